@@ -1,0 +1,72 @@
+// The program description a bundle carries: kernels, their parameters, per-target manifests.
+// Shared by the compiler (which fills it) and the runtime (which reads it); no LLVM here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cajeta::bundle {
+
+/// The scalar element types of the kernel language (spec §17.4 "primitives").
+enum class ScalarType : uint8_t { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64 };
+
+/// How a kernel parameter marshals (spec §17.4).
+enum class ParamKind : uint8_t { Buffer, Scalar };
+
+/// What a kernel does to a buffer parameter, found by the access-mode analysis.
+enum class Access : uint8_t { None, Read, Write, ReadWrite };
+
+const char* scalarTypeName(ScalarType T);         // "float32", "uint32", ...
+std::optional<ScalarType> parseScalarType(const std::string& Name);
+unsigned scalarTypeSize(ScalarType T);            // bytes in memory (bool = 1)
+const char* paramKindName(ParamKind K);           // "buffer", "scalar"
+std::optional<ParamKind> parseParamKind(const std::string& Name);
+const char* accessName(Access A);                 // "none", "read", "write", "read-write"
+std::optional<Access> parseAccess(const std::string& Name);
+
+struct ParamInfo {
+  std::string Name;
+  ParamKind Kind = ParamKind::Scalar;
+  ScalarType Type = ScalarType::I32; // the element type for a buffer
+  Access Mode = Access::None;        // buffers only
+};
+
+/// The per-(kernel, target) manifest (DESIGN.md §4).
+struct TargetManifest {
+  std::string Symbol;        // entry symbol in the target's payload
+  uint64_t CodeHash = 0;     // xxh3 of the kernel's code for this target
+  uint32_t Registers = 0;    // 0 where the target has no such notion
+  uint32_t SpillBytes = 0;
+  uint32_t StaticSharedBytes = 0;
+};
+
+struct KernelInfo {
+  std::string Name; // qualified: "K.saxpy"
+  std::string SourceFile;
+  uint32_t SourceLine = 0;
+  std::vector<ParamInfo> Params;
+  std::map<std::string, TargetManifest> Targets; // key: target name, e.g. "cpu-x86_64"
+};
+
+/// One compiled code object for one target.
+struct Payload {
+  std::string Target;              // "cpu-x86_64", later "nvptx-sm_90", "spirv", ...
+  std::string Format;              // "elf-shared-object", "ptx", ...
+  std::map<std::string, std::string> Attributes; // e.g. {"cpu": "sapphirerapids", "features": "+avx2,..."}
+  std::vector<uint8_t> Bytes;
+};
+
+/// Everything a .cjx holds.
+struct Program {
+  std::string CompilerVersion;
+  std::vector<KernelInfo> Kernels;
+  std::vector<Payload> Payloads;
+
+  const KernelInfo* findKernel(const std::string& Name) const;
+  const Payload* findPayload(const std::string& Target) const;
+};
+
+} // namespace cajeta::bundle
