@@ -1,0 +1,5 @@
+// The access-mode analysis (placeholder until written).
+#include "compiler/kir/AccessAnalysis.h"
+namespace cajeta::kir {
+void analyzeAccess(Module& M) {}
+} // namespace cajeta::kir

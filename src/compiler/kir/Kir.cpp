@@ -1,0 +1,98 @@
+// KIR type helpers, node allocation and operator names.
+#include "compiler/kir/Kir.h"
+
+namespace cajeta::kir {
+
+bool Type::isInteger() const {
+  if (K != Scalar)
+    return false;
+  switch (Elem) {
+  case ScalarType::I8: case ScalarType::I16: case ScalarType::I32: case ScalarType::I64:
+  case ScalarType::U8: case ScalarType::U16: case ScalarType::U32: case ScalarType::U64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool Type::isSigned() const {
+  if (K != Scalar)
+    return false;
+  return Elem == ScalarType::I8 || Elem == ScalarType::I16 || Elem == ScalarType::I32 ||
+         Elem == ScalarType::I64;
+}
+
+bool Type::isUnsigned() const { return isInteger() && !isSigned(); }
+
+bool Type::isFloat() const {
+  return K == Scalar &&
+         (Elem == ScalarType::F16 || Elem == ScalarType::F32 || Elem == ScalarType::F64);
+}
+
+unsigned Type::bits() const {
+  if (K != Scalar)
+    return 0;
+  if (Elem == ScalarType::Bool)
+    return 1;
+  return bundle::scalarTypeSize(Elem) * 8;
+}
+
+std::string Type::str() const {
+  switch (K) {
+  case Void:
+    return "void";
+  case Scalar:
+    return bundle::scalarTypeName(Elem);
+  case Buffer:
+    return std::string("KernelBuffer<") + bundle::scalarTypeName(Elem) + ">";
+  }
+  return "?";
+}
+
+Expr* Module::newExpr(Expr::Kind K, Type Ty, SourceLoc Loc) {
+  Expr& E = Exprs.emplace_back();
+  E.K = K;
+  E.Ty = Ty;
+  E.Loc = Loc;
+  return &E;
+}
+
+Stmt* Module::newStmt(Stmt::Kind K, SourceLoc Loc) {
+  Stmt& S = Stmts.emplace_back();
+  S.K = K;
+  S.Loc = Loc;
+  return &S;
+}
+
+const Function* Module::findFunction(const std::string& Name) const {
+  for (const auto& F : Functions)
+    if (F->Name == Name)
+      return F.get();
+  return nullptr;
+}
+
+const char* unaryOpName(UnaryOp Op) {
+  switch (Op) {
+  case UnaryOp::Neg: return "neg";
+  case UnaryOp::Not: return "not";
+  case UnaryOp::BitNot: return "bitnot";
+  }
+  return "?";
+}
+
+const char* binaryOpName(BinaryOp Op) {
+  static const char* Names[] = {"add", "sub", "mul", "div", "rem", "shl", "shr", "ushr", "and",
+                                "or",  "xor", "eq",  "ne",  "lt",  "le",  "gt",  "ge",  "land",
+                                "lor"};
+  return Names[static_cast<unsigned>(Op)];
+}
+
+const char* intrinsicName(IntrinsicOp Op) {
+  static const char* Names[] = {"local_id", "global_id", "group_id", "group_dim", "grid_dim",
+                                "global_size", "sqrt", "rsqrt", "exp", "log", "pow", "sin",
+                                "cos", "tanh", "abs", "min", "max", "floor", "ceil", "fma",
+                                "buffer_length"};
+  return Names[static_cast<unsigned>(Op)];
+}
+
+} // namespace cajeta::kir
