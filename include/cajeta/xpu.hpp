@@ -1,0 +1,9 @@
+// The Cajeta XPU runtime's C++ API: header-only wrappers over the C ABI that throw typed errors.
+#pragma once
+
+#include "cajeta/xpu/Buffer.hpp"
+#include "cajeta/xpu/Device.hpp"
+#include "cajeta/xpu/Errors.hpp"
+#include "cajeta/xpu/Program.hpp"
+#include "cajeta/xpu/Stream.hpp"
+#include "cajeta/xpu/cajeta_xpu.h"

@@ -1,0 +1,76 @@
+// The C++ API's typed exceptions, chosen from the C ABI's status codes.
+#pragma once
+
+#include "cajeta/xpu/cajeta_xpu.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace cajeta::xpu {
+
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class CompileError : public Error {
+public:
+  CompileError(const std::string& Message, std::string Diagnostics)
+      : Error(Message), Diags(std::move(Diagnostics)) {}
+  /// The compiler's rendered diagnostics (file:line:col: error: ...).
+  const std::string& diagnostics() const { return Diags; }
+
+private:
+  std::string Diags;
+};
+
+class LaunchError : public Error {
+public:
+  using Error::Error;
+};
+class BorrowError : public Error {
+public:
+  using Error::Error;
+};
+class OutOfDeviceMemory : public Error {
+public:
+  using Error::Error;
+};
+class BundleError : public Error {
+public:
+  using Error::Error;
+};
+class BackendUnavailable : public Error {
+public:
+  using Error::Error;
+};
+
+namespace detail {
+
+[[noreturn]] inline void throwStatus(int Status) {
+  std::string Message = cajeta_xpu_last_error();
+  switch (Status) {
+  case CAJETA_XPU_COMPILE_ERROR:
+    throw CompileError(Message, cajeta_xpu_last_diagnostics());
+  case CAJETA_XPU_LAUNCH_ERROR:
+    throw LaunchError(Message);
+  case CAJETA_XPU_BORROW_ERROR:
+    throw BorrowError(Message);
+  case CAJETA_XPU_OUT_OF_DEVICE_MEMORY:
+    throw OutOfDeviceMemory(Message);
+  case CAJETA_XPU_BUNDLE_ERROR:
+    throw BundleError(Message);
+  case CAJETA_XPU_BACKEND_UNAVAILABLE:
+    throw BackendUnavailable(Message);
+  default:
+    throw Error(Message);
+  }
+}
+
+inline void check(int Status) {
+  if (Status != CAJETA_XPU_SUCCESS)
+    throwStatus(Status);
+}
+
+} // namespace detail
+} // namespace cajeta::xpu

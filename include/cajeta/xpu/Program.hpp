@@ -1,0 +1,151 @@
+// Programs (loaded bundles or JIT-compiled sources), their kernels, and typed launches.
+#pragma once
+
+#include "cajeta/xpu/Buffer.hpp"
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cajeta::xpu {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+inline Dim3 grid(uint32_t X, uint32_t Y = 1, uint32_t Z = 1) {
+  return Dim3{X, Y, Z};
+}
+inline Dim3 block(uint32_t X, uint32_t Y = 1, uint32_t Z = 1) {
+  return Dim3{X, Y, Z};
+}
+
+struct CompileOptions {
+  bool checkBounds = false;
+  std::string cpu = "native";
+  bool useCache = true;
+};
+
+namespace detail {
+
+template <class T> cajeta_xpu_arg toArg(KernelBuffer<T>& B) {
+  cajeta_xpu_arg A{};
+  A.kind = CAJETA_XPU_ARG_BUFFER;
+  A.type = scalarTypeOf<T>();
+  A.value.buffer = B.handle();
+  return A;
+}
+template <class T> cajeta_xpu_arg toArg(const KernelBuffer<T>& B) {
+  return toArg(const_cast<KernelBuffer<T>&>(B));
+}
+template <class T>
+requires std::is_arithmetic_v<T> cajeta_xpu_arg toArg(T V) {
+  cajeta_xpu_arg A{};
+  A.kind = CAJETA_XPU_ARG_SCALAR;
+  A.type = scalarTypeOf<T>();
+  A.value.bits = 0;
+  if constexpr (std::is_same_v<T, bool>)
+    A.value.bits = V ? 1 : 0;
+  else
+    std::memcpy(&A.value.bits, &V, sizeof(T)); // little-endian: the low bytes
+  return A;
+}
+
+using ProgramRef = std::shared_ptr<cajeta_xpu_program>;
+
+} // namespace detail
+
+/// Binds arguments to a launch: launcher(args...) checks them and enqueues the kernel.
+class Launcher {
+public:
+  template <class... Args> void operator()(Args&&... As) const {
+    std::array<cajeta_xpu_arg, sizeof...(Args)> Packed{detail::toArg(As)...};
+    detail::check(cajeta_xpu_kernel_launch(K, S, G.data(), B.data(), Packed.data(), Packed.size()));
+  }
+
+private:
+  friend class Kernel;
+  Launcher(cajeta_xpu_kernel* K, cajeta_xpu_stream* S, Dim3 Grid, Dim3 Block)
+      : K(K), S(S), G{Grid.x, Grid.y, Grid.z}, B{Block.x, Block.y, Block.z} {}
+  cajeta_xpu_kernel* K;
+  cajeta_xpu_stream* S;
+  std::array<uint32_t, 3> G;
+  std::array<uint32_t, 3> B;
+};
+
+class Kernel {
+public:
+  /// Launch on S with the given grid (workgroups) and block (work-items per workgroup).
+  Launcher launch(KernelStream& S, Dim3 Grid, Dim3 Block) const {
+    return Launcher(K, S.handle(), Grid, Block);
+  }
+  std::string name() const { return cajeta_xpu_kernel_name(K); }
+  cajeta_xpu_kernel* handle() const { return K; }
+
+private:
+  friend class Program;
+  Kernel(detail::ProgramRef P, cajeta_xpu_kernel* K) : P(std::move(P)), K(K) {}
+  detail::ProgramRef P; // keeps the program loaded
+  cajeta_xpu_kernel* K;
+};
+
+class Program {
+public:
+  /// JIT through libcajeta_compiler.so, with the on-disk cache.
+  static Program compileFile(const std::string& Path, const CompileOptions& O = {}) {
+    cajeta_xpu_compile_options C = toC(O);
+    cajeta_xpu_program* P = nullptr;
+    detail::check(cajeta_xpu_program_compile_file(Path.c_str(), &C, &P));
+    return Program(P);
+  }
+  static Program compileSource(const std::string& Source, const std::string& FileName,
+                               const CompileOptions& O = {}) {
+    cajeta_xpu_compile_options C = toC(O);
+    cajeta_xpu_program* P = nullptr;
+    detail::check(
+        cajeta_xpu_program_compile_source(Source.data(), Source.size(), FileName.c_str(), &C, &P));
+    return Program(P);
+  }
+  static Program load(const std::string& BundlePath) {
+    cajeta_xpu_program* P = nullptr;
+    detail::check(cajeta_xpu_program_load_file(BundlePath.c_str(), &P));
+    return Program(P);
+  }
+  static Program loadMemory(const void* Data, size_t Size) {
+    cajeta_xpu_program* P = nullptr;
+    detail::check(cajeta_xpu_program_load_memory(Data, Size, &P));
+    return Program(P);
+  }
+
+  /// By qualified name ("K.saxpy"); an unknown name throws Error listing the available ones.
+  Kernel kernel(const std::string& QualifiedName) const {
+    cajeta_xpu_kernel* K = nullptr;
+    detail::check(cajeta_xpu_program_kernel(P.get(), QualifiedName.c_str(), &K));
+    return Kernel(P, K);
+  }
+  std::vector<std::string> kernelNames() const {
+    std::vector<std::string> Names;
+    for (size_t I = 0, N = cajeta_xpu_program_kernel_count(P.get()); I != N; ++I)
+      Names.emplace_back(cajeta_xpu_kernel_name(cajeta_xpu_program_kernel_at(P.get(), I)));
+    return Names;
+  }
+  Device device() const { return Device(cajeta_xpu_program_device(P.get())); }
+  /// Whether the JIT found the program in its cache.
+  bool fromCache() const { return cajeta_xpu_program_from_cache(P.get()) != 0; }
+  cajeta_xpu_program* handle() const { return P.get(); }
+
+private:
+  explicit Program(cajeta_xpu_program* Raw) : P(Raw, cajeta_xpu_program_release) {}
+  static cajeta_xpu_compile_options toC(const CompileOptions& O) {
+    return cajeta_xpu_compile_options{O.checkBounds ? 1 : 0, O.cpu.c_str(), O.useCache ? 1 : 0};
+  }
+  detail::ProgramRef P;
+};
+
+/// The JIT cache directory the environment selects now ("" when there is none).
+inline std::string jitCacheDirectory() {
+  return cajeta_xpu_jit_cache_dir();
+}
+
+} // namespace cajeta::xpu

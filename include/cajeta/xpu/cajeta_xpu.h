@@ -1,0 +1,182 @@
+/* The stable C ABI of libcajeta_xpu: opaque handles, int status codes, a thread-local message. */
+#ifndef CAJETA_XPU_H
+#define CAJETA_XPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CAJETA_XPU_API __attribute__((visibility("default")))
+#else
+#define CAJETA_XPU_API
+#endif
+
+/* ---- Status codes: one per error class of the C++ API. ---------------------------------- */
+typedef enum cajeta_xpu_status {
+  CAJETA_XPU_SUCCESS = 0,
+  CAJETA_XPU_ERROR = 1,                /* anything else: bad argument, I/O, no compiler, ... */
+  CAJETA_XPU_COMPILE_ERROR = 2,        /* JIT compile failed; see cajeta_xpu_last_diagnostics */
+  CAJETA_XPU_LAUNCH_ERROR = 3,         /* bad launch, or a kernel failure surfaced at sync */
+  CAJETA_XPU_BORROW_ERROR = 4,         /* a buffer is borrowed by a kernel on another stream */
+  CAJETA_XPU_OUT_OF_DEVICE_MEMORY = 5, /* allocation failed */
+  CAJETA_XPU_BUNDLE_ERROR = 6,         /* malformed bundle, missing payload/symbol, ... */
+  CAJETA_XPU_BACKEND_UNAVAILABLE = 7   /* no (forced) backend with a device and a payload */
+} cajeta_xpu_status;
+
+/* The message of the last failed call on this thread ("" if none). Valid until the next call
+   into the library on this thread. Every function returning a status sets it on failure. */
+CAJETA_XPU_API const char* cajeta_xpu_last_error(void);
+/* The compiler's rendered diagnostics of the last CAJETA_XPU_COMPILE_ERROR on this thread. */
+CAJETA_XPU_API const char* cajeta_xpu_last_diagnostics(void);
+
+/* ---- Scalar types: the same order as the kernel language's primitives. ------------------ */
+typedef enum cajeta_xpu_scalar_type {
+  CAJETA_XPU_BOOL = 0,
+  CAJETA_XPU_INT8,
+  CAJETA_XPU_INT16,
+  CAJETA_XPU_INT32,
+  CAJETA_XPU_INT64,
+  CAJETA_XPU_UINT8,
+  CAJETA_XPU_UINT16,
+  CAJETA_XPU_UINT32,
+  CAJETA_XPU_UINT64,
+  CAJETA_XPU_FLOAT16,
+  CAJETA_XPU_FLOAT32,
+  CAJETA_XPU_FLOAT64
+} cajeta_xpu_scalar_type;
+
+/* ---- Opaque handles. -------------------------------------------------------------------- */
+typedef struct cajeta_xpu_device cajeta_xpu_device;   /* owned by the library, never freed */
+typedef struct cajeta_xpu_buffer cajeta_xpu_buffer;   /* cajeta_xpu_buffer_destroy */
+typedef struct cajeta_xpu_stream cajeta_xpu_stream;   /* cajeta_xpu_stream_destroy */
+typedef struct cajeta_xpu_event cajeta_xpu_event;     /* cajeta_xpu_event_destroy */
+typedef struct cajeta_xpu_program cajeta_xpu_program; /* reference counted: retain / release */
+typedef struct cajeta_xpu_kernel cajeta_xpu_kernel;   /* owned by its program */
+
+/* ---- Devices. --------------------------------------------------------------------------- */
+/* Every device of every backend present. */
+CAJETA_XPU_API size_t cajeta_xpu_device_count(void);
+CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_device_get(size_t index);
+/* The dispatcher's pick (CUDA -> HIP -> Vulkan -> CPU; CAJETA_XPU_BACKEND forces one). */
+CAJETA_XPU_API int cajeta_xpu_device_default(cajeta_xpu_device** out);
+CAJETA_XPU_API const char* cajeta_xpu_device_name(const cajeta_xpu_device* device);
+CAJETA_XPU_API const char* cajeta_xpu_device_backend(const cajeta_xpu_device* device); /* "cpu" */
+CAJETA_XPU_API unsigned cajeta_xpu_device_compute_units(const cajeta_xpu_device* device);
+CAJETA_XPU_API unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_device* device);
+/* Bytes of buffer memory currently allocated on the device (released buffers excluded). */
+CAJETA_XPU_API uint64_t cajeta_xpu_device_allocated_bytes(const cajeta_xpu_device* device);
+
+/* ---- Streams and events. ---------------------------------------------------------------- */
+/* A new in-order asynchronous queue on `device` (NULL: the default device). */
+CAJETA_XPU_API int cajeta_xpu_stream_create(cajeta_xpu_device* device, cajeta_xpu_stream** out);
+/* This thread's stream on the default device, owned by the library (do not destroy it). */
+CAJETA_XPU_API int cajeta_xpu_stream_current(cajeta_xpu_stream** out);
+/* Waits for the queued work, drains pending work first; errors not synced are dropped. */
+CAJETA_XPU_API void cajeta_xpu_stream_destroy(cajeta_xpu_stream* stream);
+/* Waits for all queued work, ends the borrows of its launches, and returns the first error the
+   stream hit since the last sync (CAJETA_XPU_LAUNCH_ERROR for a failed kernel). */
+CAJETA_XPU_API int cajeta_xpu_stream_sync(cajeta_xpu_stream* stream);
+CAJETA_XPU_API int cajeta_xpu_stream_device(cajeta_xpu_stream* stream, cajeta_xpu_device** out);
+/* A name used in messages: "stream 3", "stream 1 (current)". */
+CAJETA_XPU_API const char* cajeta_xpu_stream_name(const cajeta_xpu_stream* stream);
+/* Enqueues a marker; the event completes when the stream reaches it. */
+CAJETA_XPU_API int cajeta_xpu_stream_record(cajeta_xpu_stream* stream, cajeta_xpu_event** out);
+/* Work enqueued on `stream` after this call starts only once `event` has completed. */
+CAJETA_XPU_API int cajeta_xpu_stream_wait(cajeta_xpu_stream* stream, cajeta_xpu_event* event);
+CAJETA_XPU_API int cajeta_xpu_event_sync(cajeta_xpu_event* event);
+/* 1 if completed, 0 if not. */
+CAJETA_XPU_API int cajeta_xpu_event_done(const cajeta_xpu_event* event);
+CAJETA_XPU_API void cajeta_xpu_event_destroy(cajeta_xpu_event* event);
+
+/* ---- Buffers. --------------------------------------------------------------------------- */
+/* `count` elements of `type` on `device` (NULL: the default device). CPU: 64-byte aligned. */
+CAJETA_XPU_API int cajeta_xpu_buffer_create(cajeta_xpu_device* device, cajeta_xpu_scalar_type type,
+                                            size_t count, cajeta_xpu_buffer** out);
+/* Drops the handle; if a kernel still borrows the buffer, the memory goes when it completes. */
+CAJETA_XPU_API void cajeta_xpu_buffer_destroy(cajeta_xpu_buffer* buffer);
+CAJETA_XPU_API size_t cajeta_xpu_buffer_count(const cajeta_xpu_buffer* buffer);
+CAJETA_XPU_API cajeta_xpu_scalar_type cajeta_xpu_buffer_type(const cajeta_xpu_buffer* buffer);
+CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_buffer_device(const cajeta_xpu_buffer* buffer);
+/* Copies `count` elements host -> buffer (write) or buffer -> host (read), starting at element 0,
+   ordered on `stream` (NULL: the current stream). Blocking forms wait for the copy; the async
+   forms return at once and the host memory must stay valid until the stream reaches the copy.
+   A buffer borrowed by a kernel on another stream: CAJETA_XPU_BORROW_ERROR. */
+CAJETA_XPU_API int cajeta_xpu_buffer_write(cajeta_xpu_buffer* buffer, cajeta_xpu_stream* stream,
+                                           const void* src, size_t count);
+CAJETA_XPU_API int cajeta_xpu_buffer_read(cajeta_xpu_buffer* buffer, cajeta_xpu_stream* stream,
+                                          void* dst, size_t count);
+CAJETA_XPU_API int cajeta_xpu_buffer_write_async(cajeta_xpu_buffer* buffer,
+                                                 cajeta_xpu_stream* stream, const void* src,
+                                                 size_t count);
+CAJETA_XPU_API int cajeta_xpu_buffer_read_async(cajeta_xpu_buffer* buffer,
+                                                cajeta_xpu_stream* stream, void* dst, size_t count);
+/* New element count; keeps the first min(old, new) elements. Ordered on the current stream. */
+CAJETA_XPU_API int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* buffer, size_t count);
+
+/* ---- Programs and kernels. -------------------------------------------------------------- */
+typedef struct cajeta_xpu_compile_options {
+  int check_bounds; /* nonzero: trap out-of-range buffer indices */
+  const char* cpu;  /* CPU to compile for; NULL or "native" */
+  int use_cache;    /* nonzero: use the on-disk JIT cache */
+} cajeta_xpu_compile_options;
+
+CAJETA_XPU_API int cajeta_xpu_program_load_file(const char* path, cajeta_xpu_program** out);
+CAJETA_XPU_API int cajeta_xpu_program_load_memory(const void* data, size_t size,
+                                                  cajeta_xpu_program** out);
+/* JIT through libcajeta_compiler.so (CAJETA_COMPILER_LIB, else beside this library, else the
+   loader's search path), cached on disk. options may be NULL (defaults: no bounds checks,
+   native CPU, cache on). */
+CAJETA_XPU_API int cajeta_xpu_program_compile_file(const char* path,
+                                                   const cajeta_xpu_compile_options* options,
+                                                   cajeta_xpu_program** out);
+CAJETA_XPU_API int cajeta_xpu_program_compile_source(const char* source, size_t length,
+                                                     const char* file_name,
+                                                     const cajeta_xpu_compile_options* options,
+                                                     cajeta_xpu_program** out);
+CAJETA_XPU_API void cajeta_xpu_program_retain(cajeta_xpu_program* program);
+CAJETA_XPU_API void cajeta_xpu_program_release(cajeta_xpu_program* program);
+CAJETA_XPU_API size_t cajeta_xpu_program_kernel_count(const cajeta_xpu_program* program);
+CAJETA_XPU_API cajeta_xpu_kernel* cajeta_xpu_program_kernel_at(const cajeta_xpu_program* program,
+                                                               size_t index);
+/* By qualified name ("K.saxpy"); unknown: CAJETA_XPU_ERROR listing the available kernels. */
+CAJETA_XPU_API int cajeta_xpu_program_kernel(const cajeta_xpu_program* program, const char* name,
+                                             cajeta_xpu_kernel** out);
+CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_program_device(const cajeta_xpu_program* program);
+/* 1 if the program came from the JIT cache. */
+CAJETA_XPU_API int cajeta_xpu_program_from_cache(const cajeta_xpu_program* program);
+CAJETA_XPU_API const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* kernel);
+
+/* The directory the JIT cache uses now ($XDG_CACHE_HOME/cajeta, else $HOME/.cache/cajeta), or ""
+   when neither is usable. Thread-local storage, valid until the next call on this thread. */
+CAJETA_XPU_API const char* cajeta_xpu_jit_cache_dir(void);
+
+/* ---- Launch. ---------------------------------------------------------------------------- */
+typedef enum cajeta_xpu_arg_kind {
+  CAJETA_XPU_ARG_BUFFER = 0,
+  CAJETA_XPU_ARG_SCALAR = 1
+} cajeta_xpu_arg_kind;
+
+typedef struct cajeta_xpu_arg {
+  uint32_t kind; /* cajeta_xpu_arg_kind */
+  uint32_t type; /* cajeta_xpu_scalar_type of a scalar; ignored for a buffer */
+  union {
+    cajeta_xpu_buffer* buffer;
+    uint64_t bits; /* the scalar, little-endian in the low bytes (a float32's bits in 0..31) */
+  } value;
+} cajeta_xpu_arg;
+
+/* Checks arity, kinds and exact types against the kernel's manifest and the geometry against
+   the device, then enqueues the launch on `stream` and returns before it runs. Buffers passed
+   are borrowed by the launch until `stream` is synced. */
+CAJETA_XPU_API int cajeta_xpu_kernel_launch(cajeta_xpu_kernel* kernel, cajeta_xpu_stream* stream,
+                                            const uint32_t grid[3], const uint32_t block[3],
+                                            const cajeta_xpu_arg* args, size_t arg_count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

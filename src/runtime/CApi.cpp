@@ -1,0 +1,356 @@
+// The C ABI entry points: argument checks, handle conversion, exceptions to status codes.
+#include "cajeta/xpu/cajeta_xpu.h"
+
+#include "runtime/CacheDirectory.h"
+#include "runtime/Dispatcher.h"
+#include "runtime/Handles.h"
+#include "runtime/JitCompiler.h"
+#include "runtime/LastError.h"
+#include "runtime/Runtime.h"
+#include "runtime/Stream.h"
+
+#include <fmt/format.h>
+
+using namespace cajeta::xpu::rt;
+namespace bundle = cajeta::bundle;
+
+static_assert(CAJETA_XPU_FLOAT64 == int(bundle::ScalarType::F64));
+static_assert(CAJETA_XPU_FLOAT16 == int(bundle::ScalarType::F16));
+static_assert(CAJETA_XPU_UINT8 == int(bundle::ScalarType::U8));
+
+namespace {
+
+template <class T> void require(T* Ptr, const char* What, const char* Fn) {
+  if (!Ptr)
+    fail(CAJETA_XPU_ERROR, fmt::format("{}: {} must not be null", Fn, What));
+}
+
+Stream& streamOrCurrent(cajeta_xpu_stream* S) {
+  return S ? *fromHandle(S) : Runtime::get().currentStream();
+}
+
+BackendDevice& deviceOrDefault(cajeta_xpu_device* D) {
+  return D ? *fromHandle(D) : Dispatcher::defaultDevice();
+}
+
+int copy(cajeta_xpu_buffer* Buf, cajeta_xpu_stream* S, const void* Src, void* Dst, size_t Count,
+         bool Write, bool Blocking, const char* Fn) {
+  return guarded([&] {
+    require(Buf, "buffer", Fn);
+    if (Count)
+      require(Write ? Src : static_cast<const void*>(Dst), Write ? "src" : "dst", Fn);
+    Stream& On = streamOrCurrent(S);
+    const char* Operation = Write ? "upload" : "download";
+    Buf->Impl->checkNotBorrowedElsewhere(On, Operation);
+    if (&Buf->Impl->device() != &On.device())
+      fail(CAJETA_XPU_ERROR,
+           fmt::format("{}: the buffer is on {} device '{}' but {} is on '{}'", Operation,
+                       Buf->Impl->device().backendName(), Buf->Impl->device().name(), On.name(),
+                       On.device().name()));
+    size_t Have = Buf->Impl->count();
+    if (Count > Have)
+      fail(CAJETA_XPU_ERROR,
+           fmt::format("{} of {} elements into a buffer of {} elements", Operation, Count, Have));
+    Command C;
+    C.What = Write ? Command::Kind::Write : Command::Kind::Read;
+    C.Buf = Buf->Impl;
+    C.Src = Src;
+    C.Dst = Dst;
+    C.Count = Count;
+    uint64_t Seq = On.enqueue(std::move(C));
+    if (Blocking)
+      On.waitFor(Seq);
+  });
+}
+
+} // namespace
+
+extern "C" {
+
+const char* cajeta_xpu_last_error(void) {
+  return lastError();
+}
+const char* cajeta_xpu_last_diagnostics(void) {
+  return lastDiagnostics();
+}
+
+// ---- Devices ----------------------------------------------------------------------------
+
+size_t cajeta_xpu_device_count(void) {
+  return Runtime::get().devices().size();
+}
+
+cajeta_xpu_device* cajeta_xpu_device_get(size_t Index) {
+  std::vector<BackendDevice*> All = Runtime::get().devices();
+  return Index < All.size() ? toHandle(All[Index]) : nullptr;
+}
+
+int cajeta_xpu_device_default(cajeta_xpu_device** Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    *Out = toHandle(&Dispatcher::defaultDevice());
+  });
+}
+
+const char* cajeta_xpu_device_name(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->name().c_str() : "";
+}
+const char* cajeta_xpu_device_backend(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->backendName() : "";
+}
+unsigned cajeta_xpu_device_compute_units(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->computeUnits() : 0;
+}
+unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->maxWorkgroupSize() : 0;
+}
+uint64_t cajeta_xpu_device_allocated_bytes(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->allocatedBytes() : 0;
+}
+
+// ---- Streams and events -----------------------------------------------------------------
+
+int cajeta_xpu_stream_create(cajeta_xpu_device* D, cajeta_xpu_stream** Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    *Out = toHandle(new Stream(deviceOrDefault(D), Stream::nextName()));
+  });
+}
+
+int cajeta_xpu_stream_current(cajeta_xpu_stream** Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    *Out = toHandle(&Runtime::get().currentStream());
+  });
+}
+
+void cajeta_xpu_stream_destroy(cajeta_xpu_stream* S) {
+  delete fromHandle(S);
+}
+
+int cajeta_xpu_stream_sync(cajeta_xpu_stream* S) {
+  return guarded([&] {
+    require(S, "stream", __func__);
+    fromHandle(S)->sync();
+  });
+}
+
+int cajeta_xpu_stream_device(cajeta_xpu_stream* S, cajeta_xpu_device** Out) {
+  return guarded([&] {
+    require(S, "stream", __func__);
+    require(Out, "out", __func__);
+    *Out = toHandle(&fromHandle(S)->device());
+  });
+}
+
+const char* cajeta_xpu_stream_name(const cajeta_xpu_stream* S) {
+  return S ? fromHandle(S)->name().c_str() : "";
+}
+
+int cajeta_xpu_stream_record(cajeta_xpu_stream* S, cajeta_xpu_event** Out) {
+  return guarded([&] {
+    require(S, "stream", __func__);
+    require(Out, "out", __func__);
+    auto Ev = std::make_shared<Event>();
+    Command C;
+    C.What = Command::Kind::Signal;
+    C.Ev = Ev;
+    fromHandle(S)->enqueue(std::move(C));
+    *Out = new cajeta_xpu_event{std::move(Ev)};
+  });
+}
+
+int cajeta_xpu_stream_wait(cajeta_xpu_stream* S, cajeta_xpu_event* E) {
+  return guarded([&] {
+    require(S, "stream", __func__);
+    require(E, "event", __func__);
+    Command C;
+    C.What = Command::Kind::Wait;
+    C.Ev = E->Impl;
+    fromHandle(S)->enqueue(std::move(C));
+  });
+}
+
+int cajeta_xpu_event_sync(cajeta_xpu_event* E) {
+  return guarded([&] {
+    require(E, "event", __func__);
+    E->Impl->wait();
+  });
+}
+
+int cajeta_xpu_event_done(const cajeta_xpu_event* E) {
+  return E && E->Impl->done() ? 1 : 0;
+}
+
+void cajeta_xpu_event_destroy(cajeta_xpu_event* E) {
+  delete E;
+}
+
+// ---- Buffers ----------------------------------------------------------------------------
+
+int cajeta_xpu_buffer_create(cajeta_xpu_device* D, cajeta_xpu_scalar_type Type, size_t Count,
+                             cajeta_xpu_buffer** Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    if (unsigned(Type) > unsigned(CAJETA_XPU_FLOAT64))
+      fail(CAJETA_XPU_ERROR, fmt::format("{}: unknown element type {}", __func__, int(Type)));
+    auto Buf = std::make_shared<Buffer>(deviceOrDefault(D), bundle::ScalarType(Type), Count);
+    *Out = new cajeta_xpu_buffer{std::move(Buf)};
+  });
+}
+
+void cajeta_xpu_buffer_destroy(cajeta_xpu_buffer* B) {
+  delete B;
+}
+
+size_t cajeta_xpu_buffer_count(const cajeta_xpu_buffer* B) {
+  return B ? B->Impl->count() : 0;
+}
+
+cajeta_xpu_scalar_type cajeta_xpu_buffer_type(const cajeta_xpu_buffer* B) {
+  return B ? cajeta_xpu_scalar_type(B->Impl->type()) : CAJETA_XPU_BOOL;
+}
+
+cajeta_xpu_device* cajeta_xpu_buffer_device(const cajeta_xpu_buffer* B) {
+  return B ? toHandle(&B->Impl->device()) : nullptr;
+}
+
+int cajeta_xpu_buffer_write(cajeta_xpu_buffer* B, cajeta_xpu_stream* S, const void* Src,
+                            size_t Count) {
+  return copy(B, S, Src, nullptr, Count, true, true, __func__);
+}
+int cajeta_xpu_buffer_read(cajeta_xpu_buffer* B, cajeta_xpu_stream* S, void* Dst, size_t Count) {
+  return copy(B, S, nullptr, Dst, Count, false, true, __func__);
+}
+int cajeta_xpu_buffer_write_async(cajeta_xpu_buffer* B, cajeta_xpu_stream* S, const void* Src,
+                                  size_t Count) {
+  return copy(B, S, Src, nullptr, Count, true, false, __func__);
+}
+int cajeta_xpu_buffer_read_async(cajeta_xpu_buffer* B, cajeta_xpu_stream* S, void* Dst,
+                                 size_t Count) {
+  return copy(B, S, nullptr, Dst, Count, false, false, __func__);
+}
+
+int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* B, size_t Count) {
+  return guarded([&] {
+    require(B, "buffer", __func__);
+    Stream& On = Runtime::get().currentStream();
+    B->Impl->checkNotBorrowedElsewhere(On, "resize");
+    On.waitFor(On.enqueue(Command())); // after the work already queued on this stream
+    B->Impl->resize(Count);
+  });
+}
+
+// ---- Programs and kernels ---------------------------------------------------------------
+
+static JitOptions jitOptions(const cajeta_xpu_compile_options* O) {
+  JitOptions J;
+  if (!O)
+    return J;
+  J.CheckBounds = O->check_bounds != 0;
+  J.Cpu = O->cpu && *O->cpu ? O->cpu : "native";
+  J.UseCache = O->use_cache != 0;
+  return J;
+}
+
+static void publish(std::shared_ptr<LoadedProgram> P, cajeta_xpu_program** Out) {
+  auto* H = new cajeta_xpu_program();
+  H->Impl = std::move(P);
+  *Out = H;
+}
+
+int cajeta_xpu_program_load_file(const char* Path, cajeta_xpu_program** Out) {
+  return guarded([&] {
+    require(Path, "path", __func__);
+    require(Out, "out", __func__);
+    publish(LoadedProgram::fromFile(Path), Out);
+  });
+}
+
+int cajeta_xpu_program_load_memory(const void* Data, size_t Size, cajeta_xpu_program** Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    publish(LoadedProgram::fromMemory(Data, Size, fmt::format("in memory ({} bytes)", Size)), Out);
+  });
+}
+
+int cajeta_xpu_program_compile_file(const char* Path, const cajeta_xpu_compile_options* O,
+                                    cajeta_xpu_program** Out) {
+  return guarded([&] {
+    require(Path, "path", __func__);
+    require(Out, "out", __func__);
+    publish(JitCompiler::compileFile(Path, jitOptions(O)), Out);
+  });
+}
+
+int cajeta_xpu_program_compile_source(const char* Source, size_t Length, const char* FileName,
+                                      const cajeta_xpu_compile_options* O,
+                                      cajeta_xpu_program** Out) {
+  return guarded([&] {
+    if (Length)
+      require(Source, "source", __func__);
+    require(Out, "out", __func__);
+    std::string Text = Length ? std::string(Source, Length) : std::string();
+    publish(JitCompiler::compile(Text, FileName ? FileName : "<source>", jitOptions(O)), Out);
+  });
+}
+
+void cajeta_xpu_program_retain(cajeta_xpu_program* P) {
+  if (P)
+    P->Refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void cajeta_xpu_program_release(cajeta_xpu_program* P) {
+  if (P && P->Refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete P;
+}
+
+size_t cajeta_xpu_program_kernel_count(const cajeta_xpu_program* P) {
+  return P ? P->Impl->kernels().size() : 0;
+}
+
+cajeta_xpu_kernel* cajeta_xpu_program_kernel_at(const cajeta_xpu_program* P, size_t Index) {
+  if (!P || Index >= P->Impl->kernels().size())
+    return nullptr;
+  return toHandle(P->Impl->kernels()[Index].get());
+}
+
+int cajeta_xpu_program_kernel(const cajeta_xpu_program* P, const char* Name,
+                              cajeta_xpu_kernel** Out) {
+  return guarded([&] {
+    require(P, "program", __func__);
+    require(Name, "name", __func__);
+    require(Out, "out", __func__);
+    *Out = toHandle(&P->Impl->kernel(Name));
+  });
+}
+
+cajeta_xpu_device* cajeta_xpu_program_device(const cajeta_xpu_program* P) {
+  return P ? toHandle(&P->Impl->device()) : nullptr;
+}
+
+int cajeta_xpu_program_from_cache(const cajeta_xpu_program* P) {
+  return P && P->Impl->fromCache() ? 1 : 0;
+}
+
+const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* K) {
+  return K ? fromHandle(K)->name().c_str() : "";
+}
+
+const char* cajeta_xpu_jit_cache_dir(void) {
+  thread_local std::string Dir;
+  Dir = jitCacheDirectory();
+  return Dir.c_str();
+}
+
+// ---- Launch -----------------------------------------------------------------------------
+
+int cajeta_xpu_kernel_launch(cajeta_xpu_kernel* K, cajeta_xpu_stream* S, const uint32_t Grid[3],
+                             const uint32_t Block[3], const cajeta_xpu_arg* Args, size_t Count) {
+  return guarded([&] {
+    require(K, "kernel", __func__);
+    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, Args, Count);
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,24 @@
+// Stream events: a flag with a condition variable.
+#include "runtime/Event.h"
+
+namespace cajeta::xpu::rt {
+
+void Event::signal() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Done = true;
+  }
+  Cv.notify_all();
+}
+
+void Event::wait() const {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  Cv.wait(Lock, [&] { return Done; });
+}
+
+bool Event::done() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Done;
+}
+
+} // namespace cajeta::xpu::rt

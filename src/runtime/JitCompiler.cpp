@@ -1,0 +1,114 @@
+// JIT compile with a content-addressed cache: key = hash(compiler version, options, source).
+#include "runtime/JitCompiler.h"
+
+#include "bundle/BundleReader.h"
+#include "bundle/BundleWriter.h"
+#include "bundle/Hash.h"
+#include "runtime/CacheDirectory.h"
+#include "runtime/CompilerLibrary.h"
+#include "runtime/RuntimeError.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace cajeta::xpu::rt {
+
+static std::string cacheKey(const CompilerLibrary& Compiler, const std::string& Source,
+                            const std::string& FileName, const JitOptions& Options) {
+  // The file name is part of the key because it is recorded in the manifest and diagnostics.
+  std::string Text = fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\n", Compiler.Version(),
+                                 Options.CheckBounds ? 1 : 0, Options.Cpu, FileName);
+  Text += Source;
+  return bundle::hash128Hex(Text.data(), Text.size());
+}
+
+static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path) {
+  std::error_code Ec;
+  if (!std::filesystem::exists(Path, Ec))
+    return nullptr;
+  bundle::BundleReadResult R = bundle::BundleReader::readFile(Path);
+  if (!R.Ok) {
+    std::fprintf(stderr, "cajeta: warning: ignoring corrupt JIT cache entry %s: %s\n", Path.c_str(),
+                 R.Error.c_str());
+    return nullptr;
+  }
+  try {
+    return LoadedProgram::fromProgram(std::move(R.Value), Path, true);
+  } catch (const RuntimeError& E) {
+    if (E.status() != CAJETA_XPU_BUNDLE_ERROR)
+      throw;
+    std::fprintf(stderr, "cajeta: warning: ignoring unusable JIT cache entry %s: %s\n",
+                 Path.c_str(), E.what());
+    return nullptr;
+  }
+}
+
+std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
+                                                    const std::string& FileName,
+                                                    const JitOptions& Options) {
+  CompilerLibrary Compiler = CompilerLibrary::open();
+  std::string CacheFile;
+  if (Options.UseCache) {
+    std::string Dir = ensureJitCacheDirectory();
+    if (!Dir.empty())
+      CacheFile = Dir + "/" + cacheKey(Compiler, Source, FileName, Options) + ".cjx";
+  }
+  if (!CacheFile.empty())
+    if (std::shared_ptr<LoadedProgram> Hit = tryCache(CacheFile))
+      return Hit;
+
+  cajeta_compile_request Request{};
+  Request.abi_version = CAJETA_COMPILER_ABI_VERSION;
+  Request.file_name = FileName.c_str();
+  Request.source = Source.data();
+  Request.source_length = Source.size();
+  Request.check_bounds = Options.CheckBounds ? 1 : 0;
+  Request.cpu = Options.Cpu.c_str();
+  void* Bytes = nullptr;
+  size_t Size = 0;
+  char* Diagnostics = nullptr;
+  int Rc = Compiler.Compile(&Request, &Bytes, &Size, &Diagnostics);
+  std::string Diags = Diagnostics ? Diagnostics : "";
+  if (Diagnostics)
+    Compiler.Free(Diagnostics);
+  if (Rc != 0) {
+    if (Bytes)
+      Compiler.Free(Bytes);
+    if (Diags.empty())
+      Diags = fmt::format("{}: error: compilation failed (status {}) with no diagnostics", FileName,
+                          Rc);
+    throw RuntimeError(CAJETA_XPU_COMPILE_ERROR, Diags, Diags);
+  }
+  if (!Diags.empty())
+    std::fputs(Diags.c_str(), stderr); // warnings and notes
+  bundle::BundleReadResult R =
+      bundle::BundleReader::read(static_cast<const uint8_t*>(Bytes), Bytes ? Size : 0);
+  if (Bytes)
+    Compiler.Free(Bytes);
+  if (!R.Ok)
+    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("the compiler ({}) produced a bad bundle for {}: {}",
+                                              Compiler.Path, FileName, R.Error));
+  if (!CacheFile.empty()) {
+    std::string Error;
+    if (!bundle::BundleWriter::writeFile(R.Value, CacheFile, Error))
+      std::fprintf(stderr, "cajeta: warning: cannot write the JIT cache: %s\n", Error.c_str());
+  }
+  return LoadedProgram::fromProgram(std::move(R.Value), FileName, false);
+}
+
+std::shared_ptr<LoadedProgram> JitCompiler::compileFile(const std::string& Path,
+                                                        const JitOptions& Options) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    fail(CAJETA_XPU_ERROR, fmt::format("cannot read the source file '{}'", Path));
+  std::stringstream Text;
+  Text << In.rdbuf();
+  if (In.bad())
+    fail(CAJETA_XPU_ERROR, fmt::format("error while reading the source file '{}'", Path));
+  return compile(Text.str(), Path, Options);
+}
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,27 @@
+// JIT: compile a source through the compiler library, with an on-disk cache of bundles.
+#pragma once
+
+#include "runtime/LoadedProgram.h"
+
+#include <memory>
+#include <string>
+
+namespace cajeta::xpu::rt {
+
+struct JitOptions {
+  bool CheckBounds = false;
+  std::string Cpu = "native";
+  bool UseCache = true;
+};
+
+class JitCompiler {
+public:
+  /// Throws RuntimeError: compile error with the diagnostics, generic error without a compiler,
+  /// bundle / backend errors from loading the result.
+  static std::shared_ptr<LoadedProgram>
+  compile(const std::string& Source, const std::string& FileName, const JitOptions& Options);
+  static std::shared_ptr<LoadedProgram> compileFile(const std::string& Path,
+                                                    const JitOptions& Options);
+};
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,72 @@
+// Loading a bundle: read and check it, pick a device, load the payload, resolve each kernel.
+#include "runtime/LoadedProgram.h"
+
+#include "bundle/BundleReader.h"
+#include "runtime/Dispatcher.h"
+#include "runtime/RuntimeError.h"
+
+#include <fmt/format.h>
+
+namespace cajeta::xpu::rt {
+
+std::shared_ptr<LoadedProgram> LoadedProgram::fromFile(const std::string& Path) {
+  bundle::BundleReadResult R = bundle::BundleReader::readFile(Path);
+  if (!R.Ok)
+    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle '{}': {}", Path, R.Error));
+  return fromProgram(std::move(R.Value), Path, false);
+}
+
+std::shared_ptr<LoadedProgram> LoadedProgram::fromMemory(const void* Data, size_t Size,
+                                                         const std::string& Origin) {
+  if (!Data && Size)
+    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: null data of {} bytes", Origin, Size));
+  bundle::BundleReadResult R =
+      bundle::BundleReader::read(static_cast<const uint8_t*>(Data), Data ? Size : 0);
+  if (!R.Ok)
+    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: {}", Origin, R.Error));
+  return fromProgram(std::move(R.Value), Origin, false);
+}
+
+std::shared_ptr<LoadedProgram>
+LoadedProgram::fromProgram(bundle::Program Desc, const std::string& Origin, bool FromCache) {
+  std::shared_ptr<LoadedProgram> P(new LoadedProgram());
+  P->Desc = std::move(Desc);
+  P->FromCache = FromCache;
+  Dispatcher::Choice Pick = Dispatcher::choose(P->Desc, Origin);
+  P->Device = Pick.Device;
+  P->Module = P->Device->loadModule(*Pick.Payload);
+  const std::string& Target = Pick.Payload->Target;
+  for (const bundle::KernelInfo& K : P->Desc.Kernels) {
+    auto It = K.Targets.find(Target);
+    if (It == K.Targets.end())
+      fail(CAJETA_XPU_BUNDLE_ERROR,
+           fmt::format("bundle {}: kernel '{}' has no manifest for target '{}'", Origin, K.Name,
+                       Target));
+    const void* Entry = P->Module->findKernel(It->second.Symbol);
+    if (!Entry)
+      fail(CAJETA_XPU_BUNDLE_ERROR,
+           fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload", Origin,
+                       K.Name, It->second.Symbol, Target));
+    P->Kernels.push_back(std::make_unique<Kernel>(*P, K, Entry));
+  }
+  return P;
+}
+
+const Kernel* LoadedProgram::findKernel(const std::string& Name) const {
+  for (const std::unique_ptr<Kernel>& K : Kernels)
+    if (K->name() == Name)
+      return K.get();
+  return nullptr;
+}
+
+const Kernel& LoadedProgram::kernel(const std::string& Name) const {
+  if (const Kernel* K = findKernel(Name))
+    return *K;
+  std::string Available;
+  for (const std::unique_ptr<Kernel>& K : Kernels)
+    Available += (Available.empty() ? "" : ", ") + K->name();
+  fail(CAJETA_XPU_ERROR, fmt::format("no kernel '{}' in the program (available: {})", Name,
+                                     Available.empty() ? "none" : Available));
+}
+
+} // namespace cajeta::xpu::rt

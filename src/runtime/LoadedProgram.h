@@ -1,0 +1,40 @@
+// A bundle loaded on the device the dispatcher chose: its module and its kernels.
+#pragma once
+
+#include "runtime/Backend.h"
+#include "runtime/Kernel.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cajeta::xpu::rt {
+
+class LoadedProgram : public std::enable_shared_from_this<LoadedProgram> {
+public:
+  /// Each throws RuntimeError: bundle error for a bad bundle, payload or symbol; backend
+  /// unavailable when no backend present can run it. Origin names the source in messages.
+  static std::shared_ptr<LoadedProgram> fromFile(const std::string& Path);
+  static std::shared_ptr<LoadedProgram> fromMemory(const void* Data, size_t Size,
+                                                   const std::string& Origin);
+  static std::shared_ptr<LoadedProgram> fromProgram(bundle::Program Desc, const std::string& Origin,
+                                                    bool FromCache);
+
+  const Kernel* findKernel(const std::string& Name) const;
+  /// Throws RuntimeError (generic) listing the available kernels when Name is unknown.
+  const Kernel& kernel(const std::string& Name) const;
+  const std::vector<std::unique_ptr<Kernel>>& kernels() const { return Kernels; }
+  BackendDevice& device() const { return *Device; }
+  bool fromCache() const { return FromCache; }
+
+private:
+  LoadedProgram() = default;
+
+  bundle::Program Desc;
+  BackendDevice* Device = nullptr;
+  bool FromCache = false;
+  std::unique_ptr<BackendModule> Module;
+  std::vector<std::unique_ptr<Kernel>> Kernels; // destroyed before Module
+};
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,42 @@
+// The runtime singleton: backend factories and per-thread current streams.
+#include "runtime/Runtime.h"
+
+#include "runtime/Dispatcher.h"
+#include "runtime/Stream.h"
+#include "runtime/backends/cpu/CpuBackend.h"
+
+namespace cajeta::xpu::rt {
+
+Runtime& Runtime::get() {
+  static Runtime* Instance = new Runtime();
+  return *Instance;
+}
+
+Runtime::Runtime() {
+  // One factory per backend built in; GPU backends slot in here.
+  Backends.push_back(createCpuBackend());
+}
+
+Backend* Runtime::findBackend(const std::string& Name) const {
+  for (const std::unique_ptr<Backend>& B : Backends)
+    if (Name == B->name())
+      return B.get();
+  return nullptr;
+}
+
+std::vector<BackendDevice*> Runtime::devices() const {
+  std::vector<BackendDevice*> All;
+  for (const std::string& Name : Dispatcher::order())
+    if (Backend* B = findBackend(Name))
+      All.insert(All.end(), B->devices().begin(), B->devices().end());
+  return All;
+}
+
+Stream& Runtime::currentStream() {
+  thread_local std::unique_ptr<Stream> Current;
+  if (!Current)
+    Current = std::make_unique<Stream>(Dispatcher::defaultDevice(), Stream::nextName(" (current)"));
+  return *Current;
+}
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,179 @@
+// JIT through a stand-in compiler library: cache misses, hits, corrupt entries, errors, cache dir.
+#include "TestProgram.h"
+
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace cajeta::xpu;
+using namespace cajeta::xpu::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+int compilerCalls() {
+  void* H = dlopen(CAJETA_FAKE_COMPILER_PATH, RTLD_NOW | RTLD_NOLOAD);
+  if (!H)
+    return 0; // not loaded yet: no calls
+  auto Fn = reinterpret_cast<int (*)()>(dlsym(H, "fake_compiler_calls"));
+  int N = Fn ? Fn() : -1;
+  dlclose(H);
+  return N;
+}
+
+/// A fresh scratch directory for one test.
+std::string scratch(const std::string& Name) {
+  std::string Dir = std::string(CAJETA_TEST_SCRATCH_DIR) + "/" + Name;
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  return Dir;
+}
+
+std::vector<fs::path> cacheFiles(const std::string& Dir) {
+  std::vector<fs::path> Files;
+  if (fs::is_directory(Dir))
+    for (const fs::directory_entry& E : fs::directory_iterator(Dir))
+      Files.push_back(E.path());
+  return Files;
+}
+
+void expectSaxpyRuns(const Program& P) {
+  KernelBuffer<float> X(3), Y(3);
+  X.upload(std::vector<float>{1, 2, 3});
+  Y.upload(std::vector<float>{1, 1, 1});
+  KernelStream S;
+  P.kernel("K.saxpy").launch(S, grid(1), block(3))(Y, X, 2.0f, 3u);
+  S.sync();
+  std::vector<float> R;
+  Y.download(R);
+  EXPECT_EQ(R, (std::vector<float>{3, 5, 7}));
+}
+
+} // namespace
+
+TEST(Jit, WithoutACompilerLibraryTheErrorSaysWhatToDo) {
+  std::string Dir = scratch("jit-nocompiler");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", "/nonexistent/libcajeta_compiler.so");
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  std::string Source = Dir + "/k.cj";
+  std::ofstream(Source) << "class K {}\n";
+  try {
+    Program::compileFile(Source);
+    FAIL() << "compileFile succeeded without a compiler";
+  } catch (const CompileError&) {
+    FAIL() << "a missing compiler is not a compile error";
+  } catch (const Error& E) {
+    std::string M = E.what();
+    EXPECT_TRUE(contains(M, "JIT compilation needs the Cajeta compiler library "
+                            "(libcajeta_compiler.so)"));
+    EXPECT_TRUE(contains(M, "/nonexistent/libcajeta_compiler.so"));
+    EXPECT_TRUE(contains(M, "Program::load"));
+  }
+  EXPECT_TRUE(contains(messageOf<Error>([&] { Program::compileFile(Dir + "/absent.cj"); }),
+                       "cannot read the source file"));
+}
+
+TEST(Jit, CacheDirectoryFollowsXdgThenHome) {
+  {
+    EnvGuard X("XDG_CACHE_HOME", "/some/xdg");
+    EnvGuard H("HOME", "/some/home");
+    EXPECT_EQ(jitCacheDirectory(), "/some/xdg/cajeta");
+  }
+  {
+    EnvGuard X("XDG_CACHE_HOME", "relative/is/ignored");
+    EnvGuard H("HOME", "/some/home");
+    EXPECT_EQ(jitCacheDirectory(), "/some/home/.cache/cajeta");
+  }
+  {
+    EnvGuard X("XDG_CACHE_HOME", nullptr);
+    EnvGuard H("HOME", nullptr);
+    EXPECT_EQ(jitCacheDirectory(), "");
+  }
+}
+
+TEST(Jit, MissCompilesAndWritesTheCacheThenHitSkipsTheCompiler) {
+  std::string Dir = scratch("jit-cache");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  int Before = compilerCalls();
+  Program First = Program::compileSource("class K { /* one */ }", "one.cj");
+  EXPECT_FALSE(First.fromCache());
+  EXPECT_EQ(compilerCalls(), Before + 1);
+  expectSaxpyRuns(First);
+  std::vector<fs::path> Files = cacheFiles(Dir + "/cajeta");
+  ASSERT_EQ(Files.size(), 1u);
+  EXPECT_EQ(Files[0].extension(), ".cjx");
+  EXPECT_EQ(Files[0].stem().string().size(), 32u); // hash128Hex
+
+  Program Second = Program::compileSource("class K { /* one */ }", "one.cj");
+  EXPECT_TRUE(Second.fromCache());
+  EXPECT_EQ(compilerCalls(), Before + 1);
+  expectSaxpyRuns(Second);
+
+  // Another source or other options are other keys.
+  EXPECT_FALSE(Program::compileSource("class K { /* two */ }", "one.cj").fromCache());
+  CompileOptions Checked;
+  Checked.checkBounds = true;
+  EXPECT_FALSE(Program::compileSource("class K { /* one */ }", "one.cj", Checked).fromCache());
+  EXPECT_EQ(cacheFiles(Dir + "/cajeta").size(), 3u);
+}
+
+TEST(Jit, CorruptCacheEntryIsRecompiledAndReplaced) {
+  std::string Dir = scratch("jit-corrupt");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  Program::compileSource("class K {}", "k.cj");
+  std::vector<fs::path> Files = cacheFiles(Dir + "/cajeta");
+  ASSERT_EQ(Files.size(), 1u);
+  {
+    std::fstream F(Files[0], std::ios::in | std::ios::out | std::ios::binary);
+    F.seekp(std::streamoff(fs::file_size(Files[0]) / 2));
+    F.put('\x7f');
+    F.put('\x00');
+    F.put('\x55');
+  }
+  int Before = compilerCalls();
+  testing::internal::CaptureStderr();
+  Program Again = Program::compileSource("class K {}", "k.cj");
+  std::string Warning = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(Again.fromCache());
+  EXPECT_EQ(compilerCalls(), Before + 1);
+  EXPECT_TRUE(contains(Warning, "ignoring corrupt JIT cache entry"));
+  expectSaxpyRuns(Again);
+  EXPECT_TRUE(Program::compileSource("class K {}", "k.cj").fromCache());
+}
+
+TEST(Jit, CompileErrorCarriesTheDiagnostics) {
+  std::string Dir = scratch("jit-error");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  try {
+    Program::compileSource("an error here", "bad.cj");
+    FAIL() << "no CompileError";
+  } catch (const CompileError& E) {
+    EXPECT_TRUE(
+        contains(E.diagnostics(), "bad.cj:1:1: error: the fake compiler was asked to fail"));
+    EXPECT_TRUE(contains(E.what(), "bad.cj:1:1: error:"));
+  }
+  EXPECT_TRUE(cacheFiles(Dir + "/cajeta").empty());
+}
+
+TEST(Jit, NoCacheWhenDisabledOrNowhereToPutIt) {
+  std::string Dir = scratch("jit-nocache");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  {
+    EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+    CompileOptions Off;
+    Off.useCache = false;
+    EXPECT_FALSE(Program::compileSource("class K {}", "k.cj", Off).fromCache());
+    EXPECT_FALSE(Program::compileSource("class K {}", "k.cj", Off).fromCache());
+    EXPECT_TRUE(cacheFiles(Dir + "/cajeta").empty());
+  }
+  EnvGuard X("XDG_CACHE_HOME", nullptr);
+  EnvGuard H("HOME", nullptr);
+  Program P = Program::compileSource("class K {}", "k.cj");
+  EXPECT_FALSE(P.fromCache());
+  expectSaxpyRuns(P);
+  EXPECT_FALSE(Program::compileSource("class K {}", "k.cj").fromCache());
+}

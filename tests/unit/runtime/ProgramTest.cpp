@@ -1,0 +1,161 @@
+// Loading bundles (good, corrupt, incomplete, wrong CPU) and choosing backends and devices.
+#include "TestProgram.h"
+
+#include "bundle/BundleWriter.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace cajeta;
+using namespace cajeta::xpu;
+using namespace cajeta::xpu::test;
+
+static std::string loadError(const bundle::Program& P) {
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
+  return messageOf<BundleError>([&] { Program::loadMemory(Bytes.data(), Bytes.size()); });
+}
+
+TEST(Program, CorruptBundleIsABundleError) {
+  std::vector<uint8_t> Bytes = testBundleBytes();
+  std::vector<uint8_t> Flipped = Bytes;
+  Flipped[Flipped.size() / 2] ^= 0x5a;
+  EXPECT_TRUE(
+      contains(messageOf<BundleError>([&] { Program::loadMemory(Flipped.data(), Flipped.size()); }),
+               "bundle in memory"));
+  EXPECT_THROW(Program::loadMemory(Bytes.data(), Bytes.size() - 1), BundleError);
+  EXPECT_THROW(Program::loadMemory(Bytes.data(), 3), BundleError);
+  EXPECT_THROW(Program::loadMemory(nullptr, 0), BundleError);
+  const char Junk[] = "this is not a bundle at all, just some text";
+  EXPECT_THROW(Program::loadMemory(Junk, sizeof(Junk)), BundleError);
+}
+
+TEST(Program, MissingSymbolIsABundleErrorNamingIt) {
+  bundle::Program P = makeTestProgram();
+  P.Kernels[1].Targets["cpu-x86_64"].Symbol = "cj_K_missing";
+  std::string M = loadError(P);
+  EXPECT_TRUE(contains(M, "kernel 'K.coords'"));
+  EXPECT_TRUE(contains(M, "symbol 'cj_K_missing' is missing"));
+}
+
+TEST(Program, KernelWithoutATargetManifestIsABundleError) {
+  bundle::Program P = makeTestProgram();
+  P.Kernels[0].Targets.clear();
+  EXPECT_TRUE(contains(loadError(P), "kernel 'K.saxpy' has no manifest for target 'cpu-x86_64'"));
+}
+
+TEST(Program, PayloadThatIsNotASharedObjectIsRejected) {
+  bundle::Program P = makeTestProgram();
+  P.Payloads[0].Bytes.resize(64);
+  P.Payloads[0].Bytes[0] = 'X';
+  EXPECT_TRUE(contains(loadError(P), "not an ELF object"));
+  P = makeTestProgram();
+  P.Payloads[0].Bytes.resize(P.Payloads[0].Bytes.size() / 3); // a truncated ELF
+  EXPECT_TRUE(contains(loadError(P), "section headers"));
+  std::memset(P.Payloads[0].Bytes.data() + 0x28, 0, 8); // e_shoff = 0: no section headers
+  EXPECT_TRUE(contains(loadError(P), "lies outside its"));
+  P = makeTestProgram();
+  P.Payloads[0].Format = "ptx";
+  EXPECT_TRUE(contains(loadError(P), "expected 'elf-shared-object'"));
+}
+
+TEST(Program, PayloadForCpuFeaturesTheHostLacksIsRefused) {
+  __builtin_cpu_init();
+  const char* Missing = nullptr;
+  if (!__builtin_cpu_supports("fma4"))
+    Missing = "fma4";
+  else if (!__builtin_cpu_supports("xop"))
+    Missing = "xop";
+  else if (!__builtin_cpu_supports("avx512fp16"))
+    Missing = "avx512fp16";
+  if (!Missing)
+    GTEST_SKIP() << "this host has every feature we could ask for";
+  bundle::Program P = makeTestProgram();
+  P.Payloads[0].Attributes["features"] = std::string("+sse2,+") + Missing + ",+madeupfeature";
+  EXPECT_TRUE(contains(loadError(P), std::string("CPU feature '") + Missing + "'"));
+  // Unmapped features and disabled ones do not block loading.
+  P.Payloads[0].Attributes["features"] = std::string("+sse2,+madeupfeature,-") + Missing;
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
+  EXPECT_NO_THROW(Program::loadMemory(Bytes.data(), Bytes.size()));
+}
+
+TEST(Program, LoadsFromAFileAndTwoCopiesCoexist) {
+  std::filesystem::create_directories(CAJETA_TEST_SCRATCH_DIR);
+  std::string Path = std::string(CAJETA_TEST_SCRATCH_DIR) + "/test.cjx";
+  std::string Error;
+  ASSERT_TRUE(bundle::BundleWriter::writeFile(makeTestProgram(), Path, Error)) << Error;
+  Program A = Program::load(Path);
+  Program B = loadTestProgram();
+  EXPECT_FALSE(A.fromCache());
+  KernelBuffer<float> X(4), Y(4);
+  Y.upload(std::vector<float>(4, 1.0f));
+  X.upload(std::vector<float>(4, 1.0f));
+  KernelStream S;
+  A.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 1.0f, 4u);
+  B.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 1.0f, 4u);
+  S.sync();
+  std::vector<float> R;
+  Y.download(R);
+  EXPECT_EQ(R, std::vector<float>(4, 3.0f));
+  EXPECT_TRUE(
+      contains(messageOf<BundleError>([&] { Program::load(Path + ".missing"); }), ".missing"));
+}
+
+TEST(Program, KernelKeepsItsProgramLoaded) {
+  std::optional<Kernel> K;
+  {
+    Program P = loadTestProgram();
+    K = P.kernel("K.saxpy");
+  }
+  KernelBuffer<float> X(2), Y(2);
+  X.upload(std::vector<float>{1, 2});
+  Y.upload(std::vector<float>{0, 0});
+  KernelStream S;
+  K->launch(S, grid(1), block(2))(Y, X, 2.0f, 2u);
+  S.sync();
+  std::vector<float> R;
+  Y.download(R);
+  EXPECT_EQ(R, (std::vector<float>{2, 4}));
+}
+
+TEST(Dispatch, DevicesListTheCpu) {
+  std::vector<Device> All = devices();
+  ASSERT_FALSE(All.empty());
+  EXPECT_EQ(All.back().backend(), "cpu");
+  EXPECT_GE(All.back().computeUnits(), 1u);
+  EXPECT_EQ(All.back().maxWorkgroupSize(), 1024u);
+  EXPECT_FALSE(All.back().name().empty());
+  EXPECT_EQ(defaultDevice().backend(), "cpu");
+}
+
+TEST(Dispatch, UnknownForcedBackendIsUnavailable) {
+  EnvGuard G("CAJETA_XPU_BACKEND", "nonsense");
+  std::string M = messageOf<BackendUnavailable>([] { defaultDevice(); });
+  EXPECT_TRUE(contains(M, "CAJETA_XPU_BACKEND='nonsense' is not a backend"));
+  EXPECT_TRUE(contains(M, "cuda, hip, vulkan, cpu"));
+  EXPECT_THROW(loadTestProgram(), BackendUnavailable);
+  EXPECT_THROW(KernelBuffer<float>(4), BackendUnavailable);
+}
+
+TEST(Dispatch, ForcedBackendThatIsAbsentIsUnavailable) {
+  EnvGuard G("CAJETA_XPU_BACKEND", "cuda");
+  EXPECT_TRUE(contains(messageOf<BackendUnavailable>([] { defaultDevice(); }),
+                       "the cuda backend is not available here (present: cpu)"));
+}
+
+TEST(Dispatch, ForcingCpuWorks) {
+  EnvGuard G("CAJETA_XPU_BACKEND", "cpu");
+  EXPECT_EQ(loadTestProgram().device().backend(), "cpu");
+}
+
+TEST(Dispatch, ProgramWithoutAUsablePayloadIsUnavailable) {
+  bundle::Program P = makeTestProgram();
+  P.Payloads[0].Target = "spirv";
+  for (bundle::KernelInfo& K : P.Kernels)
+    K.Targets["spirv"] = K.Targets["cpu-x86_64"];
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
+  std::string M =
+      messageOf<BackendUnavailable>([&] { Program::loadMemory(Bytes.data(), Bytes.size()); });
+  EXPECT_TRUE(contains(M, "no available backend can run the program (payloads: spirv"));
+}

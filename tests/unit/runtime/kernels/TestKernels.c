@@ -1,0 +1,120 @@
+/* Hand-written CPU kernels with the CajetaCpuKernelFn ABI, standing in for compiled ones. */
+#include "bundle/CpuKernelAbi.h"
+
+#include <time.h>
+
+/* Calls Body for every work-item of the workgroups [Begin, End). */
+#define FOR_EACH_ITEM(L, Begin, End, Body)                                                         \
+  for (uint64_t G = (Begin); G < (End); ++G) {                                                     \
+    uint64_t Gx = G % (L)->GridDim[0];                                                             \
+    uint64_t Gy = (G / (L)->GridDim[0]) % (L)->GridDim[1];                                         \
+    uint64_t Gz = G / ((uint64_t)(L)->GridDim[0] * (L)->GridDim[1]);                               \
+    for (uint32_t Tz = 0; Tz < (L)->BlockDim[2]; ++Tz)                                             \
+      for (uint32_t Ty = 0; Ty < (L)->BlockDim[1]; ++Ty)                                           \
+        for (uint32_t Tx = 0; Tx < (L)->BlockDim[0]; ++Tx) {                                       \
+          uint64_t X = Gx * (L)->BlockDim[0] + Tx;                                                 \
+          uint64_t Y = Gy * (L)->BlockDim[1] + Ty;                                                 \
+          uint64_t Z = Gz * (L)->BlockDim[2] + Tz;                                                 \
+          (void)Y;                                                                                 \
+          (void)Z;                                                                                 \
+          Body                                                                                     \
+        }                                                                                          \
+  }
+
+static float f32(const CajetaCpuArg* A) {
+  union {
+    uint32_t U;
+    float F;
+  } V;
+  V.U = (uint32_t)A->Bits;
+  return V.F;
+}
+
+/* K.saxpy(KernelBuffer<float32> y, KernelBuffer<float32> x, float32 a, uint32 n) */
+void cj_K_saxpy(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  float* Yb = (float*)Args[0].Ptr;
+  const float* Xb = (const float*)Args[1].Ptr;
+  float A = f32(&Args[2]);
+  uint32_t N = (uint32_t)Args[3].Bits;
+  FOR_EACH_ITEM(L, Begin, End, {
+    if (X < N && X < Args[0].Length && X < Args[1].Length)
+      Yb[X] = A * Xb[X] + Yb[X];
+  })
+}
+
+/* K.coords(KernelBuffer<uint32> out): out[3 * linear + d] = global id in dimension d. */
+void cj_K_coords(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint32_t* Out = (uint32_t*)Args[0].Ptr;
+  uint64_t W = (uint64_t)L->GridDim[0] * L->BlockDim[0];
+  uint64_t H = (uint64_t)L->GridDim[1] * L->BlockDim[1];
+  FOR_EACH_ITEM(L, Begin, End, {
+    uint64_t I = 3 * (X + W * (Y + H * Z));
+    if (I + 2 < Args[0].Length) {
+      Out[I] = (uint32_t)X;
+      Out[I + 1] = (uint32_t)Y;
+      Out[I + 2] = (uint32_t)Z;
+    }
+  })
+}
+
+/* K.sleepy(KernelBuffer<float32> out, uint32 ms, float32 value): sleeps, then fills out. */
+void cj_K_sleepy(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint32_t Ms = (uint32_t)Args[1].Bits;
+  struct timespec T = {Ms / 1000, (long)(Ms % 1000) * 1000000L};
+  if (Begin == 0)
+    nanosleep(&T, 0);
+  float* Out = (float*)Args[0].Ptr;
+  float V = f32(&Args[2]);
+  if (Begin == 0)
+    for (uint64_t I = 0; I < Args[0].Length; ++I)
+      Out[I] = V;
+  (void)L;
+  (void)End;
+}
+
+/* K.checked(KernelBuffer<float32> data, uint64 index): data[index] = 1 with a bounds check. */
+void cj_K_checked(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint64_t Index = Args[1].Bits;
+  FOR_EACH_ITEM(L, Begin, End, {
+    if (X != 0)
+      continue;
+    if (Index >= Args[0].Length) {
+      uint32_t Expected = 0;
+      if (__atomic_compare_exchange_n(&L->Failed, &Expected, 1, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+        L->FailedParam = 0;
+        L->FailedIndex = Index;
+        L->FailedLength = Args[0].Length;
+      }
+      return;
+    }
+    ((float*)Args[0].Ptr)[Index] = 1.0f;
+  })
+}
+
+/* K.scalars(KernelBuffer<int64> out, int8 a, uint16 b, int64 c, float64 d, bool e) */
+void cj_K_scalars(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  int64_t* Out = (int64_t*)Args[0].Ptr;
+  union {
+    uint64_t U;
+    double D;
+  } Dv;
+  Dv.U = Args[4].Bits;
+  if (Begin != 0 || Args[0].Length < 5)
+    return;
+  Out[0] = (int8_t)Args[1].Bits;
+  Out[1] = (uint16_t)Args[2].Bits;
+  Out[2] = (int64_t)Args[3].Bits;
+  Out[3] = (int64_t)(Dv.D * 4.0);
+  Out[4] = (int64_t)(Args[5].Bits & 0xff);
+  (void)L;
+  (void)End;
+}
+
+/* K.align(KernelBuffer<uint64> out): out[0] = the buffer's address modulo 64. */
+void cj_K_align(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  if (Begin == 0 && Args[0].Length >= 1)
+    ((uint64_t*)Args[0].Ptr)[0] = (uint64_t)(uintptr_t)Args[0].Ptr % 64;
+  (void)L;
+  (void)End;
+}
