@@ -7,8 +7,14 @@ bool Type::isInteger() const {
   if (K != Scalar)
     return false;
   switch (Elem) {
-  case ScalarType::I8: case ScalarType::I16: case ScalarType::I32: case ScalarType::I64:
-  case ScalarType::U8: case ScalarType::U16: case ScalarType::U32: case ScalarType::U64:
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::I32:
+  case ScalarType::I64:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+  case ScalarType::U64:
     return true;
   default:
     return false;
@@ -22,7 +28,9 @@ bool Type::isSigned() const {
          Elem == ScalarType::I64;
 }
 
-bool Type::isUnsigned() const { return isInteger() && !isSigned(); }
+bool Type::isUnsigned() const {
+  return isInteger() && !isSigned();
+}
 
 bool Type::isFloat() const {
   return K == Scalar &&
@@ -73,25 +81,28 @@ const Function* Module::findFunction(const std::string& Name) const {
 
 const char* unaryOpName(UnaryOp Op) {
   switch (Op) {
-  case UnaryOp::Neg: return "neg";
-  case UnaryOp::Not: return "not";
-  case UnaryOp::BitNot: return "bitnot";
+  case UnaryOp::Neg:
+    return "neg";
+  case UnaryOp::Not:
+    return "not";
+  case UnaryOp::BitNot:
+    return "bitnot";
   }
   return "?";
 }
 
 const char* binaryOpName(BinaryOp Op) {
-  static const char* Names[] = {"add", "sub", "mul", "div", "rem", "shl", "shr", "ushr", "and",
-                                "or",  "xor", "eq",  "ne",  "lt",  "le",  "gt",  "ge",  "land",
-                                "lor"};
+  static const char* Names[] = {"add",  "sub", "mul", "div",  "rem", "shl", "shr",
+                                "ushr", "and", "or",  "xor",  "eq",  "ne",  "lt",
+                                "le",   "gt",  "ge",  "land", "lor"};
   return Names[static_cast<unsigned>(Op)];
 }
 
 const char* intrinsicName(IntrinsicOp Op) {
-  static const char* Names[] = {"local_id", "global_id", "group_id", "group_dim", "grid_dim",
-                                "global_size", "sqrt", "rsqrt", "exp", "log", "pow", "sin",
-                                "cos", "tanh", "abs", "min", "max", "floor", "ceil", "fma",
-                                "buffer_length"};
+  static const char* Names[] = {
+      "local_id", "global_id", "group_id", "group_dim", "grid_dim", "global_size", "sqrt",
+      "rsqrt",    "exp",       "log",      "pow",       "sin",      "cos",         "tanh",
+      "abs",      "min",       "max",      "floor",     "ceil",     "fma",         "buffer_length"};
   return Names[static_cast<unsigned>(Op)];
 }
 

@@ -38,8 +38,8 @@ struct Type {
   bool isInteger() const; // any intN/uintN (not bool)
   bool isSigned() const;  // intN
   bool isUnsigned() const;
-  bool isFloat() const;   // float16/32/64
-  unsigned bits() const;  // scalar width in bits (bool = 1)
+  bool isFloat() const;  // float16/32/64
+  unsigned bits() const; // scalar width in bits (bool = 1)
   std::string str() const;
   bool operator==(const Type& O) const { return K == O.K && (K == Void || Elem == O.Elem); }
   bool operator!=(const Type& O) const { return !(*this == O); }
@@ -53,15 +53,25 @@ enum class UnaryOp : uint8_t {
 
 /// Both operands of a Binary have the same type (Sema inserts the casts); comparisons yield bool.
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul,
-  Div, // integers: x / 0 == 0, MIN / -1 == MIN (wraps); floats: IEEE
-  Rem, // integers: x % 0 == 0, MIN % -1 == 0; floats: fmod semantics (C fmod / LLVM frem)
-  Shl, // count masked to the width: x << (c & (bits-1))
-  Shr, // >> : arithmetic for signed, logical for unsigned; count masked
+  Add,
+  Sub,
+  Mul,
+  Div,  // integers: x / 0 == 0, MIN / -1 == MIN (wraps); floats: IEEE
+  Rem,  // integers: x % 0 == 0, MIN % -1 == 0; floats: fmod semantics (C fmod / LLVM frem)
+  Shl,  // count masked to the width: x << (c & (bits-1))
+  Shr,  // >> : arithmetic for signed, logical for unsigned; count masked
   UShr, // >>> : always logical; count masked
-  And, Or, Xor, // bitwise on integers, non-short-circuit on bool
-  Eq, Ne, Lt, Le, Gt, Ge, // ordered comparisons for floats (NaN compares false, != true)
-  LogicalAnd, LogicalOr,  // short-circuit, bool operands
+  And,
+  Or,
+  Xor, // bitwise on integers, non-short-circuit on bool
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge, // ordered comparisons for floats (NaN compares false, != true)
+  LogicalAnd,
+  LogicalOr, // short-circuit, bool operands
 };
 
 /// Builtins. Geometry ops read dimension Expr::Dim (0 = x, 1 = y, 2 = z) and yield uint32.
@@ -74,7 +84,19 @@ enum class IntrinsicOp : uint8_t {
   GlobalSize, // KernelThread.globalSizeX(): GridDim * GroupDim
   // Math. Floats: the libm function of the operand type, correctly rounded where IEEE says so
   // (sqrt), no fast-math. Abs/Min/Max also take integers (Abs of MIN wraps to MIN).
-  Sqrt, Rsqrt, Exp, Log, Pow, Sin, Cos, Tanh, Abs, Min, Max, Floor, Ceil,
+  Sqrt,
+  Rsqrt,
+  Exp,
+  Log,
+  Pow,
+  Sin,
+  Cos,
+  Tanh,
+  Abs,
+  Min,
+  Max,
+  Floor,
+  Ceil,
   Fma,          // fused multiply-add, one rounding
   BufferLength, // buf.length(): uint64 element count of Ops[0] (a buffer expression)
 };
@@ -83,7 +105,8 @@ struct Expr {
   enum class Kind : uint8_t {
     Const,     // IntValue (integers and bool: the value, two's complement in 64 bits) or FloatValue
     Local,     // read local Index
-    Param,     // read parameter Index (buffers appear only as the operand of Load/Store/Call/BufferLength)
+    Param,     // read parameter Index (buffers appear only as the operand of
+               // Load/Store/Call/BufferLength)
     Unary,     // UOp Ops[0]
     Binary,    // Ops[0] BOp Ops[1]
     Cast,      // Ops[0] converted to Ty. int->int: trunc / sign- or zero-extend by the source's
@@ -154,7 +177,8 @@ struct Function {
   bool FastMath = false; // @FastMath: contraction allowed
   Type ReturnType;       // void for kernels
   std::vector<Param> Params;
-  std::vector<Local> Locals; // every local of the function; Sema initialises each at its declaration
+  std::vector<Local>
+      Locals; // every local of the function; Sema initialises each at its declaration
   Stmt* Body = nullptr;
   SourceLoc Loc;
   /// Filled by analyzeAccess: one entry per parameter (None for scalars).

@@ -1,6 +1,167 @@
-// The readable KIR dump (`cajeta emit --target=kir`).
+// The readable KIR dump (`cajeta emit --target=kir`): one statement per line, expressions as
+// typed prefix trees, locals named `%name.id`.
 #include "compiler/kir/Kir.h"
 
+#include <cstdio>
+#include <sstream>
+
 namespace cajeta::kir {
-std::string dump(const Module& M) { return "; KIR dump not implemented yet\n"; }
+
+namespace {
+
+class Printer {
+public:
+  explicit Printer(const Module& M) : M(M) {}
+
+  std::string run() {
+    Out << "; KIR of " << M.SourceFile << "\n";
+    for (const auto& F : M.Functions)
+      function(*F);
+    return Out.str();
+  }
+
+private:
+  void function(const Function& F) {
+    Cur = &F;
+    Out << "\n" << (F.IsKernel ? "kernel " : "device ") << F.Name << "(";
+    for (size_t I = 0; I < F.Params.size(); ++I) {
+      if (I)
+        Out << ", ";
+      Out << F.Params[I].Ty.str() << " " << F.Params[I].Name;
+      if (F.Params[I].Ty.isBuffer() && I < F.ParamAccess.size())
+        Out << " [" << bundle::accessName(F.ParamAccess[I]) << "]";
+    }
+    Out << ") -> " << F.ReturnType.str() << (F.FastMath ? " fastmath" : "") << "  ; symbol "
+        << F.Symbol << "\n";
+    for (size_t I = 0; I < F.Locals.size(); ++I)
+      Out << "  local " << local(I) << " : " << F.Locals[I].Ty.str() << "\n";
+    stmt(F.Body, 1);
+  }
+
+  std::string local(size_t I) const { return "%" + Cur->Locals[I].Name + "." + std::to_string(I); }
+
+  void indent(int D) {
+    for (int I = 0; I < D; ++I)
+      Out << "  ";
+  }
+
+  void stmt(const Stmt* S, int D) {
+    if (!S)
+      return;
+    switch (S->K) {
+    case Stmt::Kind::Block:
+      indent(D);
+      Out << "{\n";
+      for (const Stmt* C : S->Body)
+        stmt(C, D + 1);
+      indent(D);
+      Out << "}\n";
+      return;
+    case Stmt::Kind::Eval:
+      indent(D);
+      Out << expr(S->E) << "\n";
+      return;
+    case Stmt::Kind::If:
+      indent(D);
+      Out << "if " << expr(S->E) << "\n";
+      stmt(S->Then, D + 1);
+      if (S->Else) {
+        indent(D);
+        Out << "else\n";
+        stmt(S->Else, D + 1);
+      }
+      return;
+    case Stmt::Kind::Loop:
+      indent(D);
+      Out << "loop#" << S->LoopId << (S->TestAtEnd ? " do-while " : " while ")
+          << (S->E ? expr(S->E) : "true") << "\n";
+      stmt(S->LoopBody, D + 1);
+      if (S->Step) {
+        indent(D);
+        Out << "step#" << S->LoopId << "\n";
+        stmt(S->Step, D + 1);
+      }
+      return;
+    case Stmt::Kind::Break:
+      indent(D);
+      Out << "break #" << S->LoopId << "\n";
+      return;
+    case Stmt::Kind::Continue:
+      indent(D);
+      Out << "continue #" << S->LoopId << "\n";
+      return;
+    case Stmt::Kind::Return:
+      indent(D);
+      Out << "return" << (S->E ? " " + expr(S->E) : "") << "\n";
+      return;
+    }
+  }
+
+  std::string expr(const Expr* E) {
+    if (!E)
+      return "<null>";
+    std::string T = E->Ty.str();
+    auto ops = [&](size_t From = 0) {
+      std::string S;
+      for (size_t I = From; I < E->Ops.size(); ++I)
+        S += " " + expr(E->Ops[I]);
+      return S;
+    };
+    switch (E->K) {
+    case Expr::Kind::Const: {
+      if (E->Ty.isFloat()) {
+        char Buf[64];
+        std::snprintf(Buf, sizeof Buf, "%.17g", E->FloatValue);
+        return T + " " + Buf;
+      }
+      if (E->Ty.isBool())
+        return E->IntValue ? "true" : "false";
+      if (E->Ty.isSigned())
+        return T + " " + std::to_string(static_cast<int64_t>(E->IntValue));
+      return T + " " + std::to_string(E->IntValue);
+    }
+    case Expr::Kind::Local:
+      return local(E->Index);
+    case Expr::Kind::Param:
+      return "$" + Cur->Params[E->Index].Name;
+    case Expr::Kind::Unary:
+      return "(" + std::string(unaryOpName(E->UOp)) + " " + T + ops() + ")";
+    case Expr::Kind::Binary:
+      return "(" + std::string(binaryOpName(E->BOp)) + " " + T + ops() + ")";
+    case Expr::Kind::Cast:
+      return "(cast " + T + ops() + ")";
+    case Expr::Kind::Select:
+      return "(select " + T + ops() + ")";
+    case Expr::Kind::Load:
+      return "(load " + T + ops() + ")";
+    case Expr::Kind::Store:
+      return "(store " + T + ops() + ")";
+    case Expr::Kind::Assign:
+      return "(set " + local(E->Index) + ops() + ")";
+    case Expr::Kind::Seq:
+      return "(seq" + ops() + ")";
+    case Expr::Kind::Call:
+      return "(call " + T + " " +
+             (E->Index < M.Functions.size() ? M.Functions[E->Index]->Name : "?") + ops() + ")";
+    case Expr::Kind::Intrinsic: {
+      std::string S = "(" + std::string(intrinsicName(E->IOp)) + " " + T;
+      if (E->IOp <= IntrinsicOp::GlobalSize)
+        S += std::string(" ") + "xyz"[E->Dim];
+      return S + ops() + ")";
+    }
+    }
+    return "?";
+  }
+
+  const Module& M;
+  const Function* Cur = nullptr;
+  std::ostringstream Out;
+};
+
+} // namespace
+
+std::string dump(const Module& M) {
+  return Printer(M).run();
+}
+
 } // namespace cajeta::kir

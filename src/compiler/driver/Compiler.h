@@ -1,0 +1,44 @@
+// The compiler driver: source text -> frontend -> KIR + analyses -> per-target payloads -> a
+// bundle::Program. Used by the CLI and (through CompilerCApi) by the runtime's JIT.
+#pragma once
+
+#include "bundle/Manifest.h"
+#include "compiler/frontend/SourceFile.h"
+#include "compiler/kir/Kir.h"
+
+#include <memory>
+#include <string>
+
+namespace cajeta::driver {
+
+struct CompileOptions {
+  bool CheckBounds = false;
+  std::string Cpu = "native";
+};
+
+/// The frontend's result: KIR (with access modes) and the rendered diagnostics.
+struct FrontendResult {
+  bool Ok = false;
+  std::string Diagnostics;
+  std::unique_ptr<frontend::SourceFile> File;
+  std::unique_ptr<kir::Module> Kir;
+};
+
+struct CompileResult {
+  bool Ok = false;
+  std::string Diagnostics; // errors, warnings and notes, rendered
+  bundle::Program Program;
+};
+
+class Compiler {
+public:
+  /// Lex, parse, check and build KIR; runs the KIR analyses on success.
+  static FrontendResult runFrontend(const std::string& FileName, const std::string& Source);
+  /// Everything: a complete bundle::Program for every target this build supports.
+  static CompileResult compile(const std::string& FileName, const std::string& Source,
+                               const CompileOptions& Options);
+  /// Changes whenever generated code may change (keys the JIT cache).
+  static const char* version();
+};
+
+} // namespace cajeta::driver

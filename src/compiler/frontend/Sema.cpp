@@ -1,0 +1,315 @@
+// Sema: imports, declarations, signatures, per-function lowering and the recursion check.
+#include "compiler/frontend/Sema.h"
+
+#include "compiler/frontend/Builtins.h"
+#include "compiler/frontend/TypeRules.h"
+
+#include <functional>
+#include <set>
+
+namespace cajeta::frontend {
+
+Sema::Sema(const CompilationUnit& Unit, Diagnostics& Diags)
+    : Unit(Unit), Diags(Diags), M(std::make_unique<kir::Module>()) {}
+
+kir::SourceLoc Sema::loc(SourceRange R) const {
+  const SourceFile& F = Diags.file();
+  uint32_t B = std::min<uint32_t>(R.Begin, F.text().size());
+  return {F.lineOf(B), F.columnOf(B)};
+}
+
+std::unique_ptr<kir::Module> Sema::run() {
+  M->SourceFile = Diags.file().name();
+  checkImports();
+  declareFunctions();
+  for (FunctionInfo& FI : Functions)
+    if (FI.Valid)
+      lowerFunction(FI);
+  checkRecursion();
+
+  std::vector<std::string> HostMethods;
+  for (const ClassDecl& C : Unit.Classes)
+    for (const Method& Me : C.Methods)
+      if (Me.BodySkipped)
+        HostMethods.push_back(C.Name + "." + Me.Name);
+  if (!HostMethods.empty()) {
+    std::string List;
+    for (const std::string& H : HostMethods)
+      List += (List.empty() ? "'" : ", '") + H + "'";
+    Diags.fileNote("host method" + std::string(HostMethods.size() > 1 ? "s " : " ") + List +
+                   " left out: the host subset is not compiled yet; launch the kernels from C++ "
+                   "(cajeta/xpu.hpp)");
+  }
+  return std::move(M);
+}
+
+bool Sema::isImported(const std::string& Class) const {
+  return ImportsAllXpu || ImportedClasses.count(Class) != 0;
+}
+
+void Sema::checkImports() {
+  for (const Import& I : Unit.Imports) {
+    const std::string Prefix = "cajeta.xpu.";
+    if (I.Path == "cajeta.xpu.*") {
+      ImportsAllXpu = true;
+      continue;
+    }
+    if (I.Path.rfind(Prefix, 0) != 0) {
+      size_t Dot = I.Path.rfind('.');
+      std::string Pkg = Dot == std::string::npos ? I.Path : I.Path.substr(0, Dot);
+      Diags.error(I.Range, "package '" + Pkg +
+                               "' is not available to kernel programs (only "
+                               "cajeta.xpu is)");
+      continue;
+    }
+    std::string Name = I.Path.substr(Prefix.size());
+    if (!isXpuClass(Name)) {
+      Diags.error(I.Range, "unknown class '" + Name + "' in package cajeta.xpu");
+      continue;
+    }
+    if (ImportedClasses.count(Name)) {
+      Diags.warning(I.Range, "duplicate import of '" + I.Path + "'");
+      continue;
+    }
+    ImportedClasses[Name] = &I;
+  }
+}
+
+void Sema::checkAnnotations(const Method& Me, const ClassDecl& C) {
+  static const std::set<std::string> Known = {"Kernel",   "Device",   "Backend",
+                                              "FastMath", "Override", "Wave"};
+  for (const Annotation& A : Me.Annotations) {
+    if (!Known.count(A.Name)) {
+      Diags.error(A.Range, "unknown annotation '@" + A.Name + "'");
+      continue;
+    }
+    if (A.Name == "Wave")
+      Diags.error(A.Range, "'@Wave' is not supported yet: wave operations are not implemented");
+    if (A.Name == "Backend") {
+      static const std::set<std::string> Backends = {"cpu", "cuda", "hip", "vulkan"};
+      if (A.Args.empty())
+        Diags.error(A.Range, "'@Backend' needs at least one backend name (\"cpu\", \"cuda\", "
+                             "\"hip\", \"vulkan\")");
+      for (const std::string& B : A.Args)
+        if (!Backends.count(B))
+          Diags.error(A.Range, "unknown backend '" + B +
+                                   "' in @Backend (expected cpu, cuda, hip or vulkan)");
+    }
+  }
+}
+
+std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, const char* Where) {
+  if (T.ArrayDims > 0) {
+    Diags.error(T.Range, "arrays are host memory and cannot be used in device code; use "
+                         "KernelBuffer<T> parameters");
+    return std::nullopt;
+  }
+  if (auto S = primitiveByName(T.Name)) {
+    if (!T.Args.empty()) {
+      Diags.error(T.Range, "type '" + T.Name + "' takes no type arguments");
+      return std::nullopt;
+    }
+    return kir::Type::scalar(*S);
+  }
+  if (T.Name == "float16") {
+    Diags.error(T.Range, "'float16' is not supported yet");
+    return std::nullopt;
+  }
+  if (T.Name == "KernelBuffer") {
+    if (!isImported("KernelBuffer")) {
+      Diags.error(T.Range, "'KernelBuffer' is not imported; add 'import cajeta.xpu.KernelBuffer;'");
+      return std::nullopt;
+    }
+    if (T.Args.size() != 1) {
+      Diags.error(T.Range, "KernelBuffer takes one element type, as in KernelBuffer<float32>");
+      return std::nullopt;
+    }
+    auto Elem = resolveType(T.Args[0], false, "a buffer element");
+    if (!Elem)
+      return std::nullopt;
+    if (!AllowBuffer) {
+      Diags.error(T.Range, std::string("KernelBuffer cannot be used as ") + Where +
+                               "; buffers are kernel and helper parameters");
+      return std::nullopt;
+    }
+    return kir::Type::buffer(Elem->Elem);
+  }
+  if (std::string S = suggestPrimitive(T.Name); !S.empty()) {
+    Diags.error(T.Range, "unknown type '" + T.Name + "'; did you mean '" + S + "'?");
+    return std::nullopt;
+  }
+  if (auto Why = unsupportedXpuClass(T.Name)) {
+    Diags.error(T.Range, "'" + T.Name + "' is not supported yet: " + *Why);
+    return std::nullopt;
+  }
+  for (const ClassDecl& C : Unit.Classes)
+    if (C.Name == T.Name) {
+      Diags.error(T.Range, "class type '" + T.Name + "' cannot be used as " + Where +
+                               " yet (POD parameters are not implemented)");
+      return std::nullopt;
+    }
+  Diags.error(T.Range, "unknown type '" + T.Name + "'");
+  return std::nullopt;
+}
+
+static std::string mangle(const std::string& Prefix, const std::string& Class,
+                          const std::string& Method) {
+  std::string S = Prefix + Class + "_" + Method;
+  for (char& C : S)
+    if (!std::isalnum(static_cast<unsigned char>(C)) && C != '_')
+      C = '_';
+  return S;
+}
+
+void Sema::declareFunctions() {
+  std::set<std::string> ClassNames;
+  for (const ClassDecl& C : Unit.Classes) {
+    if (!ClassNames.insert(C.Name).second)
+      Diags.error(C.NameRange, "duplicate class '" + C.Name + "'");
+    if (C.HasSuper)
+      Diags.error(C.SuperRange, "'extends' and 'implements' are not supported in kernel programs");
+    for (const Method& Me : C.Methods) {
+      checkAnnotations(Me, C);
+      bool IsKernel = Me.annotation("Kernel") != nullptr;
+      bool IsDevice = Me.annotation("Device") != nullptr;
+      if (!IsKernel && !IsDevice)
+        continue;
+      std::string Qualified = C.Name + "." + Me.Name;
+      if (IsKernel && IsDevice) {
+        Diags.error(Me.NameRange, "'" + Qualified + "' cannot be both @Kernel and @Device");
+        continue;
+      }
+      if (FunctionByName.count(Qualified)) {
+        Diags.error(Me.NameRange, "duplicate method '" + Qualified +
+                                      "' (overloading is not supported in device code)");
+        continue;
+      }
+      FunctionInfo FI;
+      FI.Class = &C;
+      FI.Decl = &Me;
+      FI.Index = static_cast<uint32_t>(M->Functions.size());
+      auto Fn = std::make_unique<kir::Function>();
+      Fn->Name = Qualified;
+      Fn->IsKernel = IsKernel;
+      Fn->FastMath = Me.annotation("FastMath") != nullptr;
+      Fn->Symbol = mangle(IsKernel ? "cj_k_" : "cj_d_", C.Name, Me.Name);
+      Fn->Loc = loc(Me.NameRange);
+      const char* What = IsKernel ? "@Kernel" : "@Device";
+      if (!Me.IsStatic) {
+        Diags.error(Me.NameRange, std::string("a ") + What + " method must be static");
+        FI.Valid = false;
+      }
+      if (!Me.Body) {
+        Diags.error(Me.NameRange, std::string("a ") + What + " method needs a body");
+        FI.Valid = false;
+      }
+      if (Me.ReturnType.Name == "void") {
+        Fn->ReturnType = kir::Type::voidTy();
+      } else if (IsKernel) {
+        Diags.error(Me.ReturnType.Range, "a @Kernel method must return void; write results to "
+                                         "a KernelBuffer parameter");
+        FI.Valid = false;
+      } else if (auto T = resolveType(Me.ReturnType, false, "a return type")) {
+        Fn->ReturnType = *T;
+      } else {
+        FI.Valid = false;
+      }
+      std::set<std::string> ParamNames;
+      for (const Param& P : Me.Params) {
+        for (const Annotation& A : P.Annotations)
+          if (A.Name != "PushConstant")
+            Diags.error(A.Range, "unknown parameter annotation '@" + A.Name + "'");
+        if (!ParamNames.insert(P.Name).second)
+          Diags.error(P.Range, "duplicate parameter '" + P.Name + "'");
+        auto T = resolveType(P.Type, true, "a parameter");
+        if (!T) {
+          FI.Valid = false;
+          continue;
+        }
+        Fn->Params.push_back({P.Name, *T, loc(P.Range)});
+      }
+      Fn->ParamAccess.assign(Fn->Params.size(), bundle::Access::None);
+      FI.Fn = Fn.get();
+      M->Functions.push_back(std::move(Fn));
+      FunctionByName[Qualified] = static_cast<uint32_t>(Functions.size());
+      Functions.push_back(FI);
+    }
+  }
+}
+
+void Sema::lowerFunction(FunctionInfo& FI) {
+  Current = &FI;
+  Scopes.clear();
+  BufferParams.clear();
+  Loops.clear();
+  NextLoopId = 0;
+  pushScope();
+  kir::Function& Fn = *FI.Fn;
+  // Scalar parameters are assignable like Java's: each gets a local initialised from it.
+  std::vector<kir::Stmt*> Prologue;
+  for (uint32_t I = 0; I < Fn.Params.size(); ++I) {
+    const kir::Param& P = Fn.Params[I];
+    SourceRange R = FI.Decl->Params[I].Range;
+    if (P.Ty.isBuffer()) {
+      BufferParams[P.Name] = I; // buffers resolve to the parameter itself
+      continue;
+    }
+    uint32_t L = declareLocal(P.Name, P.Ty, R);
+    kir::Expr* Read = M->newExpr(kir::Expr::Kind::Param, P.Ty, P.Loc);
+    Read->Index = I;
+    kir::Expr* A = M->newExpr(kir::Expr::Kind::Assign, P.Ty, P.Loc);
+    A->Index = L;
+    A->Ops = {Read};
+    Prologue.push_back(evalStmt(A, R));
+  }
+  kir::Stmt* Body = lowerBlock(FI.Decl->Body, true);
+  Prologue.push_back(Body);
+  Fn.Body = makeBlock(std::move(Prologue), FI.Decl->Body->Range);
+  if (!Fn.ReturnType.isVoid() && canCompleteNormally(Fn.Body))
+    Diags.error(FI.Decl->NameRange, "'" + Fn.Name + "' returns " + Fn.ReturnType.str() +
+                                        " but control can reach the end without a return");
+  popScope();
+  Current = nullptr;
+}
+
+void Sema::checkRecursion() {
+  std::map<uint32_t, std::vector<const CallSite*>> Edges;
+  for (const CallSite& C : Calls)
+    Edges[C.Caller].push_back(&C);
+  // DFS; a back edge closes a cycle, reported at the call that closes it.
+  std::vector<int> State(Functions.size(), 0);
+  std::vector<uint32_t> Stack;
+  std::set<std::pair<uint32_t, uint32_t>> Reported;
+  std::function<void(uint32_t)> Visit = [&](uint32_t F) {
+    State[F] = 1;
+    Stack.push_back(F);
+    for (const CallSite* C : Edges[F]) {
+      if (State[C->Callee] == 1) {
+        if (!Reported.insert({C->Caller, C->Callee}).second)
+          continue;
+        std::string Path;
+        bool In = false;
+        for (uint32_t S : Stack) {
+          In |= S == C->Callee;
+          if (In)
+            Path += "'" + Functions[S].Fn->Name + "' -> ";
+        }
+        Path += "'" + Functions[C->Callee].Fn->Name + "'";
+        if (C->Caller == C->Callee)
+          Diags.error(C->Range, "recursion is not allowed in device code: '" +
+                                    Functions[C->Callee].Fn->Name + "' calls itself");
+        else
+          Diags.error(C->Range, "recursion is not allowed in device code: " + Path);
+      } else if (State[C->Callee] == 0) {
+        Visit(C->Callee);
+      }
+    }
+    Stack.pop_back();
+    State[F] = 2;
+  };
+  for (uint32_t F = 0; F < Functions.size(); ++F)
+    if (State[F] == 0)
+      Visit(F);
+}
+
+} // namespace cajeta::frontend

@@ -1,0 +1,148 @@
+// Semantic analysis: resolves names, types and builtins, enforces the device-subset rules, and
+// builds KIR. The only place that reports user errors after parsing.
+#pragma once
+
+#include "compiler/frontend/Ast.h"
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/kir/Kir.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cajeta::frontend {
+
+class Sema {
+public:
+  Sema(const CompilationUnit& Unit, Diagnostics& Diags);
+
+  /// Checks the unit and builds its KIR; returns the module even with errors (callers check
+  /// Diags.hasErrors()).
+  std::unique_ptr<kir::Module> run();
+
+private:
+  /// A typed KIR expression plus, for unsuffixed literals, the constant (which adapts to its
+  /// context). E == nullptr means an error was already reported: callers stay quiet.
+  struct Value {
+    kir::Expr* E = nullptr;
+    enum LitKind { None, IntLit, FloatLit } Lit = None;
+    __int128 IntValue = 0;
+    double FloatValue = 0;
+    SourceRange Range;
+    explicit operator bool() const { return E != nullptr; }
+  };
+
+  /// Something assignable: a local or a buffer element.
+  struct LValue {
+    enum Kind { Invalid, Local, Element } K = Invalid;
+    uint32_t LocalId = 0;
+    kir::Expr* Buffer = nullptr;
+    kir::Expr* Index = nullptr;
+    kir::Type Ty;
+    SourceRange Range;
+  };
+
+  struct FunctionInfo {
+    const ClassDecl* Class = nullptr;
+    const Method* Decl = nullptr;
+    kir::Function* Fn = nullptr;
+    uint32_t Index = 0;
+    bool Valid = true; // signature checked
+  };
+
+  struct LoopScope {
+    uint32_t Id;
+    std::vector<std::string> Labels;
+  };
+
+  struct CallSite {
+    uint32_t Caller, Callee;
+    SourceRange Range;
+  };
+
+  // declarations (Sema.cpp)
+  void checkImports();
+  void declareFunctions();
+  void checkAnnotations(const Method& M, const ClassDecl& C);
+  std::optional<kir::Type> resolveType(const TypeRef& T, bool AllowBuffer, const char* Where);
+  void lowerFunction(FunctionInfo& FI);
+  void checkRecursion();
+  bool isImported(const std::string& Class) const;
+
+  // statements (SemaStmt.cpp)
+  kir::Stmt* lowerStmt(const Stmt* S);
+  kir::Stmt* lowerBlock(const Stmt* S, bool NewScope);
+  kir::Stmt* lowerLocalVar(const Stmt* S);
+  kir::Stmt* lowerLoop(const Stmt* S, std::vector<std::string> Labels);
+  kir::Stmt* lowerForRange(const Stmt* S, std::vector<std::string> Labels);
+  kir::Stmt* lowerJump(const Stmt* S);
+  kir::Stmt* lowerReturn(const Stmt* S);
+  kir::Stmt* makeBlock(std::vector<kir::Stmt*> Body, SourceRange R);
+  kir::Stmt* evalStmt(kir::Expr* E, SourceRange R);
+  kir::Expr* lowerCondition(const Expr* E, const char* What);
+  bool canCompleteNormally(const kir::Stmt* S) const;
+  uint32_t declareLocal(const std::string& Name, kir::Type Ty, SourceRange R);
+  uint32_t newTemp(kir::Type Ty);
+  std::optional<uint32_t> lookupLocal(const std::string& Name) const;
+  void pushScope();
+  void popScope();
+
+  // expressions (SemaExpr.cpp)
+  Value lowerExpr(const Expr* E);
+  Value lowerIntLiteral(const Expr* E);
+  Value lowerFloatLiteral(const Expr* E);
+  Value lowerName(const Expr* E);
+  Value lowerCall(const Expr* E);
+  Value lowerBuiltinCall(const Expr* E, const std::string& Class, const std::string& Method);
+  Value lowerDeviceCall(const Expr* E, const std::string& Class, const std::string& Method);
+  Value lowerIndex(const Expr* E);
+  Value lowerUnary(const Expr* E);
+  Value lowerIncDec(const Expr* E, bool Increment, bool Prefix);
+  Value lowerBinary(const Expr* E);
+  Value applyBinary(kir::BinaryOp Op, const std::string& Spelling, Value A, Value B, SourceRange R);
+  Value lowerAssign(const Expr* E);
+  Value lowerTernary(const Expr* E);
+  Value lowerCast(const Expr* E);
+  kir::Expr* lowerBufferOperand(const Expr* E);
+  LValue lowerLValue(const Expr* E);
+  kir::Expr* readLValue(const LValue& L, SourceRange R);
+  kir::Expr* writeLValue(const LValue& L, kir::Expr* V, SourceRange R);
+
+  // conversions and constants (SemaExpr.cpp)
+  kir::Expr* convert(Value V, kir::Type To, SourceRange R, const char* Context);
+  kir::Expr* materialize(Value V); // a literal in its default type
+  kir::Expr* castTo(kir::Expr* E, kir::Type To);
+  bool unifyNumeric(Value& A, Value& B, SourceRange OpRange, const std::string& Op, kir::Type& Out);
+  kir::Expr* intConst(kir::Type Ty, __int128 V, SourceRange R);
+  kir::Expr* floatConst(kir::Type Ty, double V, SourceRange R);
+  kir::Expr* binary(kir::BinaryOp Op, kir::Type Ty, kir::Expr* A, kir::Expr* B, SourceRange R);
+  kir::SourceLoc loc(SourceRange R) const;
+  kir::Function& Fn() { return *Current->Fn; }
+  Value value(kir::Expr* E, SourceRange R) {
+    Value V;
+    V.E = E;
+    V.Range = R;
+    return V;
+  }
+
+  const CompilationUnit& Unit;
+  Diagnostics& Diags;
+  std::unique_ptr<kir::Module> M;
+  std::vector<FunctionInfo> Functions;
+  std::map<std::string, uint32_t> FunctionByName; // "Class.method"
+  std::map<std::string, const Import*> ImportedClasses;
+  bool ImportsAllXpu = false;
+  std::vector<CallSite> Calls;
+
+  // per-function state
+  FunctionInfo* Current = nullptr;
+  std::vector<std::map<std::string, uint32_t>> Scopes;
+  std::map<std::string, uint32_t> BufferParams; // name -> parameter index
+  std::vector<LoopScope> Loops;
+  uint32_t NextLoopId = 0;
+  std::vector<std::string> PendingLabels;
+};
+
+} // namespace cajeta::frontend

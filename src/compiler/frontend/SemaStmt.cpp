@@ -1,0 +1,416 @@
+// Sema for statements: scopes, locals, control flow, loops with labels, returns.
+#include "compiler/frontend/Sema.h"
+
+#include "compiler/frontend/TypeRules.h"
+
+#include <functional>
+
+namespace cajeta::frontend {
+
+using kir::Type;
+
+void Sema::pushScope() {
+  Scopes.emplace_back();
+}
+void Sema::popScope() {
+  Scopes.pop_back();
+}
+
+std::optional<uint32_t> Sema::lookupLocal(const std::string& Name) const {
+  for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
+    auto F = It->find(Name);
+    if (F != It->end())
+      return F->second;
+  }
+  return std::nullopt;
+}
+
+uint32_t Sema::declareLocal(const std::string& Name, Type Ty, SourceRange R) {
+  if (lookupLocal(Name) || BufferParams.count(Name))
+    Diags.error(R, "variable '" + Name + "' is already defined in this method");
+  kir::Function& Fn = *Current->Fn;
+  uint32_t Id = static_cast<uint32_t>(Fn.Locals.size());
+  Fn.Locals.push_back({Name, Ty, loc(R)});
+  Scopes.back()[Name] = Id;
+  return Id;
+}
+
+uint32_t Sema::newTemp(Type Ty) {
+  kir::Function& Fn = *Current->Fn;
+  uint32_t Id = static_cast<uint32_t>(Fn.Locals.size());
+  Fn.Locals.push_back({"$t" + std::to_string(Id), Ty, {}});
+  return Id;
+}
+
+kir::Stmt* Sema::makeBlock(std::vector<kir::Stmt*> Body, SourceRange R) {
+  kir::Stmt* B = M->newStmt(kir::Stmt::Kind::Block, loc(R));
+  B->Body = std::move(Body);
+  return B;
+}
+
+kir::Stmt* Sema::evalStmt(kir::Expr* E, SourceRange R) {
+  kir::Stmt* S = M->newStmt(kir::Stmt::Kind::Eval, loc(R));
+  S->E = E;
+  return S;
+}
+
+kir::Expr* Sema::lowerCondition(const Expr* E, const char* What) {
+  Value V = lowerExpr(E);
+  if (!V)
+    return nullptr;
+  if (V.Lit != Value::None || !V.E->Ty.isBool()) {
+    std::string Found = V.Lit == Value::IntLit     ? "an integer constant"
+                        : V.Lit == Value::FloatLit ? "a float constant"
+                                                   : V.E->Ty.str();
+    Diags.error(E->Range,
+                std::string("the condition of ") + What + " must be bool, found " + Found);
+    return nullptr;
+  }
+  return V.E;
+}
+
+kir::Stmt* Sema::lowerBlock(const Stmt* S, bool NewScope) {
+  if (NewScope)
+    pushScope();
+  std::vector<kir::Stmt*> Body;
+  for (const Stmt* C : S->Body)
+    if (kir::Stmt* K = lowerStmt(C))
+      Body.push_back(K);
+  if (NewScope)
+    popScope();
+  return makeBlock(std::move(Body), S->Range);
+}
+
+kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
+  std::vector<kir::Stmt*> Out;
+  std::optional<Type> Ty;
+  if (S->VarType.Name == "KernelBuffer")
+    Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "
+                                  "directly");
+  else
+    Ty = resolveType(S->VarType, false, "a local variable");
+  for (const Stmt::Declarator& D : S->Vars) {
+    kir::Expr* Init = nullptr;
+    if (D.Init) {
+      Value V = lowerExpr(D.Init);
+      if (V && Ty)
+        Init = convert(V, *Ty, D.Init->Range, "the initialiser");
+    }
+    if (!Ty)
+      continue;
+    if (!Init && !D.Init)
+      Init = Ty->isFloat() ? floatConst(*Ty, 0.0, D.Range) : intConst(*Ty, 0, D.Range);
+    uint32_t L = declareLocal(D.Name, *Ty, D.Range);
+    if (!Init)
+      continue;
+    kir::Expr* A = M->newExpr(kir::Expr::Kind::Assign, *Ty, loc(D.Range));
+    A->Index = L;
+    A->Ops = {Init};
+    Out.push_back(evalStmt(A, D.Range));
+  }
+  if (Out.size() == 1)
+    return Out[0];
+  return makeBlock(std::move(Out), S->Range);
+}
+
+static bool isStatementExpression(const Expr* E) {
+  switch (E->K) {
+  case Expr::Kind::Assign:
+  case Expr::Kind::Postfix:
+  case Expr::Kind::Call:
+  case Expr::Kind::Invalid:
+    return true;
+  case Expr::Kind::Unary:
+    return E->Op == Tok::PlusPlus || E->Op == Tok::MinusMinus;
+  default:
+    return false;
+  }
+}
+
+kir::Stmt* Sema::lowerStmt(const Stmt* S) {
+  if (!S)
+    return nullptr;
+  std::vector<std::string> Labels;
+  switch (S->K) {
+  case Stmt::Kind::Block:
+    return lowerBlock(S, true);
+  case Stmt::Kind::Empty:
+    return nullptr;
+  case Stmt::Kind::LocalVar:
+    return lowerLocalVar(S);
+  case Stmt::Kind::ExprStmt: {
+    if (!isStatementExpression(S->Cond)) {
+      Diags.error(S->Cond->Range, "this expression is not a statement (its value is unused)");
+      lowerExpr(S->Cond);
+      return nullptr;
+    }
+    Value V = lowerExpr(S->Cond);
+    if (!V)
+      return nullptr;
+    return evalStmt(materialize(V), S->Range);
+  }
+  case Stmt::Kind::If: {
+    kir::Expr* C = lowerCondition(S->Cond, "'if'");
+    pushScope();
+    kir::Stmt* Then = lowerStmt(S->Then);
+    popScope();
+    pushScope();
+    kir::Stmt* Else = lowerStmt(S->Else);
+    popScope();
+    if (!C)
+      return nullptr;
+    kir::Stmt* K = M->newStmt(kir::Stmt::Kind::If, loc(S->Range));
+    K->E = C;
+    K->Then = Then ? Then : makeBlock({}, S->Range);
+    K->Else = Else;
+    return K;
+  }
+  case Stmt::Kind::While:
+  case Stmt::Kind::DoWhile:
+  case Stmt::Kind::For:
+    return lowerLoop(S, {});
+  case Stmt::Kind::ForRange:
+    return lowerForRange(S, {});
+  case Stmt::Kind::Labeled: {
+    // Collect nested labels (a: b: for ...) and attach them to the loop.
+    const Stmt* Inner = S;
+    while (Inner && Inner->K == Stmt::Kind::Labeled) {
+      for (const LoopScope& L : Loops)
+        for (const std::string& Name : L.Labels)
+          if (Name == Inner->Label)
+            Diags.error({Inner->Range.Begin, Inner->Range.Begin + (uint32_t)Inner->Label.size()},
+                        "label '" + Inner->Label + "' is already in use by an enclosing loop");
+      Labels.push_back(Inner->Label);
+      Inner = Inner->Then;
+    }
+    if (!Inner)
+      return nullptr;
+    if (Inner->K == Stmt::Kind::ForRange)
+      return lowerForRange(Inner, Labels);
+    if (Inner->K == Stmt::Kind::While || Inner->K == Stmt::Kind::DoWhile ||
+        Inner->K == Stmt::Kind::For)
+      return lowerLoop(Inner, Labels);
+    Diags.error({S->Range.Begin, S->Range.Begin + (uint32_t)S->Label.size()},
+                "a label must name a loop ('" + S->Label +
+                    "' labels a statement that is not a loop)");
+    return lowerStmt(Inner);
+  }
+  case Stmt::Kind::Break:
+  case Stmt::Kind::Continue:
+    return lowerJump(S);
+  case Stmt::Kind::Return:
+    return lowerReturn(S);
+  case Stmt::Kind::Unsupported:
+    if (S->Label == "throw" || S->Label == "try")
+      Diags.error(S->Range, "exceptions are not allowed in device code ('" + S->Label + "')");
+    else
+      Diags.error(S->Range, "'" + S->Label + "' is not supported in device code yet; use if/else");
+    return nullptr;
+  }
+  return nullptr;
+}
+
+kir::Stmt* Sema::lowerLoop(const Stmt* S, std::vector<std::string> Labels) {
+  pushScope(); // for-init variables
+  std::vector<kir::Stmt*> Init;
+  if (S->K == Stmt::Kind::For)
+    for (const Stmt* I : S->Body) {
+      if (I->K == Stmt::Kind::ExprStmt && !isStatementExpression(I->Cond)) {
+        Diags.error(I->Cond->Range, "this expression is not a statement (its value is unused)");
+        continue;
+      }
+      if (kir::Stmt* K = lowerStmt(I))
+        Init.push_back(K);
+    }
+  kir::Stmt* L = M->newStmt(kir::Stmt::Kind::Loop, loc(S->Range));
+  L->LoopId = NextLoopId++;
+  L->TestAtEnd = S->K == Stmt::Kind::DoWhile;
+  const char* What = S->K == Stmt::Kind::For ? "'for'" : (L->TestAtEnd ? "'do-while'" : "'while'");
+  if (S->Cond && !L->TestAtEnd)
+    L->E = lowerCondition(S->Cond, What);
+  Loops.push_back({L->LoopId, std::move(Labels)});
+  pushScope();
+  kir::Stmt* Body = lowerStmt(S->Then);
+  popScope();
+  Loops.pop_back();
+  L->LoopBody = Body ? Body : makeBlock({}, S->Range);
+  if (S->Cond && L->TestAtEnd)
+    L->E = lowerCondition(S->Cond, What); // the body's locals are out of scope here, as in Java
+  if (S->K == Stmt::Kind::For && !S->Updates.empty()) {
+    std::vector<kir::Stmt*> Step;
+    for (const Expr* U : S->Updates) {
+      if (!isStatementExpression(U)) {
+        Diags.error(U->Range, "this expression is not a statement (its value is unused)");
+        continue;
+      }
+      if (Value V = lowerExpr(U))
+        Step.push_back(evalStmt(materialize(V), U->Range));
+    }
+    L->Step = makeBlock(std::move(Step), S->Range);
+  }
+  popScope();
+  if (Init.empty())
+    return L;
+  Init.push_back(L);
+  return makeBlock(std::move(Init), S->Range);
+}
+
+kir::Stmt* Sema::lowerForRange(const Stmt* S, std::vector<std::string> Labels) {
+  // for (i, T v : buf.range(n)) body   ==>
+  // { N i = (N) globalIdX; N $stride = (N) globalSizeX; $n = n;
+  //   loop (i < $n) { T v = buf[i]; body } step i += $stride }
+  if (!S->Cond || !S->Extra)
+    return nullptr;
+  kir::Expr* Buf = lowerBufferOperand(S->Cond);
+  Value N = lowerExpr(S->Extra);
+  auto ElemTy = resolveType(S->VarType, false, "a loop variable");
+  if (!Buf || !N || !ElemTy)
+    return nullptr;
+  Type IndexTy = N.Lit == Value::IntLit ? Type::scalar(kir::ScalarType::U32) : N.E->Ty;
+  if (!IndexTy.isInteger()) {
+    Diags.error(S->Extra->Range,
+                "the count of a grid-stride loop must be an integer, found " +
+                    (N.Lit == Value::FloatLit ? std::string("a float constant") : IndexTy.str()));
+    return nullptr;
+  }
+  kir::Expr* Count = convert(N, IndexTy, S->Extra->Range, "the count");
+  if (!Count)
+    return nullptr;
+  Type ElemOfBuf = Type::scalar(Buf->Ty.Elem);
+  if (!isWidening(ElemOfBuf, *ElemTy)) {
+    Diags.error(S->VarType.Range, "the loop variable has type " + ElemTy->str() +
+                                      " but the buffer holds " + ElemOfBuf.str());
+    return nullptr;
+  }
+  SourceRange R = S->Range;
+  kir::SourceLoc L = loc(R);
+  auto geometry = [&](kir::IntrinsicOp Op) {
+    kir::Expr* G = M->newExpr(kir::Expr::Kind::Intrinsic, Type::scalar(kir::ScalarType::U32), L);
+    G->IOp = Op;
+    G->Dim = 0;
+    return castTo(G, IndexTy);
+  };
+  pushScope();
+  uint32_t CountLocal = newTemp(IndexTy);
+  uint32_t Stride = newTemp(IndexTy);
+  uint32_t I = declareLocal(S->Vars[0].Name, IndexTy, S->Vars[0].Range);
+  auto assign = [&](uint32_t Local, kir::Expr* V) {
+    kir::Expr* A = M->newExpr(kir::Expr::Kind::Assign, Fn().Locals[Local].Ty, L);
+    A->Index = Local;
+    A->Ops = {V};
+    return evalStmt(A, R);
+  };
+  auto read = [&](uint32_t Local) {
+    kir::Expr* E = M->newExpr(kir::Expr::Kind::Local, Fn().Locals[Local].Ty, L);
+    E->Index = Local;
+    return E;
+  };
+  std::vector<kir::Stmt*> Out;
+  Out.push_back(assign(CountLocal, Count));
+  Out.push_back(assign(Stride, geometry(kir::IntrinsicOp::GlobalSize)));
+  Out.push_back(assign(I, geometry(kir::IntrinsicOp::GlobalId)));
+  kir::Stmt* Loop = M->newStmt(kir::Stmt::Kind::Loop, L);
+  Loop->LoopId = NextLoopId++;
+  Loop->E =
+      binary(kir::BinaryOp::Lt, Type::scalar(kir::ScalarType::Bool), read(I), read(CountLocal), R);
+  pushScope();
+  uint32_t V = declareLocal(S->Vars[1].Name, *ElemTy, S->Vars[1].Range);
+  kir::Expr* Load = M->newExpr(kir::Expr::Kind::Load, ElemOfBuf, L);
+  Load->Ops = {Buf, read(I)};
+  std::vector<kir::Stmt*> Body;
+  Body.push_back(assign(V, castTo(Load, *ElemTy)));
+  Loops.push_back({Loop->LoopId, std::move(Labels)});
+  if (kir::Stmt* B = lowerStmt(S->Then))
+    Body.push_back(B);
+  Loops.pop_back();
+  popScope();
+  Loop->LoopBody = makeBlock(std::move(Body), R);
+  Loop->Step = assign(I, binary(kir::BinaryOp::Add, IndexTy, read(I), read(Stride), R));
+  Out.push_back(Loop);
+  popScope();
+  return makeBlock(std::move(Out), R);
+}
+
+kir::Stmt* Sema::lowerJump(const Stmt* S) {
+  bool IsBreak = S->K == Stmt::Kind::Break;
+  const char* Word = IsBreak ? "break" : "continue";
+  if (Loops.empty()) {
+    Diags.error(S->Range, std::string("'") + Word + "' outside a loop");
+    return nullptr;
+  }
+  uint32_t Target = Loops.back().Id;
+  if (!S->Label.empty()) {
+    bool Found = false;
+    for (auto It = Loops.rbegin(); It != Loops.rend() && !Found; ++It)
+      for (const std::string& L : It->Labels)
+        if (L == S->Label) {
+          Target = It->Id;
+          Found = true;
+        }
+    if (!Found) {
+      Diags.error(S->Range, "no enclosing loop is labeled '" + S->Label + "'");
+      return nullptr;
+    }
+  }
+  kir::Stmt* K =
+      M->newStmt(IsBreak ? kir::Stmt::Kind::Break : kir::Stmt::Kind::Continue, loc(S->Range));
+  K->LoopId = Target;
+  return K;
+}
+
+kir::Stmt* Sema::lowerReturn(const Stmt* S) {
+  kir::Function& F = *Current->Fn;
+  kir::Stmt* K = M->newStmt(kir::Stmt::Kind::Return, loc(S->Range));
+  if (F.ReturnType.isVoid()) {
+    if (S->Cond) {
+      Diags.error(S->Cond->Range, F.IsKernel ? "a kernel cannot return a value"
+                                             : "'" + F.Name + "' returns void; remove the value");
+      lowerExpr(S->Cond);
+    }
+    return K;
+  }
+  if (!S->Cond) {
+    Diags.error(S->Range, "'" + F.Name + "' must return a value of type " + F.ReturnType.str());
+    return K;
+  }
+  Value V = lowerExpr(S->Cond);
+  if (V)
+    K->E = convert(V, F.ReturnType, S->Cond->Range, "the returned value");
+  return K;
+}
+
+bool Sema::canCompleteNormally(const kir::Stmt* S) const {
+  if (!S)
+    return true;
+  switch (S->K) {
+  case kir::Stmt::Kind::Return:
+    return false;
+  case kir::Stmt::Kind::Block:
+    for (const kir::Stmt* C : S->Body)
+      if (!canCompleteNormally(C))
+        return false;
+    return true;
+  case kir::Stmt::Kind::If:
+    return !S->Else || canCompleteNormally(S->Then) || canCompleteNormally(S->Else);
+  case kir::Stmt::Kind::Loop: {
+    if (S->E)
+      return true;
+    // An endless loop completes only through a break that targets it.
+    std::function<bool(const kir::Stmt*)> Breaks = [&](const kir::Stmt* X) -> bool {
+      if (!X)
+        return false;
+      if (X->K == kir::Stmt::Kind::Break && X->LoopId == S->LoopId)
+        return true;
+      for (const kir::Stmt* C : X->Body)
+        if (Breaks(C))
+          return true;
+      return Breaks(X->Then) || Breaks(X->Else) || Breaks(X->LoopBody) || Breaks(X->Step);
+    };
+    return Breaks(S->LoopBody) || Breaks(S->Step);
+  }
+  default:
+    return true;
+  }
+}
+
+} // namespace cajeta::frontend

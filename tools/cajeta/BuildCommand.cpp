@@ -1,0 +1,58 @@
+// `cajeta build k.cj -o k.cjx`: compile a program into a bundle (AOT).
+#include "Commands.h"
+
+#include "bundle/BundleWriter.h"
+#include "compiler/driver/Compiler.h"
+
+#include <iostream>
+
+namespace cajeta::cli {
+
+void addBuildCommand(CLI::App& App) {
+  struct Options {
+    std::string Input, Output, Cpu = "native";
+    bool CheckBounds = false;
+  };
+  auto O = std::make_shared<Options>();
+  CLI::App* Cmd = App.add_subcommand("build", "Compile a .cj program into a .cjx bundle");
+  Cmd->add_option("input", O->Input, "Cajeta source file")->required();
+  Cmd->add_option("-o,--output", O->Output, "Bundle to write (default: input with .cjx)");
+  Cmd->add_flag("--check-bounds", O->CheckBounds,
+                "Check every buffer index; an out-of-range access stops the kernel and its "
+                "stream's sync() reports kernel, buffer, index and length");
+  Cmd->add_option("--cpu", O->Cpu,
+                  "CPU to generate code for: native (default) or an LLVM CPU "
+                  "name such as x86-64-v3");
+  Cmd->callback([O] {
+    std::string Source;
+    if (!readSourceFile(O->Input, Source)) {
+      ExitCode = 1;
+      return;
+    }
+    driver::CompileOptions CO;
+    CO.CheckBounds = O->CheckBounds;
+    CO.Cpu = O->Cpu;
+    driver::CompileResult R = driver::Compiler::compile(O->Input, Source, CO);
+    std::cerr << R.Diagnostics;
+    if (!R.Ok) {
+      ExitCode = 1;
+      return;
+    }
+    std::string Out = O->Output;
+    if (Out.empty()) {
+      Out = O->Input;
+      size_t Dot = Out.rfind('.');
+      size_t Slash = Out.rfind('/');
+      if (Dot != std::string::npos && (Slash == std::string::npos || Dot > Slash))
+        Out.resize(Dot);
+      Out += ".cjx";
+    }
+    std::string Error;
+    if (!bundle::BundleWriter::writeFile(R.Program, Out, Error)) {
+      std::cerr << "cajeta: error: " << Error << "\n";
+      ExitCode = 1;
+    }
+  });
+}
+
+} // namespace cajeta::cli

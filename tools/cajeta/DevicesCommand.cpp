@@ -1,0 +1,32 @@
+// `cajeta devices`: the backends and devices this machine offers, and the dispatcher's choice.
+#include "Commands.h"
+
+#include <cajeta/xpu.hpp>
+
+#include <iostream>
+
+namespace cajeta::cli {
+
+void addDevicesCommand(CLI::App& App) {
+  CLI::App* Cmd = App.add_subcommand("devices", "List backends, devices and the default choice");
+  Cmd->callback([] {
+    namespace xpu = cajeta::xpu;
+    try {
+      std::vector<xpu::Device> All = xpu::devices();
+      std::cout << "backends probed (dispatch order): cuda, hip, vulkan, cpu\n";
+      for (size_t I = 0; I < All.size(); ++I) {
+        const xpu::Device& D = All[I];
+        std::cout << "  [" << I << "] " << D.backend() << ": " << D.name() << "\n"
+                  << "      compute units: " << D.computeUnits()
+                  << ", max workgroup size: " << D.maxWorkgroupSize() << "\n";
+      }
+      xpu::Device Def = xpu::defaultDevice();
+      std::cout << "default: " << Def.backend() << " (" << Def.name() << ")\n";
+    } catch (const xpu::Error& E) {
+      std::cerr << "cajeta: error: " << E.what() << "\n";
+      ExitCode = 1;
+    }
+  });
+}
+
+} // namespace cajeta::cli

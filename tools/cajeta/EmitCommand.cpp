@@ -1,0 +1,65 @@
+// `cajeta emit --target=kir|llvm k.cj`: print an intermediate form of a program.
+#include "Commands.h"
+
+#include "compiler/driver/Compiler.h"
+#include "compiler/lowering/llvm/CpuPayloadBuilder.h"
+
+#include <fstream>
+#include <iostream>
+
+namespace cajeta::cli {
+
+void addEmitCommand(CLI::App& App) {
+  struct Options {
+    std::string Input, Output, Target = "kir", Cpu = "native";
+    bool Unoptimized = false, CheckBounds = false;
+  };
+  auto O = std::make_shared<Options>();
+  CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR or LLVM IR");
+  Cmd->add_option("input", O->Input, "Cajeta source file")->required();
+  Cmd->add_option("--target", O->Target, "What to print: kir, llvm (CPU)")
+      ->check(CLI::IsMember({"kir", "llvm"}));
+  Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
+  Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
+  Cmd->add_option("--cpu", O->Cpu, "CPU for --target=llvm (default native)");
+  Cmd->add_option("-o,--output", O->Output, "Write to this file instead of stdout");
+  Cmd->callback([O] {
+    std::string Source;
+    if (!readSourceFile(O->Input, Source)) {
+      ExitCode = 1;
+      return;
+    }
+    driver::FrontendResult F = driver::Compiler::runFrontend(O->Input, Source);
+    std::cerr << F.Diagnostics;
+    if (!F.Ok) {
+      ExitCode = 1;
+      return;
+    }
+    std::string Text;
+    if (O->Target == "kir") {
+      Text = kir::dump(*F.Kir);
+    } else {
+      lowering::CpuBuildOptions CO;
+      CO.Cpu = O->Cpu;
+      CO.CheckBounds = O->CheckBounds;
+      std::string Error;
+      if (!lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized, Text, Error)) {
+        std::cerr << "cajeta: error: " << Error << "\n";
+        ExitCode = 1;
+        return;
+      }
+    }
+    if (O->Output.empty()) {
+      std::cout << Text;
+      return;
+    }
+    std::ofstream Out(O->Output, std::ios::binary);
+    Out << Text;
+    if (!Out) {
+      std::cerr << "cajeta: error: cannot write '" << O->Output << "'\n";
+      ExitCode = 1;
+    }
+  });
+}
+
+} // namespace cajeta::cli

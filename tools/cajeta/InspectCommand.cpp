@@ -1,0 +1,66 @@
+// `cajeta inspect k.cjx`: kernels, parameters, manifests and payloads of a bundle.
+#include "Commands.h"
+
+#include "bundle/BundleReader.h"
+#include "bundle/ManifestJson.h"
+
+#include <iomanip>
+#include <iostream>
+
+namespace cajeta::cli {
+
+static void printProgram(const bundle::Program& P) {
+  std::cout << "compiler: " << P.CompilerVersion << "\n";
+  std::cout << "kernels: " << P.Kernels.size() << "\n";
+  for (const bundle::KernelInfo& K : P.Kernels) {
+    std::cout << "  " << K.Name << "  (" << K.SourceFile << ":" << K.SourceLine << ")\n";
+    for (size_t I = 0; I < K.Params.size(); ++I) {
+      const bundle::ParamInfo& Par = K.Params[I];
+      std::cout << "    " << I << ": " << Par.Name << " : ";
+      if (Par.Kind == bundle::ParamKind::Buffer)
+        std::cout << "KernelBuffer<" << bundle::scalarTypeName(Par.Type) << ">  access "
+                  << bundle::accessName(Par.Mode);
+      else
+        std::cout << bundle::scalarTypeName(Par.Type) << "  by value";
+      std::cout << "\n";
+    }
+    for (const auto& [Target, TM] : K.Targets) {
+      std::cout << "    target " << Target << ": symbol " << TM.Symbol << ", code hash " << std::hex
+                << std::setw(16) << std::setfill('0') << TM.CodeHash << std::dec
+                << std::setfill(' ') << ", registers " << TM.Registers << ", spill "
+                << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B\n";
+    }
+  }
+  std::cout << "payloads: " << P.Payloads.size() << "\n";
+  for (const bundle::Payload& Pl : P.Payloads) {
+    std::cout << "  " << Pl.Target << ": " << Pl.Format << ", " << Pl.Bytes.size() << " bytes\n";
+    for (const auto& [Key, Value] : Pl.Attributes)
+      std::cout << "    " << Key << " = " << Value << "\n";
+  }
+}
+
+void addInspectCommand(CLI::App& App) {
+  struct Options {
+    std::string Input;
+    bool Json = false;
+  };
+  auto O = std::make_shared<Options>();
+  CLI::App* Cmd = App.add_subcommand("inspect", "Show a bundle's kernels, parameters, manifests "
+                                                "and payloads");
+  Cmd->add_option("bundle", O->Input, ".cjx bundle")->required();
+  Cmd->add_flag("--json", O->Json, "Print the manifest as JSON");
+  Cmd->callback([O] {
+    bundle::BundleReadResult R = bundle::BundleReader::readFile(O->Input);
+    if (!R.Ok) {
+      std::cerr << "cajeta: error: " << R.Error << "\n";
+      ExitCode = 1;
+      return;
+    }
+    if (O->Json)
+      std::cout << bundle::manifestToJson(R.Value).dump(2) << "\n";
+    else
+      printProgram(R.Value);
+  });
+}
+
+} // namespace cajeta::cli
