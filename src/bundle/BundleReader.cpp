@@ -1,0 +1,330 @@
+// Reads a .cjx bundle, checking every length, offset and checksum before trusting it.
+#include "bundle/BundleReader.h"
+
+#include "bundle/BundleFormat.h"
+#include "bundle/Hash.h"
+#include "bundle/ManifestJson.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cajeta::bundle {
+
+namespace {
+
+struct Section {
+  uint32_t Kind = 0;
+  uint64_t Offset = 0;
+  uint64_t Size = 0;
+  uint64_t Hash = 0;
+  size_t PayloadIndex = 0; // for payload sections: their position among the payloads
+};
+
+std::string hex64(uint64_t V) {
+  char Buf[19];
+  std::snprintf(Buf, sizeof(Buf), "0x%016llx", static_cast<unsigned long long>(V));
+  return Buf;
+}
+
+/// Reads the regular file at \p Path whole; on failure \p Error names the path and the reason.
+bool readWholeFile(const std::string& Path, std::vector<uint8_t>& Out, std::string& Error) {
+  int Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (Fd < 0) {
+    Error = "cannot open bundle '" + Path + "': " + std::strerror(errno);
+    return false;
+  }
+  auto Fail = [&](const std::string& Message) {
+    Error = Message;
+    ::close(Fd);
+    return false;
+  };
+  struct stat St;
+  if (::fstat(Fd, &St) != 0)
+    return Fail("cannot stat bundle '" + Path + "': " + std::strerror(errno));
+  if (!S_ISREG(St.st_mode))
+    return Fail("cannot read bundle '" + Path + "': not a regular file");
+  try {
+    Out.resize(size_t(St.st_size));
+  } catch (const std::exception&) {
+    return Fail("cannot read bundle '" + Path + "': " + std::to_string(St.st_size) +
+                " bytes do not fit in memory");
+  }
+  size_t Done = 0;
+  while (Done < Out.size()) {
+    ssize_t N = ::read(Fd, Out.data() + Done, Out.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0)
+      return Fail("cannot read bundle '" + Path + "': " + std::strerror(errno));
+    if (N == 0)
+      break;
+    Done += size_t(N);
+  }
+  Out.resize(Done); // the file shrank while we read it: parse what is there
+  ::close(Fd);
+  return true;
+}
+
+std::string plural(uint64_t N, const char* Word) {
+  return std::to_string(N) + " " + Word + (N == 1 ? "" : "s");
+}
+
+/// Validates one bundle image; the first problem found becomes the error.
+class Parser {
+public:
+  Parser(const uint8_t* Data, size_t Size) : Data(Data), Size(Size) {}
+
+  BundleReadResult run() {
+    BundleReadResult R;
+    R.Ok = parse(R.Value);
+    if (!R.Ok) {
+      R.Error = std::move(Error);
+      R.Value = Program();
+    }
+    return R;
+  }
+
+private:
+  bool fail(std::string Message) {
+    Error = std::move(Message);
+    return false;
+  }
+
+  /// "section 2 (payload cpu-x86_64)" once the manifest is known, "section 2 (payload)" before.
+  std::string describe(size_t I) const {
+    const Section& S = Sections[I];
+    std::string Name = "section " + std::to_string(I);
+    if (S.Kind == uint32_t(format::SectionKind::Manifest))
+      return Name + " (manifest)";
+    if (S.Kind != uint32_t(format::SectionKind::Payload))
+      return Name;
+    if (Manifest && S.PayloadIndex < Manifest->Payloads.size())
+      return Name + " (payload " + Manifest->Payloads[S.PayloadIndex].Target + ")";
+    return Name + " (payload)";
+  }
+
+  bool parse(Program& Out) {
+    // The manifest goes first so that later messages can name each payload's target.
+    if (!checkHeader() || !readTable() || !checkBounds(*ManifestSection) ||
+        !checkChecksum(*ManifestSection) || !parseManifest(Out))
+      return false;
+    for (size_t I = 0; I < Sections.size(); ++I)
+      if (!checkBounds(I))
+        return false;
+    if (!checkTiling())
+      return false;
+    for (size_t I = 0; I < Sections.size(); ++I)
+      if (!checkChecksum(I))
+        return false;
+    attachPayloads(Out);
+    return true;
+  }
+
+  bool checkHeader() {
+    if (Size == 0)
+      return fail("empty file: not a Cajeta bundle");
+    size_t MagicBytes = std::min(Size, sizeof(format::Magic));
+    if (std::memcmp(Data, format::Magic, MagicBytes) != 0)
+      return fail("not a Cajeta bundle: the file does not start with the magic \"CJXB\"");
+    if (Size < format::HeaderSize)
+      return fail("bundle truncated: the header needs " + std::to_string(format::HeaderSize) +
+                  " bytes but file has " + plural(Size, "byte"));
+    uint32_t Version = format::loadU32(Data + format::HeaderVersionAt);
+    if (Version > format::Version)
+      return fail("bundle format version " + std::to_string(Version) +
+                  " is newer than this runtime supports (" + std::to_string(format::Version) + ")");
+    if (Version == 0)
+      return fail("bundle format version 0 is invalid (this runtime supports 1)");
+    if (format::loadU32(Data + format::HeaderReservedAt) != 0)
+      return fail("bundle header is corrupt: its reserved field is not zero");
+    Count = format::loadU32(Data + format::HeaderCountAt);
+    if (Count == 0)
+      return fail("bundle is corrupt: section count is 0 (a bundle needs a manifest section)");
+    if (Count > format::MaxSections)
+      return fail("bundle is corrupt: section count " + std::to_string(Count) +
+                  " exceeds the limit of " + std::to_string(format::MaxSections));
+    uint64_t TableEnd = format::HeaderSize + uint64_t(Count) * format::SectionEntrySize;
+    if (TableEnd > Size)
+      return fail("bundle truncated: the section table (" + plural(Count, "section") +
+                  ") ends at byte " + std::to_string(TableEnd) + " but file has " +
+                  plural(Size, "byte"));
+    uint64_t Expected = format::loadU64(Data + format::HeaderTableHashAt);
+    uint64_t Actual = hash64(Data + format::HeaderSize, TableEnd - format::HeaderSize);
+    if (Expected != Actual)
+      return fail("bundle section table checksum mismatch: header says " + hex64(Expected) +
+                  ", table hashes to " + hex64(Actual));
+    return true;
+  }
+
+  bool readTable() {
+    size_t Payloads = 0;
+    for (uint32_t I = 0; I < Count; ++I) {
+      const uint8_t* E = Data + format::HeaderSize + size_t(I) * format::SectionEntrySize;
+      Section S;
+      S.Kind = format::loadU32(E + format::EntryKindAt);
+      S.Offset = format::loadU64(E + format::EntryOffsetAt);
+      S.Size = format::loadU64(E + format::EntrySizeAt);
+      S.Hash = format::loadU64(E + format::EntryHashAt);
+      if (format::loadU32(E + format::EntryReservedAt) != 0)
+        return fail("bundle section table is corrupt: section " + std::to_string(I) +
+                    " has a non-zero reserved field");
+      if (S.Kind == uint32_t(format::SectionKind::Manifest)) {
+        if (ManifestSection)
+          return fail("bundle has more than one manifest section (sections " +
+                      std::to_string(*ManifestSection) + " and " + std::to_string(I) + ")");
+        ManifestSection = I;
+      } else if (S.Kind == uint32_t(format::SectionKind::Payload)) {
+        S.PayloadIndex = Payloads++;
+      } else {
+        return fail("bundle section " + std::to_string(I) + " has unknown kind " +
+                    std::to_string(S.Kind) + " (expected 1 = manifest or 2 = payload)");
+      }
+      Sections.push_back(S);
+    }
+    if (!ManifestSection)
+      return fail("bundle has no manifest section");
+    return true;
+  }
+
+  bool checkBounds(size_t I) {
+    const Section& S = Sections[I];
+    uint64_t TableEnd = format::HeaderSize + uint64_t(Count) * format::SectionEntrySize;
+    if (S.Offset < TableEnd)
+      return fail("bundle is corrupt: " + describe(I) + " starts at byte " +
+                  std::to_string(S.Offset) +
+                  ", inside the header or section table (which end at byte " +
+                  std::to_string(TableEnd) + ")");
+    // Overflow-safe form of Offset + Size > FileSize.
+    if (S.Offset > Size || S.Size > Size - S.Offset) {
+      std::string End = S.Size > UINT64_MAX - S.Offset
+                            ? std::string("past 2^64")
+                            : "at byte " + std::to_string(S.Offset + S.Size);
+      return fail("bundle truncated: " + describe(I) + " ends " + End + " but file has " +
+                  plural(Size, "byte"));
+    }
+    return true;
+  }
+
+  /// Sections must cover every byte after the table exactly once, so that no byte of the
+  /// file escapes a checksum.
+  bool checkTiling() {
+    std::vector<size_t> Order(Sections.size());
+    for (size_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    std::stable_sort(Order.begin(), Order.end(),
+                     [&](size_t A, size_t B) { return Sections[A].Offset < Sections[B].Offset; });
+    uint64_t Cursor = format::HeaderSize + uint64_t(Count) * format::SectionEntrySize;
+    for (size_t I : Order) {
+      const Section& S = Sections[I];
+      if (S.Offset < Cursor)
+        return fail("bundle is corrupt: " + describe(I) + " at byte " + std::to_string(S.Offset) +
+                    " overlaps the section before it (which ends at byte " +
+                    std::to_string(Cursor) + ")");
+      if (S.Offset > Cursor)
+        return fail("bundle is corrupt: bytes " + std::to_string(Cursor) + " to " +
+                    std::to_string(S.Offset) + " belong to no section");
+      Cursor = S.Offset + S.Size;
+    }
+    if (Cursor != Size)
+      return fail("bundle is corrupt: " + plural(Size - Cursor, "byte") +
+                  " after the last section (at byte " + std::to_string(Cursor) +
+                  ") belong to no section");
+    return true;
+  }
+
+  /// Only after checkBounds(I) succeeded.
+  bool checkChecksum(size_t I) {
+    const Section& S = Sections[I];
+    uint64_t Actual = hash64(Data + S.Offset, size_t(S.Size));
+    if (Actual != S.Hash)
+      return fail("bundle checksum mismatch in " + describe(I) + ": table says " + hex64(S.Hash) +
+                  ", bytes hash to " + hex64(Actual));
+    return true;
+  }
+
+  bool parseManifest(Program& Out) {
+    const Section& S = Sections[*ManifestSection];
+    const char* Begin = reinterpret_cast<const char*>(Data + S.Offset);
+    nlohmann::json J = nlohmann::json::parse(Begin, Begin + S.Size, nullptr,
+                                             /*allow_exceptions=*/false);
+    if (J.is_discarded())
+      return fail("bundle manifest (section " + std::to_string(*ManifestSection) +
+                  ") is not valid JSON");
+    std::string ManifestError;
+    if (!manifestFromJson(J, Out, ManifestError))
+      return fail("bundle manifest is invalid: " + ManifestError);
+    size_t PayloadSections = Sections.size() - 1;
+    if (Out.Payloads.size() != PayloadSections)
+      return fail("bundle manifest lists " + plural(Out.Payloads.size(), "payload") +
+                  " but the bundle has " + plural(PayloadSections, "payload section"));
+    Manifest = &Out;
+    // manifestFromJson has validated each payloads[i].size as an unsigned integer.
+    const nlohmann::json& Listed = J["payloads"];
+    for (size_t I = 0; I < Sections.size(); ++I) {
+      if (I == *ManifestSection)
+        continue;
+      uint64_t Declared = Listed[Sections[I].PayloadIndex]["size"].get<uint64_t>();
+      if (Declared != Sections[I].Size)
+        return fail("bundle is inconsistent: the manifest says " + describe(I) + " has " +
+                    plural(Declared, "byte") + " but the section has " +
+                    plural(Sections[I].Size, "byte"));
+    }
+    return true;
+  }
+
+  void attachPayloads(Program& Out) {
+    for (const Section& S : Sections) {
+      if (S.Kind != uint32_t(format::SectionKind::Payload))
+        continue;
+      Out.Payloads[S.PayloadIndex].Bytes.assign(Data + S.Offset, Data + S.Offset + S.Size);
+    }
+  }
+
+  const uint8_t* Data;
+  size_t Size;
+  uint32_t Count = 0;
+  std::vector<Section> Sections;
+  std::optional<size_t> ManifestSection;
+  const Program* Manifest = nullptr;
+  std::string Error;
+};
+
+} // namespace
+
+BundleReadResult BundleReader::read(const uint8_t* Data, size_t Size) {
+  if (!Data && Size > 0) {
+    BundleReadResult R;
+    R.Error = "bundle data is a null pointer with size " + std::to_string(Size);
+    return R;
+  }
+  try {
+    return Parser(Data, Size).run();
+  } catch (const std::exception& E) {
+    BundleReadResult R;
+    R.Error = std::string("bundle could not be read: ") + E.what();
+    return R;
+  }
+}
+
+BundleReadResult BundleReader::readFile(const std::string& Path) {
+  BundleReadResult R;
+  std::vector<uint8_t> Bytes;
+  if (!readWholeFile(Path, Bytes, R.Error))
+    return R;
+  R = read(Bytes.data(), Bytes.size());
+  if (!R.Ok)
+    R.Error = Path + ": " + R.Error;
+  return R;
+}
+
+bool BundleReader::looksLikeBundle(const uint8_t* Data, size_t Size) {
+  return Data && Size >= sizeof(format::Magic) &&
+         std::memcmp(Data, format::Magic, sizeof(format::Magic)) == 0;
+}
+
+} // namespace cajeta::bundle

@@ -1,0 +1,316 @@
+// Converts a Program's manifest to JSON and back, validating every field on the way in.
+#include "bundle/ManifestJson.h"
+
+#include <charconv>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+namespace cajeta::bundle {
+
+using nlohmann::json;
+
+namespace {
+
+std::string codeHashHex(uint64_t Hash) {
+  char Buf[17];
+  std::snprintf(Buf, sizeof(Buf), "%016llx", static_cast<unsigned long long>(Hash));
+  return Buf;
+}
+
+std::optional<uint64_t> parseCodeHashHex(const std::string& Text) {
+  if (Text.empty() || Text.size() > 16)
+    return std::nullopt;
+  uint64_t Value = 0;
+  const char* End = Text.data() + Text.size();
+  auto [Ptr, Ec] = std::from_chars(Text.data(), End, Value, 16);
+  if (Ec != std::errc() || Ptr != End)
+    return std::nullopt;
+  return Value;
+}
+
+json targetToJson(const TargetManifest& T) {
+  return json{{"symbol", T.Symbol},
+              {"codeHash", codeHashHex(T.CodeHash)},
+              {"registers", T.Registers},
+              {"spillBytes", T.SpillBytes},
+              {"staticSharedBytes", T.StaticSharedBytes}};
+}
+
+json kernelToJson(const KernelInfo& K) {
+  json Params = json::array();
+  for (const ParamInfo& P : K.Params)
+    Params.push_back(json{{"name", P.Name},
+                          {"kind", paramKindName(P.Kind)},
+                          {"type", scalarTypeName(P.Type)},
+                          {"access", accessName(P.Mode)}});
+  json Targets = json::object();
+  for (const auto& [Name, T] : K.Targets)
+    Targets[Name] = targetToJson(T);
+  return json{{"name", K.Name},
+              {"sourceFile", K.SourceFile},
+              {"sourceLine", K.SourceLine},
+              {"params", std::move(Params)},
+              {"targets", std::move(Targets)}};
+}
+
+json payloadToJson(const Payload& P) {
+  json Attributes = json::object();
+  for (const auto& [Key, Value] : P.Attributes)
+    Attributes[Key] = Value;
+  return json{{"target", P.Target},
+              {"format", P.Format},
+              {"attributes", std::move(Attributes)},
+              {"size", static_cast<uint64_t>(P.Bytes.size())}};
+}
+
+/// Reads typed fields out of JSON objects, reporting the first problem with its field path.
+class FieldReader {
+public:
+  explicit FieldReader(std::string& Error) : Error(Error) {}
+
+  static std::string join(const std::string& Parent, const std::string& Key) {
+    return Parent.empty() ? Key : Parent + "." + Key;
+  }
+  static std::string index(const std::string& Parent, size_t I) {
+    return Parent + "[" + std::to_string(I) + "]";
+  }
+
+  bool fail(const std::string& Path, const std::string& Problem) {
+    Error = "manifest field '" + Path + "' " + Problem;
+    return false;
+  }
+
+  /// The member \p Key of object \p Obj (at \p ObjPath), which must have type \p Expected.
+  const json* member(const json& Obj, const std::string& ObjPath, const char* Key,
+                     json::value_t Expected, const char* ExpectedName) {
+    std::string Path = join(ObjPath, Key);
+    auto It = Obj.find(Key);
+    if (It == Obj.end()) {
+      fail(Path, "is missing");
+      return nullptr;
+    }
+    if (It->type() != Expected) {
+      fail(Path, std::string("must be ") + ExpectedName + ", got " + It->type_name());
+      return nullptr;
+    }
+    return &*It;
+  }
+
+  bool string(const json& Obj, const std::string& ObjPath, const char* Key, std::string& Out) {
+    const json* V = member(Obj, ObjPath, Key, json::value_t::string, "a string");
+    if (!V)
+      return false;
+    Out = V->get_ref<const std::string&>();
+    return true;
+  }
+
+  bool nonEmptyString(const json& Obj, const std::string& ObjPath, const char* Key,
+                      std::string& Out) {
+    if (!string(Obj, ObjPath, Key, Out))
+      return false;
+    if (Out.empty())
+      return fail(join(ObjPath, Key), "must not be empty");
+    return true;
+  }
+
+  bool u64(const json& Obj, const std::string& ObjPath, const char* Key, uint64_t& Out) {
+    auto It = Obj.find(Key);
+    if (It == Obj.end())
+      return fail(join(ObjPath, Key), "is missing");
+    if (!It->is_number_unsigned())
+      return fail(join(ObjPath, Key),
+                  std::string("must be an unsigned integer, got ") + numberTypeName(*It));
+    Out = It->get<uint64_t>();
+    return true;
+  }
+
+  bool u32(const json& Obj, const std::string& ObjPath, const char* Key, uint32_t& Out) {
+    uint64_t Wide = 0;
+    if (!u64(Obj, ObjPath, Key, Wide))
+      return false;
+    if (Wide > std::numeric_limits<uint32_t>::max())
+      return fail(join(ObjPath, Key), "is " + std::to_string(Wide) + ", above 2^32-1");
+    Out = static_cast<uint32_t>(Wide);
+    return true;
+  }
+
+  const json* array(const json& Obj, const std::string& ObjPath, const char* Key) {
+    return member(Obj, ObjPath, Key, json::value_t::array, "an array");
+  }
+
+  const json* object(const json& Obj, const std::string& ObjPath, const char* Key) {
+    return member(Obj, ObjPath, Key, json::value_t::object, "an object");
+  }
+
+  bool requireObject(const json& V, const std::string& Path) {
+    if (V.is_object())
+      return true;
+    return fail(Path, std::string("must be an object, got ") + V.type_name());
+  }
+
+private:
+  static std::string numberTypeName(const json& V) {
+    if (V.is_number_integer())
+      return "a negative integer";
+    if (V.is_number_float())
+      return "a floating-point number";
+    return V.type_name();
+  }
+
+  std::string& Error;
+};
+
+bool parseParam(FieldReader& R, const json& J, const std::string& Path, ParamInfo& Out) {
+  if (!R.requireObject(J, Path))
+    return false;
+  std::string Kind, Type, Mode;
+  if (!R.string(J, Path, "name", Out.Name) || !R.string(J, Path, "kind", Kind) ||
+      !R.string(J, Path, "type", Type) || !R.string(J, Path, "access", Mode))
+    return false;
+  std::optional<ParamKind> K = parseParamKind(Kind);
+  if (!K)
+    return R.fail(FieldReader::join(Path, "kind"), "has unknown parameter kind '" + Kind + "'");
+  std::optional<ScalarType> T = parseScalarType(Type);
+  if (!T)
+    return R.fail(FieldReader::join(Path, "type"), "has unknown scalar type '" + Type + "'");
+  std::optional<Access> A = parseAccess(Mode);
+  if (!A)
+    return R.fail(FieldReader::join(Path, "access"), "has unknown access mode '" + Mode + "'");
+  Out.Kind = *K;
+  Out.Type = *T;
+  Out.Mode = *A;
+  return true;
+}
+
+bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetManifest& Out) {
+  if (!R.requireObject(J, Path))
+    return false;
+  std::string Hash;
+  if (!R.string(J, Path, "symbol", Out.Symbol) || !R.string(J, Path, "codeHash", Hash))
+    return false;
+  std::optional<uint64_t> HashValue = parseCodeHashHex(Hash);
+  if (!HashValue)
+    return R.fail(FieldReader::join(Path, "codeHash"),
+                  "must be 1 to 16 hex digits, got '" + Hash + "'");
+  Out.CodeHash = *HashValue;
+  return R.u32(J, Path, "registers", Out.Registers) &&
+         R.u32(J, Path, "spillBytes", Out.SpillBytes) &&
+         R.u32(J, Path, "staticSharedBytes", Out.StaticSharedBytes);
+}
+
+bool parseKernel(FieldReader& R, const json& J, const std::string& Path, KernelInfo& Out) {
+  if (!R.requireObject(J, Path))
+    return false;
+  if (!R.nonEmptyString(J, Path, "name", Out.Name) ||
+      !R.string(J, Path, "sourceFile", Out.SourceFile) ||
+      !R.u32(J, Path, "sourceLine", Out.SourceLine))
+    return false;
+  std::string ParamsPath = FieldReader::join(Path, "params");
+  const json* Params = R.array(J, Path, "params");
+  if (!Params)
+    return false;
+  for (size_t I = 0; I < Params->size(); ++I) {
+    ParamInfo P;
+    if (!parseParam(R, (*Params)[I], FieldReader::index(ParamsPath, I), P))
+      return false;
+    Out.Params.push_back(std::move(P));
+  }
+  std::string TargetsPath = FieldReader::join(Path, "targets");
+  const json* Targets = R.object(J, Path, "targets");
+  if (!Targets)
+    return false;
+  for (const auto& [Name, Value] : Targets->items()) {
+    if (Name.empty())
+      return R.fail(TargetsPath, "has a target with an empty name");
+    TargetManifest T;
+    if (!parseTarget(R, Value, TargetsPath + "." + Name, T))
+      return false;
+    Out.Targets.emplace(Name, std::move(T));
+  }
+  return true;
+}
+
+bool parsePayload(FieldReader& R, const json& J, const std::string& Path, Payload& Out) {
+  if (!R.requireObject(J, Path))
+    return false;
+  uint64_t Size = 0;
+  if (!R.nonEmptyString(J, Path, "target", Out.Target) ||
+      !R.string(J, Path, "format", Out.Format) || !R.u64(J, Path, "size", Size))
+    return false;
+  std::string AttributesPath = FieldReader::join(Path, "attributes");
+  const json* Attributes = R.object(J, Path, "attributes");
+  if (!Attributes)
+    return false;
+  for (const auto& [Key, Value] : Attributes->items()) {
+    if (!Value.is_string())
+      return R.fail(AttributesPath + "." + Key,
+                    std::string("must be a string, got ") + Value.type_name());
+    Out.Attributes.emplace(Key, Value.get<std::string>());
+  }
+  return true;
+}
+
+bool parseProgram(FieldReader& R, const json& J, Program& Out) {
+  if (!J.is_object())
+    return R.fail("<root>", std::string("must be an object, got ") + J.type_name());
+  if (!R.string(J, "", "compilerVersion", Out.CompilerVersion))
+    return false;
+  const json* Kernels = R.array(J, "", "kernels");
+  if (!Kernels)
+    return false;
+  std::set<std::string> KernelNames;
+  for (size_t I = 0; I < Kernels->size(); ++I) {
+    std::string Path = FieldReader::index("kernels", I);
+    KernelInfo K;
+    if (!parseKernel(R, (*Kernels)[I], Path, K))
+      return false;
+    if (!KernelNames.insert(K.Name).second)
+      return R.fail(Path + ".name", "repeats kernel name '" + K.Name + "'");
+    Out.Kernels.push_back(std::move(K));
+  }
+  const json* Payloads = R.array(J, "", "payloads");
+  if (!Payloads)
+    return false;
+  std::set<std::string> PayloadTargets;
+  for (size_t I = 0; I < Payloads->size(); ++I) {
+    std::string Path = FieldReader::index("payloads", I);
+    Payload P;
+    if (!parsePayload(R, (*Payloads)[I], Path, P))
+      return false;
+    if (!PayloadTargets.insert(P.Target).second)
+      return R.fail(Path + ".target", "repeats payload target '" + P.Target + "'");
+    Out.Payloads.push_back(std::move(P));
+  }
+  return true;
+}
+
+} // namespace
+
+json manifestToJson(const Program& P) {
+  json Kernels = json::array();
+  for (const KernelInfo& K : P.Kernels)
+    Kernels.push_back(kernelToJson(K));
+  json Payloads = json::array();
+  for (const Payload& Pl : P.Payloads)
+    Payloads.push_back(payloadToJson(Pl));
+  return json{{"compilerVersion", P.CompilerVersion},
+              {"kernels", std::move(Kernels)},
+              {"payloads", std::move(Payloads)}};
+}
+
+bool manifestFromJson(const json& J, Program& Out, std::string& Error) {
+  try {
+    FieldReader R(Error);
+    Program Parsed;
+    if (!parseProgram(R, J, Parsed))
+      return false;
+    Out = std::move(Parsed);
+    return true;
+  } catch (const std::exception& E) {
+    Error = std::string("manifest could not be read: ") + E.what();
+    return false;
+  }
+}
+
+} // namespace cajeta::bundle

@@ -1,0 +1,29 @@
+// The bundle manifest as JSON: everything in a Program except the payload bytes.
+#pragma once
+
+#include "bundle/Manifest.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace cajeta::bundle {
+
+/// The manifest of \p P as JSON. Layout (keys are camelCase):
+///   { "compilerVersion": str,
+///     "kernels": [ { "name", "sourceFile", "sourceLine",
+///                    "params": [ { "name", "kind", "type", "access" } ],
+///                    "targets": { "<target>": { "symbol", "codeHash" (16 hex digits),
+///                                               "registers", "spillBytes",
+///                                               "staticSharedBytes" } } } ],
+///     "payloads": [ { "target", "format", "attributes": { str: str }, "size" } ] }
+/// Payloads are listed in the order of P.Payloads; "size" is the byte count of each.
+nlohmann::json manifestToJson(const Program& P);
+
+/// Parses what manifestToJson wrote. On a missing or mistyped field (or an unknown enum name,
+/// a duplicate kernel name or payload target) returns false and sets \p Error to a message
+/// naming the field path, e.g. "manifest field 'kernels[1].params[0].type' is missing"; \p Out
+/// is then left unchanged. On success the payloads in \p Out carry target, format and
+/// attributes but empty Bytes (the bytes live in the bundle's payload sections). Never throws.
+bool manifestFromJson(const nlohmann::json& J, Program& Out, std::string& Error);
+
+} // namespace cajeta::bundle

@@ -1,0 +1,190 @@
+// Tests the manifest's JSON form: its layout, the enum names, and every kind of field error.
+#include "bundle/ManifestJson.h"
+#include "SampleProgram.h"
+
+#include <gtest/gtest.h>
+
+using namespace cajeta::bundle;
+using nlohmann::json;
+
+namespace {
+
+/// Parses \p J and expects failure with exactly \p Message; \p Out must stay unchanged.
+void expectError(const json& J, const std::string& Message) {
+  Program Out;
+  Out.CompilerVersion = "untouched";
+  std::string Error;
+  EXPECT_FALSE(manifestFromJson(J, Out, Error)) << J.dump();
+  EXPECT_EQ(Error, Message);
+  EXPECT_EQ(Out.CompilerVersion, "untouched");
+}
+
+json sampleJson() {
+  return manifestToJson(test::sampleProgram());
+}
+
+} // namespace
+
+TEST(ManifestJson, Layout) {
+  json J = sampleJson();
+  EXPECT_EQ(J["compilerVersion"], "cajeta 0.1.0 (test)");
+  ASSERT_EQ(J["kernels"].size(), 2u);
+  const json& Saxpy = J["kernels"][0];
+  EXPECT_EQ(Saxpy["name"], "K.saxpy");
+  EXPECT_EQ(Saxpy["sourceLine"], 12);
+  EXPECT_EQ(
+      Saxpy["params"][0],
+      (json{{"name", "y"}, {"kind", "buffer"}, {"type", "float32"}, {"access", "read-write"}}));
+  EXPECT_EQ(Saxpy["params"][3]["type"], "uint32");
+  EXPECT_EQ(Saxpy["targets"]["cpu-x86_64"]["codeHash"], "fedcba9876543210");
+  EXPECT_EQ(Saxpy["targets"]["nvptx-sm_90"]["staticSharedBytes"], 1024);
+  // Payloads carry their size, never their bytes.
+  EXPECT_EQ(J["payloads"][0],
+            (json{{"target", "cpu-x86_64"},
+                  {"format", "elf-shared-object"},
+                  {"attributes", {{"cpu", "x86-64-v3"}, {"features", "+avx2,+fma"}}},
+                  {"size", 700}}));
+}
+
+TEST(ManifestJson, RoundTripLeavesPayloadBytesEmpty) {
+  Program In = test::sampleProgram();
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(manifestToJson(In), Out, Error)) << Error;
+  EXPECT_EQ(Out.CompilerVersion, In.CompilerVersion);
+  ASSERT_EQ(Out.Kernels.size(), 2u);
+  EXPECT_EQ(Out.Kernels[1].SourceLine, 4294967295u);
+  EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").CodeHash, 0xfedcba9876543210ull);
+  ASSERT_EQ(Out.Payloads.size(), 2u);
+  EXPECT_EQ(Out.Payloads[0].Attributes, In.Payloads[0].Attributes);
+  EXPECT_TRUE(Out.Payloads[0].Bytes.empty());
+  // The text form parses back to the same JSON.
+  EXPECT_EQ(json::parse(manifestToJson(In).dump()), manifestToJson(In));
+}
+
+TEST(ManifestJson, EnumNamesRoundTrip) {
+  for (int I = 0; I <= int(ScalarType::F64); ++I) {
+    ScalarType T = ScalarType(I);
+    EXPECT_EQ(parseScalarType(scalarTypeName(T)), T) << scalarTypeName(T);
+    EXPECT_GT(scalarTypeSize(T), 0u);
+  }
+  EXPECT_STREQ(scalarTypeName(ScalarType::F32), "float32");
+  EXPECT_STREQ(scalarTypeName(ScalarType::U32), "uint32");
+  EXPECT_EQ(scalarTypeSize(ScalarType::Bool), 1u);
+  EXPECT_EQ(scalarTypeSize(ScalarType::F16), 2u);
+  EXPECT_EQ(scalarTypeSize(ScalarType::I64), 8u);
+  EXPECT_EQ(parseScalarType("float128"), std::nullopt);
+  EXPECT_EQ(parseParamKind("buffer"), ParamKind::Buffer);
+  EXPECT_EQ(parseParamKind("scalar"), ParamKind::Scalar);
+  EXPECT_EQ(parseParamKind("pod"), std::nullopt);
+  for (Access A : {Access::None, Access::Read, Access::Write, Access::ReadWrite})
+    EXPECT_EQ(parseAccess(accessName(A)), A);
+  EXPECT_EQ(parseAccess("readwrite"), std::nullopt);
+  EXPECT_STREQ(scalarTypeName(ScalarType(200)), "<invalid>");
+  EXPECT_EQ(scalarTypeSize(ScalarType(200)), 0u);
+}
+
+TEST(ManifestJson, MissingFields) {
+  json J = sampleJson();
+  J.erase("compilerVersion");
+  expectError(J, "manifest field 'compilerVersion' is missing");
+
+  J = sampleJson();
+  J["kernels"][1]["params"][0].erase("type");
+  expectError(J, "manifest field 'kernels[1].params[0].type' is missing");
+
+  J = sampleJson();
+  J["kernels"][0]["targets"]["nvptx-sm_90"].erase("spillBytes");
+  expectError(J, "manifest field 'kernels[0].targets.nvptx-sm_90.spillBytes' is missing");
+
+  J = sampleJson();
+  J["payloads"][1].erase("size");
+  expectError(J, "manifest field 'payloads[1].size' is missing");
+
+  J = sampleJson();
+  J["payloads"][0].erase("attributes");
+  expectError(J, "manifest field 'payloads[0].attributes' is missing");
+
+  J = sampleJson();
+  J.erase("kernels");
+  expectError(J, "manifest field 'kernels' is missing");
+}
+
+TEST(ManifestJson, MistypedFields) {
+  json J = sampleJson();
+  J["kernels"][0]["sourceLine"] = "12";
+  expectError(J, "manifest field 'kernels[0].sourceLine' must be an unsigned integer, got string");
+
+  J = sampleJson();
+  J["kernels"][0]["sourceLine"] = -1;
+  expectError(J, "manifest field 'kernels[0].sourceLine' must be an unsigned integer, got a "
+                 "negative integer");
+
+  J = sampleJson();
+  J["kernels"][0]["sourceLine"] = 1.5;
+  expectError(J, "manifest field 'kernels[0].sourceLine' must be an unsigned integer, got a "
+                 "floating-point number");
+
+  J = sampleJson();
+  J["kernels"][0]["sourceLine"] = 4294967296ull;
+  expectError(J, "manifest field 'kernels[0].sourceLine' is 4294967296, above 2^32-1");
+
+  J = sampleJson();
+  J["kernels"] = json::object();
+  expectError(J, "manifest field 'kernels' must be an array, got object");
+
+  J = sampleJson();
+  J["kernels"][1] = 3;
+  expectError(J, "manifest field 'kernels[1]' must be an object, got number");
+
+  J = sampleJson();
+  J["payloads"][0]["attributes"]["cpu"] = 5;
+  expectError(J, "manifest field 'payloads[0].attributes.cpu' must be a string, got number");
+
+  J = sampleJson();
+  J["kernels"][0]["targets"]["cpu-x86_64"]["codeHash"] = "xyz";
+  expectError(J, "manifest field 'kernels[0].targets.cpu-x86_64.codeHash' must be 1 to 16 hex "
+                 "digits, got 'xyz'");
+
+  J = sampleJson();
+  J["kernels"][0]["targets"]["cpu-x86_64"]["codeHash"] = "00000000000000001";
+  expectError(J, "manifest field 'kernels[0].targets.cpu-x86_64.codeHash' must be 1 to 16 hex "
+                 "digits, got '00000000000000001'");
+
+  expectError(json::array(), "manifest field '<root>' must be an object, got array");
+}
+
+TEST(ManifestJson, InvalidValues) {
+  json J = sampleJson();
+  J["kernels"][0]["params"][1]["type"] = "float128";
+  expectError(J, "manifest field 'kernels[0].params[1].type' has unknown scalar type 'float128'");
+
+  J = sampleJson();
+  J["kernels"][0]["params"][1]["kind"] = "texture";
+  expectError(J, "manifest field 'kernels[0].params[1].kind' has unknown parameter kind 'texture'");
+
+  J = sampleJson();
+  J["kernels"][0]["params"][1]["access"] = "rw";
+  expectError(J, "manifest field 'kernels[0].params[1].access' has unknown access mode 'rw'");
+
+  J = sampleJson();
+  J["kernels"][1]["name"] = "K.saxpy";
+  expectError(J, "manifest field 'kernels[1].name' repeats kernel name 'K.saxpy'");
+
+  J = sampleJson();
+  J["kernels"][0]["name"] = "";
+  expectError(J, "manifest field 'kernels[0].name' must not be empty");
+
+  J = sampleJson();
+  J["payloads"][1]["target"] = "cpu-x86_64";
+  expectError(J, "manifest field 'payloads[1].target' repeats payload target 'cpu-x86_64'");
+}
+
+TEST(ManifestJson, UnknownFieldsAreIgnored) {
+  json J = sampleJson();
+  J["futureField"] = {1, 2, 3};
+  J["kernels"][0]["costModel"] = "n * 2";
+  Program Out;
+  std::string Error;
+  EXPECT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+}

@@ -1,0 +1,58 @@
+// A Program with two kernels and two payloads that exercises every manifest field, for tests.
+#pragma once
+
+#include "bundle/Manifest.h"
+
+namespace cajeta::bundle::test {
+
+inline std::vector<uint8_t> patternBytes(size_t N, uint8_t Seed) {
+  std::vector<uint8_t> Bytes(N);
+  for (size_t I = 0; I < N; ++I)
+    Bytes[I] = uint8_t(Seed + I * 31 + (I >> 8));
+  return Bytes;
+}
+
+inline Program sampleProgram() {
+  Program P;
+  P.CompilerVersion = "cajeta 0.1.0 (test)";
+
+  KernelInfo Saxpy;
+  Saxpy.Name = "K.saxpy";
+  Saxpy.SourceFile = "examples/saxpy.cj";
+  Saxpy.SourceLine = 12;
+  Saxpy.Params = {{"y", ParamKind::Buffer, ScalarType::F32, Access::ReadWrite},
+                  {"x", ParamKind::Buffer, ScalarType::F32, Access::Read},
+                  {"a", ParamKind::Scalar, ScalarType::F32, Access::None},
+                  {"n", ParamKind::Scalar, ScalarType::U32, Access::None}};
+  Saxpy.Targets["cpu-x86_64"] = {"cajeta_K_saxpy", 0xfedcba9876543210ull, 0, 0, 0};
+  Saxpy.Targets["nvptx-sm_90"] = {"K_saxpy", 0x0123456789abcdefull, 32, 8, 1024};
+
+  KernelInfo Fill;
+  Fill.Name = "K.fill";
+  Fill.SourceFile = "examples/fill.cj";
+  Fill.SourceLine = 4294967295u;
+  Fill.Params = {{"out", ParamKind::Buffer, ScalarType::I64, Access::Write},
+                 {"flag", ParamKind::Scalar, ScalarType::Bool, Access::None},
+                 {"h", ParamKind::Scalar, ScalarType::F16, Access::None}};
+  Fill.Targets["cpu-x86_64"] = {"cajeta_K_fill", 1, 0, 0, 0};
+
+  P.Kernels = {Saxpy, Fill};
+
+  Payload Cpu;
+  Cpu.Target = "cpu-x86_64";
+  Cpu.Format = "elf-shared-object";
+  Cpu.Attributes = {{"cpu", "x86-64-v3"}, {"features", "+avx2,+fma"}};
+  Cpu.Bytes = patternBytes(700, 7);
+
+  Payload Ptx;
+  Ptx.Target = "nvptx-sm_90";
+  Ptx.Format = "ptx";
+  Ptx.Attributes = {{"sm", "90"}};
+  std::string Text = ".version 8.4\n.target sm_90\n.address_size 64\n";
+  Ptx.Bytes.assign(Text.begin(), Text.end());
+
+  P.Payloads = {Cpu, Ptx};
+  return P;
+}
+
+} // namespace cajeta::bundle::test
