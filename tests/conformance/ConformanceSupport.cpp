@@ -1,0 +1,83 @@
+// Shared helpers of the conformance tests: program paths, compilation, bool buffers, ULP checks.
+#include "ConformanceSupport.h"
+
+#include <memory>
+
+namespace conformance {
+
+std::string programPath(const std::string& Name) {
+  return std::string(CAJETA_CONFORMANCE_DIR) + "/" + Name + ".cj";
+}
+
+xpu::Program compileProgram(const std::string& Name) {
+  try {
+    return xpu::Program::compileFile(programPath(Name));
+  } catch (const xpu::CompileError& E) {
+    ADD_FAILURE() << "compiling " << Name << ".cj failed:\n" << E.diagnostics();
+    throw;
+  }
+}
+
+xpu::KernelBuffer<bool> boolsToDevice(const std::vector<uint8_t>& Host) {
+  std::unique_ptr<bool[]> Tmp(new bool[Host.size()]);
+  for (size_t I = 0; I < Host.size(); ++I)
+    Tmp[I] = Host[I] != 0;
+  xpu::KernelBuffer<bool> B(Host.size());
+  B.upload(Tmp.get(), Host.size());
+  return B;
+}
+
+std::vector<uint8_t> boolsFromDevice(xpu::KernelBuffer<bool>& B) {
+  // Download into bytes: a kernel that stored something other than 0/1 shows up as that byte.
+  std::vector<uint8_t> Raw(B.size());
+  B.download(reinterpret_cast<bool*>(Raw.data()), Raw.size());
+  return Raw;
+}
+
+namespace {
+
+// Maps a float's bits onto a line where adjacent floats differ by one (-0 and +0 coincide).
+template <class F, class U> uint64_t ulpDistanceImpl(F A, F B) {
+  auto Key = [](F X) -> int64_t {
+    U Bits;
+    std::memcpy(&Bits, &X, sizeof(F));
+    constexpr U SignBit = U(1) << (sizeof(U) * 8 - 1);
+    if (Bits & SignBit)
+      return -static_cast<int64_t>(Bits & ~SignBit);
+    return static_cast<int64_t>(Bits);
+  };
+  int64_t KA = Key(A), KB = Key(B);
+  return KA > KB ? static_cast<uint64_t>(KA - KB) : static_cast<uint64_t>(KB - KA);
+}
+
+template <class F> void expectUlpNearImpl(F Got, F Want, uint64_t MaxUlp, const std::string& What) {
+  if (std::isnan(Want) || std::isnan(Got)) {
+    EXPECT_TRUE(std::isnan(Want) && std::isnan(Got))
+        << What << ": got " << Got << ", want " << Want;
+    return;
+  }
+  if (std::isinf(Want) || std::isinf(Got)) {
+    EXPECT_EQ(Got, Want) << What;
+    return;
+  }
+  uint64_t D = ulpDistance(Got, Want);
+  EXPECT_LE(D, MaxUlp) << What << ": got " << Got << ", want " << Want << " (" << D << " ulp)";
+}
+
+} // namespace
+
+uint64_t ulpDistance(float A, float B) {
+  return ulpDistanceImpl<float, uint32_t>(A, B);
+}
+uint64_t ulpDistance(double A, double B) {
+  return ulpDistanceImpl<double, uint64_t>(A, B);
+}
+
+void expectUlpNear(float Got, float Want, uint64_t MaxUlp, const std::string& What) {
+  expectUlpNearImpl(Got, Want, MaxUlp, What);
+}
+void expectUlpNear(double Got, double Want, uint64_t MaxUlp, const std::string& What) {
+  expectUlpNearImpl(Got, Want, MaxUlp, What);
+}
+
+} // namespace conformance

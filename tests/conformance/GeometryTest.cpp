@@ -1,0 +1,154 @@
+// Conformance of launch geometry (1D/2D/3D coordinate reads), the grid-stride loop and
+// buf.length().
+#include "ConformanceSupport.h"
+
+namespace conformance {
+namespace {
+
+TEST(Geometry, OneDimensional) {
+  xpu::Program P = compileProgram("Geometry1D");
+  const size_t N = 1000;
+  const uint32_t Block = 96; // 11 groups, the last one partial
+  const uint32_t Groups = groupsFor(N, Block);
+  auto Out = filledBuffer<uint32_t>(N * 12, 0xDEAD);
+  run1D(P.kernel("Geometry1D.run"), N, Block, Out, uint32_t(N));
+  std::vector<uint32_t> Want(N * 12);
+  for (uint32_t G = 0; G < N; ++G) {
+    uint32_t* W = &Want[G * 12];
+    W[0] = G % Block;
+    W[1] = G / Block;
+    W[2] = Block;
+    W[3] = Groups;
+    W[4] = G;
+    W[5] = Groups * Block;
+    W[6] = 0;
+    W[7] = 0;
+    W[8] = 11;
+    W[9] = 11;
+    W[10] = 0;
+    W[11] = 11;
+  }
+  expectSame(fromDevice(Out), Want, "Geometry1D.run");
+}
+
+TEST(Geometry, TwoDimensional) {
+  xpu::Program P = compileProgram("Geometry2D");
+  const uint32_t W = 37, H = 23, BX = 8, BY = 4;
+  const uint32_t GX = groupsFor(W, BX), GY = groupsFor(H, BY);
+  auto Out = filledBuffer<uint32_t>(W * H * 9, 0xDEAD);
+  runKernel(P.kernel("Geometry2D.run"), xpu::grid(GX, GY), xpu::block(BX, BY), Out, W, H);
+  std::vector<uint32_t> Want(W * H * 9);
+  for (uint32_t Y = 0; Y < H; ++Y)
+    for (uint32_t X = 0; X < W; ++X) {
+      uint32_t* R = &Want[(Y * W + X) * 9];
+      R[0] = X % BX;
+      R[1] = Y % BY;
+      R[2] = X / BX;
+      R[3] = Y / BY;
+      R[4] = BX * 100 + BY;
+      R[5] = GX * 100 + GY;
+      R[6] = GX * BX * 1000 + GY * BY;
+      R[7] = 0;
+      R[8] = 0;
+    }
+  expectSame(fromDevice(Out), Want, "Geometry2D.run");
+}
+
+TEST(Geometry, ThreeDimensional) {
+  xpu::Program P = compileProgram("Geometry3D");
+  const uint32_t W = 9, H = 7, D = 5, BX = 4, BY = 2, BZ = 3;
+  const uint32_t GX = groupsFor(W, BX), GY = groupsFor(H, BY), GZ = groupsFor(D, BZ);
+  auto Out = filledBuffer<uint32_t>(W * H * D * 8, 0xDEAD);
+  runKernel(P.kernel("Geometry3D.run"), xpu::grid(GX, GY, GZ), xpu::block(BX, BY, BZ), Out, W, H,
+            D);
+  std::vector<uint32_t> Want(W * H * D * 8);
+  for (uint32_t Z = 0; Z < D; ++Z)
+    for (uint32_t Y = 0; Y < H; ++Y)
+      for (uint32_t X = 0; X < W; ++X) {
+        uint32_t* R = &Want[((Z * H + Y) * W + X) * 8];
+        R[0] = (X % BX) * 10000 + (Y % BY) * 100 + Z % BZ;
+        R[1] = (X / BX) * 10000 + (Y / BY) * 100 + Z / BZ;
+        R[2] = BX * 10000 + BY * 100 + BZ;
+        R[3] = GX * 10000 + GY * 100 + GZ;
+        R[4] = GX * BX * 10000 + GY * BY * 100 + GZ * BZ;
+        R[5] = X;
+        R[6] = Y;
+        R[7] = Z;
+      }
+  expectSame(fromDevice(Out), Want, "Geometry3D.run");
+}
+
+TEST(Geometry, GridStrideLoopVisitsEachIndexOnce) {
+  xpu::Program P = compileProgram("GridStride");
+  const size_t N = 1000, Len = 1010;   // elements past n must stay untouched
+  const uint32_t Grid = 3, Block = 64; // 192 work-items for 1000 elements
+  std::vector<float> In = floatData<float>(Len, 800, -50, 50);
+  auto DIn = toDevice(In);
+  auto Out = filledBuffer<float>(Len, -7.0f);
+  const float A = 1.75f;
+  runKernel(P.kernel("GridStride.scale"), xpu::grid(Grid), xpu::block(Block), Out, DIn, A,
+            uint32_t(N));
+  std::vector<float> Want(Len, -7.0f);
+  for (size_t I = 0; I < N; ++I)
+    Want[I] = In[I] * A + 1.0f;
+  expectSame(fromDevice(Out), Want, "GridStride.scale");
+
+  auto Counts = filledBuffer<int32_t>(Len, 0);
+  auto Who = filledBuffer<uint32_t>(Len, 0xFFFFFFFFu);
+  runKernel(P.kernel("GridStride.visit"), xpu::grid(Grid), xpu::block(Block), Counts, Who,
+            uint32_t(N));
+  std::vector<int32_t> WantCounts(Len, 0);
+  std::vector<uint32_t> WantWho(Len, 0xFFFFFFFFu);
+  for (size_t I = 0; I < N; ++I) {
+    WantCounts[I] = 1;
+    WantWho[I] = static_cast<uint32_t>(I % (Grid * Block));
+  }
+  expectSame(fromDevice(Counts), WantCounts, "GridStride.visit counts");
+  expectSame(fromDevice(Who), WantWho, "GridStride.visit work-item");
+}
+
+TEST(Geometry, GridStrideIndexTypes) {
+  xpu::Program P = compileProgram("GridStrideTypes");
+  const size_t Len = 500;
+  const uint64_t M = 450;
+  std::vector<uint8_t> Bytes = intData<uint8_t>(Len, 810);
+  auto DBytes = toDevice(Bytes);
+  auto Idx = filledBuffer<uint64_t>(Len, 7);
+  runKernel(P.kernel("GridStrideTypes.wide"), xpu::grid(2), xpu::block(50), Idx, DBytes, M);
+  std::vector<uint64_t> WantIdx(Len, 7);
+  std::vector<uint8_t> WantBytes = Bytes;
+  for (uint64_t I = 0; I < M; ++I) {
+    WantIdx[I] = I * 0x100000000ull + Bytes[I];
+    WantBytes[I] = static_cast<uint8_t>(Bytes[I] + 1);
+  }
+  expectSame(fromDevice(Idx), WantIdx, "GridStrideTypes.wide index");
+  expectSame(fromDevice(DBytes), WantBytes, "GridStrideTypes.wide bytes");
+
+  std::vector<int64_t> Longs = intData<int64_t>(Len, 811);
+  auto DLongs = toDevice(Longs);
+  const int32_t K = 333;
+  runKernel(P.kernel("GridStrideTypes.signedCount"), xpu::grid(4), xpu::block(32), DLongs, K);
+  std::vector<int64_t> WantLongs = Longs;
+  for (int32_t J = 0; J < K; ++J)
+    WantLongs[J] = wrapAdd(wrapMul(Longs[J], int64_t(2)), int64_t(J));
+  expectSame(fromDevice(DLongs), WantLongs, "GridStrideTypes.signedCount");
+}
+
+TEST(Geometry, BufferLength) {
+  xpu::Program P = compileProgram("BufferLength");
+  std::vector<int16_t> Shorts = intData<int16_t>(123, 820);
+  auto DShorts = toDevice(Shorts);
+  auto Doubles = filledBuffer<double>(4567, 0.0);
+  auto Flags = boolsToDevice(std::vector<uint8_t>(9, 0));
+  auto Out = filledBuffer<uint64_t>(6, 0);
+  runKernel(P.kernel("BufferLength.run"), xpu::grid(3), xpu::block(5), Out, DShorts, Doubles,
+            Flags);
+  int64_t Sum = 0;
+  for (int16_t S : Shorts)
+    Sum += S;
+  expectSame(fromDevice(Out), std::vector<uint64_t>{123, 4567, 9, 6, static_cast<uint64_t>(Sum), 0},
+             "BufferLength.run");
+}
+
+} // namespace
+} // namespace conformance
