@@ -1,0 +1,281 @@
+// KIR -> LLVM module (KernelLowering + CpuTarget) -> verified -> O3 with the real CPU's TTI ->
+// object -> lld shared object, plus per-kernel manifests. Each build has its own LLVMContext and
+// TargetMachine, so builds may run concurrently (only the lld step is serialised).
+#include "compiler/lowering/llvm/CpuPayloadBuilder.h"
+
+#include "bundle/Hash.h"
+#include "compiler/lowering/llvm/CpuTarget.h"
+#include "compiler/lowering/llvm/KernelLowering.h"
+#include "compiler/lowering/llvm/LldElfLinker.h"
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+namespace cajeta::lowering {
+namespace {
+
+constexpr const char* TripleName = "x86_64-unknown-linux-gnu";
+constexpr const char* PayloadTarget = "cpu-x86_64";
+constexpr const char* PayloadFormat = "elf-shared-object";
+
+void initializeX86Once() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser();
+  });
+}
+
+/// Keeps LLVM's remarks and warnings (such as "loop not vectorized") off the user's terminal and
+/// collects errors for the build's message.
+struct QuietDiagnostics : llvm::DiagnosticHandler {
+  explicit QuietDiagnostics(std::string& Errors) : Errors(Errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& DI) override {
+    if (DI.getSeverity() != llvm::DS_Error)
+      return true;
+    llvm::raw_string_ostream OS(Errors);
+    llvm::DiagnosticPrinterRawOStream DP(OS);
+    DI.print(DP);
+    OS << "\n";
+    return true;
+  }
+  std::string& Errors;
+};
+
+/// The machine code is generated for: its TargetMachine, CPU name and features.
+struct CpuMachine {
+  std::unique_ptr<llvm::TargetMachine> TM;
+  std::string Cpu;
+  std::string TmFeatures;      // what the TargetMachine was given ("+a,-b,...")
+  std::string EnabledFeatures; // the payload attribute: only the enabled ones, sorted
+};
+
+std::string join(const std::vector<std::string>& Parts) {
+  std::string S;
+  for (const std::string& P : Parts)
+    S += (S.empty() ? "" : ",") + P;
+  return S;
+}
+
+bool createMachine(const CpuBuildOptions& O, CpuMachine& Mach, std::string& Error) {
+  initializeX86Once();
+  std::string LookupError;
+  const llvm::Target* T = llvm::TargetRegistry::lookupTarget(TripleName, LookupError);
+  if (!T) {
+    Error = "no LLVM target for " + std::string(TripleName) + ": " + LookupError;
+    return false;
+  }
+  std::vector<std::string> Enabled;
+  Mach.Cpu = O.Cpu;
+  if (Mach.Cpu.empty() || Mach.Cpu == "native") {
+    Mach.Cpu = llvm::sys::getHostCPUName().str();
+    std::vector<std::string> All;
+    for (const auto& KV : llvm::sys::getHostCPUFeatures()) {
+      All.push_back((KV.second ? "+" : "-") + KV.first().str());
+      if (KV.second)
+        Enabled.push_back("+" + KV.first().str());
+    }
+    std::sort(All.begin(), All.end());
+    Mach.TmFeatures = join(All);
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> Probe(T->createMCSubtargetInfo(TripleName, "", ""));
+  if (!Probe || !Probe->isCPUStringValid(Mach.Cpu)) {
+    Error = "unknown CPU '" + Mach.Cpu + "' for x86-64 (see `llc -mcpu=help`)";
+    return false;
+  }
+  llvm::TargetOptions TO;
+  TO.AllowFPOpFusion = llvm::FPOpFusion::Strict; // no contraction unless @FastMath says so
+  Mach.TM.reset(T->createTargetMachine(TripleName, Mach.Cpu, Mach.TmFeatures, TO, llvm::Reloc::PIC_,
+                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!Mach.TM) {
+    Error = "cannot create an x86-64 target machine for CPU '" + Mach.Cpu + "'";
+    return false;
+  }
+  if (Enabled.empty()) { // a named CPU: its features as LLVM knows them
+    const llvm::MCSubtargetInfo* STI = Mach.TM->getMCSubtargetInfo();
+    for (const llvm::SubtargetFeatureKV& KV : STI->getAllProcessorFeatures())
+      if (STI->getFeatureBits().test(KV.Value))
+        Enabled.push_back(std::string("+") + KV.Key);
+  }
+  std::sort(Enabled.begin(), Enabled.end());
+  Mach.EnabledFeatures = join(Enabled);
+  return true;
+}
+
+/// Lowers KM into a fresh module of Ctx and verifies it. Null (Error set) on failure.
+std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O,
+                                          const CpuMachine& Mach, llvm::LLVMContext& Ctx,
+                                          std::string& Error) {
+  auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
+  M->setTargetTriple(TripleName);
+  M->setDataLayout(Mach.TM->createDataLayout());
+  std::unique_ptr<LoweringTarget> Target = createCpuTarget(*Mach.TM, {O.CheckBounds});
+  KernelLowering KL(KM, *M, *Target, {O.CheckBounds});
+  if (!KL.lowerModule(Error))
+    return nullptr;
+  for (llvm::Function& F : *M) {
+    if (F.isDeclaration())
+      continue;
+    F.addFnAttr("target-cpu", Mach.Cpu);
+    if (!Mach.TmFeatures.empty())
+      F.addFnAttr("target-features", Mach.TmFeatures);
+  }
+  std::string Problems;
+  llvm::raw_string_ostream OS(Problems);
+  if (llvm::verifyModule(*M, &OS)) {
+    OS.flush();
+    Error = "internal error: the lowering produced invalid LLVM IR: " + Problems;
+    return nullptr;
+  }
+  return M;
+}
+
+/// The new pass manager's O3 pipeline, with the TargetMachine's TTI so that vectorisation is
+/// costed for the real CPU.
+void optimize(llvm::Module& M, llvm::TargetMachine& TM) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PipelineTuningOptions PTO;
+  PTO.LoopVectorization = true;
+  PTO.SLPVectorization = true;
+  PTO.LoopInterleaving = true;
+  PTO.LoopUnrolling = true;
+  llvm::PassBuilder PB(&TM, PTO);
+  FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
+  llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
+  FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(TLII); });
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+}
+
+bool emitObject(llvm::Module& M, llvm::TargetMachine& TM, std::vector<uint8_t>& Object,
+                std::string& Error) {
+  llvm::SmallVector<char, 0> Buffer;
+  llvm::raw_svector_ostream OS(Buffer);
+  llvm::legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, OS, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    Error = "the x86-64 target cannot emit an object file";
+    return false;
+  }
+  PM.run(M);
+  Object.assign(Buffer.begin(), Buffer.end());
+  return true;
+}
+
+std::string printModule(const llvm::Module& M) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  M.print(OS, nullptr);
+  OS.flush();
+  return Text;
+}
+
+} // namespace
+
+CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOptions& O) {
+  CpuBuildResult R;
+  CpuMachine Mach;
+  if (!createMachine(O, Mach, R.Error))
+    return R;
+  llvm::LLVMContext Ctx;
+  std::string LlvmErrors;
+  Ctx.setDiagnosticHandler(std::make_unique<QuietDiagnostics>(LlvmErrors));
+  std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, R.Error);
+  if (!M)
+    return R;
+  optimize(*M, *Mach.TM);
+
+  for (const auto& KF : KM.Functions) {
+    if (!KF->IsKernel)
+      continue;
+    llvm::Function* F = M->getFunction(KF->Symbol);
+    if (!F) {
+      R.Error = "internal error: kernel '" + KF->Name + "' vanished during optimisation";
+      return R;
+    }
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    F->print(OS);
+    OS.flush();
+    bundle::TargetManifest TMan;
+    TMan.Symbol = KF->Symbol;
+    TMan.CodeHash = bundle::hash64(Text.data(), Text.size());
+    R.Manifests[KF->Name] = TMan;
+  }
+
+  std::vector<uint8_t> Object;
+  if (!emitObject(*M, *Mach.TM, Object, R.Error))
+    return R;
+  if (!LlvmErrors.empty()) {
+    R.Error = "LLVM: " + LlvmErrors;
+    return R;
+  }
+  if (!LldElfLinker::linkSharedObject(Object, R.Payload.Bytes, R.Error))
+    return R;
+  R.Payload.Target = PayloadTarget;
+  R.Payload.Format = PayloadFormat;
+  R.Payload.Attributes = {
+      {"triple", TripleName}, {"cpu", Mach.Cpu}, {"features", Mach.EnabledFeatures}};
+  R.Ok = true;
+  return R;
+}
+
+bool CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions& O, bool Optimized,
+                                   std::string& Ir, std::string& Error) {
+  CpuMachine Mach;
+  if (!createMachine(O, Mach, Error))
+    return false;
+  llvm::LLVMContext Ctx;
+  std::string LlvmErrors;
+  Ctx.setDiagnosticHandler(std::make_unique<QuietDiagnostics>(LlvmErrors));
+  std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, Error);
+  if (!M)
+    return false;
+  if (Optimized)
+    optimize(*M, *Mach.TM);
+  if (!LlvmErrors.empty()) {
+    Error = "LLVM: " + LlvmErrors;
+    return false;
+  }
+  Ir = printModule(*M);
+  return true;
+}
+
+std::string CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions& O,
+                                          bool Optimized) {
+  std::string Ir, Error;
+  if (!emitLlvmIr(KM, O, Optimized, Ir, Error))
+    return "; error: " + Error + "\n";
+  return Ir;
+}
+
+} // namespace cajeta::lowering

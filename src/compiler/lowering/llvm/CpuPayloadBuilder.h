@@ -1,0 +1,42 @@
+// The public entry of the CPU backend for the driver: KIR -> optimised LLVM IR -> object ->
+// shared object payload, plus the per-kernel target manifests.
+#pragma once
+
+#include "bundle/Manifest.h"
+#include "compiler/kir/Kir.h"
+
+#include <map>
+#include <string>
+
+namespace cajeta::lowering {
+
+struct CpuBuildOptions {
+  std::string Cpu = "native"; // "native" = the host CPU and its features; else an LLVM CPU name
+  bool CheckBounds = false;   // --check-bounds
+};
+
+struct CpuBuildResult {
+  bool Ok = false;
+  std::string Error;
+  /// Target "cpu-x86_64", Format "elf-shared-object", Attributes {"triple", "cpu", "features"}
+  /// (features: the enabled target features, "+avx2,+fma,...").
+  bundle::Payload Payload;
+  /// Key: kir Function::Name of each kernel. Symbol = Function::Symbol, CodeHash = hash64 of the
+  /// kernel's optimised IR text.
+  std::map<std::string, bundle::TargetManifest> Manifests;
+};
+
+class CpuPayloadBuilder {
+public:
+  static CpuBuildResult build(const kir::Module& M, const CpuBuildOptions& O);
+
+  /// The module's LLVM IR (`cajeta emit --target=llvm`), before or after the O3 pipeline. On a
+  /// failure the text is a single comment line "; error: <message>".
+  static std::string emitLlvmIr(const kir::Module& M, const CpuBuildOptions& O, bool Optimized);
+
+  /// As above, reporting a failure through Error instead. Returns false on failure.
+  static bool emitLlvmIr(const kir::Module& M, const CpuBuildOptions& O, bool Optimized,
+                         std::string& Ir, std::string& Error);
+};
+
+} // namespace cajeta::lowering

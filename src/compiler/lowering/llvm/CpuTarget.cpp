@@ -1,0 +1,332 @@
+// The CPU target: the CajetaCpuKernelFn entry, its parameter loads, the workgroup and work-item
+// loops (marked parallel so that the x loop vectorizes), and --check-bounds reports.
+#include "compiler/lowering/llvm/CpuTarget.h"
+
+#include "bundle/CpuKernelAbi.h"
+#include "compiler/lowering/llvm/KernelLowering.h"
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstddef>
+
+namespace cajeta::lowering {
+namespace {
+
+// The LLVM view of CajetaCpuLaunch: {[3 x i32] GridDim, [3 x i32] BlockDim, i32 Failed,
+// i32 FailedParam, i64 FailedIndex, i64 FailedLength}.
+enum LaunchField : unsigned {
+  GridDimField,
+  BlockDimField,
+  FailedField,
+  FailedParamField,
+  FailedIndexField,
+  FailedLengthField
+};
+static_assert(offsetof(CajetaCpuLaunch, BlockDim) == 12);
+static_assert(offsetof(CajetaCpuLaunch, Failed) == 24);
+static_assert(offsetof(CajetaCpuLaunch, FailedParam) == 28);
+static_assert(offsetof(CajetaCpuLaunch, FailedIndex) == 32);
+static_assert(offsetof(CajetaCpuLaunch, FailedLength) == 40);
+static_assert(sizeof(CajetaCpuArg) == 16 && offsetof(CajetaCpuArg, Length) == 8);
+
+// WorkItemContext::Values on the CPU: the work-item's coordinates, the launch shape and the
+// launch record, in this order. Helpers receive the same values as hidden arguments.
+enum WorkItemSlot : unsigned {
+  LocalSlot = 0,    // lx, ly, lz
+  GroupSlot = 3,    // gx, gy, gz
+  GroupDimSlot = 6, // BlockDim x, y, z
+  GridDimSlot = 9,  // GridDim x, y, z
+  LaunchSlot = 12,  // CajetaCpuLaunch*
+  SlotCount = 13,
+};
+
+class CpuTarget final : public LoweringTarget {
+public:
+  CpuTarget(llvm::TargetMachine& TM, const CpuTargetOptions& O) : TM(TM), Opts(O) {}
+
+  llvm::TargetMachine& targetMachine() override { return TM; }
+
+  llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,
+                             std::string& Error) override;
+
+  std::vector<llvm::Type*> helperHiddenParams(llvm::LLVMContext& C) const override {
+    std::vector<llvm::Type*> Types(LaunchSlot, llvm::Type::getInt32Ty(C));
+    Types.push_back(llvm::PointerType::get(C, 0));
+    return Types;
+  }
+
+  llvm::Value* coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W, kir::IntrinsicOp Op,
+                          unsigned Dim) override;
+  void emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W, llvm::Value* ParamIndex,
+                         llvm::Value* Index, llvm::Value* Length) override;
+  llvm::Value* emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) override;
+
+private:
+  llvm::StructType* launchType(llvm::LLVMContext& C) const;
+  /// An i1: Launch->Failed != 0 (a relaxed atomic read; other workgroups may be writing it).
+  llvm::Value* hasFailed(llvm::IRBuilder<>& B, llvm::Value* Launch) const;
+  llvm::Value* launchField(llvm::IRBuilder<>& B, llvm::Value* Launch, unsigned Field,
+                           unsigned Element = ~0u) const;
+
+  llvm::TargetMachine& TM;
+  CpuTargetOptions Opts;
+};
+
+llvm::StructType* CpuTarget::launchType(llvm::LLVMContext& C) const {
+  llvm::Type* I32 = llvm::Type::getInt32Ty(C);
+  llvm::Type* I64 = llvm::Type::getInt64Ty(C);
+  llvm::Type* Dim3 = llvm::ArrayType::get(I32, 3);
+  return llvm::StructType::get(C, {Dim3, Dim3, I32, I32, I64, I64});
+}
+
+llvm::Value* CpuTarget::launchField(llvm::IRBuilder<>& B, llvm::Value* Launch, unsigned Field,
+                                    unsigned Element) const {
+  llvm::StructType* T = launchType(B.getContext());
+  if (Element == ~0u)
+    return B.CreateStructGEP(T, Launch, Field);
+  return B.CreateInBoundsGEP(T, Launch, {B.getInt32(0), B.getInt32(Field), B.getInt32(Element)});
+}
+
+/// Marks every plain memory access of the work-item body with the access group the x loop
+/// declares parallel: work-items are independent in this slice (no barriers), so accesses of
+/// different iterations never depend on each other, whatever the buffers alias.
+void markParallelAccesses(llvm::Function& F, llvm::MDNode* AccessGroup) {
+  for (llvm::BasicBlock& BB : F) {
+    if (&BB == &F.getEntryBlock())
+      continue;
+    for (llvm::Instruction& I : BB) {
+      if (!I.mayReadOrWriteMemory() || I.isAtomic())
+        continue;
+      if (llvm::isa<llvm::LoadInst>(I) || llvm::isa<llvm::StoreInst>(I) ||
+          llvm::isa<llvm::CallBase>(I))
+        I.setMetadata(llvm::LLVMContext::MD_access_group, AccessGroup);
+    }
+  }
+}
+
+/// The loop id of the x loop: parallel accesses, vectorize.
+llvm::MDNode* parallelLoopId(llvm::LLVMContext& C, llvm::MDNode* AccessGroup) {
+  llvm::Metadata* Parallel[] = {llvm::MDString::get(C, "llvm.loop.parallel_accesses"), AccessGroup};
+  llvm::Metadata* Vectorize[] = {llvm::MDString::get(C, "llvm.loop.vectorize.enable"),
+                                 llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(C))};
+  llvm::TempMDTuple Self = llvm::MDNode::getTemporary(C, {});
+  llvm::Metadata* Ops[] = {Self.get(), llvm::MDNode::get(C, Parallel),
+                           llvm::MDNode::get(C, Vectorize)};
+  llvm::MDNode* Id = llvm::MDNode::getDistinct(C, Ops);
+  Id->replaceOperandWith(0, Id);
+  return Id;
+}
+
+/// One counted loop `for (V = 0; V < N; ++V)` in rotated form, entered only when N > 0 (the
+/// caller guards). Body is where the loop's code begins; Latch increments and tests.
+struct CountedLoop {
+  llvm::BasicBlock* Body = nullptr;
+  llvm::BasicBlock* Latch = nullptr;
+  llvm::PHINode* Var = nullptr;
+};
+
+CountedLoop beginLoop(llvm::IRBuilder<>& B, llvm::Function* F, const char* Name,
+                      llvm::BasicBlock* Preheader) {
+  CountedLoop L;
+  llvm::LLVMContext& C = F->getContext();
+  L.Body = llvm::BasicBlock::Create(C, std::string(Name) + ".body", F);
+  L.Latch = llvm::BasicBlock::Create(C, std::string(Name) + ".latch", F);
+  B.CreateBr(L.Body);
+  B.SetInsertPoint(L.Body);
+  L.Var = B.CreatePHI(B.getInt32Ty(), 2, Name);
+  L.Var->addIncoming(B.getInt32(0), Preheader);
+  return L;
+}
+
+llvm::BranchInst* endLoop(llvm::IRBuilder<>& B, CountedLoop& L, llvm::Value* N,
+                          llvm::BasicBlock* Exit) {
+  B.SetInsertPoint(L.Latch);
+  // V + 1 cannot wrap: V < N <= UINT32_MAX.
+  llvm::Value* Next = B.CreateAdd(L.Var, B.getInt32(1), "", /*HasNUW=*/true);
+  L.Var->addIncoming(Next, L.Latch);
+  return B.CreateCondBr(B.CreateICmpULT(Next, N), L.Body, Exit);
+}
+
+llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
+                                      BodyEmitter EmitBody, std::string& Error) {
+  llvm::LLVMContext& C = LM.getContext();
+  if (KF.Symbol.empty()) {
+    Error = "kernel has no symbol";
+    return nullptr;
+  }
+  if (LM.getNamedValue(KF.Symbol)) {
+    Error = "symbol '" + KF.Symbol + "' is defined twice";
+    return nullptr;
+  }
+  llvm::Type* Ptr = llvm::PointerType::get(C, 0);
+  llvm::Type* I64 = llvm::Type::getInt64Ty(C);
+  auto* FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr, I64, I64}, false);
+  auto* F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, KF.Symbol, LM);
+  F->setVisibility(llvm::GlobalValue::DefaultVisibility);
+  F->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* Args = F->getArg(0);
+  llvm::Value* Launch = F->getArg(1);
+  llvm::Value* GroupBegin = F->getArg(2);
+  llvm::Value* GroupEnd = F->getArg(3);
+  Args->setName("args");
+  Launch->setName("launch");
+  GroupBegin->setName("group.begin");
+  GroupEnd->setName("group.end");
+  F->addParamAttr(0, llvm::Attribute::NoAlias);
+  F->addParamAttr(0, llvm::Attribute::ReadOnly);
+
+  llvm::BasicBlock* Entry = llvm::BasicBlock::Create(C, "entry", F);
+  llvm::BasicBlock* Exit = llvm::BasicBlock::Create(C, "exit", F);
+  llvm::IRBuilder<> B(Entry);
+
+  // Each parameter is loaded once, here.
+  KernelFrame Frame;
+  for (size_t I = 0; I < KF.Params.size(); ++I) {
+    const kir::Param& P = KF.Params[I];
+    llvm::Value* Slot = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Args, I * sizeof(CajetaCpuArg));
+    ArgValue A;
+    if (P.Ty.isBuffer()) {
+      A.Buffer.Ptr = B.CreateLoad(Ptr, Slot, P.Name + ".ptr");
+      llvm::Value* LenSlot = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Slot, 8);
+      A.Buffer.Length = B.CreateLoad(I64, LenSlot, P.Name + ".len");
+    } else if (P.Ty.isScalar()) {
+      // The low bytes of Bits, little-endian; a bool is one byte, non-zero = true.
+      llvm::Value* V = B.CreateLoad(KernelLowering::memoryType(C, P.Ty), Slot, P.Name);
+      A.Scalar = P.Ty.isBool() ? B.CreateICmpNE(V, B.getInt8(0)) : V;
+    } else {
+      Error = "parameter '" + P.Name + "' has type void";
+      F->eraseFromParent();
+      return nullptr;
+    }
+    Frame.Args.push_back(A);
+  }
+  llvm::Value* Dims[6];
+  for (unsigned D = 0; D < 3; ++D) {
+    Dims[D] = B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, GridDimField, D));
+    Dims[3 + D] = B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, BlockDimField, D));
+  }
+  llvm::Value* BX = Dims[3];
+  llvm::Value* BY = Dims[4];
+  llvm::Value* BZ = Dims[5];
+
+  // for g in [GroupBegin, GroupEnd)
+  llvm::BasicBlock* GroupBody = llvm::BasicBlock::Create(C, "group.body", F);
+  llvm::BasicBlock* GroupLatch = llvm::BasicBlock::Create(C, "group.latch", F);
+  B.CreateCondBr(B.CreateICmpULT(GroupBegin, GroupEnd), GroupBody, Exit);
+  B.SetInsertPoint(GroupBody);
+  llvm::PHINode* G = B.CreatePHI(I64, 2, "g");
+  G->addIncoming(GroupBegin, Entry);
+  if (Opts.CheckBounds) {
+    // Stop starting workgroups once a work-item anywhere has failed.
+    llvm::BasicBlock* Run = llvm::BasicBlock::Create(C, "group.run", F);
+    B.CreateCondBr(hasFailed(B, Launch), Exit, Run);
+    B.SetInsertPoint(Run);
+  }
+  // (gx, gy, gz) from g = x + GridDim[0] * (y + GridDim[1] * z); a zero dimension (no groups at
+  // all, so never reached with a well-formed launch) divides by one instead of trapping.
+  auto NonZero64 = [&](llvm::Value* V) {
+    llvm::Value* W = B.CreateZExt(V, I64);
+    return B.CreateSelect(B.CreateICmpEQ(W, B.getInt64(0)), B.getInt64(1), W);
+  };
+  llvm::Value* GX64 = NonZero64(Dims[0]);
+  llvm::Value* GY64 = NonZero64(Dims[1]);
+  llvm::Value* Gx = B.CreateTrunc(B.CreateURem(G, GX64), B.getInt32Ty(), "gx");
+  llvm::Value* Rest = B.CreateUDiv(G, GX64);
+  llvm::Value* Gy = B.CreateTrunc(B.CreateURem(Rest, GY64), B.getInt32Ty(), "gy");
+  llvm::Value* Gz = B.CreateTrunc(B.CreateUDiv(Rest, GY64), B.getInt32Ty(), "gz");
+  llvm::Value* AnyItems =
+      B.CreateAnd(B.CreateAnd(B.CreateICmpNE(BX, B.getInt32(0)), B.CreateICmpNE(BY, B.getInt32(0))),
+                  B.CreateICmpNE(BZ, B.getInt32(0)));
+  llvm::BasicBlock* Items = llvm::BasicBlock::Create(C, "items", F);
+  B.CreateCondBr(AnyItems, Items, GroupLatch);
+  B.SetInsertPoint(Items);
+
+  // for lz: for ly: for lx: body
+  CountedLoop LZ = beginLoop(B, F, "lz", Items);
+  CountedLoop LY = beginLoop(B, F, "ly", LZ.Body);
+  CountedLoop LX = beginLoop(B, F, "lx", LY.Body);
+
+  Frame.WorkItem.Values = {LX.Var, LY.Var, LZ.Var,  Gx,      Gy,      Gz,    BX,
+                           BY,     BZ,     Dims[0], Dims[1], Dims[2], Launch};
+  Frame.ReturnBlock = LX.Latch; // `return` ends this work-item
+  Frame.FailBlock = Exit;       // a recorded bounds failure ends the whole entry
+  EmitBody(B, Frame);
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateBr(LX.Latch);
+
+  llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
+  endLoop(B, LY, BY, LZ.Latch);
+  endLoop(B, LZ, BZ, GroupLatch);
+
+  B.SetInsertPoint(GroupLatch);
+  llvm::Value* GNext = B.CreateAdd(G, B.getInt64(1), "g.next", /*HasNUW=*/true);
+  G->addIncoming(GNext, GroupLatch);
+  B.CreateCondBr(B.CreateICmpULT(GNext, GroupEnd), GroupBody, Exit);
+  B.SetInsertPoint(Exit);
+  B.CreateRetVoid();
+
+  llvm::MDNode* AccessGroup = llvm::MDNode::getDistinct(C, {});
+  markParallelAccesses(*F, AccessGroup);
+  XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  return F;
+}
+
+llvm::Value* CpuTarget::coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                   kir::IntrinsicOp Op, unsigned Dim) {
+  if (W.Values.size() != SlotCount || Dim > 2)
+    return llvm::PoisonValue::get(B.getInt32Ty());
+  switch (Op) {
+  case kir::IntrinsicOp::LocalId:
+    return W.Values[LocalSlot + Dim];
+  case kir::IntrinsicOp::GroupId:
+    return W.Values[GroupSlot + Dim];
+  case kir::IntrinsicOp::GroupDim:
+    return W.Values[GroupDimSlot + Dim];
+  case kir::IntrinsicOp::GridDim:
+    return W.Values[GridDimSlot + Dim];
+  default:
+    return llvm::PoisonValue::get(B.getInt32Ty());
+  }
+}
+
+void CpuTarget::emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                  llvm::Value* ParamIndex, llvm::Value* Index,
+                                  llvm::Value* Length) {
+  llvm::Value* Launch = W.Values[LaunchSlot];
+  // The first failure wins: Failed 0 -> 1 by compare-exchange, then the winner fills the report.
+  llvm::Value* Pair = B.CreateAtomicCmpXchg(
+      launchField(B, Launch, FailedField), B.getInt32(0), B.getInt32(1), llvm::MaybeAlign(4),
+      llvm::AtomicOrdering::AcquireRelease, llvm::AtomicOrdering::Monotonic);
+  llvm::Value* Won = B.CreateExtractValue(Pair, 1);
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock* Record = llvm::BasicBlock::Create(B.getContext(), "bounds.record", F);
+  llvm::BasicBlock* Done = llvm::BasicBlock::Create(B.getContext(), "bounds.done", F);
+  B.CreateCondBr(Won, Record, Done);
+  B.SetInsertPoint(Record);
+  B.CreateStore(ParamIndex, launchField(B, Launch, FailedParamField));
+  B.CreateStore(Index, launchField(B, Launch, FailedIndexField));
+  B.CreateStore(Length, launchField(B, Launch, FailedLengthField));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+llvm::Value* CpuTarget::emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) {
+  return hasFailed(B, W.Values[LaunchSlot]);
+}
+
+llvm::Value* CpuTarget::hasFailed(llvm::IRBuilder<>& B, llvm::Value* Launch) const {
+  llvm::LoadInst* Failed = B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, FailedField));
+  Failed->setAtomic(llvm::AtomicOrdering::Monotonic);
+  Failed->setAlignment(llvm::Align(4));
+  return B.CreateICmpNE(Failed, B.getInt32(0));
+}
+
+} // namespace
+
+std::unique_ptr<LoweringTarget> createCpuTarget(llvm::TargetMachine& TM,
+                                                const CpuTargetOptions& O) {
+  return std::make_unique<CpuTarget>(TM, O);
+}
+
+} // namespace cajeta::lowering

@@ -1,0 +1,827 @@
+// The shared KIR -> LLVM body walk (see KernelLowering.h); semantics follow Kir.h's comments.
+#include "compiler/lowering/llvm/KernelLowering.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace cajeta::lowering {
+
+using kir::BinaryOp;
+using kir::Expr;
+using kir::IntrinsicOp;
+using kir::Stmt;
+using kir::Type;
+using kir::UnaryOp;
+
+KernelLowering::KernelLowering(const kir::Module& KM, llvm::Module& LM, LoweringTarget& T,
+                               const LoweringOptions& O)
+    : KM(KM), LM(LM), Ctx(LM.getContext()), Target(T), Opts(O), B(LM.getContext()) {}
+
+llvm::Type* KernelLowering::valueType(llvm::LLVMContext& C, Type T) {
+  if (T.isVoid())
+    return llvm::Type::getVoidTy(C);
+  if (T.isBuffer())
+    return llvm::PointerType::get(C, 0);
+  switch (T.Elem) {
+  case kir::ScalarType::Bool:
+    return llvm::Type::getInt1Ty(C);
+  case kir::ScalarType::F16:
+    return llvm::Type::getHalfTy(C);
+  case kir::ScalarType::F32:
+    return llvm::Type::getFloatTy(C);
+  case kir::ScalarType::F64:
+    return llvm::Type::getDoubleTy(C);
+  default:
+    return llvm::Type::getIntNTy(C, T.bits());
+  }
+}
+
+llvm::Type* KernelLowering::memoryType(llvm::LLVMContext& C, Type T) {
+  if (T.isBool() || (T.isBuffer() && T.Elem == kir::ScalarType::Bool))
+    return llvm::Type::getInt8Ty(C);
+  if (T.isBuffer())
+    return valueType(C, Type::scalar(T.Elem));
+  return valueType(C, T);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+
+bool KernelLowering::lowerModule(std::string& Err) {
+  Helpers.assign(KM.Functions.size(), nullptr);
+  Entries.assign(KM.Functions.size(), nullptr);
+  for (size_t I = 0; I < KM.Functions.size(); ++I)
+    if (!KM.Functions[I]->IsKernel)
+      declareHelper(I);
+  for (size_t I = 0; I < KM.Functions.size() && Error.empty(); ++I) {
+    if (KM.Functions[I]->IsKernel)
+      lowerKernel(I);
+    else
+      lowerHelperBody(I);
+  }
+  Err = Error;
+  return Error.empty();
+}
+
+void KernelLowering::declareHelper(size_t I) {
+  const kir::Function& KF = *KM.Functions[I];
+  std::vector<llvm::Type*> Params = Target.helperHiddenParams(Ctx);
+  for (const kir::Param& P : KF.Params) {
+    if (P.Ty.isVoid()) {
+      Error = "function '" + KF.Name + "': parameter '" + P.Name + "' has type void";
+      return;
+    }
+    if (!P.Ty.isBuffer()) {
+      Params.push_back(valueType(Ctx, P.Ty));
+      continue;
+    }
+    Params.push_back(llvm::PointerType::get(Ctx, Target.bufferAddressSpace()));
+    Params.push_back(B.getInt64Ty());
+    if (Opts.CheckBounds)
+      Params.push_back(B.getInt32Ty());
+  }
+  if (KF.ReturnType.isBuffer()) {
+    Error = "function '" + KF.Name + "': a buffer cannot be returned";
+    return;
+  }
+  auto* FT = llvm::FunctionType::get(valueType(Ctx, KF.ReturnType), Params, false);
+  std::string Name = KF.Symbol.empty() ? "cj_helper_" + std::to_string(I) : KF.Symbol;
+  auto* F = llvm::Function::Create(FT, llvm::GlobalValue::InternalLinkage, Name, LM);
+  F->addFnAttr(llvm::Attribute::AlwaysInline);
+  F->addFnAttr(llvm::Attribute::NoUnwind);
+  Helpers[I] = F;
+}
+
+void KernelLowering::lowerHelperBody(size_t I) {
+  const kir::Function& KF = *KM.Functions[I];
+  llvm::Function* F = Helpers[I];
+  if (!F)
+    return;
+  FunctionState FS;
+  FS.KF = &KF;
+  FS.F = F;
+  llvm::BasicBlock* Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
+  B.SetInsertPoint(Entry);
+  auto ArgIt = F->arg_begin();
+  size_t Hidden = Target.helperHiddenParams(Ctx).size();
+  for (size_t H = 0; H < Hidden; ++H)
+    FS.WorkItem.Values.push_back(&*ArgIt++);
+  for (const kir::Param& P : KF.Params) {
+    ArgValue A;
+    if (P.Ty.isBuffer()) {
+      A.Buffer.Ptr = &*ArgIt++;
+      A.Buffer.Length = &*ArgIt++;
+      if (Opts.CheckBounds)
+        A.Buffer.ParamIndex = &*ArgIt++;
+    } else {
+      A.Scalar = &*ArgIt++;
+    }
+    FS.Args.push_back(A);
+  }
+  if (Opts.CheckBounds) {
+    // A failure inside a helper returns at once; the caller sees the launch's flag and leaves.
+    FS.FailBlock = llvm::BasicBlock::Create(Ctx, "bounds.fail", F);
+    llvm::IRBuilder<> FB(FS.FailBlock);
+    if (KF.ReturnType.isVoid())
+      FB.CreateRetVoid();
+    else
+      FB.CreateRet(llvm::Constant::getNullValue(F->getReturnType()));
+  }
+  Cur = &FS;
+  emitBody(FS);
+  if (!B.GetInsertBlock()->getTerminator()) {
+    // Sema guarantees a return on every path of a non-void helper; falling off the end can only
+    // be reached through dead code, where a zero keeps the IR well-formed.
+    if (KF.ReturnType.isVoid())
+      B.CreateRetVoid();
+    else
+      B.CreateRet(llvm::Constant::getNullValue(F->getReturnType()));
+  }
+  Cur = nullptr;
+}
+
+void KernelLowering::lowerKernel(size_t I) {
+  const kir::Function& KF = *KM.Functions[I];
+  if (!KF.ReturnType.isVoid()) {
+    Error = "kernel '" + KF.Name + "' must return void";
+    return;
+  }
+  FunctionState FS;
+  FS.KF = &KF;
+  std::string TargetError;
+  auto Emit = [&](llvm::IRBuilder<>& TB, KernelFrame& Frame) {
+    FS.F = TB.GetInsertBlock()->getParent();
+    FS.Args = Frame.Args;
+    for (size_t P = 0; P < FS.Args.size(); ++P)
+      if (!FS.Args[P].Buffer.ParamIndex)
+        FS.Args[P].Buffer.ParamIndex = B.getInt32(P);
+    FS.WorkItem = Frame.WorkItem;
+    FS.ReturnBlock = Frame.ReturnBlock;
+    FS.FailBlock = Frame.FailBlock;
+    B.SetInsertPoint(TB.GetInsertBlock(), TB.GetInsertPoint());
+    Cur = &FS;
+    emitBody(FS);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(FS.ReturnBlock);
+    Cur = nullptr;
+    TB.SetInsertPoint(B.GetInsertBlock());
+  };
+  llvm::Function* F = Target.emitKernel(LM, KF, Emit, TargetError);
+  if (!F && Error.empty())
+    Error = "kernel '" + KF.Name + "': " + TargetError;
+  Entries[I] = F;
+}
+
+void KernelLowering::createLocals(FunctionState& FS) {
+  llvm::BasicBlock& Entry = FS.F->getEntryBlock();
+  llvm::IRBuilder<> AB(&Entry, Entry.getFirstInsertionPt());
+  for (const kir::Local& L : FS.KF->Locals) {
+    if (!L.Ty.isScalar()) {
+      FS.Locals.push_back(nullptr);
+      Error = "function '" + FS.KF->Name + "': local '" + L.Name + "' must have a scalar type";
+      continue;
+    }
+    FS.Locals.push_back(AB.CreateAlloca(valueType(Ctx, L.Ty), nullptr, L.Name));
+  }
+}
+
+void KernelLowering::emitBody(FunctionState& FS) {
+  createLocals(FS);
+  llvm::FastMathFlags FMF;
+  if (FS.KF->FastMath)
+    FMF.setAllowContract(true); // @FastMath: contraction only
+  B.setFastMathFlags(FMF);
+  if (!FS.KF->Body) {
+    Error = "function '" + FS.KF->Name + "' has no body";
+    return;
+  }
+  lowerStmt(FS.KF->Body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers of the walk
+
+llvm::BasicBlock* KernelLowering::newBlock(const char* Name) {
+  return llvm::BasicBlock::Create(Ctx, Name, Cur->F);
+}
+
+void KernelLowering::branchTo(llvm::BasicBlock* To) {
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateBr(To);
+}
+
+void KernelLowering::startDeadBlock() {
+  B.SetInsertPoint(newBlock("dead"));
+}
+
+static std::string where(const kir::SourceLoc& L) {
+  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
+}
+
+llvm::Value* KernelLowering::poisonOf(Type T) {
+  if (T.isVoid())
+    return nullptr;
+  return llvm::PoisonValue::get(valueType(Ctx, T));
+}
+
+llvm::Value* KernelLowering::fail(const Expr* E, const std::string& Message) {
+  if (Error.empty())
+    Error = "function '" + Cur->KF->Name + "' at " + (E ? where(E->Loc) : "?") +
+            ": malformed KIR: " + Message;
+  return E ? poisonOf(E->Ty) : nullptr;
+}
+
+void KernelLowering::failStmt(const Stmt* S, const std::string& Message) {
+  if (Error.empty())
+    Error = "function '" + Cur->KF->Name + "' at " + where(S->Loc) + ": malformed KIR: " + Message;
+}
+
+bool KernelLowering::checkOps(const Expr* E, size_t N) {
+  if (E->Ops.size() != N) {
+    fail(E, "expected " + std::to_string(N) + " operands, got " + std::to_string(E->Ops.size()));
+    return false;
+  }
+  for (const Expr* Op : E->Ops)
+    if (!Op) {
+      fail(E, "null operand");
+      return false;
+    }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+void KernelLowering::lowerStmt(const Stmt* S) {
+  if (!S || !Error.empty())
+    return;
+  switch (S->K) {
+  case Stmt::Kind::Block:
+    for (const Stmt* C : S->Body)
+      lowerStmt(C);
+    return;
+  case Stmt::Kind::Eval:
+    if (!S->E)
+      return failStmt(S, "eval without an expression");
+    lowerExpr(S->E);
+    return;
+  case Stmt::Kind::If: {
+    if (!S->E || !S->Then)
+      return failStmt(S, "if without a condition or a then-branch");
+    if (!S->E->Ty.isBool())
+      return failStmt(S, "if condition is not bool");
+    llvm::Value* C = lowerExpr(S->E);
+    llvm::BasicBlock* Then = newBlock("if.then");
+    llvm::BasicBlock* Else = S->Else ? newBlock("if.else") : nullptr;
+    llvm::BasicBlock* Merge = newBlock("if.end");
+    B.CreateCondBr(C, Then, Else ? Else : Merge);
+    B.SetInsertPoint(Then);
+    lowerStmt(S->Then);
+    branchTo(Merge);
+    if (Else) {
+      B.SetInsertPoint(Else);
+      lowerStmt(S->Else);
+      branchTo(Merge);
+    }
+    B.SetInsertPoint(Merge);
+    return;
+  }
+  case Stmt::Kind::Loop:
+    return lowerLoop(S);
+  case Stmt::Kind::Break:
+  case Stmt::Kind::Continue: {
+    auto It = Cur->Loops.find(S->LoopId);
+    if (It == Cur->Loops.end())
+      return failStmt(S, "break/continue outside loop " + std::to_string(S->LoopId));
+    B.CreateBr(S->K == Stmt::Kind::Break ? It->second.Break : It->second.Continue);
+    startDeadBlock();
+    return;
+  }
+  case Stmt::Kind::Return: {
+    bool IsKernel = Cur->KF->IsKernel;
+    if (IsKernel || Cur->KF->ReturnType.isVoid()) {
+      if (S->E)
+        return failStmt(S, "return with a value in a void function");
+      if (IsKernel)
+        B.CreateBr(Cur->ReturnBlock); // ends this work-item only
+      else
+        B.CreateRetVoid();
+      startDeadBlock();
+      return;
+    }
+    if (!S->E || S->E->Ty != Cur->KF->ReturnType)
+      return failStmt(S, "return value missing or of the wrong type");
+    llvm::Value* V = lowerExpr(S->E);
+    if (!Error.empty())
+      return;
+    B.CreateRet(V);
+    startDeadBlock();
+    return;
+  }
+  }
+  failStmt(S, "unknown statement kind");
+}
+
+void KernelLowering::lowerLoop(const Stmt* S) {
+  if (S->E && !S->E->Ty.isBool())
+    return failStmt(S, "loop condition is not bool");
+  if (Cur->Loops.count(S->LoopId))
+    return failStmt(S, "loop id " + std::to_string(S->LoopId) + " is not unique");
+  llvm::BasicBlock* Body = newBlock("loop.body");
+  llvm::BasicBlock* Step = newBlock("loop.step");
+  llvm::BasicBlock* Test = newBlock("loop.test");
+  llvm::BasicBlock* Exit = newBlock("loop.exit");
+  Cur->Loops[S->LoopId] = {Step, Exit};
+
+  B.CreateBr(S->TestAtEnd ? Body : Test);
+  B.SetInsertPoint(Body);
+  lowerStmt(S->LoopBody);
+  branchTo(Step);
+  B.SetInsertPoint(Step);
+  lowerStmt(S->Step);
+  branchTo(Test);
+  B.SetInsertPoint(Test);
+  if (S->E)
+    B.CreateCondBr(lowerExpr(S->E), Body, Exit);
+  else
+    B.CreateBr(Body);
+  B.SetInsertPoint(Exit);
+  Cur->Loops.erase(S->LoopId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+
+llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
+  if (!E)
+    return fail(nullptr, "null expression");
+  if (!Error.empty())
+    return poisonOf(E->Ty);
+  switch (E->K) {
+  case Expr::Kind::Const:
+    if (!E->Ty.isScalar())
+      return fail(E, "constant of non-scalar type");
+    if (E->Ty.isFloat())
+      return llvm::ConstantFP::get(valueType(Ctx, E->Ty), E->FloatValue);
+    if (E->Ty.isBool())
+      return B.getInt1(E->IntValue != 0);
+    return llvm::ConstantInt::get(valueType(Ctx, E->Ty), E->IntValue);
+  case Expr::Kind::Local: {
+    if (E->Index >= Cur->Locals.size() || !Cur->Locals[E->Index])
+      return fail(E, "no local " + std::to_string(E->Index));
+    if (E->Ty != Cur->KF->Locals[E->Index].Ty)
+      return fail(E, "local read with the wrong type");
+    return B.CreateLoad(valueType(Ctx, E->Ty), Cur->Locals[E->Index]);
+  }
+  case Expr::Kind::Param:
+    if (E->Index >= Cur->Args.size())
+      return fail(E, "no parameter " + std::to_string(E->Index));
+    if (!Cur->Args[E->Index].Scalar)
+      return fail(E, "a buffer parameter used as a value");
+    if (E->Ty != Cur->KF->Params[E->Index].Ty)
+      return fail(E, "parameter read with the wrong type");
+    return Cur->Args[E->Index].Scalar;
+  case Expr::Kind::Unary:
+    return lowerUnary(E);
+  case Expr::Kind::Binary:
+    return lowerBinary(E);
+  case Expr::Kind::Cast:
+    return lowerCast(E);
+  case Expr::Kind::Select:
+    return lowerSelect(E);
+  case Expr::Kind::Load:
+    return lowerLoad(E);
+  case Expr::Kind::Store:
+    return lowerStore(E);
+  case Expr::Kind::Assign: {
+    if (!checkOps(E, 1))
+      return poisonOf(E->Ty);
+    if (E->Index >= Cur->Locals.size() || !Cur->Locals[E->Index])
+      return fail(E, "no local " + std::to_string(E->Index));
+    if (E->Ops[0]->Ty != Cur->KF->Locals[E->Index].Ty || E->Ty != E->Ops[0]->Ty)
+      return fail(E, "assignment of the wrong type");
+    llvm::Value* V = lowerExpr(E->Ops[0]);
+    B.CreateStore(V, Cur->Locals[E->Index]);
+    return V;
+  }
+  case Expr::Kind::Seq: {
+    llvm::Value* Last = nullptr;
+    for (const Expr* Op : E->Ops) {
+      if (!Op)
+        return fail(E, "null operand");
+      Last = lowerExpr(Op);
+    }
+    if (E->Ops.empty() ? !E->Ty.isVoid() : E->Ty != E->Ops.back()->Ty)
+      return fail(E, "sequence type differs from its last operand");
+    return Last;
+  }
+  case Expr::Kind::Call:
+    return lowerCall(E);
+  case Expr::Kind::Intrinsic:
+    return lowerIntrinsic(E);
+  }
+  return fail(E, "unknown expression kind");
+}
+
+llvm::Value* KernelLowering::lowerUnary(const Expr* E) {
+  if (!checkOps(E, 1))
+    return poisonOf(E->Ty);
+  if (E->Ops[0]->Ty != E->Ty)
+    return fail(E, "unary operand type differs from the result");
+  llvm::Value* V = lowerExpr(E->Ops[0]);
+  switch (E->UOp) {
+  case UnaryOp::Neg:
+    if (E->Ty.isFloat())
+      return B.CreateFNeg(V);
+    if (E->Ty.isInteger())
+      return B.CreateNeg(V); // wraps: no nsw
+    break;
+  case UnaryOp::Not:
+    if (E->Ty.isBool())
+      return B.CreateNot(V);
+    break;
+  case UnaryOp::BitNot:
+    if (E->Ty.isInteger())
+      return B.CreateNot(V);
+    break;
+  }
+  return fail(E, std::string("'") + kir::unaryOpName(E->UOp) + "' on " + E->Ty.str());
+}
+
+static bool isComparison(BinaryOp Op) {
+  return Op == BinaryOp::Eq || Op == BinaryOp::Ne || Op == BinaryOp::Lt || Op == BinaryOp::Le ||
+         Op == BinaryOp::Gt || Op == BinaryOp::Ge;
+}
+
+llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
+  if (!checkOps(E, 2))
+    return poisonOf(E->Ty);
+  if (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr)
+    return lowerLogical(E);
+  Type OpTy = E->Ops[0]->Ty;
+  if (OpTy != E->Ops[1]->Ty || !OpTy.isScalar())
+    return fail(E, "binary operands of different or non-scalar types");
+  if (isComparison(E->BOp) ? !E->Ty.isBool() : E->Ty != OpTy)
+    return fail(E, "binary result type is wrong");
+  // Left to right.
+  llvm::Value* L = lowerExpr(E->Ops[0]);
+  llvm::Value* R = lowerExpr(E->Ops[1]);
+  if (isComparison(E->BOp))
+    return lowerCompare(E, L, R);
+  bool F = OpTy.isFloat(), I = OpTy.isInteger();
+  switch (E->BOp) {
+  case BinaryOp::Add:
+    if (F)
+      return B.CreateFAdd(L, R);
+    if (I)
+      return B.CreateAdd(L, R);
+    break;
+  case BinaryOp::Sub:
+    if (F)
+      return B.CreateFSub(L, R);
+    if (I)
+      return B.CreateSub(L, R);
+    break;
+  case BinaryOp::Mul:
+    if (F)
+      return B.CreateFMul(L, R);
+    if (I)
+      return B.CreateMul(L, R);
+    break;
+  case BinaryOp::Div:
+    if (F)
+      return B.CreateFDiv(L, R);
+    if (I)
+      return lowerIntDivRem(E, L, R);
+    break;
+  case BinaryOp::Rem:
+    if (F)
+      return B.CreateFRem(L, R);
+    if (I)
+      return lowerIntDivRem(E, L, R);
+    break;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr:
+  case BinaryOp::UShr:
+    if (I)
+      return lowerShift(E, L, R);
+    break;
+  case BinaryOp::And:
+    if (!F)
+      return B.CreateAnd(L, R);
+    break;
+  case BinaryOp::Or:
+    if (!F)
+      return B.CreateOr(L, R);
+    break;
+  case BinaryOp::Xor:
+    if (!F)
+      return B.CreateXor(L, R);
+    break;
+  default:
+    break;
+  }
+  return fail(E, std::string("'") + kir::binaryOpName(E->BOp) + "' on " + OpTy.str());
+}
+
+llvm::Value* KernelLowering::lowerIntDivRem(const Expr* E, llvm::Value* L, llvm::Value* R) {
+  // No UB, no trap: divide by a safe divisor, then fix the result.
+  //   x / 0 == 0, x % 0 == 0, MIN / -1 == MIN (= -MIN wrapped), MIN % -1 == 0.
+  llvm::Type* T = L->getType();
+  bool Signed = E->Ty.isSigned();
+  bool IsDiv = E->BOp == BinaryOp::Div;
+  llvm::Value* Zero = llvm::ConstantInt::get(T, 0);
+  llvm::Value* One = llvm::ConstantInt::get(T, 1);
+  llvm::Value* IsZero = B.CreateICmpEQ(R, Zero);
+  if (!Signed) {
+    llvm::Value* D = B.CreateSelect(IsZero, One, R);
+    if (!IsDiv)
+      return B.CreateURem(L, D); // x % 1 == 0
+    return B.CreateSelect(IsZero, Zero, B.CreateUDiv(L, D));
+  }
+  llvm::Value* IsMinusOne = B.CreateICmpEQ(R, llvm::ConstantInt::getSigned(T, -1));
+  llvm::Value* D = B.CreateSelect(B.CreateOr(IsZero, IsMinusOne), One, R);
+  if (!IsDiv)
+    return B.CreateSRem(L, D); // x % 1 == 0 covers both % 0 and % -1
+  llvm::Value* Q = B.CreateSDiv(L, D);
+  Q = B.CreateSelect(IsMinusOne, B.CreateNeg(L), Q); // x / -1 == -x, wrapping at MIN
+  return B.CreateSelect(IsZero, Zero, Q);
+}
+
+llvm::Value* KernelLowering::lowerShift(const Expr* E, llvm::Value* L, llvm::Value* R) {
+  unsigned Bits = E->Ty.bits();
+  llvm::Value* Count = B.CreateAnd(R, llvm::ConstantInt::get(R->getType(), Bits - 1));
+  switch (E->BOp) {
+  case BinaryOp::Shl:
+    return B.CreateShl(L, Count);
+  case BinaryOp::Shr:
+    return E->Ty.isSigned() ? B.CreateAShr(L, Count) : B.CreateLShr(L, Count);
+  default:
+    return B.CreateLShr(L, Count);
+  }
+}
+
+llvm::Value* KernelLowering::lowerCompare(const Expr* E, llvm::Value* L, llvm::Value* R) {
+  Type OpTy = E->Ops[0]->Ty;
+  if (OpTy.isFloat()) {
+    // Ordered comparisons: NaN compares false, except != which is true.
+    static const llvm::CmpInst::Predicate P[] = {llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::FCMP_UNE,
+                                                 llvm::CmpInst::FCMP_OLT, llvm::CmpInst::FCMP_OLE,
+                                                 llvm::CmpInst::FCMP_OGT, llvm::CmpInst::FCMP_OGE};
+    return B.CreateFCmp(P[unsigned(E->BOp) - unsigned(BinaryOp::Eq)], L, R);
+  }
+  static const llvm::CmpInst::Predicate S[] = {llvm::CmpInst::ICMP_EQ,  llvm::CmpInst::ICMP_NE,
+                                               llvm::CmpInst::ICMP_SLT, llvm::CmpInst::ICMP_SLE,
+                                               llvm::CmpInst::ICMP_SGT, llvm::CmpInst::ICMP_SGE};
+  static const llvm::CmpInst::Predicate U[] = {llvm::CmpInst::ICMP_EQ,  llvm::CmpInst::ICMP_NE,
+                                               llvm::CmpInst::ICMP_ULT, llvm::CmpInst::ICMP_ULE,
+                                               llvm::CmpInst::ICMP_UGT, llvm::CmpInst::ICMP_UGE};
+  unsigned Idx = unsigned(E->BOp) - unsigned(BinaryOp::Eq);
+  return B.CreateICmp(OpTy.isSigned() ? S[Idx] : U[Idx], L, R);
+}
+
+llvm::Value* KernelLowering::lowerLogical(const Expr* E) {
+  if (!E->Ty.isBool() || !E->Ops[0]->Ty.isBool() || !E->Ops[1]->Ty.isBool())
+    return fail(E, "logical operator on non-bool operands");
+  bool IsAnd = E->BOp == BinaryOp::LogicalAnd;
+  llvm::Value* L = lowerExpr(E->Ops[0]);
+  llvm::BasicBlock* LEnd = B.GetInsertBlock();
+  llvm::BasicBlock* Rhs = newBlock(IsAnd ? "and.rhs" : "or.rhs");
+  llvm::BasicBlock* Merge = newBlock(IsAnd ? "and.end" : "or.end");
+  if (IsAnd)
+    B.CreateCondBr(L, Rhs, Merge);
+  else
+    B.CreateCondBr(L, Merge, Rhs);
+  B.SetInsertPoint(Rhs);
+  llvm::Value* R = lowerExpr(E->Ops[1]);
+  llvm::BasicBlock* REnd = B.GetInsertBlock();
+  B.CreateBr(Merge);
+  B.SetInsertPoint(Merge);
+  llvm::PHINode* Phi = B.CreatePHI(B.getInt1Ty(), 2);
+  Phi->addIncoming(B.getInt1(!IsAnd), LEnd);
+  Phi->addIncoming(R, REnd);
+  return Phi;
+}
+
+llvm::Value* KernelLowering::lowerCast(const Expr* E) {
+  if (!checkOps(E, 1))
+    return poisonOf(E->Ty);
+  Type From = E->Ops[0]->Ty, To = E->Ty;
+  if (!From.isScalar() || !To.isScalar())
+    return fail(E, "cast between non-scalar types");
+  llvm::Value* V = lowerExpr(E->Ops[0]);
+  llvm::Type* T = valueType(Ctx, To);
+  if (From == To)
+    return V;
+  if (To.isBool()) { // number -> bool: != 0 (a NaN is != 0)
+    if (From.isFloat())
+      return B.CreateFCmpUNE(V, llvm::ConstantFP::get(V->getType(), 0.0));
+    return B.CreateICmpNE(V, llvm::ConstantInt::get(V->getType(), 0));
+  }
+  if (From.isBool()) // bool -> number: 0/1
+    return To.isFloat() ? B.CreateUIToFP(V, T) : B.CreateZExt(V, T);
+  if (From.isInteger() && To.isInteger())
+    return B.CreateIntCast(V, T, From.isSigned());
+  if (From.isInteger()) // int -> float: round to nearest
+    return From.isSigned() ? B.CreateSIToFP(V, T) : B.CreateUIToFP(V, T);
+  if (To.isInteger()) { // float -> int: toward zero, saturating, NaN -> 0
+    auto Id = To.isSigned() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return B.CreateIntrinsic(Id, {T, V->getType()}, {V});
+  }
+  return B.CreateFPCast(V, T); // float -> float: round to nearest
+}
+
+llvm::Value* KernelLowering::lowerSelect(const Expr* E) {
+  if (!checkOps(E, 3))
+    return poisonOf(E->Ty);
+  if (!E->Ops[0]->Ty.isBool() || E->Ops[1]->Ty != E->Ty || E->Ops[2]->Ty != E->Ty)
+    return fail(E, "select with a non-bool condition or arms of the wrong type");
+  llvm::Value* C = lowerExpr(E->Ops[0]);
+  llvm::BasicBlock* Then = newBlock("sel.then");
+  llvm::BasicBlock* Else = newBlock("sel.else");
+  llvm::BasicBlock* Merge = newBlock("sel.end");
+  B.CreateCondBr(C, Then, Else);
+  B.SetInsertPoint(Then); // only the chosen arm is evaluated
+  llvm::Value* TV = lowerExpr(E->Ops[1]);
+  llvm::BasicBlock* TEnd = B.GetInsertBlock();
+  B.CreateBr(Merge);
+  B.SetInsertPoint(Else);
+  llvm::Value* EV = lowerExpr(E->Ops[2]);
+  llvm::BasicBlock* EEnd = B.GetInsertBlock();
+  B.CreateBr(Merge);
+  B.SetInsertPoint(Merge);
+  if (E->Ty.isVoid())
+    return nullptr;
+  llvm::PHINode* Phi = B.CreatePHI(valueType(Ctx, E->Ty), 2);
+  Phi->addIncoming(TV, TEnd);
+  Phi->addIncoming(EV, EEnd);
+  return Phi;
+}
+
+const BufferValue* KernelLowering::bufferOf(const Expr* E) {
+  if (E->K != Expr::Kind::Param || !E->Ty.isBuffer() || E->Index >= Cur->Args.size() ||
+      Cur->Args[E->Index].Scalar || Cur->KF->Params[E->Index].Ty != E->Ty) {
+    fail(E, "expected a buffer parameter");
+    return nullptr;
+  }
+  return &Cur->Args[E->Index].Buffer;
+}
+
+llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* IndexExpr,
+                                            Type ElemTy) {
+  if (!IndexExpr->Ty.isInteger())
+    return fail(IndexExpr, "buffer index is not an integer");
+  llvm::Value* Index = lowerExpr(IndexExpr);
+  Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
+  if (Opts.CheckBounds) {
+    // A negative signed index is a huge unsigned one: out of range too.
+    llvm::Value* InRange = B.CreateICmpULT(Index, Buf.Length);
+    llvm::BasicBlock* Ok = newBlock("bounds.ok");
+    llvm::BasicBlock* Bad = newBlock("bounds.bad");
+    B.CreateCondBr(InRange, Ok, Bad);
+    B.SetInsertPoint(Bad);
+    Target.emitBoundsFailure(B, Cur->WorkItem, Buf.ParamIndex, Index, Buf.Length);
+    B.CreateBr(Cur->FailBlock);
+    B.SetInsertPoint(Ok);
+  }
+  return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
+}
+
+llvm::Value* KernelLowering::lowerLoad(const Expr* E) {
+  if (!checkOps(E, 2))
+    return poisonOf(E->Ty);
+  const BufferValue* Buf = bufferOf(E->Ops[0]);
+  if (!Buf)
+    return poisonOf(E->Ty);
+  Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
+  if (E->Ty != Elem)
+    return fail(E, "load type differs from the buffer's element type");
+  llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
+  llvm::Value* V = B.CreateLoad(memoryType(Ctx, Elem), Addr);
+  if (Elem.isBool()) // bool in memory is a byte; any non-zero byte reads as true
+    return B.CreateICmpNE(V, B.getInt8(0));
+  return V;
+}
+
+llvm::Value* KernelLowering::lowerStore(const Expr* E) {
+  if (!checkOps(E, 3))
+    return poisonOf(E->Ty);
+  const BufferValue* Buf = bufferOf(E->Ops[0]);
+  if (!Buf)
+    return poisonOf(E->Ty);
+  Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
+  if (E->Ty != Elem || E->Ops[2]->Ty != Elem)
+    return fail(E, "stored value type differs from the buffer's element type");
+  // Left to right: the index, then the value; the bounds check happens before the value is
+  // computed only if the index comes first, which it does.
+  llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
+  llvm::Value* V = lowerExpr(E->Ops[2]);
+  llvm::Value* Mem = Elem.isBool() ? B.CreateZExt(V, B.getInt8Ty()) : V;
+  B.CreateStore(Mem, Addr);
+  return V;
+}
+
+llvm::Value* KernelLowering::lowerCall(const Expr* E) {
+  if (E->Index >= KM.Functions.size() || !Helpers[E->Index])
+    return fail(E, "call of function " + std::to_string(E->Index) + ", which is not a helper");
+  const kir::Function& Callee = *KM.Functions[E->Index];
+  if (E->Ops.size() != Callee.Params.size())
+    return fail(E, "call of '" + Callee.Name + "' with the wrong number of arguments");
+  if (E->Ty != Callee.ReturnType)
+    return fail(E, "call type differs from the return type of '" + Callee.Name + "'");
+  std::vector<llvm::Value*> Args = Cur->WorkItem.Values;
+  for (size_t I = 0; I < E->Ops.size(); ++I) {
+    const Expr* A = E->Ops[I];
+    if (!A || A->Ty != Callee.Params[I].Ty)
+      return fail(E, "argument " + std::to_string(I) + " of '" + Callee.Name +
+                         "' is missing or of the wrong type");
+    if (!A->Ty.isBuffer()) {
+      Args.push_back(lowerExpr(A));
+      continue;
+    }
+    const BufferValue* Buf = bufferOf(A);
+    if (!Buf)
+      return poisonOf(E->Ty);
+    Args.push_back(Buf->Ptr);
+    Args.push_back(Buf->Length);
+    if (Opts.CheckBounds)
+      Args.push_back(Buf->ParamIndex);
+  }
+  llvm::Function* F = Helpers[E->Index];
+  if (Args.size() != F->arg_size())
+    return fail(E, "hidden arguments of '" + Callee.Name + "' do not match");
+  llvm::CallInst* Call = B.CreateCall(F, Args);
+  if (Opts.CheckBounds) {
+    // A bounds failure inside the helper ends this function too.
+    llvm::BasicBlock* Ok = newBlock("call.ok");
+    B.CreateCondBr(Target.emitHasFailed(B, Cur->WorkItem), Cur->FailBlock, Ok);
+    B.SetInsertPoint(Ok);
+  }
+  return E->Ty.isVoid() ? nullptr : Call;
+}
+
+static unsigned mathArity(IntrinsicOp Op) {
+  switch (Op) {
+  case IntrinsicOp::Pow:
+  case IntrinsicOp::Min:
+  case IntrinsicOp::Max:
+    return 2;
+  case IntrinsicOp::Fma:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
+llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
+  IntrinsicOp Op = E->IOp;
+  switch (Op) {
+  case IntrinsicOp::LocalId:
+  case IntrinsicOp::GlobalId:
+  case IntrinsicOp::GroupId:
+  case IntrinsicOp::GroupDim:
+  case IntrinsicOp::GridDim:
+  case IntrinsicOp::GlobalSize: {
+    if (E->Dim > 2)
+      return fail(E, "geometry dimension " + std::to_string(E->Dim) + " is not 0..2");
+    if (!E->Ops.empty() || E->Ty != Type::scalar(kir::ScalarType::U32))
+      return fail(E, "geometry builtins take no operands and yield uint32");
+    const WorkItemContext& W = Cur->WorkItem;
+    if (Op == IntrinsicOp::GlobalId)
+      return B.CreateAdd(B.CreateMul(Target.coordinate(B, W, IntrinsicOp::GroupId, E->Dim),
+                                     Target.coordinate(B, W, IntrinsicOp::GroupDim, E->Dim)),
+                         Target.coordinate(B, W, IntrinsicOp::LocalId, E->Dim));
+    if (Op == IntrinsicOp::GlobalSize)
+      return B.CreateMul(Target.coordinate(B, W, IntrinsicOp::GridDim, E->Dim),
+                         Target.coordinate(B, W, IntrinsicOp::GroupDim, E->Dim));
+    return Target.coordinate(B, W, Op, E->Dim);
+  }
+  case IntrinsicOp::BufferLength: {
+    if (!checkOps(E, 1))
+      return poisonOf(E->Ty);
+    if (E->Ty != Type::scalar(kir::ScalarType::U64))
+      return fail(E, "buffer length yields uint64");
+    const BufferValue* Buf = bufferOf(E->Ops[0]);
+    return Buf ? Buf->Length : poisonOf(E->Ty);
+  }
+  default:
+    break;
+  }
+  if (!checkOps(E, mathArity(Op)))
+    return poisonOf(E->Ty);
+  std::vector<llvm::Value*> Vals;
+  for (const Expr* A : E->Ops) {
+    if (A->Ty != E->Ty)
+      return fail(E, std::string("operand of '") + kir::intrinsicName(Op) + "' has the wrong type");
+    Vals.push_back(lowerExpr(A));
+  }
+  bool FloatOnly = Op != IntrinsicOp::Abs && Op != IntrinsicOp::Min && Op != IntrinsicOp::Max;
+  if ((FloatOnly && !E->Ty.isFloat()) || !(E->Ty.isFloat() || E->Ty.isInteger()))
+    return fail(E, std::string("'") + kir::intrinsicName(Op) + "' on " + E->Ty.str());
+  llvm::Value* V = Target.emitMath(B, Op, Vals, E->Ty);
+  if (!V)
+    return fail(E, std::string("the target cannot lower '") + kir::intrinsicName(Op) + "' on " +
+                       E->Ty.str());
+  return V;
+}
+
+} // namespace cajeta::lowering

@@ -1,0 +1,187 @@
+// Lowering tests of the payload as a whole: saxpy end to end, vectorisation, the payload's
+// attributes and manifests, and clear errors on bad input.
+#include "KirBuilder.h"
+#include "LoadedPayload.h"
+
+#include <gtest/gtest.h>
+
+namespace cajeta::test {
+namespace {
+
+/// K.saxpy(KernelBuffer<float32> y, KernelBuffer<float32> x, float32 a, uint32 n):
+///   uint32 i = KernelThread.globalIdX(); if (i < n) y[i] = a * x[i] + y[i];
+void buildSaxpy(kir::Module& M, bool FastMath = false) {
+  KirBuilder K(M);
+  K.kernel("K.saxpy");
+  K.current().FastMath = FastMath;
+  uint32_t Y = K.param("y", buffer(ScalarType::F32));
+  uint32_t X = K.param("x", buffer(ScalarType::F32));
+  uint32_t A = K.param("a", scalar(ScalarType::F32));
+  uint32_t N = K.param("n", scalar(ScalarType::U32));
+  uint32_t I = K.local("i", scalar(ScalarType::U32));
+  K.body({
+      K.eval(K.assign(I, K.geom(IntrinsicOp::GlobalId, 0))),
+      K.ifThen(K.bin(BinaryOp::Lt, K.l(I), K.p(N)),
+               K.eval(K.store(Y, K.l(I),
+                              K.bin(BinaryOp::Add, K.bin(BinaryOp::Mul, K.p(A), K.load(X, K.l(I))),
+                                    K.load(Y, K.l(I)))))),
+  });
+}
+
+TEST(LoweringPayload, SaxpyRunsAndMatchesReference) {
+  kir::Module M;
+  buildSaxpy(M);
+  std::string Error;
+  auto P = LoadedPayload::build(M, Error);
+  ASSERT_TRUE(P) << Error;
+  const uint32_t N = 1000;
+  std::vector<float> X(1024), Y(1024), Ref(1024);
+  for (uint32_t I = 0; I < 1024; ++I) {
+    X[I] = 0.25f * float(I) - 7.0f;
+    Y[I] = 1.0f / float(I + 1);
+  }
+  const float A = 3.0f;
+  for (uint32_t I = 0; I < 1024; ++I) {
+    volatile float Product = A * X[I]; // no contraction in the reference either
+    Ref[I] = I < N ? Product + Y[I] : Y[I];
+  }
+  CajetaCpuLaunch L =
+      P->run("cj_K_saxpy", {bufferArg(Y), bufferArg(X), scalarArg(A), scalarArg(N)}, 4, 256);
+  EXPECT_EQ(L.Failed, 0u);
+  for (uint32_t I = 0; I < 1024; ++I)
+    ASSERT_EQ(Y[I], Ref[I]) << "at " << I;
+}
+
+TEST(LoweringPayload, GroupRangeRunsOnlyThoseGroups) {
+  kir::Module M;
+  buildSaxpy(M);
+  std::string Error;
+  auto P = LoadedPayload::build(M, Error);
+  ASSERT_TRUE(P) << Error;
+  std::vector<float> X(64, 1.0f), Y(64, 0.0f);
+  std::vector<CajetaCpuArg> Args = {bufferArg(Y), bufferArg(X), scalarArg(2.0f), scalarArg(64u)};
+  CajetaCpuLaunch L{};
+  L.GridDim[0] = 4;
+  L.GridDim[1] = L.GridDim[2] = 1;
+  L.BlockDim[0] = 16;
+  L.BlockDim[1] = L.BlockDim[2] = 1;
+  P->kernel("cj_K_saxpy")(Args.data(), &L, 1, 3); // groups 1 and 2 only
+  for (uint32_t I = 0; I < 64; ++I)
+    EXPECT_EQ(Y[I], I >= 16 && I < 48 ? 2.0f : 0.0f) << "at " << I;
+}
+
+TEST(LoweringPayload, SaxpyWorkItemLoopVectorizes) {
+  kir::Module M;
+  buildSaxpy(M);
+  std::string Raw = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, false);
+  EXPECT_NE(Raw.find("llvm.loop.parallel_accesses"), std::string::npos) << Raw;
+  EXPECT_NE(Raw.find("!llvm.access.group"), std::string::npos);
+  std::string Opt = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
+  bool Vector =
+      Opt.find("<8 x float>") != std::string::npos || Opt.find("<16 x float>") != std::string::npos;
+  EXPECT_TRUE(Vector) << Opt;
+}
+
+TEST(LoweringPayload, NoContractionUnlessFastMath) {
+  kir::Module Strict, Fast;
+  buildSaxpy(Strict);
+  buildSaxpy(Fast, /*FastMath=*/true);
+  std::string S = lowering::CpuPayloadBuilder::emitLlvmIr(Strict, {}, false);
+  std::string F = lowering::CpuPayloadBuilder::emitLlvmIr(Fast, {}, false);
+  EXPECT_NE(S.find("fmul float"), std::string::npos) << S;
+  EXPECT_EQ(S.find("contract"), std::string::npos) << S;
+  EXPECT_NE(F.find("fmul contract float"), std::string::npos) << F;
+  EXPECT_NE(F.find("fadd contract float"), std::string::npos) << F;
+}
+
+TEST(LoweringPayload, PayloadAttributesAndManifests) {
+  kir::Module M;
+  buildSaxpy(M);
+  lowering::CpuBuildResult R = lowering::CpuPayloadBuilder::build(M, {});
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_EQ(R.Payload.Target, "cpu-x86_64");
+  EXPECT_EQ(R.Payload.Format, "elf-shared-object");
+  EXPECT_EQ(R.Payload.Attributes.at("triple"), "x86_64-unknown-linux-gnu");
+  EXPECT_FALSE(R.Payload.Attributes.at("cpu").empty());
+  const std::string& Features = R.Payload.Attributes.at("features");
+  ASSERT_FALSE(Features.empty());
+  EXPECT_EQ(Features[0], '+');
+  EXPECT_EQ(Features.find(",-"), std::string::npos) << "only enabled features: " << Features;
+  EXPECT_NE(Features.find("+sse2"), std::string::npos) << Features;
+  ASSERT_GE(R.Payload.Bytes.size(), 4u);
+  EXPECT_EQ(R.Payload.Bytes[0], 0x7f);
+  EXPECT_EQ(R.Payload.Bytes[1], 'E');
+  ASSERT_EQ(R.Manifests.size(), 1u);
+  const bundle::TargetManifest& TM = R.Manifests.at("K.saxpy");
+  EXPECT_EQ(TM.Symbol, "cj_K_saxpy");
+  EXPECT_NE(TM.CodeHash, 0u);
+
+  // The same module hashes the same; a different kernel body hashes differently.
+  lowering::CpuBuildResult Again = lowering::CpuPayloadBuilder::build(M, {});
+  ASSERT_TRUE(Again.Ok) << Again.Error;
+  EXPECT_EQ(Again.Manifests.at("K.saxpy").CodeHash, TM.CodeHash);
+  kir::Module Fast;
+  buildSaxpy(Fast, true);
+  lowering::CpuBuildResult Other = lowering::CpuPayloadBuilder::build(Fast, {});
+  ASSERT_TRUE(Other.Ok) << Other.Error;
+  EXPECT_NE(Other.Manifests.at("K.saxpy").CodeHash, TM.CodeHash);
+}
+
+TEST(LoweringPayload, NamedCpuBuildsWithItsFeatures) {
+  kir::Module M;
+  buildSaxpy(M);
+  lowering::CpuBuildOptions O;
+  O.Cpu = "x86-64-v3";
+  lowering::CpuBuildResult R = lowering::CpuPayloadBuilder::build(M, O);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_EQ(R.Payload.Attributes.at("cpu"), "x86-64-v3");
+  EXPECT_NE(R.Payload.Attributes.at("features").find("+avx2"), std::string::npos);
+  EXPECT_EQ(R.Payload.Attributes.at("features").find("+avx512f"), std::string::npos);
+}
+
+TEST(LoweringPayload, UnknownCpuIsAnError) {
+  kir::Module M;
+  buildSaxpy(M);
+  lowering::CpuBuildOptions O;
+  O.Cpu = "pentium-9000";
+  lowering::CpuBuildResult R = lowering::CpuPayloadBuilder::build(M, O);
+  EXPECT_FALSE(R.Ok);
+  EXPECT_NE(R.Error.find("unknown CPU 'pentium-9000'"), std::string::npos) << R.Error;
+}
+
+TEST(LoweringPayload, MalformedKirIsAnErrorNotACrash) {
+  kir::Module M;
+  KirBuilder K(M);
+  K.kernel("K.bad");
+  uint32_t Out = K.param("out", buffer(ScalarType::I32));
+  Expr* BadLocal = K.i32(0);
+  BadLocal->K = Expr::Kind::Local;
+  BadLocal->Index = 7; // no such local
+  K.body({K.eval(K.store(Out, K.i32(0), BadLocal))});
+  lowering::CpuBuildResult R = lowering::CpuPayloadBuilder::build(M, {});
+  EXPECT_FALSE(R.Ok);
+  EXPECT_NE(R.Error.find("no local 7"), std::string::npos) << R.Error;
+  EXPECT_NE(R.Error.find("K.bad"), std::string::npos) << R.Error;
+
+  kir::Module M2;
+  KirBuilder K2(M2);
+  K2.kernel("K.mixed");
+  uint32_t O2 = K2.param("out", buffer(ScalarType::I32));
+  K2.body({K2.eval(K2.store(
+      O2, K2.i32(0), K2.bin(BinaryOp::Add, K2.i32(1), K2.constFloat(ScalarType::F32, 1.0))))});
+  R = lowering::CpuPayloadBuilder::build(M2, {});
+  EXPECT_FALSE(R.Ok);
+  EXPECT_NE(R.Error.find("different"), std::string::npos) << R.Error;
+
+  kir::Module M3;
+  KirBuilder K3(M3);
+  K3.kernel("K.loose");
+  K3.body({K3.brk(42)});
+  R = lowering::CpuPayloadBuilder::build(M3, {});
+  EXPECT_FALSE(R.Ok);
+  EXPECT_NE(R.Error.find("loop 42"), std::string::npos) << R.Error;
+  EXPECT_EQ(lowering::CpuPayloadBuilder::emitLlvmIr(M3, {}, false).rfind("; error: ", 0), 0u);
+}
+
+} // namespace
+} // namespace cajeta::test
