@@ -29,6 +29,10 @@ SourceRange Parser::rangeFrom(uint32_t Begin) const {
 
 void Parser::errorHere(const std::string& Msg) {
   const Token& T = tok();
+  // After an earlier error, a complaint at end of file is a cascade (an unterminated comment or
+  // a missing brace already explained it).
+  if (T.Kind == Tok::Eof && Diags.hasErrors())
+    return;
   if (T.Kind == Tok::Unknown) {
     Diags.error(T.Range, "unexpected character '" + T.Text + "'");
     return;
@@ -45,7 +49,18 @@ static std::string describe(const Token& T) {
 bool Parser::expect(Tok K, const char* What) {
   if (accept(K))
     return true;
-  errorHere(std::string("expected ") + What + ", found " + describe(tok()));
+  std::string Msg = std::string("expected ") + What + ", found " + describe(tok());
+  // A missing terminator is best shown right after the previous token when the next token is
+  // already on a later line (as clang does for a missing ';').
+  if (Pos > 0 && tok().Kind != Tok::Unknown && tok().Kind != Tok::Eof) {
+    const SourceFile& F = Diags.file();
+    uint32_t PrevEnd = Toks[Pos - 1].Range.End;
+    if (F.lineOf(PrevEnd) < F.lineOf(tok().Range.Begin)) {
+      Diags.error({PrevEnd, PrevEnd + 1}, Msg);
+      return false;
+    }
+  }
+  errorHere(Msg);
   return false;
 }
 

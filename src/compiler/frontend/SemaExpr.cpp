@@ -903,6 +903,10 @@ Sema::Value Sema::lowerBinary(const Expr* E) {
 
 Sema::Value Sema::lowerAssign(const Expr* E) {
   LValue L = lowerLValue(E->Ops[0]);
+  // `buf = other` is one mistake: do not also complain that `other` is not a value.
+  if (L.K == LValue::Invalid && E->Ops[1]->K == Expr::Kind::Name &&
+      BufferParams.count(E->Ops[1]->Text))
+    return {};
   Value V = lowerExpr(E->Ops[1]);
   if (L.K == LValue::Invalid || !V)
     return {};

@@ -84,14 +84,24 @@ kir::Stmt* Sema::lowerBlock(const Stmt* S, bool NewScope) {
 kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
   std::vector<kir::Stmt*> Out;
   std::optional<Type> Ty;
-  if (S->VarType.Name == "KernelBuffer")
+  // One message per mistake: `KernelBuffer<T> b = a;` and `float32[] a = heap float32[n];` are
+  // each reported once, at the declaration or at the allocation.
+  bool AllAllocs = !S->Vars.empty();
+  for (const Stmt::Declarator& D : S->Vars)
+    AllAllocs &= D.Init && D.Init->K == Expr::Kind::Alloc;
+  bool SkipInits = false;
+  if (S->VarType.Name == "KernelBuffer") {
     Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "
                                   "directly");
-  else
+    SkipInits = true;
+  } else if (S->VarType.ArrayDims > 0 && AllAllocs) {
+    SkipInits = false; // the allocation's own error says it
+  } else {
     Ty = resolveType(S->VarType, false, "a local variable");
+  }
   for (const Stmt::Declarator& D : S->Vars) {
     kir::Expr* Init = nullptr;
-    if (D.Init) {
+    if (D.Init && !(SkipInits && D.Init->K == Expr::Kind::Name)) {
       Value V = lowerExpr(D.Init);
       if (V && Ty)
         Init = convert(V, *Ty, D.Init->Range, "the initialiser");

@@ -1,0 +1,110 @@
+// Diagnostics tests: every cases/<name>.cj must produce exactly the error and warning lines in
+// cases/<name>.expected (file:line:col: severity: message), in order. Notes are not compared.
+#include "compiler/driver/Compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using cajeta::driver::Compiler;
+
+namespace {
+
+std::string readFile(const fs::path& P) {
+  std::ifstream In(P, std::ios::binary);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// The header lines of rendered diagnostics, without notes.
+std::vector<std::string> headerLines(const std::string& Rendered, const std::string& FileName) {
+  std::vector<std::string> Out;
+  std::istringstream In(Rendered);
+  std::string Line;
+  while (std::getline(In, Line)) {
+    if (Line.rfind(FileName + ":", 0) != 0)
+      continue;
+    if (Line.find(": note: ") != std::string::npos)
+      continue;
+    Out.push_back(Line);
+  }
+  return Out;
+}
+
+std::vector<std::string> expectedLines(const fs::path& P) {
+  std::vector<std::string> Out;
+  std::istringstream In(readFile(P));
+  std::string Line;
+  while (std::getline(In, Line))
+    if (!Line.empty())
+      Out.push_back(Line);
+  return Out;
+}
+
+std::vector<std::string> caseNames() {
+  std::vector<std::string> Names;
+  for (const auto& E : fs::directory_iterator(CAJETA_DIAGNOSTICS_DIR "/cases"))
+    if (E.path().extension() == ".cj")
+      Names.push_back(E.path().stem().string());
+  std::sort(Names.begin(), Names.end());
+  return Names;
+}
+
+class DiagnosticCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DiagnosticCase, ReportsExactly) {
+  fs::path Dir = fs::path(CAJETA_DIAGNOSTICS_DIR) / "cases";
+  std::string Name = GetParam() + ".cj";
+  fs::path Expected = Dir / (GetParam() + ".expected");
+  ASSERT_TRUE(fs::exists(Expected)) << "missing " << Expected;
+  auto R = Compiler::runFrontend(Name, readFile(Dir / Name));
+  EXPECT_FALSE(R.Ok) << "a diagnostics case must fail to compile";
+  EXPECT_EQ(headerLines(R.Diagnostics, Name), expectedLines(Expected)) << R.Diagnostics;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, DiagnosticCase, ::testing::ValuesIn(caseNames()),
+                         [](const auto& Info) { return Info.param; });
+
+TEST(DiagnosticRendering, ShowsSourceLineAndCaretUnderTheRange) {
+  auto R = Compiler::runFrontend("t.cj", "class K {\n  @Kernel\n  static void k(int32 n) {\n"
+                                         "    bool c = n;\n  }\n}\n");
+  EXPECT_EQ(R.Diagnostics,
+            "t.cj:4:14: error: cannot implicitly convert int32 to bool in the initialiser; cast "
+            "with '(bool)'\n"
+            "    bool c = n;\n"
+            "             ^\n");
+}
+
+TEST(DiagnosticRendering, MultiCharacterRangeGetsTildes) {
+  auto R = Compiler::runFrontend("t.cj", "class K {\n  @Kernel\n  static void k() {\n"
+                                         "    int32 a = missing;\n  }\n}\n");
+  EXPECT_EQ(R.Diagnostics, "t.cj:4:15: error: unknown name 'missing'\n"
+                           "    int32 a = missing;\n"
+                           "              ^~~~~~~\n");
+}
+
+TEST(DiagnosticRendering, HostMethodsAreReportedInOneNote) {
+  auto R = Compiler::runFrontend("t.cj", "class K {\n  @Kernel static void k() {}\n"
+                                         "  static void run() { int[] x = heap int[3]; }\n"
+                                         "  static void main() { }\n}\n");
+  EXPECT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_EQ(R.Diagnostics, "t.cj: note: host methods 'K.run', 'K.main' left out: the host "
+                           "subset is not compiled yet; launch the kernels from C++ "
+                           "(cajeta/xpu.hpp)\n");
+}
+
+TEST(DiagnosticRendering, ManyErrorsStopAtTheLimit) {
+  std::string Src = "class K {\n  @Kernel static void k() {\n";
+  for (int I = 0; I < 80; ++I)
+    Src += "    int32 a" + std::to_string(I) + " = nope;\n";
+  Src += "  }\n}\n";
+  auto R = Compiler::runFrontend("t.cj", Src);
+  EXPECT_EQ(headerLines(R.Diagnostics, "t.cj").size(), 50u);
+  EXPECT_NE(R.Diagnostics.find("too many errors, stopping after 50"), std::string::npos);
+}
+
+} // namespace
