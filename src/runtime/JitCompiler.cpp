@@ -82,8 +82,10 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
                           Rc);
     throw RuntimeError(CAJETA_XPU_COMPILE_ERROR, Diags, Diags);
   }
-  if (!Diags.empty())
-    std::fputs(Diags.c_str(), stderr); // warnings and notes
+  // Warnings reach the user; notes alone (e.g. "host method left out") are noise for a program
+  // that launches from C++, so a note-only report stays quiet.
+  if (Diags.find(": warning: ") != std::string::npos)
+    std::fputs(Diags.c_str(), stderr);
   bundle::BundleReadResult R =
       bundle::BundleReader::read(static_cast<const uint8_t*>(Bytes), Bytes ? Size : 0);
   if (Bytes)
