@@ -9,7 +9,8 @@ extern "C" {
 #endif
 
 /// One marshalled kernel argument. A buffer passes its base pointer and element count; a scalar
-/// is stored little-endian at the start of `Bits` (a float32 in the low 4 bytes, etc.).
+/// (and a function tag, as a uint32) is stored little-endian at the start of `Bits` (a float32 in
+/// the low 4 bytes, etc.); a POD passes a pointer to its bytes in C layout (Length = size).
 typedef struct CajetaCpuArg {
   union {
     void* Ptr;
@@ -25,10 +26,16 @@ typedef struct CajetaCpuLaunch {
   /// Set by a --check-bounds kernel that indexed out of range (first report wins, via
   /// compare-exchange on Failed); the kernel stops running further work-items.
   uint32_t Failed;
-  uint32_t FailedParam; // parameter index of the buffer
+  uint32_t FailedParam; // parameter index of the buffer, or 0x80000000 | shared-array index
   uint64_t FailedIndex;
   uint64_t FailedLength;
+  /// Bytes of the kernel's dynamic shared array (0 when it has none); the kernel allocates its
+  /// shared memory itself, per workgroup, on the running thread.
+  uint32_t DynamicSharedBytes;
+  uint32_t Reserved;
 } CajetaCpuLaunch;
+
+#define CAJETA_CPU_SHARED_PARAM_BIT 0x80000000u
 
 /// Every CPU kernel entry has this type. It runs the workgroups with linear index in
 /// [GroupBegin, GroupEnd): linear = x + GridDim[0] * (y + GridDim[1] * z).

@@ -14,31 +14,46 @@ namespace cajeta::bundle {
 enum class ScalarType : uint8_t { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64 };
 
 /// How a kernel parameter marshals (spec §17.4).
-enum class ParamKind : uint8_t { Buffer, Scalar };
+/// Function: a tag over ParamInfo::FunctionTable, marshalled as a uint32 (spec §17.1).
+enum class ParamKind : uint8_t { Buffer, Scalar, Pod, Function };
 
 /// What a kernel does to a buffer parameter, found by the access-mode analysis.
 enum class Access : uint8_t { None, Read, Write, ReadWrite };
 
-const char* scalarTypeName(ScalarType T);         // "float32", "uint32", ...
+const char* scalarTypeName(ScalarType T); // "float32", "uint32", ...
 std::optional<ScalarType> parseScalarType(const std::string& Name);
-unsigned scalarTypeSize(ScalarType T);            // bytes in memory (bool = 1)
-const char* paramKindName(ParamKind K);           // "buffer", "scalar"
+unsigned scalarTypeSize(ScalarType T);  // bytes in memory (bool = 1)
+const char* paramKindName(ParamKind K); // "buffer", "scalar"
 std::optional<ParamKind> parseParamKind(const std::string& Name);
-const char* accessName(Access A);                 // "none", "read", "write", "read-write"
+const char* accessName(Access A); // "none", "read", "write", "read-write"
 std::optional<Access> parseAccess(const std::string& Name);
+
+/// A field of a POD parameter, at its offset in the C layout of the struct.
+struct PodFieldInfo {
+  std::string Name;
+  ScalarType Type = ScalarType::I32;
+  uint32_t Offset = 0;
+};
 
 struct ParamInfo {
   std::string Name;
   ParamKind Kind = ParamKind::Scalar;
-  ScalarType Type = ScalarType::I32; // the element type for a buffer
+  ScalarType Type = ScalarType::I32; // buffer: element type; Function: U32; Pod: unused
   Access Mode = Access::None;        // buffers only
+  // Pod only: the class name, fields, and C layout size/alignment.
+  std::string PodName;
+  std::vector<PodFieldInfo> Fields;
+  uint32_t PodSize = 0;
+  uint32_t PodAlign = 0;
+  // Function only: tag t calls FunctionTable[t] ("K.square"); other tags are a no-op.
+  std::vector<std::string> FunctionTable;
 };
 
 /// The per-(kernel, target) manifest (DESIGN.md §4).
 struct TargetManifest {
-  std::string Symbol;        // entry symbol in the target's payload
-  uint64_t CodeHash = 0;     // xxh3 of the kernel's code for this target
-  uint32_t Registers = 0;    // 0 where the target has no such notion
+  std::string Symbol;     // entry symbol in the target's payload
+  uint64_t CodeHash = 0;  // xxh3 of the kernel's code for this target
+  uint32_t Registers = 0; // 0 where the target has no such notion
   uint32_t SpillBytes = 0;
   uint32_t StaticSharedBytes = 0;
 };
@@ -49,13 +64,17 @@ struct KernelInfo {
   uint32_t SourceLine = 0;
   std::vector<ParamInfo> Params;
   std::map<std::string, TargetManifest> Targets; // key: target name, e.g. "cpu-x86_64"
+  std::vector<std::string> SharedArrays;         // names of its shared arrays, in declaration order
+  bool DynamicShared = false;                    // one shared array is sized at launch
+  std::vector<std::string> Backends;             // @Backend restriction; empty = every backend
 };
 
 /// One compiled code object for one target.
 struct Payload {
-  std::string Target;              // "cpu-x86_64", later "nvptx-sm_90", "spirv", ...
-  std::string Format;              // "elf-shared-object", "ptx", ...
-  std::map<std::string, std::string> Attributes; // e.g. {"cpu": "sapphirerapids", "features": "+avx2,..."}
+  std::string Target; // "cpu-x86_64", later "nvptx-sm_90", "spirv", ...
+  std::string Format; // "elf-shared-object", "ptx", ...
+  std::map<std::string, std::string>
+      Attributes; // e.g. {"cpu": "sapphirerapids", "features": "+avx2,..."}
   std::vector<uint8_t> Bytes;
 };
 

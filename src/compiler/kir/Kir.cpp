@@ -53,6 +53,10 @@ std::string Type::str() const {
     return bundle::scalarTypeName(Elem);
   case Buffer:
     return std::string("KernelBuffer<") + bundle::scalarTypeName(Elem) + ">";
+  case Shared:
+    return std::string("Shared<") + bundle::scalarTypeName(Elem) + ">";
+  case Pod:
+    return "pod#" + std::to_string(PodIndex);
   }
   return "?";
 }
@@ -104,6 +108,26 @@ const char* intrinsicName(IntrinsicOp Op) {
       "rsqrt",    "exp",       "log",      "pow",       "sin",      "cos",         "tanh",
       "abs",      "min",       "max",      "floor",     "ceil",     "fma",         "buffer_length"};
   return Names[static_cast<unsigned>(Op)];
+}
+
+const char* atomicOpName(AtomicOp Op) {
+  static const char* Names[] = {"add", "sub",  "min",     "max",  "and",  "or",
+                                "xor", "xchg", "cmpxchg", "load", "store"};
+  return Names[static_cast<unsigned>(Op)];
+}
+
+const char* memoryOrderName(MemoryOrder O) {
+  static const char* Names[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
+  return Names[static_cast<unsigned>(O)];
+}
+
+bool availableOn(const Function& F, const std::string& Backend) {
+  if (F.Backends.empty())
+    return true;
+  for (const std::string& B : F.Backends)
+    if (B == Backend)
+      return true;
+  return false;
 }
 
 } // namespace cajeta::kir

@@ -21,19 +21,28 @@ struct SourceLoc {
   uint32_t Col = 0;
 };
 
-/// A KIR type: void, a scalar, or a buffer of scalars (a kernel or helper parameter only).
+/// A KIR type: void, a scalar, a buffer of scalars (a kernel or helper parameter only), a
+/// workgroup-shared array (Function::SharedArrays, kernels only), or a POD (Module::Pods,
+/// parameters only, read-only). Function-typed source values are plain uint32 tags in KIR.
 struct Type {
-  enum Kind : uint8_t { Void, Scalar, Buffer };
+  enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod };
   Kind K = Void;
-  ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer: the element type
+  ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared: the element type
+  uint32_t PodIndex = 0;             // Pod: index into Module::Pods
 
   static Type voidTy() { return {}; }
   static Type scalar(ScalarType T) { return {Scalar, T}; }
   static Type buffer(ScalarType T) { return {Buffer, T}; }
+  static Type shared(ScalarType T) { return {Shared, T}; }
+  static Type pod(uint32_t Index) { return {Pod, ScalarType::I32, Index}; }
 
   bool isVoid() const { return K == Void; }
   bool isScalar() const { return K == Scalar; }
   bool isBuffer() const { return K == Buffer; }
+  bool isShared() const { return K == Shared; }
+  bool isPod() const { return K == Pod; }
+  /// Indexable memory: a buffer or a shared array (operand 0 of Load/Store/Atomic).
+  bool isArray() const { return K == Buffer || K == Shared; }
   bool isBool() const { return K == Scalar && Elem == ScalarType::Bool; }
   bool isInteger() const; // any intN/uintN (not bool)
   bool isSigned() const;  // intN
@@ -41,7 +50,13 @@ struct Type {
   bool isFloat() const;  // float16/32/64
   unsigned bits() const; // scalar width in bits (bool = 1)
   std::string str() const;
-  bool operator==(const Type& O) const { return K == O.K && (K == Void || Elem == O.Elem); }
+  bool operator==(const Type& O) const {
+    if (K != O.K)
+      return false;
+    if (K == Pod)
+      return PodIndex == O.PodIndex;
+    return K == Void || Elem == O.Elem;
+  }
   bool operator!=(const Type& O) const { return !(*this == O); }
 };
 
@@ -98,8 +113,29 @@ enum class IntrinsicOp : uint8_t {
   Floor,
   Ceil,
   Fma,          // fused multiply-add, one rounding
-  BufferLength, // buf.length(): uint64 element count of Ops[0] (a buffer expression)
+  BufferLength, // buf.length(): uint64 element count of Ops[0] (a buffer or shared array)
 };
+
+/// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element
+/// held before the operation. Integers: every op; float32/float64: Add, Min, Max, Exchange,
+/// CompareExchange, Load, Store. Min/Max on floats follow Math.min/max (NaN wins, -0 < +0).
+enum class AtomicOp : uint8_t {
+  Add,
+  Sub,
+  Min,
+  Max,
+  And,
+  Or,
+  Xor,
+  Exchange,        // Ops[2] is the new value
+  CompareExchange, // Ops[2] expected, Ops[3] desired; stores desired iff the element == expected
+                   // (bitwise for floats)
+  Load,            // Ops = {array, index}
+  Store,           // Ops = {array, index, value}; yields the value stored
+};
+
+/// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
+enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
 
 struct Expr {
   enum class Kind : uint8_t {
@@ -120,6 +156,14 @@ struct Expr {
     Seq,       // evaluate Ops in order; yields the last one's value (Ty = its type)
     Call,      // call Module::Functions[Index] with Ops as arguments; Ty = its return type
     Intrinsic, // IOp over Ops (Dim for geometry)
+    SharedRef, // the shared array Function::SharedArrays[Index] (operand 0 of Load/Store/Atomic/
+               // BufferLength only); Ty = Type::shared(elem)
+    Atomic,    // AOp with Order over Ops = {array (Param buffer or SharedRef), index, ...};
+               // Ty = the element type
+    Field,     // read field Index of Ops[0], a Param of POD type; Ty = the field's scalar type
+    Dispatch,  // call through a function tag: Ops[0] = tag (uint32), Ops[1..] = arguments;
+               // Targets[t] is the function index for tag t. A tag >= Targets.size() is a
+               // no-op that yields the zero value of Ty.
   };
   Kind K = Kind::Const;
   Type Ty;
@@ -127,6 +171,9 @@ struct Expr {
   UnaryOp UOp = UnaryOp::Neg;
   BinaryOp BOp = BinaryOp::Add;
   IntrinsicOp IOp = IntrinsicOp::LocalId;
+  AtomicOp AOp = AtomicOp::Add;
+  MemoryOrder Order = MemoryOrder::Relaxed;
+  std::vector<uint32_t> Targets; // Dispatch
   uint8_t Dim = 0;
   uint32_t Index = 0;
   uint64_t IntValue = 0;
@@ -143,6 +190,10 @@ struct Stmt {
     Break,    // leave loop LoopId
     Continue, // go to loop LoopId's step (then its test)
     Return,   // return E (null in a void function or a kernel)
+    Barrier,  // workgroup barrier: every work-item of the group arrives before any goes on; it
+              // orders shared and global memory (acquire-release). It must be reached by all
+              // work-items of the group: Sema rejects barriers under control flow it can prove
+              // divergent; a barrier in a helper counts at each call site.
   };
   Kind K = Kind::Block;
   SourceLoc Loc;
@@ -170,6 +221,30 @@ struct Param {
   SourceLoc Loc;
 };
 
+/// A workgroup-shared array declared in a kernel: `Shared<float32> t = shared float32[256];`.
+/// Count == 0 means dynamic: sized at launch (dynamic shared bytes / element size); a kernel has
+/// at most one dynamic array.
+struct SharedArray {
+  std::string Name;
+  ScalarType Elem = ScalarType::F32;
+  uint32_t Count = 0;
+  SourceLoc Loc;
+};
+
+/// A plain class of primitive fields, passed by value, read-only. Fields are laid out as a C
+/// struct would be (natural alignment, in declaration order); Size includes tail padding.
+struct PodField {
+  std::string Name;
+  ScalarType Type = ScalarType::I32;
+  uint32_t Offset = 0;
+};
+struct PodType {
+  std::string Name; // the class name
+  std::vector<PodField> Fields;
+  uint32_t Size = 0;
+  uint32_t Align = 1;
+};
+
 struct Function {
   std::string Name;   // qualified source name, "K.saxpy"
   std::string Symbol; // the symbol the lowering gives it, e.g. "cj_K_saxpy"
@@ -177,8 +252,13 @@ struct Function {
   bool FastMath = false; // @FastMath: contraction allowed
   Type ReturnType;       // void for kernels
   std::vector<Param> Params;
-  std::vector<Local>
-      Locals; // every local of the function; Sema initialises each at its declaration
+  /// Every local of the function; Sema initialises each at its declaration.
+  std::vector<Local> Locals;
+  std::vector<SharedArray> SharedArrays; // kernels only
+  /// @Backend("cpu", "cuda", ...): the backends this function exists on; empty = all. Sema
+  /// guarantees a function only calls helpers available on all of its own backends.
+  std::vector<std::string> Backends;
+  bool HasBarrier = false; // the body, or a helper it calls, contains a Barrier
   Stmt* Body = nullptr;
   SourceLoc Loc;
   /// Filled by analyzeAccess: one entry per parameter (None for scalars).
@@ -190,6 +270,7 @@ class Module {
 public:
   std::string SourceFile;
   std::vector<std::unique_ptr<Function>> Functions; // kernels and @Device helpers
+  std::vector<PodType> Pods;
 
   Expr* newExpr(Expr::Kind K, Type Ty, SourceLoc Loc);
   Stmt* newStmt(Stmt::Kind K, SourceLoc Loc);
@@ -203,6 +284,10 @@ private:
 const char* unaryOpName(UnaryOp Op);
 const char* binaryOpName(BinaryOp Op);
 const char* intrinsicName(IntrinsicOp Op);
+const char* atomicOpName(AtomicOp Op);
+const char* memoryOrderName(MemoryOrder O);
+/// Whether F is compiled for a backend ("cpu", "cuda", "hip", "vulkan").
+bool availableOn(const Function& F, const std::string& Backend);
 
 /// The readable dump printed by `cajeta emit --target=kir`.
 std::string dump(const Module& M);

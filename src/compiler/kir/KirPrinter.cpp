@@ -33,6 +33,17 @@ private:
     }
     Out << ") -> " << F.ReturnType.str() << (F.FastMath ? " fastmath" : "") << "  ; symbol "
         << F.Symbol << "\n";
+    if (!F.Backends.empty()) {
+      Out << "  backends";
+      for (const std::string& B : F.Backends)
+        Out << " " << B;
+      Out << "\n";
+    }
+    for (size_t I = 0; I < F.SharedArrays.size(); ++I)
+      Out << "  shared @" << F.SharedArrays[I].Name << " : "
+          << bundle::scalarTypeName(F.SharedArrays[I].Elem) << "["
+          << (F.SharedArrays[I].Count ? std::to_string(F.SharedArrays[I].Count) : "dynamic")
+          << "]\n";
     for (size_t I = 0; I < F.Locals.size(); ++I)
       Out << "  local " << local(I) << " : " << F.Locals[I].Ty.str() << "\n";
     stmt(F.Body, 1);
@@ -94,6 +105,10 @@ private:
       indent(D);
       Out << "return" << (S->E ? " " + expr(S->E) : "") << "\n";
       return;
+    case Stmt::Kind::Barrier:
+      indent(D);
+      Out << "barrier\n";
+      return;
     }
   }
 
@@ -143,6 +158,25 @@ private:
     case Expr::Kind::Call:
       return "(call " + T + " " +
              (E->Index < M.Functions.size() ? M.Functions[E->Index]->Name : "?") + ops() + ")";
+    case Expr::Kind::SharedRef:
+      return "@" + Cur->SharedArrays[E->Index].Name;
+    case Expr::Kind::Atomic:
+      return "(atomic." + std::string(atomicOpName(E->AOp)) + " " + memoryOrderName(E->Order) +
+             " " + T + ops() + ")";
+    case Expr::Kind::Field: {
+      std::string Name = "?";
+      const Type& PT = E->Ops[0]->Ty;
+      if (PT.isPod() && PT.PodIndex < M.Pods.size() && E->Index < M.Pods[PT.PodIndex].Fields.size())
+        Name = M.Pods[PT.PodIndex].Fields[E->Index].Name;
+      return "(field " + T + ops() + " ." + Name + ")";
+    }
+    case Expr::Kind::Dispatch: {
+      std::string S = "(dispatch " + T + " [";
+      for (size_t I = 0; I < E->Targets.size(); ++I)
+        S += (I ? ", " : "") +
+             (E->Targets[I] < M.Functions.size() ? M.Functions[E->Targets[I]]->Name : "?");
+      return S + "]" + ops() + ")";
+    }
     case Expr::Kind::Intrinsic: {
       std::string S = "(" + std::string(intrinsicName(E->IOp)) + " " + T;
       if (E->IOp <= IntrinsicOp::GlobalSize)
