@@ -29,7 +29,8 @@ static void* tryOpen(const std::string& Path, std::string& Tried) {
   if (H)
     return H;
   const char* Why = ::dlerror();
-  Tried += fmt::format("\n  {}: {}", Path, Why ? Why : "cannot be loaded");
+  // dlerror's text starts with the path it tried.
+  Tried += "\n  " + (Why ? std::string(Why) : Path + ": cannot be loaded");
   return nullptr;
 }
 
