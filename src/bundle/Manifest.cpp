@@ -29,9 +29,11 @@ constexpr std::array<ScalarTypeEntry, 12> ScalarTypes = {{
     {ScalarType::F64, "float64", 8},
 }};
 
-constexpr std::array<std::pair<ParamKind, const char*>, 2> ParamKinds = {{
+constexpr std::array<std::pair<ParamKind, const char*>, 4> ParamKinds = {{
     {ParamKind::Buffer, "buffer"},
     {ParamKind::Scalar, "scalar"},
+    {ParamKind::Pod, "pod"},
+    {ParamKind::Function, "function"},
 }};
 
 constexpr std::array<std::pair<Access, const char*>, 4> Accesses = {{

@@ -37,13 +37,31 @@ json targetToJson(const TargetManifest& T) {
               {"staticSharedBytes", T.StaticSharedBytes}};
 }
 
+/// A POD's fields and layout and a function's tag table are written for those kinds only.
+json paramToJson(const ParamInfo& P) {
+  json J{{"name", P.Name},
+         {"kind", paramKindName(P.Kind)},
+         {"type", scalarTypeName(P.Type)},
+         {"access", accessName(P.Mode)}};
+  if (P.Kind == ParamKind::Pod) {
+    json Fields = json::array();
+    for (const PodFieldInfo& F : P.Fields)
+      Fields.push_back(
+          json{{"name", F.Name}, {"type", scalarTypeName(F.Type)}, {"offset", F.Offset}});
+    J["podName"] = P.PodName;
+    J["fields"] = std::move(Fields);
+    J["podSize"] = P.PodSize;
+    J["podAlign"] = P.PodAlign;
+  }
+  if (P.Kind == ParamKind::Function)
+    J["functionTable"] = P.FunctionTable;
+  return J;
+}
+
 json kernelToJson(const KernelInfo& K) {
   json Params = json::array();
   for (const ParamInfo& P : K.Params)
-    Params.push_back(json{{"name", P.Name},
-                          {"kind", paramKindName(P.Kind)},
-                          {"type", scalarTypeName(P.Type)},
-                          {"access", accessName(P.Mode)}});
+    Params.push_back(paramToJson(P));
   json Targets = json::object();
   for (const auto& [Name, T] : K.Targets)
     Targets[Name] = targetToJson(T);
@@ -51,7 +69,10 @@ json kernelToJson(const KernelInfo& K) {
               {"sourceFile", K.SourceFile},
               {"sourceLine", K.SourceLine},
               {"params", std::move(Params)},
-              {"targets", std::move(Targets)}};
+              {"targets", std::move(Targets)},
+              {"sharedArrays", K.SharedArrays},
+              {"dynamicShared", K.DynamicShared},
+              {"backends", K.Backends}};
 }
 
 json payloadToJson(const Payload& P) {
@@ -135,6 +156,36 @@ public:
     return true;
   }
 
+  bool boolean(const json& Obj, const std::string& ObjPath, const char* Key, bool& Out) {
+    const json* V = member(Obj, ObjPath, Key, json::value_t::boolean, "a boolean");
+    if (!V)
+      return false;
+    Out = V->get<bool>();
+    return true;
+  }
+
+  /// An array of non-empty strings, each distinct.
+  bool nameList(const json& Obj, const std::string& ObjPath, const char* Key,
+                std::vector<std::string>& Out) {
+    const json* V = array(Obj, ObjPath, Key);
+    if (!V)
+      return false;
+    std::string Path = join(ObjPath, Key);
+    std::set<std::string> Seen;
+    for (size_t I = 0; I < V->size(); ++I) {
+      const json& E = (*V)[I];
+      if (!E.is_string())
+        return fail(index(Path, I), std::string("must be a string, got ") + E.type_name());
+      const std::string& Name = E.get_ref<const std::string&>();
+      if (Name.empty())
+        return fail(index(Path, I), "must not be empty");
+      if (!Seen.insert(Name).second)
+        return fail(index(Path, I), "repeats '" + Name + "'");
+      Out.push_back(Name);
+    }
+    return true;
+  }
+
   const json* array(const json& Obj, const std::string& ObjPath, const char* Key) {
     return member(Obj, ObjPath, Key, json::value_t::array, "an array");
   }
@@ -161,6 +212,60 @@ private:
   std::string& Error;
 };
 
+bool parsePodField(FieldReader& R, const json& J, const std::string& Path, PodFieldInfo& Out) {
+  if (!R.requireObject(J, Path))
+    return false;
+  std::string Type;
+  if (!R.nonEmptyString(J, Path, "name", Out.Name) || !R.string(J, Path, "type", Type) ||
+      !R.u32(J, Path, "offset", Out.Offset))
+    return false;
+  std::optional<ScalarType> T = parseScalarType(Type);
+  if (!T)
+    return R.fail(FieldReader::join(Path, "type"), "has unknown scalar type '" + Type + "'");
+  Out.Type = *T;
+  return true;
+}
+
+/// The POD's class name, fields and C layout; every field must lie inside the struct at an
+/// offset aligned for its type.
+bool parsePodLayout(FieldReader& R, const json& J, const std::string& Path, ParamInfo& Out) {
+  if (!R.nonEmptyString(J, Path, "podName", Out.PodName) ||
+      !R.u32(J, Path, "podSize", Out.PodSize) || !R.u32(J, Path, "podAlign", Out.PodAlign))
+    return false;
+  if (Out.PodSize == 0)
+    return R.fail(FieldReader::join(Path, "podSize"), "must not be 0");
+  if (Out.PodAlign == 0 || (Out.PodAlign & (Out.PodAlign - 1)) || Out.PodAlign > 64)
+    return R.fail(FieldReader::join(Path, "podAlign"),
+                  "must be a power of two up to 64, got " + std::to_string(Out.PodAlign));
+  if (Out.PodSize % Out.PodAlign)
+    return R.fail(FieldReader::join(Path, "podSize"), "is " + std::to_string(Out.PodSize) +
+                                                          ", not a multiple of podAlign " +
+                                                          std::to_string(Out.PodAlign));
+  std::string FieldsPath = FieldReader::join(Path, "fields");
+  const json* Fields = R.array(J, Path, "fields");
+  if (!Fields)
+    return false;
+  std::set<std::string> Names;
+  for (size_t I = 0; I < Fields->size(); ++I) {
+    std::string FieldPath = FieldReader::index(FieldsPath, I);
+    PodFieldInfo F;
+    if (!parsePodField(R, (*Fields)[I], FieldPath, F))
+      return false;
+    if (!Names.insert(F.Name).second)
+      return R.fail(FieldPath + ".name", "repeats field name '" + F.Name + "'");
+    uint64_t Size = scalarTypeSize(F.Type);
+    if (uint64_t(F.Offset) + Size > Out.PodSize)
+      return R.fail(FieldPath + ".offset",
+                    "is " + std::to_string(F.Offset) + ": a " + scalarTypeName(F.Type) +
+                        " there ends past podSize " + std::to_string(Out.PodSize));
+    if (F.Offset % Size)
+      return R.fail(FieldPath + ".offset", "is " + std::to_string(F.Offset) + ", not aligned for " +
+                                               scalarTypeName(F.Type));
+    Out.Fields.push_back(std::move(F));
+  }
+  return true;
+}
+
 bool parseParam(FieldReader& R, const json& J, const std::string& Path, ParamInfo& Out) {
   if (!R.requireObject(J, Path))
     return false;
@@ -180,6 +285,10 @@ bool parseParam(FieldReader& R, const json& J, const std::string& Path, ParamInf
   Out.Kind = *K;
   Out.Type = *T;
   Out.Mode = *A;
+  if (Out.Kind == ParamKind::Pod)
+    return parsePodLayout(R, J, Path, Out);
+  if (Out.Kind == ParamKind::Function)
+    return R.nameList(J, Path, "functionTable", Out.FunctionTable);
   return true;
 }
 
@@ -228,6 +337,19 @@ bool parseKernel(FieldReader& R, const json& J, const std::string& Path, KernelI
       return false;
     Out.Targets.emplace(Name, std::move(T));
   }
+  if (!R.nameList(J, Path, "sharedArrays", Out.SharedArrays) ||
+      !R.boolean(J, Path, "dynamicShared", Out.DynamicShared) ||
+      !R.nameList(J, Path, "backends", Out.Backends))
+    return false;
+  if (Out.DynamicShared && Out.SharedArrays.empty())
+    return R.fail(FieldReader::join(Path, "dynamicShared"),
+                  "is true but the kernel has no shared arrays");
+  static const std::set<std::string> Known = {"cpu", "cuda", "hip", "vulkan"};
+  for (size_t I = 0; I < Out.Backends.size(); ++I)
+    if (!Known.count(Out.Backends[I]))
+      return R.fail(FieldReader::index(FieldReader::join(Path, "backends"), I),
+                    "has unknown backend '" + Out.Backends[I] +
+                        "' (known: cpu, cuda, hip, vulkan)");
   return true;
 }
 

@@ -29,7 +29,20 @@ void expectSameProgram(const Program& A, const Program& B) {
       EXPECT_EQ(KA.Params[I].Kind, KB.Params[I].Kind);
       EXPECT_EQ(KA.Params[I].Type, KB.Params[I].Type);
       EXPECT_EQ(KA.Params[I].Mode, KB.Params[I].Mode);
+      EXPECT_EQ(KA.Params[I].PodName, KB.Params[I].PodName);
+      EXPECT_EQ(KA.Params[I].PodSize, KB.Params[I].PodSize);
+      EXPECT_EQ(KA.Params[I].PodAlign, KB.Params[I].PodAlign);
+      EXPECT_EQ(KA.Params[I].FunctionTable, KB.Params[I].FunctionTable);
+      ASSERT_EQ(KA.Params[I].Fields.size(), KB.Params[I].Fields.size());
+      for (size_t F = 0; F < KA.Params[I].Fields.size(); ++F) {
+        EXPECT_EQ(KA.Params[I].Fields[F].Name, KB.Params[I].Fields[F].Name);
+        EXPECT_EQ(KA.Params[I].Fields[F].Type, KB.Params[I].Fields[F].Type);
+        EXPECT_EQ(KA.Params[I].Fields[F].Offset, KB.Params[I].Fields[F].Offset);
+      }
     }
+    EXPECT_EQ(KA.SharedArrays, KB.SharedArrays);
+    EXPECT_EQ(KA.DynamicShared, KB.DynamicShared);
+    EXPECT_EQ(KA.Backends, KB.Backends);
     ASSERT_EQ(KA.Targets.size(), KB.Targets.size());
     for (const auto& [Name, TA] : KA.Targets) {
       auto It = KB.Targets.find(Name);

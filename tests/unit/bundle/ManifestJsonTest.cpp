@@ -28,7 +28,7 @@ json sampleJson() {
 TEST(ManifestJson, Layout) {
   json J = sampleJson();
   EXPECT_EQ(J["compilerVersion"], "cajeta 0.1.0 (test)");
-  ASSERT_EQ(J["kernels"].size(), 2u);
+  ASSERT_EQ(J["kernels"].size(), 3u);
   const json& Saxpy = J["kernels"][0];
   EXPECT_EQ(Saxpy["name"], "K.saxpy");
   EXPECT_EQ(Saxpy["sourceLine"], 12);
@@ -52,7 +52,7 @@ TEST(ManifestJson, RoundTripLeavesPayloadBytesEmpty) {
   std::string Error;
   ASSERT_TRUE(manifestFromJson(manifestToJson(In), Out, Error)) << Error;
   EXPECT_EQ(Out.CompilerVersion, In.CompilerVersion);
-  ASSERT_EQ(Out.Kernels.size(), 2u);
+  ASSERT_EQ(Out.Kernels.size(), 3u);
   EXPECT_EQ(Out.Kernels[1].SourceLine, 4294967295u);
   EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").CodeHash, 0xfedcba9876543210ull);
   ASSERT_EQ(Out.Payloads.size(), 2u);
@@ -76,7 +76,10 @@ TEST(ManifestJson, EnumNamesRoundTrip) {
   EXPECT_EQ(parseScalarType("float128"), std::nullopt);
   EXPECT_EQ(parseParamKind("buffer"), ParamKind::Buffer);
   EXPECT_EQ(parseParamKind("scalar"), ParamKind::Scalar);
-  EXPECT_EQ(parseParamKind("pod"), std::nullopt);
+  EXPECT_EQ(parseParamKind("pod"), ParamKind::Pod);
+  EXPECT_EQ(parseParamKind("function"), ParamKind::Function);
+  EXPECT_STREQ(paramKindName(ParamKind::Function), "function");
+  EXPECT_EQ(parseParamKind("struct"), std::nullopt);
   for (Access A : {Access::None, Access::Read, Access::Write, Access::ReadWrite})
     EXPECT_EQ(parseAccess(accessName(A)), A);
   EXPECT_EQ(parseAccess("readwrite"), std::nullopt);
@@ -187,4 +190,139 @@ TEST(ManifestJson, UnknownFieldsAreIgnored) {
   Program Out;
   std::string Error;
   EXPECT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+}
+
+TEST(ManifestJson, DeviceSubsetLayout) {
+  json J = sampleJson();
+  const json& Apply = J["kernels"][2];
+  EXPECT_EQ(Apply["sharedArrays"], (json{"tile", "scratch"}));
+  EXPECT_EQ(Apply["dynamicShared"], true);
+  EXPECT_EQ(Apply["backends"], (json{"cuda", "vulkan"}));
+  EXPECT_EQ(Apply["params"][1]["kind"], "pod");
+  EXPECT_EQ(Apply["params"][1]["podName"], "Params");
+  EXPECT_EQ(Apply["params"][1]["podSize"], 24);
+  EXPECT_EQ(Apply["params"][1]["podAlign"], 8);
+  EXPECT_EQ(Apply["params"][1]["fields"][1],
+            (json{{"name", "bias"}, {"type", "float64"}, {"offset", 8}}));
+  EXPECT_EQ(Apply["params"][2]["kind"], "function");
+  EXPECT_EQ(Apply["params"][2]["functionTable"], (json{"Ops.square", "Ops.negate"}));
+  // Kind-specific fields are written for their kind only.
+  EXPECT_FALSE(Apply["params"][0].contains("podName"));
+  EXPECT_FALSE(Apply["params"][0].contains("functionTable"));
+  EXPECT_FALSE(Apply["params"][2].contains("fields"));
+  // Kernel-level fields are always written.
+  EXPECT_EQ(J["kernels"][0]["sharedArrays"], json::array());
+  EXPECT_EQ(J["kernels"][0]["dynamicShared"], false);
+  EXPECT_EQ(J["kernels"][0]["backends"], json::array());
+}
+
+TEST(ManifestJson, DeviceSubsetRoundTrip) {
+  Program In = test::sampleProgram();
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(manifestToJson(In), Out, Error)) << Error;
+  const KernelInfo& A = Out.Kernels[2];
+  EXPECT_EQ(A.SharedArrays, (std::vector<std::string>{"tile", "scratch"}));
+  EXPECT_TRUE(A.DynamicShared);
+  EXPECT_EQ(A.Backends, (std::vector<std::string>{"cuda", "vulkan"}));
+  const ParamInfo& P = A.Params[1];
+  EXPECT_EQ(P.Kind, ParamKind::Pod);
+  EXPECT_EQ(P.PodName, "Params");
+  EXPECT_EQ(P.PodSize, 24u);
+  EXPECT_EQ(P.PodAlign, 8u);
+  ASSERT_EQ(P.Fields.size(), 3u);
+  EXPECT_EQ(P.Fields[2].Name, "n");
+  EXPECT_EQ(P.Fields[2].Type, ScalarType::U32);
+  EXPECT_EQ(P.Fields[2].Offset, 16u);
+  EXPECT_EQ(A.Params[2].Kind, ParamKind::Function);
+  EXPECT_EQ(A.Params[2].FunctionTable, (std::vector<std::string>{"Ops.square", "Ops.negate"}));
+  EXPECT_FALSE(Out.Kernels[0].DynamicShared);
+  EXPECT_TRUE(Out.Kernels[0].Backends.empty());
+  EXPECT_EQ(manifestToJson(Out)["kernels"], manifestToJson(In)["kernels"]);
+}
+
+TEST(ManifestJson, DeviceSubsetFieldErrors) {
+  json J = sampleJson();
+  J["kernels"][0].erase("sharedArrays");
+  expectError(J, "manifest field 'kernels[0].sharedArrays' is missing");
+
+  J = sampleJson();
+  J["kernels"][2]["dynamicShared"] = 1;
+  expectError(J, "manifest field 'kernels[2].dynamicShared' must be a boolean, got number");
+
+  J = sampleJson();
+  J["kernels"][0]["dynamicShared"] = true;
+  expectError(J, "manifest field 'kernels[0].dynamicShared' is true but the kernel has no shared "
+                 "arrays");
+
+  J = sampleJson();
+  J["kernels"][2]["backends"][1] = "metal";
+  expectError(J, "manifest field 'kernels[2].backends[1]' has unknown backend 'metal' (known: "
+                 "cpu, cuda, hip, vulkan)");
+
+  J = sampleJson();
+  J["kernels"][2]["backends"] = "cuda";
+  expectError(J, "manifest field 'kernels[2].backends' must be an array, got string");
+
+  J = sampleJson();
+  J["kernels"][2]["sharedArrays"][1] = 7;
+  expectError(J, "manifest field 'kernels[2].sharedArrays[1]' must be a string, got number");
+
+  J = sampleJson();
+  J["kernels"][2]["sharedArrays"][1] = "tile";
+  expectError(J, "manifest field 'kernels[2].sharedArrays[1]' repeats 'tile'");
+
+  J = sampleJson();
+  J["kernels"][2]["sharedArrays"][0] = "";
+  expectError(J, "manifest field 'kernels[2].sharedArrays[0]' must not be empty");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1].erase("podName");
+  expectError(J, "manifest field 'kernels[2].params[1].podName' is missing");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["podSize"] = 0u;
+  expectError(J, "manifest field 'kernels[2].params[1].podSize' must not be 0");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["podAlign"] = 6u;
+  expectError(J, "manifest field 'kernels[2].params[1].podAlign' must be a power of two up to "
+                 "64, got 6");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["podSize"] = 20u;
+  expectError(J, "manifest field 'kernels[2].params[1].podSize' is 20, not a multiple of podAlign "
+                 "8");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["fields"][2]["offset"] = 22u;
+  expectError(J, "manifest field 'kernels[2].params[1].fields[2].offset' is 22: a uint32 there "
+                 "ends past podSize 24");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["fields"][1]["offset"] = 4u;
+  expectError(J, "manifest field 'kernels[2].params[1].fields[1].offset' is 4, not aligned for "
+                 "float64");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["fields"][1]["name"] = "scale";
+  expectError(J, "manifest field 'kernels[2].params[1].fields[1].name' repeats field name 'scale'");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["fields"][0]["type"] = "float8";
+  expectError(J, "manifest field 'kernels[2].params[1].fields[0].type' has unknown scalar type "
+                 "'float8'");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][1]["fields"] = json::object();
+  expectError(J, "manifest field 'kernels[2].params[1].fields' must be an array, got object");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][2].erase("functionTable");
+  expectError(J, "manifest field 'kernels[2].params[2].functionTable' is missing");
+
+  J = sampleJson();
+  J["kernels"][2]["params"][2]["functionTable"][0] = json::array();
+  expectError(J, "manifest field 'kernels[2].params[2].functionTable[0]' must be a string, got "
+                 "array");
 }

@@ -1,4 +1,4 @@
-// A Program with two kernels and two payloads that exercises every manifest field, for tests.
+// A Program with three kernels and two payloads that exercises every manifest field, for tests.
 #pragma once
 
 #include "bundle/Manifest.h"
@@ -36,7 +36,26 @@ inline Program sampleProgram() {
                  {"h", ParamKind::Scalar, ScalarType::F16, Access::None}};
   Fill.Targets["cpu-x86_64"] = {"cajeta_K_fill", 1, 0, 0, 0};
 
-  P.Kernels = {Saxpy, Fill};
+  // The device subset's fields: a POD, a function tag, shared arrays and @Backend.
+  KernelInfo Apply;
+  Apply.Name = "K.apply";
+  Apply.SourceFile = "examples/apply.cj";
+  Apply.SourceLine = 30;
+  ParamInfo Params{"p", ParamKind::Pod, ScalarType::I32, Access::None};
+  Params.PodName = "Params";
+  Params.Fields = {
+      {"scale", ScalarType::F32, 0}, {"bias", ScalarType::F64, 8}, {"n", ScalarType::U32, 16}};
+  Params.PodSize = 24;
+  Params.PodAlign = 8;
+  ParamInfo Op{"op", ParamKind::Function, ScalarType::U32, Access::None};
+  Op.FunctionTable = {"Ops.square", "Ops.negate"};
+  Apply.Params = {{"data", ParamKind::Buffer, ScalarType::F32, Access::ReadWrite}, Params, Op};
+  Apply.Targets["nvptx-sm_90"] = {"K_apply", 77, 40, 0, 2048};
+  Apply.SharedArrays = {"tile", "scratch"};
+  Apply.DynamicShared = true;
+  Apply.Backends = {"cuda", "vulkan"};
+
+  P.Kernels = {Saxpy, Fill, Apply};
 
   Payload Cpu;
   Cpu.Target = "cpu-x86_64";
