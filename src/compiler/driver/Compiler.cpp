@@ -37,6 +37,33 @@ FrontendResult Compiler::runFrontend(const std::string& FileName, const std::str
   return R;
 }
 
+/// How the host marshals parameter I of kernel Fn (DESIGN.md §4: the manifest drives launch).
+static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn, size_t I) {
+  const kir::Param& Par = Fn.Params[I];
+  bundle::ParamInfo PI;
+  PI.Name = Par.Name;
+  PI.Type = Par.Ty.Elem;
+  if (Par.Ty.isBuffer()) {
+    PI.Kind = bundle::ParamKind::Buffer;
+    PI.Mode = Fn.ParamAccess[I];
+  } else if (Par.Ty.isPod()) {
+    const kir::PodType& Pod = M.Pods[Par.Ty.PodIndex];
+    PI.Kind = bundle::ParamKind::Pod;
+    PI.PodName = Pod.Name;
+    PI.PodSize = Pod.Size;
+    PI.PodAlign = Pod.Align;
+    for (const kir::PodField& F : Pod.Fields)
+      PI.Fields.push_back({F.Name, F.Type, F.Offset});
+  } else if (Par.IsFunction) {
+    PI.Kind = bundle::ParamKind::Function;
+    for (uint32_t T : Par.FunctionTable)
+      PI.FunctionTable.push_back(M.Functions[T]->Name);
+  } else {
+    PI.Kind = bundle::ParamKind::Scalar;
+  }
+  return PI;
+}
+
 CompileResult Compiler::compile(const std::string& FileName, const std::string& Source,
                                 const CompileOptions& Options) {
   CompileResult R;
@@ -61,15 +88,13 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     K.Name = Fn->Name;
     K.SourceFile = FileName;
     K.SourceLine = Fn->Loc.Line;
-    for (size_t I = 0; I < Fn->Params.size(); ++I) {
-      const kir::Param& Par = Fn->Params[I];
-      bundle::ParamInfo PI;
-      PI.Name = Par.Name;
-      PI.Kind = Par.Ty.isBuffer() ? bundle::ParamKind::Buffer : bundle::ParamKind::Scalar;
-      PI.Type = Par.Ty.Elem;
-      PI.Mode = Par.Ty.isBuffer() ? Fn->ParamAccess[I] : bundle::Access::None;
-      K.Params.push_back(PI);
+    for (size_t I = 0; I < Fn->Params.size(); ++I)
+      K.Params.push_back(paramInfo(*F.Kir, *Fn, I));
+    for (const kir::SharedArray& S : Fn->SharedArrays) {
+      K.SharedArrays.push_back(S.Name);
+      K.DynamicShared |= S.Count == 0;
     }
+    K.Backends = Fn->Backends;
     auto It = Cpu.Manifests.find(Fn->Name);
     if (It != Cpu.Manifests.end())
       K.Targets[Cpu.Payload.Target] = It->second;

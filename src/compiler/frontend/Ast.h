@@ -13,8 +13,9 @@ namespace cajeta::frontend {
 /// A written type: `float32`, `KernelBuffer<float32>`, `float32[]`.
 struct TypeRef {
   std::string Name;
-  std::vector<TypeRef> Args; // generic arguments
+  std::vector<TypeRef> Args; // generic arguments; Fn: return type, then parameter types
   unsigned ArrayDims = 0;
+  bool IsFunction = false; // Fn<R(A, B)>
   SourceRange Range;
 };
 
@@ -34,7 +35,8 @@ struct Expr {
     Assign,
     Ternary,
     Cast,
-    Alloc, // Alloc: `new`/`heap`/`shared` allocation (device-subset checks)
+    Alloc,     // `new`/`heap`/`shared` allocation (device-subset checks)
+    MethodRef, // Class::method (Text = method, CastType.Name = class)
     Invalid,
   };
   Kind K = Kind::Invalid;

@@ -43,9 +43,8 @@ bool builtinNeedsImport(const std::string& Name) {
 }
 
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
-  if (Name == "Shared" || Name == "Barrier" || Name == "Atomics" || Name == "MemoryOrder" ||
-      Name == "AsyncCopy")
-    return "workgroup memory, barriers and atomics are not implemented yet";
+  if (Name == "AsyncCopy")
+    return "asynchronous global-to-shared copies are not implemented yet";
   if (Name == "Wave")
     return "wave operations are not implemented yet";
   if (Name == "Tile" || Name == "Group")

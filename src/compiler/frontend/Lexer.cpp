@@ -88,6 +88,8 @@ const char* tokSpelling(Tok K) {
     return "'?'";
   case Tok::Colon:
     return "':'";
+  case Tok::ColonColon:
+    return "'::'";
   case Tok::Assign:
     return "'='";
   case Tok::Less:
@@ -284,53 +286,22 @@ Token Lexer::next() {
   };
   // Longest first.
   static const Op Ops[] = {
-      {">>>=", Tok::UShrAssign},
-      {"<<=", Tok::ShlAssign},
-      {">>=", Tok::ShrAssign},
-      {">>>", Tok::UShr},
-      {"==", Tok::EqEq},
-      {"!=", Tok::NotEq},
-      {"<=", Tok::LessEq},
-      {">=", Tok::GreaterEq},
-      {"&&", Tok::AmpAmp},
-      {"||", Tok::PipePipe},
-      {"++", Tok::PlusPlus},
-      {"--", Tok::MinusMinus},
-      {"+=", Tok::PlusAssign},
-      {"-=", Tok::MinusAssign},
-      {"*=", Tok::StarAssign},
-      {"/=", Tok::SlashAssign},
-      {"%=", Tok::PercentAssign},
-      {"&=", Tok::AmpAssign},
-      {"|=", Tok::PipeAssign},
-      {"^=", Tok::CaretAssign},
-      {"<<", Tok::Shl},
-      {">>", Tok::Shr},
-      {"(", Tok::LParen},
-      {")", Tok::RParen},
-      {"{", Tok::LBrace},
-      {"}", Tok::RBrace},
-      {"[", Tok::LBracket},
-      {"]", Tok::RBracket},
-      {";", Tok::Semi},
-      {",", Tok::Comma},
-      {".", Tok::Dot},
-      {"@", Tok::At},
-      {"?", Tok::Question},
-      {":", Tok::Colon},
-      {"=", Tok::Assign},
-      {"<", Tok::Less},
-      {">", Tok::Greater},
-      {"!", Tok::Bang},
-      {"~", Tok::Tilde},
-      {"+", Tok::Plus},
-      {"-", Tok::Minus},
-      {"*", Tok::Star},
-      {"/", Tok::Slash},
-      {"%", Tok::Percent},
-      {"&", Tok::Amp},
-      {"|", Tok::Pipe},
-      {"^", Tok::Caret},
+      {">>>=", Tok::UShrAssign}, {"<<=", Tok::ShlAssign},  {">>=", Tok::ShrAssign},
+      {">>>", Tok::UShr},        {"::", Tok::ColonColon},  {"==", Tok::EqEq},
+      {"!=", Tok::NotEq},        {"<=", Tok::LessEq},      {">=", Tok::GreaterEq},
+      {"&&", Tok::AmpAmp},       {"||", Tok::PipePipe},    {"++", Tok::PlusPlus},
+      {"--", Tok::MinusMinus},   {"+=", Tok::PlusAssign},  {"-=", Tok::MinusAssign},
+      {"*=", Tok::StarAssign},   {"/=", Tok::SlashAssign}, {"%=", Tok::PercentAssign},
+      {"&=", Tok::AmpAssign},    {"|=", Tok::PipeAssign},  {"^=", Tok::CaretAssign},
+      {"<<", Tok::Shl},          {">>", Tok::Shr},         {"(", Tok::LParen},
+      {")", Tok::RParen},        {"{", Tok::LBrace},       {"}", Tok::RBrace},
+      {"[", Tok::LBracket},      {"]", Tok::RBracket},     {";", Tok::Semi},
+      {",", Tok::Comma},         {".", Tok::Dot},          {"@", Tok::At},
+      {"?", Tok::Question},      {":", Tok::Colon},        {"=", Tok::Assign},
+      {"<", Tok::Less},          {">", Tok::Greater},      {"!", Tok::Bang},
+      {"~", Tok::Tilde},         {"+", Tok::Plus},         {"-", Tok::Minus},
+      {"*", Tok::Star},          {"/", Tok::Slash},        {"%", Tok::Percent},
+      {"&", Tok::Amp},           {"|", Tok::Pipe},         {"^", Tok::Caret},
   };
   for (const Op& O : Ops) {
     size_t Len = std::char_traits<char>::length(O.Spelling);

@@ -367,6 +367,35 @@ bool Parser::parseType(TypeRef& Out) {
     take();
     Out.Name += "." + take().Text;
   }
+  if (Out.Name == "Fn" && at(Tok::Less)) {
+    // Fn<R(A, B)>: a function type.
+    take();
+    Out.IsFunction = true;
+    TypeRef Ret;
+    if (at(Tok::KwVoid)) {
+      Ret.Name = "void";
+      Ret.Range = take().Range;
+    } else if (!parseType(Ret)) {
+      return false;
+    }
+    Out.Args.push_back(Ret);
+    if (!expect(Tok::LParen, "'(' after the return type in Fn<R(...)>"))
+      return false;
+    while (!at(Tok::RParen) && !at(Tok::Eof)) {
+      TypeRef P;
+      if (!parseType(P))
+        return false;
+      Out.Args.push_back(P);
+      if (!accept(Tok::Comma))
+        break;
+    }
+    if (!expect(Tok::RParen, "')' to close the parameter types"))
+      return false;
+    if (!expect(Tok::Greater, "'>' to close Fn<...>"))
+      return false;
+    Out.Range = rangeFrom(Begin);
+    return true;
+  }
   if (accept(Tok::Less)) {
     while (true) {
       TypeRef Arg;
@@ -440,7 +469,8 @@ bool Parser::looksLikeDeclaration() const {
         Depth -= 2;
       else if (K == Tok::UShr)
         Depth -= 3;
-      else if (K != Tok::Identifier && K != Tok::Comma && K != Tok::Dot)
+      else if (K != Tok::Identifier && K != Tok::Comma && K != Tok::Dot && K != Tok::LParen &&
+               K != Tok::RParen && K != Tok::KwVoid) // Fn<void(int32)>
         return false;
       if (Depth <= 0)
         break;
@@ -902,7 +932,8 @@ Expr* Parser::parseAlloc() {
   if (!parseType(E->CastType))
     return invalid(rangeFrom(Begin));
   if (accept(Tok::LBracket)) {
-    E->Ops.push_back(parseExpr());
+    if (!at(Tok::RBracket)) // `shared float32[]`: sized at launch
+      E->Ops.push_back(parseExpr());
     expect(Tok::RBracket, "']' after the array size");
   } else if (accept(Tok::LParen)) {
     while (!at(Tok::RParen) && !at(Tok::Eof)) {
@@ -943,6 +974,14 @@ Expr* Parser::parsePrimary() {
     return E;
   }
   case Tok::Identifier: {
+    if (tok(1).Kind == Tok::ColonColon && tok(2).Kind == Tok::Identifier) {
+      Expr* E = Ctx.newExpr(Expr::Kind::MethodRef, T.Range);
+      E->CastType.Name = take().Text;
+      take(); // ::
+      E->Text = take().Text;
+      E->Range = rangeFrom(Begin);
+      return E;
+    }
     Expr* E = Ctx.newExpr(Expr::Kind::Name, T.Range);
     E->Text = take().Text;
     return E;

@@ -22,10 +22,13 @@ std::unique_ptr<kir::Module> Sema::run() {
   M->SourceFile = Diags.file().name();
   checkImports();
   declareFunctions();
+  fillSignatureTables();
   for (FunctionInfo& FI : Functions)
     if (FI.Valid)
       lowerFunction(FI);
   checkRecursion();
+  if (!Diags.hasErrors())
+    checkUniformity();
 
   std::vector<std::string> HostMethods;
   for (const ClassDecl& C : Unit.Classes)
@@ -98,7 +101,33 @@ void Sema::checkAnnotations(const Method& Me, const ClassDecl& C) {
   }
 }
 
-std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, const char* Where) {
+std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, const char* Where,
+                                           int* FnSig) {
+  if (T.IsFunction) {
+    // Fn<R(A...)>: a tag (uint32) over the @Device statics with that signature.
+    kir::Type Ret = kir::Type::voidTy();
+    if (T.Args[0].Name != "void") {
+      auto R = resolveType(T.Args[0], false, "a function's return type");
+      if (!R)
+        return std::nullopt;
+      Ret = *R;
+    }
+    std::vector<kir::Type> Params;
+    for (size_t I = 1; I < T.Args.size(); ++I) {
+      auto P = resolveType(T.Args[I], true, "a function's parameter");
+      if (!P)
+        return std::nullopt;
+      Params.push_back(*P);
+    }
+    int Sig = signatureFor(Ret, Params);
+    if (FnSig)
+      *FnSig = Sig;
+    return kir::Type::scalar(kir::ScalarType::U32);
+  }
+  if (T.Name == "Fn") {
+    Diags.error(T.Range, "a function type is written Fn<R(A, B)>, as in Fn<float32(float32)>");
+    return std::nullopt;
+  }
   if (T.ArrayDims > 0) {
     Diags.error(T.Range, "arrays are host memory and cannot be used in device code; use "
                          "KernelBuffer<T> parameters");
@@ -110,10 +139,6 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
       return std::nullopt;
     }
     return kir::Type::scalar(*S);
-  }
-  if (T.Name == "float16") {
-    Diags.error(T.Range, "'float16' is not supported yet");
-    return std::nullopt;
   }
   if (T.Name == "KernelBuffer") {
     if (!isImported("KernelBuffer")) {
@@ -144,11 +169,18 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
   }
   for (const ClassDecl& C : Unit.Classes)
     if (C.Name == T.Name) {
-      Diags.error(T.Range, "class type '" + T.Name + "' cannot be used as " + Where +
-                               " yet (POD parameters are not implemented)");
-      return std::nullopt;
+      if (!AllowBuffer) {
+        Diags.error(T.Range, "class type '" + T.Name + "' cannot be used as " + Where +
+                                 "; POD classes are passed as parameters");
+        return std::nullopt;
+      }
+      return resolvePod(C, T);
     }
-  Diags.error(T.Range, "unknown type '" + T.Name + "'");
+  if (T.Name == "Shared")
+    Diags.error(T.Range, "Shared<T> cannot be used as " + std::string(Where) +
+                             "; declare shared arrays in the kernel body");
+  else
+    Diags.error(T.Range, "unknown type '" + T.Name + "'");
   return std::nullopt;
 }
 
@@ -189,6 +221,9 @@ void Sema::declareFunctions() {
       FI.Decl = &Me;
       FI.Index = static_cast<uint32_t>(M->Functions.size());
       auto Fn = std::make_unique<kir::Function>();
+      if (!Me.ReturnType.Name.empty() && Me.ReturnType.IsFunction)
+        Diags.error(Me.ReturnType.Range, "function values cannot be returned; pass them as "
+                                         "parameters");
       Fn->Name = Qualified;
       Fn->IsKernel = IsKernel;
       Fn->FastMath = Me.annotation("FastMath") != nullptr;
@@ -221,13 +256,22 @@ void Sema::declareFunctions() {
             Diags.error(A.Range, "unknown parameter annotation '@" + A.Name + "'");
         if (!ParamNames.insert(P.Name).second)
           Diags.error(P.Range, "duplicate parameter '" + P.Name + "'");
-        auto T = resolveType(P.Type, true, "a parameter");
+        int Sig = -1;
+        auto T = resolveType(P.Type, true, "a parameter", &Sig);
         if (!T) {
           FI.Valid = false;
           continue;
         }
-        Fn->Params.push_back({P.Name, *T, loc(P.Range)});
+        kir::Param KP;
+        KP.Name = P.Name;
+        KP.Ty = *T;
+        KP.Loc = loc(P.Range);
+        KP.IsFunction = Sig >= 0;
+        Fn->Params.push_back(KP);
+        FI.ParamFnSig.push_back(Sig);
       }
+      if (const Annotation* B = Me.annotation("Backend"))
+        Fn->Backends = B->Args;
       Fn->ParamAccess.assign(Fn->Params.size(), bundle::Access::None);
       FI.Fn = Fn.get();
       M->Functions.push_back(std::move(Fn));
@@ -241,6 +285,9 @@ void Sema::lowerFunction(FunctionInfo& FI) {
   Current = &FI;
   Scopes.clear();
   BufferParams.clear();
+  PodParams.clear();
+  SharedByName.clear();
+  LocalFnSig.clear();
   Loops.clear();
   NextLoopId = 0;
   pushScope();
@@ -254,7 +301,13 @@ void Sema::lowerFunction(FunctionInfo& FI) {
       BufferParams[P.Name] = I; // buffers resolve to the parameter itself
       continue;
     }
+    if (P.Ty.isPod()) {
+      PodParams[P.Name] = I; // read-only: fields are read from the parameter
+      continue;
+    }
     uint32_t L = declareLocal(P.Name, P.Ty, R);
+    if (I < FI.ParamFnSig.size() && FI.ParamFnSig[I] >= 0)
+      LocalFnSig[L] = FI.ParamFnSig[I];
     kir::Expr* Read = M->newExpr(kir::Expr::Kind::Param, P.Ty, P.Loc);
     Read->Index = I;
     kir::Expr* A = M->newExpr(kir::Expr::Kind::Assign, P.Ty, P.Loc);

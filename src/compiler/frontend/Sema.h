@@ -31,7 +31,17 @@ private:
     __int128 IntValue = 0;
     double FloatValue = 0;
     SourceRange Range;
+    int FnSig = -1; // a function value: index into Signatures
     explicit operator bool() const { return E != nullptr; }
+  };
+
+  /// A function type Fn<R(A...)> and its closed set: every @Device static with exactly that
+  /// signature, in declaration order (tag t calls Table[t]).
+  struct FnSignature {
+    kir::Type Ret;
+    std::vector<kir::Type> Params;
+    std::vector<uint32_t> Table; // function indices
+    std::string Spelling;        // "Fn<float32(float32)>"
   };
 
   /// Something assignable: a local or a buffer element.
@@ -49,7 +59,8 @@ private:
     const Method* Decl = nullptr;
     kir::Function* Fn = nullptr;
     uint32_t Index = 0;
-    bool Valid = true; // signature checked
+    bool Valid = true;           // signature checked
+    std::vector<int> ParamFnSig; // per parameter: its Fn signature, or -1
   };
 
   struct LoopScope {
@@ -66,7 +77,15 @@ private:
   void checkImports();
   void declareFunctions();
   void checkAnnotations(const Method& M, const ClassDecl& C);
-  std::optional<kir::Type> resolveType(const TypeRef& T, bool AllowBuffer, const char* Where);
+  /// AllowParamKinds: buffers and PODs (parameters only). FnSig receives the signature of an
+  /// Fn<...> type (which is a uint32 tag in KIR).
+  std::optional<kir::Type> resolveType(const TypeRef& T, bool AllowParamKinds, const char* Where,
+                                       int* FnSig = nullptr);
+  std::optional<kir::Type> resolvePod(const ClassDecl& C, const TypeRef& T);
+  int signatureFor(kir::Type Ret, const std::vector<kir::Type>& Params);
+  void fillSignatureTables();
+  void checkBackendCall(const FunctionInfo& Callee, SourceRange R);
+  void checkUniformity();
   void lowerFunction(FunctionInfo& FI);
   void checkRecursion();
   bool isImported(const std::string& Class) const;
@@ -88,6 +107,15 @@ private:
   std::optional<uint32_t> lookupLocal(const std::string& Name) const;
   void pushScope();
   void popScope();
+
+  // device subset (SemaDevice.cpp)
+  kir::Stmt* lowerSharedDecl(const Stmt* S);
+  kir::Stmt* lowerBarrier(const Expr* Call);
+  Value lowerAtomic(const Expr* E, const std::string& Method);
+  Value lowerField(const Expr* E);
+  Value lowerMethodRef(const Expr* E);
+  Value lowerFnCall(const Expr* E, uint32_t Local, int Sig);
+  bool checkFnValue(const Value& V, int WantSig, SourceRange R);
 
   // expressions (SemaExpr.cpp)
   Value lowerExpr(const Expr* E);
@@ -140,6 +168,11 @@ private:
   FunctionInfo* Current = nullptr;
   std::vector<std::map<std::string, uint32_t>> Scopes;
   std::map<std::string, uint32_t> BufferParams; // name -> parameter index
+  std::map<std::string, uint32_t> PodParams;    // name -> parameter index
+  std::map<std::string, uint32_t> SharedByName; // name -> shared array index
+  std::map<uint32_t, int> LocalFnSig;           // local -> Fn signature
+  std::vector<FnSignature> Signatures;
+  std::map<std::string, uint32_t> PodByClass;
   std::vector<LoopScope> Loops;
   uint32_t NextLoopId = 0;
   std::vector<std::string> PendingLabels;

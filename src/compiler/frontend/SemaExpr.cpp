@@ -118,6 +118,8 @@ kir::Expr* Sema::convert(Value V, Type To, SourceRange R, const char* Context) {
 bool Sema::unifyNumeric(Value& A, Value& B, SourceRange OpRange, const std::string& Op, Type& Out) {
   if (!A || !B)
     return false;
+  if (!checkFnValue(A, -1, A.Range) || !checkFnValue(B, -1, B.Range))
+    return false;
   for (Value* V : {&A, &B})
     if (V->Lit == Value::None && V->E->Ty.isVoid()) {
       Diags.error(V->Range, "this call returns void; it has no value to use");
@@ -274,6 +276,15 @@ Sema::Value Sema::lowerFloatLiteral(const Expr* E) {
 }
 
 kir::Expr* Sema::lowerBufferOperand(const Expr* E) {
+  if (E->K == Expr::Kind::Name && !lookupLocal(E->Text)) {
+    auto S = SharedByName.find(E->Text);
+    if (S != SharedByName.end()) {
+      kir::Expr* R = M->newExpr(kir::Expr::Kind::SharedRef,
+                                Type::shared(Fn().SharedArrays[S->second].Elem), loc(E->Range));
+      R->Index = S->second;
+      return R;
+    }
+  }
   if (E->K == Expr::Kind::Name) {
     auto It = BufferParams.find(E->Text);
     if (It != BufferParams.end() && !lookupLocal(E->Text)) {
@@ -293,7 +304,25 @@ Sema::Value Sema::lowerName(const Expr* E) {
   if (auto L = lookupLocal(E->Text)) {
     kir::Expr* R = M->newExpr(kir::Expr::Kind::Local, Fn().Locals[*L].Ty, loc(E->Range));
     R->Index = *L;
-    return value(R, E->Range);
+    Value V = value(R, E->Range);
+    auto Sig = LocalFnSig.find(*L);
+    if (Sig != LocalFnSig.end())
+      V.FnSig = Sig->second;
+    return V;
+  }
+  if (SharedByName.count(E->Text)) {
+    Diags.error(E->Range, "shared array '" + E->Text +
+                              "' cannot be used as a value; index it, "
+                              "as in '" +
+                              E->Text + "[i]'");
+    return {};
+  }
+  if (PodParams.count(E->Text)) {
+    Diags.error(E->Range, "POD parameter '" + E->Text +
+                              "' cannot be used as a value; read its "
+                              "fields, as in '" +
+                              E->Text + ".x'");
+    return {};
   }
   if (BufferParams.count(E->Text)) {
     Diags.error(E->Range, "buffer '" + E->Text + "' cannot be used as a value; index it, as in '" +
@@ -323,8 +352,17 @@ Sema::Value Sema::lowerName(const Expr* E) {
 
 Sema::Value Sema::lowerCall(const Expr* E) {
   const Expr* Callee = E->Ops[0];
-  if (Callee->K == Expr::Kind::Name)
+  if (Callee->K == Expr::Kind::Name) {
+    if (auto L = lookupLocal(Callee->Text)) {
+      auto Sig = LocalFnSig.find(*L);
+      if (Sig != LocalFnSig.end())
+        return lowerFnCall(E, *L, Sig->second);
+      Diags.error(Callee->Range,
+                  "'" + Callee->Text + "' is a " + Fn().Locals[*L].Ty.str() + ", not a function");
+      return {};
+    }
     return lowerDeviceCall(E, Current->Class->Name, Callee->Text);
+  }
   if (Callee->K != Expr::Kind::Member) {
     Diags.error(Callee->Range, "this expression cannot be called");
     return {};
@@ -336,6 +374,28 @@ Sema::Value Sema::lowerCall(const Expr* E) {
     return {};
   }
   const std::string& Name = Obj->Text;
+  if (SharedByName.count(Name) && !lookupLocal(Name)) {
+    if (Method == "length" && E->Ops.size() == 1) {
+      kir::Expr* R =
+          M->newExpr(kir::Expr::Kind::Intrinsic, Type::scalar(ScalarType::U64), loc(E->Range));
+      R->IOp = kir::IntrinsicOp::BufferLength;
+      R->Ops = {lowerBufferOperand(Obj)};
+      return value(R, E->Range);
+    }
+    Diags.error(Callee->Range, "a shared array has no method '" + Method + "' (it has length())");
+    return {};
+  }
+  if (Name == "Atomics" && !lookupLocal(Name)) {
+    if (!isImported("Atomics")) {
+      Diags.error(Obj->Range, "'Atomics' is not imported; add 'import cajeta.xpu.Atomics;'");
+      return {};
+    }
+    return lowerAtomic(E, Method);
+  }
+  if (Name == "Barrier" && !lookupLocal(Name)) {
+    Diags.error(E->Range, "'Barrier." + Method + "()' is a statement, not a value");
+    return {};
+  }
   if (BufferParams.count(Name) && !lookupLocal(Name)) {
     if (Method == "length" && E->Ops.size() == 1) {
       kir::Expr* R =
@@ -517,13 +577,31 @@ Sema::Value Sema::lowerDeviceCall(const Expr* E, const std::string& Class,
       R->Ops.push_back(B);
       continue;
     }
+    if (P.Ty.isPod()) {
+      kir::Expr* Pod = nullptr;
+      if (A->K == Expr::Kind::Name && PodParams.count(A->Text) && !lookupLocal(A->Text) &&
+          Fn().Params[PodParams[A->Text]].Ty == P.Ty) {
+        Pod = M->newExpr(kir::Expr::Kind::Param, P.Ty, loc(A->Range));
+        Pod->Index = PodParams[A->Text];
+      } else {
+        Diags.error(A->Range, "argument " + std::to_string(I + 1) + " of '" + Qualified + "' ('" +
+                                  Decl.Params[I].Name + "') expects a '" +
+                                  M->Pods[P.Ty.PodIndex].Name + "' POD parameter");
+      }
+      Ok &= Pod != nullptr;
+      R->Ops.push_back(Pod);
+      continue;
+    }
     Value V = lowerExpr(A);
     std::string Ctx = "argument " + std::to_string(I + 1) + " ('" + Decl.Params[I].Name + "')";
-    kir::Expr* X = V ? convert(V, P.Ty, A->Range, Ctx.c_str()) : nullptr;
+    int WantSig = I < Callee.ParamFnSig.size() ? Callee.ParamFnSig[I] : -1;
+    kir::Expr* X =
+        V && checkFnValue(V, WantSig, A->Range) ? convert(V, P.Ty, A->Range, Ctx.c_str()) : nullptr;
     Ok &= X != nullptr;
     R->Ops.push_back(X);
   }
   Calls.push_back({Current->Index, Callee.Index, CalleeRange});
+  checkBackendCall(Callee, CalleeRange);
   if (!Ok)
     return {};
   return value(R, E->Range);
@@ -587,6 +665,11 @@ Sema::LValue Sema::lowerLValue(const Expr* E) {
     L.Buffer = V.E->Ops[0];
     L.Index = V.E->Ops[1];
     L.Ty = V.E->Ty;
+    return L;
+  }
+  if (E->K == Expr::Kind::Member && E->Ops[0]->K == Expr::Kind::Name &&
+      PodParams.count(E->Ops[0]->Text)) {
+    Diags.error(E->Range, "POD parameters are read-only; copy the field into a local first");
     return L;
   }
   if (E->K != Expr::Kind::Invalid)
@@ -910,6 +993,18 @@ Sema::Value Sema::lowerAssign(const Expr* E) {
   Value V = lowerExpr(E->Ops[1]);
   if (L.K == LValue::Invalid || !V)
     return {};
+  int WantSig = -1;
+  if (L.K == LValue::Local) {
+    auto Sig = LocalFnSig.find(L.LocalId);
+    if (Sig != LocalFnSig.end())
+      WantSig = Sig->second;
+  }
+  if (WantSig >= 0 && E->Op != Tok::Assign) {
+    Diags.error(E->Range, "function values support only '='");
+    return {};
+  }
+  if (!checkFnValue(V, WantSig, E->Ops[1]->Range))
+    return {};
   if (E->Op == Tok::Assign) {
     kir::Expr* X = convert(V, L.Ty, E->Ops[1]->Range, "the assignment");
     if (!X)
@@ -958,9 +1053,16 @@ Sema::Value Sema::lowerTernary(const Expr* E) {
   } else if (!unifyNumeric(A, B, E->Range, "?:", T)) {
     return {};
   }
+  if (A.FnSig != B.FnSig) {
+    Diags.error(E->Range, "the arms of '?:' must both be function values of the same type, or "
+                          "neither");
+    return {};
+  }
   kir::Expr* S = M->newExpr(kir::Expr::Kind::Select, T, loc(E->Range));
   S->Ops = {C, A.E, B.E};
-  return value(S, E->Range);
+  Value R = value(S, E->Range);
+  R.FnSig = A.FnSig;
+  return R;
 }
 
 Sema::Value Sema::lowerCast(const Expr* E) {
@@ -1011,12 +1113,9 @@ Sema::Value Sema::lowerExpr(const Expr* E) {
   case Expr::Kind::Name:
     return lowerName(E);
   case Expr::Kind::Member:
-    if (E->Ops[0]->K == Expr::Kind::Name && BufferParams.count(E->Ops[0]->Text) &&
-        E->Text == "length")
-      Diags.error(E->Range, "'length' is a method; write '" + E->Ops[0]->Text + ".length()'");
-    else
-      Diags.error(E->Range, "field access is not supported in device code yet");
-    return {};
+    return lowerField(E);
+  case Expr::Kind::MethodRef:
+    return lowerMethodRef(E);
   case Expr::Kind::Call:
     return lowerCall(E);
   case Expr::Kind::Index:

@@ -26,7 +26,8 @@ std::optional<uint32_t> Sema::lookupLocal(const std::string& Name) const {
 }
 
 uint32_t Sema::declareLocal(const std::string& Name, Type Ty, SourceRange R) {
-  if (lookupLocal(Name) || BufferParams.count(Name))
+  if (lookupLocal(Name) || BufferParams.count(Name) || PodParams.count(Name) ||
+      SharedByName.count(Name))
     Diags.error(R, "variable '" + Name + "' is already defined in this method");
   kir::Function& Fn = *Current->Fn;
   uint32_t Id = static_cast<uint32_t>(Fn.Locals.size());
@@ -90,6 +91,9 @@ kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
   for (const Stmt::Declarator& D : S->Vars)
     AllAllocs &= D.Init && D.Init->K == Expr::Kind::Alloc;
   bool SkipInits = false;
+  int Sig = -1;
+  if (S->VarType.Name == "Shared")
+    return lowerSharedDecl(S);
   if (S->VarType.Name == "KernelBuffer") {
     Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "
                                   "directly");
@@ -97,20 +101,24 @@ kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
   } else if (S->VarType.ArrayDims > 0 && AllAllocs) {
     SkipInits = false; // the allocation's own error says it
   } else {
-    Ty = resolveType(S->VarType, false, "a local variable");
+    Ty = resolveType(S->VarType, false, "a local variable", &Sig);
   }
   for (const Stmt::Declarator& D : S->Vars) {
     kir::Expr* Init = nullptr;
     if (D.Init && !(SkipInits && D.Init->K == Expr::Kind::Name)) {
       Value V = lowerExpr(D.Init);
-      if (V && Ty)
+      if (V && Ty && checkFnValue(V, Sig, D.Init->Range))
         Init = convert(V, *Ty, D.Init->Range, "the initialiser");
     }
     if (!Ty)
       continue;
+    // Zero, false, or for a function value the no-op tag.
     if (!Init && !D.Init)
-      Init = Ty->isFloat() ? floatConst(*Ty, 0.0, D.Range) : intConst(*Ty, 0, D.Range);
+      Init = Ty->isFloat() ? floatConst(*Ty, 0.0, D.Range)
+                           : intConst(*Ty, Sig >= 0 ? 0xFFFFFFFFu : 0, D.Range);
     uint32_t L = declareLocal(D.Name, *Ty, D.Range);
+    if (Sig >= 0)
+      LocalFnSig[L] = Sig;
     if (!Init)
       continue;
     kir::Expr* A = M->newExpr(kir::Expr::Kind::Assign, *Ty, loc(D.Range));
@@ -149,6 +157,16 @@ kir::Stmt* Sema::lowerStmt(const Stmt* S) {
   case Stmt::Kind::LocalVar:
     return lowerLocalVar(S);
   case Stmt::Kind::ExprStmt: {
+    const Expr* C = S->Cond;
+    if (C->K == Expr::Kind::Call && C->Ops[0]->K == Expr::Kind::Member &&
+        C->Ops[0]->Ops[0]->K == Expr::Kind::Name && C->Ops[0]->Ops[0]->Text == "Barrier" &&
+        !lookupLocal("Barrier")) {
+      if (C->Ops[0]->Text == "sync")
+        return lowerBarrier(C);
+      Diags.error(C->Ops[0]->Range, "'Barrier' has no method '" + C->Ops[0]->Text +
+                                        "' (the workgroup barrier is Barrier.sync())");
+      return nullptr;
+    }
     if (!isStatementExpression(S->Cond)) {
       Diags.error(S->Cond->Range, "this expression is not a statement (its value is unused)");
       lowerExpr(S->Cond);

@@ -21,6 +21,13 @@ uint32_t SourceFile::columnOf(uint32_t Offset) const {
   return Offset - LineStarts[lineOf(Offset) - 1] + 1;
 }
 
+uint32_t SourceFile::offsetOf(uint32_t Line, uint32_t Col) const {
+  if (Line == 0 || Line > LineStarts.size())
+    return static_cast<uint32_t>(Text.size());
+  uint64_t Off = static_cast<uint64_t>(LineStarts[Line - 1]) + (Col ? Col - 1 : 0);
+  return static_cast<uint32_t>(std::min<uint64_t>(Off, Text.size()));
+}
+
 std::string_view SourceFile::lineText(uint32_t Line) const {
   if (Line == 0 || Line > LineStarts.size())
     return {};

@@ -23,6 +23,8 @@ public:
   /// 1-based line and column of a byte offset (columns count bytes).
   uint32_t lineOf(uint32_t Offset) const;
   uint32_t columnOf(uint32_t Offset) const;
+  /// The byte offset of a 1-based line and column (clamped to the file).
+  uint32_t offsetOf(uint32_t Line, uint32_t Col) const;
   /// The text of a 1-based line, without its newline.
   std::string_view lineText(uint32_t Line) const;
 

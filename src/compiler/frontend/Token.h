@@ -67,6 +67,7 @@ enum class Tok : uint8_t {
   At,
   Question,
   Colon,
+  ColonColon,
   // operators
   Assign,
   PlusAssign,

@@ -7,8 +7,6 @@ using kir::ScalarType;
 using kir::Type;
 
 std::optional<ScalarType> primitiveByName(const std::string& Name) {
-  if (Name == "float16")
-    return std::nullopt; // arrives with the device-subset issue; reported by Sema
   return bundle::parseScalarType(Name);
 }
 
@@ -40,7 +38,7 @@ bool isWidening(Type From, Type To) {
   if (!From.isScalar() || !To.isScalar() || From.isBool() || To.isBool())
     return false;
   if (From.isInteger() && To.isFloat())
-    return true;
+    return To.bits() > 16; // float16 holds too few integers exactly: cast explicitly
   if (From.isFloat())
     return To.isFloat() && To.bits() > From.bits();
   if (From.isSigned() == To.isSigned())

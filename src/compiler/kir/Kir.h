@@ -219,6 +219,9 @@ struct Param {
   std::string Name;
   Type Ty;
   SourceLoc Loc;
+  /// A function-typed parameter (a uint32 tag): the function index for each tag.
+  std::vector<uint32_t> FunctionTable;
+  bool IsFunction = false;
 };
 
 /// A workgroup-shared array declared in a kernel: `Shared<float32> t = shared float32[256];`.

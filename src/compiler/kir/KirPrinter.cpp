@@ -30,6 +30,14 @@ private:
       Out << F.Params[I].Ty.str() << " " << F.Params[I].Name;
       if (F.Params[I].Ty.isBuffer() && I < F.ParamAccess.size())
         Out << " [" << bundle::accessName(F.ParamAccess[I]) << "]";
+      if (F.Params[I].IsFunction) {
+        Out << " [fn";
+        for (uint32_t T : F.Params[I].FunctionTable)
+          Out << " " << (T < M.Functions.size() ? M.Functions[T]->Name : "?");
+        Out << "]";
+      }
+      if (F.Params[I].Ty.isPod() && F.Params[I].Ty.PodIndex < M.Pods.size())
+        Out << " [pod " << M.Pods[F.Params[I].Ty.PodIndex].Name << "]";
     }
     Out << ") -> " << F.ReturnType.str() << (F.FastMath ? " fastmath" : "") << "  ; symbol "
         << F.Symbol << "\n";
