@@ -1134,7 +1134,7 @@ Sema::Value Sema::lowerExpr(const Expr* E) {
     return lowerCast(E);
   case Expr::Kind::Alloc:
     if (E->Op == Tok::KwShared)
-      Diags.error(E->Range, "'shared' workgroup memory is not supported yet");
+      Diags.error(E->Range, "a shared array is declared as 'Shared<T> name = shared T[N];'");
     else
       Diags.error(E->Range, "heap allocation is not allowed in device code");
     return {};
