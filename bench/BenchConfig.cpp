@@ -1,0 +1,108 @@
+// Command-line parsing for cajeta_bench.
+#include "BenchConfig.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace cajeta::bench {
+namespace {
+
+void printUsage(const char* Argv0) {
+  std::printf("usage: %s [--smoke] [--reps N] [--warmup N] [--rounds N] [--threads N]\n"
+              "          [--no-sweep] [--stencil-block XxY] [--kernels DIR]\n"
+              "  --smoke          tiny sizes, one run each, verify results only (for ctest)\n"
+              "  --reps N         timed runs per measurement, median reported (default 15)\n"
+              "  --rounds N       split the runs into N rounds of ours-then-peer (default 3)\n"
+              "  --warmup N       untimed runs at the start of each block (default 3)\n"
+              "  --threads N      threads for the OpenMP peers (default: the CPU device's\n"
+              "                   compute units, which is what the runtime's pool uses)\n"
+              "  --no-sweep       skip the stencil block-shape sweep\n"
+              "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
+              "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n",
+              Argv0);
+}
+
+bool parseUnsigned(const char* Text, unsigned& Out) {
+  char* End = nullptr;
+  unsigned long V = std::strtoul(Text, &End, 10);
+  if (!*Text || *End || V == 0 || V > 1000000)
+    return false;
+  Out = unsigned(V);
+  return true;
+}
+
+} // namespace
+
+bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode) {
+  Config.KernelDir = CAJETA_BENCH_KERNEL_DIR;
+  ExitCode = 2;
+  for (int I = 1; I < Argc; ++I) {
+    std::string Arg = Argv[I];
+    const char* Value = I + 1 < Argc ? Argv[I + 1] : nullptr;
+    auto needValue = [&](unsigned& Out) {
+      if (!Value || !parseUnsigned(Value, Out)) {
+        std::fprintf(stderr, "cajeta_bench: %s needs a positive number\n", Arg.c_str());
+        return false;
+      }
+      ++I;
+      return true;
+    };
+    if (Arg == "--help" || Arg == "-h") {
+      printUsage(Argv[0]);
+      ExitCode = 0;
+      return false;
+    }
+    if (Arg == "--smoke") {
+      Config.Smoke = true;
+    } else if (Arg == "--no-sweep") {
+      Config.SweepBlocks = false;
+    } else if (Arg == "--reps") {
+      if (!needValue(Config.Reps))
+        return false;
+    } else if (Arg == "--rounds") {
+      if (!needValue(Config.Rounds))
+        return false;
+    } else if (Arg == "--warmup") {
+      if (!needValue(Config.Warmup))
+        return false;
+    } else if (Arg == "--threads") {
+      if (!needValue(Config.Threads))
+        return false;
+    } else if (Arg == "--kernels" && Value) {
+      Config.KernelDir = Value;
+      ++I;
+    } else if (Arg == "--stencil-block" && Value) {
+      unsigned X = 0, Y = 0;
+      char Tail = 0;
+      if (std::sscanf(Value, "%ux%u%c", &X, &Y, &Tail) != 2 || !X || !Y || X * Y > 1024) {
+        std::fprintf(stderr, "cajeta_bench: --stencil-block wants XxY with X*Y <= 1024, got '%s'\n",
+                     Value);
+        return false;
+      }
+      Config.StencilBlockX = X;
+      Config.StencilBlockY = Y;
+      ++I;
+    } else {
+      std::fprintf(stderr, "cajeta_bench: unknown or incomplete argument '%s'\n", Arg.c_str());
+      printUsage(Argv[0]);
+      return false;
+    }
+  }
+  if (Config.Smoke) {
+    // Odd sizes so that partial workgroups and the vector loops' tails are exercised.
+    Config.Warmup = 0;
+    Config.Reps = 1;
+    Config.Rounds = 1;
+    Config.SaxpyN = 4099;
+    Config.StencilW = 67;
+    Config.StencilH = 35;
+    Config.ReduceN = 10007;
+    Config.ReduceGroups = 3;
+    Config.ReduceTile = 100;
+  }
+  return true;
+}
+
+} // namespace cajeta::bench

@@ -1,0 +1,29 @@
+// The benchmark's command line: sizes, repetitions, threads, and which extras to run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cajeta::bench {
+
+struct BenchConfig {
+  bool Smoke = false;         // tiny sizes, one timed run, checks only
+  unsigned Warmup = 3;        // untimed runs before timing
+  unsigned Reps = 15;         // timed runs per side; the median is reported
+  unsigned Rounds = 3;        // the runs are split into this many ours-then-peer rounds
+  unsigned Threads = 0;       // 0: the CPU device's compute units
+  bool SweepBlocks = true;    // time the stencil with several block shapes
+  std::string KernelDir = ""; // where saxpy.cj, stencil.cj, reduce.cj live
+
+  uint32_t SaxpyN = 1u << 24;
+  uint32_t StencilW = 4096, StencilH = 4096;
+  uint32_t StencilBlockX = 128, StencilBlockY = 8; // see docs/benchmarks.md
+  uint32_t ReduceN = 1u << 24;
+  uint32_t ReduceBlock = 256, ReduceGroups = 64; // partials G = block * groups
+  uint32_t ReduceTile = 1024;                    // partials per work-item, tiled variant
+};
+
+/// Parses argv; on a bad or --help argument prints usage and sets ExitCode (0 for --help).
+bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode);
+
+} // namespace cajeta::bench

@@ -1,0 +1,45 @@
+// Printing of the benchmark table: times, bandwidths, ratio (peer / ours), verification.
+#include "ResultTable.h"
+
+#include <cstdio>
+
+namespace cajeta::bench {
+
+bool ResultTable::allVerified() const {
+  for (const ResultRow& R : Rows)
+    if (!R.Verified)
+      return false;
+  return true;
+}
+
+void ResultTable::print(bool Timed) const {
+  if (Timed) {
+    std::printf("| %-34s | %-22s | %9s | %9s | %9s | %8s | %6s | %9s | %-8s |\n", "workload",
+                "our launch", "ours ms", "OpenMP ms", "ours GB/s", "OMP GB/s", "ratio", "min ratio",
+                "check");
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------------------",
+                "------------------------", "----------:", "----------:", "----------:",
+                "---------:", "-------:", "----------:", "----------");
+  }
+  for (const ResultRow& R : Rows) {
+    const char* Status = R.Verified ? "exact" : "MISMATCH";
+    if (!Timed) {
+      std::printf("%-36s %-16s %s (%s)\n", R.Workload.c_str(), R.Shape.c_str(), Status,
+                  R.Check.c_str());
+      continue;
+    }
+    double OursGbs = R.Bytes / (R.OursMs * 1e6);
+    double PeerGbs = R.Bytes / (R.PeerMs * 1e6);
+    std::printf("| %-34s | %-22s | %9.3f | %9.3f | %9.2f | %8.2f | %5.2fx | %8.2fx | %-8s |\n",
+                R.Workload.c_str(), R.Shape.c_str(), R.OursMs, R.PeerMs, OursGbs, PeerGbs,
+                R.PeerMs / R.OursMs, R.PeerMinMs / R.OursMinMs, Status);
+  }
+  for (const ResultRow& R : Rows) {
+    if (Timed && !R.Verified)
+      std::printf("  %s: %s\n", R.Workload.c_str(), R.Check.c_str());
+    if (Timed && !R.Note.empty())
+      std::printf("  %s: %s\n", R.Workload.c_str(), R.Note.c_str());
+  }
+}
+
+} // namespace cajeta::bench

@@ -1,0 +1,34 @@
+// ResultTable: the rows the workloads measured, printed as one aligned table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cajeta::bench {
+
+struct ResultRow {
+  std::string Workload; // "saxpy n=2^24"
+  std::string Shape;    // launch geometry of our kernel
+  double Bytes = 0;     // bytes moved by one run (reads + writes of the buffers, once each)
+  double OursMs = 0;    // median launch + sync
+  double PeerMs = 0;    // median of the OpenMP loop
+  double OursMinMs = 0; // fastest run of each side
+  double PeerMinMs = 0;
+  bool Verified = false; // our output equals the peer's (exactly)
+  std::string Check;     // what the comparison found ("N elements bit-identical", or the diffs)
+  std::string Note;      // a remark printed under the table
+};
+
+class ResultTable {
+public:
+  void add(ResultRow Row) { Rows.push_back(std::move(Row)); }
+  const std::vector<ResultRow>& rows() const { return Rows; }
+  bool allVerified() const;
+  /// Prints the table; Timed=false leaves the timing columns out (smoke runs).
+  void print(bool Timed) const;
+
+private:
+  std::vector<ResultRow> Rows;
+};
+
+} // namespace cajeta::bench

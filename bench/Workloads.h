@@ -1,0 +1,17 @@
+// The benchmark's workloads: each runs our kernel and its OpenMP peer on the same data, checks
+// that the results agree, and adds its rows to the table.
+#pragma once
+
+#include "BenchConfig.h"
+#include "ResultTable.h"
+
+namespace cajeta::bench {
+
+void runSaxpy(const BenchConfig& Config, ResultTable& Table);
+void runStencil(const BenchConfig& Config, ResultTable& Table);
+void runReduce(const BenchConfig& Config, ResultTable& Table);
+
+/// Cold JIT compile of saxpy.cj (cache disabled) and a cache hit, in a private cache folder.
+void runJitTiming(const BenchConfig& Config);
+
+} // namespace cajeta::bench
