@@ -35,7 +35,8 @@ struct BufferValue {
   llvm::Value* ParamIndex = nullptr;
 };
 
-/// One parameter's value: a scalar (Scalar set) or a buffer.
+/// One parameter's value: a scalar (Scalar set) or a buffer. A POD parameter's Scalar is a
+/// pointer to its bytes in C layout (any address space); a field read loads at its offset.
 struct ArgValue {
   llvm::Value* Scalar = nullptr;
   BufferValue Buffer;
@@ -53,6 +54,9 @@ struct KernelFrame {
   WorkItemContext WorkItem;                // coordinates etc., target-defined
   llvm::BasicBlock* ReturnBlock = nullptr; // `return` in a kernel ends this work-item: branch here
   llvm::BasicBlock* FailBlock = nullptr;   // after a recorded bounds failure: leave the kernel
+  /// Fission only (a HasBarrier kernel on a target without a native barrier): work-items per
+  /// workgroup (i64), defined in the entry block, where the walk puts its per-work-item arrays.
+  llvm::Value* GroupSize = nullptr;
 };
 
 /// Emits a kernel body with the builder positioned inside the target's wrapper. On return the
@@ -103,9 +107,54 @@ public:
   /// The tier a feature gets on this backend; Portable unless a backend has it natively.
   virtual ImplTier tierFor(Feature F) const { return ImplTier::Portable; }
 
-  // TODO(issue 3): barriers. `virtual void emitBarrier(IRBuilder&, const WorkItemContext&)`
-  // arrives with Shared memory; on the CPU it splits the work-item loop (loop fission), so the
-  // hook will take the body regions rather than emit one instruction.
+  // --- Device-subset hooks added for GPU targets (issue 4, NVPTX); the defaults suit the CPU. ---
+
+  /// Address space of workgroup-shared arrays (generic 0 on CPU; 3 on NVPTX).
+  virtual unsigned sharedAddressSpace() const { return 0; }
+
+  /// The kernel's shared array KF.SharedArrays[Index] as the walk indexes it: base pointer (in
+  /// sharedAddressSpace()), element count (i64) and the ParamIndex a --check-bounds report names
+  /// (SHARED_PARAM_BIT | Index). GPUs: a module-level array (static) or the launch's dynamic
+  /// shared bytes / element size (dynamic). Targets that allocate shared memory in their kernel
+  /// wrapper (CPU) override this to return what they placed in WorkItemContext. The default
+  /// returns an empty BufferValue (no shared memory on this target).
+  virtual BufferValue sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                  const kir::Function& KF, unsigned Index) {
+    return {};
+  }
+
+  /// Whether a Barrier is one instruction in the per-work-item body (GPUs: the walk calls
+  /// emitBarrier where the Barrier statement is) rather than a split of the body into regions
+  /// (CPU work-item loop fission).
+  virtual bool hasNativeBarrier() const { return false; }
+
+  /// A workgroup barrier that also orders shared and global memory (only when hasNativeBarrier).
+  virtual void emitBarrier(llvm::IRBuilder<>& B, const WorkItemContext& W) {}
+
+  // --- Work-item loop fission (targets without a native barrier: the CPU) ---
+  // A kernel with Function::HasBarrier is first inlined (KirInliner) so that no helper call holds
+  // a barrier; emitKernel then calls EmitBody once per workgroup with Frame.WorkItem the group's
+  // context (that of work-item 0) and Frame.GroupSize set; the walk splits the body at barriers
+  // into regions and asks emitWorkItemLoop for one loop over the work-items per region.
+
+  /// The code of one region for one work-item: B is inside the work-item loop, Item the
+  /// work-item's context, ItemIndex its linear index in the group (i64), NextItem the block that
+  /// goes on to the next work-item (the region ends by branching there).
+  using RegionEmitter =
+      llvm::function_ref<void(llvm::IRBuilder<>& B, const WorkItemContext& Item,
+                              llvm::Value* ItemIndex, llvm::BasicBlock* NextItem)>;
+
+  /// Emits at B one loop over every work-item of the group whose context is Group and calls
+  /// Region once for its body; B ends after the loop. Only called when !hasNativeBarrier().
+  virtual void emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group,
+                                RegionEmitter Region) {}
+
+  /// The context of work-item ItemIndex (i64, linear: x + dimX * (y + dimY * z)) of Group's group.
+  /// Only called when !hasNativeBarrier().
+  virtual WorkItemContext workItemAt(llvm::IRBuilder<>& B, const WorkItemContext& Group,
+                                     llvm::Value* ItemIndex) {
+    return Group;
+  }
 };
 
 } // namespace cajeta::lowering

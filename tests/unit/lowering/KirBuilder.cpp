@@ -27,6 +27,11 @@ uint32_t KirBuilder::local(const std::string& Name, Type T) {
   return uint32_t(current().Locals.size() - 1);
 }
 
+uint32_t KirBuilder::shared(const std::string& Name, ScalarType Elem, uint32_t Count) {
+  current().SharedArrays.push_back({Name, Elem, Count, {}});
+  return uint32_t(current().SharedArrays.size() - 1);
+}
+
 void KirBuilder::body(std::initializer_list<Stmt*> Stmts) {
   current().Body = block(Stmts);
 }
@@ -134,6 +139,48 @@ Expr* KirBuilder::length(uint32_t BufParam) {
   return E;
 }
 
+Expr* KirBuilder::sharedRef(uint32_t Index) {
+  Expr* E = expr(Expr::Kind::SharedRef, Type::shared(current().SharedArrays.at(Index).Elem));
+  E->Index = Index;
+  return E;
+}
+
+Expr* KirBuilder::loadAt(Expr* Array, Expr* Index) {
+  return expr(Expr::Kind::Load, scalar(Array->Ty.Elem), {Array, Index});
+}
+
+Expr* KirBuilder::storeAt(Expr* Array, Expr* Index, Expr* Value) {
+  return expr(Expr::Kind::Store, scalar(Array->Ty.Elem), {Array, Index, Value});
+}
+
+Expr* KirBuilder::lengthOf(Expr* Array) {
+  Expr* E = expr(Expr::Kind::Intrinsic, scalar(ScalarType::U64), {Array});
+  E->IOp = IntrinsicOp::BufferLength;
+  return E;
+}
+
+Expr* KirBuilder::atomic(kir::AtomicOp Op, kir::MemoryOrder Order,
+                         std::initializer_list<Expr*> Ops) {
+  Expr* E = expr(Expr::Kind::Atomic, scalar((*Ops.begin())->Ty.Elem), Ops);
+  E->AOp = Op;
+  E->Order = Order;
+  return E;
+}
+
+Expr* KirBuilder::field(uint32_t PodParam, uint32_t Field) {
+  Expr* P = p(PodParam);
+  Expr* E = expr(Expr::Kind::Field, scalar(M.Pods.at(P->Ty.PodIndex).Fields.at(Field).Type), {P});
+  E->Index = Field;
+  return E;
+}
+
+Expr* KirBuilder::dispatch(Type Ty, std::vector<uint32_t> Targets,
+                           std::initializer_list<Expr*> Ops) {
+  Expr* E = expr(Expr::Kind::Dispatch, Ty, Ops);
+  E->Targets = std::move(Targets);
+  return E;
+}
+
 Stmt* KirBuilder::block(std::initializer_list<Stmt*> Stmts) {
   Stmt* S = M.newStmt(Stmt::Kind::Block, {});
   S->Body = Stmts;
@@ -180,6 +227,15 @@ Stmt* KirBuilder::ret(Expr* E) {
   Stmt* S = M.newStmt(Stmt::Kind::Return, {});
   S->E = E;
   return S;
+}
+
+} // namespace cajeta::test
+
+namespace cajeta::test {
+
+Stmt* KirBuilder::barrier() {
+  current().HasBarrier = true;
+  return M.newStmt(Stmt::Kind::Barrier, {});
 }
 
 } // namespace cajeta::test

@@ -32,6 +32,8 @@ public:
   uint32_t kernel(const std::string& Name) { return function(Name, true); }
   uint32_t param(const std::string& Name, Type T);
   uint32_t local(const std::string& Name, Type T);
+  /// A shared array of the current kernel (Count 0 = the dynamic one).
+  uint32_t shared(const std::string& Name, ScalarType Elem, uint32_t Count);
   void body(std::initializer_list<Stmt*> Stmts);
   kir::Function& current() { return *M.Functions[Cur]; }
 
@@ -55,6 +57,14 @@ public:
   Expr* geom(IntrinsicOp Op, uint8_t Dim);
   Expr* math(IntrinsicOp Op, std::initializer_list<Expr*> Ops);
   Expr* length(uint32_t BufParam);
+  // Arrays named by an expression (a buffer Param or a SharedRef)
+  Expr* sharedRef(uint32_t Index);
+  Expr* loadAt(Expr* Array, Expr* Index);
+  Expr* storeAt(Expr* Array, Expr* Index, Expr* Value);
+  Expr* lengthOf(Expr* Array);
+  Expr* atomic(kir::AtomicOp Op, kir::MemoryOrder Order, std::initializer_list<Expr*> Ops);
+  Expr* field(uint32_t PodParam, uint32_t Field);
+  Expr* dispatch(Type Ty, std::vector<uint32_t> Targets, std::initializer_list<Expr*> Ops);
 
   // Statements
   Stmt* block(std::initializer_list<Stmt*> Stmts);
@@ -64,6 +74,7 @@ public:
   Stmt* brk(uint32_t Id);
   Stmt* cont(uint32_t Id);
   Stmt* ret(Expr* E = nullptr);
+  Stmt* barrier();
 
 private:
   Expr* expr(Expr::Kind K, Type T, std::initializer_list<Expr*> Ops = {});

@@ -55,9 +55,15 @@ CajetaCpuLaunch LoadedPayload::run(const std::string& Symbol, const std::vector<
   L.BlockDim[0] = BX;
   L.BlockDim[1] = BY;
   L.BlockDim[2] = BZ;
+  return launch(Symbol, Args, L);
+}
+
+CajetaCpuLaunch LoadedPayload::launch(const std::string& Symbol,
+                                      const std::vector<CajetaCpuArg>& Args,
+                                      CajetaCpuLaunch L) const {
   CajetaCpuKernelFn Fn = kernel(Symbol);
   if (Fn)
-    Fn(Args.data(), &L, 0, uint64_t(GX) * GY * GZ);
+    Fn(Args.data(), &L, 0, uint64_t(L.GridDim[0]) * L.GridDim[1] * L.GridDim[2]);
   return L;
 }
 

@@ -26,6 +26,11 @@ public:
                       uint32_t BX, uint32_t GY = 1, uint32_t BY = 1, uint32_t GZ = 1,
                       uint32_t BZ = 1) const;
 
+  /// Runs every workgroup of the launch L describes (geometry, DynamicSharedBytes) on this
+  /// thread; returns the launch record after the run.
+  CajetaCpuLaunch launch(const std::string& Symbol, const std::vector<CajetaCpuArg>& Args,
+                         CajetaCpuLaunch L) const;
+
 private:
   lowering::CpuBuildResult Result;
   int Fd = -1;

@@ -132,7 +132,10 @@ std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildO
   M->setTargetTriple(TripleName);
   M->setDataLayout(Mach.TM->createDataLayout());
   std::unique_ptr<LoweringTarget> Target = createCpuTarget(*Mach.TM, {O.CheckBounds});
-  KernelLowering KL(KM, *M, *Target, {O.CheckBounds});
+  LoweringOptions LO;
+  LO.CheckBounds = O.CheckBounds;
+  LO.Backend = "cpu"; // @Backend: only what exists on the CPU
+  KernelLowering KL(KM, *M, *Target, LO);
   if (!KL.lowerModule(Error))
     return nullptr;
   for (llvm::Function& F : *M) {
@@ -215,7 +218,7 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
   optimize(*M, *Mach.TM);
 
   for (const auto& KF : KM.Functions) {
-    if (!KF->IsKernel)
+    if (!KF->IsKernel || !kir::availableOn(*KF, "cpu"))
       continue;
     llvm::Function* F = M->getFunction(KF->Symbol);
     if (!F) {
@@ -229,6 +232,8 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     bundle::TargetManifest TMan;
     TMan.Symbol = KF->Symbol;
     TMan.CodeHash = bundle::hash64(Text.data(), Text.size());
+    for (const kir::SharedArray& SA : KF->SharedArrays) // the dynamic one is sized at launch
+      TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
     R.Manifests[KF->Name] = TMan;
   }
 

@@ -21,8 +21,9 @@ struct CpuBuildResult {
   /// Target "cpu-x86_64", Format "elf-shared-object", Attributes {"triple", "cpu", "features"}
   /// (features: the enabled target features, "+avx2,+fma,...").
   bundle::Payload Payload;
-  /// Key: kir Function::Name of each kernel. Symbol = Function::Symbol, CodeHash = hash64 of the
-  /// kernel's optimised IR text.
+  /// Key: kir Function::Name of each kernel available on the CPU (@Backend). Symbol =
+  /// Function::Symbol, CodeHash = hash64 of the kernel's optimised IR text, StaticSharedBytes =
+  /// the bytes of its fixed-size shared arrays.
   std::map<std::string, bundle::TargetManifest> Manifests;
 };
 

@@ -1,5 +1,6 @@
-// The CPU target: the CajetaCpuKernelFn entry, its parameter loads, the workgroup and work-item
-// loops (marked parallel so that the x loop vectorizes), and --check-bounds reports.
+// The CPU target: the CajetaCpuKernelFn entry, its parameter loads, shared arrays on the stack,
+// the workgroup and work-item loops (marked parallel so that the x loops vectorize), the
+// work-item loops of barrier fission, and --check-bounds reports.
 #include "compiler/lowering/llvm/CpuTarget.h"
 
 #include "bundle/CpuKernelAbi.h"
@@ -14,20 +15,23 @@ namespace cajeta::lowering {
 namespace {
 
 // The LLVM view of CajetaCpuLaunch: {[3 x i32] GridDim, [3 x i32] BlockDim, i32 Failed,
-// i32 FailedParam, i64 FailedIndex, i64 FailedLength}.
+// i32 FailedParam, i64 FailedIndex, i64 FailedLength, i32 DynamicSharedBytes, i32 Reserved}.
 enum LaunchField : unsigned {
   GridDimField,
   BlockDimField,
   FailedField,
   FailedParamField,
   FailedIndexField,
-  FailedLengthField
+  FailedLengthField,
+  DynamicSharedBytesField
 };
 static_assert(offsetof(CajetaCpuLaunch, BlockDim) == 12);
 static_assert(offsetof(CajetaCpuLaunch, Failed) == 24);
 static_assert(offsetof(CajetaCpuLaunch, FailedParam) == 28);
 static_assert(offsetof(CajetaCpuLaunch, FailedIndex) == 32);
 static_assert(offsetof(CajetaCpuLaunch, FailedLength) == 40);
+static_assert(offsetof(CajetaCpuLaunch, DynamicSharedBytes) == 48);
+static_assert(sizeof(CajetaCpuLaunch) == 56);
 static_assert(sizeof(CajetaCpuArg) == 16 && offsetof(CajetaCpuArg, Length) == 8);
 
 // WorkItemContext::Values on the CPU: the work-item's coordinates, the launch shape and the
@@ -61,8 +65,18 @@ public:
   void emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W, llvm::Value* ParamIndex,
                          llvm::Value* Index, llvm::Value* Length) override;
   llvm::Value* emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) override;
+  BufferValue sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W, const kir::Function& KF,
+                          unsigned Index) override {
+    return Index < Shared.size() ? Shared[Index] : BufferValue{};
+  }
+  void emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group,
+                        RegionEmitter Region) override;
+  WorkItemContext workItemAt(llvm::IRBuilder<>& B, const WorkItemContext& Group,
+                             llvm::Value* ItemIndex) override;
 
 private:
+  /// Allocates the kernel's shared arrays in the entry block (reused by each workgroup).
+  void allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, llvm::Value* Launch);
   llvm::StructType* launchType(llvm::LLVMContext& C) const;
   /// An i1: Launch->Failed != 0 (a relaxed atomic read; other workgroups may be writing it).
   llvm::Value* hasFailed(llvm::IRBuilder<>& B, llvm::Value* Launch) const;
@@ -71,13 +85,15 @@ private:
 
   llvm::TargetMachine& TM;
   CpuTargetOptions Opts;
+  std::vector<BufferValue> Shared;     // the kernel being emitted
+  llvm::MDNode* AccessGroup = nullptr; // the kernel being emitted: its parallel accesses
 };
 
 llvm::StructType* CpuTarget::launchType(llvm::LLVMContext& C) const {
   llvm::Type* I32 = llvm::Type::getInt32Ty(C);
   llvm::Type* I64 = llvm::Type::getInt64Ty(C);
   llvm::Type* Dim3 = llvm::ArrayType::get(I32, 3);
-  return llvm::StructType::get(C, {Dim3, Dim3, I32, I32, I64, I64});
+  return llvm::StructType::get(C, {Dim3, Dim3, I32, I32, I64, I64, I32, I32});
 }
 
 llvm::Value* CpuTarget::launchField(llvm::IRBuilder<>& B, llvm::Value* Launch, unsigned Field,
@@ -88,9 +104,10 @@ llvm::Value* CpuTarget::launchField(llvm::IRBuilder<>& B, llvm::Value* Launch, u
   return B.CreateInBoundsGEP(T, Launch, {B.getInt32(0), B.getInt32(Field), B.getInt32(Element)});
 }
 
-/// Marks every plain memory access of the work-item body with the access group the x loop
-/// declares parallel: work-items are independent in this slice (no barriers), so accesses of
-/// different iterations never depend on each other, whatever the buffers alias.
+/// Marks every plain memory access of the work-item bodies with the access group the x loops
+/// declare parallel: between two barriers work-items are independent (a race on shared or global
+/// memory there is the program's error), so accesses of different iterations never depend on
+/// each other, whatever the buffers alias. Code outside the x loops is in no parallel loop.
 void markParallelAccesses(llvm::Function& F, llvm::MDNode* AccessGroup) {
   for (llvm::BasicBlock& BB : F) {
     if (&BB == &F.getEntryBlock())
@@ -190,12 +207,14 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
       A.Buffer.Ptr = B.CreateLoad(Ptr, Slot, P.Name + ".ptr");
       llvm::Value* LenSlot = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Slot, 8);
       A.Buffer.Length = B.CreateLoad(I64, LenSlot, P.Name + ".len");
+    } else if (P.Ty.isPod()) {
+      A.Scalar = B.CreateLoad(Ptr, Slot, P.Name + ".pod"); // its bytes, in C layout
     } else if (P.Ty.isScalar()) {
       // The low bytes of Bits, little-endian; a bool is one byte, non-zero = true.
       llvm::Value* V = B.CreateLoad(KernelLowering::memoryType(C, P.Ty), Slot, P.Name);
       A.Scalar = P.Ty.isBool() ? B.CreateICmpNE(V, B.getInt8(0)) : V;
     } else {
-      Error = "parameter '" + P.Name + "' has type void";
+      Error = "parameter '" + P.Name + "' has type " + P.Ty.str();
       F->eraseFromParent();
       return nullptr;
     }
@@ -209,6 +228,13 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   llvm::Value* BX = Dims[3];
   llvm::Value* BY = Dims[4];
   llvm::Value* BZ = Dims[5];
+  allocateShared(B, KF, Launch);
+  AccessGroup = llvm::MDNode::getDistinct(C, {});
+  bool Fission = KF.HasBarrier;
+  llvm::Value* GroupSize = nullptr;
+  if (Fission)
+    GroupSize = B.CreateMul(B.CreateMul(B.CreateZExt(BX, I64), B.CreateZExt(BY, I64)),
+                            B.CreateZExt(BZ, I64), "group.size", /*HasNUW=*/true);
 
   // for g in [GroupBegin, GroupEnd)
   llvm::BasicBlock* GroupBody = llvm::BasicBlock::Create(C, "group.body", F);
@@ -242,22 +268,37 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   B.CreateCondBr(AnyItems, Items, GroupLatch);
   B.SetInsertPoint(Items);
 
-  // for lz: for ly: for lx: body
-  CountedLoop LZ = beginLoop(B, F, "lz", Items);
-  CountedLoop LY = beginLoop(B, F, "ly", LZ.Body);
-  CountedLoop LX = beginLoop(B, F, "lx", LY.Body);
+  if (Fission) {
+    // The walk emits one work-item loop per region (emitWorkItemLoop); the group's context is
+    // that of work-item 0.
+    llvm::Value* Zero = B.getInt32(0);
+    Frame.WorkItem.Values = {Zero, Zero, Zero,    Gx,      Gy,      Gz,    BX,
+                             BY,   BZ,   Dims[0], Dims[1], Dims[2], Launch};
+    Frame.ReturnBlock = GroupLatch;
+    Frame.FailBlock = Exit;
+    Frame.GroupSize = GroupSize;
+    EmitBody(B, Frame);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(GroupLatch);
+  } else {
+    // for lz: for ly: for lx: body
+    CountedLoop LZ = beginLoop(B, F, "lz", Items);
+    CountedLoop LY = beginLoop(B, F, "ly", LZ.Body);
+    CountedLoop LX = beginLoop(B, F, "lx", LY.Body);
 
-  Frame.WorkItem.Values = {LX.Var, LY.Var, LZ.Var,  Gx,      Gy,      Gz,    BX,
-                           BY,     BZ,     Dims[0], Dims[1], Dims[2], Launch};
-  Frame.ReturnBlock = LX.Latch; // `return` ends this work-item
-  Frame.FailBlock = Exit;       // a recorded bounds failure ends the whole entry
-  EmitBody(B, Frame);
-  if (!B.GetInsertBlock()->getTerminator())
-    B.CreateBr(LX.Latch);
+    Frame.WorkItem.Values = {LX.Var, LY.Var, LZ.Var,  Gx,      Gy,      Gz,    BX,
+                             BY,     BZ,     Dims[0], Dims[1], Dims[2], Launch};
+    Frame.ReturnBlock = LX.Latch; // `return` ends this work-item
+    Frame.FailBlock = Exit;       // a recorded bounds failure ends the whole entry
+    EmitBody(B, Frame);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(LX.Latch);
 
-  llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
-  endLoop(B, LY, BY, LZ.Latch);
-  endLoop(B, LZ, BZ, GroupLatch);
+    llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
+    endLoop(B, LY, BY, LZ.Latch);
+    endLoop(B, LZ, BZ, GroupLatch);
+    XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  }
 
   B.SetInsertPoint(GroupLatch);
   llvm::Value* GNext = B.CreateAdd(G, B.getInt64(1), "g.next", /*HasNUW=*/true);
@@ -266,10 +307,86 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   B.SetInsertPoint(Exit);
   B.CreateRetVoid();
 
-  llvm::MDNode* AccessGroup = llvm::MDNode::getDistinct(C, {});
   markParallelAccesses(*F, AccessGroup);
-  XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  Shared.clear();
   return F;
+}
+
+void CpuTarget::allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, llvm::Value* Launch) {
+  Shared.clear();
+  llvm::LLVMContext& C = B.getContext();
+  for (unsigned I = 0; I < KF.SharedArrays.size(); ++I) {
+    const kir::SharedArray& SA = KF.SharedArrays[I];
+    llvm::Type* Elem = KernelLowering::memoryType(C, kir::Type::scalar(SA.Elem));
+    uint64_t Size = bundle::scalarTypeSize(SA.Elem);
+    BufferValue V;
+    V.ParamIndex = B.getInt32(CAJETA_CPU_SHARED_PARAM_BIT | I);
+    if (SA.Count > 0) {
+      auto* A = B.CreateAlloca(llvm::ArrayType::get(Elem, SA.Count), nullptr, SA.Name);
+      A->setAlignment(llvm::Align(64));
+      V.Ptr = A;
+      V.Length = B.getInt64(SA.Count);
+    } else {
+      // The dynamic array: DynamicSharedBytes bytes, Length = bytes / element size.
+      llvm::Value* Bytes = B.CreateZExt(
+          B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, DynamicSharedBytesField)),
+          B.getInt64Ty(), SA.Name + ".bytes");
+      auto* A = B.CreateAlloca(B.getInt8Ty(), Bytes, SA.Name);
+      A->setAlignment(llvm::Align(64));
+      V.Ptr = A;
+      V.Length = B.CreateUDiv(Bytes, B.getInt64(Size), SA.Name + ".len");
+    }
+    Shared.push_back(V);
+  }
+}
+
+void CpuTarget::emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group,
+                                 RegionEmitter Region) {
+  if (Group.Values.size() != SlotCount)
+    return;
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::LLVMContext& C = F->getContext();
+  llvm::Value* BX = Group.Values[GroupDimSlot];
+  llvm::Value* BY = Group.Values[GroupDimSlot + 1];
+  llvm::Value* BZ = Group.Values[GroupDimSlot + 2];
+  llvm::BasicBlock* End = llvm::BasicBlock::Create(C, "region.end", F);
+  // The workgroup has at least one work-item (checked before the body).
+  CountedLoop LZ = beginLoop(B, F, "rz", B.GetInsertBlock());
+  CountedLoop LY = beginLoop(B, F, "ry", LZ.Body);
+  CountedLoop LX = beginLoop(B, F, "rx", LY.Body);
+  WorkItemContext W = Group;
+  W.Values[LocalSlot] = LX.Var;
+  W.Values[LocalSlot + 1] = LY.Var;
+  W.Values[LocalSlot + 2] = LZ.Var;
+  llvm::Type* I64 = B.getInt64Ty();
+  llvm::Value* Item = B.CreateAdd(
+      B.CreateMul(B.CreateAdd(B.CreateMul(B.CreateZExt(LZ.Var, I64), B.CreateZExt(BY, I64)),
+                              B.CreateZExt(LY.Var, I64)),
+                  B.CreateZExt(BX, I64)),
+      B.CreateZExt(LX.Var, I64), "item");
+  Region(B, W, Item, LX.Latch);
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateBr(LX.Latch);
+  llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
+  endLoop(B, LY, BY, LZ.Latch);
+  endLoop(B, LZ, BZ, End);
+  XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  B.SetInsertPoint(End);
+}
+
+WorkItemContext CpuTarget::workItemAt(llvm::IRBuilder<>& B, const WorkItemContext& Group,
+                                      llvm::Value* ItemIndex) {
+  if (Group.Values.size() != SlotCount)
+    return Group;
+  llvm::Type* I64 = B.getInt64Ty();
+  llvm::Value* BX = B.CreateZExt(Group.Values[GroupDimSlot], I64);
+  llvm::Value* BY = B.CreateZExt(Group.Values[GroupDimSlot + 1], I64);
+  llvm::Value* Rest = B.CreateUDiv(ItemIndex, BX);
+  WorkItemContext W = Group;
+  W.Values[LocalSlot] = B.CreateTrunc(B.CreateURem(ItemIndex, BX), B.getInt32Ty());
+  W.Values[LocalSlot + 1] = B.CreateTrunc(B.CreateURem(Rest, BY), B.getInt32Ty());
+  W.Values[LocalSlot + 2] = B.CreateTrunc(B.CreateUDiv(Rest, BY), B.getInt32Ty());
+  return W;
 }
 
 llvm::Value* CpuTarget::coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W,

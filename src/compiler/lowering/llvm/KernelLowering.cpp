@@ -1,6 +1,8 @@
 // The shared KIR -> LLVM body walk (see KernelLowering.h); semantics follow Kir.h's comments.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include "compiler/lowering/KirInliner.h"
+
 #include <llvm/IR/Intrinsics.h>
 
 namespace cajeta::lowering {
@@ -19,7 +21,7 @@ KernelLowering::KernelLowering(const kir::Module& KM, llvm::Module& LM, Lowering
 llvm::Type* KernelLowering::valueType(llvm::LLVMContext& C, Type T) {
   if (T.isVoid())
     return llvm::Type::getVoidTy(C);
-  if (T.isBuffer())
+  if (T.isBuffer() || T.isShared() || T.isPod())
     return llvm::PointerType::get(C, 0);
   switch (T.Elem) {
   case kir::ScalarType::Bool:
@@ -36,9 +38,9 @@ llvm::Type* KernelLowering::valueType(llvm::LLVMContext& C, Type T) {
 }
 
 llvm::Type* KernelLowering::memoryType(llvm::LLVMContext& C, Type T) {
-  if (T.isBool() || (T.isBuffer() && T.Elem == kir::ScalarType::Bool))
+  if (T.isBool() || (T.isArray() && T.Elem == kir::ScalarType::Bool))
     return llvm::Type::getInt8Ty(C);
-  if (T.isBuffer())
+  if (T.isArray())
     return valueType(C, Type::scalar(T.Elem));
   return valueType(C, T);
 }
@@ -49,13 +51,21 @@ llvm::Type* KernelLowering::memoryType(llvm::LLVMContext& C, Type T) {
 bool KernelLowering::lowerModule(std::string& Err) {
   Helpers.assign(KM.Functions.size(), nullptr);
   Entries.assign(KM.Functions.size(), nullptr);
+  auto Wanted = [&](const kir::Function& F) {
+    return Opts.Backend.empty() || kir::availableOn(F, Opts.Backend);
+  };
+  // Without a native barrier, helpers with barriers are always inlined into their kernels.
+  auto Declared = [&](const kir::Function& F) {
+    return Wanted(F) && !F.IsKernel && (Target.hasNativeBarrier() || !F.HasBarrier);
+  };
   for (size_t I = 0; I < KM.Functions.size(); ++I)
-    if (!KM.Functions[I]->IsKernel)
+    if (Declared(*KM.Functions[I]))
       declareHelper(I);
   for (size_t I = 0; I < KM.Functions.size() && Error.empty(); ++I) {
-    if (KM.Functions[I]->IsKernel)
+    const kir::Function& F = *KM.Functions[I];
+    if (F.IsKernel && Wanted(F))
       lowerKernel(I);
-    else
+    else if (Declared(F))
       lowerHelperBody(I);
   }
   Err = Error;
@@ -70,8 +80,13 @@ void KernelLowering::declareHelper(size_t I) {
       Error = "function '" + KF.Name + "': parameter '" + P.Name + "' has type void";
       return;
     }
+    if (P.Ty.isShared()) {
+      Error = "function '" + KF.Name + "': parameter '" + P.Name +
+              "': shared arrays cannot be passed to helpers";
+      return;
+    }
     if (!P.Ty.isBuffer()) {
-      Params.push_back(valueType(Ctx, P.Ty));
+      Params.push_back(valueType(Ctx, P.Ty)); // a POD: a pointer to its bytes
       continue;
     }
     Params.push_back(llvm::PointerType::get(Ctx, Target.bufferAddressSpace()));
@@ -79,8 +94,8 @@ void KernelLowering::declareHelper(size_t I) {
     if (Opts.CheckBounds)
       Params.push_back(B.getInt32Ty());
   }
-  if (KF.ReturnType.isBuffer()) {
-    Error = "function '" + KF.Name + "': a buffer cannot be returned";
+  if (!KF.ReturnType.isVoid() && !KF.ReturnType.isScalar()) {
+    Error = "function '" + KF.Name + "': only a scalar can be returned";
     return;
   }
   auto* FT = llvm::FunctionType::get(valueType(Ctx, KF.ReturnType), Params, false);
@@ -145,8 +160,17 @@ void KernelLowering::lowerKernel(size_t I) {
     Error = "kernel '" + KF.Name + "' must return void";
     return;
   }
+  const kir::Function* Lowered = &KF;
+  if (KF.HasBarrier && !Target.hasNativeBarrier()) {
+    std::unique_ptr<kir::Function> Copy = KirInliner::inlineBarrierCalls(KM, KF, Scratch, Error);
+    if (!Copy)
+      return;
+    Lowered = Copy.get();
+    Inlined.push_back(std::move(Copy));
+  }
   FunctionState FS;
-  FS.KF = &KF;
+  FS.KF = Lowered;
+  FS.Fission = KF.HasBarrier && !Target.hasNativeBarrier();
   std::string TargetError;
   auto Emit = [&](llvm::IRBuilder<>& TB, KernelFrame& Frame) {
     FS.F = TB.GetInsertBlock()->getParent();
@@ -157,15 +181,22 @@ void KernelLowering::lowerKernel(size_t I) {
     FS.WorkItem = Frame.WorkItem;
     FS.ReturnBlock = Frame.ReturnBlock;
     FS.FailBlock = Frame.FailBlock;
+    FS.GroupSize = Frame.GroupSize;
+    FS.Group = Frame.WorkItem;
     B.SetInsertPoint(TB.GetInsertBlock(), TB.GetInsertPoint());
     Cur = &FS;
-    emitBody(FS);
+    if (FS.Fission && !FS.GroupSize)
+      Error = "kernel '" + KF.Name + "': the target gave no workgroup size for barrier fission";
+    else if (FS.Fission)
+      emitFissionBody(FS);
+    else
+      emitBody(FS);
     if (!B.GetInsertBlock()->getTerminator())
       B.CreateBr(FS.ReturnBlock);
     Cur = nullptr;
     TB.SetInsertPoint(B.GetInsertBlock());
   };
-  llvm::Function* F = Target.emitKernel(LM, KF, Emit, TargetError);
+  llvm::Function* F = Target.emitKernel(LM, *Lowered, Emit, TargetError);
   if (!F && Error.empty())
     Error = "kernel '" + KF.Name + "': " + TargetError;
   Entries[I] = F;
@@ -185,7 +216,24 @@ void KernelLowering::createLocals(FunctionState& FS) {
 }
 
 void KernelLowering::emitBody(FunctionState& FS) {
-  createLocals(FS);
+  if (!FS.Fission)
+    createLocals(FS);
+  if (FS.KF->IsKernel) {
+    for (unsigned I = 0; I < FS.KF->SharedArrays.size(); ++I) {
+      BufferValue SB = Target.sharedArray(B, FS.WorkItem, *FS.KF, I);
+      if (!SB.Ptr || !SB.Length) {
+        Error = "kernel '" + FS.KF->Name + "': the target has no shared memory for '" +
+                FS.KF->SharedArrays[I].Name + "'";
+        return;
+      }
+      if (!SB.ParamIndex)
+        SB.ParamIndex = B.getInt32(0x80000000u | I);
+      FS.Shared.push_back(SB);
+    }
+  } else if (!FS.KF->SharedArrays.empty()) {
+    Error = "helper '" + FS.KF->Name + "' declares shared arrays (only kernels may)";
+    return;
+  }
   llvm::FastMathFlags FMF;
   if (FS.KF->FastMath)
     FMF.setAllowContract(true); // @FastMath: contraction only
@@ -194,7 +242,10 @@ void KernelLowering::emitBody(FunctionState& FS) {
     Error = "function '" + FS.KF->Name + "' has no body";
     return;
   }
-  lowerStmt(FS.KF->Body);
+  if (FS.Fission)
+    lowerGroupStmt(FS.KF->Body);
+  else
+    lowerStmt(FS.KF->Body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,22 +339,50 @@ void KernelLowering::lowerStmt(const Stmt* S) {
   case Stmt::Kind::Loop:
     return lowerLoop(S);
   case Stmt::Kind::Break:
-  case Stmt::Kind::Continue: {
-    auto It = Cur->Loops.find(S->LoopId);
-    if (It == Cur->Loops.end())
-      return failStmt(S, "break/continue outside loop " + std::to_string(S->LoopId));
+  case Stmt::Kind::Continue:
+    return lowerJump(S);
+  case Stmt::Kind::Return:
+    return lowerReturn(S);
+  case Stmt::Kind::Barrier:
+    if (!Target.hasNativeBarrier())
+      return failStmt(S, "barrier outside a kernel marked HasBarrier");
+    Target.emitBarrier(B, Cur->WorkItem);
+    return;
+  }
+  failStmt(S, "unknown statement kind");
+}
+
+void KernelLowering::lowerJump(const Stmt* S) {
+  auto It = Cur->Loops.find(S->LoopId);
+  if (It != Cur->Loops.end()) {
     B.CreateBr(S->K == Stmt::Kind::Break ? It->second.Break : It->second.Continue);
     startDeadBlock();
     return;
   }
-  case Stmt::Kind::Return: {
+  // Fission: a jump out of this region to a loop with barriers parks the work-item until that
+  // loop's exit (break) or step (continue).
+  auto G = Cur->GroupLoops.find(S->LoopId);
+  if (!Cur->Fission || !Cur->NextItem || G == Cur->GroupLoops.end() || !Cur->Park)
+    return failStmt(S, "break/continue outside loop " + std::to_string(S->LoopId));
+  park(2 * G->second + (S->K == Stmt::Kind::Continue ? 1 : 0));
+  B.CreateBr(Cur->NextItem);
+  startDeadBlock();
+}
+
+void KernelLowering::lowerReturn(const Stmt* S) {
+  {
     bool IsKernel = Cur->KF->IsKernel;
     if (IsKernel || Cur->KF->ReturnType.isVoid()) {
       if (S->E)
         return failStmt(S, "return with a value in a void function");
-      if (IsKernel)
+      if (IsKernel && Cur->Fission) {
+        if (!Cur->Park || !Cur->NextItem)
+          return failStmt(S, "return outside a work-item region");
+        park(1); // this work-item is done; later regions skip it
+        B.CreateBr(Cur->NextItem);
+      } else if (IsKernel) {
         B.CreateBr(Cur->ReturnBlock); // ends this work-item only
-      else
+      } else
         B.CreateRetVoid();
       startDeadBlock();
       return;
@@ -315,10 +394,7 @@ void KernelLowering::lowerStmt(const Stmt* S) {
       return;
     B.CreateRet(V);
     startDeadBlock();
-    return;
   }
-  }
-  failStmt(S, "unknown statement kind");
 }
 
 void KernelLowering::lowerLoop(const Stmt* S) {
@@ -370,13 +446,13 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
       return fail(E, "no local " + std::to_string(E->Index));
     if (E->Ty != Cur->KF->Locals[E->Index].Ty)
       return fail(E, "local read with the wrong type");
-    return B.CreateLoad(valueType(Ctx, E->Ty), Cur->Locals[E->Index]);
+    return B.CreateLoad(valueType(Ctx, E->Ty), localAddress(E->Index));
   }
   case Expr::Kind::Param:
     if (E->Index >= Cur->Args.size())
       return fail(E, "no parameter " + std::to_string(E->Index));
-    if (!Cur->Args[E->Index].Scalar)
-      return fail(E, "a buffer parameter used as a value");
+    if (!Cur->Args[E->Index].Scalar || !E->Ty.isScalar())
+      return fail(E, "a buffer or POD parameter used as a value");
     if (E->Ty != Cur->KF->Params[E->Index].Ty)
       return fail(E, "parameter read with the wrong type");
     return Cur->Args[E->Index].Scalar;
@@ -400,7 +476,7 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
     if (E->Ops[0]->Ty != Cur->KF->Locals[E->Index].Ty || E->Ty != E->Ops[0]->Ty)
       return fail(E, "assignment of the wrong type");
     llvm::Value* V = lowerExpr(E->Ops[0]);
-    B.CreateStore(V, Cur->Locals[E->Index]);
+    B.CreateStore(V, localAddress(E->Index));
     return V;
   }
   case Expr::Kind::Seq: {
@@ -418,6 +494,14 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
     return lowerCall(E);
   case Expr::Kind::Intrinsic:
     return lowerIntrinsic(E);
+  case Expr::Kind::SharedRef:
+    return fail(E, "a shared array used as a value");
+  case Expr::Kind::Atomic:
+    return lowerAtomic(E);
+  case Expr::Kind::Field:
+    return lowerField(E);
+  case Expr::Kind::Dispatch:
+    return lowerDispatch(E);
   }
   return fail(E, "unknown expression kind");
 }
@@ -658,9 +742,17 @@ llvm::Value* KernelLowering::lowerSelect(const Expr* E) {
 }
 
 const BufferValue* KernelLowering::bufferOf(const Expr* E) {
+  if (E->K == Expr::Kind::SharedRef) {
+    if (!E->Ty.isShared() || E->Index >= Cur->Shared.size() ||
+        Cur->KF->SharedArrays[E->Index].Elem != E->Ty.Elem) {
+      fail(E, "expected a shared array of this kernel");
+      return nullptr;
+    }
+    return &Cur->Shared[E->Index];
+  }
   if (E->K != Expr::Kind::Param || !E->Ty.isBuffer() || E->Index >= Cur->Args.size() ||
       Cur->Args[E->Index].Scalar || Cur->KF->Params[E->Index].Ty != E->Ty) {
-    fail(E, "expected a buffer parameter");
+    fail(E, "expected a buffer parameter or a shared array");
     return nullptr;
   }
   return &Cur->Args[E->Index].Buffer;
@@ -721,35 +813,74 @@ llvm::Value* KernelLowering::lowerStore(const Expr* E) {
 }
 
 llvm::Value* KernelLowering::lowerCall(const Expr* E) {
-  if (E->Index >= KM.Functions.size() || !Helpers[E->Index])
-    return fail(E, "call of function " + std::to_string(E->Index) + ", which is not a helper");
-  const kir::Function& Callee = *KM.Functions[E->Index];
-  if (E->Ops.size() != Callee.Params.size())
-    return fail(E, "call of '" + Callee.Name + "' with the wrong number of arguments");
-  if (E->Ty != Callee.ReturnType)
-    return fail(E, "call type differs from the return type of '" + Callee.Name + "'");
-  std::vector<llvm::Value*> Args = Cur->WorkItem.Values;
-  for (size_t I = 0; I < E->Ops.size(); ++I) {
-    const Expr* A = E->Ops[I];
-    if (!A || A->Ty != Callee.Params[I].Ty)
-      return fail(E, "argument " + std::to_string(I) + " of '" + Callee.Name +
-                         "' is missing or of the wrong type");
+  std::vector<const Expr*> ArgExprs(E->Ops.begin(), E->Ops.end());
+  std::vector<llvm::Value*> Args;
+  if (!lowerCallArgs(E, E->Index, ArgExprs, Args))
+    return poisonOf(E->Ty);
+  return emitCall(E, E->Index, Args);
+}
+
+bool KernelLowering::lowerCallArgs(const Expr* E, uint32_t Callee,
+                                   llvm::ArrayRef<const Expr*> ArgExprs,
+                                   std::vector<llvm::Value*>& Args) {
+  if (Callee >= KM.Functions.size() || !Helpers[Callee]) {
+    std::string Why = Callee < KM.Functions.size() && KM.Functions[Callee]->HasBarrier
+                          ? " (a helper with a barrier that was not inlined)"
+                      : Callee < KM.Functions.size() && KM.Functions[Callee]->IsKernel
+                          ? " (a kernel)"
+                          : " (not lowered for this backend)";
+    fail(E, "call of function " + std::to_string(Callee) + ", which is not a helper" + Why);
+    return false;
+  }
+  const kir::Function& F = *KM.Functions[Callee];
+  if (ArgExprs.size() != F.Params.size()) {
+    fail(E, "call of '" + F.Name + "' with the wrong number of arguments");
+    return false;
+  }
+  if (E->Ty != F.ReturnType) {
+    fail(E, "call type differs from the return type of '" + F.Name + "'");
+    return false;
+  }
+  Args = Cur->WorkItem.Values;
+  for (size_t I = 0; I < ArgExprs.size(); ++I) {
+    const Expr* A = ArgExprs[I];
+    if (!A || A->Ty != F.Params[I].Ty) {
+      fail(E, "argument " + std::to_string(I) + " of '" + F.Name +
+                  "' is missing or of the wrong type");
+      return false;
+    }
+    if (A->Ty.isPod()) { // the caller's pointer to the POD's bytes
+      if (A->K != Expr::Kind::Param || A->Index >= Cur->Args.size() ||
+          !Cur->Args[A->Index].Scalar) {
+        fail(E, "a POD argument must be a POD parameter");
+        return false;
+      }
+      llvm::Value* P = Cur->Args[A->Index].Scalar;
+      Args.push_back(B.CreateAddrSpaceCast(P, llvm::PointerType::get(Ctx, 0)));
+      continue;
+    }
     if (!A->Ty.isBuffer()) {
       Args.push_back(lowerExpr(A));
       continue;
     }
     const BufferValue* Buf = bufferOf(A);
     if (!Buf)
-      return poisonOf(E->Ty);
+      return false;
     Args.push_back(Buf->Ptr);
     Args.push_back(Buf->Length);
     if (Opts.CheckBounds)
       Args.push_back(Buf->ParamIndex);
   }
-  llvm::Function* F = Helpers[E->Index];
-  if (Args.size() != F->arg_size())
-    return fail(E, "hidden arguments of '" + Callee.Name + "' do not match");
-  llvm::CallInst* Call = B.CreateCall(F, Args);
+  if (Args.size() != Helpers[Callee]->arg_size()) {
+    fail(E, "hidden arguments of '" + F.Name + "' do not match");
+    return false;
+  }
+  return Error.empty();
+}
+
+llvm::Value* KernelLowering::emitCall(const Expr* E, uint32_t Callee,
+                                      llvm::ArrayRef<llvm::Value*> Args) {
+  llvm::CallInst* Call = B.CreateCall(Helpers[Callee], Args);
   if (Opts.CheckBounds) {
     // A bounds failure inside the helper ends this function too.
     llvm::BasicBlock* Ok = newBlock("call.ok");
@@ -757,6 +888,80 @@ llvm::Value* KernelLowering::lowerCall(const Expr* E) {
     B.SetInsertPoint(Ok);
   }
   return E->Ty.isVoid() ? nullptr : Call;
+}
+
+llvm::Value* KernelLowering::lowerField(const Expr* E) {
+  if (!checkOps(E, 1))
+    return poisonOf(E->Ty);
+  const Expr* P = E->Ops[0];
+  if (P->K != Expr::Kind::Param || !P->Ty.isPod() || P->Index >= Cur->Args.size() ||
+      !Cur->Args[P->Index].Scalar || Cur->KF->Params[P->Index].Ty != P->Ty)
+    return fail(E, "field read of something other than a POD parameter");
+  if (P->Ty.PodIndex >= KM.Pods.size())
+    return fail(E, "POD type " + std::to_string(P->Ty.PodIndex) + " does not exist");
+  const kir::PodType& Pod = KM.Pods[P->Ty.PodIndex];
+  if (E->Index >= Pod.Fields.size())
+    return fail(E, "POD '" + Pod.Name + "' has no field " + std::to_string(E->Index));
+  const kir::PodField& F = Pod.Fields[E->Index];
+  Type FT = Type::scalar(F.Type);
+  if (E->Ty != FT || F.Offset + bundle::scalarTypeSize(F.Type) > Pod.Size)
+    return fail(E, "field '" + F.Name + "' of '" + Pod.Name +
+                       "' read with the wrong type or "
+                       "outside the POD");
+  llvm::Value* Addr =
+      B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Cur->Args[P->Index].Scalar, F.Offset);
+  llvm::LoadInst* V = B.CreateLoad(memoryType(Ctx, FT), Addr);
+  V->setAlignment(llvm::Align(bundle::scalarTypeSize(F.Type)));
+  if (FT.isBool())
+    return B.CreateICmpNE(V, B.getInt8(0));
+  return V;
+}
+
+llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
+  if (E->Ops.empty() || !E->Ops[0] || E->Ops[0]->Ty != Type::scalar(kir::ScalarType::U32))
+    return fail(E, "dispatch without a uint32 tag");
+  for (const Expr* Op : E->Ops)
+    if (!Op)
+      return fail(E, "null operand");
+  llvm::Value* Tag = lowerExpr(E->Ops[0]);
+  std::vector<const Expr*> ArgExprs(E->Ops.begin() + 1, E->Ops.end());
+  std::vector<llvm::Value*> Args;
+  // Arguments are evaluated once, before the call, whichever function the tag picks.
+  if (!E->Targets.empty() && !lowerCallArgs(E, E->Targets[0], ArgExprs, Args))
+    return poisonOf(E->Ty);
+  if (E->Targets.empty())
+    for (const Expr* A : ArgExprs)
+      if (!A->Ty.isArray() && !A->Ty.isPod())
+        lowerExpr(A);
+  llvm::BasicBlock* Merge = newBlock("dispatch.end");
+  llvm::BasicBlock* Default = newBlock("dispatch.none");
+  llvm::SwitchInst* Switch = B.CreateSwitch(Tag, Default, unsigned(E->Targets.size()));
+  llvm::PHINode* Phi = nullptr;
+  if (!E->Ty.isVoid()) {
+    llvm::IRBuilder<>::InsertPointGuard Guard(B);
+    B.SetInsertPoint(Merge);
+    Phi = B.CreatePHI(valueType(Ctx, E->Ty), unsigned(E->Targets.size()) + 1);
+  }
+  for (size_t T = 0; T < E->Targets.size() && Error.empty(); ++T) {
+    uint32_t Callee = E->Targets[T];
+    if (Callee >= KM.Functions.size() || !Helpers[Callee] ||
+        Helpers[Callee]->getFunctionType() != Helpers[E->Targets[0]]->getFunctionType() ||
+        KM.Functions[Callee]->ReturnType != E->Ty)
+      return fail(E, "dispatch target " + std::to_string(T) + " is not a helper of the same type");
+    llvm::BasicBlock* Case = newBlock("dispatch.case");
+    Switch->addCase(B.getInt32(uint32_t(T)), Case);
+    B.SetInsertPoint(Case);
+    llvm::Value* V = emitCall(E, Callee, Args);
+    if (Phi)
+      Phi->addIncoming(V, B.GetInsertBlock());
+    B.CreateBr(Merge);
+  }
+  B.SetInsertPoint(Default); // an out-of-range tag: no call, the zero value
+  if (Phi)
+    Phi->addIncoming(llvm::Constant::getNullValue(Phi->getType()), Default);
+  B.CreateBr(Merge);
+  B.SetInsertPoint(Merge);
+  return Phi;
 }
 
 static unsigned mathArity(IntrinsicOp Op) {

@@ -9,13 +9,17 @@
 #include <llvm/IR/Module.h>
 
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace cajeta::lowering {
 
 struct LoweringOptions {
-  bool CheckBounds = false; // every Load/Store checks index < length and reports a failure
+  bool CheckBounds = false; // every Load/Store/Atomic checks index < length and reports a failure
+  /// Only functions available on this backend (kir::availableOn) are lowered; empty = all.
+  std::string Backend;
 };
 
 class KernelLowering {
@@ -24,10 +28,12 @@ public:
                  const LoweringOptions& O);
 
   /// Lowers every function of KM into LM: helpers as internal always-inline functions, kernels
-  /// through LoweringTarget::emitKernel. Returns false with Error set on malformed KIR.
+  /// through LoweringTarget::emitKernel (a HasBarrier kernel on a target without a native barrier
+  /// by KIR inlining and work-item loop fission). Returns false with Error set on malformed KIR.
   bool lowerModule(std::string& Error);
 
-  /// The entry function made for the kernel KM.Functions[I] (null for helpers).
+  /// The entry function made for the kernel KM.Functions[I] (null for helpers and for functions
+  /// not available on the backend).
   llvm::Function* kernelEntry(size_t I) const { return I < Entries.size() ? Entries[I] : nullptr; }
 
   /// The LLVM type of a KIR scalar as a value (bool = i1) and in memory (bool = i8).
@@ -44,11 +50,24 @@ private:
     const kir::Function* KF = nullptr;
     llvm::Function* F = nullptr;
     std::vector<ArgValue> Args;
-    std::vector<llvm::AllocaInst*> Locals;
+    /// One per local: its slot, or (fission) an array with one slot per work-item.
+    std::vector<llvm::Value*> Locals;
+    std::vector<BufferValue> Shared; // kernels: one per shared array
     WorkItemContext WorkItem;
     std::map<uint32_t, LoopTargets> Loops;
     llvm::BasicBlock* ReturnBlock = nullptr; // kernels: end of this work-item
     llvm::BasicBlock* FailBlock = nullptr;   // --check-bounds failure exit
+    // Work-item loop fission (see KernelFission.cpp).
+    bool Fission = false;
+    WorkItemContext Group;                // the group-level context (of work-item 0)
+    llvm::Value* GroupSize = nullptr;     // i64, defined in the entry block
+    llvm::Value* Item = nullptr;          // i64 index of the current work-item
+    llvm::BasicBlock* NextItem = nullptr; // inside a region: on to the next work-item
+    /// Per-work-item i32 state when the kernel can park work-items: 0 runs, 1 returned, 2d left
+    /// the barrier loop at depth d (break), 2d+1 waits for its step (continue). Null otherwise.
+    llvm::Value* Park = nullptr;
+    std::map<uint32_t, unsigned> GroupLoops; // barrier loops being lowered: id -> depth (1-based)
+    std::set<const kir::Stmt*> BarrierStmts; // statements that contain a barrier
   };
 
   void declareHelper(size_t I);
@@ -59,6 +78,25 @@ private:
 
   void lowerStmt(const kir::Stmt* S);
   void lowerLoop(const kir::Stmt* S);
+  void lowerJump(const kir::Stmt* S);
+  void lowerReturn(const kir::Stmt* S);
+
+  // Work-item loop fission (KernelFission.cpp).
+  void emitFissionBody(FunctionState& FS);
+  bool markBarriers(const kir::Stmt* S, std::set<const kir::Stmt*>& Out);
+  bool needsParking(const kir::Stmt* S) const;
+  void lowerGroupStmt(const kir::Stmt* S);
+  void lowerGroupLoop(const kir::Stmt* S);
+  void emitRegion(const std::vector<const kir::Stmt*>& Stmts);
+  /// The first running work-item of the group: {found (i1), index (i64)}.
+  std::pair<llvm::Value*, llvm::Value*> findLeader();
+  /// A group-level condition, evaluated once by the first running work-item (false if none).
+  llvm::Value* leaderCondition(const kir::Expr* E);
+  /// Every work-item whose park state is State runs again.
+  void unpark(uint32_t State);
+  void park(uint32_t State);
+  /// A local's slot for the current work-item.
+  llvm::Value* localAddress(uint32_t Index);
   llvm::Value* lowerExpr(const kir::Expr* E);
   llvm::Value* lowerUnary(const kir::Expr* E);
   llvm::Value* lowerBinary(const kir::Expr* E);
@@ -72,8 +110,20 @@ private:
   llvm::Value* lowerStore(const kir::Expr* E);
   llvm::Value* lowerCall(const kir::Expr* E);
   llvm::Value* lowerIntrinsic(const kir::Expr* E);
+  llvm::Value* lowerField(const kir::Expr* E);
+  llvm::Value* lowerDispatch(const kir::Expr* E);
+  /// Evaluates the arguments Args for a call of KM.Functions[Callee] (hidden ones first), or
+  /// returns false after reporting an error.
+  bool lowerCallArgs(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<const kir::Expr*> Args,
+                     std::vector<llvm::Value*>& Out);
+  llvm::Value* emitCall(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<llvm::Value*> Args);
 
-  /// The buffer an expression names (a buffer Param), or null after reporting an error.
+  // Atomics (KernelAtomics.cpp).
+  llvm::Value* lowerAtomic(const kir::Expr* E);
+  llvm::Value* atomicFloatMinMax(const kir::Expr* E, llvm::Value* Addr, llvm::Value* V,
+                                 llvm::AtomicOrdering Order);
+
+  /// The array an expression names (a buffer Param or a SharedRef), or null after an error.
   const BufferValue* bufferOf(const kir::Expr* E);
   /// The element address for Buf[Index] (Index any KIR integer), with the --check-bounds test.
   llvm::Value* elementAddress(const BufferValue& Buf, const kir::Expr* IndexExpr, kir::Type ElemTy);
@@ -97,6 +147,8 @@ private:
   llvm::IRBuilder<> B;
   std::vector<llvm::Function*> Helpers; // index: KM.Functions
   std::vector<llvm::Function*> Entries; // index: KM.Functions
+  kir::Module Scratch;                  // nodes of inlined kernel copies
+  std::vector<std::unique_ptr<kir::Function>> Inlined;
   FunctionState* Cur = nullptr;
   std::string Error;
 };

@@ -1,0 +1,263 @@
+// KernelLowering's work-item loop fission for targets without a native barrier (the CPU): the
+// body of a HasBarrier kernel (already inlined by KirInliner) is split at barriers into regions,
+// each one loop over the workgroup's work-items; locals live in per-work-item arrays; an if or
+// loop holding a barrier runs once per workgroup with its condition evaluated by the first
+// running work-item; `return`, and `break`/`continue` to a loop holding a barrier, park the
+// work-item (per-work-item state array) until the point where it runs again.
+#include "compiler/lowering/llvm/KernelLowering.h"
+
+namespace cajeta::lowering {
+
+using kir::Expr;
+using kir::Stmt;
+
+bool KernelLowering::markBarriers(const Stmt* S, std::set<const Stmt*>& Out) {
+  if (!S)
+    return false;
+  bool Has = S->K == Stmt::Kind::Barrier;
+  for (const Stmt* C : S->Body)
+    Has |= markBarriers(C, Out);
+  for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+    Has |= markBarriers(C, Out);
+  if (Has)
+    Out.insert(S);
+  return Has;
+}
+
+bool KernelLowering::needsParking(const Stmt* S) const {
+  if (!S)
+    return false;
+  if (S->K == Stmt::Kind::Return)
+    return true;
+  if (S->K == Stmt::Kind::Break || S->K == Stmt::Kind::Continue) {
+    for (const Stmt* L : Cur->BarrierStmts)
+      if (L->K == Stmt::Kind::Loop && L->LoopId == S->LoopId)
+        return true;
+  }
+  for (const Stmt* C : S->Body)
+    if (needsParking(C))
+      return true;
+  for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+    if (needsParking(C))
+      return true;
+  return false;
+}
+
+void KernelLowering::emitFissionBody(FunctionState& FS) {
+  // Per-work-item storage, allocated once per kernel call in the entry block (where the target
+  // defined GroupSize); the runtime gives its pool threads big stacks.
+  llvm::BasicBlock& Entry = FS.F->getEntryBlock();
+  llvm::IRBuilder<> AB(Entry.getTerminator());
+  for (const kir::Local& L : FS.KF->Locals) {
+    if (!L.Ty.isScalar()) {
+      FS.Locals.push_back(nullptr);
+      Error = "function '" + FS.KF->Name + "': local '" + L.Name + "' must have a scalar type";
+      continue;
+    }
+    llvm::AllocaInst* A = AB.CreateAlloca(valueType(Ctx, L.Ty), FS.GroupSize, L.Name);
+    A->setAlignment(llvm::Align(64));
+    FS.Locals.push_back(A);
+  }
+  markBarriers(FS.KF->Body, FS.BarrierStmts);
+  if (needsParking(FS.KF->Body)) {
+    auto* P = AB.CreateAlloca(B.getInt32Ty(), FS.GroupSize, "park");
+    P->setAlignment(llvm::Align(64));
+    FS.Park = P;
+    // Every work-item of a new workgroup runs.
+    B.CreateMemSet(FS.Park, B.getInt8(0), B.CreateMul(FS.GroupSize, B.getInt64(4)),
+                   llvm::MaybeAlign(64));
+  }
+  emitBody(FS);
+}
+
+llvm::Value* KernelLowering::localAddress(uint32_t Index) {
+  llvm::Value* Slot = Cur->Locals[Index];
+  if (!Cur->Fission)
+    return Slot;
+  llvm::Value* Item = Cur->Item ? Cur->Item : B.getInt64(0);
+  return B.CreateInBoundsGEP(valueType(Ctx, Cur->KF->Locals[Index].Ty), Slot, Item);
+}
+
+void KernelLowering::park(uint32_t State) {
+  B.CreateStore(B.getInt32(State), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, Cur->Item));
+}
+
+void KernelLowering::unpark(uint32_t State) {
+  // for (i = 0; i < N; ++i) park[i] = park[i] == State ? 0 : park[i];   (N > 0)
+  llvm::BasicBlock* Pre = B.GetInsertBlock();
+  llvm::BasicBlock* Loop = newBlock("unpark");
+  llvm::BasicBlock* Done = newBlock("unpark.done");
+  B.CreateBr(Loop);
+  B.SetInsertPoint(Loop);
+  llvm::PHINode* I = B.CreatePHI(B.getInt64Ty(), 2, "i");
+  I->addIncoming(B.getInt64(0), Pre);
+  llvm::Value* Addr = B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, I);
+  llvm::Value* P = B.CreateLoad(B.getInt32Ty(), Addr);
+  B.CreateStore(B.CreateSelect(B.CreateICmpEQ(P, B.getInt32(State)), B.getInt32(0), P), Addr);
+  llvm::Value* Next = B.CreateAdd(I, B.getInt64(1), "", /*HasNUW=*/true);
+  I->addIncoming(Next, Loop);
+  B.CreateCondBr(B.CreateICmpULT(Next, Cur->GroupSize), Loop, Done);
+  B.SetInsertPoint(Done);
+}
+
+std::pair<llvm::Value*, llvm::Value*> KernelLowering::findLeader() {
+  if (!Cur->Park)
+    return {B.getTrue(), B.getInt64(0)};
+  llvm::BasicBlock* Pre = B.GetInsertBlock();
+  llvm::BasicBlock* Head = newBlock("leader");
+  llvm::BasicBlock* Check = newBlock("leader.check");
+  llvm::BasicBlock* Next = newBlock("leader.next");
+  llvm::BasicBlock* Done = newBlock("leader.done");
+  B.CreateBr(Head);
+  B.SetInsertPoint(Head);
+  llvm::PHINode* I = B.CreatePHI(B.getInt64Ty(), 2, "leader.i");
+  I->addIncoming(B.getInt64(0), Pre);
+  B.CreateCondBr(B.CreateICmpULT(I, Cur->GroupSize), Check, Done);
+  B.SetInsertPoint(Check);
+  llvm::Value* P = B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, I));
+  B.CreateCondBr(B.CreateICmpEQ(P, B.getInt32(0)), Done, Next);
+  B.SetInsertPoint(Next);
+  I->addIncoming(B.CreateAdd(I, B.getInt64(1), "", /*HasNUW=*/true), Next);
+  B.CreateBr(Head);
+  B.SetInsertPoint(Done);
+  llvm::PHINode* Found = B.CreatePHI(B.getInt1Ty(), 2, "leader.found");
+  Found->addIncoming(B.getFalse(), Head);
+  Found->addIncoming(B.getTrue(), Check);
+  return {Found, I};
+}
+
+llvm::Value* KernelLowering::leaderCondition(const Expr* E) {
+  if (E && !E->Ty.isBool()) {
+    fail(E, "condition is not bool");
+    return B.getFalse();
+  }
+  auto [Found, Leader] = findLeader();
+  if (!E)
+    return Found;
+  llvm::BasicBlock* Pre = B.GetInsertBlock();
+  llvm::BasicBlock* Eval = newBlock("leader.eval");
+  llvm::BasicBlock* Merge = newBlock("leader.cond");
+  B.CreateCondBr(Found, Eval, Merge);
+  B.SetInsertPoint(Eval);
+  Cur->WorkItem = Cur->Park ? Target.workItemAt(B, Cur->Group, Leader) : Cur->Group;
+  Cur->Item = Leader;
+  llvm::Value* C = lowerExpr(E);
+  Cur->WorkItem = Cur->Group;
+  Cur->Item = nullptr;
+  llvm::BasicBlock* EvalEnd = B.GetInsertBlock();
+  B.CreateBr(Merge);
+  B.SetInsertPoint(Merge);
+  llvm::PHINode* Phi = B.CreatePHI(B.getInt1Ty(), 2);
+  Phi->addIncoming(B.getFalse(), Pre);
+  Phi->addIncoming(C, EvalEnd);
+  return Phi;
+}
+
+void KernelLowering::emitRegion(const std::vector<const Stmt*>& Stmts) {
+  if (Stmts.empty() || !Error.empty())
+    return;
+  Target.emitWorkItemLoop(
+      B, Cur->Group,
+      [&](llvm::IRBuilder<>& RB, const WorkItemContext& W, llvm::Value* Item,
+          llvm::BasicBlock* Next) {
+        if (&RB != &B)
+          B.SetInsertPoint(RB.GetInsertBlock(), RB.GetInsertPoint());
+        Cur->WorkItem = W;
+        Cur->Item = Item;
+        Cur->NextItem = Next;
+        if (Cur->Park) { // a returned or parked work-item skips the region
+          llvm::Value* P =
+              B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, Item));
+          llvm::BasicBlock* Run = newBlock("region.run");
+          B.CreateCondBr(B.CreateICmpEQ(P, B.getInt32(0)), Run, Next);
+          B.SetInsertPoint(Run);
+        }
+        for (const Stmt* S : Stmts)
+          lowerStmt(S);
+        branchTo(Next);
+        if (&RB != &B)
+          RB.SetInsertPoint(B.GetInsertBlock());
+      });
+  Cur->WorkItem = Cur->Group;
+  Cur->Item = nullptr;
+  Cur->NextItem = nullptr;
+}
+
+void KernelLowering::lowerGroupStmt(const Stmt* S) {
+  if (!S || !Error.empty())
+    return;
+  if (!Cur->BarrierStmts.count(S))
+    return emitRegion({S});
+  switch (S->K) {
+  case Stmt::Kind::Block: {
+    std::vector<const Stmt*> Run; // consecutive statements without a barrier: one region
+    for (const Stmt* C : S->Body) {
+      if (!C)
+        continue;
+      if (!Cur->BarrierStmts.count(C)) {
+        Run.push_back(C);
+        continue;
+      }
+      emitRegion(Run);
+      Run.clear();
+      lowerGroupStmt(C);
+    }
+    emitRegion(Run);
+    return;
+  }
+  case Stmt::Kind::Barrier:
+    return; // the boundary between the regions before and after it
+  case Stmt::Kind::If: {
+    if (!S->E || !S->Then)
+      return failStmt(S, "if without a condition or a then-branch");
+    llvm::Value* C = leaderCondition(S->E);
+    llvm::BasicBlock* Then = newBlock("gif.then");
+    llvm::BasicBlock* Else = S->Else ? newBlock("gif.else") : nullptr;
+    llvm::BasicBlock* Merge = newBlock("gif.end");
+    B.CreateCondBr(C, Then, Else ? Else : Merge);
+    B.SetInsertPoint(Then);
+    lowerGroupStmt(S->Then);
+    branchTo(Merge);
+    if (Else) {
+      B.SetInsertPoint(Else);
+      lowerGroupStmt(S->Else);
+      branchTo(Merge);
+    }
+    B.SetInsertPoint(Merge);
+    return;
+  }
+  case Stmt::Kind::Loop:
+    return lowerGroupLoop(S);
+  default:
+    return failStmt(S, "a barrier inside a statement that cannot hold one");
+  }
+}
+
+void KernelLowering::lowerGroupLoop(const Stmt* S) {
+  if (Cur->GroupLoops.count(S->LoopId) || Cur->Loops.count(S->LoopId))
+    return failStmt(S, "loop id " + std::to_string(S->LoopId) + " is not unique");
+  unsigned Depth = unsigned(Cur->GroupLoops.size()) + 1;
+  Cur->GroupLoops[S->LoopId] = Depth;
+  llvm::BasicBlock* Body = newBlock("gloop.body");
+  llvm::BasicBlock* Step = newBlock("gloop.step");
+  llvm::BasicBlock* Test = newBlock("gloop.test");
+  llvm::BasicBlock* Exit = newBlock("gloop.exit");
+  B.CreateBr(S->TestAtEnd ? Body : Test);
+  B.SetInsertPoint(Body);
+  lowerGroupStmt(S->LoopBody);
+  branchTo(Step);
+  B.SetInsertPoint(Step);
+  if (Cur->Park)
+    unpark(2 * Depth + 1); // work-items that continued run the step
+  lowerGroupStmt(S->Step);
+  branchTo(Test);
+  B.SetInsertPoint(Test);
+  // Go on while a work-item is still in the loop and (if any) the condition holds for the first.
+  B.CreateCondBr(leaderCondition(S->E), Body, Exit);
+  B.SetInsertPoint(Exit);
+  if (Cur->Park)
+    unpark(2 * Depth); // work-items that broke out run after the loop
+  Cur->GroupLoops.erase(S->LoopId);
+}
+
+} // namespace cajeta::lowering
