@@ -4,6 +4,7 @@
 #include "cajeta/xpu/Buffer.hpp"
 #include "cajeta/xpu/Device.hpp"
 #include "cajeta/xpu/Errors.hpp"
+#include "cajeta/xpu/Float16.hpp"
 #include "cajeta/xpu/Program.hpp"
 #include "cajeta/xpu/Stream.hpp"
 #include "cajeta/xpu/cajeta_xpu.h"

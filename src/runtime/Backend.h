@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bundle/Manifest.h"
+#include "cajeta/xpu/cajeta_xpu.h"
 
 #include <atomic>
 #include <cstddef>
@@ -25,6 +26,7 @@ struct MarshalledArg {
 struct LaunchGeometry {
   uint32_t Grid[3];
   uint32_t Block[3];
+  uint32_t DynamicSharedBytes; // the kernel's dynamic shared array, 0 when none
 };
 
 /// What a kernel reported about itself (a --check-bounds failure).
@@ -51,6 +53,10 @@ public:
   virtual const char* backendName() const = 0;
   virtual unsigned computeUnits() const = 0;
   virtual unsigned maxWorkgroupSize() const = 0;
+  /// The most dynamic shared memory one launch may ask for.
+  virtual uint64_t maxDynamicSharedBytes() const = 0;
+  /// What the backend really offers on this device (DESIGN.md §5 "Capabilities").
+  virtual bool supports(cajeta_xpu_capability Capability) const = 0;
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;
@@ -61,9 +67,11 @@ public:
 
   /// Loads a payload of this backend's target; throws RuntimeError (bundle error) on failure.
   virtual std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) = 0;
-  /// Runs a kernel to completion on the calling (stream worker) thread.
-  virtual void launch(const void* Kernel, const MarshalledArg* Args, const LaunchGeometry& Geometry,
-                      KernelFailure& Failure) = 0;
+  /// Runs a kernel to completion on the calling (stream worker) thread. Args follow Info.Params:
+  /// a buffer's pointer and length, a scalar's or function tag's bits, a POD's bytes (Ptr) and
+  /// size (Length).
+  virtual void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+                      const LaunchGeometry& Geometry, KernelFailure& Failure) = 0;
 
   uint64_t allocatedBytes() const { return Allocated.load(std::memory_order_relaxed); }
   void noteAllocated(int64_t Delta) { Allocated.fetch_add(Delta, std::memory_order_relaxed); }

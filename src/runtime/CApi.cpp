@@ -101,6 +101,33 @@ const char* cajeta_xpu_device_backend(const cajeta_xpu_device* D) {
 unsigned cajeta_xpu_device_compute_units(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->computeUnits() : 0;
 }
+int cajeta_xpu_device_supports(const cajeta_xpu_device* D, cajeta_xpu_capability Capability) {
+  if (!D || unsigned(Capability) >= unsigned(CAJETA_XPU_CAP_COUNT))
+    return 0;
+  return fromHandle(D)->supports(Capability) ? 1 : 0;
+}
+
+const char* cajeta_xpu_capability_name(cajeta_xpu_capability Capability) {
+  static const char* const Names[] = {"wave-ops",
+                                      "float16",
+                                      "float64",
+                                      "int64-atomics",
+                                      "float-atomics",
+                                      "shared-memory",
+                                      "dynamic-shared-memory",
+                                      "cooperative-matrix",
+                                      "textures",
+                                      "ray-query"};
+  static_assert(sizeof(Names) / sizeof(Names[0]) == CAJETA_XPU_CAP_COUNT);
+  if (unsigned(Capability) >= unsigned(CAJETA_XPU_CAP_COUNT))
+    return "";
+  return Names[Capability];
+}
+
+uint64_t cajeta_xpu_device_max_dynamic_shared_bytes(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->maxDynamicSharedBytes() : 0;
+}
+
 unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->maxWorkgroupSize() : 0;
 }
@@ -349,7 +376,17 @@ int cajeta_xpu_kernel_launch(cajeta_xpu_kernel* K, cajeta_xpu_stream* S, const u
                              const uint32_t Block[3], const cajeta_xpu_arg* Args, size_t Count) {
   return guarded([&] {
     require(K, "kernel", __func__);
-    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, Args, Count);
+    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, 0, Args, Count);
+  });
+}
+
+int cajeta_xpu_kernel_launch_shared(cajeta_xpu_kernel* K, cajeta_xpu_stream* S,
+                                    const uint32_t Grid[3], const uint32_t Block[3],
+                                    uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args,
+                                    size_t Count) {
+  return guarded([&] {
+    require(K, "kernel", __func__);
+    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, DynamicSharedBytes, Args, Count);
   });
 }
 

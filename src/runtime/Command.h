@@ -18,9 +18,15 @@ class LoadedProgram;
 class LaunchArgs {
 public:
   static constexpr size_t InlineCount = 12;
+  static constexpr size_t InlinePodBytes = 256;
+  static constexpr size_t PodAlignment = 64; // the most a POD may need (ManifestJson checks)
 
-  void resize(size_t N) {
+  /// N arguments with PodBytes of POD storage (the kernel's precomputed layout).
+  void resize(size_t N, size_t PodBytes = 0) {
     Size = N;
+    PodSize = PodBytes;
+    if (PodBytes > InlinePodBytes)
+      LargePods.resize(PodBytes + PodAlignment);
     if (N <= InlineCount)
       return;
     Large.resize(N);
@@ -32,8 +38,20 @@ public:
     return Size <= InlineCount ? SmallBuffers.data() : LargeBuffers.data();
   }
 
+  /// POD storage aligned to PodAlignment. Inline storage moves with the command, so take this
+  /// pointer only where the command will stay (when the launch runs).
+  uint8_t* pods() {
+    if (PodSize <= InlinePodBytes)
+      return SmallPods.data();
+    auto Base = reinterpret_cast<uintptr_t>(LargePods.data());
+    return LargePods.data() + ((PodAlignment - Base % PodAlignment) % PodAlignment);
+  }
+
 private:
   size_t Size = 0;
+  size_t PodSize = 0;
+  alignas(PodAlignment) std::array<uint8_t, InlinePodBytes> SmallPods{};
+  std::vector<uint8_t> LargePods;
   std::array<MarshalledArg, InlineCount> Small{};
   std::array<std::shared_ptr<Buffer>, InlineCount> SmallBuffers;
   std::vector<MarshalledArg> Large;

@@ -7,7 +7,12 @@
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
 
+#include "bundle/CpuKernelAbi.h"
+
+#include <algorithm>
+#include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cajeta::xpu::rt {
 
@@ -22,11 +27,43 @@ static const char* cTypeName(uint32_t Type) {
   return bundle::scalarTypeName(static_cast<bundle::ScalarType>(Type));
 }
 
+static const char* cKindName(uint32_t Kind) {
+  switch (Kind) {
+  case CAJETA_XPU_ARG_BUFFER:
+    return "a buffer";
+  case CAJETA_XPU_ARG_SCALAR:
+    return "a scalar";
+  case CAJETA_XPU_ARG_POD:
+    return "a POD";
+  case CAJETA_XPU_ARG_FUNCTION:
+    return "a device function";
+  default:
+    return "an argument of unknown kind";
+  }
+}
+
 Kernel::Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry)
     : Program(Program), Info(Info), Entry(Entry) {
   Slots.reserve(Info.Params.size());
-  for (const bundle::ParamInfo& P : Info.Params)
-    Slots.push_back({P.Kind, P.Type, scalarMask(P.Type)});
+  for (size_t I = 0; I != Info.Params.size(); ++I) {
+    const bundle::ParamInfo& P = Info.Params[I];
+    Slot S{P.Kind, P.Type, scalarMask(P.Type), 0};
+    if (P.Kind == bundle::ParamKind::Pod) {
+      size_t Align = std::max<size_t>(1, P.PodAlign);
+      PodBytes = (PodBytes + Align - 1) / Align * Align;
+      S.PodOffset = uint32_t(PodBytes);
+      PodBytes += P.PodSize;
+      PodSlots.push_back(I);
+    }
+    Slots.push_back(S);
+  }
+}
+
+void Kernel::bindPods(LaunchArgs& Args) const {
+  uint8_t* Base = Args.pods();
+  MarshalledArg* Out = Args.args();
+  for (size_t I : PodSlots)
+    Out[I].Ptr = Base + Slots[I].PodOffset;
 }
 
 std::string Kernel::argLabel(size_t Index) const {
@@ -38,7 +75,16 @@ void Kernel::launchError(const std::string& Message) const {
 }
 
 void Kernel::checkGeometry(const BackendDevice& Device, const uint32_t Grid[3],
-                           const uint32_t Block[3]) const {
+                           const uint32_t Block[3], uint32_t DynamicSharedBytes) const {
+  if (DynamicSharedBytes && !Info.DynamicShared)
+    launchError(fmt::format("asks for {} bytes of dynamic shared memory but the kernel has no "
+                            "dynamic shared array",
+                            DynamicSharedBytes));
+  if (DynamicSharedBytes > Device.maxDynamicSharedBytes())
+    launchError(fmt::format("asks for {} bytes of dynamic shared memory; the {} device '{}' allows "
+                            "at most {} per workgroup",
+                            DynamicSharedBytes, Device.backendName(), Device.name(),
+                            Device.maxDynamicSharedBytes()));
   if (!Grid[0] || !Grid[1] || !Grid[2])
     launchError(fmt::format("grid ({}, {}, {}) has a zero dimension", Grid[0], Grid[1], Grid[2]));
   if (!Block[0] || !Block[1] || !Block[2])
@@ -56,16 +102,76 @@ void Kernel::checkGeometry(const BackendDevice& Device, const uint32_t Grid[3],
         fmt::format("grid ({}, {}, {}) has more than 2^64 workgroups", Grid[0], Grid[1], Grid[2]));
 }
 
+void Kernel::marshalScalar(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const {
+  const Slot& Want = Slots[I];
+  const char* WantType = bundle::scalarTypeName(Want.Type);
+  if (Got.kind != CAJETA_XPU_ARG_SCALAR)
+    launchError(fmt::format("{} expects {}, got {}", argLabel(I), WantType, cKindName(Got.kind)));
+  if (Got.type != uint32_t(Want.Type))
+    launchError(fmt::format("{} expects {}, got {}", argLabel(I), WantType, cTypeName(Got.type)));
+  Out.Bits = Want.Type == bundle::ScalarType::Bool ? uint64_t(Got.value.bits != 0)
+                                                   : Got.value.bits & Want.Mask;
+  Out.Length = 0;
+}
+
+void Kernel::marshalPod(size_t I, const cajeta_xpu_arg& Got, LaunchArgs& Storage) const {
+  const bundle::ParamInfo& P = Info.Params[I];
+  if (Got.kind != CAJETA_XPU_ARG_POD)
+    launchError(fmt::format("{} expects the POD {}, got {}", argLabel(I), P.PodName,
+                            Got.kind == CAJETA_XPU_ARG_SCALAR
+                                ? fmt::format("a scalar {}", cTypeName(Got.type))
+                                : std::string(cKindName(Got.kind))));
+  if (Got.value.pod.size != P.PodSize)
+    launchError(fmt::format("{} expects the POD {} of {} bytes, got {} bytes", argLabel(I),
+                            P.PodName, P.PodSize, Got.value.pod.size));
+  if (!Got.value.pod.data)
+    launchError(fmt::format("{} is a null POD", argLabel(I)));
+  std::memcpy(Storage.pods() + Slots[I].PodOffset, Got.value.pod.data, P.PodSize);
+  Storage.args()[I].Ptr = nullptr; // bound when the launch runs: the storage moves until then
+  Storage.args()[I].Length = P.PodSize;
+}
+
+void Kernel::marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const {
+  const std::vector<std::string>& Table = Info.Params[I].FunctionTable;
+  Out.Length = 0;
+  if (Got.kind == CAJETA_XPU_ARG_SCALAR && Got.type == CAJETA_XPU_UINT32) {
+    Out.Bits = Got.value.bits & 0xffffffffu; // a raw tag; out of range is the defined no-op
+    return;
+  }
+  if (Got.kind != CAJETA_XPU_ARG_FUNCTION)
+    launchError(fmt::format("{} expects a device function (one of: {}) or a uint32 tag, got {}",
+                            argLabel(I), fmt::join(Table, ", "),
+                            Got.kind == CAJETA_XPU_ARG_SCALAR
+                                ? fmt::format("a scalar {}", cTypeName(Got.type))
+                                : std::string(cKindName(Got.kind))));
+  if (!Got.value.function)
+    launchError(fmt::format("{} is a null device function name", argLabel(I)));
+  for (size_t T = 0; T != Table.size(); ++T)
+    if (Table[T] == Got.value.function) {
+      Out.Bits = T;
+      return;
+    }
+  launchError(fmt::format("{}: '{}' is not a device function this parameter can take (its "
+                          "table: {})",
+                          argLabel(I), Got.value.function,
+                          Table.empty() ? std::string("empty")
+                                        : fmt::format("{}", fmt::join(Table, ", "))));
+}
+
 void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
-                    const cajeta_xpu_arg* Args, size_t Count) const {
+                    uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count) const {
   BackendDevice& Device = Program.device();
+  if (!Entry)
+    fail(CAJETA_XPU_LAUNCH_ERROR,
+         fmt::format("{} is restricted to @Backend({}) and has no code for {}", Info.Name,
+                     fmt::join(Info.Backends, ", "), Device.backendName()));
   if (&S.device() != &Device)
     launchError(fmt::format("{} is on {} device '{}' but the program is loaded on {} device '{}'",
                             S.name(), S.device().backendName(), S.device().name(),
                             Device.backendName(), Device.name()));
   if (!Grid || !Block)
     launchError("grid and block must not be null");
-  checkGeometry(Device, Grid, Block);
+  checkGeometry(Device, Grid, Block, DynamicSharedBytes);
   if (Count != Slots.size())
     launchError(fmt::format("expects {} argument{}, got {}", Slots.size(),
                             Slots.size() == 1 ? "" : "s", Count));
@@ -74,17 +180,27 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 
   Command C;
   C.What = Command::Kind::Launch;
-  C.Args.resize(Count);
+  C.Args.resize(Count, PodBytes);
   MarshalledArg* Out = C.Args.args();
   std::shared_ptr<Buffer>* Buffers = C.Args.buffers();
   for (size_t I = 0; I != Count; ++I) {
     const Slot& Want = Slots[I];
     const cajeta_xpu_arg& Got = Args[I];
     const char* WantType = bundle::scalarTypeName(Want.Type);
+    if (Want.Kind == bundle::ParamKind::Pod) {
+      marshalPod(I, Got, C.Args);
+      continue;
+    }
+    if (Want.Kind == bundle::ParamKind::Function) {
+      marshalFunction(I, Got, Out[I]);
+      continue;
+    }
     if (Want.Kind == bundle::ParamKind::Buffer) {
       if (Got.kind != CAJETA_XPU_ARG_BUFFER)
-        launchError(fmt::format("{} expects a buffer of {}, got a scalar {}", argLabel(I), WantType,
-                                cTypeName(Got.type)));
+        launchError(fmt::format("{} expects a buffer of {}, got {}", argLabel(I), WantType,
+                                Got.kind == CAJETA_XPU_ARG_SCALAR
+                                    ? fmt::format("a scalar {}", cTypeName(Got.type))
+                                    : std::string(cKindName(Got.kind))));
       if (!Got.value.buffer || !Got.value.buffer->Impl)
         launchError(fmt::format("{} is a null buffer", argLabel(I)));
       const std::shared_ptr<Buffer>& Buf = Got.value.buffer->Impl;
@@ -101,18 +217,13 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
       Out[I].Length = 0;
       continue;
     }
-    if (Got.kind != CAJETA_XPU_ARG_SCALAR)
-      launchError(fmt::format("{} expects {}, got a buffer", argLabel(I), WantType));
-    if (Got.type != uint32_t(Want.Type))
-      launchError(fmt::format("{} expects {}, got {}", argLabel(I), WantType, cTypeName(Got.type)));
-    Out[I].Bits = Want.Type == bundle::ScalarType::Bool ? uint64_t(Got.value.bits != 0)
-                                                        : Got.value.bits & Want.Mask;
-    Out[I].Length = 0;
+    marshalScalar(I, Got, Out[I]);
   }
   for (int D = 0; D != 3; ++D) {
     C.Geometry.Grid[D] = Grid[D];
     C.Geometry.Block[D] = Block[D];
   }
+  C.Geometry.DynamicSharedBytes = DynamicSharedBytes;
   C.Target = this;
   C.Program = Program.shared_from_this();
 
@@ -124,6 +235,14 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 }
 
 std::string Kernel::describeFailure(const KernelFailure& Failure) const {
+  if (Failure.Param & CAJETA_CPU_SHARED_PARAM_BIT) {
+    uint32_t Array = Failure.Param & ~CAJETA_CPU_SHARED_PARAM_BIT;
+    std::string Which = Array < Info.SharedArrays.size()
+                            ? fmt::format("shared array '{}'", Info.SharedArrays[Array])
+                            : fmt::format("shared array #{}", Array + 1);
+    return fmt::format("{}: index {} is out of range for {} of length {}", Info.Name, Failure.Index,
+                       Which, Failure.Length);
+  }
   std::string Which = Failure.Param < Info.Params.size()
                           ? fmt::format("buffer {}", argLabel(Failure.Param))
                           : fmt::format("buffer parameter #{}", Failure.Param + 1);

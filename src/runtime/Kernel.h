@@ -3,6 +3,7 @@
 
 #include "cajeta/xpu/cajeta_xpu.h"
 #include "runtime/Backend.h"
+#include "runtime/Command.h"
 
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@ class Stream;
 
 class Kernel {
 public:
+  /// Entry is null for a kernel that has no code for the program's backend (its @Backend
+  /// restriction excludes it): launching it fails with a message naming the restriction.
   Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry);
 
   const std::string& name() const { return Info.Name; }
@@ -23,27 +26,36 @@ public:
   /// Checks arity, kinds, exact types, devices and geometry, then enqueues the launch on S and
   /// borrows its buffers until S is synced. Throws RuntimeError (launch error) before enqueuing.
   void launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
-              const cajeta_xpu_arg* Args, size_t Count) const;
+              uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count) const;
 
   /// The message for a kernel-reported failure (an out-of-range index).
   std::string describeFailure(const KernelFailure& Failure) const;
+
+  /// Points each POD argument at its bytes in Args' POD storage (when the launch runs).
+  void bindPods(LaunchArgs& Args) const;
 
 private:
   struct Slot {
     bundle::ParamKind Kind;
     bundle::ScalarType Type;
-    uint64_t Mask; // the scalar's significant bits
+    uint64_t Mask;      // the scalar's significant bits
+    uint32_t PodOffset; // POD only: where its bytes go in the launch's POD storage
   };
 
   std::string argLabel(size_t Index) const; // "argument 3 ('a')"
-  void checkGeometry(const BackendDevice& Device, const uint32_t Grid[3],
-                     const uint32_t Block[3]) const;
+  void checkGeometry(const BackendDevice& Device, const uint32_t Grid[3], const uint32_t Block[3],
+                     uint32_t DynamicSharedBytes) const;
+  void marshalScalar(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
+  void marshalPod(size_t I, const cajeta_xpu_arg& Got, LaunchArgs& Storage) const;
+  void marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
   [[noreturn]] void launchError(const std::string& Message) const;
 
   const LoadedProgram& Program;
   const bundle::KernelInfo& Info;
   const void* Entry;
   std::vector<Slot> Slots;
+  std::vector<size_t> PodSlots; // indices of the POD parameters
+  size_t PodBytes = 0;          // POD storage a launch needs
 };
 
 } // namespace cajeta::xpu::rt

@@ -5,6 +5,7 @@
 #include "runtime/Dispatcher.h"
 #include "runtime/RuntimeError.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace cajeta::xpu::rt {
@@ -38,6 +39,13 @@ LoadedProgram::fromProgram(bundle::Program Desc, const std::string& Origin, bool
   const std::string& Target = Pick.Payload->Target;
   for (const bundle::KernelInfo& K : P->Desc.Kernels) {
     auto It = K.Targets.find(Target);
+    bool Excluded = !K.Backends.empty() && std::find(K.Backends.begin(), K.Backends.end(),
+                                                     P->Device->backendName()) == K.Backends.end();
+    if (It == K.Targets.end() && Excluded) {
+      // @Backend leaves it without code here: listed, but launching it names the restriction.
+      P->Kernels.push_back(std::make_unique<Kernel>(*P, K, nullptr));
+      continue;
+    }
     if (It == K.Targets.end())
       fail(CAJETA_XPU_BUNDLE_ERROR,
            fmt::format("bundle {}: kernel '{}' has no manifest for target '{}'", Origin, K.Name,

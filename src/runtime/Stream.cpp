@@ -152,8 +152,9 @@ void Stream::executeLaunch(Command& C) {
     Args[I].Ptr = V.Memory->data();
     Args[I].Length = V.Count;
   }
+  C.Target->bindPods(C.Args);
   KernelFailure Failure;
-  Device.launch(C.Target->entry(), Args, C.Geometry, Failure);
+  Device.launch(C.Target->entry(), C.Target->info(), Args, C.Geometry, Failure);
   if (Failure.Failed)
     recordError(CAJETA_XPU_LAUNCH_ERROR, C.Target->describeFailure(Failure));
 }

@@ -18,7 +18,15 @@ void addDevicesCommand(CLI::App& App) {
         const xpu::Device& D = All[I];
         std::cout << "  [" << I << "] " << D.backend() << ": " << D.name() << "\n"
                   << "      compute units: " << D.computeUnits()
-                  << ", max workgroup size: " << D.maxWorkgroupSize() << "\n";
+                  << ", max workgroup size: " << D.maxWorkgroupSize()
+                  << ", max dynamic shared bytes: " << D.maxDynamicSharedBytes() << "\n";
+        std::string Yes, No;
+        for (xpu::Capability C : xpu::allCapabilities()) {
+          std::string& List = D.supports(C) ? Yes : No;
+          List += (List.empty() ? "" : ", ") + xpu::capabilityName(C);
+        }
+        std::cout << "      supports: " << (Yes.empty() ? "none" : Yes) << "\n"
+                  << "      lacks: " << (No.empty() ? "none" : No) << "\n";
       }
       xpu::Device Def = xpu::defaultDevice();
       std::cout << "default: " << Def.backend() << " (" << Def.name() << ")\n";

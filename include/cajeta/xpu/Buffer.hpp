@@ -1,6 +1,7 @@
 // KernelBuffer<T>: RAII device memory with copies ordered on streams.
 #pragma once
 
+#include "cajeta/xpu/Float16.hpp"
 #include "cajeta/xpu/Stream.hpp"
 
 #include <cstddef>
@@ -13,10 +14,15 @@ namespace cajeta::xpu {
 
 namespace detail {
 
-/// The kernel-language scalar type of a C++ arithmetic type.
+template <class T>
+inline constexpr bool IsKernelScalar = std::is_arithmetic_v<T> || std::is_same_v<T, float16>;
+
+/// The kernel-language scalar type of a C++ arithmetic type or xpu::float16.
 template <class T> constexpr cajeta_xpu_scalar_type scalarTypeOf() {
-  static_assert(std::is_arithmetic_v<T>, "kernel scalars are bool, integers, float and double");
-  if constexpr (std::is_same_v<T, bool>)
+  static_assert(IsKernelScalar<T>, "kernel scalars are bool, integers, float16, float and double");
+  if constexpr (std::is_same_v<T, float16>)
+    return CAJETA_XPU_FLOAT16;
+  else if constexpr (std::is_same_v<T, bool>)
     return CAJETA_XPU_BOOL;
   else if constexpr (std::is_floating_point_v<T>) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "long double has no kernel type");

@@ -9,6 +9,34 @@
 
 namespace cajeta::xpu {
 
+/// Optional device features (DESIGN.md §5): Device::supports answers from what the backend
+/// really offers.
+enum class Capability : uint32_t {
+  WaveOps = CAJETA_XPU_CAP_WAVE_OPS,
+  Float16 = CAJETA_XPU_CAP_FLOAT16,
+  Float64 = CAJETA_XPU_CAP_FLOAT64,
+  Int64Atomics = CAJETA_XPU_CAP_INT64_ATOMICS,
+  FloatAtomics = CAJETA_XPU_CAP_FLOAT_ATOMICS,
+  SharedMemory = CAJETA_XPU_CAP_SHARED_MEMORY,
+  DynamicSharedMemory = CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY,
+  CooperativeMatrix = CAJETA_XPU_CAP_COOPERATIVE_MATRIX,
+  Textures = CAJETA_XPU_CAP_TEXTURES,
+  RayQuery = CAJETA_XPU_CAP_RAY_QUERY,
+};
+
+/// Every capability, in enum order.
+inline std::vector<Capability> allCapabilities() {
+  std::vector<Capability> All;
+  for (uint32_t I = 0; I != CAJETA_XPU_CAP_COUNT; ++I)
+    All.push_back(static_cast<Capability>(I));
+  return All;
+}
+
+/// "wave-ops", "float16", ...
+inline std::string capabilityName(Capability C) {
+  return cajeta_xpu_capability_name(static_cast<cajeta_xpu_capability>(C));
+}
+
 class Device {
 public:
   explicit Device(cajeta_xpu_device* Handle) : H(Handle) {}
@@ -17,6 +45,11 @@ public:
   std::string backend() const { return cajeta_xpu_device_backend(H); } // "cpu"
   unsigned computeUnits() const { return cajeta_xpu_device_compute_units(H); }
   unsigned maxWorkgroupSize() const { return cajeta_xpu_device_max_workgroup_size(H); }
+  bool supports(Capability C) const {
+    return cajeta_xpu_device_supports(H, static_cast<cajeta_xpu_capability>(C)) != 0;
+  }
+  /// The most dynamic shared memory one launch may ask for, in bytes.
+  uint64_t maxDynamicSharedBytes() const { return cajeta_xpu_device_max_dynamic_shared_bytes(H); }
   /// Bytes of buffer memory allocated on the device now.
   uint64_t allocatedBytes() const { return cajeta_xpu_device_allocated_bytes(H); }
   cajeta_xpu_device* handle() const { return H; }

@@ -21,6 +21,15 @@ inline Dim3 block(uint32_t X, uint32_t Y = 1, uint32_t Z = 1) {
   return Dim3{X, Y, Z};
 }
 
+/// A @Device static passed to a kernel's function parameter (`Fn<...>`), by qualified name; the
+/// launch resolves it through the parameter's function table.
+struct DeviceFunction {
+  const char* name;
+};
+inline DeviceFunction deviceFunction(const char* QualifiedName) {
+  return DeviceFunction{QualifiedName};
+}
+
 struct CompileOptions {
   bool checkBounds = false;
   std::string cpu = "native";
@@ -52,6 +61,34 @@ requires std::is_arithmetic_v<T> cajeta_xpu_arg toArg(T V) {
   return A;
 }
 
+inline cajeta_xpu_arg toArg(float16 V) {
+  cajeta_xpu_arg A{};
+  A.kind = CAJETA_XPU_ARG_SCALAR;
+  A.type = CAJETA_XPU_FLOAT16;
+  A.value.bits = V.bits();
+  return A;
+}
+inline cajeta_xpu_arg toArg(DeviceFunction F) {
+  cajeta_xpu_arg A{};
+  A.kind = CAJETA_XPU_ARG_FUNCTION;
+  A.value.function = F.name;
+  return A;
+}
+
+/// A trivially copyable struct is a POD argument: its bytes in C layout, copied at launch.
+template <class T>
+inline constexpr bool IsPodArg = std::is_class_v<T>&& std::is_trivially_copyable_v<T> &&
+                                 !std::is_same_v<T, float16> && !std::is_same_v<T, DeviceFunction>;
+
+template <class T>
+requires IsPodArg<T> cajeta_xpu_arg toArg(const T& V) {
+  cajeta_xpu_arg A{};
+  A.kind = CAJETA_XPU_ARG_POD;
+  A.value.pod.data = &V;
+  A.value.pod.size = sizeof(T);
+  return A;
+}
+
 using ProgramRef = std::shared_ptr<cajeta_xpu_program>;
 
 } // namespace detail
@@ -61,24 +98,29 @@ class Launcher {
 public:
   template <class... Args> void operator()(Args&&... As) const {
     std::array<cajeta_xpu_arg, sizeof...(Args)> Packed{detail::toArg(As)...};
-    detail::check(cajeta_xpu_kernel_launch(K, S, G.data(), B.data(), Packed.data(), Packed.size()));
+    detail::check(cajeta_xpu_kernel_launch_shared(K, S, G.data(), B.data(), DynamicShared,
+                                                  Packed.data(), Packed.size()));
   }
 
 private:
   friend class Kernel;
-  Launcher(cajeta_xpu_kernel* K, cajeta_xpu_stream* S, Dim3 Grid, Dim3 Block)
-      : K(K), S(S), G{Grid.x, Grid.y, Grid.z}, B{Block.x, Block.y, Block.z} {}
+  Launcher(cajeta_xpu_kernel* K, cajeta_xpu_stream* S, Dim3 Grid, Dim3 Block,
+           uint32_t DynamicShared)
+      : K(K), S(S), G{Grid.x, Grid.y, Grid.z}, B{Block.x, Block.y, Block.z},
+        DynamicShared(DynamicShared) {}
   cajeta_xpu_kernel* K;
   cajeta_xpu_stream* S;
   std::array<uint32_t, 3> G;
   std::array<uint32_t, 3> B;
+  uint32_t DynamicShared;
 };
 
 class Kernel {
 public:
-  /// Launch on S with the given grid (workgroups) and block (work-items per workgroup).
-  Launcher launch(KernelStream& S, Dim3 Grid, Dim3 Block) const {
-    return Launcher(K, S.handle(), Grid, Block);
+  /// Launch on S with the given grid (workgroups) and block (work-items per workgroup), and the
+  /// byte size of the kernel's dynamic shared array (`shared T[]`) if it has one.
+  Launcher launch(KernelStream& S, Dim3 Grid, Dim3 Block, uint32_t DynamicSharedBytes = 0) const {
+    return Launcher(K, S.handle(), Grid, Block, DynamicSharedBytes);
   }
   std::string name() const { return cajeta_xpu_kernel_name(K); }
   cajeta_xpu_kernel* handle() const { return K; }

@@ -67,6 +67,29 @@ CAJETA_XPU_API const char* cajeta_xpu_device_name(const cajeta_xpu_device* devic
 CAJETA_XPU_API const char* cajeta_xpu_device_backend(const cajeta_xpu_device* device); /* "cpu" */
 CAJETA_XPU_API unsigned cajeta_xpu_device_compute_units(const cajeta_xpu_device* device);
 CAJETA_XPU_API unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_device* device);
+/* Optional features; cajeta_xpu_device_supports answers per device from what its backend really
+   offers (never "yes" for an emulation that is not there). */
+typedef enum cajeta_xpu_capability {
+  CAJETA_XPU_CAP_WAVE_OPS = 0,
+  CAJETA_XPU_CAP_FLOAT16,
+  CAJETA_XPU_CAP_FLOAT64,
+  CAJETA_XPU_CAP_INT64_ATOMICS,
+  CAJETA_XPU_CAP_FLOAT_ATOMICS,
+  CAJETA_XPU_CAP_SHARED_MEMORY,
+  CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY,
+  CAJETA_XPU_CAP_COOPERATIVE_MATRIX,
+  CAJETA_XPU_CAP_TEXTURES,
+  CAJETA_XPU_CAP_RAY_QUERY,
+  CAJETA_XPU_CAP_COUNT /* not a capability: the number of them */
+} cajeta_xpu_capability;
+
+/* 1 if the device offers the capability, 0 if not (or if either argument is invalid). */
+CAJETA_XPU_API int cajeta_xpu_device_supports(const cajeta_xpu_device* device,
+                                              cajeta_xpu_capability capability);
+/* "wave-ops", "float16", ...; "" for a value outside the enum. */
+CAJETA_XPU_API const char* cajeta_xpu_capability_name(cajeta_xpu_capability capability);
+/* The most dynamic shared memory a launch on the device may ask for, in bytes. */
+CAJETA_XPU_API uint64_t cajeta_xpu_device_max_dynamic_shared_bytes(const cajeta_xpu_device* device);
 /* Bytes of buffer memory currently allocated on the device (released buffers excluded). */
 CAJETA_XPU_API uint64_t cajeta_xpu_device_allocated_bytes(const cajeta_xpu_device* device);
 
@@ -157,15 +180,24 @@ CAJETA_XPU_API const char* cajeta_xpu_jit_cache_dir(void);
 /* ---- Launch. ---------------------------------------------------------------------------- */
 typedef enum cajeta_xpu_arg_kind {
   CAJETA_XPU_ARG_BUFFER = 0,
-  CAJETA_XPU_ARG_SCALAR = 1
+  CAJETA_XPU_ARG_SCALAR = 1,
+  CAJETA_XPU_ARG_POD = 2,     /* value.pod: a struct in the C layout of the kernel's POD class */
+  CAJETA_XPU_ARG_FUNCTION = 3 /* value.function: a @Device static's qualified name */
 } cajeta_xpu_arg_kind;
 
+/* A Function parameter also accepts a CAJETA_XPU_UINT32 scalar: the tag itself (a tag outside
+   the kernel's function table makes each call through it a no-op yielding zero). */
 typedef struct cajeta_xpu_arg {
   uint32_t kind; /* cajeta_xpu_arg_kind */
-  uint32_t type; /* cajeta_xpu_scalar_type of a scalar; ignored for a buffer */
+  uint32_t type; /* cajeta_xpu_scalar_type of a scalar; ignored otherwise */
   union {
     cajeta_xpu_buffer* buffer;
     uint64_t bits; /* the scalar, little-endian in the low bytes (a float32's bits in 0..31) */
+    struct {
+      const void* data; /* copied at launch: need not outlive the call */
+      size_t size;      /* must equal the POD's size in the manifest */
+    } pod;
+    const char* function; /* "Ops.square" */
   } value;
 } cajeta_xpu_arg;
 
@@ -175,6 +207,13 @@ typedef struct cajeta_xpu_arg {
 CAJETA_XPU_API int cajeta_xpu_kernel_launch(cajeta_xpu_kernel* kernel, cajeta_xpu_stream* stream,
                                             const uint32_t grid[3], const uint32_t block[3],
                                             const cajeta_xpu_arg* args, size_t arg_count);
+/* The same with the byte size of the kernel's dynamic shared array (`shared T[]`); a kernel
+   without one takes 0, and no launch may exceed cajeta_xpu_device_max_dynamic_shared_bytes. */
+CAJETA_XPU_API int cajeta_xpu_kernel_launch_shared(cajeta_xpu_kernel* kernel,
+                                                   cajeta_xpu_stream* stream,
+                                                   const uint32_t grid[3], const uint32_t block[3],
+                                                   uint32_t dynamic_shared_bytes,
+                                                   const cajeta_xpu_arg* args, size_t arg_count);
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,40 @@ bundle::Program makeTestProgram() {
               scalar("d", ScalarType::F64), scalar("e", ScalarType::Bool)}));
   P.Kernels.push_back(
       kernel("K.align", "cj_K_align", {buf("out", ScalarType::U64, Access::Write)}));
+  bundle::ParamInfo Pod{"p", ParamKind::Pod, ScalarType::I32, Access::None};
+  Pod.PodName = "Params";
+  Pod.Fields = {
+      {"scale", ScalarType::F32, 0}, {"bias", ScalarType::F64, 8}, {"n", ScalarType::U32, 16}};
+  Pod.PodSize = 24;
+  Pod.PodAlign = 8;
+  P.Kernels.push_back(
+      kernel("K.pod", "cj_K_pod", {buf("out", ScalarType::F64, Access::Write), Pod}));
+  bundle::ParamInfo Op{"op", ParamKind::Function, ScalarType::U32, Access::None};
+  Op.FunctionTable = {"Ops.square", "Ops.negate"};
+  P.Kernels.push_back(
+      kernel("K.apply", "cj_K_apply", {buf("data", ScalarType::F32, Access::ReadWrite), Op}));
+  P.Kernels.push_back(
+      kernel("K.half", "cj_K_half",
+             {buf("data", ScalarType::F16, Access::Write), scalar("h", ScalarType::F16)}));
+  bundle::KernelInfo Dynamic =
+      kernel("K.dynamic", "cj_K_dynamic", {buf("out", ScalarType::U32, Access::Write)});
+  Dynamic.SharedArrays = {"scratch"};
+  Dynamic.DynamicShared = true;
+  P.Kernels.push_back(Dynamic);
+  P.Kernels.push_back(
+      kernel("K.deep", "cj_K_deep",
+             {buf("out", ScalarType::U32, Access::Write), scalar("mib", ScalarType::U32)}));
+  bundle::KernelInfo SharedOob =
+      kernel("K.sharedOob", "cj_K_sharedOob", {buf("data", ScalarType::F32, Access::Write)});
+  SharedOob.SharedArrays = {"tile"};
+  P.Kernels.push_back(SharedOob);
+  // @Backend("cuda"): compiled for no CPU target, so the bundle has no cpu manifest for it.
+  bundle::KernelInfo Fast =
+      kernel("K.fast", "cj_K_fast", {buf("data", ScalarType::F32, Access::Write)});
+  Fast.Targets.clear();
+  Fast.Backends = {"cuda"};
+  P.Kernels.push_back(Fast);
+
   bundle::Payload Pay;
   Pay.Target = "cpu-x86_64";
   Pay.Format = "elf-shared-object";

@@ -10,7 +10,8 @@
 namespace cajeta::xpu::test {
 
 /// The Program describing TestKernels.c (K.saxpy, K.coords, K.sleepy, K.checked, K.scalars,
-/// K.align)
+/// K.align, and the device-subset kernels K.pod, K.apply, K.half, K.dynamic, K.deep, K.sharedOob;
+/// K.fast is @Backend("cuda") with no CPU code)
 /// with the bytes of the built shared object as its cpu-x86_64 payload.
 bundle::Program makeTestProgram();
 

@@ -19,6 +19,7 @@ namespace {
 
 constexpr size_t BufferAlignment = 64;
 constexpr unsigned MaxWorkgroupSize = 1024;
+constexpr uint64_t MaxDynamicSharedBytes = uint64_t(1) << 20; // allocated on a worker's stack
 
 std::string hostCpuName() {
   std::ifstream In("/proc/cpuinfo");
@@ -49,13 +50,28 @@ void runGroups(void* Ctx, uint64_t Begin, uint64_t End) {
 class CpuDevice : public BackendDevice {
 public:
   CpuDevice()
-      : Name(hostCpuName()), Units(std::max(1u, std::thread::hardware_concurrency())),
-        Pool(Units - 1) {}
+      : Name(hostCpuName()), Units(std::max(1u, std::thread::hardware_concurrency())), Pool(Units) {
+  }
 
   const std::string& name() const override { return Name; }
   const char* backendName() const override { return "cpu"; }
   unsigned computeUnits() const override { return Units; }
   unsigned maxWorkgroupSize() const override { return MaxWorkgroupSize; }
+  uint64_t maxDynamicSharedBytes() const override { return MaxDynamicSharedBytes; }
+
+  bool supports(cajeta_xpu_capability Capability) const override {
+    switch (Capability) {
+    case CAJETA_XPU_CAP_FLOAT16:
+    case CAJETA_XPU_CAP_FLOAT64:
+    case CAJETA_XPU_CAP_INT64_ATOMICS:
+    case CAJETA_XPU_CAP_FLOAT_ATOMICS:
+    case CAJETA_XPU_CAP_SHARED_MEMORY:
+    case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
+      return true;
+    default: // wave ops, cooperative matrices, textures, ray query: not on the CPU backend yet
+      return false;
+    }
+  }
 
   void* allocate(size_t Bytes) override {
     // aligned_alloc wants a multiple of the alignment; an empty buffer still gets a block.
@@ -79,9 +95,10 @@ public:
     return CpuModule::load(Payload);
   }
 
-  void launch(const void* Kernel, const MarshalledArg* Args, const LaunchGeometry& Geometry,
-              KernelFailure& Failure) override {
+  void launch(const void* Kernel, const bundle::KernelInfo&, const MarshalledArg* Args,
+              const LaunchGeometry& Geometry, KernelFailure& Failure) override {
     CajetaCpuLaunch Launch{};
+    Launch.DynamicSharedBytes = Geometry.DynamicSharedBytes;
     for (int D = 0; D != 3; ++D) {
       Launch.GridDim[D] = Geometry.Grid[D];
       Launch.BlockDim[D] = Geometry.Block[D];

@@ -3,13 +3,30 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 
 namespace cajeta::xpu::rt {
 
-ThreadPool::ThreadPool(unsigned Helpers) {
-  Threads.reserve(Helpers);
-  for (unsigned I = 0; I != Helpers; ++I)
-    Threads.emplace_back([this] { workerLoop(); });
+ThreadPool::ThreadPool(unsigned Workers) {
+  pthread_attr_t Attr;
+  pthread_attr_init(&Attr);
+  int Err = pthread_attr_setstacksize(&Attr, StackBytes);
+  Threads.reserve(Workers);
+  for (unsigned I = 0; I != Workers && !Err; ++I) {
+    pthread_t T;
+    Err = pthread_create(&T, &Attr, threadMain, this);
+    if (!Err)
+      Threads.push_back(T);
+  }
+  pthread_attr_destroy(&Attr);
+  if (Err && Threads.empty())
+    throw std::system_error(Err, std::generic_category(),
+                            "cannot create the CPU backend's worker threads (64 MiB stacks)");
+}
+
+void* ThreadPool::threadMain(void* Pool) {
+  static_cast<ThreadPool*>(Pool)->workerLoop();
+  return nullptr;
 }
 
 ThreadPool::~ThreadPool() {
@@ -18,8 +35,8 @@ ThreadPool::~ThreadPool() {
     Stopping = true;
   }
   WorkCv.notify_all();
-  for (std::thread& T : Threads)
-    T.join();
+  for (pthread_t T : Threads)
+    pthread_join(T, nullptr);
 }
 
 void ThreadPool::runChunks(Job& J) {
@@ -37,27 +54,25 @@ void ThreadPool::parallelFor(uint64_t Total, ChunkFn Body, void* Ctx) {
     return;
   // Several chunks per participant balance uneven workgroups; a chunk amortises the claim.
   uint64_t Chunk = std::max<uint64_t>(1, Total / (uint64_t(participants()) * 4));
-  if (Threads.empty() || Chunk >= Total) {
-    Body(Ctx, 0, Total);
-    return;
-  }
   Job J{Body, Ctx, Total, Chunk};
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    J.Link = Jobs;
-    Jobs = &J;
-  }
-  WorkCv.notify_all();
-  runChunks(J);
   std::unique_lock<std::mutex> Lock(Mutex);
-  // No chunk is left to claim: unlink so no new helper joins, then wait for those inside.
+  J.Link = Jobs;
+  Jobs = &J;
+  if (Chunk >= Total)
+    WorkCv.notify_one();
+  else
+    WorkCv.notify_all();
+  // Every chunk claimed and no worker inside: done. Workers unlink the job when they leave it.
+  DoneCv.wait(Lock, [&] {
+    return std::atomic_ref<uint64_t>(J.Next).load(std::memory_order_relaxed) >= J.Total &&
+           J.Active == 0;
+  });
   for (Job** P = &Jobs; *P; P = &(*P)->Link) {
     if (*P != &J)
       continue;
     *P = J.Link;
     break;
   }
-  DoneCv.wait(Lock, [&] { return J.Active == 0; });
 }
 
 void ThreadPool::workerLoop() {

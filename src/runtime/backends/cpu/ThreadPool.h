@@ -1,26 +1,31 @@
-// A persistent pool of worker threads that splits a range of workgroups into chunks.
+// A persistent pool of large-stack worker threads that splits a range of workgroups into chunks.
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <thread>
+#include <pthread.h>
 #include <vector>
 
 namespace cajeta::xpu::rt {
 
 class ThreadPool {
 public:
-  /// Participants = Helpers + the calling thread.
-  explicit ThreadPool(unsigned Helpers);
+  /// Kernels alloca their shared arrays and per-work-item arrays on the running thread, so only
+  /// pool threads (with StackBytes of stack each) run chunks; the caller of parallelFor waits.
+  static constexpr size_t StackBytes = size_t(64) << 20;
+
+  /// Throws std::system_error when a thread cannot be created.
+  explicit ThreadPool(unsigned Workers);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  unsigned participants() const { return unsigned(Threads.size()) + 1; }
+  unsigned participants() const { return unsigned(Threads.size()); }
 
-  /// Calls Body(Ctx, Begin, End) over chunks covering [0, Total); the caller takes part and
-  /// returns when every chunk has run. Safe to call from several threads at once.
+  /// Calls Body(Ctx, Begin, End) on pool threads over chunks covering [0, Total) and returns
+  /// when every chunk has run. Safe to call from several threads at once.
   using ChunkFn = void (*)(void* Ctx, uint64_t Begin, uint64_t End);
   void parallelFor(uint64_t Total, ChunkFn Body, void* Ctx);
 
@@ -36,6 +41,7 @@ private:
   };
 
   void workerLoop();
+  static void* threadMain(void* Pool);
   static void runChunks(Job& J);
 
   std::mutex Mutex;
@@ -43,7 +49,7 @@ private:
   std::condition_variable DoneCv;
   Job* Jobs = nullptr; // jobs that still have chunks to hand out
   bool Stopping = false;
-  std::vector<std::thread> Threads;
+  std::vector<pthread_t> Threads;
 };
 
 } // namespace cajeta::xpu::rt

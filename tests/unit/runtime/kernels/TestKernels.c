@@ -118,3 +118,95 @@ void cj_K_align(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, ui
   (void)L;
   (void)End;
 }
+
+/* The POD of K.pod, in the C layout the manifest records (24 bytes, 8-aligned). */
+typedef struct Params {
+  float Scale;
+  double Bias;
+  uint32_t N;
+} Params;
+
+/* K.pod(KernelBuffer<float64> out, Params p): out = {scale, bias, n, ptr % 8, length}. */
+void cj_K_pod(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  const Params* P = (const Params*)Args[1].Ptr;
+  double* Out = (double*)Args[0].Ptr;
+  if (Begin == 0 && Args[0].Length >= 5) {
+    Out[0] = P->Scale;
+    Out[1] = P->Bias;
+    Out[2] = P->N;
+    Out[3] = (double)((uintptr_t)Args[1].Ptr % 8);
+    Out[4] = (double)Args[1].Length;
+  }
+  (void)L;
+  (void)End;
+}
+
+/* K.apply(KernelBuffer<float32> data, Fn<float32(float32)> op): tag 0 square, 1 negate;
+   any other tag is the defined no-op yielding zero. */
+void cj_K_apply(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  float* D = (float*)Args[0].Ptr;
+  uint32_t Tag = (uint32_t)Args[1].Bits;
+  FOR_EACH_ITEM(L, Begin, End, {
+    if (X < Args[0].Length) {
+      float V = D[X];
+      D[X] = Tag == 0 ? V * V : Tag == 1 ? -V : 0.0f;
+    }
+  })
+}
+
+/* K.half(KernelBuffer<float16> data, float16 h): every element becomes h (bit copy). */
+void cj_K_half(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint16_t* D = (uint16_t*)Args[0].Ptr;
+  uint16_t H = (uint16_t)Args[1].Bits;
+  FOR_EACH_ITEM(L, Begin, End, {
+    if (X < Args[0].Length)
+      D[X] = H;
+  })
+}
+
+/* K.dynamic(KernelBuffer<uint32> out): per workgroup, allocates the dynamic shared array on the
+   running thread, fills it, and stores the byte count it saw and a checksum of what it read. */
+void cj_K_dynamic(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint32_t* Out = (uint32_t*)Args[0].Ptr;
+  uint32_t Bytes = L->DynamicSharedBytes;
+  volatile uint8_t* Shared = (volatile uint8_t*)__builtin_alloca(Bytes ? Bytes : 1);
+  for (uint64_t G = Begin; G < End; ++G) {
+    uint32_t Sum = 0;
+    for (uint32_t I = 0; I < Bytes; ++I)
+      Shared[I] = (uint8_t)(I + G);
+    for (uint32_t I = 0; I < Bytes; ++I)
+      Sum += Shared[I];
+    if (2 * G + 1 < Args[0].Length) {
+      Out[2 * G] = Bytes;
+      Out[2 * G + 1] = Sum;
+    }
+  }
+}
+
+/* K.deep(KernelBuffer<uint32> out, uint32 mib): touches `mib` MiB of the running thread's stack
+   (as per-work-item arrays would), then marks its workgroups done. */
+void cj_K_deep(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint64_t Bytes = (uint64_t)(uint32_t)Args[1].Bits << 20;
+  volatile uint8_t* Frame = (volatile uint8_t*)__builtin_alloca(Bytes ? Bytes : 1);
+  for (uint64_t I = 0; I < Bytes; I += 4096)
+    Frame[I] = (uint8_t)I;
+  for (uint64_t G = Begin; G < End; ++G)
+    if (G < Args[0].Length)
+      ((uint32_t*)Args[0].Ptr)[G] = 1u + Frame[0];
+  (void)L;
+}
+
+/* K.sharedOob(KernelBuffer<float32> data): a --check-bounds kernel that indexes its shared array
+   'tile' (256 elements) at 300 and reports it. */
+void cj_K_sharedOob(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  uint32_t Expected = 0;
+  if (__atomic_compare_exchange_n(&L->Failed, &Expected, 1, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    L->FailedParam = CAJETA_CPU_SHARED_PARAM_BIT | 0u;
+    L->FailedIndex = 300;
+    L->FailedLength = 256;
+  }
+  (void)Args;
+  (void)Begin;
+  (void)End;
+}
