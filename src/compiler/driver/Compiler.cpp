@@ -7,6 +7,7 @@
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
+#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 
 namespace cajeta::driver {
 
@@ -79,6 +80,23 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     R.Diagnostics += FileName + ": error: CPU code generation failed: " + Cpu.Error + "\n";
     return R;
   }
+  // --- NVPTX payloads (issue 4, NvptxPayloadBuilder): a baseline and sm_90, PTX each. ---
+  std::vector<lowering::NvptxBuildResult> Gpu;
+  for (const char* Sm : {"sm_70", "sm_90"}) {
+    lowering::NvptxBuildOptions GpuOpts;
+    GpuOpts.Sm = Sm;
+    GpuOpts.CheckBounds = Options.CheckBounds;
+    GpuOpts.ReadFootprint = Options.GpuFootprint;
+    Gpu.push_back(lowering::NvptxPayloadBuilder::build(*F.Kir, GpuOpts));
+    if (!Gpu.back().Ok) {
+      R.Diagnostics += FileName + ": error: NVPTX code generation for " + Sm +
+                       " failed: " + Gpu.back().Error + "\n";
+      return R;
+    }
+  }
+  for (const std::string& Note : Gpu.front().Notes) // the same for every architecture
+    R.Diagnostics += FileName + ": note: " + Note + "\n";
+  // --- end NVPTX ---
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();
   for (const auto& Fn : F.Kir->Functions) {
@@ -98,9 +116,14 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     auto It = Cpu.Manifests.find(Fn->Name);
     if (It != Cpu.Manifests.end())
       K.Targets[Cpu.Payload.Target] = It->second;
+    for (const lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
+      if (auto GIt = G.Manifests.find(Fn->Name); GIt != G.Manifests.end())
+        K.Targets[G.Payload.Target] = GIt->second;
     P.Kernels.push_back(std::move(K));
   }
   P.Payloads.push_back(std::move(Cpu.Payload));
+  for (lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
+    P.Payloads.push_back(std::move(G.Payload));
   R.Ok = true;
   return R;
 }

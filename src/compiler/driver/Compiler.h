@@ -14,6 +14,9 @@ namespace cajeta::driver {
 struct CompileOptions {
   bool CheckBounds = false;
   std::string Cpu = "native";
+  /// NVPTX (issue 4): read each kernel's registers, spills and shared bytes with `ptxas -v` when
+  /// ptxas exists (a subprocess per architecture: for AOT builds, not JIT).
+  bool GpuFootprint = false;
 };
 
 /// The frontend's result: KIR (with access modes) and the rendered diagnostics.

@@ -1,0 +1,50 @@
+// The public entry of the NVIDIA backend for the driver: KIR -> optimised LLVM IR (NVPTX) -> PTX
+// payload, plus the per-kernel target manifests.
+#pragma once
+
+#include "bundle/Manifest.h"
+#include "compiler/kir/Kir.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cajeta::lowering {
+
+struct NvptxBuildOptions {
+  std::string Sm = "sm_90"; // the GPU architecture the PTX targets ("sm_70", "sm_90", ...)
+  bool CheckBounds = false; // --check-bounds: reports through the CajetaGpuStatus record
+  /// Run `ptxas -v` (when ptxas exists) for the manifests' registers, spills and shared bytes.
+  /// Costs a subprocess per build: meant for AOT builds, not JIT.
+  bool ReadFootprint = false;
+  /// libdevice to link; "auto" = NvptxLibdevice::findPath(), "" = none (approximate math).
+  std::string Libdevice = "auto";
+};
+
+struct NvptxBuildResult {
+  bool Ok = false;
+  std::string Error;
+  /// Target "nvptx-sm_90", Format "ptx", Attributes {"sm": "90", "ptx_version": "7.8",
+  /// "gpu_abi": "1", "math": "libdevice" | "approximate"}; Bytes = the PTX text.
+  bundle::Payload Payload;
+  /// Key: kir Function::Name of each kernel available on "cuda". Symbol = its `.entry` name,
+  /// CodeHash = hash64 of its optimised IR, Registers/SpillBytes/StaticSharedBytes from
+  /// `ptxas -v` when read, else StaticSharedBytes from the IR and the others 0.
+  std::map<std::string, bundle::TargetManifest> Manifests;
+  std::vector<std::string> Notes; // compiler notes (e.g. approximate math without libdevice)
+};
+
+class NvptxPayloadBuilder {
+public:
+  static NvptxBuildResult build(const kir::Module& M, const NvptxBuildOptions& O);
+
+  /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.
+  static bool emitPtx(const kir::Module& M, const NvptxBuildOptions& O, std::string& Ptx,
+                      std::string& Error);
+
+  /// The module's NVPTX LLVM IR, before or after the O3 pipeline (for tests and debugging).
+  static bool emitLlvmIr(const kir::Module& M, const NvptxBuildOptions& O, bool Optimized,
+                         std::string& Ir, std::string& Error);
+};
+
+} // namespace cajeta::lowering

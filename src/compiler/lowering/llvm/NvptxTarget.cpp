@@ -1,0 +1,435 @@
+// The NVPTX target: GpuKernelAbi.h entries, coordinates from PTX special registers, global (1) and
+// shared (3) address spaces, bar.sync barriers, status-record bounds reports, libdevice math.
+#include "compiler/lowering/llvm/NvptxTarget.h"
+
+#include "bundle/GpuKernelAbi.h"
+#include "compiler/lowering/llvm/KernelLowering.h"
+
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstddef>
+
+namespace cajeta::lowering {
+namespace {
+
+using kir::IntrinsicOp;
+
+constexpr unsigned GlobalAS = 1;
+constexpr unsigned SharedAS = 3;
+
+static_assert(offsetof(CajetaGpuStatus, FailedParam) == 4);
+static_assert(offsetof(CajetaGpuStatus, FailedIndex) == 8);
+static_assert(offsetof(CajetaGpuStatus, FailedLength) == 16);
+
+/// The name of the one `.extern .shared` array every kernel's dynamic shared array aliases.
+constexpr const char* DynamicSharedName = "cj_dynamic_shared";
+
+class NvptxTarget final : public LoweringTarget {
+public:
+  NvptxTarget(llvm::TargetMachine& TM, const NvptxTargetOptions& O) : TM(TM), Opts(O) {}
+
+  llvm::TargetMachine& targetMachine() override { return TM; }
+  unsigned bufferAddressSpace() const override { return GlobalAS; }
+  unsigned sharedAddressSpace() const override { return SharedAS; }
+
+  llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,
+                             std::string& Error) override;
+
+  /// Helpers get the status record pointer (global) as their one hidden parameter.
+  std::vector<llvm::Type*> helperHiddenParams(llvm::LLVMContext& C) const override {
+    return {llvm::PointerType::get(C, GlobalAS)};
+  }
+
+  llvm::Value* coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W, IntrinsicOp Op,
+                          unsigned Dim) override;
+  void emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W, llvm::Value* ParamIndex,
+                         llvm::Value* Index, llvm::Value* Length) override;
+  llvm::Value* emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) override;
+  llvm::Value* emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op, llvm::ArrayRef<llvm::Value*> Ops,
+                        kir::Type Ty) override;
+  BufferValue sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W, const kir::Function& KF,
+                          unsigned Index) override;
+  bool hasNativeBarrier() const override { return true; }
+  void emitBarrier(llvm::IRBuilder<>& B, const WorkItemContext& W) override {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  }
+  ImplTier tierFor(Feature F) const override {
+    return F == Feature::FloatAtomics ? ImplTier::Native : ImplTier::Portable;
+  }
+
+private:
+  llvm::Value* statusField(llvm::IRBuilder<>& B, llvm::Value* Status, unsigned Offset) const {
+    return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Status, Offset);
+  }
+  llvm::Value* loadFailed(llvm::IRBuilder<>& B, llvm::Value* Status) const;
+  llvm::Value* libdeviceCall(llvm::IRBuilder<>& B, IntrinsicOp Op, llvm::ArrayRef<llvm::Value*> X);
+  llvm::Value* approxCall(llvm::IRBuilder<>& B, IntrinsicOp Op, llvm::ArrayRef<llvm::Value*> X);
+  void noteApproximation();
+
+  llvm::TargetMachine& TM;
+  NvptxTargetOptions Opts;
+  bool NotedApprox = false;
+};
+
+/// The kernel entry's PTX parameter for one KIR scalar: its memory type, float16 as its bits.
+llvm::Type* scalarParamType(llvm::LLVMContext& C, kir::Type T) {
+  if (T.Elem == kir::ScalarType::F16)
+    return llvm::Type::getInt16Ty(C);
+  return KernelLowering::memoryType(C, T);
+}
+
+void markKernel(llvm::Module& LM, llvm::Function* F) {
+  F->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::LLVMContext& C = LM.getContext();
+  llvm::Metadata* Ops[] = {
+      llvm::ValueAsMetadata::get(F), llvm::MDString::get(C, "kernel"),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C), 1))};
+  LM.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(C, Ops));
+}
+
+llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
+                                        BodyEmitter EmitBody, std::string& Error) {
+  llvm::LLVMContext& C = LM.getContext();
+  if (KF.Symbol.empty()) {
+    Error = "kernel has no symbol";
+    return nullptr;
+  }
+  if (LM.getNamedValue(KF.Symbol)) {
+    Error = "symbol '" + KF.Symbol + "' is defined twice";
+    return nullptr;
+  }
+  llvm::Type* GlobalPtr = llvm::PointerType::get(C, GlobalAS);
+  llvm::Type* I64 = llvm::Type::getInt64Ty(C);
+  std::vector<llvm::Type*> Types;
+  std::vector<std::pair<unsigned, const kir::PodType*>> ByVal; // PTX param index, layout
+  for (const kir::Param& P : KF.Params) {
+    if (P.Ty.isBuffer()) {
+      Types.push_back(GlobalPtr);
+      Types.push_back(I64);
+    } else if (P.Ty.isScalar()) {
+      Types.push_back(scalarParamType(C, P.Ty));
+    } else if (P.Ty.isPod()) {
+      if (!Opts.Module || P.Ty.PodIndex >= Opts.Module->Pods.size()) {
+        Error = "parameter '" + P.Name + "' names an unknown POD type";
+        return nullptr;
+      }
+      ByVal.push_back({unsigned(Types.size()), &Opts.Module->Pods[P.Ty.PodIndex]});
+      Types.push_back(llvm::PointerType::get(C, 0));
+    } else {
+      Error = "parameter '" + P.Name + "' has type " + P.Ty.str() + ", which a kernel cannot take";
+      return nullptr;
+    }
+  }
+  Types.push_back(GlobalPtr); // the CajetaGpuStatus record
+  auto* FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Types, false);
+  auto* F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, KF.Symbol, LM);
+  F->addFnAttr(llvm::Attribute::NoUnwind);
+  for (auto [Index, Pod] : ByVal) {
+    // `.param .align A .b8 p[N]`: the POD's bytes by value.
+    llvm::Type* Bytes = llvm::ArrayType::get(llvm::Type::getInt8Ty(C), Pod->Size);
+    F->addParamAttr(Index, llvm::Attribute::getWithByValType(C, Bytes));
+    F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(Pod->Align)));
+  }
+  markKernel(LM, F);
+  llvm::Value* Status = F->getArg(Types.size() - 1);
+  Status->setName("status");
+
+  llvm::BasicBlock* Entry = llvm::BasicBlock::Create(C, "entry", F);
+  llvm::BasicBlock* Exit = llvm::BasicBlock::Create(C, "exit", F);
+  llvm::IRBuilder<> B(Entry);
+  if (Opts.CheckBounds) {
+    // A launch whose record already holds a failure does no work.
+    llvm::BasicBlock* Run = llvm::BasicBlock::Create(C, "run", F);
+    B.CreateCondBr(B.CreateICmpNE(loadFailed(B, Status), B.getInt32(0)), Exit, Run);
+    B.SetInsertPoint(Run);
+  }
+  KernelFrame Frame;
+  unsigned Arg = 0;
+  for (const kir::Param& P : KF.Params) {
+    ArgValue A;
+    if (P.Ty.isBuffer()) {
+      A.Buffer.Ptr = F->getArg(Arg++);
+      A.Buffer.Length = F->getArg(Arg++);
+      A.Buffer.Ptr->setName(P.Name + ".ptr");
+      A.Buffer.Length->setName(P.Name + ".len");
+    } else if (P.Ty.isPod()) {
+      A.Scalar = F->getArg(Arg++); // a pointer to the POD's bytes
+      A.Scalar->setName(P.Name);
+    } else {
+      llvm::Value* V = F->getArg(Arg++);
+      V->setName(P.Name);
+      if (P.Ty.isBool())
+        V = B.CreateICmpNE(V, B.getInt8(0));
+      else if (P.Ty.Elem == kir::ScalarType::F16)
+        V = B.CreateBitCast(V, B.getHalfTy());
+      A.Scalar = V;
+    }
+    Frame.Args.push_back(A);
+  }
+  Frame.WorkItem.Values = {Status};
+  Frame.ReturnBlock = Exit; // `return` ends this thread
+  Frame.FailBlock = Exit;
+  EmitBody(B, Frame);
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateBr(Exit);
+  B.SetInsertPoint(Exit);
+  B.CreateRetVoid();
+  return F;
+}
+
+llvm::Value* NvptxTarget::coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W, IntrinsicOp Op,
+                                     unsigned Dim) {
+  using namespace llvm::Intrinsic;
+  static const ID Tid[] = {nvvm_read_ptx_sreg_tid_x, nvvm_read_ptx_sreg_tid_y,
+                           nvvm_read_ptx_sreg_tid_z};
+  static const ID Ctaid[] = {nvvm_read_ptx_sreg_ctaid_x, nvvm_read_ptx_sreg_ctaid_y,
+                             nvvm_read_ptx_sreg_ctaid_z};
+  static const ID Ntid[] = {nvvm_read_ptx_sreg_ntid_x, nvvm_read_ptx_sreg_ntid_y,
+                            nvvm_read_ptx_sreg_ntid_z};
+  static const ID Nctaid[] = {nvvm_read_ptx_sreg_nctaid_x, nvvm_read_ptx_sreg_nctaid_y,
+                              nvvm_read_ptx_sreg_nctaid_z};
+  if (Dim > 2)
+    return llvm::PoisonValue::get(B.getInt32Ty());
+  switch (Op) {
+  case IntrinsicOp::LocalId:
+    return B.CreateIntrinsic(Tid[Dim], {}, {});
+  case IntrinsicOp::GroupId:
+    return B.CreateIntrinsic(Ctaid[Dim], {}, {});
+  case IntrinsicOp::GroupDim:
+    return B.CreateIntrinsic(Ntid[Dim], {}, {});
+  case IntrinsicOp::GridDim:
+    return B.CreateIntrinsic(Nctaid[Dim], {}, {});
+  default:
+    return llvm::PoisonValue::get(B.getInt32Ty());
+  }
+}
+
+llvm::Value* NvptxTarget::loadFailed(llvm::IRBuilder<>& B, llvm::Value* Status) const {
+  // Other threads may write it: a volatile read (ld.volatile.global) sees their stores.
+  llvm::LoadInst* Failed = B.CreateLoad(B.getInt32Ty(), statusField(B, Status, 0));
+  Failed->setVolatile(true);
+  Failed->setAlignment(llvm::Align(4));
+  return Failed;
+}
+
+void NvptxTarget::emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                    llvm::Value* ParamIndex, llvm::Value* Index,
+                                    llvm::Value* Length) {
+  llvm::Value* Status = W.Values[0];
+  // The first failure wins: Failed 0 -> 1 by atom.global.cas, then the winner fills the record.
+  llvm::Value* Pair = B.CreateAtomicCmpXchg(statusField(B, Status, 0), B.getInt32(0), B.getInt32(1),
+                                            llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic,
+                                            llvm::AtomicOrdering::Monotonic);
+  llvm::Value* Won = B.CreateExtractValue(Pair, 1);
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock* Record = llvm::BasicBlock::Create(B.getContext(), "bounds.record", F);
+  llvm::BasicBlock* Done = llvm::BasicBlock::Create(B.getContext(), "bounds.done", F);
+  B.CreateCondBr(Won, Record, Done);
+  B.SetInsertPoint(Record);
+  auto Store = [&](llvm::Value* V, unsigned Offset) {
+    B.CreateAlignedStore(V, statusField(B, Status, Offset),
+                         llvm::Align(V->getType()->getPrimitiveSizeInBits() / 8))
+        ->setVolatile(true);
+  };
+  Store(ParamIndex, offsetof(CajetaGpuStatus, FailedParam));
+  Store(Index, offsetof(CajetaGpuStatus, FailedIndex));
+  Store(Length, offsetof(CajetaGpuStatus, FailedLength));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+llvm::Value* NvptxTarget::emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) {
+  return B.CreateICmpNE(loadFailed(B, W.Values[0]), B.getInt32(0));
+}
+
+BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                     const kir::Function& KF, unsigned Index) {
+  BufferValue R;
+  if (Index >= KF.SharedArrays.size())
+    return R;
+  const kir::SharedArray& SA = KF.SharedArrays[Index];
+  llvm::Module* M = B.GetInsertBlock()->getModule();
+  llvm::LLVMContext& C = M->getContext();
+  llvm::Type* Elem = KernelLowering::memoryType(C, kir::Type::scalar(SA.Elem));
+  R.ParamIndex = B.getInt32(CAJETA_GPU_SHARED_PARAM_BIT | Index);
+  if (SA.Count > 0) {
+    // A static array: one `.shared` array per kernel and declaration.
+    std::string Name = KF.Symbol + ".shared." + std::to_string(Index);
+    llvm::GlobalVariable* G = M->getNamedGlobal(Name);
+    if (!G) {
+      auto* T = llvm::ArrayType::get(Elem, SA.Count);
+      G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::InternalLinkage,
+                                   llvm::UndefValue::get(T), Name, nullptr,
+                                   llvm::GlobalValue::NotThreadLocal, SharedAS);
+      G->setAlignment(llvm::Align(16));
+    }
+    R.Ptr = G;
+    R.Length = B.getInt64(SA.Count);
+    return R;
+  }
+  // The dynamic array: the launch's sharedMemBytes, at the one `.extern .shared` array.
+  llvm::GlobalVariable* G = M->getNamedGlobal(DynamicSharedName);
+  if (!G) {
+    auto* T = llvm::ArrayType::get(llvm::Type::getInt8Ty(C), 0);
+    G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                 DynamicSharedName, nullptr, llvm::GlobalValue::NotThreadLocal,
+                                 SharedAS);
+    G->setAlignment(llvm::Align(16));
+  }
+  // LLVM 19 has no intrinsic for %dynamic_smem_size; a pure inline asm read (CSE-able).
+  auto* AsmTy = llvm::FunctionType::get(B.getInt32Ty(), false);
+  auto* Asm = llvm::InlineAsm::get(AsmTy, "mov.u32 $0, %dynamic_smem_size;", "=r", false);
+  llvm::CallInst* Bytes = B.CreateCall(AsmTy, Asm, {});
+  Bytes->setDoesNotAccessMemory();
+  unsigned Size = bundle::scalarTypeSize(SA.Elem);
+  R.Ptr = G;
+  R.Length = B.CreateUDiv(B.CreateZExt(Bytes, B.getInt64Ty()), B.getInt64(Size));
+  return R;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Math
+
+bool isTranscendental(IntrinsicOp Op) {
+  switch (Op) {
+  case IntrinsicOp::Exp:
+  case IntrinsicOp::Log:
+  case IntrinsicOp::Pow:
+  case IntrinsicOp::Sin:
+  case IntrinsicOp::Cos:
+  case IntrinsicOp::Tanh:
+  case IntrinsicOp::Rsqrt:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const char* libdeviceBase(IntrinsicOp Op) {
+  switch (Op) {
+  case IntrinsicOp::Exp:
+    return "__nv_exp";
+  case IntrinsicOp::Log:
+    return "__nv_log";
+  case IntrinsicOp::Pow:
+    return "__nv_pow";
+  case IntrinsicOp::Sin:
+    return "__nv_sin";
+  case IntrinsicOp::Cos:
+    return "__nv_cos";
+  case IntrinsicOp::Tanh:
+    return "__nv_tanh";
+  case IntrinsicOp::Rsqrt:
+    return "__nv_rsqrt";
+  default:
+    return nullptr;
+  }
+}
+
+llvm::Value* NvptxTarget::libdeviceCall(llvm::IRBuilder<>& B, IntrinsicOp Op,
+                                        llvm::ArrayRef<llvm::Value*> X) {
+  llvm::Type* T = X[0]->getType();
+  std::string Name = libdeviceBase(Op);
+  if (T->isFloatTy())
+    Name += "f";
+  std::vector<llvm::Type*> Params(X.size(), T);
+  llvm::Module* M = B.GetInsertBlock()->getModule();
+  llvm::FunctionCallee F = M->getOrInsertFunction(Name, llvm::FunctionType::get(T, Params, false));
+  if (auto* Fn = llvm::dyn_cast<llvm::Function>(F.getCallee())) {
+    Fn->setDoesNotThrow();
+    Fn->setDoesNotAccessMemory();
+    Fn->addFnAttr(llvm::Attribute::WillReturn);
+  }
+  return B.CreateCall(F, X);
+}
+
+void NvptxTarget::noteApproximation() {
+  if (NotedApprox || !Opts.Notes)
+    return;
+  NotedApprox = true;
+  Opts.Notes->push_back(
+      "[nvptx-math] libdevice not found: Math.exp/log/pow/sin/cos/tanh/rsqrt use approximate PTX "
+      "(ex2.approx, lg2.approx, sin.approx, cos.approx, rsqrt.approx); float32 results are not "
+      "correctly rounded (about 2^-21 relative error near 0, growing with |x| for "
+      "exp/pow/sin/cos), "
+      "float64 ones only float32-accurate. Set CAJETA_LIBDEVICE to libdevice.10.bc for libm "
+      "accuracy");
+}
+
+llvm::Value* NvptxTarget::approxCall(llvm::IRBuilder<>& B, IntrinsicOp Op,
+                                     llvm::ArrayRef<llvm::Value*> Xs) {
+  using namespace llvm::Intrinsic;
+  noteApproximation();
+  // Everything in float32 (PTX has approximate transcendentals only there), then back.
+  llvm::Type* T = Xs[0]->getType();
+  llvm::Type* F32 = B.getFloatTy();
+  auto Narrow = [&](llvm::Value* V) { return T->isFloatTy() ? V : B.CreateFPCast(V, F32); };
+  llvm::Value* X = Narrow(Xs[0]);
+  auto Ex2 = [&](llvm::Value* V) { return B.CreateIntrinsic(nvvm_ex2_approx_f, {}, {V}); };
+  auto Lg2 = [&](llvm::Value* V) { return B.CreateIntrinsic(nvvm_lg2_approx_f, {}, {V}); };
+  auto K = [&](double V) { return llvm::ConstantFP::get(F32, V); };
+  llvm::Value* R = nullptr;
+  switch (Op) {
+  case IntrinsicOp::Exp:
+    R = Ex2(B.CreateFMul(X, K(1.4426950408889634)));
+    break;
+  case IntrinsicOp::Log:
+    R = B.CreateFMul(Lg2(X), K(0.6931471805599453));
+    break;
+  case IntrinsicOp::Pow: {
+    // x^y = 2^(y log2 x) for x > 0; x <= 0 and the special cases as powf has them are not
+    // reproduced here beyond what ex2/lg2 give (NaN for x < 0, 0 for x == 0 and y > 0).
+    llvm::Value* Y = Narrow(Xs[1]);
+    R = Ex2(B.CreateFMul(Y, Lg2(X)));
+    break;
+  }
+  case IntrinsicOp::Sin:
+    R = B.CreateIntrinsic(nvvm_sin_approx_f, {}, {X});
+    break;
+  case IntrinsicOp::Cos:
+    R = B.CreateIntrinsic(nvvm_cos_approx_f, {}, {X});
+    break;
+  case IntrinsicOp::Tanh: {
+    // tanh x = sign(x) (1 - 2 / (2^(2|x| log2 e) + 1)), saturating to +-1 for large |x|.
+    llvm::Value* A = B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, X);
+    llvm::Value* E = Ex2(B.CreateFMul(A, K(2.8853900817779268)));
+    llvm::Value* M = B.CreateFSub(K(1.0), B.CreateFDiv(K(2.0), B.CreateFAdd(E, K(1.0))));
+    R = B.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, M, X);
+    break;
+  }
+  case IntrinsicOp::Rsqrt:
+    R = B.CreateIntrinsic(nvvm_rsqrt_approx_f, {}, {X});
+    break;
+  default:
+    return nullptr;
+  }
+  return T->isFloatTy() ? R : B.CreateFPCast(R, T);
+}
+
+llvm::Value* NvptxTarget::emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op,
+                                   llvm::ArrayRef<llvm::Value*> Ops, kir::Type Ty) {
+  if (Ops.empty() || !Ty.isFloat() || !isTranscendental(Op))
+    return LoweringTarget::emitMath(B, Op, Ops, Ty); // sqrt.rn, fma.rn, cvt.rmi, min/max...
+  if (!Opts.Libdevice)
+    return approxCall(B, Op, Ops);
+  // float16: libdevice has float32 functions only; compute there and round back.
+  bool Half = Ty.Elem == kir::ScalarType::F16;
+  std::vector<llvm::Value*> X(Ops.begin(), Ops.end());
+  if (Half)
+    for (llvm::Value*& V : X)
+      V = B.CreateFPExt(V, B.getFloatTy());
+  llvm::Value* R = libdeviceCall(B, Op, X);
+  return Half ? B.CreateFPTrunc(R, B.getHalfTy()) : R;
+}
+
+} // namespace
+
+std::unique_ptr<LoweringTarget> createNvptxTarget(llvm::TargetMachine& TM,
+                                                  const NvptxTargetOptions& O) {
+  return std::make_unique<NvptxTarget>(TM, O);
+}
+
+} // namespace cajeta::lowering

@@ -1,0 +1,97 @@
+// Every conformance program compiled by the driver: both PTX payloads assemble with ptxas, with
+// and without --check-bounds, and every CUDA kernel has its manifests.
+#include "PtxTestSupport.h"
+
+#include "compiler/kir/Kir.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cajeta::test {
+namespace {
+
+std::vector<std::string> programNames() {
+  std::vector<std::string> Names;
+  std::error_code EC;
+  for (const auto& E : std::filesystem::directory_iterator(CAJETA_CONFORMANCE_PROGRAMS, EC))
+    if (E.path().extension() == ".cj")
+      Names.push_back(E.path().stem().string());
+  std::sort(Names.begin(), Names.end());
+  return Names;
+}
+
+struct Case {
+  std::string Program;
+  bool CheckBounds;
+};
+
+void PrintTo(const Case& C, std::ostream* OS) {
+  *OS << C.Program << (C.CheckBounds ? " --check-bounds" : "");
+}
+
+class ConformancePtx : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ConformancePtx, AssemblesForSm70AndSm90) {
+  const Case& C = GetParam();
+  std::string Path = std::string(CAJETA_CONFORMANCE_PROGRAMS) + "/" + C.Program + ".cj";
+  std::ifstream In(Path);
+  ASSERT_TRUE(In) << "cannot read " << Path;
+  std::stringstream SS;
+  SS << In.rdbuf();
+  driver::CompileOptions O;
+  O.CheckBounds = C.CheckBounds;
+  driver::CompileResult R = driver::Compiler::compile(Path, SS.str(), O);
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  driver::FrontendResult F = driver::Compiler::runFrontend(Path, SS.str());
+  ASSERT_TRUE(F.Ok);
+  for (const char* Sm : {"sm_70", "sm_90"}) {
+    std::string Target = std::string("nvptx-") + Sm;
+    const bundle::Payload* Pay = R.Program.findPayload(Target);
+    ASSERT_NE(Pay, nullptr) << "no " << Target << " payload";
+    EXPECT_EQ(Pay->Format, "ptx");
+    std::string Ptx = ptxOf(R.Program, Target);
+    EXPECT_NE(Ptx.find(std::string(".target ") + Sm), std::string::npos);
+    // Every kernel available on CUDA has a manifest whose symbol is an .entry of the PTX.
+    for (const auto& KF : F.Kir->Functions) {
+      if (!KF->IsKernel || !kir::availableOn(*KF, "cuda"))
+        continue;
+      const bundle::KernelInfo* K = R.Program.findKernel(KF->Name);
+      ASSERT_NE(K, nullptr);
+      auto It = K->Targets.find(Target);
+      ASSERT_NE(It, K->Targets.end()) << KF->Name << " has no " << Target << " manifest";
+      EXPECT_NE(Ptx.find(".entry " + It->second.Symbol + "("), std::string::npos)
+          << KF->Name << ": no .entry " << It->second.Symbol;
+    }
+    if (testPtxas().empty())
+      continue;
+    std::string Err = assembleError(Ptx, Sm);
+    EXPECT_TRUE(Err.empty()) << C.Program << " for " << Sm << ": " << Err;
+  }
+  if (testPtxas().empty())
+    GTEST_SKIP() << "ptxas not found: PTX emitted but not assembled";
+}
+
+std::vector<Case> cases(bool CheckBounds) {
+  std::vector<Case> Cs;
+  for (const std::string& N : programNames())
+    Cs.push_back({N, CheckBounds});
+  return Cs;
+}
+
+std::string caseName(const ::testing::TestParamInfo<Case>& I) {
+  return I.param.Program;
+}
+
+INSTANTIATE_TEST_SUITE_P(Plain, ConformancePtx, ::testing::ValuesIn(cases(false)), caseName);
+INSTANTIATE_TEST_SUITE_P(CheckBounds, ConformancePtx, ::testing::ValuesIn(cases(true)), caseName);
+
+TEST(ConformancePtxSuite, FindsThePrograms) {
+  EXPECT_GE(programNames().size(), 70u) << "conformance programs at " CAJETA_CONFORMANCE_PROGRAMS;
+}
+
+} // namespace
+} // namespace cajeta::test

@@ -1,0 +1,51 @@
+// Shared helpers of the NVPTX tests (see PtxTestSupport.h).
+#include "PtxTestSupport.h"
+
+#include "compiler/lowering/llvm/NvptxPtxas.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace cajeta::test {
+
+std::string ptxOf(const bundle::Program& P, const std::string& Target) {
+  const bundle::Payload* Pay = P.findPayload(Target);
+  if (!Pay)
+    return {};
+  return std::string(Pay->Bytes.begin(), Pay->Bytes.end());
+}
+
+const std::string& testPtxas() {
+  static const std::string Path = lowering::NvptxPtxas::find();
+  return Path;
+}
+
+std::string assembleError(const std::string& Ptx, const std::string& Sm) {
+  static std::map<std::string, std::string> Arch;
+  if (!Arch.count(Sm))
+    Arch[Sm] = lowering::NvptxPtxas::archFor(testPtxas(), Sm);
+  if (Arch[Sm].empty())
+    return "ptxas '" + testPtxas() + "' knows no architecture at or above " + Sm;
+  std::string Output;
+  if (lowering::NvptxPtxas::assemble(testPtxas(), Ptx, Arch[Sm], CAJETA_NVPTX_TEST_TMP, Output))
+    return {};
+  return "ptxas -arch=" + Arch[Sm] + " failed:\n" + Output;
+}
+
+lowering::NvptxBuildResult buildSource(const std::string& Source, lowering::NvptxBuildOptions O) {
+  driver::FrontendResult F = driver::Compiler::runFrontend("test.cj", Source);
+  EXPECT_TRUE(F.Ok) << F.Diagnostics;
+  if (!F.Ok)
+    return {};
+  return lowering::NvptxPayloadBuilder::build(*F.Kir, O);
+}
+
+size_t countOf(const std::string& Hay, const std::string& Needle) {
+  size_t N = 0;
+  for (size_t At = Hay.find(Needle); At != std::string::npos; At = Hay.find(Needle, At + 1))
+    ++N;
+  return N;
+}
+
+} // namespace cajeta::test
