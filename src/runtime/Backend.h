@@ -86,6 +86,11 @@ public:
   virtual const char* name() const = 0;          // "cpu", "cuda", ...
   virtual const char* payloadTarget() const = 0; // "cpu-x86_64", ...
   virtual const std::vector<BackendDevice*>& devices() const = 0;
+  /// The payload of Desc this backend runs: by default the one for payloadTarget(); a GPU
+  /// backend picks the best architecture its devices take. nullptr when there is none.
+  virtual const bundle::Payload* choosePayload(const bundle::Program& Desc) const {
+    return Desc.findPayload(payloadTarget());
+  }
 };
 
 } // namespace cajeta::xpu::rt

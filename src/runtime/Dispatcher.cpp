@@ -57,7 +57,7 @@ Dispatcher::Choice Dispatcher::choose(const bundle::Program& Desc, const std::st
     Backend* B = Runtime::get().findBackend(Name);
     if (!B || B->devices().empty())
       continue;
-    if (const bundle::Payload* P = Desc.findPayload(B->payloadTarget()))
+    if (const bundle::Payload* P = B->choosePayload(Desc))
       return {B->devices().front(), P};
   }
   std::string Payloads;

@@ -12,14 +12,15 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace cajeta::xpu::rt {
 
-static std::string cacheKey(const CompilerLibrary& Compiler, const std::string& Source,
+static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {
   // The file name is part of the key because it is recorded in the manifest and diagnostics.
-  std::string Text = fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\n", Compiler.Version(),
+  std::string Text = fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\n", Version,
                                  Options.CheckBounds ? 1 : 0, Options.Cpu, FileName);
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
@@ -46,19 +47,45 @@ static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path) {
   }
 }
 
+/// The cache directory's record of the compiler that last filled it (one line), or "".
+static const char* VersionFileName = "compiler-version";
+
+static std::string cachedCompilerVersion(const std::string& Dir) {
+  std::ifstream In(Dir + "/" + VersionFileName);
+  std::string Line;
+  std::getline(In, Line);
+  return Line;
+}
+
 std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
                                                     const std::string& FileName,
                                                     const JitOptions& Options) {
-  CompilerLibrary Compiler = CompilerLibrary::open();
-  std::string CacheFile;
-  if (Options.UseCache) {
-    std::string Dir = ensureJitCacheDirectory();
-    if (!Dir.empty())
-      CacheFile = Dir + "/" + cacheKey(Compiler, Source, FileName, Options) + ".cjx";
+  // Without the compiler library (a machine without LLVM, like the GPU machine) a cache filled
+  // elsewhere still serves: its recorded compiler version keys the lookup, and a miss is an error.
+  std::optional<CompilerLibrary> Compiler;
+  std::optional<RuntimeError> NoCompiler;
+  try {
+    Compiler = CompilerLibrary::open();
+  } catch (const RuntimeError& E) {
+    NoCompiler = E;
   }
+  std::string Dir = Options.UseCache ? ensureJitCacheDirectory() : std::string();
+  std::string Version = Compiler      ? Compiler->Version()
+                        : Dir.empty() ? ""
+                                      : cachedCompilerVersion(Dir);
+  if (!Compiler && Version.empty())
+    throw *NoCompiler;
+  std::string CacheFile;
+  if (!Dir.empty())
+    CacheFile = Dir + "/" + cacheKey(Version, Source, FileName, Options) + ".cjx";
   if (!CacheFile.empty())
     if (std::shared_ptr<LoadedProgram> Hit = tryCache(CacheFile))
       return Hit;
+  if (!Compiler)
+    fail(CAJETA_XPU_ERROR,
+         fmt::format("{} is not in the JIT cache {} (filled by compiler '{}') and JIT needs the "
+                     "compiler: {}",
+                     FileName, Dir, Version, NoCompiler->what()));
 
   cajeta_compile_request Request{};
   Request.abi_version = CAJETA_COMPILER_ABI_VERSION;
@@ -70,13 +97,13 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
   void* Bytes = nullptr;
   size_t Size = 0;
   char* Diagnostics = nullptr;
-  int Rc = Compiler.Compile(&Request, &Bytes, &Size, &Diagnostics);
+  int Rc = Compiler->Compile(&Request, &Bytes, &Size, &Diagnostics);
   std::string Diags = Diagnostics ? Diagnostics : "";
   if (Diagnostics)
-    Compiler.Free(Diagnostics);
+    Compiler->Free(Diagnostics);
   if (Rc != 0) {
     if (Bytes)
-      Compiler.Free(Bytes);
+      Compiler->Free(Bytes);
     if (Diags.empty())
       Diags = fmt::format("{}: error: compilation failed (status {}) with no diagnostics", FileName,
                           Rc);
@@ -89,14 +116,16 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
   bundle::BundleReadResult R =
       bundle::BundleReader::read(static_cast<const uint8_t*>(Bytes), Bytes ? Size : 0);
   if (Bytes)
-    Compiler.Free(Bytes);
+    Compiler->Free(Bytes);
   if (!R.Ok)
     fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("the compiler ({}) produced a bad bundle for {}: {}",
-                                              Compiler.Path, FileName, R.Error));
+                                              Compiler->Path, FileName, R.Error));
   if (!CacheFile.empty()) {
     std::string Error;
     if (!bundle::BundleWriter::writeFile(R.Value, CacheFile, Error))
       std::fprintf(stderr, "cajeta: warning: cannot write the JIT cache: %s\n", Error.c_str());
+    else if (cachedCompilerVersion(Dir) != Version)
+      std::ofstream(Dir + "/" + VersionFileName, std::ios::trunc) << Version << "\n";
   }
   return LoadedProgram::fromProgram(std::move(R.Value), FileName, false);
 }

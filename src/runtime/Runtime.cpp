@@ -4,6 +4,7 @@
 #include "runtime/Dispatcher.h"
 #include "runtime/Stream.h"
 #include "runtime/backends/cpu/CpuBackend.h"
+#include "runtime/backends/cuda/CudaBackend.h"
 
 namespace cajeta::xpu::rt {
 
@@ -13,7 +14,10 @@ Runtime& Runtime::get() {
 }
 
 Runtime::Runtime() {
-  // One factory per backend built in; GPU backends slot in here.
+  // One factory per backend built in, in dispatch order; a GPU backend whose driver or device
+  // is absent returns nullptr and simply is not there.
+  if (std::unique_ptr<Backend> Cuda = createCudaBackend())
+    Backends.push_back(std::move(Cuda));
   Backends.push_back(createCpuBackend());
 }
 

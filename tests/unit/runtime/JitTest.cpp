@@ -30,11 +30,13 @@ std::string scratch(const std::string& Name) {
   return Dir;
 }
 
+/// The cached bundles (the directory also holds the compiler-version record).
 std::vector<fs::path> cacheFiles(const std::string& Dir) {
   std::vector<fs::path> Files;
   if (fs::is_directory(Dir))
     for (const fs::directory_entry& E : fs::directory_iterator(Dir))
-      Files.push_back(E.path());
+      if (E.path().filename() != "compiler-version")
+        Files.push_back(E.path());
   return Files;
 }
 
@@ -176,4 +178,29 @@ TEST(Jit, NoCacheWhenDisabledOrNowhereToPutIt) {
   EXPECT_FALSE(P.fromCache());
   expectSaxpyRuns(P);
   EXPECT_FALSE(Program::compileSource("class K {}", "k.cj").fromCache());
+}
+
+TEST(Jit, CacheServesWithoutTheCompilerLibrary) {
+  // The GPU machine has no LLVM: a cache filled here (with its compiler-version record) is used
+  // there as is, and a miss says what is missing.
+  std::string Dir = scratch("jit-cache-only");
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  {
+    EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+    EXPECT_FALSE(Program::compileSource("class K { /* filled */ }", "filled.cj").fromCache());
+  }
+  std::ifstream Version(Dir + "/cajeta/compiler-version");
+  std::string Line;
+  ASSERT_TRUE(std::getline(Version, Line));
+  EXPECT_FALSE(Line.empty());
+  EnvGuard Lib("CAJETA_COMPILER_LIB", "/nonexistent/libcajeta_compiler.so");
+  Program Hit = Program::compileSource("class K { /* filled */ }", "filled.cj");
+  EXPECT_TRUE(Hit.fromCache());
+  expectSaxpyRuns(Hit);
+  std::string M =
+      messageOf<Error>([] { Program::compileSource("class K { /* new */ }", "new.cj"); });
+  EXPECT_TRUE(contains(M, "new.cj is not in the JIT cache " + Dir +
+                              "/cajeta (filled by compiler '" + Line +
+                              "') and JIT needs the compiler: "));
+  EXPECT_TRUE(contains(M, "/nonexistent/libcajeta_compiler.so"));
 }

@@ -1,0 +1,74 @@
+// Resolves the CUDA driver API from libcuda.so.1 with dlopen/dlsym; no link-time dependency.
+#include "runtime/backends/cuda/CudaDriverApi.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace cajeta::xpu::rt::cuda {
+
+namespace {
+
+template <class Fn> bool resolve(void* Lib, const char* Name, Fn& Out, std::string& Error) {
+  Out = reinterpret_cast<Fn>(::dlsym(Lib, Name));
+  if (Out)
+    return true;
+  Error = std::string("the CUDA driver lacks ") + Name;
+  return false;
+}
+
+} // namespace
+
+bool CudaDriverApi::load(std::string& Error) {
+  const char* Path = std::getenv("CAJETA_CUDA_DRIVER");
+  if (!Path || !*Path)
+    Path = "libcuda.so.1";
+  void* Lib = ::dlopen(Path, RTLD_NOW | RTLD_LOCAL);
+  if (!Lib) {
+    const char* Why = ::dlerror();
+    Error = std::string("cannot load the CUDA driver: ") + (Why ? Why : Path);
+    return false;
+  }
+  // The _v2 names are the 64-bit ABI the driver has exported since CUDA 3.2.
+  bool Ok = resolve(Lib, "cuInit", cuInit, Error) &&
+            resolve(Lib, "cuGetErrorName", cuGetErrorName, Error) &&
+            resolve(Lib, "cuGetErrorString", cuGetErrorString, Error) &&
+            resolve(Lib, "cuDeviceGetCount", cuDeviceGetCount, Error) &&
+            resolve(Lib, "cuDeviceGet", cuDeviceGet, Error) &&
+            resolve(Lib, "cuDeviceGetName", cuDeviceGetName, Error) &&
+            resolve(Lib, "cuDeviceGetAttribute", cuDeviceGetAttribute, Error) &&
+            resolve(Lib, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain, Error) &&
+            resolve(Lib, "cuDevicePrimaryCtxRelease_v2", cuDevicePrimaryCtxRelease, Error) &&
+            resolve(Lib, "cuCtxSetCurrent", cuCtxSetCurrent, Error) &&
+            resolve(Lib, "cuMemAlloc_v2", cuMemAlloc, Error) &&
+            resolve(Lib, "cuMemFree_v2", cuMemFree, Error) &&
+            resolve(Lib, "cuMemAllocHost_v2", cuMemAllocHost, Error) &&
+            resolve(Lib, "cuMemFreeHost", cuMemFreeHost, Error) &&
+            resolve(Lib, "cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync, Error) &&
+            resolve(Lib, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync, Error) &&
+            resolve(Lib, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync, Error) &&
+            resolve(Lib, "cuMemsetD8Async", cuMemsetD8Async, Error) &&
+            resolve(Lib, "cuStreamCreate", cuStreamCreate, Error) &&
+            resolve(Lib, "cuStreamDestroy_v2", cuStreamDestroy, Error) &&
+            resolve(Lib, "cuStreamSynchronize", cuStreamSynchronize, Error) &&
+            resolve(Lib, "cuModuleLoadDataEx", cuModuleLoadDataEx, Error) &&
+            resolve(Lib, "cuModuleUnload", cuModuleUnload, Error) &&
+            resolve(Lib, "cuModuleGetFunction", cuModuleGetFunction, Error) &&
+            resolve(Lib, "cuFuncGetAttribute", cuFuncGetAttribute, Error) &&
+            resolve(Lib, "cuFuncSetAttribute", cuFuncSetAttribute, Error) &&
+            resolve(Lib, "cuLaunchKernel", cuLaunchKernel, Error);
+  if (!Ok)
+    ::dlclose(Lib);
+  return Ok; // on success the library stays loaded for the life of the process
+}
+
+std::string CudaDriverApi::describe(CUresult R) const {
+  const char* Name = nullptr;
+  const char* Text = nullptr;
+  if (cuGetErrorName(R, &Name) != CUDA_SUCCESS || !Name)
+    Name = "CUDA_ERROR_UNKNOWN";
+  if (cuGetErrorString(R, &Text) != CUDA_SUCCESS || !Text)
+    Text = "no description";
+  return std::string(Name) + " (" + Text + ")";
+}
+
+} // namespace cajeta::xpu::rt::cuda
