@@ -32,6 +32,7 @@ void addBuildCommand(CLI::App& App) {
     driver::CompileOptions CO;
     CO.CheckBounds = O->CheckBounds;
     CO.Cpu = O->Cpu;
+    CO.GpuFootprint = true; // NVPTX (issue 4): AOT reads registers/spills/shared from ptxas -v
     driver::CompileResult R = driver::Compiler::compile(O->Input, Source, CO);
     std::cerr << R.Diagnostics;
     if (!R.Ok) {

@@ -218,6 +218,7 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
       OS.flush();
       bundle::TargetManifest TMan;
       TMan.Symbol = KF->Symbol;
+      Text += O.Sm; // the same IR makes different code per architecture
       TMan.CodeHash = bundle::hash64(Text.data(), Text.size());
       for (const kir::SharedArray& SA : KF->SharedArrays)
         TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
