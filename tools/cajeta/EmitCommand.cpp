@@ -1,5 +1,4 @@
-// `cajeta emit --target=kir|llvm k.cj`: print an intermediate form of a
-// program.
+// `cajeta emit --target=kir|llvm k.cj`: print an intermediate form of a program.
 #include "Commands.h"
 
 #include "compiler/driver/Compiler.h"
@@ -11,27 +10,21 @@
 
 namespace cajeta::cli {
 
-void addEmitCommand(CLI::App &App) {
+void addEmitCommand(CLI::App& App) {
   struct Options {
     std::string Input, Output, Target = "kir", Cpu = "native", Sm = "sm_90";
     bool Unoptimized = false, CheckBounds = false;
   };
   auto O = std::make_shared<Options>();
-  CLI::App *Cmd =
-      App.add_subcommand("emit", "Print a program's KIR or LLVM IR");
+  CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR or LLVM IR");
   Cmd->add_option("input", O->Input, "Cajeta source file")->required();
-  Cmd->add_option("--target", O->Target,
-                  "What to print: kir, llvm (CPU), ptx (NVIDIA)")
+  Cmd->add_option("--target", O->Target, "What to print: kir, llvm (CPU), ptx (NVIDIA)")
       ->check(CLI::IsMember({"kir", "llvm", "ptx"}));
-  Cmd->add_option("--sm", O->Sm,
-                  "GPU architecture for --target=ptx (default sm_90)"); // NVPTX
-  Cmd->add_flag("--unoptimized", O->Unoptimized,
-                "LLVM IR before the optimisation pipeline");
-  Cmd->add_flag("--check-bounds", O->CheckBounds,
-                "Include buffer bounds checks");
+  Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)"); // NVPTX
+  Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
+  Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
   Cmd->add_option("--cpu", O->Cpu, "CPU for --target=llvm (default native)");
-  Cmd->add_option("-o,--output", O->Output,
-                  "Write to this file instead of stdout");
+  Cmd->add_option("-o,--output", O->Output, "Write to this file instead of stdout");
   Cmd->callback([O] {
     std::string Source;
     if (!readSourceFile(O->Input, Source)) {
@@ -62,8 +55,7 @@ void addEmitCommand(CLI::App &App) {
       CO.Cpu = O->Cpu;
       CO.CheckBounds = O->CheckBounds;
       std::string Error;
-      if (!lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized,
-                                                   Text, Error)) {
+      if (!lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized, Text, Error)) {
         std::cerr << "cajeta: error: " << Error << "\n";
         ExitCode = 1;
         return;
