@@ -350,13 +350,15 @@ void NvptxTarget::noteApproximation() {
   if (NotedApprox || !Opts.Notes)
     return;
   NotedApprox = true;
+  // Measured on an H200 (sm_90) over x in [0.01, 20] against libm in long double
+  // (tests/unit/nvptx/device): the bounds below are what that run found.
   Opts.Notes->push_back(
       "[nvptx-math] libdevice not found: Math.exp/log/pow/sin/cos/tanh/rsqrt use approximate PTX "
-      "(ex2.approx, lg2.approx, sin.approx, cos.approx, rsqrt.approx); float32 results are not "
-      "correctly rounded (about 2^-21 relative error near 0, growing with |x| for "
-      "exp/pow/sin/cos), "
-      "float64 ones only float32-accurate. Set CAJETA_LIBDEVICE to libdevice.10.bc for libm "
-      "accuracy");
+      "(ex2.approx, lg2.approx, sin.approx, cos.approx, rsqrt.approx). Measured float32 error on "
+      "[0.01, 20]: exp 15 ulp, pow 11 ulp, tanh 110 ulp, rsqrt 1 ulp; log, sin and cos are "
+      "accurate to about 2^-21 absolute, so near their zeros the ulp error is large (log 331, cos "
+      "6163, sin 68788 ulp); float64 results are only float32-accurate. Set CAJETA_LIBDEVICE to "
+      "CUDA's nvvm/libdevice/libdevice.10.bc for 1-2 ulp math");
 }
 
 llvm::Value* NvptxTarget::approxCall(llvm::IRBuilder<>& B, IntrinsicOp Op,
