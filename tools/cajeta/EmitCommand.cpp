@@ -4,6 +4,7 @@
 #include "compiler/driver/Compiler.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
+#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 #include <fstream>
 #include <iostream>
@@ -18,8 +19,8 @@ void addEmitCommand(CLI::App& App) {
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR or LLVM IR");
   Cmd->add_option("input", O->Input, "Cajeta source file")->required();
-  Cmd->add_option("--target", O->Target, "What to print: kir, llvm (CPU), ptx (NVIDIA)")
-      ->check(CLI::IsMember({"kir", "llvm", "ptx"}));
+  Cmd->add_option("--target", O->Target, "What to print: kir, llvm (CPU), ptx (NVIDIA), spirv (Vulkan)")
+      ->check(CLI::IsMember({"kir", "llvm", "ptx", "spirv"}));
   Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)"); // NVPTX
   Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
   Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
@@ -40,6 +41,15 @@ void addEmitCommand(CLI::App& App) {
     std::string Text;
     if (O->Target == "kir") {
       Text = kir::dump(*F.Kir);
+    } else if (O->Target == "spirv") { // SPIR-V (issue 5): disassembly, or the binary
+      spirv::SpirvEmitOptions SO;
+      SO.CheckBounds = O->CheckBounds;
+      std::string Error;
+      if (!spirv::SpirvPayloadBuilder::emitText(*F.Kir, SO, Text, Error)) {
+        std::cerr << "cajeta: error: " << Error << "\n";
+        ExitCode = 1;
+        return;
+      }
     } else if (O->Target == "ptx") { // NVPTX (issue 4)
       lowering::NvptxBuildOptions NO;
       NO.Sm = O->Sm;

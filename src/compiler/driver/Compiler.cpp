@@ -8,6 +8,7 @@
 #include "compiler/kir/AccessAnalysis.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
+#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 namespace cajeta::driver {
 
@@ -97,6 +98,15 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   for (const std::string& Note : Gpu.front().Notes) // the same for every architecture
     R.Diagnostics += FileName + ": note: " + Note + "\n";
   // --- end NVPTX ---
+  // --- SPIR-V payloads (issue 5, SpirvPayloadBuilder): one module per Vulkan kernel. Float
+  // atomic adds are compare-exchange loops (any device); a kernel the emitter cannot express
+  // gets a warning and no Vulkan payload instead of failing the whole build. ---
+  spirv::SpirvEmitOptions SpvOpts;
+  SpvOpts.CheckBounds = Options.CheckBounds;
+  spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
+  for (const std::string& E : Spv.Errors)
+    R.Diagnostics += FileName + ": warning: no Vulkan code for " + E + "\n";
+  // --- end SPIR-V ---
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();
   for (const auto& Fn : F.Kir->Functions) {
@@ -119,11 +129,15 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     for (const lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
       if (auto GIt = G.Manifests.find(Fn->Name); GIt != G.Manifests.end())
         K.Targets[G.Payload.Target] = GIt->second;
+    if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end()) // SPIR-V (issue 5)
+      K.Targets[spirv::SpirvPayloadBuilder::ManifestTarget] = SIt->second;
     P.Kernels.push_back(std::move(K));
   }
   P.Payloads.push_back(std::move(Cpu.Payload));
   for (lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
     P.Payloads.push_back(std::move(G.Payload));
+  for (bundle::Payload& SP : Spv.Payloads) // SPIR-V (issue 5)
+    P.Payloads.push_back(std::move(SP));
   R.Ok = true;
   return R;
 }

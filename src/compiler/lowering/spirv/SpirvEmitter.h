@@ -1,0 +1,197 @@
+// SpirvEmitter: one KIR kernel -> one Vulkan compute SPIR-V module (the ABI is in
+// bundle/VulkanKernelAbi.h). Helpers become SPIR-V functions specialised per buffer binding.
+#pragma once
+
+#include "compiler/kir/Kir.h"
+#include "compiler/lowering/spirv/SpirvModuleBuilder.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cajeta::spirv {
+
+struct SpirvEmitOptions {
+  /// --check-bounds: every buffer and shared-array index is checked; a failure is written to the
+  /// status buffer (binding = parameter count) and ends the work-item.
+  bool CheckBounds = false;
+  /// Float atomic add on buffers through SPV_EXT_shader_atomic_float_add (OpAtomicFAddEXT);
+  /// otherwise (and always for shared arrays) a compare-exchange loop on the bits.
+  bool NativeFloatAtomicAdd = false;
+};
+
+/// Where a scalar, function-tag or POD parameter lives in the parameter block.
+struct ParamSlot {
+  uint32_t Param = 0;  // KIR parameter index
+  uint32_t Offset = 0; // bytes from the start of the block
+  uint32_t Size = 0;   // bytes the runtime writes there
+};
+
+struct SpirvKernel {
+  bool Ok = false;
+  std::string Error;
+  Words Module;                          // the SPIR-V binary
+  std::string EntryPoint;                // OpEntryPoint name
+  std::vector<std::string> Capabilities; // every OpCapability, by name
+  std::vector<std::string> Extensions;   // every OpExtension
+  std::vector<ParamSlot> Slots;          // the parameter block layout
+  uint32_t ParamBlockBytes = 0;          // 0: no block
+  bool ParamBlockIsUniform = false;      // too big for push constants: a uniform buffer
+  uint32_t StaticSharedBytes = 0;
+  uint32_t DynamicSharedElementBytes = 0; // 0: no dynamic shared array
+  bool UsesNativeFloatAtomicAdd = false;
+};
+
+class SpirvEmitter {
+public:
+  /// Push constants guaranteed by Vulkan (maxPushConstantsSize >= 128); a larger block goes to a
+  /// uniform buffer.
+  static constexpr uint32_t MaxPushConstantBytes = 128;
+
+  /// The parameter block layout of K (VulkanKernelAbi.h): returns the slots, sets Bytes.
+  static std::vector<ParamSlot> paramBlockLayout(const kir::Module& M, const kir::Function& K,
+                                                 uint32_t& Bytes);
+
+  /// Emits kernel K of M. K must be a kernel available on "vulkan".
+  static SpirvKernel emitKernel(const kir::Module& M, const kir::Function& K,
+                                const SpirvEmitOptions& Options);
+
+  ~SpirvEmitter();
+
+private:
+  struct Block {
+    uint32_t Label = 0;
+    Words W;
+  };
+  struct LoopInfo {
+    uint32_t Id = 0;
+    uint32_t Merge = 0;
+    uint32_t Continue = 0;
+  };
+  /// One SPIR-V function being emitted (the kernel entry or a helper specialisation).
+  struct FnState {
+    const kir::Function* KF = nullptr;
+    uint32_t FnId = 0;
+    uint32_t ReturnType = 0;
+    /// Per KIR parameter: buffers and PODs -> the kernel parameter index they are bound to;
+    /// scalars -> the SPIR-V value id.
+    std::vector<uint32_t> Params;
+    std::vector<uint32_t> Locals; // Function-storage variables
+    Words Vars;                   // their OpVariable instructions (start of the entry block)
+    Words Header;                 // OpFunction and OpFunctionParameter
+    std::vector<Block> Blocks;
+    bool Live = false;
+    std::set<uint32_t> HasPred;
+    std::vector<LoopInfo> Loops;
+    uint32_t PendingVar = 0; // u32: the multi-level break/continue in flight (0: none)
+  };
+  /// An indexable array as the walk sees it.
+  struct ArrayRef {
+    bool Shared = false;
+    uint32_t Var = 0;       // the variable (buffer: the Block struct; shared: the array)
+    uint32_t ElemType = 0;  // element type in memory
+    kir::Type Elem;         // KIR element type
+    bool Bits = false;      // a float array held as integer bits (shared arrays with atomics)
+    uint32_t Length32 = 0;  // shared: the u32 length (constant or spec constant)
+    uint32_t ParamCode = 0; // what a bounds report names
+    uint32_t KernelParam = 0;
+  };
+
+  SpirvEmitter(const kir::Module& M, const kir::Function& K, const SpirvEmitOptions& O);
+  bool run(SpirvKernel& Out);
+
+  // --- functions and blocks (SpirvEmitter.cpp) ---
+  void emitKernelFunction();
+  uint32_t helperFunction(uint32_t Callee, const std::vector<uint32_t>& Bindings);
+  void emitFunctionBody(FnState& FS);
+  void finishFunction(FnState& FS);
+  uint32_t op(spv::Op Op, uint32_t Type, const Words& Operands);
+  void opVoid(spv::Op Op, const Words& Operands);
+  void beginBlock(uint32_t Label);
+  void branch(uint32_t Target);
+  void condBranch(uint32_t Cond, uint32_t True, uint32_t False);
+  void emitReturn(uint32_t Value);
+  void leaveOnFailure();
+  uint32_t curLabel() const { return Cur->Blocks.back().Label; }
+  bool fail(const kir::SourceLoc& L, const std::string& Message);
+
+  // --- statements ---
+  void lowerStmt(const kir::Stmt* S);
+  void lowerIf(const kir::Stmt* S);
+  void lowerLoop(const kir::Stmt* S);
+  void lowerJump(const kir::Stmt* S);
+  void lowerReturn(const kir::Stmt* S);
+  void dispatchPending();
+
+  // --- expressions (SpirvEmitterExpr.cpp) ---
+  uint32_t lowerExpr(const kir::Expr* E);
+  uint32_t lowerUnary(const kir::Expr* E);
+  uint32_t lowerBinary(const kir::Expr* E);
+  uint32_t lowerIntDivRem(const kir::Expr* E, uint32_t L, uint32_t R);
+  uint32_t lowerCompare(const kir::Expr* E, uint32_t L, uint32_t R);
+  uint32_t lowerLogical(const kir::Expr* E);
+  uint32_t lowerCast(const kir::Expr* E);
+  uint32_t convert(uint32_t V, kir::Type From, kir::Type To);
+  uint32_t lowerSelect(const kir::Expr* E);
+  uint32_t lowerCall(const kir::Expr* E);
+  bool callArgs(const kir::Expr* E, uint32_t Callee, const std::vector<const kir::Expr*>& Args,
+                std::vector<uint32_t>& Bindings, Words& Values);
+  uint32_t emitCall(const kir::Expr* E, uint32_t Callee, const std::vector<uint32_t>& Bindings,
+                    const Words& Values);
+  uint32_t lowerDispatch(const kir::Expr* E);
+  uint32_t lowerIntrinsic(const kir::Expr* E);
+  uint32_t lowerMath(const kir::Expr* E, const Words& Ops);
+  uint32_t floatMinMax(bool IsMin, kir::Type T, uint32_t A, uint32_t B);
+  uint32_t glsl(uint32_t Type, uint32_t Inst, const Words& Ops);
+  uint32_t arith(spv::Op Op, uint32_t Type, uint32_t A, uint32_t B);
+
+  // --- memory (SpirvEmitterMemory.cpp) ---
+  uint32_t valueType(kir::Type T);
+  uint32_t memoryType(kir::ScalarType T);
+  uint32_t intConst(kir::Type T, uint64_t V);
+  uint32_t zeroOf(kir::Type T);
+  bool arrayOf(const kir::Expr* E, ArrayRef& A);
+  uint32_t bufferVar(uint32_t KernelParam, bool IntView);
+  uint32_t sharedVar(uint32_t Index);
+  uint32_t elementPointer(const ArrayRef& A, const kir::Expr* IndexExpr, bool IntView);
+  void boundsCheck(const ArrayRef& A, uint32_t Index, kir::Type IndexTy, uint32_t& Index32);
+  void reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t IndexHi, uint32_t Length);
+  uint32_t statusVar();
+  uint32_t lowerLoad(const kir::Expr* E);
+  uint32_t lowerStore(const kir::Expr* E);
+  uint32_t lowerAtomic(const kir::Expr* E);
+  uint32_t atomicCasLoop(const kir::Expr* E, uint32_t Ptr, uint32_t Scope, uint32_t Sem,
+                         uint32_t Value);
+  uint32_t paramWord(uint32_t WordIndex);
+  uint32_t scalarParam(uint32_t KernelParam, kir::Type T);
+  uint32_t podField(const kir::Expr* E);
+  uint32_t readBlockScalar(uint32_t ByteOffset, kir::Type T);
+  uint32_t builtinInput(spv::BuiltIn B);
+  uint32_t coordinate(kir::IntrinsicOp Op, unsigned Dim);
+  uint32_t u32() { return Mb.typeInt(32); }
+  uint32_t boolTy() { return Mb.typeBool(); }
+
+  const kir::Module& M;
+  const kir::Function& Kernel;
+  SpirvEmitOptions Opts;
+  SpirvModuleBuilder Mb;
+  std::string Error;
+  FnState* Cur = nullptr;
+  std::vector<ParamSlot> Slots;
+  uint32_t BlockBytes = 0;
+  uint32_t ParamBlockVar = 0;
+  std::map<std::pair<uint32_t, bool>, uint32_t> BufferVars; // (param, int view) -> variable
+  std::vector<uint32_t> SharedVars;
+  std::vector<uint32_t> SharedLengths;
+  std::vector<bool> SharedBits;
+  std::map<spv::BuiltIn, uint32_t> Builtins;
+  uint32_t WorkgroupSize = 0;
+  uint32_t StatusVar = 0;
+  uint32_t FailedFlag = 0; // Private bool: a bounds failure happened in this work-item
+  std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> Helpers;
+  bool UsedNativeFAdd = false;
+};
+
+} // namespace cajeta::spirv

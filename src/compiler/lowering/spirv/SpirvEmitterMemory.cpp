@@ -1,0 +1,538 @@
+// SpirvEmitter's memory: types, StorageBuffer and Workgroup variables, the parameter block
+// (push constants or a uniform buffer), POD fields, builtins, --check-bounds and atomics.
+#include "compiler/lowering/spirv/SpirvEmitter.h"
+
+#include <spirv/unified1/GLSL.std.450.h>
+
+namespace cajeta::spirv {
+
+using kir::AtomicOp;
+using kir::Expr;
+using kir::MemoryOrder;
+using kir::Type;
+
+uint32_t SpirvEmitter::valueType(Type T) {
+  if (T.isBool())
+    return Mb.typeBool();
+  if (T.isFloat())
+    return Mb.typeFloat(T.bits());
+  return Mb.typeInt(T.bits());
+}
+
+uint32_t SpirvEmitter::memoryType(kir::ScalarType T) {
+  if (T == kir::ScalarType::Bool) // bool in buffers is a byte
+    return Mb.typeInt(8);
+  return valueType(Type::scalar(T));
+}
+
+uint32_t SpirvEmitter::intConst(Type T, uint64_t V) {
+  return Mb.constInt(T.bits(), V);
+}
+
+uint32_t SpirvEmitter::zeroOf(Type T) {
+  if (T.isBool())
+    return Mb.constBool(false);
+  if (T.isFloat())
+    return Mb.constFloat(T.bits(), 0.0);
+  return Mb.constInt(T.bits(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variables
+
+uint32_t SpirvEmitter::bufferVar(uint32_t KernelParam, bool IntView) {
+  auto Key = std::make_pair(KernelParam, IntView);
+  if (auto It = BufferVars.find(Key); It != BufferVars.end())
+    return It->second;
+  kir::ScalarType E = Kernel.Params[KernelParam].Ty.Elem;
+  unsigned Size = bundle::scalarTypeSize(E);
+  uint32_t Elem = IntView ? Mb.typeInt(Size * 8) : memoryType(E);
+  if (Size == 1) {
+    Mb.addCapability(spv::Capability::StorageBuffer8BitAccess);
+    Mb.addExtension("SPV_KHR_8bit_storage");
+  } else if (Size == 2) {
+    Mb.addCapability(spv::Capability::StorageBuffer16BitAccess);
+    Mb.addExtension("SPV_KHR_16bit_storage");
+  }
+  uint32_t Rta = Mb.typeRuntimeArray(Elem);
+  Mb.decorate(Rta, spv::Decoration::ArrayStride, {Size});
+  uint32_t St = Mb.typeStruct({Rta});
+  Mb.decorate(St, spv::Decoration::Block);
+  Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
+  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::StorageBuffer, St),
+                                   spv::StorageClass::StorageBuffer);
+  Mb.decorate(Var, spv::Decoration::DescriptorSet, {0});
+  Mb.decorate(Var, spv::Decoration::Binding, {KernelParam});
+  Mb.addName(Var, Kernel.Params[KernelParam].Name + (IntView ? ".bits" : ""));
+  BufferVars[Key] = Var;
+  return Var;
+}
+
+uint32_t SpirvEmitter::sharedVar(uint32_t Index) {
+  if (SharedVars.empty()) {
+    SharedVars.assign(Kernel.SharedArrays.size(), 0);
+    SharedLengths.assign(Kernel.SharedArrays.size(), 0);
+  }
+  if (SharedVars[Index])
+    return SharedVars[Index];
+  const kir::SharedArray& S = Kernel.SharedArrays[Index];
+  Type ET = Type::scalar(S.Elem);
+  uint32_t Elem = SharedBits[Index] ? Mb.typeInt(ET.bits()) : valueType(ET);
+  uint32_t Len = S.Count ? Mb.constU32(S.Count) : 0;
+  if (!Len) { // the dynamic array: its element count is specialisation constant 3
+    Len = Mb.specConstU32(1, 3);
+    Mb.addName(Len, "cj_dynamic_shared_elements");
+  }
+  uint32_t Arr = Mb.typeArray(Elem, Len);
+  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::Workgroup, Arr),
+                                   spv::StorageClass::Workgroup);
+  Mb.addName(Var, S.Name);
+  SharedVars[Index] = Var;
+  SharedLengths[Index] = Len;
+  return Var;
+}
+
+uint32_t SpirvEmitter::statusVar() {
+  if (StatusVar)
+    return StatusVar;
+  uint32_t Rta = Mb.typeRuntimeArray(u32());
+  Mb.decorate(Rta, spv::Decoration::ArrayStride, {4});
+  uint32_t St = Mb.typeStruct({Rta});
+  Mb.decorate(St, spv::Decoration::Block);
+  Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
+  StatusVar = Mb.globalVariable(Mb.typePointer(spv::StorageClass::StorageBuffer, St),
+                                spv::StorageClass::StorageBuffer);
+  Mb.decorate(StatusVar, spv::Decoration::DescriptorSet, {0});
+  Mb.decorate(StatusVar, spv::Decoration::Binding, {uint32_t(Kernel.Params.size())});
+  Mb.addName(StatusVar, "cj_status");
+  return StatusVar;
+}
+
+bool SpirvEmitter::arrayOf(const Expr* E, ArrayRef& A) {
+  if (!E)
+    return fail({}, "malformed KIR: null array operand");
+  if (E->K == Expr::Kind::SharedRef) {
+    if (Cur->KF != &Kernel || E->Index >= Kernel.SharedArrays.size() ||
+        Kernel.SharedArrays[E->Index].Elem != E->Ty.Elem || !E->Ty.isShared())
+      return fail(E->Loc, "malformed KIR: expected a shared array of this kernel");
+    A.Shared = true;
+    A.Var = sharedVar(E->Index);
+    A.Elem = Type::scalar(E->Ty.Elem);
+    A.Bits = SharedBits[E->Index];
+    A.ElemType = A.Bits ? Mb.typeInt(A.Elem.bits()) : valueType(A.Elem);
+    A.Length32 = SharedLengths[E->Index];
+    A.ParamCode = 0x80000000u | E->Index;
+    return true;
+  }
+  if (E->K != Expr::Kind::Param || !E->Ty.isBuffer() || E->Index >= Cur->Params.size() ||
+      Cur->KF->Params[E->Index].Ty != E->Ty)
+    return fail(E->Loc, "malformed KIR: expected a buffer parameter or a shared array");
+  uint32_t K = Cur->Params[E->Index];
+  if (K >= Kernel.Params.size() || Kernel.Params[K].Ty != E->Ty)
+    return fail(E->Loc, "malformed KIR: buffer argument bound to a parameter of another type");
+  A.KernelParam = K;
+  A.Var = bufferVar(K, false);
+  A.Elem = Type::scalar(E->Ty.Elem);
+  A.ElemType = memoryType(E->Ty.Elem);
+  A.ParamCode = K;
+  return true;
+}
+
+uint32_t SpirvEmitter::elementPointer(const ArrayRef& A, const Expr* IndexExpr, bool IntView) {
+  if (!IndexExpr || !IndexExpr->Ty.isInteger()) {
+    fail(IndexExpr ? IndexExpr->Loc : kir::SourceLoc{}, "malformed KIR: index is not an integer");
+    return 0;
+  }
+  Type IT = IndexExpr->Ty;
+  uint32_t Index = lowerExpr(IndexExpr);
+  if (!Error.empty())
+    return 0;
+  if (IT.bits() < 32) // widen by the index's signedness
+    Index = op(IT.isSigned() ? spv::Op::OpSConvert : spv::Op::OpUConvert, u32(), {Index});
+  if (Opts.CheckBounds) {
+    uint32_t Unused = 0;
+    boundsCheck(A, Index, IT, Unused);
+  }
+  spv::StorageClass SC = A.Shared ? spv::StorageClass::Workgroup : spv::StorageClass::StorageBuffer;
+  uint32_t Elem = A.ElemType;
+  uint32_t Var = A.Var;
+  if (IntView && !A.Shared) {
+    Elem = Mb.typeInt(A.Elem.bits());
+    Var = bufferVar(A.KernelParam, true);
+  }
+  uint32_t Ptr = Mb.typePointer(SC, Elem);
+  if (A.Shared)
+    return op(spv::Op::OpAccessChain, Ptr, {Var, Index});
+  return op(spv::Op::OpAccessChain, Ptr, {Var, Mb.constU32(0), Index});
+}
+
+void SpirvEmitter::boundsCheck(const ArrayRef& A, uint32_t Index, Type IndexTy, uint32_t& Index32) {
+  uint32_t B = boolTy();
+  uint32_t Len = A.Shared ? A.Length32 : op(spv::Op::OpArrayLength, u32(), {A.Var, 0});
+  uint32_t InRange, Lo, Hi;
+  if (IndexTy.bits() <= 32) {
+    // A negative signed index is a huge unsigned one: out of range too.
+    InRange = op(spv::Op::OpULessThan, B, {Index, Len});
+    Lo = Index;
+    Hi = Mb.constU32(0);
+    if (IndexTy.isSigned())
+      Hi = op(spv::Op::OpSelect, u32(),
+              {op(spv::Op::OpSLessThan, B, {Index, Mb.constU32(0)}), Mb.constU32(~0u), Hi});
+  } else {
+    uint32_t U64 = Mb.typeInt(64);
+    InRange = op(spv::Op::OpULessThan, B, {Index, op(spv::Op::OpUConvert, U64, {Len})});
+    Lo = op(spv::Op::OpUConvert, u32(), {Index});
+    Hi = op(spv::Op::OpUConvert, u32(),
+            {op(spv::Op::OpShiftRightLogical, U64, {Index, Mb.constInt(64, 32)})});
+  }
+  Index32 = Lo;
+  uint32_t Ok = Mb.newId(), Bad = Mb.newId();
+  opVoid(spv::Op::OpSelectionMerge, {Ok, 0});
+  condBranch(InRange, Ok, Bad);
+  beginBlock(Bad);
+  reportFailure(A.ParamCode, Lo, Hi, Len);
+  leaveOnFailure();
+  beginBlock(Ok);
+}
+
+void SpirvEmitter::reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t IndexHi,
+                                 uint32_t Length) {
+  // The first failure of the launch claims the record (Failed: 0 -> 1) and fills it in.
+  uint32_t Ptr = Mb.typePointer(spv::StorageClass::StorageBuffer, u32());
+  auto Word = [&](uint32_t W) {
+    return op(spv::Op::OpAccessChain, Ptr, {statusVar(), Mb.constU32(0), Mb.constU32(W)});
+  };
+  uint32_t Device = Mb.constU32(uint32_t(spv::Scope::Device));
+  uint32_t Relaxed = Mb.constU32(0);
+  uint32_t Old = op(spv::Op::OpAtomicCompareExchange, u32(),
+                    {Word(0), Device, Relaxed, Relaxed, Mb.constU32(1), Mb.constU32(0)});
+  uint32_t Won = op(spv::Op::OpIEqual, boolTy(), {Old, Mb.constU32(0)});
+  uint32_t Fill = Mb.newId(), Done = Mb.newId();
+  opVoid(spv::Op::OpSelectionMerge, {Done, 0});
+  condBranch(Won, Fill, Done);
+  beginBlock(Fill);
+  uint32_t Values[] = {Mb.constU32(ParamCode), IndexLo, IndexHi, Length, Mb.constU32(0)};
+  for (uint32_t W = 1; W <= 5; ++W)
+    opVoid(spv::Op::OpStore, {Word(W), Values[W - 1]});
+  branch(Done);
+  beginBlock(Done);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loads and stores
+
+uint32_t SpirvEmitter::lowerLoad(const Expr* E) {
+  ArrayRef A;
+  if (E->Ops.size() != 2 || !arrayOf(E->Ops[0], A))
+    return fail(E->Loc, "malformed KIR: load without an array and an index"), 0;
+  if (E->Ty != A.Elem)
+    return fail(E->Loc, "malformed KIR: load type differs from the element type"), 0;
+  uint32_t Ptr = elementPointer(A, E->Ops[1], false);
+  if (!Error.empty())
+    return 0;
+  uint32_t V = op(spv::Op::OpLoad, A.ElemType, {Ptr});
+  if (A.Bits)
+    return op(spv::Op::OpBitcast, valueType(A.Elem), {V});
+  if (A.Elem.isBool() && !A.Shared) // any non-zero byte reads as true
+    return op(spv::Op::OpINotEqual, boolTy(), {V, Mb.constInt(8, 0)});
+  return V;
+}
+
+uint32_t SpirvEmitter::lowerStore(const Expr* E) {
+  ArrayRef A;
+  if (E->Ops.size() != 3 || !arrayOf(E->Ops[0], A))
+    return fail(E->Loc, "malformed KIR: store without an array, an index and a value"), 0;
+  if (E->Ty != A.Elem || !E->Ops[2] || E->Ops[2]->Ty != A.Elem)
+    return fail(E->Loc, "malformed KIR: stored value type differs from the element type"), 0;
+  // Left to right: the index (bounds-checked), then the value.
+  uint32_t Ptr = elementPointer(A, E->Ops[1], false);
+  uint32_t V = lowerExpr(E->Ops[2]);
+  if (!Error.empty())
+    return 0;
+  uint32_t Mem = V;
+  if (A.Bits)
+    Mem = op(spv::Op::OpBitcast, A.ElemType, {V});
+  else if (A.Elem.isBool() && !A.Shared)
+    Mem = op(spv::Op::OpSelect, A.ElemType, {V, Mb.constInt(8, 1), Mb.constInt(8, 0)});
+  opVoid(spv::Op::OpStore, {Ptr, Mem});
+  return V;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter block, PODs and builtins
+
+uint32_t SpirvEmitter::paramWord(uint32_t WordIndex) {
+  bool Uniform = BlockBytes > MaxPushConstantBytes;
+  spv::StorageClass SC = Uniform ? spv::StorageClass::Uniform : spv::StorageClass::PushConstant;
+  if (!ParamBlockVar) {
+    uint32_t Arr;
+    if (Uniform) { // std140: an array of uvec4 (stride 16) holds the words densely
+      Arr = Mb.typeArrayUnique(Mb.typeVector(u32(), 4), Mb.constU32((BlockBytes + 15) / 16));
+      Mb.decorate(Arr, spv::Decoration::ArrayStride, {16});
+    } else {
+      Arr = Mb.typeArrayUnique(u32(), Mb.constU32((BlockBytes + 3) / 4));
+      Mb.decorate(Arr, spv::Decoration::ArrayStride, {4});
+    }
+    uint32_t St = Mb.typeStruct({Arr});
+    Mb.decorate(St, spv::Decoration::Block);
+    Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
+    ParamBlockVar = Mb.globalVariable(Mb.typePointer(SC, St), SC);
+    Mb.addName(ParamBlockVar, "cj_params");
+    if (Uniform) {
+      Mb.decorate(ParamBlockVar, spv::Decoration::DescriptorSet, {0});
+      Mb.decorate(ParamBlockVar, spv::Decoration::Binding, {uint32_t(Kernel.Params.size()) + 1});
+    }
+  }
+  uint32_t Ptr = Mb.typePointer(SC, u32());
+  uint32_t Chain = Uniform ? op(spv::Op::OpAccessChain, Ptr,
+                                {ParamBlockVar, Mb.constU32(0), Mb.constU32(WordIndex / 4),
+                                 Mb.constU32(WordIndex % 4)})
+                           : op(spv::Op::OpAccessChain, Ptr,
+                                {ParamBlockVar, Mb.constU32(0), Mb.constU32(WordIndex)});
+  return op(spv::Op::OpLoad, u32(), {Chain});
+}
+
+uint32_t SpirvEmitter::readBlockScalar(uint32_t ByteOffset, Type T) {
+  uint32_t W = ByteOffset / 4, Shift = ByteOffset % 4 * 8;
+  if (T.bits() == 64) {
+    uint32_t Pair = op(spv::Op::OpCompositeConstruct, Mb.typeVector(u32(), 2),
+                       {paramWord(W), paramWord(W + 1)});
+    return op(spv::Op::OpBitcast, valueType(T), {Pair});
+  }
+  uint32_t Word = paramWord(W);
+  if (Shift)
+    Word = op(spv::Op::OpShiftRightLogical, u32(), {Word, Mb.constU32(Shift)});
+  if (T.isBool())
+    return op(spv::Op::OpINotEqual, boolTy(),
+              {op(spv::Op::OpBitwiseAnd, u32(), {Word, Mb.constU32(0xff)}), Mb.constU32(0)});
+  if (T.Elem == kir::ScalarType::F16) { // through UnpackHalf2x16: no Int16 needed
+    uint32_t F32 = Mb.typeFloat(32);
+    uint32_t Half = op(spv::Op::OpBitwiseAnd, u32(), {Word, Mb.constU32(0xffff)});
+    uint32_t Pair = glsl(Mb.typeVector(F32, 2), GLSLstd450UnpackHalf2x16, {Half});
+    uint32_t X = op(spv::Op::OpCompositeExtract, F32, {Pair, 0});
+    return op(spv::Op::OpFConvert, valueType(T), {X});
+  }
+  if (T.bits() == 32)
+    return T.isFloat() ? op(spv::Op::OpBitcast, valueType(T), {Word}) : Word;
+  return op(spv::Op::OpUConvert, valueType(T), {Word}); // the low 8 or 16 bits
+}
+
+uint32_t SpirvEmitter::scalarParam(uint32_t KernelParam, Type T) {
+  for (const ParamSlot& S : Slots)
+    if (S.Param == KernelParam)
+      return readBlockScalar(S.Offset, T);
+  fail(Kernel.Loc, "parameter " + std::to_string(KernelParam) + " has no slot");
+  return 0;
+}
+
+uint32_t SpirvEmitter::podField(const Expr* E) {
+  const Expr* P = E->Ops.size() == 1 ? E->Ops[0] : nullptr;
+  if (!P || P->K != Expr::Kind::Param || !P->Ty.isPod() || P->Index >= Cur->Params.size() ||
+      Cur->KF->Params[P->Index].Ty != P->Ty || P->Ty.PodIndex >= M.Pods.size())
+    return fail(E->Loc, "malformed KIR: field read of something other than a POD parameter"), 0;
+  const kir::PodType& Pod = M.Pods[P->Ty.PodIndex];
+  if (E->Index >= Pod.Fields.size())
+    return fail(E->Loc,
+                "malformed KIR: POD '" + Pod.Name + "' has no field " + std::to_string(E->Index)),
+           0;
+  const kir::PodField& F = Pod.Fields[E->Index];
+  unsigned Size = bundle::scalarTypeSize(F.Type);
+  if (E->Ty != Type::scalar(F.Type) || F.Offset + Size > Pod.Size || F.Offset % Size)
+    return fail(E->Loc, "malformed KIR: field '" + F.Name + "' of '" + Pod.Name +
+                            "' read with the wrong type or misaligned"),
+           0;
+  uint32_t K = Cur->Params[P->Index];
+  for (const ParamSlot& S : Slots)
+    if (S.Param == K)
+      return readBlockScalar(S.Offset + F.Offset, E->Ty);
+  return fail(E->Loc, "POD parameter has no slot"), 0;
+}
+
+uint32_t SpirvEmitter::builtinInput(spv::BuiltIn B) {
+  if (auto It = Builtins.find(B); It != Builtins.end())
+    return It->second;
+  uint32_t V3 = Mb.typeVector(u32(), 3);
+  uint32_t Var =
+      Mb.globalVariable(Mb.typePointer(spv::StorageClass::Input, V3), spv::StorageClass::Input);
+  Mb.decorate(Var, spv::Decoration::BuiltIn, {uint32_t(B)});
+  Builtins[B] = Var;
+  return Var;
+}
+
+uint32_t SpirvEmitter::coordinate(kir::IntrinsicOp Op, unsigned Dim) {
+  if (Op == kir::IntrinsicOp::GroupDim)
+    return op(spv::Op::OpCompositeExtract, u32(), {WorkgroupSize, Dim});
+  spv::BuiltIn B = Op == kir::IntrinsicOp::LocalId   ? spv::BuiltIn::LocalInvocationId
+                   : Op == kir::IntrinsicOp::GroupId ? spv::BuiltIn::WorkgroupId
+                                                     : spv::BuiltIn::NumWorkgroups;
+  uint32_t V = op(spv::Op::OpLoad, Mb.typeVector(u32(), 3), {builtinInput(B)});
+  return op(spv::Op::OpCompositeExtract, u32(), {V, Dim});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics
+
+namespace {
+
+size_t atomicArity(AtomicOp Op) {
+  switch (Op) {
+  case AtomicOp::Load:
+    return 2;
+  case AtomicOp::CompareExchange:
+    return 4;
+  default:
+    return 3;
+  }
+}
+
+bool floatAllowed(AtomicOp Op) {
+  return Op == AtomicOp::Add || Op == AtomicOp::Min || Op == AtomicOp::Max ||
+         Op == AtomicOp::Exchange || Op == AtomicOp::CompareExchange || Op == AtomicOp::Load ||
+         Op == AtomicOp::Store;
+}
+
+/// Memory semantics of an order (sequential consistency is acquire-release: Vulkan has no
+/// stronger per-operation order), plus the storage class it orders.
+uint32_t semantics(MemoryOrder O, uint32_t StorageBit) {
+  using S = spv::MemorySemanticsMask;
+  switch (O) {
+  case MemoryOrder::Relaxed:
+    return 0;
+  case MemoryOrder::Acquire:
+    return uint32_t(S::Acquire) | StorageBit;
+  case MemoryOrder::Release:
+    return uint32_t(S::Release) | StorageBit;
+  case MemoryOrder::AcqRel:
+  case MemoryOrder::SeqCst:
+    return uint32_t(S::AcquireRelease) | StorageBit;
+  }
+  return 0;
+}
+
+MemoryOrder loadOrder(MemoryOrder O) {
+  if (O == MemoryOrder::Release)
+    return MemoryOrder::Relaxed;
+  if (O == MemoryOrder::AcqRel || O == MemoryOrder::SeqCst)
+    return MemoryOrder::Acquire;
+  return O;
+}
+
+MemoryOrder storeOrder(MemoryOrder O) {
+  if (O == MemoryOrder::Acquire)
+    return MemoryOrder::Relaxed;
+  if (O == MemoryOrder::AcqRel || O == MemoryOrder::SeqCst)
+    return MemoryOrder::Release;
+  return O;
+}
+
+} // namespace
+
+uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
+  ArrayRef A;
+  if (E->Ops.size() != atomicArity(E->AOp) || !arrayOf(E->Ops[0], A))
+    return fail(E->Loc, "malformed KIR: atomic with the wrong operands"), 0;
+  for (size_t I = 1; I < E->Ops.size(); ++I)
+    if (!E->Ops[I] || (I >= 2 && E->Ops[I]->Ty != A.Elem))
+      return fail(E->Loc, "malformed KIR: atomic operand of the wrong type"), 0;
+  Type Elem = A.Elem;
+  bool IsFloat = Elem.isFloat();
+  unsigned Bits = Elem.bits();
+  if (E->Ty != Elem || Bits < 32 || !(Elem.isInteger() || (IsFloat && floatAllowed(E->AOp))))
+    return fail(E->Loc, std::string("atomic '") + kir::atomicOpName(E->AOp) + "' on " + Elem.str() +
+                            " is not supported on vulkan"),
+           0;
+  if (Bits == 64)
+    Mb.addCapability(spv::Capability::Int64Atomics);
+  uint32_t StorageBit = A.Shared ? uint32_t(spv::MemorySemanticsMask::WorkgroupMemory)
+                                 : uint32_t(spv::MemorySemanticsMask::UniformMemory);
+  uint32_t Scope = Mb.constU32(uint32_t(A.Shared ? spv::Scope::Workgroup : spv::Scope::Device));
+  auto Sem = [&](MemoryOrder O) { return Mb.constU32(semantics(O, StorageBit)); };
+  bool NativeAdd = IsFloat && E->AOp == AtomicOp::Add && !A.Shared && Opts.NativeFloatAtomicAdd;
+  bool IntView = IsFloat && !NativeAdd; // float atomics work on the bits
+  uint32_t Ptr = elementPointer(A, E->Ops[1], IntView);
+  Words Vals;
+  for (size_t I = 2; I < E->Ops.size(); ++I)
+    Vals.push_back(lowerExpr(E->Ops[I]));
+  if (!Error.empty())
+    return 0;
+  uint32_t T = valueType(Elem), IT = Mb.typeInt(Bits);
+  auto ToBits = [&](uint32_t V) { return IsFloat ? op(spv::Op::OpBitcast, IT, {V}) : V; };
+  auto FromBits = [&](uint32_t V) { return IsFloat ? op(spv::Op::OpBitcast, T, {V}) : V; };
+  bool S = Elem.isSigned();
+  uint32_t Order = Sem(E->Order);
+  auto Rmw = [&](spv::Op Op) { return op(Op, T, {Ptr, Scope, Order, Vals[0]}); };
+  switch (E->AOp) {
+  case AtomicOp::Add:
+    if (NativeAdd) {
+      Mb.addCapability(Bits == 64 ? spv::Capability::AtomicFloat64AddEXT
+                                  : spv::Capability::AtomicFloat32AddEXT);
+      Mb.addExtension("SPV_EXT_shader_atomic_float_add");
+      UsedNativeFAdd = true;
+      return Rmw(spv::Op::OpAtomicFAddEXT);
+    }
+    if (IsFloat)
+      return atomicCasLoop(E, Ptr, Scope, Order, Vals[0]);
+    return Rmw(spv::Op::OpAtomicIAdd);
+  case AtomicOp::Sub:
+    return Rmw(spv::Op::OpAtomicISub);
+  case AtomicOp::And:
+    return Rmw(spv::Op::OpAtomicAnd);
+  case AtomicOp::Or:
+    return Rmw(spv::Op::OpAtomicOr);
+  case AtomicOp::Xor:
+    return Rmw(spv::Op::OpAtomicXor);
+  case AtomicOp::Min:
+    if (IsFloat)
+      return atomicCasLoop(E, Ptr, Scope, Order, Vals[0]);
+    return Rmw(S ? spv::Op::OpAtomicSMin : spv::Op::OpAtomicUMin);
+  case AtomicOp::Max:
+    if (IsFloat)
+      return atomicCasLoop(E, Ptr, Scope, Order, Vals[0]);
+    return Rmw(S ? spv::Op::OpAtomicSMax : spv::Op::OpAtomicUMax);
+  case AtomicOp::Exchange:
+    return FromBits(op(spv::Op::OpAtomicExchange, IT, {Ptr, Scope, Order, ToBits(Vals[0])}));
+  case AtomicOp::CompareExchange: // floats compare bitwise
+    return FromBits(
+        op(spv::Op::OpAtomicCompareExchange, IT,
+           {Ptr, Scope, Order, Sem(loadOrder(E->Order)), ToBits(Vals[1]), ToBits(Vals[0])}));
+  case AtomicOp::Load:
+    return FromBits(op(spv::Op::OpAtomicLoad, IT, {Ptr, Scope, Sem(loadOrder(E->Order))}));
+  case AtomicOp::Store:
+    opVoid(spv::Op::OpAtomicStore, {Ptr, Scope, Sem(storeOrder(E->Order)), ToBits(Vals[0])});
+    return Vals[0];
+  }
+  return fail(E->Loc, "malformed KIR: unknown atomic op"), 0;
+}
+
+uint32_t SpirvEmitter::atomicCasLoop(const Expr* E, uint32_t Ptr, uint32_t Scope, uint32_t Sem,
+                                     uint32_t Value) {
+  // Load, compute, compare-exchange the bits until it sticks. Min/max follow Math.min/max.
+  Type Elem = E->Ty;
+  uint32_t T = valueType(Elem), IT = Mb.typeInt(Elem.bits());
+  uint32_t Relaxed = Mb.constU32(0);
+  uint32_t First = op(spv::Op::OpAtomicLoad, IT, {Ptr, Scope, Relaxed});
+  uint32_t Pre = curLabel();
+  uint32_t Header = Mb.newId(), Body = Mb.newId(), Continue = Mb.newId(), Merge = Mb.newId();
+  uint32_t Seen = Mb.newId();
+  branch(Header);
+  beginBlock(Header);
+  uint32_t Old = op(spv::Op::OpPhi, IT, {First, Pre, Seen, Continue});
+  opVoid(spv::Op::OpLoopMerge, {Merge, Continue, 0});
+  branch(Body);
+  beginBlock(Body);
+  uint32_t OldF = op(spv::Op::OpBitcast, T, {Old});
+  uint32_t NewF = E->AOp == AtomicOp::Add ? arith(spv::Op::OpFAdd, T, OldF, Value)
+                                          : floatMinMax(E->AOp == AtomicOp::Min, Elem, OldF, Value);
+  uint32_t NewI = op(spv::Op::OpBitcast, IT, {NewF});
+  // The failure order may not release: relaxed is always allowed.
+  SpirvModuleBuilder::inst(Cur->Blocks.back().W, spv::Op::OpAtomicCompareExchange,
+                           {IT, Seen, Ptr, Scope, Sem, Relaxed, NewI, Old});
+  uint32_t Done = op(spv::Op::OpIEqual, boolTy(), {Seen, Old});
+  branch(Continue);
+  beginBlock(Continue);
+  condBranch(Done, Merge, Header);
+  beginBlock(Merge);
+  return OldF;
+}
+
+} // namespace cajeta::spirv

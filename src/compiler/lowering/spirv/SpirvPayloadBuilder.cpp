@@ -1,0 +1,104 @@
+// SpirvPayloadBuilder: emit each Vulkan kernel and package it as a bundle payload.
+#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
+
+#include "bundle/Hash.h"
+#include "bundle/VulkanKernelAbi.h"
+#include "compiler/lowering/spirv/SpirvTools.h"
+
+#include <cstring>
+
+namespace cajeta::spirv {
+
+namespace {
+
+std::string join(const std::vector<std::string>& Parts) {
+  std::string Out;
+  for (const std::string& P : Parts)
+    Out += (Out.empty() ? "" : ",") + P;
+  return Out;
+}
+
+} // namespace
+
+SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmitOptions& Options) {
+  SpirvBuildResult R;
+  for (const auto& F : M.Functions) {
+    if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))
+      continue;
+    SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Options);
+    if (!K.Ok) {
+      R.Errors.push_back("kernel '" + F->Name + "': " + K.Error);
+      continue;
+    }
+    bundle::Payload P;
+    P.Target = payloadTarget(F->Name);
+    P.Format = "spirv";
+    P.Bytes.resize(K.Module.size() * 4);
+    std::memcpy(P.Bytes.data(), K.Module.data(), P.Bytes.size());
+    std::vector<std::string> Slots;
+    for (const ParamSlot& S : K.Slots)
+      Slots.push_back(std::to_string(S.Param) + ":" + std::to_string(S.Offset) + ":" +
+                      std::to_string(S.Size));
+    P.Attributes = {
+        {"kernel", F->Name},
+        {"entry", K.EntryPoint},
+        {"vulkan_abi", std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION)},
+        {"spirv_version", "1.3"},
+        {"capabilities", join(K.Capabilities)},
+        {"extensions", join(K.Extensions)},
+        {"float_atomic_add", K.UsesNativeFloatAtomicAdd ? "native" : "cas"},
+        {"param_block", K.ParamBlockBytes == 0  ? "none"
+                        : K.ParamBlockIsUniform ? "uniform"
+                                                : "push-constant"},
+        {"param_block_bytes", std::to_string(K.ParamBlockBytes)},
+        {"param_slots", join(Slots)},
+        {"check_bounds", Options.CheckBounds ? "1" : "0"},
+        {"dynamic_shared_element_bytes", std::to_string(K.DynamicSharedElementBytes)},
+    };
+    bundle::TargetManifest TM;
+    TM.Symbol = K.EntryPoint;
+    TM.CodeHash = bundle::hash64(P.Bytes.data(), P.Bytes.size());
+    TM.StaticSharedBytes = K.StaticSharedBytes;
+    R.Manifests[F->Name] = TM;
+    R.Payloads.push_back(std::move(P));
+  }
+  return R;
+}
+
+bool SpirvPayloadBuilder::emitText(const kir::Module& M, const SpirvEmitOptions& Options,
+                                   std::string& Out, std::string& Error) {
+  std::vector<std::pair<std::string, SpirvKernel>> Kernels;
+  for (const auto& F : M.Functions) {
+    if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))
+      continue;
+    SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Options);
+    if (!K.Ok) {
+      Error = "kernel '" + F->Name + "': " + K.Error;
+      return false;
+    }
+    Kernels.emplace_back(F->Name, std::move(K));
+  }
+  if (!SpirvTools::available()) {
+    if (Kernels.size() != 1) {
+      Error = "this build has no SPIRV-Tools to disassemble; a binary module can be written only "
+              "for a program with exactly one Vulkan kernel (it has " +
+              std::to_string(Kernels.size()) + ")";
+      return false;
+    }
+    const Words& W = Kernels[0].second.Module;
+    Out.assign(reinterpret_cast<const char*>(W.data()), W.size() * 4);
+    return true;
+  }
+  Out.clear();
+  for (const auto& [Name, K] : Kernels) {
+    std::string Text, Message;
+    if (!SpirvTools::disassemble(K.Module, Text, Message)) {
+      Error = "kernel '" + Name + "': disassembly failed: " + Message;
+      return false;
+    }
+    Out += "; kernel " + Name + "\n" + Text;
+  }
+  return true;
+}
+
+} // namespace cajeta::spirv

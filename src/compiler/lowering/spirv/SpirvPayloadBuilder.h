@@ -1,0 +1,38 @@
+// SPIR-V payloads for a program: one SPIR-V module per Vulkan kernel, as bundle payloads with the
+// attributes and manifests that bundle/VulkanKernelAbi.h describes.
+#pragma once
+
+#include "bundle/Manifest.h"
+#include "compiler/kir/Kir.h"
+#include "compiler/lowering/spirv/SpirvEmitter.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cajeta::spirv {
+
+struct SpirvBuildResult {
+  std::vector<bundle::Payload> Payloads;                   // "spirv:<kernel>"
+  std::map<std::string, bundle::TargetManifest> Manifests; // kernel name -> manifest "spirv"
+  std::vector<std::string> Errors; // one per kernel that has no SPIR-V (names the kernel)
+};
+
+class SpirvPayloadBuilder {
+public:
+  /// The TargetManifest key of every SPIR-V kernel.
+  static constexpr const char* ManifestTarget = "spirv";
+  static std::string payloadTarget(const std::string& Kernel) { return "spirv:" + Kernel; }
+
+  /// Emits every kernel of M available on "vulkan".
+  static SpirvBuildResult build(const kir::Module& M, const SpirvEmitOptions& Options);
+
+  /// `cajeta emit --target=spirv`: the disassembly of every Vulkan kernel's module (each under a
+  /// "; kernel <name>" line) when SPIRV-Tools is linked; without it, the binary module of the
+  /// program's only Vulkan kernel (an error when there are several). False with Error set when
+  /// a kernel cannot be emitted.
+  static bool emitText(const kir::Module& M, const SpirvEmitOptions& Options, std::string& Out,
+                       std::string& Error);
+};
+
+} // namespace cajeta::spirv
