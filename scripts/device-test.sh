@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs the conformance suite (and runtime_tests) on the GPU machine with the cuda backend forced.
+#
+#   scripts/device-test.sh prepare [BUILD]   here (LLVM present): builds the tests in BUILD
+#       (default build-runtime2), runs the conformance suite once on the CPU to fill a JIT cache
+#       (bundles hold the nvptx-sm_70/sm_90 PTX too), and gathers what the GPU machine needs in
+#       BUILD/device-carry: bin/ (conformance_tests, runtime_tests), lib/ (libcajeta_xpu.so, the
+#       test kernels, libxxhash), cache/cajeta (the JIT cache and its compiler-version record).
+#   scripts/device-test.sh run [CARRY]       on the GPU machine (no LLVM): runs the carried tests
+#       with CAJETA_XPU_BACKEND=cuda (runtime_tests' hand-written kernels are CPU-only: they run
+#       with the backend left to the dispatcher for the cuda-absent check and forced to cpu
+#       otherwise) and writes results to $OUT (default ./device-results).
+#
+# On the device machine (the `run` tool) from the repository root:
+#   command: scripts/device-test.sh run build-runtime2/device-carry
+#   carry:   ["build-runtime2/device-carry"]
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MODE=${1:-}
+
+prepare() {
+  local Build=${1:-build-runtime2}
+  [[ $Build = /* ]] || Build="$ROOT/$Build"
+  local Carry="$Build/device-carry"
+  cmake --build "$Build" -j2 --target conformance_tests runtime_tests cajeta_compiler || return 1
+  rm -rf "$Carry" && mkdir -p "$Carry/bin" "$Carry/lib" "$Carry/cache" || return 1
+  # Fill the JIT cache with exactly the keys the GPU run will ask for (same paths, options).
+  XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu \
+    "$Build/bin/conformance_tests" --gtest_brief=1 > "$Carry/cpu-fill.log" 2>&1
+  echo "cpu run that filled the cache: $(tail -n 3 "$Carry/cpu-fill.log" | tr '\n' ' ')"
+  strip -o "$Carry/bin/conformance_tests" "$Build/bin/conformance_tests"
+  strip -o "$Carry/bin/runtime_tests" "$Build/bin/runtime_tests"
+  strip -o "$Carry/lib/libcajeta_xpu.so" "$Build/lib/libcajeta_xpu.so"
+  local Kernels Fake Xxhash
+  Kernels=$(find "$Build/tests/unit/runtime" -name 'libcajeta_test_kernels.so' | head -n 1)
+  Fake=$(find "$Build/tests/unit/runtime" -name 'libcajeta_fake_compiler.so' | head -n 1)
+  Xxhash=$(ldd "$Build/lib/libcajeta_xpu.so" | awk '/libxxhash/ {print $3}')
+  cp "$Kernels" "$Fake" "$Carry/lib/" || return 1
+  if [[ -n $Xxhash ]]; then cp -L "$Xxhash" "$Carry/lib/" || return 1; fi
+  # Absolute paths baked into the binaries, recreated on the GPU machine.
+  {
+    echo "ROOT=$ROOT"
+    echo "KERNELS=$Kernels"
+    echo "FAKE=$Fake"
+  } > "$Carry/paths.env"
+  du -sh "$Carry"
+  echo "carry $Carry; on the device: scripts/device-test.sh run ${Carry#$ROOT/}"
+}
+
+run() {
+  local Carry=${1:-build-runtime2/device-carry}
+  [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
+  local Out=${OUT:-$ROOT/device-results}
+  mkdir -p "$Out"
+  local Summary="$Out/results.txt"
+  [[ -f $Carry/paths.env ]] || { echo "no $Carry/paths.env: run 'prepare' first" | tee "$Summary"; return 1; }
+  # shellcheck disable=SC1091
+  source "$Carry/paths.env"
+  # The binaries name the conformance programs and test libraries by this machine's paths.
+  if [[ ! -d $ROOT/tests/conformance/programs ]]; then
+    mkdir -p "$(dirname "$ROOT")" && ln -sfn "$(cd "$(dirname "$0")/.." && pwd)" "$ROOT" ||
+      { echo "cannot make $ROOT point at this checkout" | tee "$Summary"; return 1; }
+  fi
+  mkdir -p "$(dirname "$KERNELS")" "$(dirname "$FAKE")"
+  cp -n "$Carry/lib/$(basename "$KERNELS")" "$KERNELS" 2>/dev/null
+  cp -n "$Carry/lib/$(basename "$FAKE")" "$FAKE" 2>/dev/null
+  # A writable copy of the cache (the runtime may rewrite entries).
+  local Cache="$Out/cache"
+  rm -rf "$Cache" && cp -r "$Carry/cache" "$Cache"
+  export LD_LIBRARY_PATH="$Carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export XDG_CACHE_HOME="$Cache"
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(uname -n)"
+    nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&1 | head -n 4
+    echo "libcajeta_xpu.so needs: $(ldd "$Carry/lib/libcajeta_xpu.so" | awk '{print $1}' | tr '\n' ' ')"
+  } > "$Summary"
+  local Rc=0
+  CAJETA_XPU_BACKEND=cuda "$Carry/bin/conformance_tests" \
+    --gtest_output="xml:$Out/conformance-cuda.xml" > "$Out/conformance-cuda.log" 2>&1 || Rc=1
+  echo "conformance_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda.log" | tr '\n' ' ')" >> "$Summary"
+  CAJETA_XPU_BACKEND=cpu "$Carry/bin/runtime_tests" --gtest_filter='-CudaBackend.*' \
+    --gtest_output="xml:$Out/runtime-cpu.xml" > "$Out/runtime-cpu.log" 2>&1 || Rc=1
+  echo "runtime_tests (CAJETA_XPU_BACKEND=cpu): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/runtime-cpu.log" | tr '\n' ' ')" >> "$Summary"
+  "$Carry/bin/runtime_tests" --gtest_filter='CudaBackend.*' > "$Out/runtime-cuda-absent.log" 2>&1 || Rc=1
+  echo "runtime_tests CudaBackend.* (driver hidden in a child): $(grep -E '^\[  (PASSED|FAILED)  \]' "$Out/runtime-cuda-absent.log" | tr '\n' ' ')" >> "$Summary"
+  grep -E '^\[  FAILED  \]' "$Out"/*.log >> "$Summary"
+  cat "$Summary"
+  return $Rc
+}
+
+case $MODE in
+prepare) shift; prepare "$@" ;;
+run) shift; run "$@" ;;
+*) sed -n '2,17p' "$0"; exit 2 ;;
+esac
