@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libxxhash-dev
   cmake ninja-build ccache g++
+  spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers
 )
 
 MODE=all

@@ -19,7 +19,8 @@ void addEmitCommand(CLI::App& App) {
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR or LLVM IR");
   Cmd->add_option("input", O->Input, "Cajeta source file")->required();
-  Cmd->add_option("--target", O->Target, "What to print: kir, llvm (CPU), ptx (NVIDIA), spirv (Vulkan)")
+  Cmd->add_option("--target", O->Target,
+                  "What to print: kir, llvm (CPU), ptx (NVIDIA), spirv (Vulkan)")
       ->check(CLI::IsMember({"kir", "llvm", "ptx", "spirv"}));
   Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)"); // NVPTX
   Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
