@@ -87,6 +87,23 @@ TEST(NvptxPayload, SaxpyUsesGlobalMemoryAndSpecialRegisters) {
   }
 }
 
+TEST(NvptxPayload, FastMathAloneContracts) {
+  const char* Src = R"(
+import cajeta.xpu.KernelBuffer;
+import cajeta.xpu.KernelThread;
+public final class K {
+    @FastMath @Kernel
+    public static void fast(KernelBuffer<float32> y, KernelBuffer<float32> x, float32 a) {
+        uint32 i = KernelThread.globalIdX();
+        y[i] = a * x[i] + y[i];
+    }
+}
+)";
+  NvptxBuildResult R = buildSource(Src, {});
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_NE(ptxText(R).find("fma.rn.f32"), std::string::npos) << ptxText(R);
+}
+
 TEST(NvptxPayload, BaselineTargetsSm70) {
   NvptxBuildOptions O;
   O.Sm = "sm_70";
