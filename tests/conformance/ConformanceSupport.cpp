@@ -1,17 +1,25 @@
 // Shared helpers of the conformance tests: program paths, compilation, bool buffers, ULP checks.
 #include "ConformanceSupport.h"
 
+#include <cstdlib>
 #include <memory>
 
 namespace conformance {
 
 std::string programPath(const std::string& Name) {
-  return std::string(CAJETA_CONFORMANCE_DIR) + "/" + Name + ".cj";
+  // CAJETA_CONFORMANCE_PROGRAMS points the suite at another copy of programs/ (e.g. mutated
+  // programs, to check that the tests notice) without touching the source tree.
+  const char* Dir = std::getenv("CAJETA_CONFORMANCE_PROGRAMS");
+  return std::string(Dir && *Dir ? Dir : CAJETA_CONFORMANCE_DIR) + "/" + Name + ".cj";
 }
 
 xpu::Program compileProgram(const std::string& Name) {
+  return compileProgram(Name, xpu::CompileOptions{});
+}
+
+xpu::Program compileProgram(const std::string& Name, const xpu::CompileOptions& Options) {
   try {
-    return xpu::Program::compileFile(programPath(Name));
+    return xpu::Program::compileFile(programPath(Name), Options);
   } catch (const xpu::CompileError& E) {
     ADD_FAILURE() << "compiling " << Name << ".cj failed:\n" << E.diagnostics();
     throw;

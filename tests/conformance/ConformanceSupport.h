@@ -18,12 +18,15 @@ namespace conformance {
 
 namespace xpu = cajeta::xpu;
 
-/// Absolute path of tests/conformance/programs/<Name>.cj.
+/// Absolute path of tests/conformance/programs/<Name>.cj ($CAJETA_CONFORMANCE_PROGRAMS/<Name>.cj
+/// when set).
 std::string programPath(const std::string& Name);
 
 /// Compiles programs/<Name>.cj (JIT, cached). A CompileError is recorded as a test failure with
 /// the compiler's diagnostics and then rethrown, so the test stops there.
 xpu::Program compileProgram(const std::string& Name);
+/// The same with explicit options (e.g. checkBounds); never served from another option set's cache.
+xpu::Program compileProgram(const std::string& Name, const xpu::CompileOptions& Options);
 
 /// Grid size (workgroups) covering N work-items with blocks of Block; the last one is partial
 /// whenever N is not a multiple of Block.
@@ -36,6 +39,15 @@ template <class... Args>
 void runKernel(const xpu::Kernel& K, xpu::Dim3 Grid, xpu::Dim3 Block, Args&&... A) {
   xpu::KernelStream& S = xpu::KernelStream::current();
   K.launch(S, Grid, Block)(std::forward<Args>(A)...);
+  S.sync();
+}
+
+/// Launches with DynamicSharedBytes for the kernel's dynamic shared array, and waits.
+template <class KernelT, class... Args>
+void runKernelShared(const KernelT& K, xpu::Dim3 Grid, xpu::Dim3 Block, uint32_t DynamicSharedBytes,
+                     Args&&... A) {
+  xpu::KernelStream& S = xpu::KernelStream::current();
+  K.launch(S, Grid, Block, DynamicSharedBytes)(std::forward<Args>(A)...);
   S.sync();
 }
 

@@ -1,0 +1,147 @@
+// Conformance of @Backend restrictions (a cuda-only kernel runs on CUDA and fails elsewhere with
+// the documented error) and of --check-bounds on buffers and shared arrays.
+#include "ConformanceSupport.h"
+
+namespace conformance {
+namespace {
+
+bool contains(const std::string& Text, const std::string& Part) {
+  return Text.find(Part) != std::string::npos;
+}
+
+TEST(BackendChecks, CudaOnlyKernel) {
+  xpu::Program P = compileProgram("BackendCuda");
+  const uint32_t N = 200;
+  auto Out = filledBuffer<int32_t>(N, -1);
+  std::vector<int32_t> Want(N);
+  if (P.device().backend() == "cuda") {
+    run1D(P.kernel("BackendCuda.onlyCuda"), N, 64, Out, N);
+    for (uint32_t I = 0; I < N; ++I)
+      Want[I] = int32_t(I) * 3;
+    expectSame(fromDevice(Out), Want, "BackendCuda.onlyCuda on cuda");
+  } else {
+    try {
+      run1D(P.kernel("BackendCuda.onlyCuda"), N, 64, Out, N);
+      ADD_FAILURE() << "BackendCuda.onlyCuda ran on " << P.device().backend();
+    } catch (const xpu::Error& E) {
+      EXPECT_TRUE(contains(E.what(), "BackendCuda.onlyCuda")) << E.what();
+      EXPECT_TRUE(contains(E.what(), "cuda")) << E.what();
+      EXPECT_TRUE(contains(E.what(), P.device().backend())) << E.what();
+    }
+    expectSame(fromDevice(Out), std::vector<int32_t>(N, -1), "BackendCuda.onlyCuda output");
+  }
+  // The unrestricted kernel of the same program runs everywhere.
+  run1D(P.kernel("BackendCuda.anywhere"), N, 64, Out, N);
+  for (uint32_t I = 0; I < N; ++I)
+    Want[I] = int32_t(I) * 5;
+  expectSame(fromDevice(Out), Want, "BackendCuda.anywhere");
+}
+
+xpu::Program compileChecked(const std::string& Name) {
+  xpu::CompileOptions O;
+  O.checkBounds = true;
+  return compileProgram(Name, O);
+}
+
+/// Runs Launch, which must fail at sync with a LaunchError whose message names every part.
+template <class LaunchFn>
+void expectBoundsError(LaunchFn Launch, const std::vector<std::string>& Parts,
+                       const std::string& What) {
+  xpu::KernelStream& S = xpu::KernelStream::current();
+  try {
+    Launch(S);
+  } catch (const xpu::Error& E) {
+    ADD_FAILURE() << What << ": the launch itself failed: " << E.what();
+    return;
+  }
+  try {
+    S.sync();
+    ADD_FAILURE() << What << ": sync() did not report the out-of-range index";
+  } catch (const xpu::LaunchError& E) {
+    for (const std::string& Part : Parts)
+      EXPECT_TRUE(contains(E.what(), Part)) << What << ": no '" << Part << "' in: " << E.what();
+  }
+}
+
+TEST(BackendChecks, CheckBoundsBuffer) {
+  xpu::Program P = compileChecked("CheckBoundsBuffer");
+  const uint32_t N = 300, Len = 256;
+  std::vector<uint32_t> Where(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Where[I] = I % Len;
+  Where[123] = 1256; // out of range
+  auto GuardBefore = filledBuffer<int32_t>(1024, -3);
+  auto Dest = filledBuffer<int32_t>(Len, -1);
+  auto GuardAfter = filledBuffer<int32_t>(1024, -3);
+  auto DWhere = toDevice(Where);
+  expectBoundsError(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsBuffer.scatter")
+            .launch(S, xpu::grid(groupsFor(N, 64)), xpu::block(64))(Dest, DWhere, N);
+      },
+      {"CheckBoundsBuffer.scatter", "dest", "1256", "256"}, "scatter");
+  // Work-items may have run before the failing one stopped the kernel; none wrote anything else.
+  std::vector<int32_t> Got = fromDevice(Dest);
+  for (uint32_t K = 0; K < Len; ++K)
+    EXPECT_TRUE(Got[K] == -1 || Where[uint32_t(Got[K]) % N] == K)
+        << "dest[" << K << "] = " << Got[K];
+  expectSame(fromDevice(GuardBefore), std::vector<int32_t>(1024, -3), "guard before dest");
+  expectSame(fromDevice(GuardAfter), std::vector<int32_t>(1024, -3), "guard after dest");
+
+  // The stream works again, and an in-range run is not reported.
+  Where[123] = 123;
+  DWhere.upload(Where);
+  run1D(P.kernel("CheckBoundsBuffer.scatter"), Len, 64, Dest, DWhere, Len);
+  std::vector<int32_t> Want(Len);
+  for (uint32_t K = 0; K < Len; ++K)
+    Want[K] = int32_t(K);
+  expectSame(fromDevice(Dest), Want, "scatter in range");
+
+  // A read one past the end.
+  const uint32_t TableLen = 100;
+  std::vector<uint32_t> Index(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Index[I] = I % TableLen;
+  Index[77] = TableLen;
+  std::vector<double> Table(TableLen);
+  for (uint32_t K = 0; K < TableLen; ++K)
+    Table[K] = K * 2.0;
+  auto DTable = toDevice(Table);
+  auto DIndex = toDevice(Index);
+  auto Out = filledBuffer<int32_t>(N, -1);
+  expectBoundsError(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsBuffer.gather")
+            .launch(S, xpu::grid(groupsFor(N, 64)), xpu::block(64))(Out, DTable, DIndex, N);
+      },
+      {"CheckBoundsBuffer.gather", "table", "100"}, "gather");
+  Got = fromDevice(Out);
+  for (uint32_t I = 0; I < N; ++I)
+    EXPECT_TRUE(Got[I] == -1 || Got[I] == int32_t(Index[I] * 2)) << "out[" << I << "] = " << Got[I];
+}
+
+TEST(BackendChecks, CheckBoundsSharedArray) {
+  xpu::Program P = compileChecked("CheckBoundsShared");
+  const uint32_t N = 200, Block = 64;
+  auto Out = filledBuffer<int32_t>(N, -1);
+  expectBoundsError(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsShared.run")
+            .launch(S, xpu::grid(groupsFor(N, Block)), xpu::block(Block))(Out, 69u, N);
+      },
+      {"CheckBoundsShared.run", "lowTile", "69", "64"}, "shared");
+  // Index 69 of lowTile is where highTile[5] would be on a naive layout: it must never read 99.
+  std::vector<int32_t> Got = fromDevice(Out);
+  for (uint32_t I = 0; I < N; ++I)
+    EXPECT_TRUE(Got[I] == -1 || Got[I] == 7001) << "out[" << I << "] = " << Got[I];
+
+  // In range: work-item 0 of each workgroup overwrites lowTile[5].
+  run1D(P.kernel("CheckBoundsShared.run"), N, Block, Out, 5u, N);
+  std::vector<int32_t> Want(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Want[I] = I % Block == 5 ? 7099 : 7001;
+  expectSame(fromDevice(Out), Want, "CheckBoundsShared in range");
+}
+
+} // namespace
+} // namespace conformance
