@@ -33,8 +33,8 @@ prepare() {
   strip -o "$Carry/bin/runtime_tests" "$Build/bin/runtime_tests"
   strip -o "$Carry/lib/libcajeta_xpu.so" "$Build/lib/libcajeta_xpu.so"
   local Kernels Fake Xxhash
-  Kernels=$(find "$Build/tests/unit/runtime" -name 'libcajeta_test_kernels.so' | head -n 1)
-  Fake=$(find "$Build/tests/unit/runtime" -name 'libcajeta_fake_compiler.so' | head -n 1)
+  Kernels=$(find "$Build" -name 'libcajeta_test_kernels.so' | head -n 1)
+  Fake=$(find "$Build" -name 'libcajeta_fake_compiler.so' | head -n 1)
   Xxhash=$(ldd "$Build/lib/libcajeta_xpu.so" | awk '/libxxhash/ {print $3}')
   cp "$Kernels" "$Fake" "$Carry/lib/" || return 1
   if [[ -n $Xxhash ]]; then cp -L "$Xxhash" "$Carry/lib/" || return 1; fi
