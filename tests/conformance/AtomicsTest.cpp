@@ -31,22 +31,6 @@ template <class T> bool sameBits(T A, T B) {
   return std::memcmp(&A, &B, sizeof(T)) == 0;
 }
 
-/// IEEE 754-2019 minimum/maximum, the documented semantics of Math.min/max (NaN wins, -0 < +0).
-template <class F> F ieeeMin(F A, F B) {
-  if (std::isnan(A) || std::isnan(B))
-    return std::numeric_limits<F>::quiet_NaN();
-  if (A == B)
-    return std::signbit(A) ? A : B;
-  return A < B ? A : B;
-}
-template <class F> F ieeeMax(F A, F B) {
-  if (std::isnan(A) || std::isnan(B))
-    return std::numeric_limits<F>::quiet_NaN();
-  if (A == B)
-    return std::signbit(A) ? B : A;
-  return A > B ? A : B;
-}
-
 template <class T> class AtomicsInt : public ::testing::Test {};
 using IntTypes = ::testing::Types<int32_t, uint32_t, int64_t, uint64_t>;
 TYPED_TEST_SUITE(AtomicsInt, IntTypes);

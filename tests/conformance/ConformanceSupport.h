@@ -141,6 +141,23 @@ template <class F> bool sameFloat(F A, F B) {
   return std::memcmp(&A, &B, sizeof(F)) == 0;
 }
 
+/// IEEE 754-2019 minimum/maximum, the documented semantics of float Math.min/max: a NaN operand
+/// gives NaN, and -0 is less than +0.
+template <class F> F ieeeMin(F A, F B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<F>::quiet_NaN();
+  if (A == B)
+    return std::signbit(A) ? A : B;
+  return A < B ? A : B;
+}
+template <class F> F ieeeMax(F A, F B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<F>::quiet_NaN();
+  if (A == B)
+    return std::signbit(A) ? B : A;
+  return A > B ? A : B;
+}
+
 /// Distance in units in the last place between two finite-or-infinite floats of one type.
 uint64_t ulpDistance(float A, float B);
 uint64_t ulpDistance(double A, double B);

@@ -73,8 +73,9 @@ TEST(Float16, ReferenceRoundingHelper) {
   EXPECT_EQ(doubleToHalf(0x1p-14 - 0x1p-26), 0x0400); // rounds up into the normals
   EXPECT_EQ(doubleToHalf(-0.0), 0x8000);
   for (uint32_t B = 0; B < 0x10000; ++B)
-    if (((B >> 10) & 0x1F) != 0x1F || (B & 0x3FF) == 0)
+    if (((B >> 10) & 0x1F) != 0x1F || (B & 0x3FF) == 0) {
       ASSERT_EQ(doubleToHalf(halfToDouble(uint16_t(B))), B) << "round trip of 0x" << std::hex << B;
+    }
 }
 
 /// N half bit patterns: the edge values first, then random finite ones.
@@ -133,8 +134,9 @@ TEST(Float16, BuffersWidenAndNarrow) {
   expectSame(fromDevice(Out64), Want64, "Float16Buffers.widen float64");
   std::vector<Half> CopyBack = fromDevice(Copy);
   for (uint32_t I = 0; I < N; ++I)
-    if (((Bits[I] >> 10) & 0x1F) != 0x1F || (Bits[I] & 0x3FF) == 0) // NaN payloads may change
+    if (((Bits[I] >> 10) & 0x1F) != 0x1F || (Bits[I] & 0x3FF) == 0) { // NaN payloads may change
       EXPECT_EQ(bitsOf(CopyBack[I]), Bits[I]) << "Float16Buffers.widen copy [" << I << "]";
+    }
 
   // Narrowing: ties, overflow, subnormals, signed zeros, NaN, and random values.
   std::vector<double> In64 = {0.0,

@@ -13,8 +13,8 @@ constexpr size_t N = 700;
 constexpr uint32_t Block = 64;
 constexpr uint64_t TranscendentalUlp = 2;
 
-// Data for min/max: docs/language.md does not define min/max of NaN or of -0 vs +0, so those
-// pairs are left out (every other edge stays in).
+// Data for the min/max of MathExact*: NaN and zeros are left out here (every other edge stays in);
+// MinMaxEdges pairs them all.
 template <class F> std::vector<F> minMaxData(uint64_t Seed) {
   std::vector<F> V = floatData<F>(N, Seed, -100, 100);
   for (F& X : V)
@@ -52,6 +52,36 @@ template <class F> void checkExact(const std::string& Name) {
     Want3[I * 3 + 2] = std::max(As[I], std::min(Bs[I], Cs[I]));
   }
   expectSame(fromDevice(Out3), Want3, Name + ".ternary");
+}
+
+/// Every ordered pair of the edge values (NaN, both zeros, infinities, ...) and a few ordinary
+/// ones.
+template <class F> void checkMinMaxEdges(const std::string& Kernel) {
+  xpu::Program P = compileProgram("MathMinMaxEdges");
+  std::vector<F> Edges = floatData<F>(16, 705, -3, 3);
+  std::vector<F> As, Bs;
+  for (F A : Edges)
+    for (F B : Edges) {
+      As.push_back(A);
+      Bs.push_back(B);
+    }
+  uint32_t Count = uint32_t(As.size());
+  auto DA = toDevice(As), DB = toDevice(Bs);
+  auto Out = filledBuffer<F>(Count * 2, F(7));
+  run1D(P.kernel("MathMinMaxEdges." + Kernel), Count, Block, Out, DA, DB, Count);
+  std::vector<F> Want(Count * 2);
+  for (uint32_t I = 0; I < Count; ++I) {
+    Want[I * 2] = ieeeMin(As[I], Bs[I]);
+    Want[I * 2 + 1] = ieeeMax(As[I], Bs[I]);
+  }
+  expectSame(fromDevice(Out), Want, "MathMinMaxEdges." + Kernel);
+}
+
+TEST(Math, MinMaxNaNAndSignedZeroFloat32) {
+  checkMinMaxEdges<float>("run32");
+}
+TEST(Math, MinMaxNaNAndSignedZeroFloat64) {
+  checkMinMaxEdges<double>("run64");
 }
 
 TEST(Math, ExactFloat32) {
