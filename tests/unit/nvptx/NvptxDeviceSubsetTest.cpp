@@ -2,6 +2,8 @@
 // orders, POD parameters, function values and @Backend gating, each assembled by ptxas.
 #include "PtxTestSupport.h"
 
+#include "compiler/lowering/llvm/NvptxLibdevice.h"
+
 #include <gtest/gtest.h>
 
 namespace cajeta::test {
@@ -168,6 +170,37 @@ public final class K {
   EXPECT_FALSE(R.Manifests.count("K.cpuOnly"));
   EXPECT_NE(Ptx.find(".entry " + R.Manifests["K.cudaOnly"].Symbol + "("), std::string::npos);
   EXPECT_EQ(Ptx.find("cpuOnly"), std::string::npos) << Ptx;
+  expectAssembles(Src);
+}
+
+} // namespace
+} // namespace cajeta::test
+
+namespace cajeta::test {
+namespace {
+
+// Float % is IEEE fmod (fmod(-0, y) == -0, fmod(x, inf) == x, fmod(inf, y) == NaN): NVPTX's own
+// frem expansion gets those wrong (seen on the H200), so libdevice's fmod must replace it.
+TEST(NvptxDeviceSubset, FloatRemainderIsLibdeviceFmod) {
+  const char* Src = R"(
+import cajeta.xpu.*;
+public final class K {
+    @Kernel
+    public static void rem(KernelBuffer<float32> o, KernelBuffer<float64> d) {
+        o[0] = o[1] % o[2];
+        d[0] = d[1] % d[2];
+    }
+}
+)";
+  std::string Ir, Error;
+  auto F = driver::Compiler::runFrontend("k.cj", Src);
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  if (lowering::NvptxLibdevice::findPath().empty())
+    GTEST_SKIP() << "no libdevice here: frem keeps LLVM's expansion";
+  ASSERT_TRUE(lowering::NvptxPayloadBuilder::emitLlvmIr(*F.Kir, {}, false, Ir, Error)) << Error;
+  EXPECT_EQ(Ir.find("frem "), std::string::npos) << Ir;
+  NvptxBuildResult R = buildSource(Src, {});
+  ASSERT_TRUE(R.Ok) << R.Error;
   expectAssembles(Src);
 }
 

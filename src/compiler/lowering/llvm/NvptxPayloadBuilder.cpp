@@ -7,6 +7,7 @@
 #include "bundle/Hash.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/NvptxAtomicLegalizer.h"
+#include "compiler/lowering/llvm/NvptxFremRewriter.h"
 #include "compiler/lowering/llvm/NvptxLibdevice.h"
 #include "compiler/lowering/llvm/NvptxPtxas.h"
 #include "compiler/lowering/llvm/NvptxTarget.h"
@@ -136,6 +137,8 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
     return false;
   }
   NvptxAtomicLegalizer::run(M);
+  if (L.Libdevice)
+    NvptxFremRewriter::run(M); // without libdevice frem keeps LLVM's expansion (see the note)
   if (L.Libdevice && NvptxLibdevice::isNeeded(M) &&
       !NvptxLibdevice::link(M, LibdevicePath, smVersion(O.Sm), Error))
     return false;
