@@ -37,12 +37,63 @@ struct KernelFailure {
   uint64_t Length = 0;
 };
 
+/// What a kernel's code object needs per work-item and per workgroup, read from the loaded code
+/// where the backend can (cuFuncGetAttribute), else from the manifest. MaxThreads 0: no limit of
+/// the kernel's own (the device's workgroup limit applies).
+struct KernelFootprint {
+  uint32_t Registers = 0;
+  uint32_t LocalBytes = 0;
+  uint32_t SharedBytes = 0;
+  uint32_t MaxThreads = 0;
+};
+
 /// A payload loaded on a device; hands out kernel entries by symbol.
 class BackendModule {
 public:
   virtual ~BackendModule() = default;
   /// The kernel entry for Symbol, or nullptr when the payload lacks it.
   virtual const void* findKernel(const std::string& Symbol) const = 0;
+  /// The footprint of an entry findKernel returned; false where the backend cannot read one
+  /// (the runtime then takes the manifest's figures).
+  virtual bool footprint(const void* /*Kernel*/, KernelFootprint& /*Out*/) const { return false; }
+};
+
+/// A point in a device queue that the host or another queue can wait for (a CUDA event).
+class BackendEvent {
+public:
+  virtual ~BackendEvent() = default;
+  /// Blocks until the queue has passed the point; throws RuntimeError on a driver error.
+  virtual void synchronize() = 0;
+  virtual bool done() = 0;
+};
+
+/// A kernel failure read back from a device queue, with the tag its launch was given.
+struct QueuedFailure {
+  const void* Tag;
+  KernelFailure Failure;
+};
+
+/// An in-order device queue that a GPU backend offers so the runtime enqueues from the calling
+/// thread: every call returns without waiting for the device (except synchronize). Not
+/// thread-safe; the owning Stream serialises calls.
+class BackendQueue {
+public:
+  virtual ~BackendQueue() = default;
+  /// Enqueues a launch (arguments as BackendDevice::launch, POD bytes read before returning).
+  /// Tag comes back with the kernel's failure from synchronize().
+  virtual void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+                      const LaunchGeometry& Geometry, const void* Tag) = 0;
+  /// Copies ordered on the queue. Staged: Src is consumed before the call returns (pinned
+  /// staging) and Dst is filled when the queue passes the copy. Not staged: the caller keeps
+  /// the host memory untouched until it has synchronized the queue.
+  virtual void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) = 0;
+  virtual void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) = 0;
+  virtual std::shared_ptr<BackendEvent> record() = 0;
+  /// Work enqueued after this starts once E (of any queue of this backend) has completed.
+  virtual void wait(BackendEvent& E) = 0;
+  /// Waits for everything enqueued, then appends the failures kernels reported since the last
+  /// synchronize (in launch order) and forgets them.
+  virtual void synchronize(std::vector<QueuedFailure>& Failures) = 0;
 };
 
 class BackendDevice {
@@ -57,6 +108,10 @@ public:
   virtual uint64_t maxDynamicSharedBytes() const = 0;
   /// What the backend really offers on this device (DESIGN.md §5 "Capabilities").
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
+  /// False for a device that only emulates a GPU on the host CPU (a CPU-type Vulkan device such
+  /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
+  /// CAJETA_XPU_BACKEND forces its backend.
+  virtual bool preferredByDefault() const { return true; }
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;
@@ -72,6 +127,9 @@ public:
   /// size (Length).
   virtual void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                       const LaunchGeometry& Geometry, KernelFailure& Failure) = 0;
+  /// A device queue for a runtime stream, or nullptr when streams of this backend run their
+  /// commands on a worker thread through launch() and the copies above (the CPU backend).
+  virtual std::unique_ptr<BackendQueue> createQueue() { return nullptr; }
 
   uint64_t allocatedBytes() const { return Allocated.load(std::memory_order_relaxed); }
   void noteAllocated(int64_t Delta) { Allocated.fetch_add(Delta, std::memory_order_relaxed); }

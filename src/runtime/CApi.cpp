@@ -57,6 +57,7 @@ int copy(cajeta_xpu_buffer* Buf, cajeta_xpu_stream* S, const void* Src, void* Ds
     C.Src = Src;
     C.Dst = Dst;
     C.Count = Count;
+    C.Staged = !Blocking;
     uint64_t Seq = On.enqueue(std::move(C));
     if (Blocking)
       On.waitFor(Seq);
@@ -362,6 +363,15 @@ int cajeta_xpu_program_from_cache(const cajeta_xpu_program* P) {
 
 const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* K) {
   return K ? fromHandle(K)->name().c_str() : "";
+}
+
+int cajeta_xpu_kernel_footprint_get(const cajeta_xpu_kernel* K, cajeta_xpu_kernel_footprint* Out) {
+  return guarded([&] {
+    require(K, "kernel", __func__);
+    require(Out, "out", __func__);
+    const KernelFootprint& F = fromHandle(K)->footprint();
+    *Out = cajeta_xpu_kernel_footprint{F.Registers, F.LocalBytes, F.SharedBytes, F.MaxThreads};
+  });
 }
 
 const char* cajeta_xpu_jit_cache_dir(void) {

@@ -73,6 +73,7 @@ struct Command {
   const void* Src = nullptr;
   void* Dst = nullptr;
   size_t Count = 0;
+  bool Staged = false; // an Async copy: a queue-backed stream copies through pinned staging
 
   // Signal / Wait.
   std::shared_ptr<Event> Ev;

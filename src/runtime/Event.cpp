@@ -1,4 +1,4 @@
-// Stream events: a flag with a condition variable.
+// Stream events: a flag with a condition variable, or a device event of a queue-backed stream.
 #include "runtime/Event.h"
 
 namespace cajeta::xpu::rt {
@@ -12,11 +12,17 @@ void Event::signal() {
 }
 
 void Event::wait() const {
+  if (Native) {
+    Native->synchronize();
+    return;
+  }
   std::unique_lock<std::mutex> Lock(Mutex);
   Cv.wait(Lock, [&] { return Done; });
 }
 
 bool Event::done() const {
+  if (Native)
+    return Native->done();
   std::lock_guard<std::mutex> Lock(Mutex);
   return Done;
 }

@@ -42,8 +42,9 @@ static const char* cKindName(uint32_t Kind) {
   }
 }
 
-Kernel::Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry)
-    : Program(Program), Info(Info), Entry(Entry) {
+Kernel::Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry,
+               KernelFootprint Footprint)
+    : Program(Program), Info(Info), Entry(Entry), Footprint(Footprint) {
   Slots.reserve(Info.Params.size());
   for (size_t I = 0; I != Info.Params.size(); ++I) {
     const bundle::ParamInfo& P = Info.Params[I];
@@ -96,6 +97,13 @@ void Kernel::checkGeometry(const BackendDevice& Device, const uint32_t Grid[3],
                             "allows in a workgroup ({})",
                             Block[0], Block[1], Block[2], Device.backendName(), Device.name(),
                             Device.maxWorkgroupSize()));
+  if (Footprint.MaxThreads && Items * Block[2] > Footprint.MaxThreads)
+    launchError(fmt::format("block ({}, {}, {}) has {} work-items but the kernel's code allows at "
+                            "most {} per workgroup on the {} device '{}' (max threads per block "
+                            "of the loaded code: {} registers per thread, {} static shared bytes)",
+                            Block[0], Block[1], Block[2], Items * Block[2], Footprint.MaxThreads,
+                            Device.backendName(), Device.name(), Footprint.Registers,
+                            Footprint.SharedBytes));
   uint64_t Groups = uint64_t(Grid[0]) * Grid[1];
   if (__builtin_mul_overflow(Groups, uint64_t(Grid[2]), &Groups))
     launchError(
@@ -114,7 +122,8 @@ void Kernel::marshalScalar(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& O
   Out.Length = 0;
 }
 
-void Kernel::marshalPod(size_t I, const cajeta_xpu_arg& Got, LaunchArgs& Storage) const {
+void Kernel::marshalPod(size_t I, const cajeta_xpu_arg& Got, uint8_t* PodBase,
+                        MarshalledArg& Out) const {
   const bundle::ParamInfo& P = Info.Params[I];
   if (Got.kind != CAJETA_XPU_ARG_POD)
     launchError(fmt::format("{} expects the POD {}, got {}", argLabel(I), P.PodName,
@@ -126,9 +135,9 @@ void Kernel::marshalPod(size_t I, const cajeta_xpu_arg& Got, LaunchArgs& Storage
                             P.PodName, P.PodSize, Got.value.pod.size));
   if (!Got.value.pod.data)
     launchError(fmt::format("{} is a null POD", argLabel(I)));
-  std::memcpy(Storage.pods() + Slots[I].PodOffset, Got.value.pod.data, P.PodSize);
-  Storage.args()[I].Ptr = nullptr; // bound when the launch runs: the storage moves until then
-  Storage.args()[I].Length = P.PodSize;
+  std::memcpy(PodBase + Slots[I].PodOffset, Got.value.pod.data, P.PodSize);
+  Out.Ptr = nullptr; // bound when the launch runs: a command's storage moves until then
+  Out.Length = P.PodSize;
 }
 
 void Kernel::marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const {
@@ -158,37 +167,15 @@ void Kernel::marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg&
                                         : fmt::format("{}", fmt::join(Table, ", "))));
 }
 
-void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
-                    uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count) const {
+void Kernel::marshalArgs(const cajeta_xpu_arg* Args, size_t Count, MarshalledArg* Out,
+                         uint8_t* PodBase, std::shared_ptr<Buffer>* Buffers) const {
   BackendDevice& Device = Program.device();
-  if (!Entry)
-    fail(CAJETA_XPU_LAUNCH_ERROR,
-         fmt::format("{} is restricted to @Backend({}) and has no code for {}", Info.Name,
-                     fmt::join(Info.Backends, ", "), Device.backendName()));
-  if (&S.device() != &Device)
-    launchError(fmt::format("{} is on {} device '{}' but the program is loaded on {} device '{}'",
-                            S.name(), S.device().backendName(), S.device().name(),
-                            Device.backendName(), Device.name()));
-  if (!Grid || !Block)
-    launchError("grid and block must not be null");
-  checkGeometry(Device, Grid, Block, DynamicSharedBytes);
-  if (Count != Slots.size())
-    launchError(fmt::format("expects {} argument{}, got {}", Slots.size(),
-                            Slots.size() == 1 ? "" : "s", Count));
-  if (Count && !Args)
-    launchError("the argument array is null");
-
-  Command C;
-  C.What = Command::Kind::Launch;
-  C.Args.resize(Count, PodBytes);
-  MarshalledArg* Out = C.Args.args();
-  std::shared_ptr<Buffer>* Buffers = C.Args.buffers();
   for (size_t I = 0; I != Count; ++I) {
     const Slot& Want = Slots[I];
     const cajeta_xpu_arg& Got = Args[I];
     const char* WantType = bundle::scalarTypeName(Want.Type);
     if (Want.Kind == bundle::ParamKind::Pod) {
-      marshalPod(I, Got, C.Args);
+      marshalPod(I, Got, PodBase, Out[I]);
       continue;
     }
     if (Want.Kind == bundle::ParamKind::Function) {
@@ -219,6 +206,71 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
     }
     marshalScalar(I, Got, Out[I]);
   }
+}
+
+void Kernel::launchDirect(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
+                          size_t Count) const {
+  // Everything on the stack: a launch allocates nothing in the common case.
+  constexpr size_t InlineCount = LaunchArgs::InlineCount;
+  std::array<MarshalledArg, InlineCount> SmallArgs;
+  std::array<std::shared_ptr<Buffer>, InlineCount> SmallBuffers;
+  alignas(LaunchArgs::PodAlignment) std::array<uint8_t, LaunchArgs::InlinePodBytes> SmallPods;
+  std::vector<MarshalledArg> LargeArgs;
+  std::vector<std::shared_ptr<Buffer>> LargeBuffers;
+  std::vector<uint8_t> LargePods;
+  MarshalledArg* Out = SmallArgs.data();
+  std::shared_ptr<Buffer>* Buffers = SmallBuffers.data();
+  uint8_t* Pods = SmallPods.data();
+  if (Count > InlineCount) {
+    LargeArgs.resize(Count);
+    LargeBuffers.resize(Count);
+    Out = LargeArgs.data();
+    Buffers = LargeBuffers.data();
+  }
+  if (PodBytes > LaunchArgs::InlinePodBytes) {
+    LargePods.resize(PodBytes + LaunchArgs::PodAlignment);
+    auto Base = reinterpret_cast<uintptr_t>(LargePods.data());
+    Pods = LargePods.data() + ((LaunchArgs::PodAlignment - Base % LaunchArgs::PodAlignment) %
+                               LaunchArgs::PodAlignment);
+  }
+  marshalArgs(Args, Count, Out, Pods, Buffers);
+  for (size_t I : PodSlots)
+    Out[I].Ptr = Pods + Slots[I].PodOffset;
+  S.launchDirect(*this, Program, Out, Buffers, Count, Geometry);
+}
+
+void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
+                    uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count) const {
+  BackendDevice& Device = Program.device();
+  if (!Entry)
+    fail(CAJETA_XPU_LAUNCH_ERROR,
+         fmt::format("{} is restricted to @Backend({}) and has no code for {}", Info.Name,
+                     fmt::join(Info.Backends, ", "), Device.backendName()));
+  if (&S.device() != &Device)
+    launchError(fmt::format("{} is on {} device '{}' but the program is loaded on {} device '{}'",
+                            S.name(), S.device().backendName(), S.device().name(),
+                            Device.backendName(), Device.name()));
+  if (!Grid || !Block)
+    launchError("grid and block must not be null");
+  checkGeometry(Device, Grid, Block, DynamicSharedBytes);
+  if (Count != Slots.size())
+    launchError(fmt::format("expects {} argument{}, got {}", Slots.size(),
+                            Slots.size() == 1 ? "" : "s", Count));
+  if (Count && !Args)
+    launchError("the argument array is null");
+
+  if (S.direct()) {
+    LaunchGeometry Geometry{
+        {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
+    launchDirect(S, Geometry, Args, Count);
+    return;
+  }
+
+  Command C;
+  C.What = Command::Kind::Launch;
+  C.Args.resize(Count, PodBytes);
+  marshalArgs(Args, Count, C.Args.args(), C.Args.pods(), C.Args.buffers());
+  std::shared_ptr<Buffer>* Buffers = C.Args.buffers();
   for (int D = 0; D != 3; ++D) {
     C.Geometry.Grid[D] = Grid[D];
     C.Geometry.Block[D] = Block[D];

@@ -5,11 +5,13 @@
 #include "runtime/Backend.h"
 #include "runtime/Command.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cajeta::xpu::rt {
 
+class Buffer;
 class LoadedProgram;
 class Stream;
 
@@ -17,11 +19,15 @@ class Kernel {
 public:
   /// Entry is null for a kernel that has no code for the program's backend (its @Backend
   /// restriction excludes it): launching it fails with a message naming the restriction.
-  Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry);
+  /// Footprint: what the loaded code needs (KernelFootprint::MaxThreads 0 when the kernel has
+  /// no limit of its own).
+  Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry,
+         KernelFootprint Footprint = {});
 
   const std::string& name() const { return Info.Name; }
   const bundle::KernelInfo& info() const { return Info; }
   const void* entry() const { return Entry; }
+  const KernelFootprint& footprint() const { return Footprint; }
 
   /// Checks arity, kinds, exact types, devices and geometry, then enqueues the launch on S and
   /// borrows its buffers until S is synced. Throws RuntimeError (launch error) before enqueuing.
@@ -46,13 +52,21 @@ private:
   void checkGeometry(const BackendDevice& Device, const uint32_t Grid[3], const uint32_t Block[3],
                      uint32_t DynamicSharedBytes) const;
   void marshalScalar(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
-  void marshalPod(size_t I, const cajeta_xpu_arg& Got, LaunchArgs& Storage) const;
+  /// Copies the POD's bytes to PodBase + its offset; its pointer is bound later (bindPods).
+  void marshalPod(size_t I, const cajeta_xpu_arg& Got, uint8_t* PodBase, MarshalledArg& Out) const;
+  /// Checks and marshals every argument; a buffer's entry in Buffers is set and its pointer
+  /// left for the stream to fill in.
+  void marshalArgs(const cajeta_xpu_arg* Args, size_t Count, MarshalledArg* Out, uint8_t* PodBase,
+                   std::shared_ptr<Buffer>* Buffers) const;
+  void launchDirect(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
+                    size_t Count) const;
   void marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
   [[noreturn]] void launchError(const std::string& Message) const;
 
   const LoadedProgram& Program;
   const bundle::KernelInfo& Info;
   const void* Entry;
+  KernelFootprint Footprint;
   std::vector<Slot> Slots;
   std::vector<size_t> PodSlots; // indices of the POD parameters
   size_t PodBytes = 0;          // POD storage a launch needs

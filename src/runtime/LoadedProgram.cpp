@@ -55,7 +55,13 @@ LoadedProgram::fromProgram(bundle::Program Desc, const std::string& Origin, bool
       fail(CAJETA_XPU_BUNDLE_ERROR,
            fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload", Origin,
                        K.Name, It->second.Symbol, Target));
-    P->Kernels.push_back(std::make_unique<Kernel>(*P, K, Entry));
+    KernelFootprint Footprint;
+    if (!P->Module->footprint(Entry, Footprint)) {
+      Footprint.Registers = It->second.Registers;
+      Footprint.LocalBytes = It->second.SpillBytes;
+      Footprint.SharedBytes = It->second.StaticSharedBytes;
+    }
+    P->Kernels.push_back(std::make_unique<Kernel>(*P, K, Entry, Footprint));
   }
   return P;
 }

@@ -1,4 +1,5 @@
-// An asynchronous in-order queue of commands, run by its own worker thread.
+// An asynchronous in-order queue of commands: a device queue fed from the calling thread (GPU
+// backends), or a worker thread that runs the commands (the CPU backend).
 #pragma once
 
 #include "cajeta/xpu/cajeta_xpu.h"
@@ -13,6 +14,8 @@
 
 namespace cajeta::xpu::rt {
 
+class DeviceAllocation;
+
 class Stream {
 public:
   Stream(BackendDevice& Device, std::string Name);
@@ -23,9 +26,18 @@ public:
 
   BackendDevice& device() const { return Device; }
   const std::string& name() const { return Name; }
+  /// Whether commands go straight to a device queue from the calling thread.
+  bool direct() const { return Queue != nullptr; }
 
-  /// Queues a command; returns its sequence number (for waitFor).
+  /// Queues a command; returns its sequence number (for waitFor). On a direct stream the command
+  /// is issued to the device queue now, and errors in issuing it are thrown.
   uint64_t enqueue(Command&& C);
+  /// Direct streams only: borrows Buffers (non-null entries), fills their pointers and lengths
+  /// into Args, keeps their memory and Program alive until the device has passed the launch,
+  /// and enqueues it. Everything about the arguments has been checked.
+  void launchDirect(const Kernel& K, const LoadedProgram& Program, MarshalledArg* Args,
+                    const std::shared_ptr<Buffer>* Buffers, size_t Count,
+                    const LaunchGeometry& Geometry);
   /// Blocks until the command with sequence number Seq has completed.
   void waitFor(uint64_t Seq);
   /// Waits for all queued work, ends the borrows of its launches, rethrows the first error.
@@ -40,21 +52,31 @@ private:
   void run();
   void execute(Command& C);
   void executeLaunch(Command& C);
+  void issue(Command& C);
+  void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
+  void drainLocked();
   void recordError(cajeta_xpu_status Status, std::string Message);
+  void recordErrorLocked(cajeta_xpu_status Status, std::string Message);
   void endBorrows();
 
   BackendDevice& Device;
   std::string Name;
+  std::unique_ptr<BackendQueue> Queue; // direct streams
   std::mutex Mutex;
   std::condition_variable WorkCv;
   std::condition_variable DoneCv;
-  std::deque<Command> Queue;
+  std::deque<Command> Pending;
   uint64_t Enqueued = 0;
   uint64_t Completed = 0;
   bool Stopping = false;
   std::optional<std::pair<cajeta_xpu_status, std::string>> FirstError;
   std::vector<std::weak_ptr<Buffer>> Borrowed;
-  std::thread Worker;
+  // Direct streams: what the device may still use, dropped when the stream is drained.
+  std::vector<std::shared_ptr<DeviceAllocation>> InFlightMemory;
+  std::vector<std::shared_ptr<const LoadedProgram>> InFlightPrograms;
+  const LoadedProgram* LastProgram = nullptr;
+  std::vector<QueuedFailure> Failures;
+  std::thread Worker; // worker-thread streams
 };
 
 } // namespace cajeta::xpu::rt

@@ -115,6 +115,16 @@ private:
   uint32_t DynamicShared;
 };
 
+/// What a kernel's loaded code needs (cajeta_xpu_kernel_footprint): registers and local bytes
+/// per work-item, static shared bytes per workgroup, and the most work-items per workgroup its
+/// code allows (0: no limit of its own).
+struct KernelFootprint {
+  uint32_t registers = 0;
+  uint32_t localBytes = 0;
+  uint32_t sharedBytes = 0;
+  uint32_t maxThreads = 0;
+};
+
 class Kernel {
 public:
   /// Launch on S with the given grid (workgroups) and block (work-items per workgroup), and the
@@ -123,6 +133,11 @@ public:
     return Launcher(K, S.handle(), Grid, Block, DynamicSharedBytes);
   }
   std::string name() const { return cajeta_xpu_kernel_name(K); }
+  KernelFootprint footprint() const {
+    cajeta_xpu_kernel_footprint F{};
+    detail::check(cajeta_xpu_kernel_footprint_get(K, &F));
+    return KernelFootprint{F.registers, F.local_bytes, F.shared_bytes, F.max_threads};
+  }
   cajeta_xpu_kernel* handle() const { return K; }
 
 private:

@@ -173,6 +173,19 @@ CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_program_device(const cajeta_xpu_pro
 CAJETA_XPU_API int cajeta_xpu_program_from_cache(const cajeta_xpu_program* program);
 CAJETA_XPU_API const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* kernel);
 
+/* What a kernel's loaded code needs: read from the code object at load where the backend can
+   (cuda: cuFuncGetAttribute NUM_REGS, LOCAL_SIZE_BYTES, SHARED_SIZE_BYTES, MAX_THREADS_PER_BLOCK),
+   else the bundle manifest's figures. max_threads 0: no limit of the kernel's own (the device's
+   workgroup limit applies); a launch whose block exceeds max_threads is a launch error. */
+typedef struct cajeta_xpu_kernel_footprint {
+  uint32_t registers;    /* per work-item */
+  uint32_t local_bytes;  /* local (spill) memory per work-item */
+  uint32_t shared_bytes; /* static shared memory per workgroup */
+  uint32_t max_threads;  /* most work-items per workgroup the code allows */
+} cajeta_xpu_kernel_footprint;
+CAJETA_XPU_API int cajeta_xpu_kernel_footprint_get(const cajeta_xpu_kernel* kernel,
+                                                   cajeta_xpu_kernel_footprint* out);
+
 /* The directory the JIT cache uses now ($XDG_CACHE_HOME/cajeta, else $HOME/.cache/cajeta), or ""
    when neither is usable. Thread-local storage, valid until the next call on this thread. */
 CAJETA_XPU_API const char* cajeta_xpu_jit_cache_dir(void);

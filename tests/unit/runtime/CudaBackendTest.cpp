@@ -57,8 +57,10 @@ TEST(CudaBackend, ChildCpuWorksWithoutTheDriver) {
   {
     EnvGuard Force("CAJETA_XPU_BACKEND", "cuda");
     std::string M = messageOf<BackendUnavailable>([] { defaultDevice(); });
-    EXPECT_EQ(M, "CAJETA_XPU_BACKEND='cuda': the cuda backend is not available here (present: "
-                 "cpu)");
+    // Other backends (vulkan on lavapipe) may be present beside the CPU.
+    EXPECT_TRUE(contains(M, "CAJETA_XPU_BACKEND='cuda': the cuda backend is not available here "
+                            "(present: "));
+    EXPECT_TRUE(contains(M, "cpu)"));
   }
   Program P = loadTestProgram();
   EXPECT_EQ(P.device().backend(), "cpu");

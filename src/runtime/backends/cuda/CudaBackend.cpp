@@ -1,10 +1,10 @@
-// The cuda backend: device discovery, primary contexts, memory, per-stream CUstreams, PTX modules
-// through the driver's JIT, and launches marshalled by GpuKernelAbi.h.
+// The cuda backend: device discovery, primary contexts, memory, PTX modules through the driver's
+// JIT with their footprints, and a CudaQueue per runtime stream.
 #include "runtime/backends/cuda/CudaBackend.h"
 
-#include "bundle/GpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
+#include "runtime/backends/cuda/CudaQueue.h"
 
 #include <fmt/format.h>
 
@@ -18,8 +18,6 @@ using namespace cuda;
 
 namespace {
 
-constexpr unsigned DefaultSharedLimit = 48 * 1024; // above it a kernel must opt in
-
 /// A loaded PTX module; kernel entries are its CUfunctions.
 class CudaModule : public BackendModule {
 public:
@@ -31,6 +29,22 @@ public:
     if (Api.cuModuleGetFunction(&F, Module, Symbol.c_str()) != CUDA_SUCCESS)
       return nullptr;
     return F;
+  }
+
+  bool footprint(const void* Kernel, KernelFootprint& Out) const override {
+    auto* Fn = static_cast<CUfunction>(const_cast<void*>(Kernel));
+    int Regs = 0, Local = 0, Shared = 0, MaxThreads = 0;
+    if (Api.cuFuncGetAttribute(&Regs, CU_FUNC_ATTRIBUTE_NUM_REGS, Fn) != CUDA_SUCCESS ||
+        Api.cuFuncGetAttribute(&Local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, Fn) != CUDA_SUCCESS ||
+        Api.cuFuncGetAttribute(&Shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, Fn) != CUDA_SUCCESS ||
+        Api.cuFuncGetAttribute(&MaxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, Fn) !=
+            CUDA_SUCCESS)
+      return false;
+    Out.Registers = uint32_t(Regs);
+    Out.LocalBytes = uint32_t(Local);
+    Out.SharedBytes = uint32_t(Shared);
+    Out.MaxThreads = uint32_t(MaxThreads);
+    return true;
   }
 
 private:
@@ -85,24 +99,25 @@ public:
     bind();
     Api.cuMemFree(reinterpret_cast<CUdeviceptr>(Ptr));
   }
+  // Outside streams (buffer resize, worker-thread paths): a device-wide queue, drained each time.
   void copyToDevice(void* Dst, const void* Src, size_t Bytes) override {
-    StreamState& S = stream();
-    check(Api.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(Dst), Src, Bytes, S.Stream),
-          "cuMemcpyHtoDAsync");
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize after an upload");
+    std::lock_guard<std::mutex> Lock(UtilityMutex);
+    utility().copyToDevice(Dst, Src, Bytes, false);
+    drainUtility();
   }
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes) override {
-    StreamState& S = stream();
-    check(Api.cuMemcpyDtoHAsync(Dst, reinterpret_cast<CUdeviceptr>(Src), Bytes, S.Stream),
-          "cuMemcpyDtoHAsync");
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize after a download");
+    std::lock_guard<std::mutex> Lock(UtilityMutex);
+    utility().copyFromDevice(Dst, Src, Bytes, false);
+    drainUtility();
   }
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override {
-    StreamState& S = stream();
-    check(Api.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(Dst),
-                                reinterpret_cast<CUdeviceptr>(Src), Bytes, S.Stream),
-          "cuMemcpyDtoDAsync");
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize after a device copy");
+    std::lock_guard<std::mutex> Lock(UtilityMutex);
+    utility().copyWithinDevice(Dst, Src, Bytes);
+    drainUtility();
+  }
+
+  std::unique_ptr<BackendQueue> createQueue() override {
+    return std::make_unique<CudaQueue>(Api, Ctx, Name);
   }
 
   std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override {
@@ -123,111 +138,42 @@ public:
     return std::make_unique<CudaModule>(Api, Module);
   }
 
+  /// Runs to completion (runtime streams of this backend use createQueue() instead).
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, KernelFailure& Failure) override {
-    StreamState& S = stream();
-    auto* Fn = static_cast<CUfunction>(const_cast<void*>(Kernel));
-    // GpuKernelAbi.h: one entry per PTX parameter, a buffer taking two, then the status record.
-    void* Params[2 * 64 + 1];
-    size_t N = 0;
-    if (Info.Params.size() > 64)
-      fail(CAJETA_XPU_LAUNCH_ERROR,
-           fmt::format("{}: {} parameters; the cuda backend passes at most 64", Info.Name,
-                       Info.Params.size()));
-    for (size_t I = 0; I != Info.Params.size(); ++I) {
-      MarshalledArg& A = const_cast<MarshalledArg&>(Args[I]);
-      switch (Info.Params[I].Kind) {
-      case bundle::ParamKind::Buffer:
-        Params[N++] = &A.Ptr; // a CUdeviceptr is the pointer's bits
-        Params[N++] = &A.Length;
-        break;
-      case bundle::ParamKind::Scalar:
-      case bundle::ParamKind::Function:
-        Params[N++] = &A.Bits; // little-endian: the param's size in the low bytes
-        break;
-      case bundle::ParamKind::Pod:
-        Params[N++] = A.Ptr; // the POD's bytes, copied by the driver
-        break;
-      }
-    }
-    Params[N++] = &S.Status;
-    if (Geometry.DynamicSharedBytes > DefaultSharedLimit)
-      check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                   int(Geometry.DynamicSharedBytes)),
-            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) for " + Info.Name);
-    CUresult R = Api.cuLaunchKernel(Fn, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2],
-                                    Geometry.Block[0], Geometry.Block[1], Geometry.Block[2],
-                                    Geometry.DynamicSharedBytes, S.Stream, Params, nullptr);
-    if (R != CUDA_SUCCESS)
-      fail(CAJETA_XPU_LAUNCH_ERROR, fmt::format("{}: cuLaunchKernel on cuda device '{}': {}{}",
-                                                Info.Name, Name, Api.describe(R), footprint(Fn)));
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize after " + Info.Name);
-    CajetaGpuStatus Status{};
-    check(Api.cuMemcpyDtoHAsync(&Status, S.Status, sizeof(Status), S.Stream),
-          "reading the status record of " + Info.Name);
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize after the status record");
-    if (!Status.Failed)
-      return;
-    Failure.Failed = true;
-    Failure.Param = Status.FailedParam;
-    Failure.Index = Status.FailedIndex;
-    Failure.Length = Status.FailedLength;
-    check(Api.cuMemsetD8Async(S.Status, 0, sizeof(CajetaGpuStatus), S.Stream),
-          "resetting the status record");
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize after the reset");
+    std::lock_guard<std::mutex> Lock(UtilityMutex);
+    utility().launch(Kernel, Info, Args, Geometry, nullptr);
+    std::vector<QueuedFailure> Failures = drainUtility();
+    if (!Failures.empty())
+      Failure = Failures.front().Failure;
   }
 
 private:
-  /// One CUstream and status record per runtime stream: each runtime stream runs its commands
-  /// on its own worker thread, so a thread-local state per device maps the two.
-  struct StreamState {
-    CUstream Stream = nullptr;
-    CUdeviceptr Status = 0;
-  };
+  CudaQueue& utility() {
+    if (!Utility)
+      Utility = std::make_unique<CudaQueue>(Api, Ctx, Name);
+    return *Utility;
+  }
+  std::vector<QueuedFailure> drainUtility() {
+    std::vector<QueuedFailure> Failures;
+    Utility->synchronize(Failures);
+    return Failures;
+  }
 
   void attribute(int Which, int& Out) {
     if (Api.cuDeviceGetAttribute(&Out, Which, Dev) != CUDA_SUCCESS)
       Out = 0;
   }
 
-  void bind() { check(Api.cuCtxSetCurrent(Ctx), "cuCtxSetCurrent"); }
-
-  void check(CUresult R, const std::string& What) const {
-    if (R == CUDA_SUCCESS)
-      return;
-    fail(R == CUDA_ERROR_OUT_OF_MEMORY ? CAJETA_XPU_OUT_OF_DEVICE_MEMORY : CAJETA_XPU_ERROR,
-         fmt::format("cuda device '{}': {}: {}", Name, What, Api.describe(R)));
-  }
-
-  /// " (registers 40, local bytes 0, static shared bytes 2048)" from cuFuncGetAttribute.
-  std::string footprint(CUfunction Fn) const {
-    int Regs = 0, Local = 0, Shared = 0;
-    Api.cuFuncGetAttribute(&Regs, CU_FUNC_ATTRIBUTE_NUM_REGS, Fn);
-    Api.cuFuncGetAttribute(&Local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, Fn);
-    Api.cuFuncGetAttribute(&Shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, Fn);
-    return fmt::format(" (kernel footprint: {} registers, {} local bytes, {} static shared bytes)",
-                       Regs, Local, Shared);
-  }
-
-  StreamState& stream() {
-    bind();
-    thread_local std::map<const CudaDevice*, StreamState> States;
-    StreamState& S = States[this];
-    if (S.Stream)
-      return S;
-    check(Api.cuStreamCreate(&S.Stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    check(Api.cuMemAlloc(&S.Status, sizeof(CajetaGpuStatus)), "allocating a status record");
-    check(Api.cuMemsetD8Async(S.Status, 0, sizeof(CajetaGpuStatus), S.Stream),
-          "clearing a status record");
-    check(Api.cuStreamSynchronize(S.Stream), "cuStreamSynchronize");
-    return S;
-  }
+  void bind() { bindContext(Api, Ctx); }
 
   const CudaDriverApi& Api;
   CUdevice Dev;
   CUcontext Ctx;
   std::string Name;
   int SmCount = 0, MaxThreads = 0, CcMajor = 0, CcMinor = 0, SharedOptIn = 0;
+  std::mutex UtilityMutex;
+  std::unique_ptr<CudaQueue> Utility;
 };
 
 class CudaBackend : public Backend {

@@ -39,10 +39,12 @@ bool CudaDriverApi::load(std::string& Error) {
             resolve(Lib, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain, Error) &&
             resolve(Lib, "cuDevicePrimaryCtxRelease_v2", cuDevicePrimaryCtxRelease, Error) &&
             resolve(Lib, "cuCtxSetCurrent", cuCtxSetCurrent, Error) &&
+            resolve(Lib, "cuCtxGetCurrent", cuCtxGetCurrent, Error) &&
             resolve(Lib, "cuMemAlloc_v2", cuMemAlloc, Error) &&
             resolve(Lib, "cuMemFree_v2", cuMemFree, Error) &&
             resolve(Lib, "cuMemAllocHost_v2", cuMemAllocHost, Error) &&
             resolve(Lib, "cuMemFreeHost", cuMemFreeHost, Error) &&
+            resolve(Lib, "cuMemHostAlloc", cuMemHostAlloc, Error) &&
             resolve(Lib, "cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync, Error) &&
             resolve(Lib, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync, Error) &&
             resolve(Lib, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync, Error) &&
@@ -50,6 +52,13 @@ bool CudaDriverApi::load(std::string& Error) {
             resolve(Lib, "cuStreamCreate", cuStreamCreate, Error) &&
             resolve(Lib, "cuStreamDestroy_v2", cuStreamDestroy, Error) &&
             resolve(Lib, "cuStreamSynchronize", cuStreamSynchronize, Error) &&
+            resolve(Lib, "cuStreamWaitEvent", cuStreamWaitEvent, Error) &&
+            resolve(Lib, "cuLaunchHostFunc", cuLaunchHostFunc, Error) &&
+            resolve(Lib, "cuEventCreate", cuEventCreate, Error) &&
+            resolve(Lib, "cuEventRecord", cuEventRecord, Error) &&
+            resolve(Lib, "cuEventQuery", cuEventQuery, Error) &&
+            resolve(Lib, "cuEventSynchronize", cuEventSynchronize, Error) &&
+            resolve(Lib, "cuEventDestroy_v2", cuEventDestroy, Error) &&
             resolve(Lib, "cuModuleLoadDataEx", cuModuleLoadDataEx, Error) &&
             resolve(Lib, "cuModuleUnload", cuModuleUnload, Error) &&
             resolve(Lib, "cuModuleGetFunction", cuModuleGetFunction, Error) &&

@@ -15,13 +15,17 @@ struct CUctx_st;
 struct CUstream_st;
 struct CUmod_st;
 struct CUfunc_st;
+struct CUevent_st;
 using CUcontext = CUctx_st*;
 using CUstream = CUstream_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
+using CUevent = CUevent_st*;
+using CUhostFn = void (*)(void*);
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 
 // CUdevice_attribute values.
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
@@ -31,6 +35,7 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 // CUfunction_attribute values.
+constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 constexpr int CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3;
 constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
@@ -43,6 +48,8 @@ constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 1;
 
 /// The driver's entry points, resolved from libcuda.so.1 (or CAJETA_CUDA_DRIVER, for tests).
 struct CudaDriverApi {
@@ -56,10 +63,12 @@ struct CudaDriverApi {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetCurrent)(CUcontext*);
   CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemAllocHost)(void**, size_t);
   CUresult (*cuMemFreeHost)(void*);
+  CUresult (*cuMemHostAlloc)(void**, size_t, unsigned);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
   CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
@@ -67,6 +76,13 @@ struct CudaDriverApi {
   CUresult (*cuStreamCreate)(CUstream*, unsigned);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*cuLaunchHostFunc)(CUstream, CUhostFn, void*);
+  CUresult (*cuEventCreate)(CUevent*, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventQuery)(CUevent);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);

@@ -1,0 +1,346 @@
+// CUDA queues: launches and copies enqueued without waiting for the GPU; failures, deferred
+// staging returns and events resolved when the stream is synchronised.
+#include "runtime/backends/cuda/CudaQueue.h"
+
+#include "bundle/GpuKernelAbi.h"
+#include "runtime/RuntimeError.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace cajeta::xpu::rt::cuda {
+
+namespace {
+
+constexpr unsigned DefaultSharedLimit = 48 * 1024; // above it a kernel must opt in
+constexpr size_t MinStagingBytes = 64 * 1024;
+constexpr size_t MaxPooledBytes = 256u << 20; // free pinned memory kept after a synchronize
+constexpr size_t MaxParams = 64;
+
+class CudaEvent : public BackendEvent {
+public:
+  CudaEvent(const CudaDriverApi& Api, CUcontext Ctx, CUevent E, const std::string& DeviceName)
+      : Api(Api), Ctx(Ctx), E(E), DeviceName(DeviceName) {}
+  ~CudaEvent() override { Api.cuEventDestroy(E); } // released by the driver once reached
+
+  void synchronize() override {
+    bindContext(Api, Ctx);
+    CUresult R = Api.cuEventSynchronize(E);
+    if (R != CUDA_SUCCESS)
+      fail(CAJETA_XPU_ERROR,
+           fmt::format("cuda device '{}': cuEventSynchronize: {}", DeviceName, Api.describe(R)));
+  }
+  bool done() override {
+    bindContext(Api, Ctx);
+    return Api.cuEventQuery(E) == CUDA_SUCCESS;
+  }
+  CUevent handle() const { return E; }
+
+private:
+  const CudaDriverApi& Api;
+  CUcontext Ctx;
+  CUevent E;
+  std::string DeviceName;
+};
+
+} // namespace
+
+void bindContext(const CudaDriverApi& Api, CUcontext Ctx) {
+  CUcontext Current = nullptr;
+  if (Api.cuCtxGetCurrent(&Current) == CUDA_SUCCESS && Current == Ctx)
+    return;
+  CUresult R = Api.cuCtxSetCurrent(Ctx);
+  if (R != CUDA_SUCCESS)
+    fail(CAJETA_XPU_ERROR, "cuCtxSetCurrent: " + Api.describe(R));
+}
+
+CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string& DeviceName)
+    : Api(Api), Ctx(Ctx), DeviceName(DeviceName), SlotTags(SlotCount, nullptr) {
+  bindContext(Api, Ctx);
+  check(Api.cuStreamCreate(&Stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  size_t Bytes = SlotCount * sizeof(CajetaGpuStatus);
+  CUresult R = Api.cuMemAlloc(&Slots, Bytes);
+  if (R == CUDA_SUCCESS)
+    R = Api.cuMemsetD8Async(Slots, 0, Bytes, Stream);
+  if (R == CUDA_SUCCESS)
+    R = Api.cuStreamSynchronize(Stream);
+  if (R != CUDA_SUCCESS) {
+    if (Slots)
+      Api.cuMemFree(Slots);
+    Api.cuStreamDestroy(Stream);
+    check(R, "allocating a stream's status records");
+  }
+}
+
+CudaQueue::~CudaQueue() {
+  bindContext(Api, Ctx);
+  Api.cuStreamSynchronize(Stream); // host callbacks have run once this returns
+  Api.cuStreamDestroy(Stream);
+  Api.cuMemFree(Slots);
+  for (Harvest& H : Harvests)
+    giveBack(H.Block);
+  for (Staging& B : AllBlocks)
+    Api.cuMemFreeHost(B.Ptr);
+}
+
+void CudaQueue::check(CUresult R, const char* What) const {
+  if (R == CUDA_SUCCESS)
+    return;
+  fail(R == CUDA_ERROR_OUT_OF_MEMORY ? CAJETA_XPU_OUT_OF_DEVICE_MEMORY : CAJETA_XPU_ERROR,
+       fmt::format("cuda device '{}': {}: {}", DeviceName, What, Api.describe(R)));
+}
+
+void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
+                       const MarshalledArg* Args, const LaunchGeometry& Geometry, const void* Tag) {
+  bindContext(Api, Ctx);
+  if (Info.Params.size() > MaxParams)
+    fail(CAJETA_XPU_LAUNCH_ERROR,
+         fmt::format("{}: {} parameters; the cuda backend passes at most {}", Info.Name,
+                     Info.Params.size(), MaxParams));
+  auto* Fn = static_cast<CUfunction>(const_cast<void*>(Kernel));
+  if (Used == SlotCount)
+    harvestAsync();
+  CUdeviceptr Status = Slots + CUdeviceptr(Used) * sizeof(CajetaGpuStatus);
+  // GpuKernelAbi.h: one entry per PTX parameter, a buffer taking two, then the status record.
+  void* Params[2 * MaxParams + 1];
+  size_t N = 0;
+  for (size_t I = 0, E = Info.Params.size(); I != E; ++I) {
+    auto& A = const_cast<MarshalledArg&>(Args[I]);
+    switch (Info.Params[I].Kind) {
+    case bundle::ParamKind::Buffer:
+      Params[N++] = &A.Ptr; // a CUdeviceptr is the pointer's bits
+      Params[N++] = &A.Length;
+      break;
+    case bundle::ParamKind::Scalar:
+    case bundle::ParamKind::Function:
+      Params[N++] = &A.Bits; // little-endian: the param's size in the low bytes
+      break;
+    case bundle::ParamKind::Pod:
+      Params[N++] = A.Ptr; // the POD's bytes, copied by the driver at the call
+      break;
+    }
+  }
+  Params[N++] = &Status;
+  if (Geometry.DynamicSharedBytes > DefaultSharedLimit)
+    check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 int(Geometry.DynamicSharedBytes)),
+          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  CUresult R = Api.cuLaunchKernel(Fn, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2],
+                                  Geometry.Block[0], Geometry.Block[1], Geometry.Block[2],
+                                  Geometry.DynamicSharedBytes, Stream, Params, nullptr);
+  if (R != CUDA_SUCCESS) {
+    int Regs = 0, Local = 0, Shared = 0;
+    Api.cuFuncGetAttribute(&Regs, CU_FUNC_ATTRIBUTE_NUM_REGS, Fn);
+    Api.cuFuncGetAttribute(&Local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, Fn);
+    Api.cuFuncGetAttribute(&Shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, Fn);
+    fail(CAJETA_XPU_LAUNCH_ERROR,
+         fmt::format("{}: cuLaunchKernel on cuda device '{}': {} (kernel footprint: {} registers, "
+                     "{} local bytes, {} static shared bytes)",
+                     Info.Name, DeviceName, Api.describe(R), Regs, Local, Shared));
+  }
+  SlotTags[Used++] = Tag;
+}
+
+void CudaQueue::harvestAsync() {
+  size_t Bytes = size_t(Used) * sizeof(CajetaGpuStatus);
+  Harvest H;
+  H.Block = acquire(Bytes);
+  H.Tags.assign(SlotTags.begin(), SlotTags.begin() + Used);
+  H.Count = Used;
+  CUresult R = Api.cuMemcpyDtoHAsync(H.Block.Ptr, Slots, Bytes, Stream);
+  if (R != CUDA_SUCCESS) {
+    giveBack(H.Block);
+    check(R, "copying status records back");
+  }
+  Harvests.push_back(std::move(H));
+  Used = 0;
+  check(Api.cuMemsetD8Async(Slots, 0, Bytes, Stream), "resetting status records");
+}
+
+void CudaQueue::collect(const void* Records, const std::vector<const void*>& Tags, uint32_t Count,
+                        std::vector<QueuedFailure>& Failures, bool& AnyFailed) const {
+  const auto* Status = static_cast<const CajetaGpuStatus*>(Records);
+  for (uint32_t I = 0; I != Count; ++I) {
+    if (!Status[I].Failed)
+      continue;
+    AnyFailed = true;
+    KernelFailure F;
+    F.Failed = true;
+    F.Param = Status[I].FailedParam;
+    F.Index = Status[I].FailedIndex;
+    F.Length = Status[I].FailedLength;
+    Failures.push_back({Tags[I], F});
+  }
+}
+
+void CudaQueue::synchronize(std::vector<QueuedFailure>& Failures) {
+  bindContext(Api, Ctx);
+  Staging Tail;
+  size_t TailBytes = size_t(Used) * sizeof(CajetaGpuStatus);
+  CUresult R = CUDA_SUCCESS;
+  if (Used) {
+    Tail = acquire(TailBytes);
+    R = Api.cuMemcpyDtoHAsync(Tail.Ptr, Slots, TailBytes, Stream);
+  }
+  CUresult Synced = Api.cuStreamSynchronize(Stream);
+  for (Harvest& H : Harvests) {
+    bool Any = false;
+    if (Synced == CUDA_SUCCESS)
+      collect(H.Block.Ptr, H.Tags, H.Count, Failures, Any);
+    giveBack(H.Block);
+  }
+  Harvests.clear();
+  bool AnyFailed = false;
+  if (Tail.Ptr && R == CUDA_SUCCESS && Synced == CUDA_SUCCESS)
+    collect(Tail.Ptr, SlotTags, Used, Failures, AnyFailed);
+  if (Tail.Ptr)
+    giveBack(Tail);
+  Used = 0;
+  trimPool();
+  check(R, "reading the status records");
+  check(Synced, "cuStreamSynchronize");
+  if (AnyFailed) // ordered before any later launch; records that did not fail are still zero
+    check(Api.cuMemsetD8Async(Slots, 0, TailBytes, Stream), "resetting status records");
+}
+
+CudaQueue::Staging CudaQueue::acquire(size_t Bytes) {
+  {
+    std::lock_guard<std::mutex> Lock(PoolMutex);
+    auto Best = FreeBlocks.end();
+    for (auto It = FreeBlocks.begin(); It != FreeBlocks.end(); ++It)
+      if (It->Bytes >= Bytes && (Best == FreeBlocks.end() || It->Bytes < Best->Bytes))
+        Best = It;
+    if (Best != FreeBlocks.end()) {
+      Staging B = *Best;
+      FreeBlocks.erase(Best);
+      return B;
+    }
+  }
+  size_t Size = MinStagingBytes;
+  while (Size < Bytes && Size < (size_t(1) << 62))
+    Size *= 2;
+  Staging B;
+  B.Bytes = std::max(Size, Bytes);
+  CUresult R = Api.cuMemHostAlloc(&B.Ptr, B.Bytes, CU_MEMHOSTALLOC_PORTABLE);
+  if (R != CUDA_SUCCESS)
+    fail(CAJETA_XPU_OUT_OF_DEVICE_MEMORY,
+         fmt::format("cuda device '{}': cannot allocate {} bytes of pinned staging memory: "
+                     "cuMemHostAlloc: {}",
+                     DeviceName, B.Bytes, Api.describe(R)));
+  std::lock_guard<std::mutex> Lock(PoolMutex);
+  AllBlocks.push_back(B);
+  return B;
+}
+
+void CudaQueue::giveBack(Staging Block) {
+  std::lock_guard<std::mutex> Lock(PoolMutex);
+  FreeBlocks.push_back(Block);
+}
+
+void CudaQueue::trimPool() {
+  // Only called with the stream drained: no callback holds a block.
+  std::lock_guard<std::mutex> Lock(PoolMutex);
+  size_t Total = 0;
+  for (const Staging& B : FreeBlocks)
+    Total += B.Bytes;
+  std::sort(FreeBlocks.begin(), FreeBlocks.end(),
+            [](const Staging& A, const Staging& B) { return A.Bytes < B.Bytes; });
+  while (Total > MaxPooledBytes && !FreeBlocks.empty()) {
+    Staging B = FreeBlocks.back();
+    FreeBlocks.pop_back();
+    Total -= B.Bytes;
+    Api.cuMemFreeHost(B.Ptr);
+    std::erase_if(AllBlocks, [&](const Staging& A) { return A.Ptr == B.Ptr; });
+  }
+}
+
+void CudaQueue::finishHostCopy(void* Data) {
+  // The driver's callback thread: no CUDA calls here.
+  auto* Copy = static_cast<HostCopy*>(Data);
+  if (Copy->Dst)
+    std::memcpy(Copy->Dst, Copy->Block.Ptr, Copy->Bytes);
+  Copy->Queue->giveBack(Copy->Block);
+  delete Copy;
+}
+
+void CudaQueue::finishLater(HostCopy* Copy) {
+  if (Api.cuLaunchHostFunc(Stream, finishHostCopy, Copy) == CUDA_SUCCESS)
+    return;
+  // The driver cannot take the callback: finish here, after the copy.
+  CUresult R = Api.cuStreamSynchronize(Stream);
+  if (R == CUDA_SUCCESS) {
+    finishHostCopy(Copy);
+    return;
+  }
+  delete Copy; // the block stays out of the pool: the failed stream may still write it
+  check(R, "cuStreamSynchronize after a staged copy");
+}
+
+void CudaQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) {
+  bindContext(Api, Ctx);
+  auto Device = reinterpret_cast<CUdeviceptr>(Dst);
+  if (!Bytes)
+    return;
+  if (!Staged) {
+    check(Api.cuMemcpyHtoDAsync(Device, Src, Bytes, Stream), "cuMemcpyHtoDAsync");
+    return;
+  }
+  Staging B = acquire(Bytes);
+  std::memcpy(B.Ptr, Src, Bytes);
+  CUresult R = Api.cuMemcpyHtoDAsync(Device, B.Ptr, Bytes, Stream);
+  if (R != CUDA_SUCCESS) {
+    giveBack(B);
+    check(R, "cuMemcpyHtoDAsync from pinned staging");
+  }
+  finishLater(new HostCopy{this, B, nullptr, 0});
+}
+
+void CudaQueue::copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) {
+  bindContext(Api, Ctx);
+  auto Device = reinterpret_cast<CUdeviceptr>(Src);
+  if (!Bytes)
+    return;
+  if (!Staged) {
+    check(Api.cuMemcpyDtoHAsync(Dst, Device, Bytes, Stream), "cuMemcpyDtoHAsync");
+    return;
+  }
+  Staging B = acquire(Bytes);
+  CUresult R = Api.cuMemcpyDtoHAsync(B.Ptr, Device, Bytes, Stream);
+  if (R != CUDA_SUCCESS) {
+    giveBack(B);
+    check(R, "cuMemcpyDtoHAsync to pinned staging");
+  }
+  finishLater(new HostCopy{this, B, Dst, Bytes});
+}
+
+void CudaQueue::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
+  bindContext(Api, Ctx);
+  if (!Bytes)
+    return;
+  check(Api.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(Dst),
+                              reinterpret_cast<CUdeviceptr>(Src), Bytes, Stream),
+        "cuMemcpyDtoDAsync");
+}
+
+std::shared_ptr<BackendEvent> CudaQueue::record() {
+  bindContext(Api, Ctx);
+  CUevent E = nullptr;
+  check(Api.cuEventCreate(&E, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  auto Event = std::make_shared<CudaEvent>(Api, Ctx, E, DeviceName);
+  check(Api.cuEventRecord(E, Stream), "cuEventRecord");
+  return Event;
+}
+
+void CudaQueue::wait(BackendEvent& E) {
+  bindContext(Api, Ctx);
+  auto* Cuda = dynamic_cast<CudaEvent*>(&E);
+  if (!Cuda) { // another backend's event: the host waits for it
+    E.synchronize();
+    return;
+  }
+  check(Api.cuStreamWaitEvent(Stream, Cuda->handle(), 0), "cuStreamWaitEvent");
+}
+
+} // namespace cajeta::xpu::rt::cuda

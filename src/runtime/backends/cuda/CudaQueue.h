@@ -1,0 +1,79 @@
+// A runtime stream's CUDA queue: one CUstream fed from the calling thread, status records for
+// --check-bounds kernels, CUDA events, and pinned staging for the Async copies.
+#pragma once
+
+#include "runtime/Backend.h"
+#include "runtime/backends/cuda/CudaDriverApi.h"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cajeta::xpu::rt::cuda {
+
+/// Makes Ctx current on the calling thread when it is not already (cheap when it is).
+void bindContext(const CudaDriverApi& Api, CUcontext Ctx);
+
+class CudaQueue : public BackendQueue {
+public:
+  /// Throws RuntimeError naming DeviceName when the driver cannot create the stream or records.
+  CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string& DeviceName);
+  ~CudaQueue() override;
+  CudaQueue(const CudaQueue&) = delete;
+  CudaQueue& operator=(const CudaQueue&) = delete;
+
+  void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+              const LaunchGeometry& Geometry, const void* Tag) override;
+  void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
+  void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
+  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes);
+  std::shared_ptr<BackendEvent> record() override;
+  void wait(BackendEvent& E) override;
+  void synchronize(std::vector<QueuedFailure>& Failures) override;
+
+  /// Status records a queue cycles through before it copies them back without waiting.
+  static constexpr uint32_t SlotCount = 1024;
+
+private:
+  struct Staging {
+    void* Ptr = nullptr;
+    size_t Bytes = 0;
+  };
+  /// Status records copied back to pinned memory while the queue keeps running.
+  struct Harvest {
+    Staging Block;
+    std::vector<const void*> Tags;
+    uint32_t Count = 0;
+  };
+  /// A staged download finishing on the driver's callback thread.
+  struct HostCopy {
+    CudaQueue* Queue;
+    Staging Block;
+    void* Dst;
+    size_t Bytes;
+  };
+  static void finishHostCopy(void* Data);
+
+  void check(CUresult R, const char* What) const;
+  Staging acquire(size_t Bytes);
+  void giveBack(Staging Block);
+  void trimPool();
+  void finishLater(HostCopy* Copy);
+  void harvestAsync();
+  void collect(const void* Records, const std::vector<const void*>& Tags, uint32_t Count,
+               std::vector<QueuedFailure>& Failures, bool& AnyFailed) const;
+
+  const CudaDriverApi& Api;
+  CUcontext Ctx;
+  std::string DeviceName;
+  CUstream Stream = nullptr;
+  CUdeviceptr Slots = 0;
+  std::vector<const void*> SlotTags;
+  uint32_t Used = 0;
+  std::vector<Harvest> Harvests;
+  std::mutex PoolMutex; // staging blocks come back on the driver's callback thread
+  std::vector<Staging> FreeBlocks;
+  std::vector<Staging> AllBlocks;
+};
+
+} // namespace cajeta::xpu::rt::cuda
