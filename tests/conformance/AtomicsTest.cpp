@@ -67,6 +67,8 @@ TYPED_TEST(AtomicsInt, EveryOperationUncontended) {
   using T = TypeParam;
   std::string Name = atomicsProgram<T>();
   xpu::Program P = compileProgram(Name);
+  if constexpr (sizeof(T) == 8)
+    CONFORMANCE_REQUIRE(P, Int64Atomics);
   const uint32_t N = 300, Block = 64; // the shared kernel needs blocks of at most 64
   std::vector<T> A = intData<T>(N * IntOps, 1300);
   std::vector<T> V = intData<T>(N, 1301);
@@ -105,6 +107,8 @@ TYPED_TEST(AtomicsInt, ContendedOnBufferAndShared) {
   using T = TypeParam;
   std::string Name = atomicsProgram<T>();
   xpu::Program P = compileProgram(Name);
+  if constexpr (sizeof(T) == 8)
+    CONFORMANCE_REQUIRE(P, Int64Atomics);
   const uint32_t N = 2001, Block = 128, Groups = groupsFor(N, Block);
   std::vector<T> V = intData<T>(N, 1310);
   for (uint32_t I = 12; I < N;
@@ -136,6 +140,8 @@ TYPED_TEST(AtomicsInt, TicketsArePermutation) {
   using T = TypeParam;
   std::string Name = atomicsProgram<T>();
   xpu::Program P = compileProgram(Name);
+  if constexpr (sizeof(T) == 8)
+    CONFORMANCE_REQUIRE(P, Int64Atomics);
   const uint32_t N = 1500;
   const T Start = wrapSub(std::numeric_limits<T>::max(), T(700)); // the counter wraps on the way
   auto Counter = toDevice(std::vector<T>{Start});
@@ -161,6 +167,9 @@ TYPED_TEST(AtomicsFloat, EveryOperationUncontended) {
   using F = TypeParam;
   std::string Name = atomicsProgram<F>();
   xpu::Program P = compileProgram(Name);
+  CONFORMANCE_REQUIRE(P, FloatAtomics);
+  if constexpr (sizeof(F) == 8)
+    CONFORMANCE_REQUIRE(P, Float64);
   const uint32_t N = 300, Block = 64;
   std::vector<F> A = floatData<F>(N * FloatOps, 1320, -1e3, 1e3);
   std::vector<F> V = floatData<F>(N, 1321, -1e3, 1e3);
@@ -207,6 +216,9 @@ TYPED_TEST(AtomicsFloat, ContendedExactSums) {
   using F = TypeParam;
   std::string Name = atomicsProgram<F>();
   xpu::Program P = compileProgram(Name);
+  CONFORMANCE_REQUIRE(P, FloatAtomics);
+  if constexpr (sizeof(F) == 8)
+    CONFORMANCE_REQUIRE(P, Float64);
   const uint32_t N = 3001, Block = 256, Groups = groupsFor(N, Block);
   std::vector<F> V(N);
   for (uint32_t I = 0; I < N; ++I) // quarters of small integers: every partial sum is exact
@@ -240,6 +252,7 @@ TYPED_TEST(AtomicsFloat, ContendedExactSums) {
 
 TEST(Atomics, CompareExchangeLoops) {
   xpu::Program P = compileProgram("AtomicCasLoop");
+  CONFORMANCE_REQUIRE(P, Int64Atomics);
   const uint32_t N = 1000, Slots = 8;
   std::vector<float> StartF = {1.0f, -3.0f, 0.75f, 0x1p-10f, 5.0f, -1.0f, 1.5f, 100.0f};
   std::vector<float> FactorsF(N);
@@ -264,6 +277,8 @@ TEST(Atomics, CompareExchangeLoops) {
 
 TEST(Atomics, FloatMinMaxNaNAndSignedZero) {
   xpu::Program P = compileProgram("AtomicFloatMinMax");
+  CONFORMANCE_REQUIRE(P, FloatAtomics);
+  CONFORMANCE_REQUIRE(P, Float64);
   const float Inf = std::numeric_limits<float>::infinity(), NaN = std::nanf("");
   struct Case32 {
     const char* What;

@@ -28,6 +28,16 @@ xpu::Program compileProgram(const std::string& Name);
 /// The same with explicit options (e.g. checkBounds); never served from another option set's cache.
 xpu::Program compileProgram(const std::string& Name, const xpu::CompileOptions& Options);
 
+/// Skips the current test, naming the capability, when the device that runs Program lacks it (an
+/// optional feature: float16, int64 or float atomics, dynamic shared memory). The CPU and CUDA
+/// backends have every capability the suite uses, so nothing is skipped there.
+#define CONFORMANCE_REQUIRE(Program, Cap)                                                          \
+  do {                                                                                             \
+    if (!(Program).device().supports(::cajeta::xpu::Capability::Cap))                              \
+      GTEST_SKIP() << (Program).device().name() << " (" << (Program).device().backend()            \
+                   << ") lacks " << ::cajeta::xpu::capabilityName(::cajeta::xpu::Capability::Cap); \
+  } while (false)
+
 /// Grid size (workgroups) covering N work-items with blocks of Block; the last one is partial
 /// whenever N is not a multiple of Block.
 inline uint32_t groupsFor(size_t N, uint32_t Block) {

@@ -117,6 +117,7 @@ void expectSameHalves(const std::vector<Half>& Got, const std::vector<double>& W
 
 TEST(Float16, BuffersWidenAndNarrow) {
   xpu::Program P = compileProgram("Float16Buffers");
+  CONFORMANCE_REQUIRE(P, Float16);
   const uint32_t N = 500;
   std::vector<uint16_t> Bits = halfData(N, 1600);
   auto In = toDevice(toHalves(Bits));
@@ -182,6 +183,7 @@ TEST(Float16, BuffersWidenAndNarrow) {
 
 TEST(Float16, ArithmeticRoundsEachOperation) {
   xpu::Program P = compileProgram("Float16Arith");
+  CONFORMANCE_REQUIRE(P, Float16);
   const uint32_t N = 700;
   std::vector<uint16_t> A = halfData(N, 1610), B = halfData(N, 1611), C = halfData(N, 1612);
   std::rotate(B.begin(), B.begin() + 4, B.end());

@@ -44,6 +44,7 @@ TEST(Shared, StaticLengthAndSameNamesInAnotherKernel) {
 
 TEST(Shared, DynamicArraySizedAtLaunch) {
   xpu::Program P = compileProgram("SharedDynamic");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
   const uint32_t N = 1000, Block = 64;
   std::vector<int32_t> In = intData<int32_t>(N, 1110);
   auto DIn = toDevice(In);
@@ -72,6 +73,7 @@ TEST(Shared, DynamicArraySizedAtLaunch) {
 
 TEST(Shared, DynamicBesideStatic) {
   xpu::Program P = compileProgram("SharedDynamic");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
   const uint32_t N = 300;
   std::vector<float> In = floatData<float>(N, 1120, -50, 50);
   auto DIn = toDevice(In);
@@ -91,6 +93,7 @@ TEST(Shared, DynamicBesideStatic) {
 
 TEST(Shared, DynamicTreeReductionSeveralSizes) {
   xpu::Program P = compileProgram("ReduceDynamic");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
   const uint32_t N = 1000;
   std::vector<uint32_t> In = intData<uint32_t>(N, 1130);
   auto DIn = toDevice(In);
