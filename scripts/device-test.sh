@@ -95,7 +95,78 @@ run() {
   return $Rc
 }
 
+# --- vulkan mode (issue 5): the same suite on the GPU machine's NVIDIA Vulkan driver ----------
+#   scripts/device-test.sh vulkan-prepare [BUILD]  here: 'prepare', plus vulkan_tests and
+#       vulkan_probe in BUILD/device-carry/bin, their JIT cache entries filled by one lavapipe run.
+#       Once per checkout, also fetch the Vulkan loader for the GPU machine (it has none):
+#         echo /.gl/ >>.git/info/exclude; mkdir -p .gl /tmp/amd64/partial
+#         o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+#         apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
+#   scripts/device-test.sh vulkan [CARRY]          on the GPU machine: unpacks .gl/*.deb (the
+#       loader) into / when libvulkan.so.1 is missing, points the loader at the NVIDIA ICD, and runs
+#       conformance_tests and vulkan_tests with CAJETA_XPU_BACKEND=vulkan; results in $OUT.
+#   command: scripts/device-test.sh vulkan build-vk/device-carry
+#   carry:   ["build-vk/device-carry", ".gl"]
+vulkan_prepare() {
+  local Build=${1:-build-vk}
+  [[ $Build = /* ]] || Build="$ROOT/$Build"
+  prepare "$Build" || return 1
+  local Carry="$Build/device-carry"
+  cmake --build "$Build" -j2 --target vulkan_tests vulkan_probe || return 1
+  XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=vulkan "$Build/bin/vulkan_tests" \
+    --gtest_brief=1 > "$Carry/vulkan-fill.log" 2>&1
+  echo "lavapipe run that filled the cache: $(tail -n 3 "$Carry/vulkan-fill.log" | tr '\n' ' ')"
+  strip -o "$Carry/bin/vulkan_tests" "$Build/bin/vulkan_tests" || return 1
+  strip -o "$Carry/bin/vulkan_probe" "$Build/bin/vulkan_probe" || return 1
+  [[ -n $(ls "$ROOT"/.gl/libvulkan1_*.deb 2>/dev/null) ]] ||
+    echo "note: no .gl/libvulkan1_*.deb yet; fetch it as the header of this script says"
+  echo "on the device: scripts/device-test.sh vulkan ${Carry#$ROOT/} (carry it and .gl)"
+}
+
+vulkan_run() {
+  local Carry=${1:-build-vk/device-carry}
+  [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
+  local Out=${OUT:-$ROOT/device-results}
+  mkdir -p "$Out"
+  local Summary="$Out/results-vulkan.txt"
+  if ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+    for f in "$ROOT"/.gl/*.deb; do [[ -f $f ]] && dpkg -x "$f" /; done
+    ldconfig
+  fi
+  local Icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  if [[ -z ${VK_DRIVER_FILES:-} && -f $Icd ]]; then export VK_DRIVER_FILES=$Icd; fi
+  [[ -f $Carry/paths.env ]] || { echo "no $Carry/paths.env: run 'vulkan-prepare' first" | tee "$Summary"; return 1; }
+  # shellcheck disable=SC1091
+  source "$Carry/paths.env"
+  if [[ ! -d $ROOT/tests/conformance/programs ]]; then
+    mkdir -p "$(dirname "$ROOT")" && ln -sfn "$(cd "$(dirname "$0")/.." && pwd)" "$ROOT" ||
+      { echo "cannot make $ROOT point at this checkout" | tee "$Summary"; return 1; }
+  fi
+  local Cache="$Out/cache-vulkan"
+  rm -rf "$Cache" && cp -r "$Carry/cache" "$Cache"
+  export LD_LIBRARY_PATH="$Carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export XDG_CACHE_HOME="$Cache"
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(uname -n)"
+    echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}"
+    echo "probe: $("$Carry/bin/vulkan_probe" 2>&1)"
+  } > "$Summary"
+  local Rc=0
+  CAJETA_XPU_BACKEND=vulkan "$Carry/bin/conformance_tests" \
+    --gtest_output="xml:$Out/conformance-vulkan.xml" > "$Out/conformance-vulkan.log" 2>&1 || Rc=1
+  echo "conformance_tests (CAJETA_XPU_BACKEND=vulkan): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan.log" | tr '\n' ' ')" >> "$Summary"
+  CAJETA_XPU_BACKEND=vulkan "$Carry/bin/vulkan_tests" \
+    --gtest_output="xml:$Out/vulkan-tests.xml" > "$Out/vulkan-tests.log" 2>&1 || Rc=1
+  echo "vulkan_tests (CAJETA_XPU_BACKEND=vulkan): $(grep -E '^\[  (PASSED  |FAILED  |SKIPPED )\]' "$Out/vulkan-tests.log" | tr '\n' ' ')" >> "$Summary"
+  grep -E '^\[  FAILED  \]' "$Out/conformance-vulkan.log" "$Out/vulkan-tests.log" >> "$Summary"
+  cat "$Summary"
+  return $Rc
+}
+
 case $MODE in
+vulkan-prepare) shift; vulkan_prepare "$@" ;;
+vulkan) shift; vulkan_run "$@" ;;
 prepare) shift; prepare "$@" ;;
 run) shift; run "$@" ;;
 *) sed -n '2,17p' "$0"; exit 2 ;;

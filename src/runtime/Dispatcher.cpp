@@ -25,6 +25,21 @@ static std::string presentBackends() {
   return Present.empty() ? "none" : Present;
 }
 
+/// The device of B the dispatcher uses: its first device, unless that device only emulates a GPU
+/// on the host (lavapipe) and the backend is not forced; then none, so that the cpu backend (our
+/// own, faster on the same cores) runs the program. CAJETA_XPU_BACKEND=vulkan still picks it.
+static BackendDevice* usableDevice(const Backend* B, bool Forced) {
+  if (!B || B->devices().empty())
+    return nullptr;
+  BackendDevice* D = B->devices().front();
+  return Forced || D->preferredByDefault() ? D : nullptr;
+}
+
+static bool forced() {
+  const char* Forced = std::getenv("CAJETA_XPU_BACKEND");
+  return Forced && *Forced;
+}
+
 std::vector<std::string> Dispatcher::candidates() {
   const char* Forced = std::getenv("CAJETA_XPU_BACKEND");
   if (!Forced || !*Forced)
@@ -43,22 +58,23 @@ std::vector<std::string> Dispatcher::candidates() {
 }
 
 BackendDevice& Dispatcher::defaultDevice() {
-  for (const std::string& Name : candidates()) {
-    Backend* B = Runtime::get().findBackend(Name);
-    if (B && !B->devices().empty())
-      return *B->devices().front();
-  }
+  bool Forced = forced();
+  for (const std::string& Name : candidates())
+    if (BackendDevice* D = usableDevice(Runtime::get().findBackend(Name), Forced))
+      return *D;
   fail(CAJETA_XPU_BACKEND_UNAVAILABLE, "no backend with a device is available");
 }
 
 Dispatcher::Choice Dispatcher::choose(const bundle::Program& Desc, const std::string& Origin) {
   std::vector<std::string> Names = candidates();
+  bool Forced = forced();
   for (const std::string& Name : Names) {
     Backend* B = Runtime::get().findBackend(Name);
-    if (!B || B->devices().empty())
+    BackendDevice* D = usableDevice(B, Forced);
+    if (!D)
       continue;
     if (const bundle::Payload* P = B->choosePayload(Desc))
-      return {B->devices().front(), P};
+      return {D, P};
   }
   std::string Payloads;
   for (const bundle::Payload& P : Desc.Payloads)

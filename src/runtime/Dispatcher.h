@@ -1,4 +1,6 @@
 // Picks the backend and device: CUDA -> HIP -> Vulkan -> CPU, or the one CAJETA_XPU_BACKEND forces.
+// A device that only emulates a GPU on the host (BackendDevice::preferredByDefault() false, e.g.
+// lavapipe) is passed over unless its backend is forced.
 #pragma once
 
 #include "runtime/Backend.h"

@@ -5,6 +5,7 @@
 #include "runtime/Stream.h"
 #include "runtime/backends/cpu/CpuBackend.h"
 #include "runtime/backends/cuda/CudaBackend.h"
+#include "runtime/backends/vulkan/VulkanBackend.h"
 
 namespace cajeta::xpu::rt {
 
@@ -18,6 +19,8 @@ Runtime::Runtime() {
   // is absent returns nullptr and simply is not there.
   if (std::unique_ptr<Backend> Cuda = createCudaBackend())
     Backends.push_back(std::move(Cuda));
+  if (std::unique_ptr<Backend> Vulkan = createVulkanBackend())
+    Backends.push_back(std::move(Vulkan));
   Backends.push_back(createCpuBackend());
 }
 

@@ -1,0 +1,135 @@
+// The vulkan backend: instance, device ranking, and the program's per-kernel SPIR-V payloads
+// gathered into one module payload.
+#include "runtime/backends/vulkan/VulkanBackend.h"
+
+#include "runtime/backends/vulkan/VulkanApi.h"
+#include "runtime/backends/vulkan/VulkanDevice.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+
+namespace cajeta::xpu::rt {
+
+using namespace vulkan;
+
+namespace {
+
+/// Lower is better: discrete GPU, integrated GPU, virtual GPU, CPU (lavapipe), anything else.
+int rank(VkPhysicalDeviceType T) {
+  switch (T) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return 0;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return 1;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return 2;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+class VulkanBackend : public Backend {
+public:
+  const char* name() const override { return "vulkan"; }
+  const char* payloadTarget() const override { return "spirv"; }
+  const std::vector<BackendDevice*>& devices() const override { return Devices; }
+
+  /// A bundle carries one "spirv:<kernel>" payload per kernel, the runtime loads one payload per
+  /// program: this gathers them into one "spirv" payload (format "spirv-kernels") whose Bytes are
+  /// the modules back to back and whose attributes are "kernels" (the names) and, per kernel,
+  /// "<kernel>/<attribute>" (the payload's own attributes plus offset, size, format, the
+  /// parameter count, buffer parameter indices and static shared bytes). The result lives in
+  /// this thread's slot until the next call on the thread (LoadedProgram loads it at once).
+  const bundle::Payload* choosePayload(const bundle::Program& Desc) const override {
+    thread_local bundle::Payload Combined;
+    Combined = bundle::Payload();
+    Combined.Target = "spirv";
+    Combined.Format = "spirv-kernels";
+    std::string Names;
+    for (const bundle::Payload& P : Desc.Payloads) {
+      if (P.Target.rfind("spirv:", 0) != 0)
+        continue;
+      std::string Kernel = P.Target.substr(6);
+      const bundle::KernelInfo* Info = Desc.findKernel(Kernel);
+      if (!Info || Kernel.find(',') != std::string::npos)
+        continue; // a payload for no kernel of the program: nothing will ask for it
+      Names += (Names.empty() ? "" : ",") + Kernel;
+      auto Put = [&](const std::string& Key, std::string Value) {
+        Combined.Attributes[Kernel + "/" + Key] = std::move(Value);
+      };
+      for (const auto& [Key, Value] : P.Attributes)
+        Put(Key, Value);
+      Put("format", P.Format);
+      Put("offset", std::to_string(Combined.Bytes.size()));
+      Put("size", std::to_string(P.Bytes.size()));
+      Put("param_count", std::to_string(Info->Params.size()));
+      std::string Buffers;
+      for (size_t I = 0; I != Info->Params.size(); ++I)
+        if (Info->Params[I].Kind == bundle::ParamKind::Buffer)
+          Buffers += (Buffers.empty() ? "" : ",") + std::to_string(I);
+      Put("buffers", Buffers);
+      auto T = Info->Targets.find("spirv");
+      Put("static_shared_bytes",
+          std::to_string(T == Info->Targets.end() ? 0 : T->second.StaticSharedBytes));
+      Combined.Bytes.insert(Combined.Bytes.end(), P.Bytes.begin(), P.Bytes.end());
+    }
+    if (Names.empty())
+      return nullptr;
+    Combined.Attributes["kernels"] = Names;
+    return &Combined;
+  }
+
+  bool init() {
+    std::string Error;
+    if (!Api.load(Error)) {
+      note(Error);
+      return false;
+    }
+    uint32_t Count = 0;
+    Api.vkEnumeratePhysicalDevices(Api.instance(), &Count, nullptr);
+    std::vector<VkPhysicalDevice> Phys(Count);
+    Api.vkEnumeratePhysicalDevices(Api.instance(), &Count, Phys.data());
+    Phys.resize(Count);
+    std::stable_sort(Phys.begin(), Phys.end(), [&](VkPhysicalDevice A, VkPhysicalDevice B) {
+      VkPhysicalDeviceProperties PA, PB;
+      Api.vkGetPhysicalDeviceProperties(A, &PA);
+      Api.vkGetPhysicalDeviceProperties(B, &PB);
+      return rank(PA.deviceType) < rank(PB.deviceType);
+    });
+    for (VkPhysicalDevice P : Phys) {
+      std::unique_ptr<VulkanDevice> D = VulkanDevice::create(Api, P, Error);
+      if (!D) {
+        note(Error);
+        continue;
+      }
+      Devices.push_back(D.get());
+      Owned.push_back(std::move(D));
+    }
+    return !Owned.empty();
+  }
+
+private:
+  /// Why a device or the loader was skipped, on stderr when CAJETA_XPU_DEBUG is set.
+  static void note(const std::string& Why) {
+    if (std::getenv("CAJETA_XPU_DEBUG"))
+      fmt::print(stderr, "cajeta-xpu: vulkan: {}\n", Why);
+  }
+
+  VulkanApi Api;
+  std::vector<std::unique_ptr<VulkanDevice>> Owned;
+  std::vector<BackendDevice*> Devices;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createVulkanBackend() {
+  auto B = std::make_unique<VulkanBackend>();
+  if (!B->init())
+    return nullptr;
+  return B;
+}
+
+} // namespace cajeta::xpu::rt

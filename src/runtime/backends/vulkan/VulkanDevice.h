@@ -1,0 +1,97 @@
+// One Vulkan physical device as a runtime device: its queue, memory, per-stream command state and
+// launches by VulkanKernelAbi.h.
+#pragma once
+
+#include "runtime/Backend.h"
+#include "runtime/backends/vulkan/VulkanApi.h"
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace cajeta::xpu::rt::vulkan {
+
+/// What the device offers that SPIR-V modules may require (VulkanKernelAbi.h "capabilities").
+struct VulkanFeatures {
+  bool Int8 = false, Int16 = false, Int64 = false, Float16 = false, Float64 = false;
+  bool StorageBuffer8 = false, StorageBuffer16 = false;
+  bool BufferInt64Atomics = false, SharedInt64Atomics = false;
+  bool BufferFloat32AtomicAdd = false, BufferFloat64AtomicAdd = false;
+  std::set<std::string> Extensions; // the device extensions enabled
+};
+
+/// A host-visible, coherent, persistently mapped buffer (status records, staging, uniforms).
+struct HostBuffer {
+  VkBuffer Buffer = VK_NULL_HANDLE;
+  VkDeviceMemory Memory = VK_NULL_HANDLE;
+  void* Mapped = nullptr;
+  size_t Bytes = 0;
+};
+
+class VulkanDevice : public BackendDevice {
+public:
+  /// A device on Phys with a compute queue, or nullptr with Error set.
+  static std::unique_ptr<VulkanDevice> create(const VulkanApi& Api, VkPhysicalDevice Phys,
+                                              std::string& Error);
+  ~VulkanDevice() override; // the runtime never destroys its backends; tests may
+
+  const std::string& name() const override { return Name; }
+  const char* backendName() const override { return "vulkan"; }
+  unsigned computeUnits() const override { return 1; } // Vulkan does not say
+  unsigned maxWorkgroupSize() const override { return Props.limits.maxComputeWorkGroupInvocations; }
+  uint64_t maxDynamicSharedBytes() const override {
+    return Props.limits.maxComputeSharedMemorySize;
+  }
+  bool preferredByDefault() const override {
+    return Props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  }
+  bool supports(cajeta_xpu_capability Capability) const override;
+
+  void* allocate(size_t Bytes) override;
+  void release(void* Ptr, size_t Bytes) override;
+  void copyToDevice(void* Dst, const void* Src, size_t Bytes) override;
+  void copyFromDevice(void* Dst, const void* Src, size_t Bytes) override;
+  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
+
+  std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override;
+  void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+              const LaunchGeometry& Geometry, KernelFailure& Failure) override;
+
+  const VulkanApi& api() const { return Api; }
+  VkDevice handle() const { return Device; }
+  VkPipelineCache pipelineCache() const { return PipelineCache; }
+  const VkPhysicalDeviceProperties& properties() const { return Props; }
+  const VulkanFeatures& features() const { return Features; }
+  /// Throws RuntimeError naming the device, What and the VkResult unless R is VK_SUCCESS.
+  void check(VkResult R, const std::string& What) const;
+
+private:
+  struct StreamState;
+
+  VulkanDevice(const VulkanApi& Api, VkPhysicalDevice Phys) : Api(Api), Phys(Phys) {}
+  bool init(std::string& Error);
+  uint32_t memoryType(uint32_t Allowed, VkMemoryPropertyFlags Want) const;
+  HostBuffer createHostBuffer(size_t Bytes, VkBufferUsageFlags Usage);
+  void destroyHostBuffer(HostBuffer& B);
+  void ensureHostBuffer(HostBuffer& B, size_t Bytes, VkBufferUsageFlags Usage);
+  StreamState& stream();
+  void begin(StreamState& S);
+  void submitAndWait(StreamState& S, const std::string& What);
+  void copyStaged(VkBuffer Device, size_t Offset, void* Host, const void* HostSrc, size_t Bytes);
+
+  const VulkanApi& Api;
+  VkPhysicalDevice Phys;
+  VkDevice Device = VK_NULL_HANDLE;
+  VkQueue Queue = VK_NULL_HANDLE;
+  uint32_t QueueFamily = 0;
+  VkPipelineCache PipelineCache = VK_NULL_HANDLE;
+  std::mutex QueueMutex; // vkQueueSubmit needs the queue externally synchronised
+  VkPhysicalDeviceProperties Props{};
+  VkPhysicalDeviceMemoryProperties Memory{};
+  VulkanFeatures Features;
+  bool Unified = false; // device-local memory is host-visible too: no staging copies
+  std::string Name;
+};
+
+} // namespace cajeta::xpu::rt::vulkan

@@ -1,0 +1,273 @@
+// Loading SPIR-V kernels on a Vulkan device: requirement checks, layouts and pipelines.
+#include "runtime/backends/vulkan/VulkanModule.h"
+
+#include "bundle/VulkanKernelAbi.h"
+#include "runtime/RuntimeError.h"
+#include "runtime/backends/vulkan/VulkanDevice.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <sstream>
+
+namespace cajeta::xpu::rt::vulkan {
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& Text) {
+  std::vector<std::string> Out;
+  std::stringstream In(Text);
+  std::string Item;
+  while (std::getline(In, Item, ','))
+    if (!Item.empty())
+      Out.push_back(Item);
+  return Out;
+}
+
+bool parseU32(const std::string& Text, uint32_t& Out) {
+  if (Text.empty() || Text.size() > 10)
+    return false;
+  uint64_t V = 0;
+  for (char C : Text) {
+    if (C < '0' || C > '9')
+      return false;
+    V = V * 10 + uint64_t(C - '0');
+  }
+  if (V > UINT32_MAX)
+    return false;
+  Out = uint32_t(V);
+  return true;
+}
+
+/// The device feature a SPIR-V capability needs, or "" when the device has it.
+std::string missingCapability(const VulkanFeatures& F, const std::string& Cap) {
+  struct Need {
+    const char* Cap;
+    bool VulkanFeatures::*Has;
+    const char* Feature;
+  };
+  static const Need Needs[] = {
+      {"Int8", &VulkanFeatures::Int8, "shaderInt8"},
+      {"Int16", &VulkanFeatures::Int16, "shaderInt16"},
+      {"Int64", &VulkanFeatures::Int64, "shaderInt64"},
+      {"Float16", &VulkanFeatures::Float16, "shaderFloat16"},
+      {"Float64", &VulkanFeatures::Float64, "shaderFloat64"},
+      {"StorageBuffer8BitAccess", &VulkanFeatures::StorageBuffer8, "storageBuffer8BitAccess"},
+      {"StorageBuffer16BitAccess", &VulkanFeatures::StorageBuffer16, "storageBuffer16BitAccess"},
+      {"Int64Atomics", &VulkanFeatures::BufferInt64Atomics, "shaderBufferInt64Atomics"},
+      {"AtomicFloat32AddEXT", &VulkanFeatures::BufferFloat32AtomicAdd,
+       "shaderBufferFloat32AtomicAdd"},
+      {"AtomicFloat64AddEXT", &VulkanFeatures::BufferFloat64AtomicAdd,
+       "shaderBufferFloat64AtomicAdd"},
+  };
+  if (Cap == "Shader")
+    return "";
+  for (const Need& N : Needs)
+    if (Cap == N.Cap)
+      return F.*N.Has ? "" : N.Feature;
+  return "a capability this runtime does not know";
+}
+
+/// The device extension a SPIR-V extension needs, or "" when the device has it (or its core
+/// version includes it).
+std::string missingExtension(const VulkanDevice& D, const std::string& Ext) {
+  uint32_t Api = D.properties().apiVersion;
+  if (Ext == "SPV_KHR_storage_buffer_storage_class" || Ext == "SPV_KHR_16bit_storage")
+    return ""; // core in Vulkan 1.1
+  if (Ext == "SPV_KHR_8bit_storage" && Api >= VK_API_VERSION_1_2)
+    return "";
+  std::string Vk = Ext == "SPV_EXT_shader_atomic_float_add" ? "VK_EXT_shader_atomic_float"
+                   : Ext.rfind("SPV_", 0) == 0              ? "VK_" + Ext.substr(4)
+                                                            : Ext;
+  return D.features().Extensions.count(Vk) ? "" : Vk;
+}
+
+} // namespace
+
+VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
+                                  uint32_t DynamicElements) {
+  std::array<uint32_t, 4> Key = {Block[0], Block[1], Block[2], DynamicElements};
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Pipelines.find(Key);
+  if (It != Pipelines.end())
+    return It->second;
+  VkSpecializationMapEntry Entries[4];
+  for (uint32_t E = 0; E != 4; ++E)
+    Entries[E] = {E, E * 4, 4}; // ids 0..3 (VulkanKernelAbi.h); an id the module lacks is ignored
+  VkSpecializationInfo Spec{4, Entries, sizeof(Key), Key.data()};
+  VkComputePipelineCreateInfo Info{};
+  Info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  Info.stage = {};
+  Info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  Info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  Info.stage.module = Shader;
+  Info.stage.pName = Entry.c_str();
+  Info.stage.pSpecializationInfo = &Spec;
+  Info.layout = Layout;
+  VkPipeline P = VK_NULL_HANDLE;
+  Device.check(Device.api().vkCreateComputePipelines(Device.handle(), Device.pipelineCache(), 1,
+                                                     &Info, nullptr, &P),
+               fmt::format("vkCreateComputePipelines for {} with block ({}, {}, {}) and {} "
+                           "dynamic shared elements",
+                           Name, Block[0], Block[1], Block[2], DynamicElements));
+  Pipelines.emplace(Key, P);
+  return P;
+}
+
+void VulkanKernel::destroy(VulkanDevice& Device) {
+  const VulkanApi& Api = Device.api();
+  for (auto& [Key, P] : Pipelines)
+    Api.vkDestroyPipeline(Device.handle(), P, nullptr);
+  Pipelines.clear();
+  if (Layout)
+    Api.vkDestroyPipelineLayout(Device.handle(), Layout, nullptr);
+  if (SetLayout)
+    Api.vkDestroyDescriptorSetLayout(Device.handle(), SetLayout, nullptr);
+  if (Shader)
+    Api.vkDestroyShaderModule(Device.handle(), Shader, nullptr);
+}
+
+std::unique_ptr<VulkanModule> VulkanModule::load(VulkanDevice& Device,
+                                                 const bundle::Payload& Payload) {
+  auto M = std::unique_ptr<VulkanModule>(new VulkanModule(Device));
+  auto It = Payload.Attributes.find("kernels");
+  if (Payload.Format != "spirv-kernels" || It == Payload.Attributes.end())
+    fail(CAJETA_XPU_BUNDLE_ERROR,
+         fmt::format("vulkan device '{}': payload '{}' is not a set of SPIR-V kernels",
+                     Device.name(), Payload.Target));
+  for (const std::string& K : splitList(It->second))
+    M->addKernel(Payload, K);
+  return M;
+}
+
+VulkanModule::~VulkanModule() {
+  for (std::unique_ptr<VulkanKernel>& K : Kernels)
+    K->destroy(Device);
+}
+
+const void* VulkanModule::findKernel(const std::string& Symbol) const {
+  for (const std::unique_ptr<VulkanKernel>& K : Kernels)
+    if (K->Entry == Symbol)
+      return K.get();
+  return nullptr;
+}
+
+void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& Name) {
+  auto Attr = [&](const char* Key) -> std::string {
+    auto It = Payload.Attributes.find(Name + "/" + Key);
+    return It == Payload.Attributes.end() ? std::string() : It->second;
+  };
+  auto Bad = [&](const std::string& What) {
+    fail(CAJETA_XPU_BUNDLE_ERROR,
+         fmt::format("kernel '{}': the spirv:{} payload {}", Name, Name, What));
+  };
+  auto Number = [&](const char* Key) {
+    uint32_t V = 0;
+    if (!parseU32(Attr(Key), V))
+      Bad(fmt::format("has no valid '{}' attribute (got '{}')", Key, Attr(Key)));
+    return V;
+  };
+  if (Attr("format") != "spirv")
+    Bad(fmt::format("has format '{}', not 'spirv'", Attr("format")));
+  if (Attr("vulkan_abi") != std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION))
+    Bad(fmt::format("was built for Vulkan kernel ABI '{}'; this runtime speaks {}",
+                    Attr("vulkan_abi"), CAJETA_VULKAN_KERNEL_ABI_VERSION));
+  auto K = std::make_unique<VulkanKernel>();
+  K->Name = Name;
+  K->Entry = Attr("entry");
+  if (K->Entry.empty())
+    Bad("names no entry point");
+  uint32_t Offset = Number("offset"), Size = Number("size");
+  if (uint64_t(Offset) + Size > Payload.Bytes.size() || Size == 0 || Size % 4)
+    Bad(fmt::format("has a module of {} bytes at {} (the set holds {} bytes)", Size, Offset,
+                    Payload.Bytes.size()));
+  K->ParamCount = Number("param_count");
+  for (const std::string& B : splitList(Attr("buffers"))) {
+    uint32_t V = 0;
+    if (!parseU32(B, V) || V >= K->ParamCount)
+      Bad(fmt::format("has a bad buffer parameter index '{}'", B));
+    K->BufferParams.push_back(V);
+  }
+  std::string Block = Attr("param_block");
+  K->ParamBlock = Block == "push-constant" ? VulkanKernel::Block::PushConstant
+                  : Block == "uniform"     ? VulkanKernel::Block::Uniform
+                                           : VulkanKernel::Block::None;
+  if (Block != "none" && K->ParamBlock == VulkanKernel::Block::None)
+    Bad(fmt::format("has an unknown param_block '{}'", Block));
+  K->ParamBlockBytes = Number("param_block_bytes");
+  if (K->ParamBlock == VulkanKernel::Block::PushConstant &&
+      K->ParamBlockBytes > Device.properties().limits.maxPushConstantsSize)
+    Bad(fmt::format("has a push-constant block of {} bytes; the device takes {}",
+                    K->ParamBlockBytes, Device.properties().limits.maxPushConstantsSize));
+  for (const std::string& S : splitList(Attr("param_slots"))) {
+    std::vector<std::string> Parts;
+    std::stringstream In(S);
+    for (std::string P; std::getline(In, P, ':');)
+      Parts.push_back(P);
+    VulkanKernel::Slot Slot{};
+    if (Parts.size() != 3 || !parseU32(Parts[0], Slot.Param) || !parseU32(Parts[1], Slot.Offset) ||
+        !parseU32(Parts[2], Slot.Size) || Slot.Param >= K->ParamCount ||
+        uint64_t(Slot.Offset) + Slot.Size > K->ParamBlockBytes)
+      Bad(fmt::format("has a bad parameter slot '{}'", S));
+    K->Slots.push_back(Slot);
+  }
+  K->CheckBounds = Attr("check_bounds") == "1";
+  K->DynamicSharedElementBytes = Number("dynamic_shared_element_bytes");
+  K->StaticSharedBytes = Number("static_shared_bytes");
+
+  // Requirements, before anything is created: a missing feature names itself.
+  for (const std::string& Cap : splitList(Attr("capabilities")))
+    if (std::string Missing = missingCapability(Device.features(), Cap); !Missing.empty())
+      fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
+           fmt::format("kernel '{}' needs the SPIR-V capability {} ({}), which vulkan device "
+                       "'{}' does not offer",
+                       Name, Cap, Missing, Device.name()));
+  for (const std::string& Ext : splitList(Attr("extensions")))
+    if (std::string Missing = missingExtension(Device, Ext); !Missing.empty())
+      fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
+           fmt::format("kernel '{}' needs the SPIR-V extension {} ({}), which vulkan device '{}' "
+                       "does not offer",
+                       Name, Ext, Missing, Device.name()));
+
+  const VulkanApi& Api = Device.api();
+  VkDevice D = Device.handle();
+  std::vector<uint32_t> Words(Size / 4);
+  std::memcpy(Words.data(), Payload.Bytes.data() + Offset, Size);
+  VkShaderModuleCreateInfo SMI{};
+  SMI.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+  SMI.codeSize = Size;
+  SMI.pCode = Words.data();
+  VulkanKernel& Ref = *K;
+  Kernels.push_back(std::move(K)); // destroyed with the module from here on
+  Device.check(Api.vkCreateShaderModule(D, &SMI, nullptr, &Ref.Shader),
+               "vkCreateShaderModule for " + Name);
+
+  std::vector<VkDescriptorSetLayoutBinding> Bindings;
+  for (uint32_t B : Ref.BufferParams)
+    Bindings.push_back(
+        {B, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  if (Ref.CheckBounds)
+    Bindings.push_back({Ref.ParamCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                        VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  if (Ref.ParamBlock == VulkanKernel::Block::Uniform)
+    Bindings.push_back({Ref.ParamCount + 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+                        VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  VkDescriptorSetLayoutCreateInfo DSL{};
+  DSL.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  DSL.bindingCount = uint32_t(Bindings.size());
+  DSL.pBindings = Bindings.data();
+  Device.check(Api.vkCreateDescriptorSetLayout(D, &DSL, nullptr, &Ref.SetLayout),
+               "vkCreateDescriptorSetLayout for " + Name);
+  VkPushConstantRange Range{VK_SHADER_STAGE_COMPUTE_BIT, 0, Ref.ParamBlockBytes};
+  VkPipelineLayoutCreateInfo PLI{};
+  PLI.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  PLI.setLayoutCount = 1;
+  PLI.pSetLayouts = &Ref.SetLayout;
+  bool Push = Ref.ParamBlock == VulkanKernel::Block::PushConstant && Ref.ParamBlockBytes;
+  PLI.pushConstantRangeCount = Push ? 1 : 0;
+  PLI.pPushConstantRanges = Push ? &Range : nullptr;
+  Device.check(Api.vkCreatePipelineLayout(D, &PLI, nullptr, &Ref.Layout),
+               "vkCreatePipelineLayout for " + Name);
+}
+
+} // namespace cajeta::xpu::rt::vulkan

@@ -1,0 +1,187 @@
+// The vulkan runtime backend on a real Vulkan device (lavapipe in CI): dispatch policy, launches
+// through push constants and a uniform parameter block, the pipeline cache across block sizes,
+// --check-bounds reports, capability checks at load. Skips when no Vulkan device exists.
+#include "bundle/BundleWriter.h"
+
+#include <cajeta/xpu.hpp>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace xpu = cajeta::xpu;
+
+const char* const Source = R"(
+import cajeta.xpu.*;
+
+final class Big {
+    float64 a0; float64 a1; float64 a2; float64 a3; float64 a4;
+    float64 a5; float64 a6; float64 a7; float64 a8; float64 a9;
+    float64 b0; float64 b1; float64 b2; float64 b3; float64 b4;
+    float64 b5; float64 b6; float64 b7; float64 b8; float64 b9;
+}
+
+public final class V {
+    @Kernel
+    public static void saxpy(KernelBuffer<float32> y, KernelBuffer<float32> x, float32 a, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { y[i] = a * x[i] + y[i]; }
+    }
+    @Kernel
+    public static void wide(KernelBuffer<float64> out, Big b, int64 k, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { out[i] = b.a0 + b.b9 * (float64) i + (float64) k; }
+    }
+    @Kernel
+    public static void poke(KernelBuffer<int32> out, uint32 at) {
+        out[at] = 7;
+    }
+}
+)";
+
+struct Big {
+  double A[10];
+  double B[10];
+};
+
+std::optional<xpu::Device> vulkanDevice() {
+  for (const xpu::Device& D : xpu::devices())
+    if (D.backend() == "vulkan")
+      return D;
+  return std::nullopt;
+}
+
+class VulkanBackend : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setenv("CAJETA_XPU_BACKEND", "vulkan", 1);
+    Device = vulkanDevice();
+    if (!Device)
+      GTEST_SKIP() << "no Vulkan device here (no loader, driver or device)";
+  }
+  std::optional<xpu::Device> Device;
+};
+
+TEST_F(VulkanBackend, ForcedBackendRunsSaxpyBitExactAcrossBlockSizes) {
+  xpu::Program P = xpu::Program::compileSource(Source, "V.cj");
+  ASSERT_EQ(P.device().backend(), "vulkan");
+  const uint32_t N = 1000;
+  std::vector<float> X(N), Y(N);
+  for (uint32_t I = 0; I < N; ++I) {
+    X[I] = 0.37f * float(I) - 11.0f;
+    Y[I] = 1.0f / float(I + 1);
+  }
+  for (uint32_t Block : {64u, 256u, 64u}) { // the third reuses the first pipeline
+    xpu::KernelBuffer<float> DX(N), DY(N);
+    DX.upload(X);
+    DY.upload(Y);
+    xpu::KernelStream S(P.device());
+    P.kernel("V.saxpy").launch(S, xpu::grid((N + Block - 1) / Block), xpu::block(Block))(DY, DX,
+                                                                                         2.5f, N);
+    S.sync();
+    std::vector<float> Got(N);
+    DY.download(Got);
+    for (uint32_t I = 0; I < N; ++I) {
+      volatile float Product = 2.5f * X[I]; // no contraction, like the kernel
+      ASSERT_EQ(Got[I], Product + Y[I]) << "block " << Block << " element " << I;
+    }
+  }
+}
+
+TEST_F(VulkanBackend, LargePodTravelsInTheUniformBlock) {
+  xpu::Program P = xpu::Program::compileSource(Source, "V.cj");
+  const uint32_t N = 300;
+  Big B{};
+  for (int I = 0; I < 10; ++I) {
+    B.A[I] = 1000.0 + I;
+    B.B[I] = -0.5 * I;
+  }
+  xpu::KernelBuffer<double> Out(N);
+  Out.upload(std::vector<double>(N, -1.0));
+  xpu::KernelStream S(P.device());
+  P.kernel("V.wide").launch(S, xpu::grid(5), xpu::block(64))(Out, B, int64_t(-(1LL << 40)), N);
+  S.sync();
+  std::vector<double> Got(N);
+  Out.download(Got);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], B.A[0] + B.B[9] * double(I) + double(-(1LL << 40))) << "element " << I;
+}
+
+TEST_F(VulkanBackend, CheckBoundsReportsIndexAndLengthThenRunsAgain) {
+  xpu::CompileOptions O;
+  O.checkBounds = true;
+  xpu::Program P = xpu::Program::compileSource(Source, "V.cj", O);
+  xpu::KernelBuffer<int32_t> Out(4);
+  Out.upload(std::vector<int32_t>(4, 0));
+  xpu::KernelStream S(P.device());
+  P.kernel("V.poke").launch(S, xpu::grid(1), xpu::block(1))(Out, uint32_t(10));
+  try {
+    S.sync();
+    FAIL() << "an out-of-range store was not reported";
+  } catch (const xpu::LaunchError& E) {
+    std::string M = E.what();
+    EXPECT_NE(M.find("index 10 is out of range"), std::string::npos) << M;
+    EXPECT_NE(M.find("of length 4"), std::string::npos) << M;
+  }
+  P.kernel("V.poke").launch(S, xpu::grid(1), xpu::block(1))(Out, uint32_t(2));
+  S.sync(); // the status record was reset
+  std::vector<int32_t> Got(4);
+  Out.download(Got);
+  EXPECT_EQ(Got, (std::vector<int32_t>{0, 0, 7, 0}));
+}
+
+TEST_F(VulkanBackend, CapabilitiesComeFromTheDevice) {
+  EXPECT_TRUE(Device->supports(xpu::Capability::SharedMemory));
+  EXPECT_TRUE(Device->supports(xpu::Capability::FloatAtomics));
+  EXPECT_FALSE(Device->supports(xpu::Capability::RayQuery));
+  EXPECT_GE(Device->maxWorkgroupSize(), 128u); // Vulkan's guaranteed minimum
+  EXPECT_GE(Device->maxDynamicSharedBytes(), 16384u);
+}
+
+TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
+  using namespace cajeta::bundle;
+  Program Desc;
+  Desc.CompilerVersion = "test";
+  KernelInfo K;
+  K.Name = "T.k";
+  ParamInfo Buf;
+  Buf.Name = "out";
+  Buf.Kind = ParamKind::Buffer;
+  Buf.Type = ScalarType::I32;
+  K.Params.push_back(Buf);
+  K.Targets["spirv"].Symbol = "main";
+  Desc.Kernels.push_back(K);
+  Payload Pl;
+  Pl.Target = "spirv:T.k";
+  Pl.Format = "spirv";
+  Pl.Bytes.assign(20, 0); // never reaches the driver: the requirement check comes first
+  Pl.Attributes = {{"kernel", "T.k"},          {"entry", "main"},
+                   {"vulkan_abi", "1"},        {"capabilities", "Shader,Kernel"},
+                   {"extensions", ""},         {"param_block", "none"},
+                   {"param_block_bytes", "0"}, {"param_slots", ""},
+                   {"check_bounds", "0"},      {"dynamic_shared_element_bytes", "0"}};
+  Desc.Payloads.push_back(Pl);
+  std::vector<uint8_t> Bytes = BundleWriter::write(Desc);
+  try {
+    xpu::Program::loadMemory(Bytes.data(), Bytes.size());
+    FAIL() << "a kernel needing an unknown capability loaded";
+  } catch (const xpu::Error& E) {
+    std::string M = E.what();
+    EXPECT_NE(M.find("kernel 'T.k' needs the SPIR-V capability Kernel"), std::string::npos) << M;
+  }
+}
+
+TEST_F(VulkanBackend, AHostEmulatedDeviceIsNotTheDefault) {
+  if (Device->name().find("llvmpipe") == std::string::npos)
+    GTEST_SKIP() << "the Vulkan device is '" << Device->name() << "', not lavapipe";
+  unsetenv("CAJETA_XPU_BACKEND");
+  xpu::Program P = xpu::Program::compileSource(Source, "V.cj");
+  setenv("CAJETA_XPU_BACKEND", "vulkan", 1);
+  EXPECT_EQ(P.device().backend(), "cpu");
+}
+
+} // namespace
