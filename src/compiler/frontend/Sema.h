@@ -119,7 +119,8 @@ private:
 
   // expressions (SemaExpr.cpp)
   Value lowerExpr(const Expr* E);
-  Value lowerIntLiteral(const Expr* E);
+  /// Negated: the literal is the operand of a unary minus (so -9223372036854775808L fits).
+  Value lowerIntLiteral(const Expr* E, bool Negated = false);
   Value lowerFloatLiteral(const Expr* E);
   Value lowerName(const Expr* E);
   Value lowerCall(const Expr* E);

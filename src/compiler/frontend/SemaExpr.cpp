@@ -182,7 +182,7 @@ bool Sema::unifyNumeric(Value& A, Value& B, SourceRange OpRange, const std::stri
 
 // ---- literals and names ----
 
-Sema::Value Sema::lowerIntLiteral(const Expr* E) {
+Sema::Value Sema::lowerIntLiteral(const Expr* E, bool Negated) {
   std::string T;
   for (char C : E->Text)
     if (C != '_')
@@ -220,7 +220,7 @@ Sema::Value Sema::lowerIntLiteral(const Expr* E) {
   }
   Value R;
   R.Range = E->Range;
-  R.IntValue = static_cast<__int128>(V);
+  R.IntValue = Negated ? -static_cast<__int128>(V) : static_cast<__int128>(V);
   for (char& C : Suffix)
     C = static_cast<char>(std::tolower(C));
   if (Suffix.empty()) {
@@ -239,7 +239,8 @@ Sema::Value Sema::lowerIntLiteral(const Expr* E) {
     bool Pattern = Base != 10 && V <= (Ty.bits() == 64 ? (unsigned __int128)UINT64_MAX
                                                        : (unsigned __int128)UINT32_MAX);
     if (!Pattern) {
-      Diags.error(E->Range, "integer literal '" + E->Text + "' does not fit in " + Ty.str());
+      Diags.error(E->Range, "integer literal '" + std::string(Negated ? "-" : "") + E->Text +
+                                "' does not fit in " + Ty.str());
       return {};
     }
   }
@@ -814,6 +815,14 @@ static std::string tokText(Tok K) {
 Sema::Value Sema::lowerUnary(const Expr* E) {
   if (E->Op == Tok::PlusPlus || E->Op == Tok::MinusMinus)
     return lowerIncDec(E, E->Op == Tok::PlusPlus, true);
+  // -<literal> is one constant, so -2147483648 and -9223372036854775808L fit their types.
+  if (E->Op == Tok::Minus && E->Ops[0]->K == Expr::Kind::IntLit) {
+    Value R = lowerIntLiteral(E->Ops[0], /*Negated=*/true);
+    R.Range = E->Range;
+    if (R.Lit == Value::IntLit)
+      R.E = materialize(R);
+    return R;
+  }
   Value V = lowerExpr(E->Ops[0]);
   if (!V)
     return {};

@@ -421,7 +421,10 @@ bool Sema::canCompleteNormally(const kir::Stmt* S) const {
   case kir::Stmt::Kind::If:
     return !S->Else || canCompleteNormally(S->Then) || canCompleteNormally(S->Else);
   case kir::Stmt::Kind::Loop: {
-    if (S->E)
+    // `while (true)` / `for (;;)` / `do ... while (true)` are endless, as in Java.
+    bool Endless =
+        !S->E || (S->E->K == kir::Expr::Kind::Const && S->E->Ty.isBool() && S->E->IntValue != 0);
+    if (!Endless)
       return true;
     // An endless loop completes only through a break that targets it.
     std::function<bool(const kir::Stmt*)> Breaks = [&](const kir::Stmt* X) -> bool {

@@ -90,3 +90,31 @@ TEST(DeviceSubsetSema, Float16ArithmeticStaysHalf) {
 }
 
 } // namespace
+
+namespace {
+
+// Java rules the conformance suite ran into.
+TEST(JavaRules, MostNegativeLiteralsFitAfterUnaryMinus) {
+  auto R = cajeta::driver::Compiler::runFrontend(
+      "t.cj", "class K { @Kernel static void k() { int64 a = -9223372036854775808L; "
+              "int32 b = -2147483648; } }");
+  EXPECT_TRUE(R.Ok) << R.Diagnostics;
+  auto Bad = cajeta::driver::Compiler::runFrontend(
+      "t.cj", "class K { @Kernel static void k() { int64 a = 9223372036854775808L; } }");
+  EXPECT_FALSE(Bad.Ok);
+}
+
+TEST(JavaRules, EndlessLoopsNeedNoTrailingReturn) {
+  auto R = cajeta::driver::Compiler::runFrontend(
+      "t.cj", "class K {\n"
+              "@Device static int32 f(int32 x) { while (true) { if (x > 3) { return x; } x++; } }\n"
+              "@Device static int32 g(int32 x) { for (;;) { return x; } }\n"
+              "@Device static int32 h(int32 x) { do { return x; } while (true); } }");
+  EXPECT_TRUE(R.Ok) << R.Diagnostics;
+  auto Bad = cajeta::driver::Compiler::runFrontend(
+      "t.cj", "class K { @Device static int32 f(int32 x) { while (true) { if (x > 3) { break; } "
+              "x++; } } }");
+  EXPECT_FALSE(Bad.Ok) << "a break leaves the loop, so the end is reachable";
+}
+
+} // namespace
