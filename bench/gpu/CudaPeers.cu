@@ -1,0 +1,259 @@
+// The CUDA C++ peers: the same kernels as bench/gpu/kernels/*.cj in CUDA C++, CUB's sum, the
+// driver's device-to-device copy and raw cuLaunchKernel, each timed by events and host clock.
+#include "CudaPeers.h"
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace cajeta::gpubench {
+
+namespace {
+
+void check(cudaError_t E, const char* What) {
+  if (E == cudaSuccess)
+    return;
+  throw std::runtime_error(std::string("CUDA peer: ") + What + ": " + cudaGetErrorName(E) + " (" +
+                           cudaGetErrorString(E) + ")");
+}
+
+/// The driver calls of the raw peers, resolved through cudart (cudaGetDriverEntryPointByVersion)
+/// so that the binary links no libcuda and says so when the driver is missing.
+struct DriverApi {
+  PFN_cuLaunchKernel_v4000 LaunchKernel = nullptr;
+  PFN_cuMemcpyDtoDAsync_v3020 MemcpyDtoDAsync = nullptr;
+  PFN_cuStreamSynchronize_v2000 StreamSynchronize = nullptr;
+  PFN_cuGetErrorName_v6000 GetErrorName = nullptr;
+};
+
+DriverApi Driver;
+
+template <class Fn> void resolve(Fn& Out, const char* Symbol, unsigned Version) {
+  void* Ptr = nullptr;
+  cudaDriverEntryPointQueryResult Status{};
+  check(cudaGetDriverEntryPointByVersion(Symbol, &Ptr, Version, cudaEnableDefault, &Status),
+        Symbol);
+  if (!Ptr || Status != cudaDriverEntryPointSuccess)
+    throw std::runtime_error(std::string("CUDA peer: the driver has no ") + Symbol);
+  Out = reinterpret_cast<Fn>(Ptr);
+}
+
+void check(CUresult R, const char* What) {
+  if (R == CUDA_SUCCESS)
+    return;
+  const char* Name = nullptr;
+  if (Driver.GetErrorName)
+    Driver.GetErrorName(R, &Name);
+  throw std::runtime_error(std::string("CUDA peer: ") + What + ": " +
+                           (Name ? Name : std::to_string(int(R)).c_str()));
+}
+
+double nowMs() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+// The kernels, written as a CUDA user writes them; the same algorithms as the .cj files.
+__global__ void saxpyKernel(float* y, const float* x, float a, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+
+__global__ void triadKernel(float* a, const float* b, const float* c, float s, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = b[i] + s * c[i];
+}
+
+constexpr unsigned Tile = 16;
+
+__global__ void matmulKernel(float* c, const float* a, const float* b, unsigned rows,
+                             unsigned inner, unsigned cols) {
+  __shared__ float ta[Tile * Tile];
+  __shared__ float tb[Tile * Tile];
+  unsigned tx = threadIdx.x, ty = threadIdx.y;
+  unsigned row = blockIdx.y * Tile + ty;
+  unsigned col = blockIdx.x * Tile + tx;
+  float sum = 0.0f;
+  unsigned tiles = (inner + Tile - 1) / Tile;
+  for (unsigned t = 0; t < tiles; t++) {
+    unsigned ak = t * Tile + tx;
+    unsigned bk = t * Tile + ty;
+    ta[ty * Tile + tx] = row < rows && ak < inner ? a[row * inner + ak] : 0.0f;
+    tb[ty * Tile + tx] = bk < inner && col < cols ? b[bk * cols + col] : 0.0f;
+    __syncthreads();
+    for (unsigned k = 0; k < Tile; k++)
+      sum += ta[ty * Tile + k] * tb[k * Tile + tx];
+    __syncthreads();
+  }
+  if (row < rows && col < cols)
+    c[row * cols + col] = sum;
+}
+
+__global__ void emptyKernel() {}
+
+unsigned blocksFor(uint32_t N, unsigned Block) {
+  return (N + Block - 1) / Block;
+}
+
+} // namespace
+
+PeerBuffer::PeerBuffer(size_t Count) : Count(Count) {
+  check(cudaMalloc(&Data, (Count ? Count : 1) * sizeof(float)), "cudaMalloc");
+}
+
+PeerBuffer::~PeerBuffer() {
+  cudaFree(Data);
+}
+
+void PeerBuffer::upload(const float* Src) {
+  check(cudaMemcpy(Data, Src, Count * sizeof(float), cudaMemcpyHostToDevice),
+        "cudaMemcpy host to device");
+}
+
+void PeerBuffer::download(float* Dst) const {
+  check(cudaMemcpy(Dst, Data, Count * sizeof(float), cudaMemcpyDeviceToHost),
+        "cudaMemcpy device to host");
+}
+
+struct CudaPeers::State {
+  cudaStream_t Stream = nullptr;
+  cudaEvent_t Start = nullptr, Stop = nullptr;
+  void* CubTemp = nullptr;
+  size_t CubTempBytes = 0;
+  CUfunction Empty = nullptr;
+  char Description[256] = {};
+
+  /// Runs Enqueue Batch times between two events and returns the per-item times.
+  template <class F> PeerTime time(int Batch, F&& Enqueue) {
+    double T0 = nowMs();
+    check(cudaEventRecord(Start, Stream), "cudaEventRecord");
+    for (int I = 0; I < Batch; ++I)
+      Enqueue();
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaEventRecord(Stop, Stream), "cudaEventRecord");
+    check(cudaStreamSynchronize(Stream), "cudaStreamSynchronize");
+    double T1 = nowMs();
+    float GpuMs = 0;
+    check(cudaEventElapsedTime(&GpuMs, Start, Stop), "cudaEventElapsedTime");
+    return PeerTime{(T1 - T0) / Batch, double(GpuMs) / Batch};
+  }
+};
+
+CudaPeers::CudaPeers() : S(std::make_unique<State>()) {
+  check(cudaSetDevice(0), "cudaSetDevice(0)");
+  resolve(Driver.LaunchKernel, "cuLaunchKernel", 4000);
+  resolve(Driver.MemcpyDtoDAsync, "cuMemcpyDtoDAsync", 3020);
+  resolve(Driver.StreamSynchronize, "cuStreamSynchronize", 2000);
+  resolve(Driver.GetErrorName, "cuGetErrorName", 6000);
+  check(cudaStreamCreateWithFlags(&S->Stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreate(&S->Start), "cudaEventCreate");
+  check(cudaEventCreate(&S->Stop), "cudaEventCreate");
+  cudaFunction_t Fn = nullptr;
+  check(cudaGetFuncBySymbol(&Fn, reinterpret_cast<const void*>(&emptyKernel)),
+        "cudaGetFuncBySymbol(emptyKernel)");
+  S->Empty = reinterpret_cast<CUfunction>(Fn);
+  cudaDeviceProp P{};
+  check(cudaGetDeviceProperties(&P, 0), "cudaGetDeviceProperties");
+  int Driver = 0, Runtime = 0;
+  cudaDriverGetVersion(&Driver);
+  cudaRuntimeGetVersion(&Runtime);
+  std::snprintf(S->Description, sizeof(S->Description),
+                "%s (sm_%d%d, %d SMs), driver %d.%d, peer runtime %d.%d (static)", P.name, P.major,
+                P.minor, P.multiProcessorCount, Driver / 1000, Driver % 1000 / 10, Runtime / 1000,
+                Runtime % 1000 / 10);
+}
+
+CudaPeers::~CudaPeers() {
+  cudaFree(S->CubTemp);
+  cudaEventDestroy(S->Start);
+  cudaEventDestroy(S->Stop);
+  cudaStreamDestroy(S->Stream);
+}
+
+const char* CudaPeers::deviceDescription() const {
+  return S->Description;
+}
+
+PeerTime CudaPeers::saxpy(PeerBuffer& Y, const PeerBuffer& X, float A, uint32_t N, int Batch) {
+  return S->time(Batch, [&] {
+    saxpyKernel<<<blocksFor(N, 256), 256, 0, S->Stream>>>(Y.data(), X.data(), A, N);
+  });
+}
+
+PeerTime CudaPeers::triad(PeerBuffer& A, const PeerBuffer& B, const PeerBuffer& C, float Scalar,
+                          uint32_t N, int Batch) {
+  return S->time(Batch, [&] {
+    triadKernel<<<blocksFor(N, 256), 256, 0, S->Stream>>>(A.data(), B.data(), C.data(), Scalar, N);
+  });
+}
+
+PeerTime CudaPeers::copyDtoD(PeerBuffer& Dst, const PeerBuffer& Src, int Batch) {
+  size_t Bytes = Src.size() * sizeof(float);
+  return S->time(Batch, [&] {
+    check(Driver.MemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(Dst.data()),
+                                 reinterpret_cast<CUdeviceptr>(Src.data()), Bytes,
+                                 reinterpret_cast<CUstream>(S->Stream)),
+          "cuMemcpyDtoDAsync");
+  });
+}
+
+PeerTime CudaPeers::cubSum(PeerBuffer& Out, const PeerBuffer& X, uint32_t N, int Batch) {
+  size_t Bytes = 0;
+  check(cub::DeviceReduce::Sum(nullptr, Bytes, X.data(), Out.data(), int(N), S->Stream),
+        "cub::DeviceReduce::Sum (sizing)");
+  if (Bytes > S->CubTempBytes) {
+    cudaFree(S->CubTemp);
+    S->CubTemp = nullptr;
+    check(cudaMalloc(&S->CubTemp, Bytes), "cudaMalloc (CUB temporary storage)");
+    S->CubTempBytes = Bytes;
+  }
+  return S->time(Batch, [&] {
+    size_t Have = S->CubTempBytes;
+    check(cub::DeviceReduce::Sum(S->CubTemp, Have, X.data(), Out.data(), int(N), S->Stream),
+          "cub::DeviceReduce::Sum");
+  });
+}
+
+PeerTime CudaPeers::matmul(PeerBuffer& C, const PeerBuffer& A, const PeerBuffer& B, uint32_t Rows,
+                           uint32_t Inner, uint32_t Cols, int Batch) {
+  dim3 Grid(blocksFor(Cols, Tile), blocksFor(Rows, Tile));
+  dim3 Block(Tile, Tile);
+  return S->time(Batch, [&] {
+    matmulKernel<<<Grid, Block, 0, S->Stream>>>(C.data(), A.data(), B.data(), Rows, Inner, Cols);
+  });
+}
+
+void CudaPeers::rawLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
+  CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
+  double T0 = nowMs();
+  for (int I = 0; I < Count; ++I)
+    check(Driver.LaunchKernel(S->Empty, 1, 1, 1, 1, 1, 1, 0, Stream, nullptr, nullptr),
+          "cuLaunchKernel(emptyKernel)");
+  double T1 = nowMs();
+  check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
+  double T2 = nowMs();
+  LaunchNs = (T1 - T0) * 1e6 / Count;
+  SyncNs = (T2 - T0) * 1e6 / Count;
+}
+
+void CudaPeers::runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
+  double T0 = nowMs();
+  for (int I = 0; I < Count; ++I)
+    emptyKernel<<<1, 1, 0, S->Stream>>>();
+  double T1 = nowMs();
+  check(cudaGetLastError(), "emptyKernel<<<1, 1>>>");
+  check(cudaStreamSynchronize(S->Stream), "cudaStreamSynchronize");
+  double T2 = nowMs();
+  LaunchNs = (T1 - T0) * 1e6 / Count;
+  SyncNs = (T2 - T0) * 1e6 / Count;
+}
+
+} // namespace cajeta::gpubench

@@ -1,0 +1,68 @@
+// The CUDA C++ peers of the GPU bench (built by nvcc in CudaPeers.cu), behind a CUDA-free API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace cajeta::gpubench {
+
+/// Device memory of n floats from cudaMalloc; errors throw std::runtime_error naming the call.
+class PeerBuffer {
+public:
+  explicit PeerBuffer(size_t Count);
+  ~PeerBuffer();
+  PeerBuffer(const PeerBuffer&) = delete;
+  PeerBuffer& operator=(const PeerBuffer&) = delete;
+
+  void upload(const float* Src);
+  void download(float* Dst) const;
+  size_t size() const { return Count; }
+  float* data() const { return Data; }
+
+private:
+  float* Data = nullptr;
+  size_t Count = 0;
+};
+
+/// One batch of peer work: host wall time (launches through cudaStreamSynchronize) and GPU time
+/// (CUDA events recorded on the peer stream around the batch), both per item of the batch.
+struct PeerTime {
+  double WallMs = 0;
+  double GpuMs = 0;
+};
+
+/// The peers: each call enqueues Batch copies of one workload on the peer stream and waits.
+class CudaPeers {
+public:
+  CudaPeers();
+  ~CudaPeers();
+  CudaPeers(const CudaPeers&) = delete;
+  CudaPeers& operator=(const CudaPeers&) = delete;
+
+  /// "NVIDIA H200 (sm_90, 132 SMs), driver 13.0, runtime 13.0".
+  const char* deviceDescription() const;
+
+  PeerTime saxpy(PeerBuffer& Y, const PeerBuffer& X, float A, uint32_t N, int Batch);
+  PeerTime triad(PeerBuffer& A, const PeerBuffer& B, const PeerBuffer& C, float S, uint32_t N,
+                 int Batch);
+  /// cuMemcpyDtoDAsync of all of Src into Dst.
+  PeerTime copyDtoD(PeerBuffer& Dst, const PeerBuffer& Src, int Batch);
+  /// cub::DeviceReduce::Sum of X into Out[0] (temporary storage kept between calls).
+  PeerTime cubSum(PeerBuffer& Out, const PeerBuffer& X, uint32_t N, int Batch);
+  PeerTime matmul(PeerBuffer& C, const PeerBuffer& A, const PeerBuffer& B, uint32_t Rows,
+                  uint32_t Inner, uint32_t Cols, int Batch);
+
+  /// Host nanoseconds per launch of an empty nvcc-built kernel by the raw driver API
+  /// (cuLaunchKernel, grid 1 x block 1) over Count launches, not counting the final sync
+  /// (SyncNs: the whole loop including cuStreamSynchronize, per launch).
+  void rawLaunchCost(int Count, double& LaunchNs, double& SyncNs);
+  /// The same through the runtime API's triple-chevron launch.
+  void runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs);
+
+private:
+  struct State;
+  std::unique_ptr<State> S;
+};
+
+} // namespace cajeta::gpubench

@@ -1,0 +1,115 @@
+// Parses cajeta_gpu_bench's command line.
+#include "GpuBenchOptions.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace cajeta::gpubench {
+
+namespace {
+
+const char* const Workloads[] = {"saxpy", "triad", "reduce", "matmul", "launch"};
+
+bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
+  if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  errno = 0;
+  unsigned long long V = std::strtoull(Text.c_str(), nullptr, 10);
+  if (errno || V == 0 || V > Max)
+    return false;
+  Out = V;
+  return true;
+}
+
+} // namespace
+
+bool GpuBenchOptions::wants(const std::string& Workload) const {
+  return Only.empty() || std::find(Only.begin(), Only.end(), Workload) != Only.end();
+}
+
+const char* GpuBenchOptions::usage() {
+  return "usage: cajeta_gpu_bench [options]\n"
+         "  --bundles DIR    folder with saxpy/triad/reduce/matmul/empty.cjx\n"
+         "  --n N            saxpy/triad/copy elements (default 268435456)\n"
+         "  --reduce-n N     sum elements (default 268435456)\n"
+         "  --matmul N       square matrix size (default 4096)\n"
+         "  --reps N         timed batches per side, median reported (default 20)\n"
+         "  --warmup N       untimed batches per side (default 3)\n"
+         "  --batch N        launches per timed batch (default 10)\n"
+         "  --launches N     empty launches per launch-cost sample (default 10000)\n"
+         "  --only LIST      comma list of saxpy,triad,reduce,matmul,launch\n"
+         "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
+         "Run with CAJETA_XPU_BACKEND=cuda.\n";
+}
+
+bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::string& Error) {
+  for (int I = 1; I < Argc; ++I) {
+    std::string Arg = Argv[I];
+    if (Arg == "--help" || Arg == "-h") {
+      Error.clear();
+      return false;
+    }
+    if (Arg == "--smoke") {
+      O.Smoke = true;
+      continue;
+    }
+    if (I + 1 >= Argc) {
+      Error = "missing value after " + Arg;
+      return false;
+    }
+    std::string Value = Argv[++I];
+    uint64_t V = 0;
+    auto number = [&](uint64_t Max) {
+      if (parseUnsigned(Value, Max, V))
+        return true;
+      Error =
+          Arg + " wants a whole number from 1 to " + std::to_string(Max) + ", not '" + Value + "'";
+      return false;
+    };
+    if (Arg == "--bundles") {
+      O.BundleDir = Value;
+    } else if (Arg == "--n" || Arg == "--reduce-n") {
+      if (!number(1u << 30))
+        return false;
+      (Arg == "--n" ? O.StreamN : O.ReduceN) = uint32_t(V);
+    } else if (Arg == "--matmul") {
+      if (!number(16384))
+        return false;
+      O.MatN = uint32_t(V);
+    } else if (Arg == "--reps" || Arg == "--warmup" || Arg == "--batch" || Arg == "--launches") {
+      if (!number(1000000))
+        return false;
+      int& Field = Arg == "--reps"     ? O.Reps
+                   : Arg == "--warmup" ? O.Warmup
+                   : Arg == "--batch"  ? O.Batch
+                                       : O.Launches;
+      Field = int(V);
+    } else if (Arg == "--only") {
+      std::stringstream List(Value);
+      for (std::string W; std::getline(List, W, ',');) {
+        if (std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
+          Error = "--only: unknown workload '" + W + "' (saxpy, triad, reduce, matmul, launch)";
+          return false;
+        }
+        O.Only.push_back(W);
+      }
+    } else {
+      Error = "unknown option " + Arg;
+      return false;
+    }
+  }
+  if (O.Smoke) {
+    O.StreamN = std::min<uint32_t>(O.StreamN, 100003);
+    O.ReduceN = std::min<uint32_t>(O.ReduceN, 1000003);
+    O.MatN = std::min<uint32_t>(O.MatN, 200);
+    O.Reps = std::min(O.Reps, 3);
+    O.Warmup = 1;
+    O.Batch = std::min(O.Batch, 2);
+    O.Launches = std::min(O.Launches, 100);
+  }
+  return true;
+}
+
+} // namespace cajeta::gpubench

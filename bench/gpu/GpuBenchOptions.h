@@ -1,0 +1,28 @@
+// Command-line options of cajeta_gpu_bench: sizes, repetitions, bundle folder, workloads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cajeta::gpubench {
+
+struct GpuBenchOptions {
+  std::string BundleDir;
+  uint32_t StreamN = 1u << 28; // saxpy, triad, copy: float32 elements per array
+  uint32_t ReduceN = 1u << 28;
+  uint32_t MatN = 4096;          // square matrices
+  int Reps = 20;                 // timed batches per side (the median is reported)
+  int Warmup = 3;                // untimed batches per side first
+  int Batch = 10;                // launches per timed batch (matmul: 2)
+  int Launches = 10000;          // empty launches per launch-cost sample
+  bool Smoke = false;            // tiny sizes, 3 reps: checks that everything runs and agrees
+  std::vector<std::string> Only; // empty: every workload
+
+  bool wants(const std::string& Workload) const;
+  /// Fills O from argv; on a bad argument returns false with Error set (Error "" for --help).
+  static bool parse(int Argc, char** Argv, GpuBenchOptions& O, std::string& Error);
+  static const char* usage();
+};
+
+} // namespace cajeta::gpubench

@@ -1,0 +1,55 @@
+// Host cost of launching an empty kernel: ours through the C++ API beside raw cuLaunchKernel.
+#include "GpuWorkloads.h"
+
+namespace cajeta::gpubench {
+
+void runLaunchBench(GpuBenchContext& C) {
+  if (!C.Options.wants("launch"))
+    return;
+  xpu::Program P = C.load("empty");
+  xpu::Kernel Empty = P.kernel("GpuBench.empty");
+  const int Count = C.Options.Launches;
+  // One sample: Count launches of grid 1 x block 1, then one sync; per launch, the host time of
+  // the launch calls alone and of the whole loop including the sync.
+  auto oursSample = [&](double& LaunchNs, double& SyncNs) {
+    double T0 = nowMs();
+    for (int I = 0; I < Count; ++I)
+      Empty.launch(C.Stream, xpu::grid(1), xpu::block(1))();
+    double T1 = nowMs();
+    C.Stream.sync();
+    double T2 = nowMs();
+    LaunchNs = (T1 - T0) * 1e6 / Count;
+    SyncNs = (T2 - T0) * 1e6 / Count;
+  };
+  double L = 0, S = 0;
+  for (int I = 0; I < C.Options.Warmup; ++I) {
+    oursSample(L, S);
+    C.Peers.rawLaunchCost(Count, L, S);
+    C.Peers.runtimeLaunchCost(Count, L, S);
+  }
+  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS;
+  for (int I = 0; I < C.Options.Reps; ++I) {
+    oursSample(L, S);
+    OursL.push_back(L);
+    OursS.push_back(S);
+    C.Peers.rawLaunchCost(Count, L, S);
+    RawL.push_back(L);
+    RawS.push_back(S);
+    C.Peers.runtimeLaunchCost(Count, L, S);
+    RtL.push_back(L);
+    RtS.push_back(S);
+  }
+  // Work = one launch; the rate column is millions of launches per second of host time.
+  auto row = [&](const std::string& What, const std::string& Peer, double Ours, double PeerNs,
+                 double Target) {
+    C.Table.add(ResultRow{What, Peer, Ours * 1e-6, PeerNs * 1e-6, 0, 1, 1, "M launches/s", Target,
+                          "ran " + std::to_string(Count) + " x " + std::to_string(C.Options.Reps)});
+  };
+  // The target: ours at most 1.1x raw's cost, i.e. a ratio (raw time / ours) of at least 1/1.1.
+  row("empty launch, host cost incl. final sync", "raw cuLaunchKernel", median(OursS), median(RawS),
+      1 / 1.1);
+  row("empty launch, enqueue calls only", "raw cuLaunchKernel", median(OursL), median(RawL), 0);
+  row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
+}
+
+} // namespace cajeta::gpubench
