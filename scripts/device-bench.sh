@@ -5,7 +5,8 @@
 #   scripts/device-bench.sh prepare [BUILD]   here (LLVM and nvcc present): configures and builds
 #       cajeta, the bundles (bench/gpu/kernels/*.cj -> .cjx with nvptx-sm_90 PTX) and
 #       cajeta_gpu_bench in BUILD (default build-gbench), and gathers BUILD/gpu-bench-carry:
-#       bin/cajeta_gpu_bench, lib/ (libcajeta_xpu.so and its non-system deps), bundles/*.cjx.
+#       bin/cajeta_gpu_bench, lib/ (libcajeta_xpu.so and its non-system deps, and the toolkit's
+#       libcupti for our kernels' GPU time), bundles/*.cjx.
 #   scripts/device-bench.sh run [CARRY] [BENCH ARGS...]   on the GPU machine (no LLVM needed):
 #       runs the bench with CAJETA_XPU_BACKEND=cuda and writes $OUT/gpu-bench.txt (the table
 #       and the machine) and $OUT/gpu-bench.stderr. BENCH ARGS go to the bench (--smoke ...).
@@ -45,6 +46,15 @@ prepare() {
     [[ -n $Lib && -f $Lib ]] || { echo "cannot find $Name for the carry"; return 1; }
     cp -L "$Lib" "$Carry/lib/$Name" || return 1
   done < <(ldd "$Bin" "$Build/lib/libcajeta_xpu.so" | awk '/=>/ {print $1, $3}' | sort -u)
+  # libcupti (optional at run time): the GPU time of our kernels from CUPTI's activity records.
+  local Nvcc Cupti
+  Nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  Cupti=$(ls "$(dirname "$(readlink -f "$Nvcc")")"/../lib{,64}/libcupti.so.* 2>/dev/null | head -n 1)
+  if [[ -n $Cupti ]]; then
+    cp -L "$Cupti" "$Carry/lib/" || return 1
+  else
+    echo "no libcupti beside nvcc: the table will lack our kernels' GPU time"
+  fi
   {
     echo "commit: $(git -C "$ROOT" rev-parse HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src bench/gpu include || echo ' (+ uncommitted changes)')"
     echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n)"

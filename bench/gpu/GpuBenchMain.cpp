@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <exception>
+#include <memory>
 
 using namespace cajeta::gpubench;
 
@@ -44,13 +45,23 @@ int main(int Argc, char** Argv) {
     xpu::KernelStream& Stream = xpu::KernelStream::current();
     GpuResultTable Table;
     GpuBenchContext C{O, Peers, Stream, Table};
+    std::unique_ptr<CuptiKernelTimer> Timer;
+    if (O.Cupti) {
+      Timer = std::make_unique<CuptiKernelTimer>();
+      if (Timer->available())
+        C.Timer = Timer.get();
+    }
     std::printf("cajeta_gpu_bench %s%s\n", utcNow().c_str(),
                 O.Smoke ? " (smoke: sizes too small to time)" : "");
     std::printf("device: %s\nours: cuda backend on '%s', bundles %s\n", Peers.deviceDescription(),
                 Ours.name().c_str(), O.BundleDir.c_str());
     std::printf("median of %d batches per side after %d warm-up (batch %d; matmul %d), "
-                "alternating ours and peer\n\n",
+                "alternating ours and peer\n",
                 O.Reps, O.Warmup, O.Batch, std::max(1, O.Batch / 5));
+    std::string GpuTimeSource = "CUPTI kernel records (extra batches after the timed ones)";
+    if (!C.Timer)
+      GpuTimeSource = O.Cupti ? "none, " + Timer->why() : "none (--no-cupti)";
+    std::printf("our GPU time: %s\n\n", GpuTimeSource.c_str());
     std::fflush(stdout);
     runStreamBench(C);
     runReduceBench(C);
@@ -58,7 +69,9 @@ int main(int Argc, char** Argv) {
     runLaunchBench(C);
     std::fputs(Table.render().c_str(), stdout);
     std::printf("\nratio = our rate / peer rate (= peer time / our time for the same work); "
-                "ms are per item, host clock around a batch through its sync, on both sides.\n");
+                "ms are per item, host clock around a batch through its sync, on both sides.\n"
+                "GPU ratio: the same on GPU time alone (ours: CUPTI kernel records; peer: CUDA "
+                "events around its batch).\n");
     std::vector<std::string> Missed = Table.missedTargets();
     for (const std::string& M : Missed)
       std::printf("target missed: %s\n", M.c_str());

@@ -41,6 +41,7 @@ const char* GpuBenchOptions::usage() {
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
          "  --only LIST      comma list of saxpy,triad,reduce,matmul,launch\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
+         "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
          "Run with CAJETA_XPU_BACKEND=cuda.\n";
 }
 
@@ -53,6 +54,10 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
     }
     if (Arg == "--smoke") {
       O.Smoke = true;
+      continue;
+    }
+    if (Arg == "--no-cupti") {
+      O.Cupti = false;
       continue;
     }
     if (I + 1 >= Argc) {

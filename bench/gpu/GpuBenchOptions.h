@@ -17,6 +17,7 @@ struct GpuBenchOptions {
   int Batch = 10;                // launches per timed batch (matmul: 2)
   int Launches = 10000;          // empty launches per launch-cost sample
   bool Smoke = false;            // tiny sizes, 3 reps: checks that everything runs and agrees
+  bool Cupti = true;             // our kernels' GPU time from CUPTI where libcupti loads
   std::vector<std::string> Only; // empty: every workload
 
   bool wants(const std::string& Workload) const;

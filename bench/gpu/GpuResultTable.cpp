@@ -37,18 +37,25 @@ double ResultRow::peerRate() const {
   return PeerMs > 0 ? PeerWork / (PeerMs * 1e-3) / scale(Unit) : 0;
 }
 
+double ResultRow::gpuRatio() const {
+  if (OursGpuMs <= 0 || PeerGpuMs <= 0 || PeerWork <= 0)
+    return 0;
+  return (OursWork / OursGpuMs) / (PeerWork / PeerGpuMs);
+}
+
 std::string GpuResultTable::render() const {
-  std::string Out = "| workload | peer | ours ms | peer ms | peer GPU ms (events) | ours | peer | "
-                    "ratio | target | check |\n"
-                    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+  std::string Out = "| workload | peer | ours ms | peer ms | ours | peer | ratio | target | "
+                    "GPU ms ours (CUPTI) / peer (events) | GPU ratio | check |\n"
+                    "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |\n";
   for (const ResultRow& R : Rows) {
     std::string Target = "-";
     if (R.Target > 0)
       Target = format(">= %.3g", R.Target) + (R.ratio() >= R.Target ? " met" : " MISSED");
+    std::string GpuRatio = R.gpuRatio() > 0 ? format("%.3f", R.gpuRatio()) : "-";
     Out += "| " + R.Workload + " | " + R.Peer + " | " + ms(R.OursMs) + " | " + ms(R.PeerMs) +
-           " | " + ms(R.PeerGpuMs) + " | " + format("%.2f ", R.oursRate()) + R.Unit + " | " +
-           format("%.2f ", R.peerRate()) + R.Unit + " | " + format("%.3f", R.ratio()) + " | " +
-           Target + " | " + R.Check + " |\n";
+           " | " + format("%.2f ", R.oursRate()) + R.Unit + " | " + format("%.2f ", R.peerRate()) +
+           R.Unit + " | " + format("%.3f", R.ratio()) + " | " + Target + " | " + ms(R.OursGpuMs) +
+           " / " + ms(R.PeerGpuMs) + " | " + GpuRatio + " | " + R.Check + " |\n";
   }
   return Out;
 }

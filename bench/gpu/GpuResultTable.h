@@ -14,21 +14,24 @@ struct ResultRow {
   double PeerGpuMs = 0; // CUDA events around the peer's batch (0: not measured)
   double OursWork = 0;  // bytes, FLOPs or launches per item
   double PeerWork = 0;
-  std::string Unit;  // "GB/s" (Work in bytes), "TFLOP/s" (FLOPs), "M launches/s"
-  double Target = 0; // the ratio to reach (0: none)
-  std::string Check; // "bit-exact", "rel. err 3e-7 (peer 2e-7)", "MISMATCH: ..."
+  std::string Unit;     // "GB/s" (Work in bytes), "TFLOP/s" (FLOPs), "M launches/s"
+  double Target = 0;    // the ratio to reach (0: none)
+  std::string Check;    // "bit-exact", "rel. err 3e-7 (peer 2e-7)", "MISMATCH: ..."
+  double OursGpuMs = 0; // CUPTI: our kernels' GPU time per item (0: not measured)
 
   double oursRate() const;
   double peerRate() const;
   /// Our rate over the peer's: peer time / our time when the work is the same.
   double ratio() const { return peerRate() > 0 ? oursRate() / peerRate() : 0; }
+  /// The same on GPU time alone: ours from CUPTI, the peer's from its events (0: not measured).
+  double gpuRatio() const;
 };
 
 class GpuResultTable {
 public:
   void add(ResultRow Row) { Rows.push_back(std::move(Row)); }
-  /// Markdown: workload | peer | ours ms | peer ms | peer GPU ms | ours | peer | ratio | target |
-  /// check.
+  /// Markdown: workload | peer | ours ms | peer ms | ours | peer | ratio | target | GPU ms ours /
+  /// peer | GPU ratio | check.
   std::string render() const;
   /// The rows that miss their target, by workload name.
   std::vector<std::string> missedTargets() const;

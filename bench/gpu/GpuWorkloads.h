@@ -2,6 +2,7 @@
 #pragma once
 
 #include "CudaPeers.h"
+#include "CuptiKernelTimer.h"
 #include "GpuBenchOptions.h"
 #include "GpuResultTable.h"
 #include "GpuTiming.h"
@@ -20,7 +21,8 @@ struct GpuBenchContext {
   CudaPeers& Peers;
   xpu::KernelStream& Stream; // ours
   GpuResultTable& Table;
-  bool Failed = false; // a cross-check failed
+  CuptiKernelTimer* Timer = nullptr; // null: --no-cupti
+  bool Failed = false;               // a cross-check failed
 
   /// Loads BundleDir/<Name>.cjx.
   xpu::Program load(const std::string& Name) const {
@@ -32,14 +34,15 @@ struct GpuBenchContext {
   }
 };
 
-/// Per-item medians of both sides; peer GPU time from its events.
+/// Per-item medians of both sides; peer GPU time from its events, ours from CUPTI (0: none).
 struct Medians {
-  double Ours = 0, PeerWall = 0, PeerGpu = 0;
+  double Ours = 0, PeerWall = 0, PeerGpu = 0, OursGpu = 0;
 };
 
 /// Warm-up batches, then Reps timed batches alternating ours and the peer's so that clock and
 /// thermal drift fall on both. Ours(Batch) enqueues Batch items on our stream; we time it with
-/// the host clock through stream.sync() (the runtime does not expose its CUstream to events).
+/// the host clock through stream.sync() (the runtime does not expose its CUstream to events),
+/// and afterwards, with CUPTI where it loads, the GPU time of our kernels alone.
 template <class OursF, class PeerF>
 Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer) {
   auto oursBatch = [&] {
@@ -60,7 +63,33 @@ Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer) {
     W.push_back(P.WallMs);
     G.push_back(P.GpuMs);
   }
-  return Medians{median(O), median(W), median(G)};
+  Medians M{median(O), median(W), median(G)};
+  // Then, apart so that tracing cannot slow the timed batches, the GPU time of our kernels.
+  if (!C.Timer)
+    return M;
+  if (!C.Timer->begin()) {
+    std::fprintf(stderr, "cajeta_gpu_bench: no GPU time for our kernels: %s\n",
+                 C.Timer->why().c_str());
+    C.Timer = nullptr;
+    return M;
+  }
+  std::vector<double> K;
+  for (int I = 0; I < C.Options.Reps; ++I) {
+    size_t Count = 0;
+    oursBatch();
+    double Ms = C.Timer->take("cj_k_", Count);
+    if (Count)
+      K.push_back(Ms / Batch);
+  }
+  C.Timer->end();
+  M.OursGpu = median(K);
+  return M;
+}
+
+/// Adds R with our CUPTI GPU time from M.
+inline void addRow(GpuBenchContext& C, const Medians& M, ResultRow R) {
+  R.OursGpuMs = M.OursGpu;
+  C.Table.add(std::move(R));
 }
 
 /// "2^28" for powers of two, else the number.

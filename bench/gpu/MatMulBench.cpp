@@ -58,8 +58,9 @@ void runMatMulBench(GpuBenchContext& C) {
   Medians M = measure(C, Batch, ours,
                       [&](int Bt) { return C.Peers.matmul(PeerC, PeerA, PeerB, N, N, N, Bt); });
   const double Flops = 2.0 * N * double(N) * N;
-  C.Table.add(ResultRow{"tiled matmul 16x16 " + std::to_string(N) + "^2", "nvcc -O3 sm_90", M.Ours,
-                        M.PeerWall, M.PeerGpu, Flops, Flops, "TFLOP/s", 0.95, Check});
+  addRow(C, M,
+         ResultRow{"tiled matmul 16x16 " + std::to_string(N) + "^2", "nvcc -O3 sm_90", M.Ours,
+                   M.PeerWall, M.PeerGpu, Flops, Flops, "TFLOP/s", 0.95, Check});
 }
 
 } // namespace cajeta::gpubench

@@ -60,9 +60,10 @@ void runReduceBench(GpuBenchContext& C) {
   Medians M = measure(C, C.Options.Batch, ours,
                       [&](int B) { return C.Peers.cubSum(PeerOut, PeerX, N, B); });
   const double Bytes = 4.0 * N;
-  C.Table.add(ResultRow{"sum n=" + sizeText(N) + " (2 launches, G=" + std::to_string(G) + ")",
-                        "CUB DeviceReduce::Sum", M.Ours, M.PeerWall, M.PeerGpu, Bytes, Bytes,
-                        "GB/s", 0.95, Check});
+  addRow(C, M,
+         ResultRow{"sum n=" + sizeText(N) + " (2 launches, G=" + std::to_string(G) + ")",
+                   "CUB DeviceReduce::Sum", M.Ours, M.PeerWall, M.PeerGpu, Bytes, Bytes, "GB/s",
+                   0.95, Check});
 }
 
 } // namespace cajeta::gpubench

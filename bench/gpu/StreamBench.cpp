@@ -61,8 +61,9 @@ void runStreamBench(GpuBenchContext& C) {
         C, Batch,
         [&] { Saxpy.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursY, OursX, A, N); },
         [&](int B) { return C.Peers.saxpy(PeerY, PeerX, A, N, B); });
-    C.Table.add(ResultRow{"saxpy n=" + sizeText(N), "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu,
-                          Bytes, Bytes, "GB/s", 0.95, Check});
+    addRow(C, M,
+           ResultRow{"saxpy n=" + sizeText(N), "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu,
+                     Bytes, Bytes, "GB/s", 0.95, Check});
   }
 
   if (!C.Options.wants("triad"))
@@ -87,8 +88,9 @@ void runStreamBench(GpuBenchContext& C) {
         Triad.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursA, OursY, OursX, A, N);
       },
       [&](int B) { return C.Peers.triad(PeerA, PeerY, PeerX, A, N, B); });
-  C.Table.add(ResultRow{"triad n=" + sizeText(N), "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu,
-                        Bytes, Bytes, "GB/s", 0.95, Check});
+  addRow(C, M,
+         ResultRow{"triad n=" + sizeText(N), "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu, Bytes,
+                   Bytes, "GB/s", 0.95, Check});
 
   // The copy peer: N floats device to device, 8 N bytes moved; our triad (12 N) against it.
   std::vector<float> Copied(N);
@@ -104,8 +106,9 @@ void runStreamBench(GpuBenchContext& C) {
         Triad.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursA, OursY, OursX, A, N);
       },
       [&](int B) { return C.Peers.copyDtoD(PeerA, PeerX, B); });
-  C.Table.add(ResultRow{"triad vs copy bandwidth n=" + sizeText(N), "cuMemcpyDtoDAsync", Copy.Ours,
-                        Copy.PeerWall, Copy.PeerGpu, Bytes, 8.0 * N, "GB/s", 0.92, CopyCheck});
+  addRow(C, Copy,
+         ResultRow{"triad vs copy bandwidth n=" + sizeText(N), "cuMemcpyDtoDAsync", Copy.Ours,
+                   Copy.PeerWall, Copy.PeerGpu, Bytes, 8.0 * N, "GB/s", 0.92, CopyCheck});
 }
 
 } // namespace cajeta::gpubench
