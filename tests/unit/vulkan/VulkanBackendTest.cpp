@@ -6,6 +6,7 @@
 #include <cajeta/xpu.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -35,6 +36,17 @@ public final class V {
     public static void wide(KernelBuffer<float64> out, Big b, int64 k, uint32 n) {
         uint32 i = KernelThread.globalIdX();
         if (i < n) { out[i] = b.a0 + b.b9 * (float64) i + (float64) k; }
+    }
+    @Kernel
+    public static void fold(KernelBuffer<float32> acc, KernelBuffer<float32> st, KernelBuffer<float32> v, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) {
+            float32 x = v[i];
+            Atomics.add(acc, 0, x, MemoryOrder.SEQ_CST);
+            Atomics.min(acc, 1, x, MemoryOrder.ACQ_REL);
+            Atomics.max(acc, 2, x);
+            Atomics.store(st, i, x, MemoryOrder.RELEASE);
+        }
     }
     @Kernel
     public static void poke(KernelBuffer<int32> out, uint32 at) {
@@ -109,6 +121,37 @@ TEST_F(VulkanBackend, LargePodTravelsInTheUniformBlock) {
   Out.download(Got);
   for (uint32_t I = 0; I < N; ++I)
     ASSERT_EQ(Got[I], B.A[0] + B.B[9] * double(I) + double(-(1LL << 40))) << "element " << I;
+}
+
+// Ordered float atomics are compare-exchange loops; lavapipe (Mesa 22.3) lost updates from them in
+// workgroups wider than its SIMD width, and the store after them in a partial workgroup, until
+// the emitter fenced relaxed compare-exchanges and left the loop from its body.
+TEST_F(VulkanBackend, OrderedFloatAtomicLoopsInWideAndPartialWorkgroups) {
+  xpu::Program P = xpu::Program::compileSource(Source, "V.cj");
+  for (auto [N, Block] : {std::pair<uint32_t, uint32_t>{3001, 256}, {300, 64}, {256, 256}}) {
+    std::vector<float> V(N);
+    for (uint32_t I = 0; I < N; ++I) // quarters of small integers: every partial sum is exact
+      V[I] = float(int32_t((I * 7) % 33) - 16) * 0.25f;
+    std::vector<float> Want = {0.5f, 1e30f, -1e30f};
+    for (float X : V) {
+      Want[0] += X;
+      Want[1] = std::min(Want[1], X);
+      Want[2] = std::max(Want[2], X);
+    }
+    xpu::KernelBuffer<float> Acc(3), St(N), DV(N);
+    Acc.upload(std::vector<float>{0.5f, 1e30f, -1e30f});
+    St.upload(std::vector<float>(N, 99.0f));
+    DV.upload(V);
+    xpu::KernelStream S(P.device());
+    P.kernel("V.fold").launch(S, xpu::grid((N + Block - 1) / Block), xpu::block(Block))(Acc, St, DV,
+                                                                                        N);
+    S.sync();
+    std::vector<float> Got(3), Stored(N);
+    Acc.download(Got);
+    St.download(Stored);
+    EXPECT_EQ(Got, Want) << "n " << N << ", block " << Block;
+    EXPECT_EQ(Stored, V) << "n " << N << ", block " << Block;
+  }
 }
 
 TEST_F(VulkanBackend, CheckBoundsReportsIndexAndLengthThenRunsAgain) {

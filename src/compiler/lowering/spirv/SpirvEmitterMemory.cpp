@@ -510,6 +510,15 @@ uint32_t SpirvEmitter::atomicCasLoop(const Expr* E, uint32_t Ptr, uint32_t Scope
   Type Elem = E->Ty;
   uint32_t T = valueType(Elem), IT = Mb.typeInt(Elem.bits());
   uint32_t Relaxed = Mb.constU32(0);
+  // The loop's compare-exchange is relaxed; the order E asks for is a fence before and after the
+  // loop (a release fence before and an acquire fence after a relaxed read-modify-write order it
+  // at least as strongly). lavapipe (Mesa 22.3 llvmpipe) lost updates from ordered compare-
+  // exchanges inside divergent loops in workgroups wider than its SIMD width, and lost later
+  // stores after two loops that left from their continue block: hence also the exit as a break
+  // from the body.
+  bool Ordered = E->Order != kir::MemoryOrder::Relaxed;
+  if (Ordered)
+    opVoid(spv::Op::OpMemoryBarrier, {Scope, Sem});
   uint32_t First = op(spv::Op::OpAtomicLoad, IT, {Ptr, Scope, Relaxed});
   uint32_t Pre = curLabel();
   uint32_t Header = Mb.newId(), Body = Mb.newId(), Continue = Mb.newId(), Merge = Mb.newId();
@@ -524,14 +533,15 @@ uint32_t SpirvEmitter::atomicCasLoop(const Expr* E, uint32_t Ptr, uint32_t Scope
   uint32_t NewF = E->AOp == AtomicOp::Add ? arith(spv::Op::OpFAdd, T, OldF, Value)
                                           : floatMinMax(E->AOp == AtomicOp::Min, Elem, OldF, Value);
   uint32_t NewI = op(spv::Op::OpBitcast, IT, {NewF});
-  // The failure order may not release: relaxed is always allowed.
   SpirvModuleBuilder::inst(Cur->Blocks.back().W, spv::Op::OpAtomicCompareExchange,
-                           {IT, Seen, Ptr, Scope, Sem, Relaxed, NewI, Old});
+                           {IT, Seen, Ptr, Scope, Relaxed, Relaxed, NewI, Old});
   uint32_t Done = op(spv::Op::OpIEqual, boolTy(), {Seen, Old});
-  branch(Continue);
+  condBranch(Done, Merge, Continue);
   beginBlock(Continue);
-  condBranch(Done, Merge, Header);
+  branch(Header);
   beginBlock(Merge);
+  if (Ordered)
+    opVoid(spv::Op::OpMemoryBarrier, {Scope, Sem});
   return OldF;
 }
 
