@@ -112,10 +112,6 @@ public:
   /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
   /// CAJETA_XPU_BACKEND forces its backend.
   virtual bool preferredByDefault() const { return true; }
-  /// False for a device that only emulates a GPU on the host CPU (a CPU-type Vulkan device such
-  /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
-  /// CAJETA_XPU_BACKEND forces its backend.
-  virtual bool preferredByDefault() const { return true; }
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;
