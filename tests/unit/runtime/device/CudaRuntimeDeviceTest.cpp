@@ -137,7 +137,7 @@ TEST_F(CudaRuntime, AsyncCopiesAreOrderedAndDoNotWait) {
   EXPECT_LT(IssueMs, 100.0) << "the Async copies waited for the GPU";
   EXPECT_EQ(Down[12345], -1.0f) << "the download landed before the kernel ahead of it finished";
   S.sync();
-  for (size_t I = 0; I != N; I += 4097)
+  for (size_t I = 0; I < N; I += 4097) // `<`: a stride that does not divide N steps past it
     ASSERT_EQ(Down[I], float(I) * 0.5f) << "element " << I;
   EXPECT_EQ(Down[N - 1], float(N - 1) * 0.5f);
 }
