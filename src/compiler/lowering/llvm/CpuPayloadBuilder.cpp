@@ -30,6 +30,8 @@
 #include <memory>
 #include <mutex>
 
+#include "compiler/lowering/llvm/LlvmPipeline.h"
+
 namespace cajeta::lowering {
 namespace {
 
@@ -47,22 +49,6 @@ void initializeX86Once() {
     LLVMInitializeX86AsmParser();
   });
 }
-
-/// Keeps LLVM's remarks and warnings (such as "loop not vectorized") off the user's terminal and
-/// collects errors for the build's message.
-struct QuietDiagnostics : llvm::DiagnosticHandler {
-  explicit QuietDiagnostics(std::string& Errors) : Errors(Errors) {}
-  bool handleDiagnostics(const llvm::DiagnosticInfo& DI) override {
-    if (DI.getSeverity() != llvm::DS_Error)
-      return true;
-    llvm::raw_string_ostream OS(Errors);
-    llvm::DiagnosticPrinterRawOStream DP(OS);
-    DI.print(DP);
-    OS << "\n";
-    return true;
-  }
-  std::string& Errors;
-};
 
 /// The machine code is generated for: its TargetMachine, CPU name and features.
 struct CpuMachine {
@@ -160,31 +146,6 @@ std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildO
   return M;
 }
 
-/// The new pass manager's O3 pipeline, with the TargetMachine's TTI so that vectorisation is
-/// costed for the real CPU.
-void optimize(llvm::Module& M, llvm::TargetMachine& TM) {
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PipelineTuningOptions PTO;
-  PTO.LoopVectorization = true;
-  PTO.SLPVectorization = true;
-  PTO.LoopInterleaving = true;
-  PTO.LoopUnrolling = true;
-  llvm::PassBuilder PB(&TM, PTO);
-  FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
-  llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
-  FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(TLII); });
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  llvm::ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  MPM.run(M, MAM);
-}
-
 bool emitObject(llvm::Module& M, llvm::TargetMachine& TM, std::vector<uint8_t>& Object,
                 std::string& Error) {
   llvm::SmallVector<char, 0> Buffer;
@@ -216,11 +177,11 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     return R;
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
-  Ctx.setDiagnosticHandler(std::make_unique<QuietDiagnostics>(LlvmErrors));
+  Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, R.Error);
   if (!M)
     return R;
-  optimize(*M, *Mach.TM);
+  LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
 
   for (const auto& KF : KM.Functions) {
     if (!KF->IsKernel || !kir::availableOn(*KF, "cpu"))
@@ -266,12 +227,12 @@ bool CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions&
     return false;
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
-  Ctx.setDiagnosticHandler(std::make_unique<QuietDiagnostics>(LlvmErrors));
+  Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, Error);
   if (!M)
     return false;
   if (Optimized)
-    optimize(*M, *Mach.TM);
+    LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
   if (!LlvmErrors.empty()) {
     Error = "LLVM: " + LlvmErrors;
     return false;

@@ -32,6 +32,8 @@
 #include <memory>
 #include <mutex>
 
+#include "compiler/lowering/llvm/LlvmPipeline.h"
+
 namespace cajeta::lowering {
 namespace {
 
@@ -46,21 +48,6 @@ void initializeNvptxOnce() {
     LLVMInitializeNVPTXAsmPrinter();
   });
 }
-
-/// Keeps LLVM's remarks and warnings off the user's terminal and collects errors.
-struct QuietDiagnostics : llvm::DiagnosticHandler {
-  explicit QuietDiagnostics(std::string& Errors) : Errors(Errors) {}
-  bool handleDiagnostics(const llvm::DiagnosticInfo& DI) override {
-    if (DI.getSeverity() != llvm::DS_Error)
-      return true;
-    llvm::raw_string_ostream OS(Errors);
-    llvm::DiagnosticPrinterRawOStream DP(OS);
-    DI.print(DP);
-    OS << "\n";
-    return true;
-  }
-  std::string& Errors;
-};
 
 /// "sm_90" -> 90; 0 when Sm is not of that form.
 unsigned smVersion(const std::string& Sm) {
@@ -145,29 +132,6 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   return true;
 }
 
-/// The new pass manager's O3 pipeline with the NVPTX TargetMachine (its TTI, NVVMReflect and
-/// address-space inference come from the TargetMachine's callbacks).
-void optimize(llvm::Module& M, llvm::TargetMachine& TM) {
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PipelineTuningOptions PTO;
-  PTO.LoopUnrolling = true;
-  llvm::PassBuilder PB(&TM, PTO);
-  FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
-  llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
-  TLII.disableAllFunctions(); // no libm on the GPU: never turn code into library calls
-  FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(TLII); });
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  llvm::ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  MPM.run(M, MAM);
-}
-
 bool emitAssembly(llvm::Module& M, llvm::TargetMachine& TM, std::string& Ptx, std::string& Error) {
   llvm::SmallVector<char, 0> Buffer;
   llvm::raw_svector_ostream OS(Buffer);
@@ -199,11 +163,11 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
     return false;
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
-  Ctx.setDiagnosticHandler(std::make_unique<QuietDiagnostics>(LlvmErrors));
+  Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   Lowered L;
   if (!lowerToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
-  optimize(*L.M, *TM);
+  LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
   if (R) {
     R->Notes = L.Notes;
     R->Payload.Attributes["math"] = L.Libdevice ? "libdevice" : "approximate";
@@ -290,12 +254,12 @@ bool NvptxPayloadBuilder::emitLlvmIr(const kir::Module& KM, const NvptxBuildOpti
     return false;
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
-  Ctx.setDiagnosticHandler(std::make_unique<QuietDiagnostics>(LlvmErrors));
+  Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   Lowered L;
   if (!lowerToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
   if (Optimized)
-    optimize(*L.M, *TM);
+    LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
   llvm::raw_string_ostream OS(Ir);
   L.M->print(OS, nullptr);
   OS.flush();

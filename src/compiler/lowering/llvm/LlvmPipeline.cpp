@@ -1,0 +1,65 @@
+// The shared LLVM pipeline of the payload builders.
+#include "compiler/lowering/llvm/LlvmPipeline.h"
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+namespace cajeta::lowering {
+
+namespace {
+
+struct QuietDiagnostics : llvm::DiagnosticHandler {
+  explicit QuietDiagnostics(std::string& Errors) : Errors(Errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& DI) override {
+    if (DI.getSeverity() != llvm::DS_Error)
+      return true;
+    llvm::raw_string_ostream OS(Errors);
+    llvm::DiagnosticPrinterRawOStream DP(OS);
+    DI.print(DP);
+    OS << "\n";
+    return true;
+  }
+  std::string& Errors;
+};
+
+} // namespace
+
+std::unique_ptr<llvm::DiagnosticHandler> LlvmPipeline::quietDiagnostics(std::string& Errors) {
+  return std::make_unique<QuietDiagnostics>(Errors);
+}
+
+void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize,
+                            bool LibraryCalls) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PipelineTuningOptions PTO;
+  if (Vectorize) {
+    PTO.LoopVectorization = true;
+    PTO.SLPVectorization = true;
+    PTO.LoopInterleaving = true;
+  }
+  PTO.LoopUnrolling = true;
+  llvm::PassBuilder PB(&TM, PTO);
+  FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
+  llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
+  if (!LibraryCalls)
+    TLII.disableAllFunctions();
+  FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(TLII); });
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+}
+
+} // namespace cajeta::lowering

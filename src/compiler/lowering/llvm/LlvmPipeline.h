@@ -1,0 +1,28 @@
+// What every LLVM payload builder does the same way: the O3 pipeline over a target's
+// TargetMachine, and a diagnostic handler that keeps LLVM's remarks off the user's terminal.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class DiagnosticHandler;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace cajeta::lowering {
+
+class LlvmPipeline {
+public:
+  /// The new pass manager's O3 pipeline with TM's TTI (so vectorisation is costed for the real
+  /// target). Vectorize turns on loop and SLP vectorisation and interleaving (the CPU);
+  /// LibraryCalls = false forbids turning code into library calls (GPUs have no libm).
+  static void optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize, bool LibraryCalls);
+
+  /// A handler that drops warnings and remarks (such as "loop not vectorized") and appends the
+  /// text of errors to Errors, for the build's message.
+  static std::unique_ptr<llvm::DiagnosticHandler> quietDiagnostics(std::string& Errors);
+};
+
+} // namespace cajeta::lowering
