@@ -109,6 +109,29 @@ void runStreamBench(GpuBenchContext& C) {
   addRow(C, Copy,
          ResultRow{"triad vs copy bandwidth n=" + sizeText(N), "cuMemcpyDtoDAsync", Copy.Ours,
                    Copy.PeerWall, Copy.PeerGpu, Bytes, 8.0 * N, "GB/s", 0.92, CopyCheck});
+
+  // The same triad as a grid-stride loop over a fixed grid (16 workgroups of 256 per SM), the
+  // shape STREAM-like kernels use to keep every SM's memory pipeline full; same check, same peer.
+  xpu::Kernel Strided = P.kernel("GpuBench.triadStrided");
+  const uint32_t StridedBlocks = P.device().computeUnits() * 16;
+  OursA.upload(std::vector<float>(N, 0.0f));
+  Strided.launch(C.Stream, xpu::grid(StridedBlocks), xpu::block(256))(OursA, OursY, OursX, A, N);
+  C.Stream.sync();
+  std::vector<float> OursStrided;
+  OursA.download(OursStrided);
+  std::string StridedCheck = checkExact(C, "triad grid-stride", OursStrided, Peer, Host);
+  Medians S = measure(
+      C, Batch,
+      [&] {
+        Strided.launch(C.Stream, xpu::grid(StridedBlocks), xpu::block(256))(OursA, OursY, OursX, A,
+                                                                            N);
+      },
+      [&](int B) { return C.Peers.copyDtoD(PeerA, PeerX, B); });
+  addRow(C, S,
+         ResultRow{"triad grid-stride (" + std::to_string(StridedBlocks) +
+                       "x256) vs copy bandwidth n=" + sizeText(N),
+                   "cuMemcpyDtoDAsync", S.Ours, S.PeerWall, S.PeerGpu, Bytes, 8.0 * N, "GB/s", 0.92,
+                   StridedCheck});
 }
 
 } // namespace cajeta::gpubench
