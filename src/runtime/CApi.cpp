@@ -118,7 +118,9 @@ const char* cajeta_xpu_capability_name(cajeta_xpu_capability Capability) {
                                       "dynamic-shared-memory",
                                       "cooperative-matrix",
                                       "textures",
-                                      "ray-query"};
+                                      "ray-query",
+                                      "correctly-rounded-fma",
+                                      "precise-transcendentals"};
   static_assert(sizeof(Names) / sizeof(Names[0]) == CAJETA_XPU_CAP_COUNT);
   if (unsigned(Capability) >= unsigned(CAJETA_XPU_CAP_COUNT))
     return "";

@@ -25,6 +25,7 @@ template <class F> std::vector<F> minMaxData(uint64_t Seed) {
 
 template <class F> void checkExact(const std::string& Name) {
   xpu::Program P = compileProgram(Name);
+  CONFORMANCE_REQUIRE(P, CorrectlyRoundedFma);
   std::vector<F> Xs = floatData<F>(N, 700, -1000, 1000);
   Rng R(701);
   for (size_t I = 12; I < N; I += 3) // halves and near-integers for floor / ceil
@@ -93,6 +94,7 @@ TEST(Math, ExactFloat64) {
 
 template <class F> void checkTranscendental(const std::string& Name) {
   xpu::Program P = compileProgram(Name);
+  CONFORMANCE_REQUIRE(P, PreciseTranscendentals);
   std::vector<F> Xs = floatData<F>(N, 710, -20, 20);
   Rng R(711);
   for (size_t I = 12; I < N;
@@ -199,6 +201,8 @@ TEST(Math, IntegerAbsMinMax) {
 
 TEST(Math, MixedPrecisionArguments) {
   xpu::Program P = compileProgram("MathMixed");
+  CONFORMANCE_REQUIRE(P, CorrectlyRoundedFma);
+  CONFORMANCE_REQUIRE(P, PreciseTranscendentals);
   std::vector<float> Xs = floatData<float>(N, 730, -10, 10);
   std::vector<double> Ys = floatData<double>(N, 731, -4, 4);
   auto DX = toDevice(Xs);

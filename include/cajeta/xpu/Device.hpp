@@ -22,6 +22,8 @@ enum class Capability : uint32_t {
   CooperativeMatrix = CAJETA_XPU_CAP_COOPERATIVE_MATRIX,
   Textures = CAJETA_XPU_CAP_TEXTURES,
   RayQuery = CAJETA_XPU_CAP_RAY_QUERY,
+  CorrectlyRoundedFma = CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA,
+  PreciseTranscendentals = CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS,
 };
 
 /// Every capability, in enum order.

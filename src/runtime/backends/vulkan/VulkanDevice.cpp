@@ -217,6 +217,9 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
   case CAJETA_XPU_CAP_SHARED_MEMORY:
   case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
     return true;
+  case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA: // GLSL.std.450 Fma need not be fused
+  case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // Vulkan's precision rules promise far less;
+    return false;                              // float64 ones run in float32
   default: // wave ops, cooperative matrices, textures, ray query: the emitter has none yet
     return false;
   }
