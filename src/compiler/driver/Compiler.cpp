@@ -13,7 +13,7 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.2.0 (kir 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, llvm 19)";
+  return "cajeta-compiler 0.2.0 (kir 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, spirv-emitter 2, llvm 19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
@@ -106,6 +106,8 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
   for (const std::string& E : Spv.Errors)
     R.Diagnostics += FileName + ": warning: no Vulkan code for " + E + "\n";
+  for (const std::string& Note : Spv.Notes)
+    R.Diagnostics += FileName + ": note: " + Note + "\n";
   // --- end SPIR-V ---
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();

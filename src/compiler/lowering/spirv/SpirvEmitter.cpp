@@ -181,6 +181,8 @@ bool SpirvEmitter::run(SpirvKernel& Out) {
   Out.ParamBlockBytes = BlockBytes;
   Out.ParamBlockIsUniform = BlockBytes > MaxPushConstantBytes;
   Out.UsesNativeFloatAtomicAdd = UsedNativeFAdd;
+  Out.UsesImpreciseFma = UsedFma;
+  Out.UsesImpreciseTranscendentals = UsedTranscendental;
   return true;
 }
 

@@ -42,6 +42,10 @@ struct SpirvKernel {
   uint32_t StaticSharedBytes = 0;
   uint32_t DynamicSharedElementBytes = 0; // 0: no dynamic shared array
   bool UsesNativeFloatAtomicAdd = false;
+  /// Math.fma / transcendentals emitted through GLSL.std.450, whose precision Vulkan does not
+  /// promise (not fused; a few ULP in a reduced range; float64 ones in float32).
+  bool UsesImpreciseFma = false;
+  bool UsesImpreciseTranscendentals = false;
 };
 
 class SpirvEmitter {
@@ -134,6 +138,10 @@ private:
   uint32_t lowerLogical(const kir::Expr* E);
   uint32_t lowerCast(const kir::Expr* E);
   uint32_t convert(uint32_t V, kir::Type From, kir::Type To);
+  uint32_t narrowToOddF32(uint32_t V);
+  // --- float remainder (SpirvEmitterFRem.cpp) ---
+  uint32_t exactFRem(kir::Type Ty, uint32_t X, uint32_t Y);
+  uint32_t findMsb(uint32_t V, unsigned Bits);
   uint32_t lowerSelect(const kir::Expr* E);
   uint32_t lowerCall(const kir::Expr* E);
   bool callArgs(const kir::Expr* E, uint32_t Callee, const std::vector<const kir::Expr*>& Args,
@@ -145,6 +153,8 @@ private:
   uint32_t lowerMath(const kir::Expr* E, const Words& Ops);
   uint32_t floatMinMax(bool IsMin, kir::Type T, uint32_t A, uint32_t B);
   uint32_t glsl(uint32_t Type, uint32_t Inst, const Words& Ops);
+  uint32_t glslMath(kir::Type Ty, uint32_t Inst, const Words& Ops);
+  uint32_t powEdges(kir::Type Ty, uint32_t X, uint32_t Y, uint32_t AbsPow);
   uint32_t arith(spv::Op Op, uint32_t Type, uint32_t A, uint32_t B);
 
   // --- memory (SpirvEmitterMemory.cpp) ---
@@ -192,6 +202,8 @@ private:
   uint32_t FailedFlag = 0; // Private bool: a bounds failure happened in this work-item
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> Helpers;
   bool UsedNativeFAdd = false;
+  bool UsedFma = false;
+  bool UsedTranscendental = false;
 };
 
 } // namespace cajeta::spirv

@@ -165,8 +165,10 @@ uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
     break;
   case BinaryOp::Div:
   case BinaryOp::Rem:
+    if (F && E->BOp == BinaryOp::Rem)
+      return exactFRem(OpTy, L, R); // OpFRem is not exact on Vulkan
     if (F)
-      return arith(E->BOp == BinaryOp::Div ? spv::Op::OpFDiv : spv::Op::OpFRem, T, L, R);
+      return arith(spv::Op::OpFDiv, T, L, R);
     if (I)
       return lowerIntDivRem(E, L, R);
     break;
@@ -306,6 +308,8 @@ uint32_t SpirvEmitter::convert(uint32_t V, Type From, Type To) {
   }
   if (From.isInteger()) // int -> float: round to nearest
     return op(From.isSigned() ? spv::Op::OpConvertSToF : spv::Op::OpConvertUToF, T, {V});
+  if (To.isFloat() && From.bits() == 64 && To.bits() == 16) // one rounding, not two
+    return op(spv::Op::OpFConvert, T, {narrowToOddF32(V)});
   if (To.isFloat())
     return op(spv::Op::OpFConvert, T, {V});
   // float -> int: toward zero, saturating, NaN -> 0. Out-of-range inputs are replaced by 0
@@ -334,6 +338,25 @@ uint32_t SpirvEmitter::convert(uint32_t V, Type From, Type To) {
   R = op(spv::Op::OpSelect, T, {Lo, LoVal, R});
   R = op(spv::Op::OpSelect, T, {Hi, HiVal, R});
   return op(spv::Op::OpSelect, T, {Nan, zeroOf(To), R});
+}
+
+uint32_t SpirvEmitter::narrowToOddF32(uint32_t V) {
+  // float64 -> float32 rounded to odd: toward zero, then the lowest mantissa bit set when
+  // inexact. Its round-to-nearest-even to float16 (11 bits <= 24 - 2) is then the correctly
+  // rounded float64 -> float16 (a float32 rounded to nearest first would round twice).
+  uint32_t F32 = Mb.typeFloat(32), F64 = Mb.typeFloat(64), Bl = boolTy();
+  uint32_t Near = op(spv::Op::OpFConvert, F32, {V});    // some rounding, within one ulp
+  uint32_t Back = op(spv::Op::OpFConvert, F64, {Near}); // exact
+  uint32_t Bits = op(spv::Op::OpBitcast, u32(), {Near});
+  uint32_t Above = op(spv::Op::OpFOrdGreaterThan, Bl,
+                      {glsl(F64, GLSLstd450FAbs, {Back}), glsl(F64, GLSLstd450FAbs, {V})});
+  // Rounded away from zero (to infinity, too): one step back toward zero on the magnitude bits.
+  Bits = op(spv::Op::OpSelect, u32(),
+            {Above, op(spv::Op::OpISub, u32(), {Bits, Mb.constU32(1)}), Bits});
+  uint32_t Inexact = op(spv::Op::OpFOrdNotEqual, Bl, {Back, V}); // false for NaN
+  Bits = op(spv::Op::OpSelect, u32(),
+            {Inexact, op(spv::Op::OpBitwiseOr, u32(), {Bits, Mb.constU32(1)}), Bits});
+  return op(spv::Op::OpBitcast, F32, {Bits});
 }
 
 uint32_t SpirvEmitter::lowerSelect(const Expr* E) {
@@ -578,6 +601,65 @@ uint32_t SpirvEmitter::floatMinMax(bool IsMin, Type Ty, uint32_t A, uint32_t B) 
   return op(spv::Op::OpSelect, T, {Nan, NanValue, R});
 }
 
+uint32_t SpirvEmitter::glslMath(Type Ty, uint32_t Inst, const Words& Ops) {
+  uint32_t T = valueType(Ty);
+  if (Ty.bits() <= 32)
+    return glsl(T, Inst, Ops);
+  // GLSL.std.450 has these for 16/32-bit floats only: float64 goes through float32 (float32
+  // accuracy; see VulkanKernelAbi.h).
+  Type F32 = Type::scalar(kir::ScalarType::F32);
+  Words Narrow;
+  for (uint32_t V : Ops)
+    Narrow.push_back(op(spv::Op::OpFConvert, valueType(F32), {V}));
+  return op(spv::Op::OpFConvert, T, {glsl(valueType(F32), Inst, Narrow)});
+}
+
+uint32_t SpirvEmitter::powEdges(Type Ty, uint32_t X, uint32_t Y, uint32_t AbsPow) {
+  // pow's special values as C99 Annex F (libm, the CPU backend) defines them; AbsPow = pow(|x|, y)
+  // serves finite nonzero x and finite y.
+  uint32_t T = valueType(Ty), IT = Mb.typeInt(Ty.bits()), Bl = boolTy();
+  unsigned W = Ty.bits();
+  auto F = [&](double V) { return Mb.constFloat(W, V); };
+  auto Or = [&](uint32_t A, uint32_t B) { return op(spv::Op::OpLogicalOr, Bl, {A, B}); };
+  auto And = [&](uint32_t A, uint32_t B) { return op(spv::Op::OpLogicalAnd, Bl, {A, B}); };
+  auto Sel = [&](uint32_t C, uint32_t A, uint32_t B) {
+    return op(spv::Op::OpSelect, T, {C, A, B});
+  };
+  uint32_t Inf = F(HUGE_VAL), Zero = F(0.0), One = F(1.0);
+  uint32_t AbsX = glsl(T, GLSLstd450FAbs, {X});
+  uint32_t XNeg =
+      op(spv::Op::OpSLessThan, Bl, {op(spv::Op::OpBitcast, IT, {X}), Mb.constInt(W, 0)});
+  uint32_t YNeg = op(spv::Op::OpFOrdLessThan, Bl, {Y, Zero});
+  uint32_t XZero = op(spv::Op::OpFOrdEqual, Bl, {X, Zero});
+  uint32_t XInf = op(spv::Op::OpIsInf, Bl, {X});
+  uint32_t YInf = op(spv::Op::OpIsInf, Bl, {Y});
+  // y integral (infinities excluded below); odd when y / 2 is not (exact: halving is exact).
+  uint32_t YInt = op(spv::Op::OpFOrdEqual, Bl, {glsl(T, GLSLstd450Floor, {Y}), Y});
+  uint32_t Half = arith(spv::Op::OpFMul, T, Y, F(0.5));
+  uint32_t YOdd =
+      And(YInt, op(spv::Op::OpFOrdNotEqual, Bl, {glsl(T, GLSLstd450Floor, {Half}), Half}));
+  uint32_t Negate = And(XNeg, YOdd); // the result takes x's sign
+  auto Signed = [&](uint32_t V) { return Sel(Negate, op(spv::Op::OpFNegate, T, {V}), V); };
+  // Finite nonzero x, finite y: negative x needs an integral y.
+  uint32_t Nan = arith(spv::Op::OpFDiv, T, Zero, Zero);
+  uint32_t R = Sel(And(XNeg, op(spv::Op::OpLogicalNot, Bl, {YInt})), Nan, Signed(AbsPow));
+  // x = +-0 or +-inf: 0 or inf by the signs of y and of log|x|, signed when y is an odd integer.
+  uint32_t Big = Or(And(XZero, YNeg), And(XInf, op(spv::Op::OpLogicalNot, Bl, {YNeg})));
+  R = Sel(Or(XZero, XInf), Signed(Sel(Big, Inf, Zero)), R);
+  // y = +-inf: 1 for |x| == 1, else 0 or inf by whether |x| < 1 and y < 0 agree.
+  uint32_t XSmall = op(spv::Op::OpFOrdLessThan, Bl, {AbsX, One});
+  uint32_t YInfValue = Sel(op(spv::Op::OpLogicalEqual, Bl, {XSmall, YNeg}), Inf, Zero);
+  YInfValue = Sel(op(spv::Op::OpFOrdEqual, Bl, {AbsX, One}), One, YInfValue);
+  R = Sel(YInf, YInfValue, R);
+  uint32_t AnyNan = Or(op(spv::Op::OpIsNan, Bl, {X}), op(spv::Op::OpIsNan, Bl, {Y}));
+  R = Sel(AnyNan, arith(spv::Op::OpFAdd, T, X, Y), R);
+  R = Sel(op(spv::Op::OpFOrdEqual, Bl, {Y, One}), X, R); // pow(x, 1) = x exactly
+  // pow(x, +-0) = 1 and pow(1, y) = 1, even for NaN.
+  uint32_t IsOne =
+      Or(op(spv::Op::OpFOrdEqual, Bl, {Y, Zero}), op(spv::Op::OpFOrdEqual, Bl, {X, One}));
+  return Sel(IsOne, One, R);
+}
+
 uint32_t SpirvEmitter::lowerMath(const Expr* E, const Words& Ops) {
   IntrinsicOp Op = E->IOp;
   Type Ty = E->Ty;
@@ -607,6 +689,7 @@ uint32_t SpirvEmitter::lowerMath(const Expr* E, const Words& Ops) {
     case IntrinsicOp::Ceil:
       return glsl(T, GLSLstd450Ceil, Ops);
     case IntrinsicOp::Fma:
+      UsedFma = true;
       return glsl(T, GLSLstd450Fma, Ops);
     case IntrinsicOp::Min:
     case IntrinsicOp::Max:
@@ -637,17 +720,13 @@ uint32_t SpirvEmitter::lowerMath(const Expr* E, const Words& Ops) {
     default:
       break;
     }
-    if (Inst && Ty.bits() <= 32)
-      return glsl(T, Inst, Ops);
-    if (Inst) {
-      // GLSL.std.450 has these for 16/32-bit floats only: float64 goes through float32
-      // (float32 accuracy; see VulkanKernelAbi.h).
-      Type F32 = Type::scalar(kir::ScalarType::F32);
-      Words Narrow;
-      for (uint32_t V : Ops)
-        Narrow.push_back(op(spv::Op::OpFConvert, valueType(F32), {V}));
-      return op(spv::Op::OpFConvert, T, {glsl(valueType(F32), Inst, Narrow)});
-    }
+    if (Inst)
+      UsedTranscendental = true;
+    if (Op == IntrinsicOp::Pow) // GLSL Pow is undefined for x <= 0: |x| and the edge cases here
+      return powEdges(Ty, Ops[0], Ops[1],
+                      glslMath(Ty, Inst, {glsl(T, GLSLstd450FAbs, {Ops[0]}), Ops[1]}));
+    if (Inst)
+      return glslMath(Ty, Inst, Ops);
   }
   fail(E->Loc, std::string("'") + kir::intrinsicName(Op) + "' on " + Ty.str() +
                    " is not supported on vulkan");

@@ -22,6 +22,8 @@ std::string join(const std::vector<std::string>& Parts) {
 
 SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmitOptions& Options) {
   SpirvBuildResult R;
+  std::vector<std::string> Imprecise; // kernels using Math.fma or transcendentals
+  bool Fma = false, Transcendental = false;
   for (const auto& F : M.Functions) {
     if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))
       continue;
@@ -30,6 +32,10 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmi
       R.Errors.push_back("kernel '" + F->Name + "': " + K.Error);
       continue;
     }
+    if (K.UsesImpreciseFma || K.UsesImpreciseTranscendentals)
+      Imprecise.push_back(F->Name);
+    Fma |= K.UsesImpreciseFma;
+    Transcendental |= K.UsesImpreciseTranscendentals;
     bundle::Payload P;
     P.Target = payloadTarget(F->Name);
     P.Format = "spirv";
@@ -61,6 +67,16 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmi
     TM.StaticSharedBytes = K.StaticSharedBytes;
     R.Manifests[F->Name] = TM;
     R.Payloads.push_back(std::move(P));
+  }
+  if (!Imprecise.empty()) {
+    std::string What = Fma && Transcendental ? "Math.fma and transcendentals (exp, log, pow, sin, "
+                                               "cos, tanh)"
+                       : Fma                 ? "Math.fma"
+                                             : "transcendentals (exp, log, pow, sin, cos, tanh)";
+    R.Notes.push_back("[vulkan-precision] " + What + " in " + join(Imprecise) +
+                      ": on Vulkan, fma may round twice and transcendentals are only as precise "
+                      "as the driver's (float64 ones computed in float32); devices report "
+                      "capabilities correctly-rounded-fma / precise-transcendentals");
   }
   return R;
 }

@@ -16,6 +16,7 @@ struct SpirvBuildResult {
   std::vector<bundle::Payload> Payloads;                   // "spirv:<kernel>"
   std::map<std::string, bundle::TargetManifest> Manifests; // kernel name -> manifest "spirv"
   std::vector<std::string> Errors; // one per kernel that has no SPIR-V (names the kernel)
+  std::vector<std::string> Notes;  // at most one: "[vulkan-precision] ..." (Math.fma, exp, ...)
 };
 
 class SpirvPayloadBuilder {
