@@ -236,6 +236,21 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
     GroupSize = B.CreateMul(B.CreateMul(B.CreateZExt(BX, I64), B.CreateZExt(BY, I64)),
                             B.CreateZExt(BZ, I64), "group.size", /*HasNUW=*/true);
 
+  // (gx, gy, gz) of GroupBegin, from g = x + GridDim[0] * (y + GridDim[1] * z), computed once;
+  // each next group steps x and carries into y and z, so the group loop does no division (it
+  // ran once per workgroup, which costs as much as a small workgroup's work). A zero dimension
+  // (no groups at all, so never reached with a well-formed launch) divides by one instead.
+  auto NonZero64 = [&](llvm::Value* V) {
+    llvm::Value* W = B.CreateZExt(V, I64);
+    return B.CreateSelect(B.CreateICmpEQ(W, B.getInt64(0)), B.getInt64(1), W);
+  };
+  llvm::Value* GX64 = NonZero64(Dims[0]);
+  llvm::Value* GY64 = NonZero64(Dims[1]);
+  llvm::Value* Gx0 = B.CreateTrunc(B.CreateURem(GroupBegin, GX64), B.getInt32Ty(), "gx0");
+  llvm::Value* Rest0 = B.CreateUDiv(GroupBegin, GX64);
+  llvm::Value* Gy0 = B.CreateTrunc(B.CreateURem(Rest0, GY64), B.getInt32Ty(), "gy0");
+  llvm::Value* Gz0 = B.CreateTrunc(B.CreateUDiv(Rest0, GY64), B.getInt32Ty(), "gz0");
+
   // for g in [GroupBegin, GroupEnd)
   llvm::BasicBlock* GroupBody = llvm::BasicBlock::Create(C, "group.body", F);
   llvm::BasicBlock* GroupLatch = llvm::BasicBlock::Create(C, "group.latch", F);
@@ -243,24 +258,18 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   B.SetInsertPoint(GroupBody);
   llvm::PHINode* G = B.CreatePHI(I64, 2, "g");
   G->addIncoming(GroupBegin, Entry);
+  llvm::PHINode* Gx = B.CreatePHI(B.getInt32Ty(), 2, "gx");
+  llvm::PHINode* Gy = B.CreatePHI(B.getInt32Ty(), 2, "gy");
+  llvm::PHINode* Gz = B.CreatePHI(B.getInt32Ty(), 2, "gz");
+  Gx->addIncoming(Gx0, Entry);
+  Gy->addIncoming(Gy0, Entry);
+  Gz->addIncoming(Gz0, Entry);
   if (Opts.CheckBounds) {
     // Stop starting workgroups once a work-item anywhere has failed.
     llvm::BasicBlock* Run = llvm::BasicBlock::Create(C, "group.run", F);
     B.CreateCondBr(hasFailed(B, Launch), Exit, Run);
     B.SetInsertPoint(Run);
   }
-  // (gx, gy, gz) from g = x + GridDim[0] * (y + GridDim[1] * z); a zero dimension (no groups at
-  // all, so never reached with a well-formed launch) divides by one instead of trapping.
-  auto NonZero64 = [&](llvm::Value* V) {
-    llvm::Value* W = B.CreateZExt(V, I64);
-    return B.CreateSelect(B.CreateICmpEQ(W, B.getInt64(0)), B.getInt64(1), W);
-  };
-  llvm::Value* GX64 = NonZero64(Dims[0]);
-  llvm::Value* GY64 = NonZero64(Dims[1]);
-  llvm::Value* Gx = B.CreateTrunc(B.CreateURem(G, GX64), B.getInt32Ty(), "gx");
-  llvm::Value* Rest = B.CreateUDiv(G, GX64);
-  llvm::Value* Gy = B.CreateTrunc(B.CreateURem(Rest, GY64), B.getInt32Ty(), "gy");
-  llvm::Value* Gz = B.CreateTrunc(B.CreateUDiv(Rest, GY64), B.getInt32Ty(), "gz");
   llvm::Value* AnyItems =
       B.CreateAnd(B.CreateAnd(B.CreateICmpNE(BX, B.getInt32(0)), B.CreateICmpNE(BY, B.getInt32(0))),
                   B.CreateICmpNE(BZ, B.getInt32(0)));
@@ -303,6 +312,14 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   B.SetInsertPoint(GroupLatch);
   llvm::Value* GNext = B.CreateAdd(G, B.getInt64(1), "g.next", /*HasNUW=*/true);
   G->addIncoming(GNext, GroupLatch);
+  // Step x; at the end of a row carry into y, at the end of a plane into z.
+  llvm::Value* XNext = B.CreateAdd(Gx, B.getInt32(1), "gx.next");
+  llvm::Value* XWrap = B.CreateICmpUGE(XNext, Dims[0]);
+  llvm::Value* YStep = B.CreateAdd(Gy, B.CreateZExt(XWrap, B.getInt32Ty()), "gy.step");
+  llvm::Value* YWrap = B.CreateICmpUGE(YStep, Dims[1]);
+  Gx->addIncoming(B.CreateSelect(XWrap, B.getInt32(0), XNext), GroupLatch);
+  Gy->addIncoming(B.CreateSelect(YWrap, B.getInt32(0), YStep), GroupLatch);
+  Gz->addIncoming(B.CreateAdd(Gz, B.CreateZExt(YWrap, B.getInt32Ty()), "gz.next"), GroupLatch);
   B.CreateCondBr(B.CreateICmpULT(GNext, GroupEnd), GroupBody, Exit);
   B.SetInsertPoint(Exit);
   B.CreateRetVoid();
