@@ -101,7 +101,12 @@ run() {
 #       Once per checkout, also fetch the Vulkan loader for the GPU machine (it has none):
 #         echo /.gl/ >>.git/info/exclude; mkdir -p .gl /tmp/amd64/partial
 #         o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
-#         apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
+#         apt-get $o update
+#         (cd .gl && apt-get $o download libvulkan1 libglvnd0 libegl1 libopengl0 libgl1 libglx0 libgles2)
+#       The NVIDIA ICD (libGLX_nvidia) needs libglvnd's dispatch library: with the loader alone it
+#       fails with "Could not get 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'" (seen on
+#       the H200, 2026-11-30). Begin the device command with
+#         for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 #   scripts/device-test.sh vulkan [CARRY]          on the GPU machine: unpacks .gl/*.deb (the
 #       loader) into / when libvulkan.so.1 is missing, points the loader at the NVIDIA ICD, and runs
 #       conformance_tests and vulkan_tests with CAJETA_XPU_BACKEND=vulkan; results in $OUT.
