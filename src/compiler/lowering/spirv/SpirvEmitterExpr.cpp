@@ -217,13 +217,24 @@ uint32_t SpirvEmitter::lowerIntDivRem(const Expr* E, uint32_t L, uint32_t R) {
       return op(spv::Op::OpUMod, T, {L, D});
     return op(spv::Op::OpSelect, T, {IsZero, Zero, op(spv::Op::OpUDiv, T, {L, D})});
   }
-  uint32_t IsMinusOne = op(spv::Op::OpIEqual, boolTy(), {R, intConst(Ty, ~uint64_t(0))});
-  uint32_t Unsafe = op(spv::Op::OpLogicalOr, boolTy(), {IsZero, IsMinusOne});
-  uint32_t D = op(spv::Op::OpSelect, T, {Unsafe, One, R});
-  if (!IsDiv)
-    return op(spv::Op::OpSRem, T, {L, D}); // x % 1 == 0 covers % 0 and % -1
-  uint32_t Q = op(spv::Op::OpSDiv, T, {L, D});
-  Q = op(spv::Op::OpSelect, T, {IsMinusOne, op(spv::Op::OpSNegate, T, {L}), Q});
+  // Signed: divide the magnitudes with unsigned ops and apply the signs ourselves. OpSDiv and
+  // OpSRem are defined for negative operands, but NVIDIA's Vulkan driver returned remainders
+  // with the divisor's sign and wrong quotients for them (H200, driver 580, 2026-11-30), as
+  // GLSL (where negative % is undefined) compilers may. |MIN| is MIN read as unsigned (2^(w-1)),
+  // so MIN / -1 wraps back to MIN and MIN % -1 is 0 without special cases; x / 0 uses a
+  // divisor of 1 and is then replaced by 0, and x % 0 == 0 follows from |x| % 1.
+  uint32_t D = op(spv::Op::OpSelect, T, {IsZero, One, R});
+  uint32_t LNeg = op(spv::Op::OpSLessThan, boolTy(), {L, Zero});
+  uint32_t DNeg = op(spv::Op::OpSLessThan, boolTy(), {D, Zero});
+  uint32_t LAbs = op(spv::Op::OpSelect, T, {LNeg, op(spv::Op::OpSNegate, T, {L}), L});
+  uint32_t DAbs = op(spv::Op::OpSelect, T, {DNeg, op(spv::Op::OpSNegate, T, {D}), D});
+  if (!IsDiv) {
+    uint32_t RAbs = op(spv::Op::OpUMod, T, {LAbs, DAbs});
+    return op(spv::Op::OpSelect, T, {LNeg, op(spv::Op::OpSNegate, T, {RAbs}), RAbs});
+  }
+  uint32_t QAbs = op(spv::Op::OpUDiv, T, {LAbs, DAbs});
+  uint32_t Differ = op(spv::Op::OpLogicalNotEqual, boolTy(), {LNeg, DNeg});
+  uint32_t Q = op(spv::Op::OpSelect, T, {Differ, op(spv::Op::OpSNegate, T, {QAbs}), QAbs});
   return op(spv::Op::OpSelect, T, {IsZero, Zero, Q});
 }
 
