@@ -37,6 +37,8 @@ const char* capabilityName(spv::Capability C) {
     return "AtomicFloat32AddEXT";
   case spv::Capability::AtomicFloat64AddEXT:
     return "AtomicFloat64AddEXT";
+  case spv::Capability::SignedZeroInfNanPreserve:
+    return "SignedZeroInfNanPreserve";
   default:
     return "Unknown";
   }
@@ -246,6 +248,16 @@ void SpirvEmitter::emitKernelFunction() {
   Mb.addEntryPoint(spv::ExecutionModel::GLCompute, FS.FnId,
                    Kernel.Symbol.empty() ? "main" : Kernel.Symbol, Interface);
   Mb.addExecutionMode(FS.FnId, spv::ExecutionMode::LocalSize, {1, 1, 1});
+  // IEEE NaN, infinity and signed-zero semantics (the language's): without this mode a Vulkan
+  // driver may ignore them (NVIDIA's did: NaN compares, -0 from min/max). Denormals are kept by
+  // the runtime, which adds DenormPreserve where the device supports it (VulkanKernelAbi.h).
+  Mb.addExtension("SPV_KHR_float_controls");
+  Mb.addCapability(spv::Capability::SignedZeroInfNanPreserve);
+  const auto& Caps = Mb.capabilities();
+  for (uint32_t Width : {16u, 32u, 64u})
+    if (Width == 32 || (Width == 16 && Caps.count(spv::Capability::Float16)) ||
+        (Width == 64 && Caps.count(spv::Capability::Float64)))
+      Mb.addExecutionMode(FS.FnId, spv::ExecutionMode::SignedZeroInfNanPreserve, {Width});
   Mb.addName(FS.FnId, Kernel.Name);
 }
 

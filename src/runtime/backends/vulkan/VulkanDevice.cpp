@@ -162,6 +162,20 @@ bool VulkanDevice::init(std::string& Error) {
   Features.SharedInt64Atomics = A64.shaderSharedInt64Atomics;
   Features.BufferFloat32AtomicAdd = AF.shaderBufferFloat32AtomicAdd;
   Features.BufferFloat64AtomicAdd = AF.shaderBufferFloat64AtomicAdd;
+  if (Core12 || Has("VK_KHR_shader_float_controls")) {
+    VkPhysicalDeviceFloatControlsProperties FC{};
+    FC.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+    VkPhysicalDeviceProperties2 P2{};
+    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    P2.pNext = &FC;
+    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    Features.SignedZeroInfNanPreserve[0] = FC.shaderSignedZeroInfNanPreserveFloat16;
+    Features.SignedZeroInfNanPreserve[1] = FC.shaderSignedZeroInfNanPreserveFloat32;
+    Features.SignedZeroInfNanPreserve[2] = FC.shaderSignedZeroInfNanPreserveFloat64;
+    Features.DenormPreserve[0] = FC.shaderDenormPreserveFloat16;
+    Features.DenormPreserve[1] = FC.shaderDenormPreserveFloat32;
+    Features.DenormPreserve[2] = FC.shaderDenormPreserveFloat64;
+  }
 
   // Enable only the core features kernels use (robustBufferAccess and friends cost speed).
   VkPhysicalDeviceFeatures Core = F2.features;
@@ -217,7 +231,7 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
   case CAJETA_XPU_CAP_SHARED_MEMORY:
   case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
     return true;
-  case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA: // GLSL.std.450 Fma need not be fused
+  case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // GLSL.std.450 Fma need not be fused
   case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // Vulkan's precision rules promise far less;
     return false;                              // float64 ones run in float32
   default: // wave ops, cooperative matrices, textures, ray query: the emitter has none yet

@@ -18,6 +18,9 @@ struct VulkanFeatures {
   bool StorageBuffer8 = false, StorageBuffer16 = false;
   bool BufferInt64Atomics = false, SharedInt64Atomics = false;
   bool BufferFloat32AtomicAdd = false, BufferFloat64AtomicAdd = false;
+  // VkPhysicalDeviceFloatControlsProperties, per width 16/32/64 (index 0/1/2).
+  bool SignedZeroInfNanPreserve[3] = {false, false, false};
+  bool DenormPreserve[3] = {false, false, false};
   std::set<std::string> Extensions; // the device extensions enabled
 };
 

@@ -62,6 +62,8 @@ std::string missingCapability(const VulkanFeatures& F, const std::string& Cap) {
   };
   if (Cap == "Shader")
     return "";
+  if (Cap == "SignedZeroInfNanPreserve")
+    return F.SignedZeroInfNanPreserve[1] ? "" : "shaderSignedZeroInfNanPreserveFloat32";
   for (const Need& N : Needs)
     if (Cap == N.Cap)
       return F.*N.Has ? "" : N.Feature;
@@ -76,10 +78,54 @@ std::string missingExtension(const VulkanDevice& D, const std::string& Ext) {
     return ""; // core in Vulkan 1.1
   if (Ext == "SPV_KHR_8bit_storage" && Api >= VK_API_VERSION_1_2)
     return "";
+  if (Ext == "SPV_KHR_float_controls")
+    return Api >= VK_API_VERSION_1_2 ||
+                   D.features().Extensions.count("VK_KHR_shader_float_controls")
+               ? ""
+               : "VK_KHR_shader_float_controls";
   std::string Vk = Ext == "SPV_EXT_shader_atomic_float_add" ? "VK_EXT_shader_atomic_float"
                    : Ext.rfind("SPV_", 0) == 0              ? "VK_" + Ext.substr(4)
                                                             : Ext;
   return D.features().Extensions.count(Vk) ? "" : Vk;
+}
+
+/// Keeps denormals where the device can (the language's IEEE semantics): adds the DenormPreserve
+/// capability and an execution mode per float width the module uses, after its first
+/// OpExecutionMode (the emitter always writes LocalSize). The compiler cannot write it: lavapipe,
+/// for one, does not offer DenormPreserve at all (and keeps denormals anyway).
+void addDenormPreserve(std::vector<uint32_t>& Words, const VulkanFeatures& F) {
+  constexpr uint32_t OpCapability = 17, OpExecutionMode = 16, DenormPreserve = 4459,
+                     CapDenormPreserve = 4464, CapFloat16 = 9, CapFloat64 = 10;
+  if (Words.size() < 5)
+    return;
+  bool UsesWidth[3] = {false, true, false};
+  size_t ModePos = 0;
+  uint32_t Entry = 0;
+  for (size_t I = 5; I < Words.size();) {
+    uint32_t Count = Words[I] >> 16, Op = Words[I] & 0xFFFF;
+    if (Count == 0 || I + Count > Words.size())
+      return; // malformed: leave it to the driver's validation
+    if (Op == OpCapability && Count == 2) {
+      UsesWidth[0] |= Words[I + 1] == CapFloat16;
+      UsesWidth[2] |= Words[I + 1] == CapFloat64;
+    }
+    if (Op == OpExecutionMode && !ModePos) {
+      ModePos = I + Count;
+      Entry = Words[I + 1];
+    }
+    I += Count;
+  }
+  if (!ModePos)
+    return;
+  std::vector<uint32_t> Modes;
+  const uint32_t Widths[3] = {16, 32, 64};
+  for (int W = 0; W < 3; ++W)
+    if (UsesWidth[W] && F.DenormPreserve[W])
+      Modes.insert(Modes.end(), {(4u << 16) | OpExecutionMode, Entry, DenormPreserve, Widths[W]});
+  if (Modes.empty())
+    return;
+  Words.insert(Words.begin() + ModePos, Modes.begin(), Modes.end());
+  Words.insert(Words.begin() + 5, {(2u << 16) | OpCapability, CapDenormPreserve});
 }
 
 } // namespace
@@ -233,9 +279,10 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
   VkDevice D = Device.handle();
   std::vector<uint32_t> Words(Size / 4);
   std::memcpy(Words.data(), Payload.Bytes.data() + Offset, Size);
+  addDenormPreserve(Words, Device.features());
   VkShaderModuleCreateInfo SMI{};
   SMI.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-  SMI.codeSize = Size;
+  SMI.codeSize = Words.size() * 4;
   SMI.pCode = Words.data();
   VulkanKernel& Ref = *K;
   Kernels.push_back(std::move(K)); // destroyed with the module from here on
