@@ -101,6 +101,9 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.ReduceN = 10007;
     Config.ReduceGroups = 3;
     Config.ReduceTile = 100;
+    Config.MatmulN = 67;
+    Config.HistogramN = 10007;
+    Config.HistogramGroups = 3;
   }
   return true;
 }

@@ -13,7 +13,7 @@ struct BenchConfig {
   unsigned Rounds = 3;        // the runs are split into this many ours-then-peer rounds
   unsigned Threads = 0;       // 0: the CPU device's compute units
   bool SweepBlocks = true;    // time the stencil with several block shapes
-  std::string KernelDir = ""; // where saxpy.cj, stencil.cj, reduce.cj live
+  std::string KernelDir = ""; // where the workloads' .cj kernels live
 
   uint32_t SaxpyN = 1u << 24;
   uint32_t StencilW = 4096, StencilH = 4096;
@@ -21,6 +21,9 @@ struct BenchConfig {
   uint32_t ReduceN = 1u << 24;
   uint32_t ReduceBlock = 256, ReduceGroups = 64; // partials G = block * groups
   uint32_t ReduceTile = 1024;                    // partials per work-item, tiled variant
+  uint32_t MatmulN = 512;                        // n x n matrices, 16x16 tiles
+  uint32_t HistogramN = 1u << 24;                // uint8 inputs, 256 bins
+  uint32_t HistogramBlock = 256, HistogramGroups = 64;
 };
 
 /// Parses argv; on a bad or --help argument prints usage and sets ExitCode (0 for --help).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -27,6 +28,30 @@ inline bool compareExact(const float* Ours, const float* Peer, size_t N, std::st
     return false;
   }
   std::snprintf(Line, sizeof Line, "%zu elements bit-identical", N);
+  Detail = Line;
+  return true;
+}
+
+/// True when the N counts are equal; otherwise Detail names the first mismatches.
+inline bool compareCounts(const uint32_t* Ours, const uint32_t* Peer, size_t N,
+                          std::string& Detail) {
+  size_t Bad = 0;
+  char Line[160];
+  for (size_t I = 0; I < N; ++I) {
+    if (Ours[I] == Peer[I])
+      continue;
+    if (Bad++ < 3) {
+      std::snprintf(Line, sizeof Line, "[%zu] ours %u, peer %u; ", I, unsigned(Ours[I]),
+                    unsigned(Peer[I]));
+      Detail += Line;
+    }
+  }
+  if (Bad) {
+    std::snprintf(Line, sizeof Line, "%zu of %zu counts differ", Bad, N);
+    Detail += Line;
+    return false;
+  }
+  std::snprintf(Line, sizeof Line, "%zu counts equal", N);
   Detail = Line;
   return true;
 }

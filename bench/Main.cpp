@@ -36,6 +36,8 @@ int main(int Argc, char** Argv) {
     runSaxpy(Config, Table);
     runStencil(Config, Table);
     runReduce(Config, Table);
+    runMatmul(Config, Table);
+    runHistogram(Config, Table);
     std::printf("\n");
     Table.print(!Config.Smoke);
     if (!Table.allVerified()) {

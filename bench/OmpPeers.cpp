@@ -1,4 +1,4 @@
-// The OpenMP peers of the three workloads (see OmpPeers.h).
+// The OpenMP peers of the workloads (see OmpPeers.h).
 #include "OmpPeers.h"
 
 #include <algorithm>
@@ -52,6 +52,58 @@ void partialSumsPeerInterchanged(float* __restrict Partials, const float* __rest
       const float* __restrict Row = X + Base + Begin;
       for (int64_t P = 0; P < Limit; ++P)
         Acc[P] += Row[P];
+    }
+  }
+}
+
+void matmulTiledPeer(float* __restrict C, const float* __restrict A, const float* __restrict B,
+                     uint32_t N) {
+  constexpr int64_t T = 16;
+  const int64_t Size = N, Tiles = (Size + T - 1) / T;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t TI = 0; TI < Tiles; ++TI) {
+    for (int64_t TJ = 0; TJ < Tiles; ++TJ) {
+      alignas(64) float Acc[T][T] = {};
+      alignas(64) float TA[T][T];
+      alignas(64) float TB[T][T];
+      for (int64_t TK = 0; TK < Tiles; ++TK) {
+        for (int64_t I = 0; I < T; ++I) {
+          const int64_t Row = TI * T + I, BK = TK * T + I;
+          for (int64_t J = 0; J < T; ++J) {
+            const int64_t AK = TK * T + J, Col = TJ * T + J;
+            TA[I][J] = Row < Size && AK < Size ? A[Row * Size + AK] : 0.0f;
+            TB[I][J] = BK < Size && Col < Size ? B[BK * Size + Col] : 0.0f;
+          }
+        }
+        // k outside j: each Acc[i][j] still adds its products in k order; j vectorizes.
+        for (int64_t I = 0; I < T; ++I)
+          for (int64_t K = 0; K < T; ++K) {
+            const float AV = TA[I][K];
+            for (int64_t J = 0; J < T; ++J)
+              Acc[I][J] += AV * TB[K][J];
+          }
+      }
+      for (int64_t I = 0; I < T && TI * T + I < Size; ++I)
+        for (int64_t J = 0; J < T && TJ * T + J < Size; ++J)
+          C[(TI * T + I) * Size + TJ * T + J] = Acc[I][J];
+    }
+  }
+}
+
+void histogramPeer(uint32_t* __restrict Bins, const uint8_t* __restrict Data, uint32_t N) {
+  for (int B = 0; B < 256; ++B)
+    Bins[B] = 0;
+#pragma omp parallel
+  {
+    uint32_t Local[256] = {};
+#pragma omp for schedule(static)
+    for (int64_t I = 0; I < int64_t(N); ++I)
+      ++Local[Data[I]];
+    for (int B = 0; B < 256; ++B) {
+      if (!Local[B])
+        continue;
+#pragma omp atomic
+      Bins[B] += Local[B];
     }
   }
 }

@@ -20,6 +20,14 @@ void partialSumsPeer(float* Partials, const float* X, uint32_t N, uint32_t G);
 void partialSumsPeerInterchanged(float* Partials, const float* X, uint32_t N, uint32_t G,
                                  uint32_t Tile);
 
+/// C = A * B for n x n row-major float32, tiled like bench/kernels/matmul.cj: one OpenMP
+/// iteration per 16x16 tile of C, 16x16 tiles of A and B copied into local arrays (zero-padded
+/// past n), every element summed over k = 0, 1, ... in the kernel's order (so bit-identical).
+void matmulTiledPeer(float* C, const float* A, const float* B, uint32_t N);
+
+/// 256-bin histogram of N bytes: per-thread private histograms, merged at the end.
+void histogramPeer(uint32_t* Bins, const uint8_t* Data, uint32_t N);
+
 /// Sum of the partials in index order (used for both sides, so that the totals compare exactly).
 float sumPartials(const float* Partials, uint32_t G);
 

@@ -28,8 +28,9 @@ void ResultTable::print(bool Timed) const {
                   R.Check.c_str());
       continue;
     }
-    double OursGbs = R.Bytes / (R.OursMs * 1e6);
-    double PeerGbs = R.Bytes / (R.PeerMs * 1e6);
+    const double Work = R.Flops > 0 ? R.Flops : R.Bytes; // GFLOP/s or GB/s
+    double OursGbs = Work / (R.OursMs * 1e6);
+    double PeerGbs = Work / (R.PeerMs * 1e6);
     std::printf("| %-34s | %-22s | %9.3f | %9.3f | %9.2f | %8.2f | %5.2fx | %8.2fx | %-8s |\n",
                 R.Workload.c_str(), R.Shape.c_str(), R.OursMs, R.PeerMs, OursGbs, PeerGbs,
                 R.PeerMs / R.OursMs, R.PeerMinMs / R.OursMinMs, Status);
@@ -37,6 +38,8 @@ void ResultTable::print(bool Timed) const {
   for (const ResultRow& R : Rows) {
     if (Timed && !R.Verified)
       std::printf("  %s: %s\n", R.Workload.c_str(), R.Check.c_str());
+    if (Timed && R.Flops > 0)
+      std::printf("  %s: the rate columns are GFLOP/s, not GB/s\n", R.Workload.c_str());
     if (Timed && !R.Note.empty())
       std::printf("  %s: %s\n", R.Workload.c_str(), R.Note.c_str());
   }

@@ -10,6 +10,7 @@ struct ResultRow {
   std::string Workload; // "saxpy n=2^24"
   std::string Shape;    // launch geometry of our kernel
   double Bytes = 0;     // bytes moved by one run (reads + writes of the buffers, once each)
+  double Flops = 0;     // when set, the rate columns show GFLOP/s instead of GB/s
   double OursMs = 0;    // median launch + sync
   double PeerMs = 0;    // median of the OpenMP loop
   double OursMinMs = 0; // fastest run of each side

@@ -10,6 +10,8 @@ namespace cajeta::bench {
 void runSaxpy(const BenchConfig& Config, ResultTable& Table);
 void runStencil(const BenchConfig& Config, ResultTable& Table);
 void runReduce(const BenchConfig& Config, ResultTable& Table);
+void runMatmul(const BenchConfig& Config, ResultTable& Table);
+void runHistogram(const BenchConfig& Config, ResultTable& Table);
 
 /// Cold JIT compile of saxpy.cj (cache disabled) and a cache hit, in a private cache folder.
 void runJitTiming(const BenchConfig& Config);
