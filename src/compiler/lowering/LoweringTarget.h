@@ -127,6 +127,9 @@ public:
   /// emitBarrier where the Barrier statement is) rather than a split of the body into regions
   /// (CPU work-item loop fission).
   virtual bool hasNativeBarrier() const { return false; }
+  /// Whether all work-items of a workgroup run on one thread, one after another (the CPU): then
+  /// atomics on its shared arrays need no atomicity, and plain read-modify-writes replace them.
+  virtual bool workgroupRunsOnOneThread() const { return false; }
 
   /// A workgroup barrier that also orders shared and global memory (only when hasNativeBarrier).
   virtual void emitBarrier(llvm::IRBuilder<>& B, const WorkItemContext& W) {}

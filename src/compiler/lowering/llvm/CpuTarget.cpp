@@ -50,6 +50,7 @@ public:
   CpuTarget(llvm::TargetMachine& TM, const CpuTargetOptions& O) : TM(TM), Opts(O) {}
 
   llvm::TargetMachine& targetMachine() override { return TM; }
+  bool workgroupRunsOnOneThread() const override { return true; }
 
   llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,
                              std::string& Error) override;

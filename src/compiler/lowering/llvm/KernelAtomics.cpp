@@ -100,6 +100,8 @@ llvm::Value* KernelLowering::lowerAtomic(const Expr* E) {
     return poisonOf(E->Ty);
   llvm::Type* T = valueType(Ctx, Elem);
   llvm::Align Al(bundle::scalarTypeSize(Elem.Elem));
+  if (E->Ops[0]->K == Expr::Kind::SharedRef && Target.workgroupRunsOnOneThread())
+    return sharedAtomicOnOneThread(E, Addr, Vals, T, Al);
   llvm::AtomicOrdering Order = ordering(E->Order);
   auto Rmw = [&](llvm::AtomicRMWInst::BinOp Op) {
     return B.CreateAtomicRMW(Op, Addr, Vals[0], Al, Order);
@@ -150,6 +152,66 @@ llvm::Value* KernelLowering::lowerAtomic(const Expr* E) {
   }
   }
   return fail(E, "unknown atomic op");
+}
+
+llvm::Value* KernelLowering::sharedAtomicOnOneThread(const Expr* E, llvm::Value* Addr,
+                                                     const std::vector<llvm::Value*>& Vals,
+                                                     llvm::Type* T, llvm::Align Al) {
+  // The workgroup's work-items run one after another on this thread, so nobody else can see the
+  // shared array between the read and the write. Volatile keeps the work-item loop from being
+  // vectorised across the read-modify-write (two work-items may hit the same element), as the
+  // atomic did, without a locked instruction.
+  Type Elem = E->Ty;
+  bool IsFloat = Elem.isFloat();
+  llvm::LoadInst* Old = B.CreateAlignedLoad(T, Addr, Al, /*isVolatile=*/true);
+  if (E->AOp == AtomicOp::Load)
+    return Old;
+  llvm::Value* New = nullptr;
+  switch (E->AOp) {
+  case AtomicOp::Add:
+    New = IsFloat ? B.CreateFAdd(Old, Vals[0]) : B.CreateAdd(Old, Vals[0]);
+    break;
+  case AtomicOp::Sub:
+    New = B.CreateSub(Old, Vals[0]);
+    break;
+  case AtomicOp::And:
+    New = B.CreateAnd(Old, Vals[0]);
+    break;
+  case AtomicOp::Or:
+    New = B.CreateOr(Old, Vals[0]);
+    break;
+  case AtomicOp::Xor:
+    New = B.CreateXor(Old, Vals[0]);
+    break;
+  case AtomicOp::Exchange:
+  case AtomicOp::Store:
+    New = Vals[0];
+    break;
+  case AtomicOp::Min:
+    New = B.CreateBinaryIntrinsic(IsFloat           ? llvm::Intrinsic::minimum
+                                  : Elem.isSigned() ? llvm::Intrinsic::smin
+                                                    : llvm::Intrinsic::umin,
+                                  Old, Vals[0]);
+    break;
+  case AtomicOp::Max:
+    New = B.CreateBinaryIntrinsic(IsFloat           ? llvm::Intrinsic::maximum
+                                  : Elem.isSigned() ? llvm::Intrinsic::smax
+                                                    : llvm::Intrinsic::umax,
+                                  Old, Vals[0]);
+    break;
+  case AtomicOp::CompareExchange: {
+    // Bitwise compare, as the atomic form.
+    llvm::Type* IT = llvm::Type::getIntNTy(Ctx, Elem.bits());
+    llvm::Value* Same = B.CreateICmpEQ(IsFloat ? B.CreateBitCast(Old, IT) : Old,
+                                       IsFloat ? B.CreateBitCast(Vals[0], IT) : Vals[0]);
+    New = B.CreateSelect(Same, Vals[1], Old);
+    break;
+  }
+  case AtomicOp::Load:
+    break;
+  }
+  B.CreateAlignedStore(New, Addr, Al, /*isVolatile=*/true);
+  return E->AOp == AtomicOp::Store ? Vals[0] : static_cast<llvm::Value*>(Old);
 }
 
 llvm::Value* KernelLowering::atomicFloatMinMax(const Expr* E, llvm::Value* Addr, llvm::Value* V,

@@ -120,6 +120,9 @@ private:
 
   // Atomics (KernelAtomics.cpp).
   llvm::Value* lowerAtomic(const kir::Expr* E);
+  llvm::Value* sharedAtomicOnOneThread(const kir::Expr* E, llvm::Value* Addr,
+                                       const std::vector<llvm::Value*>& Vals, llvm::Type* T,
+                                       llvm::Align Al);
   llvm::Value* atomicFloatMinMax(const kir::Expr* E, llvm::Value* Addr, llvm::Value* V,
                                  llvm::AtomicOrdering Order);
 
