@@ -6,6 +6,7 @@
 #include "bundle/CpuKernelAbi.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include <functional>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -78,6 +79,11 @@ public:
 private:
   /// Allocates the kernel's shared arrays in the entry block (reused by each workgroup).
   void allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, llvm::Value* Launch);
+  static bool readsOnlyGlobalCoordinates(const kir::Function& KF);
+  void emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, const kir::Function& KF,
+                    BodyEmitter EmitBody, KernelFrame Frame, llvm::Value* const* Dims,
+                    llvm::Value* GroupBegin, llvm::Value* GroupEnd, llvm::Value* Launch,
+                    llvm::BasicBlock* Exit);
   llvm::StructType* launchType(llvm::LLVMContext& C) const;
   /// An i1: Launch->Failed != 0 (a relaxed atomic read; other workgroups may be writing it).
   llvm::Value* hasFailed(llvm::IRBuilder<>& B, llvm::Value* Launch) const;
@@ -252,19 +258,23 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   llvm::Value* Gy0 = B.CreateTrunc(B.CreateURem(Rest0, GY64), B.getInt32Ty(), "gy0");
   llvm::Value* Gz0 = B.CreateTrunc(B.CreateUDiv(Rest0, GY64), B.getInt32Ty(), "gz0");
 
+  if (!Fission && readsOnlyGlobalCoordinates(KF))
+    emitFlatPath(B, F, KF, EmitBody, Frame, Dims, GroupBegin, GroupEnd, Launch, Exit);
+
   // for g in [GroupBegin, GroupEnd)
   llvm::BasicBlock* GroupBody = llvm::BasicBlock::Create(C, "group.body", F);
   llvm::BasicBlock* GroupLatch = llvm::BasicBlock::Create(C, "group.latch", F);
+  llvm::BasicBlock* Pre = B.GetInsertBlock();
   B.CreateCondBr(B.CreateICmpULT(GroupBegin, GroupEnd), GroupBody, Exit);
   B.SetInsertPoint(GroupBody);
   llvm::PHINode* G = B.CreatePHI(I64, 2, "g");
-  G->addIncoming(GroupBegin, Entry);
+  G->addIncoming(GroupBegin, Pre);
   llvm::PHINode* Gx = B.CreatePHI(B.getInt32Ty(), 2, "gx");
   llvm::PHINode* Gy = B.CreatePHI(B.getInt32Ty(), 2, "gy");
   llvm::PHINode* Gz = B.CreatePHI(B.getInt32Ty(), 2, "gz");
-  Gx->addIncoming(Gx0, Entry);
-  Gy->addIncoming(Gy0, Entry);
-  Gz->addIncoming(Gz0, Entry);
+  Gx->addIncoming(Gx0, Pre);
+  Gy->addIncoming(Gy0, Pre);
+  Gz->addIncoming(Gz0, Pre);
   if (Opts.CheckBounds) {
     // Stop starting workgroups once a work-item anywhere has failed.
     llvm::BasicBlock* Run = llvm::BasicBlock::Create(C, "group.run", F);
@@ -405,6 +415,85 @@ WorkItemContext CpuTarget::workItemAt(llvm::IRBuilder<>& B, const WorkItemContex
   W.Values[LocalSlot + 1] = B.CreateTrunc(B.CreateURem(Rest, BY), B.getInt32Ty());
   W.Values[LocalSlot + 2] = B.CreateTrunc(B.CreateUDiv(Rest, BY), B.getInt32Ty());
   return W;
+}
+
+/// A kernel that never asks which workgroup or which work-item of it it is (no LocalId or
+/// GroupId, no shared arrays, no calls that might) sees a 1D launch as one range of global ids.
+bool CpuTarget::readsOnlyGlobalCoordinates(const kir::Function& KF) {
+  if (!KF.SharedArrays.empty())
+    return false;
+  std::function<bool(const kir::Expr*)> Ok = [&](const kir::Expr* E) {
+    if (!E)
+      return true;
+    if (E->K == kir::Expr::Kind::Call || E->K == kir::Expr::Kind::Dispatch)
+      return false;
+    if (E->K == kir::Expr::Kind::Intrinsic &&
+        (E->IOp == kir::IntrinsicOp::LocalId || E->IOp == kir::IntrinsicOp::GroupId))
+      return false;
+    for (const kir::Expr* O : E->Ops)
+      if (!Ok(O))
+        return false;
+    return true;
+  };
+  std::function<bool(const kir::Stmt*)> OkStmt = [&](const kir::Stmt* S) {
+    if (!S)
+      return true;
+    if (!Ok(S->E))
+      return false;
+    for (const kir::Stmt* C : S->Body)
+      if (!OkStmt(C))
+        return false;
+    return OkStmt(S->Then) && OkStmt(S->Else) && OkStmt(S->LoopBody) && OkStmt(S->Step);
+  };
+  return OkStmt(KF.Body);
+}
+
+void CpuTarget::emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, const kir::Function& KF,
+                             BodyEmitter EmitBody, KernelFrame Frame, llvm::Value* const* Dims,
+                             llvm::Value* GroupBegin, llvm::Value* GroupEnd, llvm::Value* Launch,
+                             llvm::BasicBlock* Exit) {
+  // On a 1D launch (every y and z extent 1) run the chunk's work-items as one loop over global
+  // ids [GroupBegin * bx, GroupEnd * bx): one vector loop instead of a loop nest per workgroup,
+  // whose setup costs as much as a small workgroup's work. Other launches take the nest below.
+  llvm::LLVMContext& C = F->getContext();
+  llvm::Type* I64 = B.getInt64Ty();
+  llvm::Value* One = B.getInt32(1);
+  llvm::Value* Is1D =
+      B.CreateAnd(B.CreateAnd(B.CreateICmpEQ(Dims[1], One), B.CreateICmpEQ(Dims[2], One)),
+                  B.CreateAnd(B.CreateICmpEQ(Dims[4], One), B.CreateICmpEQ(Dims[5], One)));
+  llvm::BasicBlock* FlatEntry = llvm::BasicBlock::Create(C, "flat.entry", F);
+  llvm::BasicBlock* Nest = llvm::BasicBlock::Create(C, "nest.entry", F);
+  B.CreateCondBr(Is1D, FlatEntry, Nest);
+
+  B.SetInsertPoint(FlatEntry);
+  llvm::Value* BX = B.CreateZExt(Dims[3], I64);
+  llvm::Value* Begin = B.CreateMul(GroupBegin, BX, "flat.begin");
+  llvm::Value* End = B.CreateMul(GroupEnd, BX, "flat.end");
+  llvm::BasicBlock* Body = llvm::BasicBlock::Create(C, "flat.body", F);
+  llvm::BasicBlock* Latch = llvm::BasicBlock::Create(C, "flat.latch", F);
+  llvm::Value* Any = B.CreateICmpULT(Begin, End);
+  if (Opts.CheckBounds)
+    Any = B.CreateAnd(Any, B.CreateNot(hasFailed(B, Launch)));
+  B.CreateCondBr(Any, Body, Exit);
+  B.SetInsertPoint(Body);
+  llvm::PHINode* Id = B.CreatePHI(I64, 2, "flat.id");
+  Id->addIncoming(Begin, FlatEntry);
+  // The work-item is global id Id: local x = Id (truncated like every uint32 global id), group 0.
+  llvm::Value* Zero = B.getInt32(0);
+  llvm::Value* Lx = B.CreateTrunc(Id, B.getInt32Ty(), "flat.x");
+  Frame.WorkItem.Values = {Lx,      Zero,    Zero,    Zero,    Zero,    Zero,  Dims[3],
+                           Dims[4], Dims[5], Dims[0], Dims[1], Dims[2], Launch};
+  Frame.ReturnBlock = Latch;
+  Frame.FailBlock = Exit;
+  EmitBody(B, Frame);
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateBr(Latch);
+  B.SetInsertPoint(Latch);
+  llvm::Value* Next = B.CreateAdd(Id, B.getInt64(1), "flat.next", /*HasNUW=*/true);
+  Id->addIncoming(Next, Latch);
+  llvm::BranchInst* Back = B.CreateCondBr(B.CreateICmpULT(Next, End), Body, Exit);
+  Back->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  B.SetInsertPoint(Nest);
 }
 
 llvm::Value* CpuTarget::coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W,

@@ -174,6 +174,10 @@ void KernelLowering::lowerKernel(size_t I) {
   std::string TargetError;
   auto Emit = [&](llvm::IRBuilder<>& TB, KernelFrame& Frame) {
     FS.F = TB.GetInsertBlock()->getParent();
+    // A target may emit the body more than once (the CPU's 1D fast path and its loop nest):
+    // each emission gets its own locals and shared-array views.
+    FS.Locals.clear();
+    FS.Shared.clear();
     FS.Args = Frame.Args;
     for (size_t P = 0; P < FS.Args.size(); ++P)
       if (!FS.Args[P].Buffer.ParamIndex)
