@@ -13,12 +13,12 @@ extern "C" {
 #define CAJETA_COMPILER_ABI_VERSION 1
 
 typedef struct cajeta_compile_request {
-  uint32_t abi_version;     /* CAJETA_COMPILER_ABI_VERSION */
-  const char* file_name;    /* used in diagnostics */
-  const char* source;       /* the program text */
+  uint32_t abi_version;  /* CAJETA_COMPILER_ABI_VERSION */
+  const char* file_name; /* used in diagnostics */
+  const char* source;    /* the program text */
   size_t source_length;
-  int check_bounds;         /* nonzero: --check-bounds */
-  const char* cpu;          /* CPU to compile for: "native" (default when NULL) or an LLVM CPU name */
+  int check_bounds; /* nonzero: --check-bounds */
+  const char* cpu;  /* CPU to compile for: "native" (default when NULL) or an LLVM CPU name */
 } cajeta_compile_request;
 
 /* Compiles a program into .cjx bytes. Returns 0 on success. On failure *diagnostics holds the

@@ -80,9 +80,10 @@ typedef enum cajeta_xpu_capability {
   CAJETA_XPU_CAP_COOPERATIVE_MATRIX,
   CAJETA_XPU_CAP_TEXTURES,
   CAJETA_XPU_CAP_RAY_QUERY,
-  CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA, /* fma(a, b, c) rounded once, float32 and float64 */
-  CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS, /* exp/log/pow/sin/cos/tanh within 2 ULP at full range and precision */
-  CAJETA_XPU_CAP_COUNT /* not a capability: the number of them */
+  CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA,   /* fma(a, b, c) rounded once, float32 and float64 */
+  CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS, /* exp/log/pow/sin/cos/tanh within 2 ULP at full range and
+                                             precision */
+  CAJETA_XPU_CAP_COUNT                    /* not a capability: the number of them */
 } cajeta_xpu_capability;
 
 /* 1 if the device offers the capability, 0 if not (or if either argument is invalid). */

@@ -13,7 +13,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.2.0 (kir 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, spirv-emitter 4, llvm 19)";
+  return "cajeta-compiler 0.2.0 (kir 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, spirv-emitter 4, llvm "
+         "19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {

@@ -11,24 +11,23 @@ namespace cajeta::spirv::test {
 
 #define CJ_VK_FUNCTIONS(X)                                                                         \
   X(vkDestroyInstance)                                                                             \
-  X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)                                   \
-      X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(        \
-          vkCreateDevice) X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer)                 \
-          X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory)  \
-              X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory) X(vkCreateDescriptorSetLayout) \
-                  X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)                        \
-                      X(vkDestroyPipelineLayout) X(vkCreateShaderModule) X(vkDestroyShaderModule)  \
-                          X(vkCreateComputePipelines) X(vkDestroyPipeline)                         \
-                              X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool)                 \
-                                  X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)            \
-                                      X(vkCreateCommandPool) X(vkDestroyCommandPool)               \
-                                          X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer)      \
-                                              X(vkEndCommandBuffer) X(vkCmdBindPipeline)           \
-                                                  X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) \
-                                                      X(vkCmdDispatch) X(vkCreateFence)            \
-                                                          X(vkDestroyFence) X(vkQueueSubmit)       \
-                                                              X(vkWaitForFences)                   \
-                                                                  X(vkDeviceWaitIdle)
+  X(vkEnumeratePhysicalDevices)                                                                    \
+  X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceQueueFamilyProperties)                     \
+      X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) X(vkDestroyDevice) X(               \
+          vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements)  \
+          X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory)                 \
+              X(vkUnmapMemory) X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout)      \
+                  X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) X(vkCreateShaderModule)     \
+                      X(vkDestroyShaderModule) X(vkCreateComputePipelines) X(vkDestroyPipeline)    \
+                          X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool)                     \
+                              X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)                \
+                                  X(vkCreateCommandPool) X(vkDestroyCommandPool)                   \
+                                      X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer)          \
+                                          X(vkEndCommandBuffer) X(vkCmdBindPipeline)               \
+                                              X(vkCmdBindDescriptorSets) X(vkCmdPushConstants)     \
+                                                  X(vkCmdDispatch) X(vkCreateFence)                \
+                                                      X(vkDestroyFence) X(vkQueueSubmit)           \
+                                                          X(vkWaitForFences) X(vkDeviceWaitIdle)
 
 struct VulkanHarness::Impl {
   void* Lib = nullptr;

@@ -67,7 +67,7 @@ public:
     case CAJETA_XPU_CAP_FLOAT_ATOMICS:
     case CAJETA_XPU_CAP_SHARED_MEMORY:
     case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
-    case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:     // llvm.fma: fused, one rounding
+    case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // llvm.fma: fused, one rounding
     case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // libm, at the argument's precision
       return true;
     default: // wave ops, cooperative matrices, textures, ray query: not on the CPU backend yet

@@ -81,7 +81,7 @@ public:
     case CAJETA_XPU_CAP_FLOAT_ATOMICS: // float32 everywhere; float64 add from sm_60
     case CAJETA_XPU_CAP_SHARED_MEMORY:
     case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
-    case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:     // fma.rn: fused, one rounding
+    case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // fma.rn: fused, one rounding
     case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // libdevice, at the argument's precision
       return true;
     default: // wave ops, cooperative matrices, textures, ray query: not in this backend yet
