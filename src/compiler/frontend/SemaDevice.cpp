@@ -328,25 +328,26 @@ kir::Stmt* Sema::lowerBarrier(const Expr* Call) {
 
 Sema::Value Sema::lowerAtomic(const Expr* E, const std::string& Method) {
   using kir::AtomicOp;
-  static const std::map<std::string, std::pair<AtomicOp, unsigned>> Ops = {
-      {"add", {AtomicOp::Add, 3}},
-      {"sub", {AtomicOp::Sub, 3}},
-      {"min", {AtomicOp::Min, 3}},
-      {"max", {AtomicOp::Max, 3}},
-      {"and", {AtomicOp::And, 3}},
-      {"or", {AtomicOp::Or, 3}},
-      {"xor", {AtomicOp::Xor, 3}},
-      {"exchange", {AtomicOp::Exchange, 3}},
-      {"compareExchange", {AtomicOp::CompareExchange, 4}},
-      {"load", {AtomicOp::Load, 2}},
-      {"store", {AtomicOp::Store, 3}}};
+  static const std::map<std::string, AtomicOp> Ops = {
+      {"add", AtomicOp::Add},
+      {"sub", AtomicOp::Sub},
+      {"min", AtomicOp::Min},
+      {"max", AtomicOp::Max},
+      {"and", AtomicOp::And},
+      {"or", AtomicOp::Or},
+      {"xor", AtomicOp::Xor},
+      {"exchange", AtomicOp::Exchange},
+      {"compareExchange", AtomicOp::CompareExchange},
+      {"load", AtomicOp::Load},
+      {"store", AtomicOp::Store}};
   auto It = Ops.find(Method);
   SourceRange CalleeRange = E->Ops[0]->Range;
   if (It == Ops.end()) {
     Diags.error(CalleeRange, "'Atomics' has no method '" + Method + "'");
     return {};
   }
-  auto [Op, Arity] = It->second;
+  AtomicOp Op = It->second;
+  unsigned Arity = kir::atomicOperandCount(Op);
   std::vector<const Expr*> Args(E->Ops.begin() + 1, E->Ops.end());
   kir::MemoryOrder Order = kir::MemoryOrder::Relaxed;
   // An optional trailing MemoryOrder.X.
@@ -390,9 +391,7 @@ Sema::Value Sema::lowerAtomic(const Expr* E, const std::string& Method) {
   Type Elem = Type::scalar(Arr->Ty.Elem);
   bool IntOk = Elem.isInteger() && Elem.bits() >= 32;
   bool FloatOk = (Elem.Elem == ScalarType::F32 || Elem.Elem == ScalarType::F64) &&
-                 (Op == AtomicOp::Add || Op == AtomicOp::Min || Op == AtomicOp::Max ||
-                  Op == AtomicOp::Exchange || Op == AtomicOp::CompareExchange ||
-                  Op == AtomicOp::Load || Op == AtomicOp::Store);
+                 kir::atomicAllowedOnFloat(Op);
   if (!IntOk && !FloatOk) {
     Diags.error(CalleeRange,
                 Elem.isFloat() && Elem.bits() >= 32

@@ -116,6 +116,18 @@ const char* atomicOpName(AtomicOp Op) {
   return Names[static_cast<unsigned>(Op)];
 }
 
+unsigned atomicOperandCount(AtomicOp Op) {
+  if (Op == AtomicOp::Load)
+    return 2;
+  return Op == AtomicOp::CompareExchange ? 4 : 3;
+}
+
+bool atomicAllowedOnFloat(AtomicOp Op) {
+  return Op == AtomicOp::Add || Op == AtomicOp::Min || Op == AtomicOp::Max ||
+         Op == AtomicOp::Exchange || Op == AtomicOp::CompareExchange || Op == AtomicOp::Load ||
+         Op == AtomicOp::Store;
+}
+
 const char* memoryOrderName(MemoryOrder O) {
   static const char* Names[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
   return Names[static_cast<unsigned>(O)];

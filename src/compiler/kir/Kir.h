@@ -288,6 +288,11 @@ const char* unaryOpName(UnaryOp Op);
 const char* binaryOpName(BinaryOp Op);
 const char* intrinsicName(IntrinsicOp Op);
 const char* atomicOpName(AtomicOp Op);
+/// Operands of an Atomic expression, the array and the index included (Load 2, CAS 4, else 3).
+unsigned atomicOperandCount(AtomicOp Op);
+/// Whether an atomic op exists for float32/float64 elements (add, min, max, exchange,
+/// compare-exchange, load, store).
+bool atomicAllowedOnFloat(AtomicOp Op);
 const char* memoryOrderName(MemoryOrder O);
 /// Whether F is compiled for a backend ("cpu", "cuda", "hip", "vulkan").
 bool availableOn(const Function& F, const std::string& Backend);

@@ -47,37 +47,10 @@ llvm::AtomicOrdering storeOrdering(llvm::AtomicOrdering O) {
   return O;
 }
 
-/// Operand count (array and index included) of each op.
-size_t atomicArity(AtomicOp Op) {
-  switch (Op) {
-  case AtomicOp::Load:
-    return 2;
-  case AtomicOp::CompareExchange:
-    return 4;
-  default:
-    return 3;
-  }
-}
-
-bool floatAllowed(AtomicOp Op) {
-  switch (Op) {
-  case AtomicOp::Add:
-  case AtomicOp::Min:
-  case AtomicOp::Max:
-  case AtomicOp::Exchange:
-  case AtomicOp::CompareExchange:
-  case AtomicOp::Load:
-  case AtomicOp::Store:
-    return true;
-  default:
-    return false;
-  }
-}
-
 } // namespace
 
 llvm::Value* KernelLowering::lowerAtomic(const Expr* E) {
-  if (!checkOps(E, atomicArity(E->AOp)))
+  if (!checkOps(E, kir::atomicOperandCount(E->AOp)))
     return poisonOf(E->Ty);
   const BufferValue* Buf = bufferOf(E->Ops[0]);
   if (!Buf)
@@ -89,7 +62,7 @@ llvm::Value* KernelLowering::lowerAtomic(const Expr* E) {
     if (E->Ops[I]->Ty != Elem)
       return fail(E, "atomic operand of the wrong type");
   bool IsFloat = Elem.isFloat() && Elem.Elem != kir::ScalarType::F16;
-  if (!(Elem.isInteger() || (IsFloat && floatAllowed(E->AOp))))
+  if (!(Elem.isInteger() || (IsFloat && kir::atomicAllowedOnFloat(E->AOp))))
     return fail(E, std::string("atomic '") + kir::atomicOpName(E->AOp) + "' on " + Elem.str());
   // Left to right: the index (bounds-checked), then the operands.
   llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);

@@ -374,23 +374,6 @@ uint32_t SpirvEmitter::coordinate(kir::IntrinsicOp Op, unsigned Dim) {
 
 namespace {
 
-size_t atomicArity(AtomicOp Op) {
-  switch (Op) {
-  case AtomicOp::Load:
-    return 2;
-  case AtomicOp::CompareExchange:
-    return 4;
-  default:
-    return 3;
-  }
-}
-
-bool floatAllowed(AtomicOp Op) {
-  return Op == AtomicOp::Add || Op == AtomicOp::Min || Op == AtomicOp::Max ||
-         Op == AtomicOp::Exchange || Op == AtomicOp::CompareExchange || Op == AtomicOp::Load ||
-         Op == AtomicOp::Store;
-}
-
 /// Memory semantics of an order (sequential consistency is acquire-release: Vulkan has no
 /// stronger per-operation order), plus the storage class it orders.
 uint32_t semantics(MemoryOrder O, uint32_t StorageBit) {
@@ -429,7 +412,7 @@ MemoryOrder storeOrder(MemoryOrder O) {
 
 uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
   ArrayRef A;
-  if (E->Ops.size() != atomicArity(E->AOp) || !arrayOf(E->Ops[0], A))
+  if (E->Ops.size() != kir::atomicOperandCount(E->AOp) || !arrayOf(E->Ops[0], A))
     return fail(E->Loc, "malformed KIR: atomic with the wrong operands"), 0;
   for (size_t I = 1; I < E->Ops.size(); ++I)
     if (!E->Ops[I] || (I >= 2 && E->Ops[I]->Ty != A.Elem))
@@ -437,7 +420,8 @@ uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
   Type Elem = A.Elem;
   bool IsFloat = Elem.isFloat();
   unsigned Bits = Elem.bits();
-  if (E->Ty != Elem || Bits < 32 || !(Elem.isInteger() || (IsFloat && floatAllowed(E->AOp))))
+  if (E->Ty != Elem || Bits < 32 ||
+      !(Elem.isInteger() || (IsFloat && kir::atomicAllowedOnFloat(E->AOp))))
     return fail(E->Loc, std::string("atomic '") + kir::atomicOpName(E->AOp) + "' on " + Elem.str() +
                             " is not supported on vulkan"),
            0;
