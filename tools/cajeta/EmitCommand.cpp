@@ -17,7 +17,7 @@ void addEmitCommand(CLI::App& App) {
     bool Unoptimized = false, CheckBounds = false;
   };
   auto O = std::make_shared<Options>();
-  CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR or LLVM IR");
+  CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR, LLVM IR, PTX or SPIR-V");
   Cmd->add_option("input", O->Input, "Cajeta source file")->required();
   Cmd->add_option("--target", O->Target,
                   "What to print: kir, llvm (CPU), ptx (NVIDIA), spirv (Vulkan)")
