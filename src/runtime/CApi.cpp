@@ -120,7 +120,8 @@ const char* cajeta_xpu_capability_name(cajeta_xpu_capability Capability) {
                                       "textures",
                                       "ray-query",
                                       "correctly-rounded-fma",
-                                      "precise-transcendentals"};
+                                      "precise-transcendentals",
+                                      "float32-denormals"};
   static_assert(sizeof(Names) / sizeof(Names[0]) == CAJETA_XPU_CAP_COUNT);
   if (unsigned(Capability) >= unsigned(CAJETA_XPU_CAP_COUNT))
     return "";

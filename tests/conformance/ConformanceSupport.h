@@ -38,6 +38,15 @@ xpu::Program compileProgram(const std::string& Name, const xpu::CompileOptions& 
                    << ") lacks " << ::cajeta::xpu::capabilityName(::cajeta::xpu::Capability::Cap); \
   } while (false)
 
+/// The same for tests whose programs are made inside helpers: they run on the default device.
+#define CONFORMANCE_REQUIRE_DEVICE(Cap)                                                            \
+  do {                                                                                             \
+    ::cajeta::xpu::Device D_ = ::cajeta::xpu::defaultDevice();                                     \
+    if (!D_.supports(::cajeta::xpu::Capability::Cap))                                              \
+      GTEST_SKIP() << D_.name() << " (" << D_.backend() << ") lacks "                              \
+                   << ::cajeta::xpu::capabilityName(::cajeta::xpu::Capability::Cap);               \
+  } while (false)
+
 /// Grid size (workgroups) covering N work-items with blocks of Block; the last one is partial
 /// whenever N is not a multiple of Block.
 inline uint32_t groupsFor(size_t N, uint32_t Block) {

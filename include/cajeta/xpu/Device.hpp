@@ -24,6 +24,7 @@ enum class Capability : uint32_t {
   RayQuery = CAJETA_XPU_CAP_RAY_QUERY,
   CorrectlyRoundedFma = CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA,
   PreciseTranscendentals = CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS,
+  Float32Denormals = CAJETA_XPU_CAP_FLOAT32_DENORMALS,
 };
 
 /// Every capability, in enum order.

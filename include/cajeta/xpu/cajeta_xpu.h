@@ -83,6 +83,8 @@ typedef enum cajeta_xpu_capability {
   CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA,   /* fma(a, b, c) rounded once, float32 and float64 */
   CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS, /* exp/log/pow/sin/cos/tanh within 2 ULP at full range and
                                              precision */
+  CAJETA_XPU_CAP_FLOAT32_DENORMALS,       /* float32 subnormal inputs and results are kept, not
+                                             flushed to zero (IEEE, as the language requires) */
   CAJETA_XPU_CAP_COUNT                    /* not a capability: the number of them */
 } cajeta_xpu_capability;
 

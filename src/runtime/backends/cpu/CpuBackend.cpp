@@ -69,6 +69,7 @@ public:
     case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
     case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // llvm.fma: fused, one rounding
     case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // libm, at the argument's precision
+    case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // the runtime never sets FTZ/DAZ
       return true;
     default: // wave ops, cooperative matrices, textures, ray query: not on the CPU backend yet
       return false;

@@ -83,6 +83,7 @@ public:
     case CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY:
     case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // fma.rn: fused, one rounding
     case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // libdevice, at the argument's precision
+    case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // no .ftz: PTX without ftz, libdevice ftz=0
       return true;
     default: // wave ops, cooperative matrices, textures, ray query: not in this backend yet
       return false;

@@ -234,6 +234,11 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
   case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // GLSL.std.450 Fma need not be fused
   case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // Vulkan's precision rules promise far less;
     return false;                              // float64 ones run in float32
+  case CAJETA_XPU_CAP_FLOAT32_DENORMALS:
+    // Where the driver offers DenormPreserve for float32 the runtime adds it to every module.
+    // A CPU implementation (lavapipe) runs on the host's IEEE units and keeps them without
+    // offering the mode (the denormal conformance tests pass there).
+    return Features.DenormPreserve[1] || Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   default: // wave ops, cooperative matrices, textures, ray query: the emitter has none yet
     return false;
   }
