@@ -39,7 +39,8 @@ int copy(cajeta_xpu_buffer* Buf, cajeta_xpu_stream* S, const void* Src, void* Ds
     require(Buf, "buffer", Fn);
     if (Count)
       require(Write ? Src : static_cast<const void*>(Dst), Write ? "src" : "dst", Fn);
-    Stream& On = streamOrCurrent(S);
+    // Without a stream: this thread's current stream of the buffer's own device.
+    Stream& On = S ? *fromHandle(S) : Runtime::get().currentStream(Buf->Impl->device());
     const char* Operation = Write ? "upload" : "download";
     Buf->Impl->checkNotBorrowedElsewhere(On, Operation);
     if (&Buf->Impl->device() != &On.device())
@@ -265,7 +266,7 @@ int cajeta_xpu_buffer_read_async(cajeta_xpu_buffer* B, cajeta_xpu_stream* S, voi
 int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* B, size_t Count) {
   return guarded([&] {
     require(B, "buffer", __func__);
-    Stream& On = Runtime::get().currentStream();
+    Stream& On = Runtime::get().currentStream(B->Impl->device());
     B->Impl->checkNotBorrowedElsewhere(On, "resize");
     On.waitFor(On.enqueue(Command())); // after the work already queued on this stream
     B->Impl->resize(Count);

@@ -40,10 +40,17 @@ std::vector<BackendDevice*> Runtime::devices() const {
 }
 
 Stream& Runtime::currentStream() {
-  thread_local std::unique_ptr<Stream> Current;
-  if (!Current)
-    Current = std::make_unique<Stream>(Dispatcher::defaultDevice(), Stream::nextName(" (current)"));
-  return *Current;
+  return currentStream(Dispatcher::defaultDevice());
+}
+
+Stream& Runtime::currentStream(BackendDevice& Device) {
+  // One per thread and device: KernelStream::current() is the default device's; synchronous
+  // copies of a buffer on another device use that device's.
+  thread_local std::map<BackendDevice*, std::unique_ptr<Stream>> Current;
+  std::unique_ptr<Stream>& S = Current[&Device];
+  if (!S)
+    S = std::make_unique<Stream>(Device, Stream::nextName(" (current)"));
+  return *S;
 }
 
 } // namespace cajeta::xpu::rt

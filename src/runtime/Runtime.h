@@ -21,6 +21,7 @@ public:
   std::vector<BackendDevice*> devices() const;
   /// This thread's stream on the default device, created on first use.
   Stream& currentStream();
+  Stream& currentStream(BackendDevice& Device);
 
 private:
   Runtime();
