@@ -299,6 +299,28 @@ int cajeta_xpu_program_load_file(const char* Path, cajeta_xpu_program** Out) {
   });
 }
 
+int cajeta_xpu_program_load_file_on(const char* Path, cajeta_xpu_device* D,
+                                    cajeta_xpu_program** Out) {
+  return guarded([&] {
+    require(Path, "path", __func__);
+    require(D, "device", __func__);
+    require(Out, "out", __func__);
+    publish(LoadedProgram::fromFile(Path, fromHandle(D)), Out);
+  });
+}
+
+int cajeta_xpu_program_compile_file_on(const char* Path, const cajeta_xpu_compile_options* O,
+                                       cajeta_xpu_device* D, cajeta_xpu_program** Out) {
+  return guarded([&] {
+    require(Path, "path", __func__);
+    require(D, "device", __func__);
+    require(Out, "out", __func__);
+    JitOptions J = jitOptions(O);
+    J.Device = fromHandle(D);
+    publish(JitCompiler::compileFile(Path, J), Out);
+  });
+}
+
 int cajeta_xpu_program_load_memory(const void* Data, size_t Size, cajeta_xpu_program** Out) {
   return guarded([&] {
     require(Out, "out", __func__);

@@ -65,6 +65,19 @@ BackendDevice& Dispatcher::defaultDevice() {
   fail(CAJETA_XPU_BACKEND_UNAVAILABLE, "no backend with a device is available");
 }
 
+Dispatcher::Choice Dispatcher::chooseOn(const bundle::Program& Desc, BackendDevice& D,
+                                        const std::string& Origin) {
+  Backend* B = Runtime::get().findBackend(D.backendName());
+  if (const bundle::Payload* P = B ? B->choosePayload(Desc) : nullptr)
+    return {&D, P};
+  std::string Payloads;
+  for (const bundle::Payload& P : Desc.Payloads)
+    Payloads += (Payloads.empty() ? "" : ", ") + P.Target;
+  fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
+       fmt::format("{}: the program has no payload the {} device '{}' can run (payloads: {})",
+                   Origin, D.backendName(), D.name(), Payloads.empty() ? "none" : Payloads));
+}
+
 Dispatcher::Choice Dispatcher::choose(const bundle::Program& Desc, const std::string& Origin) {
   std::vector<std::string> Names = candidates();
   bool Forced = forced();

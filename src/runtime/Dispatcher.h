@@ -25,6 +25,8 @@ public:
   };
   /// The first backend in order (or the forced one) with a device and a payload in Desc.
   static Choice choose(const bundle::Program& Desc, const std::string& Origin);
+  /// Device D and its backend's payload in Desc; an error naming both when there is none.
+  static Choice chooseOn(const bundle::Program& Desc, BackendDevice& D, const std::string& Origin);
 
 private:
   /// The backends to consider, in order; validates CAJETA_XPU_BACKEND.

@@ -26,7 +26,7 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   return bundle::hash128Hex(Text.data(), Text.size());
 }
 
-static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path) {
+static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, BackendDevice* On) {
   std::error_code Ec;
   if (!std::filesystem::exists(Path, Ec))
     return nullptr;
@@ -37,7 +37,7 @@ static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path) {
     return nullptr;
   }
   try {
-    return LoadedProgram::fromProgram(std::move(R.Value), Path, true);
+    return LoadedProgram::fromProgram(std::move(R.Value), Path, true, On);
   } catch (const RuntimeError& E) {
     if (E.status() != CAJETA_XPU_BUNDLE_ERROR)
       throw;
@@ -79,7 +79,7 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
   if (!Dir.empty())
     CacheFile = Dir + "/" + cacheKey(Version, Source, FileName, Options) + ".cjx";
   if (!CacheFile.empty())
-    if (std::shared_ptr<LoadedProgram> Hit = tryCache(CacheFile))
+    if (std::shared_ptr<LoadedProgram> Hit = tryCache(CacheFile, Options.Device))
       return Hit;
   if (!Compiler)
     fail(CAJETA_XPU_ERROR,
@@ -127,7 +127,7 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
     else if (cachedCompilerVersion(Dir) != Version)
       std::ofstream(Dir + "/" + VersionFileName, std::ios::trunc) << Version << "\n";
   }
-  return LoadedProgram::fromProgram(std::move(R.Value), FileName, false);
+  return LoadedProgram::fromProgram(std::move(R.Value), FileName, false, Options.Device);
 }
 
 std::shared_ptr<LoadedProgram> JitCompiler::compileFile(const std::string& Path,

@@ -12,6 +12,7 @@ struct JitOptions {
   bool CheckBounds = false;
   std::string Cpu = "native";
   bool UseCache = true;
+  BackendDevice* Device = nullptr; // load the result on this device (null: the dispatcher picks)
 };
 
 class JitCompiler {

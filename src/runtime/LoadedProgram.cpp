@@ -10,30 +10,33 @@
 
 namespace cajeta::xpu::rt {
 
-std::shared_ptr<LoadedProgram> LoadedProgram::fromFile(const std::string& Path) {
+std::shared_ptr<LoadedProgram> LoadedProgram::fromFile(const std::string& Path, BackendDevice* On) {
   bundle::BundleReadResult R = bundle::BundleReader::readFile(Path);
   if (!R.Ok)
     fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle '{}': {}", Path, R.Error));
-  return fromProgram(std::move(R.Value), Path, false);
+  return fromProgram(std::move(R.Value), Path, false, On);
 }
 
 std::shared_ptr<LoadedProgram> LoadedProgram::fromMemory(const void* Data, size_t Size,
-                                                         const std::string& Origin) {
+                                                         const std::string& Origin,
+                                                         BackendDevice* On) {
   if (!Data && Size)
     fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: null data of {} bytes", Origin, Size));
   bundle::BundleReadResult R =
       bundle::BundleReader::read(static_cast<const uint8_t*>(Data), Data ? Size : 0);
   if (!R.Ok)
     fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: {}", Origin, R.Error));
-  return fromProgram(std::move(R.Value), Origin, false);
+  return fromProgram(std::move(R.Value), Origin, false, On);
 }
 
-std::shared_ptr<LoadedProgram>
-LoadedProgram::fromProgram(bundle::Program Desc, const std::string& Origin, bool FromCache) {
+std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
+                                                          const std::string& Origin, bool FromCache,
+                                                          BackendDevice* On) {
   std::shared_ptr<LoadedProgram> P(new LoadedProgram());
   P->Desc = std::move(Desc);
   P->FromCache = FromCache;
-  Dispatcher::Choice Pick = Dispatcher::choose(P->Desc, Origin);
+  Dispatcher::Choice Pick =
+      On ? Dispatcher::chooseOn(P->Desc, *On, Origin) : Dispatcher::choose(P->Desc, Origin);
   P->Device = Pick.Device;
   P->Module = P->Device->loadModule(*Pick.Payload);
   const std::string& Target = Pick.Payload->Target;

@@ -14,11 +14,14 @@ class LoadedProgram : public std::enable_shared_from_this<LoadedProgram> {
 public:
   /// Each throws RuntimeError: bundle error for a bad bundle, payload or symbol; backend
   /// unavailable when no backend present can run it. Origin names the source in messages.
-  static std::shared_ptr<LoadedProgram> fromFile(const std::string& Path);
-  static std::shared_ptr<LoadedProgram> fromMemory(const void* Data, size_t Size,
-                                                   const std::string& Origin);
+  /// With On set the program is loaded on that device (its backend's payload), else on the one
+  /// the dispatcher picks.
+  static std::shared_ptr<LoadedProgram> fromFile(const std::string& Path,
+                                                 BackendDevice* On = nullptr);
+  static std::shared_ptr<LoadedProgram>
+  fromMemory(const void* Data, size_t Size, const std::string& Origin, BackendDevice* On = nullptr);
   static std::shared_ptr<LoadedProgram> fromProgram(bundle::Program Desc, const std::string& Origin,
-                                                    bool FromCache);
+                                                    bool FromCache, BackendDevice* On = nullptr);
 
   const Kernel* findKernel(const std::string& Name) const;
   /// Throws RuntimeError (generic) listing the available kernels when Name is unknown.

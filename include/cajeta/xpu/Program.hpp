@@ -169,6 +169,19 @@ public:
     detail::check(cajeta_xpu_program_load_file(BundlePath.c_str(), &P));
     return Program(P);
   }
+  /// On a chosen device (xpu::devices()), e.g. to run the same bundle on CUDA and Vulkan in one
+  /// process; BackendUnavailable when the bundle has no payload for its backend.
+  static Program load(const std::string& BundlePath, const Device& On) {
+    cajeta_xpu_program* P = nullptr;
+    detail::check(cajeta_xpu_program_load_file_on(BundlePath.c_str(), On.handle(), &P));
+    return Program(P);
+  }
+  static Program compileFile(const std::string& Path, const CompileOptions& O, const Device& On) {
+    cajeta_xpu_compile_options C = toC(O);
+    cajeta_xpu_program* P = nullptr;
+    detail::check(cajeta_xpu_program_compile_file_on(Path.c_str(), &C, On.handle(), &P));
+    return Program(P);
+  }
   static Program loadMemory(const void* Data, size_t Size) {
     cajeta_xpu_program* P = nullptr;
     detail::check(cajeta_xpu_program_load_memory(Data, Size, &P));

@@ -153,6 +153,9 @@ typedef struct cajeta_xpu_compile_options {
 } cajeta_xpu_compile_options;
 
 CAJETA_XPU_API int cajeta_xpu_program_load_file(const char* path, cajeta_xpu_program** out);
+/* The same on a chosen device (its backend's payload); an error when the bundle has none. */
+CAJETA_XPU_API int cajeta_xpu_program_load_file_on(const char* path, cajeta_xpu_device* device,
+                                                   cajeta_xpu_program** out);
 CAJETA_XPU_API int cajeta_xpu_program_load_memory(const void* data, size_t size,
                                                   cajeta_xpu_program** out);
 /* JIT through libcajeta_compiler.so (CAJETA_COMPILER_LIB, else beside this library, else the
@@ -161,6 +164,11 @@ CAJETA_XPU_API int cajeta_xpu_program_load_memory(const void* data, size_t size,
 CAJETA_XPU_API int cajeta_xpu_program_compile_file(const char* path,
                                                    const cajeta_xpu_compile_options* options,
                                                    cajeta_xpu_program** out);
+/* The same, loaded on a chosen device. */
+CAJETA_XPU_API int cajeta_xpu_program_compile_file_on(const char* path,
+                                                      const cajeta_xpu_compile_options* options,
+                                                      cajeta_xpu_device* device,
+                                                      cajeta_xpu_program** out);
 CAJETA_XPU_API int cajeta_xpu_program_compile_source(const char* source, size_t length,
                                                      const char* file_name,
                                                      const cajeta_xpu_compile_options* options,

@@ -161,3 +161,33 @@ TEST(Dispatch, ProgramWithoutAUsablePayloadIsUnavailable) {
       messageOf<BackendUnavailable>([&] { Program::loadMemory(Bytes.data(), Bytes.size()); });
   EXPECT_TRUE(contains(M, "no available backend can run the program (payloads: spirv"));
 }
+
+namespace cajeta::xpu::test {
+namespace {
+
+// Program::load(path, device): the same bundle on a chosen device, or a clear error when the
+// bundle has no payload for that device's backend.
+TEST(Dispatch, LoadOnAChosenDevice) {
+  std::vector<uint8_t> Bytes = testBundleBytes();
+  std::string Path = ::testing::TempDir() + "cajeta_load_on.cjx";
+  {
+    std::FILE* F = std::fopen(Path.c_str(), "wb");
+    ASSERT_NE(F, nullptr);
+    ASSERT_EQ(std::fwrite(Bytes.data(), 1, Bytes.size(), F), Bytes.size());
+    std::fclose(F);
+  }
+  for (const Device& D : devices()) {
+    if (D.backend() == "cpu") {
+      Program P = Program::load(Path, D);
+      EXPECT_TRUE(P.device() == D);
+      continue;
+    }
+    // The test bundle carries only a CPU payload.
+    std::string M = messageOf<BackendUnavailable>([&] { Program::load(Path, D); });
+    EXPECT_TRUE(contains(M, "has no payload the " + D.backend() + " device")) << M;
+  }
+  std::remove(Path.c_str());
+}
+
+} // namespace
+} // namespace cajeta::xpu::test
