@@ -146,20 +146,6 @@ std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildO
   return M;
 }
 
-bool emitObject(llvm::Module& M, llvm::TargetMachine& TM, std::vector<uint8_t>& Object,
-                std::string& Error) {
-  llvm::SmallVector<char, 0> Buffer;
-  llvm::raw_svector_ostream OS(Buffer);
-  llvm::legacy::PassManager PM;
-  if (TM.addPassesToEmitFile(PM, OS, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    Error = "the x86-64 target cannot emit an object file";
-    return false;
-  }
-  PM.run(M);
-  Object.assign(Buffer.begin(), Buffer.end());
-  return true;
-}
-
 std::string printModule(const llvm::Module& M) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
@@ -203,13 +189,14 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     R.Manifests[KF->Name] = TMan;
   }
 
-  std::vector<uint8_t> Object;
-  if (!emitObject(*M, *Mach.TM, Object, R.Error))
+  std::string ObjectText;
+  if (!LlvmPipeline::emit(*M, *Mach.TM, /*Assembly=*/false, ObjectText, R.Error))
     return R;
   if (!LlvmErrors.empty()) {
     R.Error = "LLVM: " + LlvmErrors;
     return R;
   }
+  std::vector<uint8_t> Object(ObjectText.begin(), ObjectText.end());
   if (!LldElfLinker::linkSharedObject(Object, R.Payload.Bytes, R.Error))
     return R;
   R.Payload.Target = PayloadTarget;

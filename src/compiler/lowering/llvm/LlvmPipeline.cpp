@@ -4,6 +4,7 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -32,6 +33,23 @@ struct QuietDiagnostics : llvm::DiagnosticHandler {
 
 std::unique_ptr<llvm::DiagnosticHandler> LlvmPipeline::quietDiagnostics(std::string& Errors) {
   return std::make_unique<QuietDiagnostics>(Errors);
+}
+
+bool LlvmPipeline::emit(llvm::Module& M, llvm::TargetMachine& TM, bool Assembly, std::string& Out,
+                        std::string& Error) {
+  llvm::SmallVector<char, 0> Buffer;
+  llvm::raw_svector_ostream OS(Buffer);
+  llvm::legacy::PassManager PM;
+  llvm::CodeGenFileType Kind =
+      Assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  if (TM.addPassesToEmitFile(PM, OS, nullptr, Kind)) {
+    Error = "the " + TM.getTargetTriple().str() + " target cannot emit " +
+            (Assembly ? "assembly" : "an object file");
+    return false;
+  }
+  PM.run(M);
+  Out.assign(Buffer.begin(), Buffer.end());
+  return true;
 }
 
 void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize,

@@ -23,6 +23,11 @@ public:
   /// A handler that drops warnings and remarks (such as "loop not vectorized") and appends the
   /// text of errors to Errors, for the build's message.
   static std::unique_ptr<llvm::DiagnosticHandler> quietDiagnostics(std::string& Errors);
+
+  /// TM's code for M into Out: an object file (Assembly false) or assembly text (PTX). False
+  /// with Error set when the target cannot emit that kind of file.
+  static bool emit(llvm::Module& M, llvm::TargetMachine& TM, bool Assembly, std::string& Out,
+                   std::string& Error);
 };
 
 } // namespace cajeta::lowering

@@ -132,19 +132,6 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   return true;
 }
 
-bool emitAssembly(llvm::Module& M, llvm::TargetMachine& TM, std::string& Ptx, std::string& Error) {
-  llvm::SmallVector<char, 0> Buffer;
-  llvm::raw_svector_ostream OS(Buffer);
-  llvm::legacy::PassManager PM;
-  if (TM.addPassesToEmitFile(PM, OS, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-    Error = "the NVPTX target cannot emit PTX";
-    return false;
-  }
-  PM.run(M);
-  Ptx.assign(Buffer.begin(), Buffer.end());
-  return true;
-}
-
 /// "7.8" from the PTX's `.version 7.8` line; empty if absent.
 std::string ptxVersion(const std::string& Ptx) {
   size_t At = Ptx.find(".version ");
@@ -192,7 +179,7 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
       R->Manifests[KF->Name] = TMan;
     }
   }
-  if (!emitAssembly(*L.M, *TM, Ptx, Error))
+  if (!LlvmPipeline::emit(*L.M, *TM, /*Assembly=*/true, Ptx, Error))
     return false;
   if (!LlvmErrors.empty()) {
     Error = "LLVM: " + LlvmErrors;
