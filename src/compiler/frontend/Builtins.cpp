@@ -45,8 +45,6 @@ bool builtinNeedsImport(const std::string& Name) {
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
   if (Name == "AsyncCopy")
     return "asynchronous global-to-shared copies are not implemented yet";
-  if (Name == "Wave")
-    return "wave operations are not implemented yet";
   if (Name == "Tile" || Name == "Group")
     return "cooperative-matrix tiles are not implemented yet";
   if (Name == "Texture2D" || Name == "Sampler")

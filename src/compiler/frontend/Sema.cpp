@@ -86,8 +86,6 @@ void Sema::checkAnnotations(const Method& Me, const ClassDecl& C) {
       Diags.error(A.Range, "unknown annotation '@" + A.Name + "'");
       continue;
     }
-    if (A.Name == "Wave")
-      Diags.error(A.Range, "'@Wave' is not supported yet: wave operations are not implemented");
     if (A.Name == "Backend") {
       static const std::set<std::string> Backends = {"cpu", "cuda", "hip", "vulkan"};
       if (A.Args.empty())

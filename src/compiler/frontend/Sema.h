@@ -112,6 +112,8 @@ private:
   kir::Stmt* lowerSharedDecl(const Stmt* S);
   kir::Stmt* lowerBarrier(const Expr* Call);
   Value lowerAtomic(const Expr* E, const std::string& Method);
+  // wave operations (SemaWave.cpp)
+  Value lowerWave(const Expr* E, const std::string& Method);
   Value lowerField(const Expr* E);
   Value lowerMethodRef(const Expr* E);
   Value lowerFnCall(const Expr* E, uint32_t Local, int Sig);

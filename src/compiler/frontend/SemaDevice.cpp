@@ -1,6 +1,7 @@
 // Sema for the device subset: shared arrays, barriers, atomics, POD parameters, function values,
 // @Backend restrictions and the barrier-uniformity check.
 #include "compiler/frontend/Sema.h"
+#include "compiler/kir/WavePlacement.h"
 
 #include "compiler/frontend/TypeRules.h"
 #include "compiler/kir/UniformityAnalysis.h"
@@ -431,6 +432,8 @@ Sema::Value Sema::lowerAtomic(const Expr* E, const std::string& Method) {
 
 void Sema::checkUniformity() {
   std::vector<kir::UniformityProblem> Problems = kir::checkBarrierUniformity(*M);
+  std::vector<kir::UniformityProblem> Placement = kir::checkWavePlacement(*M);
+  Problems.insert(Problems.end(), Placement.begin(), Placement.end());
   const SourceFile& F = Diags.file();
   for (const kir::UniformityProblem& P : Problems) {
     uint32_t Offset = F.offsetOf(P.Loc.Line, P.Loc.Col);

@@ -393,6 +393,13 @@ Sema::Value Sema::lowerCall(const Expr* E) {
     }
     return lowerAtomic(E, Method);
   }
+  if (Name == "Wave" && !lookupLocal(Name)) {
+    if (!isImported("Wave")) {
+      Diags.error(Obj->Range, "'Wave' is not imported; add 'import cajeta.xpu.Wave;'");
+      return {};
+    }
+    return lowerWave(E, Method);
+  }
   if (Name == "Barrier" && !lookupLocal(Name)) {
     Diags.error(E->Range, "'Barrier." + Method + "()' is a statement, not a value");
     return {};

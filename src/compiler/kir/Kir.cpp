@@ -133,6 +133,50 @@ const char* memoryOrderName(MemoryOrder O) {
   return Names[static_cast<unsigned>(O)];
 }
 
+const char* waveOpName(WaveOp Op) {
+  static const char* Names[] = {"width",        "laneId",       "shuffle",     "shuffleUp",
+                                "shuffleDown",  "shuffleXor",   "rotate",      "broadcastFirst",
+                                "ballot",       "all",          "any",         "reduceSum",
+                                "reduceMin",    "reduceMax",    "reduceAnd",   "reduceOr",
+                                "reduceXor",    "inclusiveSum", "exclusiveSum"};
+  return Names[static_cast<unsigned>(Op)];
+}
+
+unsigned waveOperandCount(WaveOp Op) {
+  switch (Op) {
+  case WaveOp::Width:
+  case WaveOp::LaneId:
+    return 0;
+  case WaveOp::Shuffle:
+  case WaveOp::ShuffleUp:
+  case WaveOp::ShuffleDown:
+  case WaveOp::ShuffleXor:
+  case WaveOp::Rotate:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+bool waveOpIsWaveUniform(WaveOp Op) {
+  switch (Op) {
+  case WaveOp::Width:
+  case WaveOp::BroadcastFirst:
+  case WaveOp::Ballot:
+  case WaveOp::All:
+  case WaveOp::Any:
+  case WaveOp::ReduceSum:
+  case WaveOp::ReduceMin:
+  case WaveOp::ReduceMax:
+  case WaveOp::ReduceAnd:
+  case WaveOp::ReduceOr:
+  case WaveOp::ReduceXor:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool availableOn(const Function& F, const std::string& Backend) {
   if (F.Backends.empty())
     return true;

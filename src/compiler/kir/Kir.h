@@ -134,6 +134,36 @@ enum class AtomicOp : uint8_t {
   Store,           // Ops = {array, index, value}; yields the value stored
 };
 
+/// Wave (subgroup) operations (Expr::Kind::Wave). A wave is Wave.width() consecutive work-items
+/// of the workgroup in linear order (x fastest, then y, then z); lane = linear index % width.
+/// The width is a power of two (4..64) fixed per device and kernel; a launch of a kernel that
+/// uses wave ops needs a workgroup size that is a multiple of it, so every wave is full. Sema
+/// admits wave ops only where every work-item of the group reaches them (the barrier rule), so
+/// every lane of every wave takes part. Lane indices are uint32. Float reductions and scans use
+/// a fixed order on every backend (below), so results are bit-identical for the same width.
+enum class WaveOp : uint8_t {
+  Width,          // uint32: lanes per wave
+  LaneId,         // uint32: this work-item's lane
+  Shuffle,        // {v, lane}: v of lane (lane & (width-1))
+  ShuffleUp,      // {v, delta}: v of lane - delta; lanes below delta keep their own v
+  ShuffleDown,    // {v, delta}: v of lane + delta; lanes whose source is >= width keep their own
+  ShuffleXor,     // {v, mask}: v of lane ^ mask; lanes whose source is >= width keep their own
+  Rotate,         // {v, delta}: v of lane (lane + delta) & (width-1)
+  BroadcastFirst, // {v}: v of lane 0 (every lane is active)
+  Ballot,         // {bool}: uint64 with bit i set iff lane i's operand is true
+  All,            // {bool}: every lane's operand is true
+  Any,            // {bool}: some lane's operand is true
+  ReduceSum,      // {v}: over all lanes. Integers wrap. Floats: the butterfly order: for
+  ReduceMin,      //   m = 1, 2, 4, ..., width/2: v = op(v, v of lane ^ m); Min/Max follow
+  ReduceMax,      //   Math.min/max (NaN wins, -0 < +0)
+  ReduceAnd,      // integers and bool only
+  ReduceOr,
+  ReduceXor,
+  InclusiveSum, // {v}: sum over lanes 0..lane. Floats: for d = 1, 2, 4, ..., width/2:
+                //   if (lane >= d) v = (v of lane - d) + v
+  ExclusiveSum, // {v}: sum over lanes 0..lane-1 (0 at lane 0): the inclusive sum of lane - 1
+};
+
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
 enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
 
@@ -161,6 +191,7 @@ struct Expr {
     Atomic,    // AOp with Order over Ops = {array (Param buffer or SharedRef), index, ...};
                // Ty = the element type
     Field,     // read field Index of Ops[0], a Param of POD type; Ty = the field's scalar type
+    Wave,      // WOp over Ops (WaveOp: operand list and semantics); Ty: the result type
     Dispatch,  // call through a function tag: Ops[0] = tag (uint32), Ops[1..] = arguments;
                // Targets[t] is the function index for tag t. A tag >= Targets.size() is a
                // no-op that yields the zero value of Ty.
@@ -173,6 +204,7 @@ struct Expr {
   IntrinsicOp IOp = IntrinsicOp::LocalId;
   AtomicOp AOp = AtomicOp::Add;
   MemoryOrder Order = MemoryOrder::Relaxed;
+  WaveOp WOp = WaveOp::Width;
   std::vector<uint32_t> Targets; // Dispatch
   uint8_t Dim = 0;
   uint32_t Index = 0;
@@ -262,6 +294,7 @@ struct Function {
   /// guarantees a function only calls helpers available on all of its own backends.
   std::vector<std::string> Backends;
   bool HasBarrier = false; // the body, or a helper it calls, contains a Barrier
+  bool UsesWave = false;   // the body, or a helper it calls, contains a wave op
   Stmt* Body = nullptr;
   SourceLoc Loc;
   /// Filled by analyzeAccess: one entry per parameter (None for scalars).
@@ -294,6 +327,12 @@ unsigned atomicOperandCount(AtomicOp Op);
 /// compare-exchange, load, store).
 bool atomicAllowedOnFloat(AtomicOp Op);
 const char* memoryOrderName(MemoryOrder O);
+const char* waveOpName(WaveOp Op); // the source method name: "reduceSum", "shuffleXor", ...
+/// Operands of a Wave expression: Width/LaneId 0, Shuffle*/Rotate 2, the rest 1.
+unsigned waveOperandCount(WaveOp Op);
+/// Whether a wave op's result is the same on every lane of the wave (reductions, ballot, all,
+/// any, broadcastFirst, width).
+bool waveOpIsWaveUniform(WaveOp Op);
 /// Whether F is compiled for a backend ("cpu", "cuda", "hip", "vulkan").
 bool availableOn(const Function& F, const std::string& Backend);
 

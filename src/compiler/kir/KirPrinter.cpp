@@ -171,6 +171,8 @@ private:
     case Expr::Kind::Atomic:
       return "(atomic." + std::string(atomicOpName(E->AOp)) + " " + memoryOrderName(E->Order) +
              " " + T + ops() + ")";
+    case Expr::Kind::Wave:
+      return "(wave." + std::string(waveOpName(E->WOp)) + " " + T + ops() + ")";
     case Expr::Kind::Field: {
       std::string Name = "?";
       const Type& PT = E->Ops[0]->Ty;

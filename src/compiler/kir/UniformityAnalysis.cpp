@@ -37,12 +37,26 @@ void forEachStmt(const Stmt* S, const std::function<void(const Stmt*)>& F) {
   forEachStmt(S->Step, F);
 }
 
+/// The first wave op in E that needs every lane of the wave (all but Wave.width/laneId).
+const Expr* convergentWaveOp(const Expr* E) {
+  if (!E)
+    return nullptr;
+  if (E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId)
+    return E;
+  for (const Expr* O : E->Ops)
+    if (const Expr* W = convergentWaveOp(O))
+      return W;
+  return nullptr;
+}
+
 bool usesIdsDirectly(const Expr* E) {
   if (!E)
     return false;
   if (E->K == Expr::Kind::Intrinsic &&
       (E->IOp == IntrinsicOp::LocalId || E->IOp == IntrinsicOp::GlobalId))
     return true;
+  if (E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width)
+    return true; // lanes, and wave results that differ between the waves of a group
   for (const Expr* O : E->Ops)
     if (usesIdsDirectly(O))
       return true;
@@ -77,10 +91,14 @@ public:
   }
 
 private:
+  /// A barrier, a wave op, or a call to a helper containing either: every work-item of the
+  /// group must reach it.
   bool isBarrierLike(const Stmt* S) const {
-    if (S->K == Stmt::Kind::Barrier)
+    if (S->K == Stmt::Kind::Barrier || convergentWaveOp(S->E))
       return true;
-    return anyCallee(S->E, [&](uint32_t C) { return M.Functions[C]->HasBarrier; });
+    return anyCallee(S->E, [&](uint32_t C) {
+      return M.Functions[C]->HasBarrier || M.Functions[C]->UsesWave;
+    });
   }
 
   bool varying(const Expr* E) const {
@@ -89,6 +107,10 @@ private:
     switch (E->K) {
     case Expr::Kind::Intrinsic:
       if (E->IOp == IntrinsicOp::LocalId || E->IOp == IntrinsicOp::GlobalId)
+        return true;
+      break;
+    case Expr::Kind::Wave:
+      if (E->WOp != WaveOp::Width)
         return true;
       break;
     case Expr::Kind::Local:
@@ -157,18 +179,25 @@ private:
   }
 
   void checkBarrierAt(const Stmt* S, std::optional<SourceLoc> Div) {
-    std::string What = S->K == Stmt::Kind::Barrier ? "barrier"
-                                                   : "call to a helper that contains "
-                                                     "a barrier";
-    uint32_t Len = S->K == Stmt::Kind::Barrier ? 14 : 1; // "Barrier.sync()"
+    std::string What = "call to a helper that contains a barrier or wave operation";
+    uint32_t Len = 1;
+    SourceLoc At = S->Loc;
+    if (S->K == Stmt::Kind::Barrier) {
+      What = "barrier";
+      Len = 14; // "Barrier.sync()"
+    } else if (const Expr* W = convergentWaveOp(S->E)) {
+      What = std::string("wave operation 'Wave.") + waveOpName(W->WOp) + "'";
+      Len = 5 + static_cast<uint32_t>(std::string(waveOpName(W->WOp)).size());
+      At = W->Loc;
+    }
     if (Div) {
-      problem(S->Loc, Len,
+      problem(At, Len,
               What + " in divergent control flow: the condition at " + where(*Div) +
-                  " depends on the work-item's identity (KernelThread.*)");
+                  " depends on the work-item's identity (KernelThread.*, Wave.*)");
       return;
     }
     if (EarlyExit)
-      problem(S->Loc, Len,
+      problem(At, Len,
               What + " after some work-items may have returned (the return at " +
                   where(*EarlyExit) +
                   " is under a condition that depends on the work-item's identity)");
@@ -204,6 +233,8 @@ private:
         check(C, Div);
       return;
     case Stmt::Kind::Return:
+      if (isBarrierLike(S))
+        checkBarrierAt(S, Div);
       if (Div && !EarlyExit)
         EarlyExit = Div;
       return;
@@ -231,11 +262,12 @@ private:
 
 std::vector<UniformityProblem> checkBarrierUniformity(Module& M) {
   size_t N = M.Functions.size();
-  std::vector<bool> HasBarrier(N), UsesIds(N);
+  std::vector<bool> HasBarrier(N), UsesIds(N), UsesWave(N);
   for (size_t I = 0; I < N; ++I)
     forEachStmt(M.Functions[I]->Body, [&](const Stmt* S) {
       HasBarrier[I] = HasBarrier[I] || S->K == Stmt::Kind::Barrier;
       UsesIds[I] = UsesIds[I] || usesIdsDirectly(S->E);
+      UsesWave[I] = UsesWave[I] || convergentWaveOp(S->E);
     });
   // Propagate through calls to a fixpoint (recursion is rejected earlier; this terminates anyway).
   bool Changed = true;
@@ -245,6 +277,11 @@ std::vector<UniformityProblem> checkBarrierUniformity(Module& M) {
       forEachStmt(M.Functions[I]->Body, [&](const Stmt* S) {
         bool B = anyCallee(S->E, [&](uint32_t C) { return HasBarrier[C]; });
         bool U = anyCallee(S->E, [&](uint32_t C) { return UsesIds[C]; });
+        bool W = anyCallee(S->E, [&](uint32_t C) { return UsesWave[C]; });
+        if (W && !UsesWave[I]) {
+          UsesWave[I] = true;
+          Changed = true;
+        }
         if (B && !HasBarrier[I]) {
           HasBarrier[I] = true;
           Changed = true;
@@ -255,8 +292,10 @@ std::vector<UniformityProblem> checkBarrierUniformity(Module& M) {
         }
       });
   }
-  for (size_t I = 0; I < N; ++I)
+  for (size_t I = 0; I < N; ++I) {
     M.Functions[I]->HasBarrier = HasBarrier[I];
+    M.Functions[I]->UsesWave = M.Functions[I]->UsesWave || UsesWave[I];
+  }
 
   std::vector<UniformityProblem> Out;
   for (size_t I = 0; I < N; ++I) {
@@ -268,16 +307,18 @@ std::vector<UniformityProblem> checkBarrierUniformity(Module& M) {
           return;
         if (E->K == Expr::Kind::Dispatch)
           for (uint32_t T : E->Targets)
-            if (HasBarrier[T])
+            if (HasBarrier[T] || UsesWave[T])
               Out.push_back({E->Loc, 1,
                              "a function value may call '" + M.Functions[T]->Name +
-                                 "', which contains a barrier; call barrier helpers directly"});
+                                 "', which contains a " +
+                                 (HasBarrier[T] ? "barrier" : "wave operation") +
+                                 "; call such helpers directly"});
         for (const Expr* O : E->Ops)
           Walk(O);
       };
       Walk(S->E);
     });
-    if (HasBarrier[I])
+    if (HasBarrier[I] || UsesWave[I])
       FunctionChecker(M, F, UsesIds, Out).run();
   }
   return Out;
