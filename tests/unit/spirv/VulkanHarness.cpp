@@ -61,7 +61,7 @@ std::unique_ptr<VulkanHarness> VulkanHarness::create(std::string& Why) {
   }
   VkApplicationInfo App{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   App.pApplicationName = "cajeta-spirv-tests";
-  App.apiVersion = VK_API_VERSION_1_1;
+  App.apiVersion = VK_API_VERSION_1_2; // the loader caps it at what the driver offers
   VkInstanceCreateInfo ICI{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ICI.pApplicationInfo = &App;
   if (CreateInstance(&ICI, nullptr, &I.Instance) != VK_SUCCESS) {
@@ -110,6 +110,22 @@ std::unique_ptr<VulkanHarness> VulkanHarness::create(std::string& Why) {
   VkDeviceCreateInfo DCI{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   DCI.queueCreateInfoCount = 1;
   DCI.pQueueCreateInfos = &QCI;
+  // Enable every feature the device has (the kernels' Int64, Float64, 8/16-bit types and
+  // storage): the Vulkan 1.1/1.2 feature structs where the device knows them.
+  VkPhysicalDeviceFeatures2 F2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features F11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features F12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  if (I.Props.apiVersion >= VK_API_VERSION_1_2) {
+    F2.pNext = &F11;
+    F11.pNext = &F12;
+  }
+  auto GetFeatures2 = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(
+      I.GetProc(I.Instance, "vkGetPhysicalDeviceFeatures2"));
+  if (GetFeatures2 && I.Props.apiVersion >= VK_API_VERSION_1_1) {
+    GetFeatures2(I.Phys, &F2);
+    F2.features.robustBufferAccess = VK_FALSE; // what the runtime does (speed)
+    DCI.pNext = &F2;
+  }
   if (I.vkCreateDevice(I.Phys, &DCI, nullptr, &I.Device) != VK_SUCCESS) {
     Why = "vkCreateDevice failed";
     return nullptr;

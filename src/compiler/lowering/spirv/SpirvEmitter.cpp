@@ -39,6 +39,16 @@ const char* capabilityName(spv::Capability C) {
     return "AtomicFloat64AddEXT";
   case spv::Capability::SignedZeroInfNanPreserve:
     return "SignedZeroInfNanPreserve";
+  case spv::Capability::GroupNonUniform:
+    return "GroupNonUniform";
+  case spv::Capability::GroupNonUniformVote:
+    return "GroupNonUniformVote";
+  case spv::Capability::GroupNonUniformBallot:
+    return "GroupNonUniformBallot";
+  case spv::Capability::GroupNonUniformShuffle:
+    return "GroupNonUniformShuffle";
+  case spv::Capability::GroupNonUniformArithmetic:
+    return "GroupNonUniformArithmetic";
   default:
     return "Unknown";
   }

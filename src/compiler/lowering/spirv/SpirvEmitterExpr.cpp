@@ -83,6 +83,8 @@ uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
     return podField(E);
   case Expr::Kind::Dispatch:
     return lowerDispatch(E);
+  case Expr::Kind::Wave:
+    return lowerWave(E);
   }
   return Bad("unknown expression kind");
 }
