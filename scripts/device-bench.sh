@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # Runs cajeta_gpu_bench (bench/gpu) on the GPU machine: our AOT bundles on the cuda backend beside
-# nvcc / CUB / raw-driver peers.
+# nvcc / CUB / raw-driver peers, and on the Vulkan backend (NVIDIA's Vulkan driver, same GPU)
+# beside the cuda backend, in one process.
 #
 #   scripts/device-bench.sh prepare [BUILD]   here (LLVM and nvcc present): configures and builds
-#       cajeta, the bundles (bench/gpu/kernels/*.cj -> .cjx with nvptx-sm_90 PTX) and
-#       cajeta_gpu_bench in BUILD (default build-gbench), and gathers BUILD/gpu-bench-carry:
-#       bin/cajeta_gpu_bench, lib/ (libcajeta_xpu.so and its non-system deps, and the toolkit's
-#       libcupti for our kernels' GPU time), bundles/*.cjx.
+#       cajeta, the bundles (bench/gpu/kernels/*.cj -> .cjx with nvptx-sm_90 PTX and one SPIR-V
+#       module per kernel, checked with `cajeta inspect`) and cajeta_gpu_bench in BUILD (default
+#       build-gbench), and gathers BUILD/gpu-bench-carry: bin/cajeta_gpu_bench, lib/
+#       (libcajeta_xpu.so and its non-system deps, and the toolkit's libcupti for our kernels'
+#       GPU time), bundles/*.cjx. It also checks .gl/ (the Vulkan loader for the GPU machine,
+#       which has none: the Debian debs libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libopengl0
+#       libgles2), fetched once per checkout as scripts/device-test.sh's header says:
+#         echo /.gl/ >>.git/info/exclude; mkdir -p .gl /tmp/amd64/partial
+#         o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+#         apt-get $o update
+#         (cd .gl && apt-get $o download libvulkan1 libglvnd0 libegl1 libopengl0 libgl1 libglx0 libgles2)
 #   scripts/device-bench.sh run [CARRY] [BENCH ARGS...]   on the GPU machine (no LLVM needed):
-#       runs the bench with CAJETA_XPU_BACKEND=cuda and writes $OUT/gpu-bench.txt (the table
-#       and the machine) and $OUT/gpu-bench.stderr. BENCH ARGS go to the bench (--smoke ...).
+#       unpacks .gl/*.deb into / (dpkg -x; ldconfig) when libvulkan.so.1 or libglvnd's
+#       libGLdispatch.so.0 is missing, points the loader at the NVIDIA ICD, runs the bench and
+#       writes $OUT/gpu-bench.txt (the machine, both tables) and $OUT/gpu-bench.stderr. BENCH ARGS
+#       go to the bench (--smoke, --only saxpy,reduce, --no-vulkan ...). Without .gl (or with no
+#       Vulkan device) the bench still runs; its Vulkan columns say why there is no Vulkan run.
 #
 # On the device machine (the `run` tool) from the repository root:
 #   command: scripts/device-bench.sh run build-gbench/gpu-bench-carry
-#   carry:   ["build-gbench/gpu-bench-carry"]
+#   carry:   ["build-gbench/gpu-bench-carry", ".gl"]
+# (a quick check first, ~1 min: the same with `--smoke` after the carry folder.)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +52,12 @@ prepare() {
   strip -o "$Carry/bin/cajeta_gpu_bench" "$Bin" || return 1
   strip -o "$Carry/lib/libcajeta_xpu.so" "$Build/lib/libcajeta_xpu.so" || return 1
   cp "$Bundles"/*.cjx "$Carry/bundles/" || return 1
+  # The Vulkan side loads the same bundles: each must carry one spirv payload per kernel.
+  local B
+  for B in "$Carry"/bundles/*.cjx; do
+    "$Build/bin/cajeta" inspect "$B" | grep -q '^  spirv:' ||
+      { echo "$B has no spirv payload ('cajeta inspect $B')"; return 1; }
+  done
   local Lib Name
   while read -r Name Lib; do
     [[ $Name =~ $SYSTEM_LIBS || $Name == libcajeta_xpu.so ]] && continue
@@ -62,7 +80,33 @@ prepare() {
   } > "$Carry/BUILD-INFO.txt"
   find "$Carry" -type f | sed "s|^$Carry/||" | sort
   du -sh "$Carry"
-  echo "carry ${Carry#$ROOT/}; on the device: scripts/device-bench.sh run ${Carry#$ROOT/}"
+  local Deb Missing=
+  for Deb in libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2; do
+    [[ -n $(ls "$ROOT/.gl/${Deb}_"*.deb 2>/dev/null) ]] || Missing+=" $Deb"
+  done
+  [[ -z $Missing ]] ||
+    echo "note: .gl/ lacks$Missing: the Vulkan side will not run there (fetch them as the header says)"
+  echo "on the device: scripts/device-bench.sh run ${Carry#$ROOT/}" \
+    "(carry [\"${Carry#$ROOT/}\", \".gl\"])"
+}
+
+# The Vulkan loader and the NVIDIA ICD on the GPU machine (it has neither loader nor libglvnd).
+vulkan_setup() {
+  if ! ldconfig -p | grep -q 'libvulkan\.so\.1' || ! ldconfig -p | grep -q 'libGLdispatch\.so\.0'; then
+    local F Any=
+    for F in "$ROOT"/.gl/*.deb; do
+      [[ -f $F ]] || continue
+      dpkg -x "$F" / && Any=1
+    done
+    [[ -n $Any ]] && ldconfig
+  fi
+  if [[ -z ${VK_DRIVER_FILES:-} ]]; then
+    local Icd
+    for Icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
+      /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
+      [[ -f $Icd ]] && { export VK_DRIVER_FILES=$Icd; break; }
+    done
+  fi
 }
 
 run() {
@@ -74,16 +118,20 @@ run() {
   local Table="$Out/gpu-bench.txt"
   [[ -x $Carry/bin/cajeta_gpu_bench ]] ||
     { echo "no $Carry/bin/cajeta_gpu_bench: run 'prepare' here first" | tee "$Table"; return 1; }
+  vulkan_setup
   export LD_LIBRARY_PATH="$Carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export XDG_CACHE_HOME="$Out/cache"
-  export CAJETA_XPU_BACKEND=cuda
+  # The bench picks its cuda and Vulkan devices itself; a forced backend has no say.
+  unset CAJETA_XPU_BACKEND
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -n), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
     nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm,clocks.mem,power.limit \
       --format=csv 2>&1 | head -n 3
     cat "$Carry/BUILD-INFO.txt" 2>/dev/null
-    echo "command: CAJETA_XPU_BACKEND=cuda cajeta_gpu_bench --bundles ${Carry#$ROOT/}/bundles $*"
+    echo "vulkan loader: $(ldconfig -p | awk '/libvulkan\.so\.1 / {print $NF; exit}')," \
+      "VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}"
+    echo "command: cajeta_gpu_bench --bundles ${Carry#$ROOT/}/bundles $*"
     echo
   } > "$Table"
   local Rc=0
@@ -98,5 +146,5 @@ run() {
 case $MODE in
 prepare) shift; prepare "$@" ;;
 run) shift; run "$@" ;;
-*) sed -n '2,16p' "$0"; exit 2 ;;
+*) sed -n '2,28p' "$0"; exit 2 ;;
 esac

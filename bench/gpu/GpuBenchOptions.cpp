@@ -42,7 +42,11 @@ const char* GpuBenchOptions::usage() {
          "  --only LIST      comma list of saxpy,triad,reduce,matmul,launch\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
          "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
-         "Run with CAJETA_XPU_BACKEND=cuda.\n";
+         "  --no-vulkan      run our kernels on the cuda backend only\n"
+         "  --vulkan-device I  run the Vulkan side on device I of `cajeta devices` (default:\n"
+         "                   the Vulkan device named as the cuda device, never a CPU one)\n"
+         "Our kernels run on the cuda device and on the Vulkan device of the same GPU, in one\n"
+         "process, beside the nvcc/CUB/driver peers; needs an NVIDIA GPU and its driver.\n";
 }
 
 bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::string& Error) {
@@ -60,6 +64,10 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
       O.Cupti = false;
       continue;
     }
+    if (Arg == "--no-vulkan") {
+      O.Vulkan = false;
+      continue;
+    }
     if (I + 1 >= Argc) {
       Error = "missing value after " + Arg;
       return false;
@@ -75,6 +83,14 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
     };
     if (Arg == "--bundles") {
       O.BundleDir = Value;
+    } else if (Arg == "--vulkan-device") {
+      // A device index: 0 is valid, unlike the counts below.
+      if (Value.empty() || Value.size() > 4 ||
+          Value.find_first_not_of("0123456789") != std::string::npos) {
+        Error = "--vulkan-device wants a device index (see `cajeta devices`), not '" + Value + "'";
+        return false;
+      }
+      O.VulkanDevice = std::atoi(Value.c_str());
     } else if (Arg == "--n" || Arg == "--reduce-n") {
       if (!number(1u << 30))
         return false;

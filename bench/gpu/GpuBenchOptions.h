@@ -18,6 +18,8 @@ struct GpuBenchOptions {
   int Launches = 10000;          // empty launches per launch-cost sample
   bool Smoke = false;            // tiny sizes, 3 reps: checks that everything runs and agrees
   bool Cupti = true;             // our kernels' GPU time from CUPTI where libcupti loads
+  bool Vulkan = true;            // also run our kernels on the Vulkan backend (--no-vulkan: not)
+  int VulkanDevice = -1;         // index in xpu::devices() (-1: the one that is the cuda GPU)
   std::vector<std::string> Only; // empty: every workload
 
   bool wants(const std::string& Workload) const;

@@ -1,15 +1,18 @@
-// The GPU bench's workloads and what they share: options, peers, our stream, the table.
+// The GPU bench's workloads and what they share: options, peers, our two backends, the tables.
 #pragma once
 
+#include "BackendCompareTable.h"
 #include "CudaPeers.h"
 #include "CuptiKernelTimer.h"
 #include "GpuBenchOptions.h"
 #include "GpuResultTable.h"
 #include "GpuTiming.h"
+#include "OursDevice.h"
 
 #include <cajeta/xpu.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace cajeta::gpubench {
@@ -19,15 +22,14 @@ namespace xpu = cajeta::xpu;
 struct GpuBenchContext {
   const GpuBenchOptions& Options;
   CudaPeers& Peers;
-  xpu::KernelStream& Stream; // ours
-  GpuResultTable& Table;
+  OursDevice& Cuda;                  // ours on the cuda backend (against the peers)
+  OursDevice* Vulkan;                // ours on the Vulkan backend of the same GPU (null: none)
+  std::string NoVulkan;              // why Vulkan is null
+  GpuResultTable& Table;             // ours (cuda) vs the peers
+  BackendCompareTable& Backends;     // ours on Vulkan vs ours on cuda
   CuptiKernelTimer* Timer = nullptr; // null: --no-cupti
   bool Failed = false;               // a cross-check failed
 
-  /// Loads BundleDir/<Name>.cjx.
-  xpu::Program load(const std::string& Name) const {
-    return xpu::Program::load(Options.BundleDir + "/" + Name + ".cjx");
-  }
   void fail(const std::string& Message) {
     std::fprintf(stderr, "cajeta_gpu_bench: %s\n", Message.c_str());
     Failed = true;
@@ -49,7 +51,7 @@ Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer) {
     double T0 = nowMs();
     for (int I = 0; I < Batch; ++I)
       Ours();
-    C.Stream.sync();
+    C.Cuda.stream().sync();
     return (nowMs() - T0) / Batch;
   };
   for (int I = 0; I < C.Options.Warmup; ++I) {
@@ -86,6 +88,48 @@ Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer) {
   return M;
 }
 
+/// Per-item medians of our two backends, host clock around each batch through its sync.
+struct BackendMedians {
+  double CudaMs = 0, VulkanMs = 0;
+};
+
+/// Warm-up batches, then Reps timed batches alternating CUDA and Vulkan; a batch is Batch items
+/// enqueued on that side's stream, then its sync(). Vulkan has no CUDA events, so both sides are
+/// timed by the host clock alike. Needs C.Vulkan.
+template <class CudaF, class VulkanF>
+BackendMedians timeBackends(GpuBenchContext& C, int Batch, CudaF&& CudaItem, VulkanF&& VulkanItem) {
+  auto batch = [Batch](auto& Item, xpu::KernelStream& S) {
+    double T0 = nowMs();
+    for (int I = 0; I < Batch; ++I)
+      Item();
+    S.sync();
+    return (nowMs() - T0) / Batch;
+  };
+  for (int I = 0; I < C.Options.Warmup; ++I) {
+    batch(CudaItem, C.Cuda.stream());
+    batch(VulkanItem, C.Vulkan->stream());
+  }
+  std::vector<double> Cu, Vk;
+  for (int I = 0; I < C.Options.Reps; ++I) {
+    Cu.push_back(batch(CudaItem, C.Cuda.stream()));
+    Vk.push_back(batch(VulkanItem, C.Vulkan->stream()));
+  }
+  return BackendMedians{median(Cu), median(Vk)};
+}
+
+/// Adds Row to the Vulkan-vs-CUDA table. Without a Vulkan device the row says so and shows
+/// CudaHostMs (the host-clock median of the ours-vs-peer measurement) as the CUDA time. Else
+/// VulkanSide runs the workload on C.Vulkan (its own program, buffers and stream, on the same
+/// input data), checks the result against the CUDA side's, and fills Row's times and Check with
+/// timeBackends; an exception from it makes the row an ERROR and the run fail.
+void compareBackends(GpuBenchContext& C, BackendRow Row, double CudaHostMs,
+                     const std::function<void(OursDevice& Vulkan, BackendRow& Row)>& VulkanSide);
+
+/// "bit-exact vs CUDA" when Got and Want (the CUDA side's result) agree bit for bit; else fails
+/// the run and says where they differ.
+std::string checkAgainstCuda(GpuBenchContext& C, const std::string& What,
+                             const std::vector<float>& Got, const std::vector<float>& Want);
+
 /// Adds R with our CUPTI GPU time from M.
 inline void addRow(GpuBenchContext& C, const Medians& M, ResultRow R) {
   R.OursGpuMs = M.OursGpu;
@@ -103,5 +147,9 @@ void runStreamBench(GpuBenchContext& C); // saxpy, triad, triad vs cuMemcpyDtoD
 void runReduceBench(GpuBenchContext& C); // sum vs CUB
 void runMatMulBench(GpuBenchContext& C); // tiled matmul vs nvcc
 void runLaunchBench(GpuBenchContext& C); // empty-kernel launch cost vs raw cuLaunchKernel
+
+/// Issue 5's targets for Vulkan time over CUDA time.
+constexpr double MemoryBoundTarget = 1.2;
+constexpr double BarrierHeavyTarget = 1.5;
 
 } // namespace cajeta::gpubench

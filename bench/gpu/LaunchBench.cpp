@@ -1,4 +1,5 @@
-// Host cost of launching an empty kernel: ours through the C++ API beside raw cuLaunchKernel.
+// Host cost of launching an empty kernel: ours through the C++ API beside raw cuLaunchKernel, and
+// ours on the Vulkan backend beside the cuda backend.
 #include "GpuWorkloads.h"
 
 namespace cajeta::gpubench {
@@ -6,17 +7,18 @@ namespace cajeta::gpubench {
 void runLaunchBench(GpuBenchContext& C) {
   if (!C.Options.wants("launch"))
     return;
-  xpu::Program P = C.load("empty");
+  xpu::Program P = C.Cuda.load("empty");
   xpu::Kernel Empty = P.kernel("GpuBench.empty");
+  xpu::KernelStream& Stream = C.Cuda.stream();
   const int Count = C.Options.Launches;
   // One sample: Count launches of grid 1 x block 1, then one sync; per launch, the host time of
   // the launch calls alone and of the whole loop including the sync.
   auto oursSample = [&](double& LaunchNs, double& SyncNs) {
     double T0 = nowMs();
     for (int I = 0; I < Count; ++I)
-      Empty.launch(C.Stream, xpu::grid(1), xpu::block(1))();
+      Empty.launch(Stream, xpu::grid(1), xpu::block(1))();
     double T1 = nowMs();
-    C.Stream.sync();
+    Stream.sync();
     double T2 = nowMs();
     LaunchNs = (T1 - T0) * 1e6 / Count;
     SyncNs = (T2 - T0) * 1e6 / Count;
@@ -53,6 +55,28 @@ void runLaunchBench(GpuBenchContext& C) {
       1 / 1.1);
   row("empty launch, enqueue calls only", "raw cuLaunchKernel", median(OursL), median(RawL), 0);
   row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
+
+  // Vulkan beside cuda: Count launches then one sync per batch, alternating; no target (issue 5
+  // sets none for launch cost).
+  compareBackends(C, BackendRow{"empty launch, host cost incl. final sync", "launch", 0},
+                  median(OursS) * 1e-6, [&](OursDevice& V, BackendRow& R) {
+                    xpu::Kernel VEmpty = V.load("empty").kernel("GpuBench.empty");
+                    auto cudaLaunch = [&] { Empty.launch(Stream, xpu::grid(1), xpu::block(1))(); };
+                    auto vulkanLaunch = [&] {
+                      VEmpty.launch(V.stream(), xpu::grid(1), xpu::block(1))();
+                    };
+                    vulkanLaunch();
+                    V.stream().sync();
+                    BackendMedians T = timeBackends(C, Count, cudaLaunch, vulkanLaunch);
+                    R.CudaMs = T.CudaMs;
+                    R.VulkanMs = T.VulkanMs;
+                    char Note[128];
+                    std::snprintf(Note, sizeof(Note),
+                                  "Vulkan %.2f us vs CUDA %.2f us per launch (%d launches x %d)",
+                                  T.VulkanMs * 1e3, T.CudaMs * 1e3, Count, C.Options.Reps);
+                    R.Check = "empty kernel, nothing to check";
+                    R.Note = Note;
+                  });
 }
 
 } // namespace cajeta::gpubench

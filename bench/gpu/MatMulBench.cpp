@@ -1,4 +1,5 @@
-// Tiled shared-memory matrix multiply, ours beside the same algorithm in CUDA C++ (nvcc).
+// Tiled shared-memory matrix multiply, ours beside the same algorithm in CUDA C++ (nvcc), and on
+// the Vulkan backend beside the cuda backend.
 #include "GpuWorkloads.h"
 
 #include <cmath>
@@ -10,22 +11,20 @@ void runMatMulBench(GpuBenchContext& C) {
     return;
   const uint32_t N = C.Options.MatN;
   const size_t Elems = size_t(N) * N;
-  xpu::Program P = C.load("matmul");
+  xpu::Program P = C.Cuda.load("matmul");
   xpu::Kernel MatMul = P.kernel("GpuBench.matmul");
+  xpu::KernelStream& S = C.Cuda.stream();
   std::vector<float> A = makeData(Elems, 4), B = makeData(Elems, 5);
-  xpu::KernelBuffer<float> OursA(Elems), OursB(Elems), OursC(Elems);
+  xpu::KernelBuffer<float> OursA = C.Cuda.buffer(A), OursB = C.Cuda.buffer(B),
+                           OursC = C.Cuda.buffer(Elems);
   PeerBuffer PeerA(Elems), PeerB(Elems), PeerC(Elems);
-  OursA.upload(A);
-  OursB.upload(B);
   PeerA.upload(A.data());
   PeerB.upload(B.data());
   const uint32_t Tiles = (N + 15) / 16;
-  auto ours = [&] {
-    MatMul.launch(C.Stream, xpu::grid(Tiles, Tiles), xpu::block(16, 16))(OursC, OursA, OursB, N, N,
-                                                                         N);
-  };
+  const xpu::Dim3 Grid = xpu::grid(Tiles, Tiles), Block = xpu::block(16, 16);
+  auto ours = [&] { MatMul.launch(S, Grid, Block)(OursC, OursA, OursB, N, N, N); };
   ours();
-  C.Stream.sync();
+  S.sync();
   C.Peers.matmul(PeerC, PeerA, PeerB, N, N, N, 1);
   std::vector<float> Ours, Peer(Elems);
   OursC.download(Ours);
@@ -58,9 +57,25 @@ void runMatMulBench(GpuBenchContext& C) {
   Medians M = measure(C, Batch, ours,
                       [&](int Bt) { return C.Peers.matmul(PeerC, PeerA, PeerB, N, N, N, Bt); });
   const double Flops = 2.0 * N * double(N) * N;
+  const std::string Name = "tiled matmul 16x16 " + std::to_string(N) + "^2";
   addRow(C, M,
-         ResultRow{"tiled matmul 16x16 " + std::to_string(N) + "^2", "nvcc -O3 sm_90", M.Ours,
-                   M.PeerWall, M.PeerGpu, Flops, Flops, "TFLOP/s", 0.95, Check});
+         ResultRow{Name, "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu, Flops, Flops, "TFLOP/s",
+                   0.95, Check});
+  compareBackends(
+      C, BackendRow{Name, "barrier-heavy", BarrierHeavyTarget}, M.Ours,
+      [&](OursDevice& V, BackendRow& R) {
+        xpu::Kernel VMatMul = V.load("matmul").kernel("GpuBench.matmul");
+        xpu::KernelBuffer<float> VA = V.buffer(A), VB = V.buffer(B), VC = V.buffer(Elems);
+        auto vulkan = [&] { VMatMul.launch(V.stream(), Grid, Block)(VC, VA, VB, N, N, N); };
+        vulkan();
+        V.stream().sync();
+        std::vector<float> Got;
+        VC.download(Got);
+        R.Check = checkAgainstCuda(C, "matmul", Got, Ours);
+        BackendMedians T = timeBackends(C, Batch, ours, vulkan);
+        R.CudaMs = T.CudaMs;
+        R.VulkanMs = T.VulkanMs;
+      });
 }
 
 } // namespace cajeta::gpubench

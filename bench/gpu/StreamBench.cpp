@@ -1,4 +1,5 @@
-// saxpy and triad, ours beside nvcc's on the same data, and triad against cuMemcpyDtoD bandwidth.
+// saxpy and triad, ours beside nvcc's on the same data, and triad against cuMemcpyDtoD bandwidth;
+// each of ours also on the Vulkan backend beside the cuda backend.
 #include "GpuWorkloads.h"
 
 #include <cmath>
@@ -35,21 +36,23 @@ void runStreamBench(GpuBenchContext& C) {
   const float A = 1.5f;
   const int Batch = C.Options.Batch;
   std::vector<float> X = makeData(N, 1), Y = makeData(N, 2);
+  xpu::KernelStream& S = C.Cuda.stream();
+  const xpu::Dim3 Grid = xpu::grid(Blocks), Block = xpu::block(256);
 
-  xpu::KernelBuffer<float> OursX(N), OursY(N), OursA(N);
+  xpu::KernelBuffer<float> OursX = C.Cuda.buffer(X), OursY = C.Cuda.buffer(N),
+                           OursA = C.Cuda.buffer(N);
   PeerBuffer PeerX(N), PeerY(N), PeerA(N);
-  OursX.upload(X);
   PeerX.upload(X.data());
   const double Bytes = 12.0 * N; // saxpy: x, y read, y written; triad: b, c read, a written
 
   if (C.Options.wants("saxpy")) {
-    xpu::Program P = C.load("saxpy");
+    xpu::Program P = C.Cuda.load("saxpy");
     xpu::Kernel Saxpy = P.kernel("GpuBench.saxpy");
     // One step on fresh data, checked, before the timed steps.
     OursY.upload(Y);
     PeerY.upload(Y.data());
-    Saxpy.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursY, OursX, A, N);
-    C.Stream.sync();
+    Saxpy.launch(S, Grid, Block)(OursY, OursX, A, N);
+    S.sync();
     C.Peers.saxpy(PeerY, PeerX, A, N, 1);
     std::vector<float> Ours, Peer(N), Host(N);
     OursY.download(Ours);
@@ -57,24 +60,38 @@ void runStreamBench(GpuBenchContext& C) {
     for (uint32_t I = 0; I < N; ++I)
       Host[I] = std::fma(A, X[I], Y[I]);
     std::string Check = checkExact(C, "saxpy", Ours, Peer, Host);
-    Medians M = measure(
-        C, Batch,
-        [&] { Saxpy.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursY, OursX, A, N); },
-        [&](int B) { return C.Peers.saxpy(PeerY, PeerX, A, N, B); });
+    auto cudaSaxpy = [&] { Saxpy.launch(S, Grid, Block)(OursY, OursX, A, N); };
+    Medians M =
+        measure(C, Batch, cudaSaxpy, [&](int B) { return C.Peers.saxpy(PeerY, PeerX, A, N, B); });
     addRow(C, M,
            ResultRow{"saxpy n=" + sizeText(N), "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu,
                      Bytes, Bytes, "GB/s", 0.95, Check});
+    compareBackends(C, BackendRow{"saxpy n=" + sizeText(N), "memory-bound", MemoryBoundTarget},
+                    M.Ours, [&](OursDevice& V, BackendRow& R) {
+                      xpu::Kernel VSaxpy = V.load("saxpy").kernel("GpuBench.saxpy");
+                      xpu::KernelBuffer<float> VX = V.buffer(X), VY = V.buffer(Y);
+                      VSaxpy.launch(V.stream(), Grid, Block)(VY, VX, A, N);
+                      V.stream().sync();
+                      std::vector<float> Got;
+                      VY.download(Got);
+                      R.Check = checkAgainstCuda(C, "saxpy", Got, Ours);
+                      BackendMedians T = timeBackends(C, Batch, cudaSaxpy, [&] {
+                        VSaxpy.launch(V.stream(), Grid, Block)(VY, VX, A, N);
+                      });
+                      R.CudaMs = T.CudaMs;
+                      R.VulkanMs = T.VulkanMs;
+                    });
   }
 
   if (!C.Options.wants("triad"))
     return;
-  xpu::Program P = C.load("triad");
+  xpu::Program P = C.Cuda.load("triad");
   xpu::Kernel Triad = P.kernel("GpuBench.triad");
   // a = b + s*c with b = Y, c = X.
   OursY.upload(Y);
   PeerY.upload(Y.data());
-  Triad.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursA, OursY, OursX, A, N);
-  C.Stream.sync();
+  Triad.launch(S, Grid, Block)(OursA, OursY, OursX, A, N);
+  S.sync();
   C.Peers.triad(PeerA, PeerY, PeerX, A, N, 1);
   std::vector<float> Ours, Peer(N), Host(N);
   OursA.download(Ours);
@@ -82,15 +99,27 @@ void runStreamBench(GpuBenchContext& C) {
   for (uint32_t I = 0; I < N; ++I)
     Host[I] = std::fma(A, X[I], Y[I]);
   std::string Check = checkExact(C, "triad", Ours, Peer, Host);
-  Medians M = measure(
-      C, Batch,
-      [&] {
-        Triad.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursA, OursY, OursX, A, N);
-      },
-      [&](int B) { return C.Peers.triad(PeerA, PeerY, PeerX, A, N, B); });
+  auto cudaTriad = [&] { Triad.launch(S, Grid, Block)(OursA, OursY, OursX, A, N); };
+  Medians M = measure(C, Batch, cudaTriad,
+                      [&](int B) { return C.Peers.triad(PeerA, PeerY, PeerX, A, N, B); });
   addRow(C, M,
          ResultRow{"triad n=" + sizeText(N), "nvcc -O3 sm_90", M.Ours, M.PeerWall, M.PeerGpu, Bytes,
                    Bytes, "GB/s", 0.95, Check});
+  compareBackends(C, BackendRow{"triad n=" + sizeText(N), "memory-bound", MemoryBoundTarget},
+                  M.Ours, [&](OursDevice& V, BackendRow& R) {
+                    xpu::Kernel VTriad = V.load("triad").kernel("GpuBench.triad");
+                    xpu::KernelBuffer<float> VA = V.buffer(N), VB = V.buffer(Y), VC = V.buffer(X);
+                    VTriad.launch(V.stream(), Grid, Block)(VA, VB, VC, A, N);
+                    V.stream().sync();
+                    std::vector<float> Got;
+                    VA.download(Got);
+                    R.Check = checkAgainstCuda(C, "triad", Got, Ours);
+                    BackendMedians T = timeBackends(C, Batch, cudaTriad, [&] {
+                      VTriad.launch(V.stream(), Grid, Block)(VA, VB, VC, A, N);
+                    });
+                    R.CudaMs = T.CudaMs;
+                    R.VulkanMs = T.VulkanMs;
+                  });
 
   // The copy peer: N floats device to device, 8 N bytes moved; our triad (12 N) against it.
   std::vector<float> Copied(N);
@@ -100,38 +129,51 @@ void runStreamBench(GpuBenchContext& C) {
   std::string CopyCheck = countBitDifferences(Copied, X, First) ? "copy MISMATCH" : "copy exact";
   if (CopyCheck != "copy exact")
     C.fail("cuMemcpyDtoDAsync did not copy x exactly");
-  Medians Copy = measure(
-      C, Batch,
-      [&] {
-        Triad.launch(C.Stream, xpu::grid(Blocks), xpu::block(256))(OursA, OursY, OursX, A, N);
-      },
-      [&](int B) { return C.Peers.copyDtoD(PeerA, PeerX, B); });
+  Medians Copy =
+      measure(C, Batch, cudaTriad, [&](int B) { return C.Peers.copyDtoD(PeerA, PeerX, B); });
   addRow(C, Copy,
          ResultRow{"triad vs copy bandwidth n=" + sizeText(N), "cuMemcpyDtoDAsync", Copy.Ours,
                    Copy.PeerWall, Copy.PeerGpu, Bytes, 8.0 * N, "GB/s", 0.92, CopyCheck});
 
   // The same triad as a grid-stride loop over a fixed grid (16 workgroups of 256 per SM), the
   // shape STREAM-like kernels use to keep every SM's memory pipeline full; same check, same peer.
+  // The grid comes from the cuda device's SM count on both backends (Vulkan does not report
+  // one), so both run the same geometry on the same GPU.
   xpu::Kernel Strided = P.kernel("GpuBench.triadStrided");
-  const uint32_t StridedBlocks = P.device().computeUnits() * 16;
+  const uint32_t StridedBlocks = C.Cuda.device().computeUnits() * 16;
+  const xpu::Dim3 StridedGrid = xpu::grid(StridedBlocks);
   OursA.upload(std::vector<float>(N, 0.0f));
-  Strided.launch(C.Stream, xpu::grid(StridedBlocks), xpu::block(256))(OursA, OursY, OursX, A, N);
-  C.Stream.sync();
+  Strided.launch(S, StridedGrid, Block)(OursA, OursY, OursX, A, N);
+  S.sync();
   std::vector<float> OursStrided;
   OursA.download(OursStrided);
   std::string StridedCheck = checkExact(C, "triad grid-stride", OursStrided, Peer, Host);
-  Medians S = measure(
-      C, Batch,
-      [&] {
-        Strided.launch(C.Stream, xpu::grid(StridedBlocks), xpu::block(256))(OursA, OursY, OursX, A,
-                                                                            N);
-      },
-      [&](int B) { return C.Peers.copyDtoD(PeerA, PeerX, B); });
-  addRow(C, S,
+  auto cudaStrided = [&] { Strided.launch(S, StridedGrid, Block)(OursA, OursY, OursX, A, N); };
+  Medians St =
+      measure(C, Batch, cudaStrided, [&](int B) { return C.Peers.copyDtoD(PeerA, PeerX, B); });
+  const std::string StridedName =
+      "triad grid-stride (" + std::to_string(StridedBlocks) + "x256) n=" + sizeText(N);
+  addRow(C, St,
          ResultRow{"triad grid-stride (" + std::to_string(StridedBlocks) +
                        "x256) vs copy bandwidth n=" + sizeText(N),
-                   "cuMemcpyDtoDAsync", S.Ours, S.PeerWall, S.PeerGpu, Bytes, 8.0 * N, "GB/s", 0.92,
-                   StridedCheck});
+                   "cuMemcpyDtoDAsync", St.Ours, St.PeerWall, St.PeerGpu, Bytes, 8.0 * N, "GB/s",
+                   0.92, StridedCheck});
+  compareBackends(C, BackendRow{StridedName, "memory-bound", MemoryBoundTarget}, St.Ours,
+                  [&](OursDevice& V, BackendRow& R) {
+                    xpu::Kernel VStrided = V.load("triad").kernel("GpuBench.triadStrided");
+                    xpu::KernelBuffer<float> VA = V.buffer(std::vector<float>(N, 0.0f)),
+                                             VB = V.buffer(Y), VC = V.buffer(X);
+                    VStrided.launch(V.stream(), StridedGrid, Block)(VA, VB, VC, A, N);
+                    V.stream().sync();
+                    std::vector<float> Got;
+                    VA.download(Got);
+                    R.Check = checkAgainstCuda(C, "triad grid-stride", Got, OursStrided);
+                    BackendMedians T = timeBackends(C, Batch, cudaStrided, [&] {
+                      VStrided.launch(V.stream(), StridedGrid, Block)(VA, VB, VC, A, N);
+                    });
+                    R.CudaMs = T.CudaMs;
+                    R.VulkanMs = T.VulkanMs;
+                  });
 }
 
 } // namespace cajeta::gpubench
