@@ -107,6 +107,38 @@ public:
   /// The tier a feature gets on this backend; Portable unless a backend has it natively.
   virtual ImplTier tierFor(Feature F) const { return ImplTier::Portable; }
 
+  // --- Wave (subgroup) leaves of the native tier (kir::WaveOp; the walk's KernelWave.cpp builds
+  // every wave op from these). Every lane of a full wave calls each one (Kir.h). The defaults
+  // (null) mean the target has no native waves: its kernels need the portable tier. ---
+
+  /// Lanes per wave (i32; a constant for the walk to unroll over), or null: no native waves.
+  virtual llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext& W) { return nullptr; }
+  /// This work-item's lane in its wave (i32).
+  virtual llvm::Value* waveLaneId(llvm::IRBuilder<>& B, const WorkItemContext& W) {
+    return nullptr;
+  }
+  /// Value (i32) as lane SrcLane (i32, already in 0..width-1) holds it.
+  virtual llvm::Value* waveShuffle(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                   llvm::Value* Value, llvm::Value* SrcLane) {
+    return nullptr;
+  }
+  /// i64 with bit i set iff Pred (i1) is true on lane i.
+  virtual llvm::Value* waveBallot(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                  llvm::Value* Pred) {
+    return nullptr;
+  }
+  /// i1: Pred (i1) is true on every lane (All) or on some lane (!All).
+  virtual llvm::Value* waveVote(llvm::IRBuilder<>& B, const WorkItemContext& W, bool All,
+                                llvm::Value* Pred) {
+    return nullptr;
+  }
+  /// Reduction Op (ReduceSum..ReduceXor) of V (KIR type Ty) over the wave as one native
+  /// instruction, or null when there is none (the walk then uses a shuffle butterfly).
+  virtual llvm::Value* waveReduceNative(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                        kir::WaveOp Op, kir::Type Ty, llvm::Value* V) {
+    return nullptr;
+  }
+
   // --- Device-subset hooks added for GPU targets (issue 4, NVPTX); the defaults suit the CPU. ---
 
   /// Address space of workgroup-shared arrays (generic 0 on CPU; 3 on NVPTX).

@@ -506,6 +506,8 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
     return lowerField(E);
   case Expr::Kind::Dispatch:
     return lowerDispatch(E);
+  case Expr::Kind::Wave:
+    return lowerWave(E);
   }
   return fail(E, "unknown expression kind");
 }

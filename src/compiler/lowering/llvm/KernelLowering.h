@@ -112,6 +112,8 @@ private:
   llvm::Value* lowerIntrinsic(const kir::Expr* E);
   llvm::Value* lowerField(const kir::Expr* E);
   llvm::Value* lowerDispatch(const kir::Expr* E);
+  /// A wave op from the target's wave leaves (KernelWave.cpp).
+  llvm::Value* lowerWave(const kir::Expr* E);
   /// Evaluates the arguments Args for a call of KM.Functions[Callee] (hidden ones first), or
   /// returns false after reporting an error.
   bool lowerCallArgs(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<const kir::Expr*> Args,

@@ -4,6 +4,7 @@
 
 #include "bundle/Manifest.h"
 #include "compiler/kir/Kir.h"
+#include "compiler/lowering/LoweringTarget.h"
 
 #include <map>
 #include <string>
@@ -19,6 +20,9 @@ struct NvptxBuildOptions {
   bool ReadFootprint = false;
   /// libdevice to link; "auto" = NvptxLibdevice::findPath(), "" = none (approximate math).
   std::string Libdevice = "auto";
+  /// The wave-op tier (CAJETA_GPU_WAVE_IMPL): Native = shfl/vote/redux.sync; Portable = the
+  /// KIR rewrite over shared memory (PortableWave) before the walk.
+  ImplTier WaveTier = ImplTier::Native;
 };
 
 struct NvptxBuildResult {

@@ -57,10 +57,40 @@ public:
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   }
   ImplTier tierFor(Feature F) const override {
-    return F == Feature::FloatAtomics ? ImplTier::Native : ImplTier::Portable;
+    return F == Feature::FloatAtomics || F == Feature::WaveOps ? ImplTier::Native
+                                                               : ImplTier::Portable;
   }
 
+  // Waves are PTX warps: 32 lanes, every one active (full mask) where the walk calls these.
+  llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext& W) override {
+    return B.getInt32(32);
+  }
+  llvm::Value* waveLaneId(llvm::IRBuilder<>& B, const WorkItemContext& W) override {
+    return B.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
+  }
+  llvm::Value* waveShuffle(llvm::IRBuilder<>& B, const WorkItemContext& W, llvm::Value* Value,
+                           llvm::Value* SrcLane) override {
+    // shfl.sync.idx.b32 with c = 0x1f: one segment of 32 lanes, source lane SrcLane[4:0].
+    return B.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
+                             {fullMask(B), Value, SrcLane, B.getInt32(0x1f)});
+  }
+  llvm::Value* waveBallot(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                          llvm::Value* Pred) override {
+    llvm::Value* Bits =
+        B.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {}, {fullMask(B), Pred});
+    return B.CreateZExt(Bits, B.getInt64Ty());
+  }
+  llvm::Value* waveVote(llvm::IRBuilder<>& B, const WorkItemContext& W, bool All,
+                        llvm::Value* Pred) override {
+    return B.CreateIntrinsic(All ? llvm::Intrinsic::nvvm_vote_all_sync
+                                 : llvm::Intrinsic::nvvm_vote_any_sync,
+                             {}, {fullMask(B), Pred});
+  }
+  llvm::Value* waveReduceNative(llvm::IRBuilder<>& B, const WorkItemContext& W, kir::WaveOp Op,
+                                kir::Type Ty, llvm::Value* V) override;
+
 private:
+  static llvm::Value* fullMask(llvm::IRBuilder<>& B) { return B.getInt32(0xffffffffu); }
   llvm::Value* statusField(llvm::IRBuilder<>& B, llvm::Value* Status, unsigned Offset) const {
     return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Status, Offset);
   }
@@ -288,6 +318,56 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
   R.Ptr = G;
   R.Length = B.CreateUDiv(B.CreateZExt(Bytes, B.getInt64Ty()), B.getInt64(Size));
   return R;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waves
+
+/// The architecture's number: "sm_90" -> 90 ("sm_90a" -> 90); 0 when the CPU is not sm_NN.
+unsigned smNumber(const llvm::TargetMachine& TM) {
+  llvm::StringRef Cpu = TM.getTargetCPU();
+  if (!Cpu.consume_front("sm_"))
+    return 0;
+  unsigned V = 0;
+  for (char C : Cpu) {
+    if (C < '0' || C > '9' || V > 10000)
+      break;
+    V = V * 10 + unsigned(C - '0');
+  }
+  return V;
+}
+
+llvm::Value* NvptxTarget::waveReduceNative(llvm::IRBuilder<>& B, const WorkItemContext& W,
+                                           kir::WaveOp Op, kir::Type Ty, llvm::Value* V) {
+  using namespace llvm::Intrinsic;
+  // redux.sync (sm_80+) covers 32-bit integers only; the rest take the walk's butterfly.
+  if (smNumber(TM) < 80 || !Ty.isInteger() || Ty.bits() != 32)
+    return nullptr;
+  bool Signed = Ty.isSigned();
+  ID Id;
+  switch (Op) {
+  case kir::WaveOp::ReduceSum:
+    Id = nvvm_redux_sync_add;
+    break;
+  case kir::WaveOp::ReduceMin:
+    Id = Signed ? nvvm_redux_sync_min : nvvm_redux_sync_umin;
+    break;
+  case kir::WaveOp::ReduceMax:
+    Id = Signed ? nvvm_redux_sync_max : nvvm_redux_sync_umax;
+    break;
+  case kir::WaveOp::ReduceAnd:
+    Id = nvvm_redux_sync_and;
+    break;
+  case kir::WaveOp::ReduceOr:
+    Id = nvvm_redux_sync_or;
+    break;
+  case kir::WaveOp::ReduceXor:
+    Id = nvvm_redux_sync_xor;
+    break;
+  default:
+    return nullptr;
+  }
+  return B.CreateIntrinsic(Id, {}, {V, fullMask(B)});
 }
 
 // ---------------------------------------------------------------------------------------------
