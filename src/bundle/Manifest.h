@@ -56,6 +56,9 @@ struct TargetManifest {
   uint32_t Registers = 0; // 0 where the target has no such notion
   uint32_t SpillBytes = 0;
   uint32_t StaticSharedBytes = 0;
+  /// Kernels that use wave ops: "native" or "portable" (PortableWave: at most 1024 work-items
+  /// per workgroup); empty otherwise.
+  std::string WaveTier;
 };
 
 struct KernelInfo {
@@ -66,6 +69,7 @@ struct KernelInfo {
   std::map<std::string, TargetManifest> Targets; // key: target name, e.g. "cpu-x86_64"
   std::vector<std::string> SharedArrays;         // names of its shared arrays, in declaration order
   bool DynamicShared = false;                    // one shared array is sized at launch
+  bool UsesWave = false; // wave ops: launches need a workgroup size that is a multiple of the width
   std::vector<std::string> Backends;             // @Backend restriction; empty = every backend
 };
 

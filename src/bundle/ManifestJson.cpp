@@ -30,11 +30,14 @@ std::optional<uint64_t> parseCodeHashHex(const std::string& Text) {
 }
 
 json targetToJson(const TargetManifest& T) {
-  return json{{"symbol", T.Symbol},
-              {"codeHash", codeHashHex(T.CodeHash)},
-              {"registers", T.Registers},
-              {"spillBytes", T.SpillBytes},
-              {"staticSharedBytes", T.StaticSharedBytes}};
+  json J{{"symbol", T.Symbol},
+         {"codeHash", codeHashHex(T.CodeHash)},
+         {"registers", T.Registers},
+         {"spillBytes", T.SpillBytes},
+         {"staticSharedBytes", T.StaticSharedBytes}};
+  if (!T.WaveTier.empty())
+    J["waveTier"] = T.WaveTier;
+  return J;
 }
 
 /// A POD's fields and layout and a function's tag table are written for those kinds only.
@@ -72,6 +75,7 @@ json kernelToJson(const KernelInfo& K) {
               {"targets", std::move(Targets)},
               {"sharedArrays", K.SharedArrays},
               {"dynamicShared", K.DynamicShared},
+              {"usesWave", K.UsesWave},
               {"backends", K.Backends}};
 }
 
@@ -303,9 +307,18 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetM
     return R.fail(FieldReader::join(Path, "codeHash"),
                   "must be 1 to 16 hex digits, got '" + Hash + "'");
   Out.CodeHash = *HashValue;
-  return R.u32(J, Path, "registers", Out.Registers) &&
-         R.u32(J, Path, "spillBytes", Out.SpillBytes) &&
-         R.u32(J, Path, "staticSharedBytes", Out.StaticSharedBytes);
+  if (!R.u32(J, Path, "registers", Out.Registers) ||
+      !R.u32(J, Path, "spillBytes", Out.SpillBytes) ||
+      !R.u32(J, Path, "staticSharedBytes", Out.StaticSharedBytes))
+    return false;
+  if (!J.contains("waveTier")) // optional: written for kernels that use wave ops
+    return true;
+  if (!R.string(J, Path, "waveTier", Out.WaveTier))
+    return false;
+  if (Out.WaveTier != "native" && Out.WaveTier != "portable")
+    return R.fail(FieldReader::join(Path, "waveTier"),
+                  "must be \"native\" or \"portable\", got '" + Out.WaveTier + "'");
+  return true;
 }
 
 bool parseKernel(FieldReader& R, const json& J, const std::string& Path, KernelInfo& Out) {
@@ -340,6 +353,8 @@ bool parseKernel(FieldReader& R, const json& J, const std::string& Path, KernelI
   if (!R.nameList(J, Path, "sharedArrays", Out.SharedArrays) ||
       !R.boolean(J, Path, "dynamicShared", Out.DynamicShared) ||
       !R.nameList(J, Path, "backends", Out.Backends))
+    return false;
+  if (J.contains("usesWave") && !R.boolean(J, Path, "usesWave", Out.UsesWave)) // optional
     return false;
   if (Out.DynamicShared && Out.SharedArrays.empty())
     return R.fail(FieldReader::join(Path, "dynamicShared"),

@@ -45,6 +45,7 @@ struct KernelFootprint {
   uint32_t LocalBytes = 0;
   uint32_t SharedBytes = 0;
   uint32_t MaxThreads = 0;
+  uint32_t WaveWidth = 0; // Wave.width() of the loaded code (kernels that use wave ops only)
 };
 
 /// A payload loaded on a device; hands out kernel entries by symbol.
@@ -56,6 +57,9 @@ public:
   /// The footprint of an entry findKernel returned; false where the backend cannot read one
   /// (the runtime then takes the manifest's figures).
   virtual bool footprint(const void* /*Kernel*/, KernelFootprint& /*Out*/) const { return false; }
+  /// Wave.width() of this payload's code where it is fixed by the payload (the CPU's SIMD width
+  /// at compile time); 0 = the device's (BackendDevice::waveWidth).
+  virtual uint32_t waveWidth() const { return 0; }
 };
 
 /// A point in a device queue that the host or another queue can wait for (a CUDA event).
@@ -108,6 +112,8 @@ public:
   virtual uint64_t maxDynamicSharedBytes() const = 0;
   /// What the backend really offers on this device (DESIGN.md §5 "Capabilities").
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
+  /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
+  virtual uint32_t waveWidth() const { return 0; }
   /// False for a device that only emulates a GPU on the host CPU (a CPU-type Vulkan device such
   /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
   /// CAJETA_XPU_BACKEND forces its backend.

@@ -9,6 +9,7 @@
 #include "runtime/RuntimeError.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -20,8 +21,11 @@ namespace cajeta::xpu::rt {
 static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {
   // The file name is part of the key because it is recorded in the manifest and diagnostics.
-  std::string Text = fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\n", Version,
-                                 Options.CheckBounds ? 1 : 0, Options.Cpu, FileName);
+  // Tier overrides the compiler reads from the environment change the code it makes.
+  const char* WaveImpl = std::getenv("CAJETA_GPU_WAVE_IMPL");
+  std::string Text =
+      fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\n", Version,
+                  Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "");
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

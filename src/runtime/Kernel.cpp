@@ -104,6 +104,16 @@ void Kernel::checkGeometry(const BackendDevice& Device, const uint32_t Grid[3],
                             Block[0], Block[1], Block[2], Items * Block[2], Footprint.MaxThreads,
                             Device.backendName(), Device.name(), Footprint.Registers,
                             Footprint.SharedBytes));
+  if (Info.UsesWave && !Footprint.WaveWidth)
+    launchError(fmt::format("uses wave operations, which the {} device '{}' lacks (capability "
+                            "wave-ops)",
+                            Device.backendName(), Device.name()));
+  if (Footprint.WaveWidth && (Items * Block[2]) % Footprint.WaveWidth)
+    launchError(fmt::format("uses wave operations, so its workgroup size must be a multiple of the "
+                            "wave width {} on the {} device '{}'; block ({}, {}, {}) has {} "
+                            "work-items",
+                            Footprint.WaveWidth, Device.backendName(), Device.name(), Block[0],
+                            Block[1], Block[2], Items * Block[2]));
   uint64_t Groups = uint64_t(Grid[0]) * Grid[1];
   if (__builtin_mul_overflow(Groups, uint64_t(Grid[2]), &Groups))
     launchError(

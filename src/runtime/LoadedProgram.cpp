@@ -64,6 +64,16 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       Footprint.LocalBytes = It->second.SpillBytes;
       Footprint.SharedBytes = It->second.StaticSharedBytes;
     }
+    if (K.UsesWave) {
+      Footprint.WaveWidth =
+          P->Module->waveWidth() ? P->Module->waveWidth() : P->Device->waveWidth();
+      // WaveWidth 0 (a device without wave ops): the program loads, and a launch of this
+      // kernel fails naming the capability (Kernel::checkGeometry).
+      // The portable tier's scratch arrays hold 1024 work-items (PortableWave::MaxGroupSize).
+      if (It->second.WaveTier == "portable" &&
+          (!Footprint.MaxThreads || Footprint.MaxThreads > 1024))
+        Footprint.MaxThreads = 1024;
+    }
     P->Kernels.push_back(std::make_unique<Kernel>(*P, K, Entry, Footprint));
   }
   return P;

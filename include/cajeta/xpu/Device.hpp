@@ -48,6 +48,8 @@ public:
   std::string backend() const { return cajeta_xpu_device_backend(H); } // "cpu"
   unsigned computeUnits() const { return cajeta_xpu_device_compute_units(H); }
   unsigned maxWorkgroupSize() const { return cajeta_xpu_device_max_workgroup_size(H); }
+  /// Lanes per wave (Wave.width()); 0 where the device has no wave operations.
+  unsigned waveWidth() const { return cajeta_xpu_device_wave_width(H); }
   bool supports(Capability C) const {
     return cajeta_xpu_device_supports(H, static_cast<cajeta_xpu_capability>(C)) != 0;
   }

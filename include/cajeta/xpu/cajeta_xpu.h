@@ -67,6 +67,10 @@ CAJETA_XPU_API const char* cajeta_xpu_device_name(const cajeta_xpu_device* devic
 CAJETA_XPU_API const char* cajeta_xpu_device_backend(const cajeta_xpu_device* device); /* "cpu" */
 CAJETA_XPU_API unsigned cajeta_xpu_device_compute_units(const cajeta_xpu_device* device);
 CAJETA_XPU_API unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_device* device);
+/* Lanes per wave (Wave.width()) on the device; 0 where it has no wave operations. A CPU payload
+   built for other CPU features than the host's may use another width: kernels always launch with
+   their own code's width (a workgroup must be a multiple of it). */
+CAJETA_XPU_API unsigned cajeta_xpu_device_wave_width(const cajeta_xpu_device* device);
 /* Optional features; cajeta_xpu_device_supports answers per device from what its backend really
    offers (never "yes" for an emulation that is not there). */
 typedef enum cajeta_xpu_capability {

@@ -6,6 +6,7 @@
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
+#include "compiler/lowering/TierSelection.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
@@ -74,6 +75,30 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   R.Diagnostics = F.Diagnostics;
   if (!F.Ok)
     return R;
+  // Wave ops are tiered: the backend's best, or CAJETA_GPU_WAVE_IMPL; one note per backend.
+  bool UsesWave = false;
+  for (const auto& Fn : F.Kir->Functions)
+    UsesWave = UsesWave || Fn->UsesWave;
+  std::optional<lowering::ImplTier> WaveOverride;
+  auto WaveTier = [&](const char* Backend, lowering::ImplTier Best, const char* NativeHow) {
+    lowering::TierChoice C = lowering::TierSelection::choose(
+        lowering::Feature::WaveOps, Backend, Best, WaveOverride, NativeHow,
+        "exchanges through workgroup-shared memory and barriers");
+    if (UsesWave)
+      R.Diagnostics += FileName + ": note: " + C.Note + "\n";
+    return C.Tier;
+  };
+  if (UsesWave) {
+    std::string Warning;
+    WaveOverride = lowering::TierSelection::overrideFor(lowering::Feature::WaveOps, Warning);
+    if (!Warning.empty())
+      R.Diagnostics += FileName + ": warning: " + Warning + "\n";
+  }
+  WaveTier("cpu", lowering::ImplTier::Portable, "");
+  lowering::ImplTier NvptxWaveTier =
+      WaveTier("cuda", lowering::ImplTier::Native, "shfl.sync, vote.sync, redux.sync on sm_80+");
+  lowering::ImplTier SpirvWaveTier =
+      WaveTier("vulkan", lowering::ImplTier::Native, "GroupNonUniform operations");
   lowering::CpuBuildOptions CpuOpts;
   CpuOpts.Cpu = Options.Cpu;
   CpuOpts.CheckBounds = Options.CheckBounds;
@@ -89,6 +114,7 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     GpuOpts.Sm = Sm;
     GpuOpts.CheckBounds = Options.CheckBounds;
     GpuOpts.ReadFootprint = Options.GpuFootprint;
+    GpuOpts.WaveTier = NvptxWaveTier;
     Gpu.push_back(lowering::NvptxPayloadBuilder::build(*F.Kir, GpuOpts));
     if (!Gpu.back().Ok) {
       R.Diagnostics += FileName + ": error: NVPTX code generation for " + Sm +
@@ -104,6 +130,7 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   // gets a warning and no Vulkan payload instead of failing the whole build. ---
   spirv::SpirvEmitOptions SpvOpts;
   SpvOpts.CheckBounds = Options.CheckBounds;
+  SpvOpts.PortableWaveOps = SpirvWaveTier == lowering::ImplTier::Portable;
   spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
   for (const std::string& E : Spv.Errors)
     R.Diagnostics += FileName + ": warning: no Vulkan code for " + E + "\n";
@@ -126,6 +153,7 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
       K.DynamicShared |= S.Count == 0;
     }
     K.Backends = Fn->Backends;
+    K.UsesWave = Fn->UsesWave;
     auto It = Cpu.Manifests.find(Fn->Name);
     if (It != Cpu.Manifests.end())
       K.Targets[Cpu.Payload.Target] = It->second;
@@ -134,6 +162,13 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
         K.Targets[G.Payload.Target] = GIt->second;
     if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end()) // SPIR-V (issue 5)
       K.Targets[spirv::SpirvPayloadBuilder::ManifestTarget] = SIt->second;
+    if (K.UsesWave) // which tier each payload's code uses (the runtime checks launches by it)
+      for (auto& [Target, TM] : K.Targets) {
+        lowering::ImplTier T = Target.rfind("cpu", 0) == 0     ? lowering::ImplTier::Portable
+                               : Target.rfind("nvptx", 0) == 0 ? NvptxWaveTier
+                                                               : SpirvWaveTier;
+        TM.WaveTier = T == lowering::ImplTier::Native ? "native" : "portable";
+      }
     P.Kernels.push_back(std::move(K));
   }
   P.Payloads.push_back(std::move(Cpu.Payload));

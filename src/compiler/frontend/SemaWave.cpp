@@ -44,7 +44,9 @@ const std::map<std::string, WaveMethod>& waveMethods() {
   return Methods;
 }
 
-bool isWide(const Type& T) { return T.isScalar() && T.bits() >= 32 && !T.isBool(); }
+bool isWide(const Type& T) {
+  return T.isScalar() && T.bits() >= 32 && !T.isBool();
+}
 
 } // namespace
 
@@ -65,8 +67,8 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
                               std::to_string(Given) + " given");
     return {};
   }
-  kir::Expr* R = M->newExpr(kir::Expr::Kind::Wave, Type::scalar(bundle::ScalarType::U32),
-                            loc(E->Range));
+  kir::Expr* R =
+      M->newExpr(kir::Expr::Kind::Wave, Type::scalar(bundle::ScalarType::U32), loc(E->Range));
   R->WOp = W.Op;
   Fn().UsesWave = true;
   if (Arity == 0)
@@ -96,8 +98,7 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
     break;
   case Operand::Bits:
     if (!isWide(T) || !T.isInteger()) {
-      Diags.error(E->Ops[1]->Range, Name +
-                                        " takes int32, uint32, int64 or uint64, found " +
+      Diags.error(E->Ops[1]->Range, Name + " takes int32, uint32, int64 or uint64, found " +
                                         T.str() +
                                         (T.isBool() ? " (for bool use Wave.all / Wave.any)" : ""));
       return {};
@@ -113,9 +114,9 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
     break;
   }
   R->Ops = {X};
-  R->Ty = W.Op == WaveOp::Ballot                          ? Type::scalar(bundle::ScalarType::U64)
+  R->Ty = W.Op == WaveOp::Ballot                         ? Type::scalar(bundle::ScalarType::U64)
           : (W.Op == WaveOp::All || W.Op == WaveOp::Any) ? Type::scalar(bundle::ScalarType::Bool)
-                                                          : T;
+                                                         : T;
   if (Arity == 2) {
     Value L = lowerExpr(E->Ops[2]);
     if (!L)
@@ -127,9 +128,10 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
     else if (L.E->Ty.isInteger())
       Lane = castTo(L.E, Type::scalar(bundle::ScalarType::U32));
     if (!Lane) {
-      Diags.error(E->Ops[2]->Range, Name + " takes an integer lane or distance as its second "
-                                           "argument, found " +
-                                           (L.E ? L.E->Ty.str() : std::string("a literal")));
+      Diags.error(E->Ops[2]->Range, Name +
+                                        " takes an integer lane or distance as its second "
+                                        "argument, found " +
+                                        (L.E ? L.E->Ty.str() : std::string("a literal")));
       return {};
     }
     R->Ops.push_back(Lane);

@@ -134,11 +134,25 @@ const char* memoryOrderName(MemoryOrder O) {
 }
 
 const char* waveOpName(WaveOp Op) {
-  static const char* Names[] = {"width",        "laneId",       "shuffle",     "shuffleUp",
-                                "shuffleDown",  "shuffleXor",   "rotate",      "broadcastFirst",
-                                "ballot",       "all",          "any",         "reduceSum",
-                                "reduceMin",    "reduceMax",    "reduceAnd",   "reduceOr",
-                                "reduceXor",    "inclusiveSum", "exclusiveSum"};
+  static const char* Names[] = {"width",
+                                "laneId",
+                                "shuffle",
+                                "shuffleUp",
+                                "shuffleDown",
+                                "shuffleXor",
+                                "rotate",
+                                "broadcastFirst",
+                                "ballot",
+                                "all",
+                                "any",
+                                "reduceSum",
+                                "reduceMin",
+                                "reduceMax",
+                                "reduceAnd",
+                                "reduceOr",
+                                "reduceXor",
+                                "inclusivePrefixSum",
+                                "exclusivePrefixSum"};
   return Names[static_cast<unsigned>(Op)];
 }
 

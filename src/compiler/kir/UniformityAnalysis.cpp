@@ -96,9 +96,8 @@ private:
   bool isBarrierLike(const Stmt* S) const {
     if (S->K == Stmt::Kind::Barrier || convergentWaveOp(S->E))
       return true;
-    return anyCallee(S->E, [&](uint32_t C) {
-      return M.Functions[C]->HasBarrier || M.Functions[C]->UsesWave;
-    });
+    return anyCallee(
+        S->E, [&](uint32_t C) { return M.Functions[C]->HasBarrier || M.Functions[C]->UsesWave; });
   }
 
   bool varying(const Expr* E) const {

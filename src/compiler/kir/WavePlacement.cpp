@@ -123,8 +123,8 @@ private:
     if (!E)
       return;
     bool ArmsConditional = E->K == Expr::Kind::Select ||
-                           (E->K == Expr::Kind::Binary && (E->BOp == BinaryOp::LogicalAnd ||
-                                                           E->BOp == BinaryOp::LogicalOr));
+                           (E->K == Expr::Kind::Binary &&
+                            (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr));
     for (size_t I = 0; I < E->Ops.size(); ++I) {
       const Expr* O = E->Ops[I];
       if (ArmsConditional && I > 0) {

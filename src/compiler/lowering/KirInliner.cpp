@@ -25,8 +25,8 @@ struct Frame {
 
 class Inliner {
 public:
-  Inliner(const kir::Module& M, kir::Function& Out, kir::Module& Scratch)
-      : M(M), Out(Out), Scratch(Scratch) {}
+  Inliner(const kir::Module& M, kir::Function& Out, kir::Module& Scratch, bool AlsoWave)
+      : M(M), Out(Out), Scratch(Scratch), AlsoWave(AlsoWave) {}
 
   Stmt* run(const kir::Function& K) {
     Frame Fr;
@@ -78,7 +78,7 @@ private:
 
   bool isBarrierCall(const Expr* E) const {
     return E && E->K == Expr::Kind::Call && E->Index < M.Functions.size() &&
-           M.Functions[E->Index]->HasBarrier;
+           (M.Functions[E->Index]->HasBarrier || (AlsoWave && M.Functions[E->Index]->UsesWave));
   }
 
   bool containsBarrierCall(const Expr* E) const {
@@ -290,6 +290,7 @@ private:
   const kir::Module& M;
   kir::Function& Out;
   kir::Module& Scratch;
+  bool AlsoWave = false;
   uint32_t NextLoopId = 1;
   unsigned Depth = 0;
 };
@@ -299,13 +300,14 @@ private:
 std::unique_ptr<kir::Function> KirInliner::inlineBarrierCalls(const kir::Module& M,
                                                               const kir::Function& K,
                                                               kir::Module& Scratch,
-                                                              std::string& Error) {
+                                                              std::string& Error,
+                                                              bool AlsoWaveHelpers) {
   auto Out = std::make_unique<kir::Function>(K);
   if (!K.Body) {
     Error = "kernel '" + K.Name + "' has no body";
     return nullptr;
   }
-  Inliner I(M, *Out, Scratch);
+  Inliner I(M, *Out, Scratch, AlsoWaveHelpers);
   Out->Body = I.run(K);
   if (!I.Error.empty()) {
     Error = "kernel '" + K.Name + "': inlining helpers with barriers: " + I.Error;

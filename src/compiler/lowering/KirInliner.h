@@ -20,10 +20,13 @@ class KirInliner {
 public:
   /// The inlined copy of kernel K of M. New nodes are allocated in Scratch, which must outlive
   /// the copy; unchanged parts may share M's nodes. Null with Error set on unsupported KIR.
+  /// With AlsoWaveHelpers, helpers that use wave ops (Function::UsesWave) are inlined too (the
+  /// portable wave tier rewrites wave ops in the kernel body only).
   static std::unique_ptr<kir::Function> inlineBarrierCalls(const kir::Module& M,
                                                            const kir::Function& K,
                                                            kir::Module& Scratch,
-                                                           std::string& Error);
+                                                           std::string& Error,
+                                                           bool AlsoWaveHelpers = false);
 };
 
 } // namespace cajeta::lowering

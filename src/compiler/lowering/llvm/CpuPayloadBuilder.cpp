@@ -117,7 +117,8 @@ std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildO
   auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
   M->setTargetTriple(TripleName);
   M->setDataLayout(Mach.TM->createDataLayout());
-  std::unique_ptr<LoweringTarget> Target = createCpuTarget(*Mach.TM, {O.CheckBounds});
+  std::unique_ptr<LoweringTarget> Target =
+      createCpuTarget(*Mach.TM, {O.CheckBounds, waveWidthFor(Mach.EnabledFeatures)});
   LoweringOptions LO;
   LO.CheckBounds = O.CheckBounds;
   LO.Backend = "cpu"; // @Backend: only what exists on the CPU
@@ -201,8 +202,10 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     return R;
   R.Payload.Target = PayloadTarget;
   R.Payload.Format = PayloadFormat;
-  R.Payload.Attributes = {
-      {"triple", TripleName}, {"cpu", Mach.Cpu}, {"features", Mach.EnabledFeatures}};
+  R.Payload.Attributes = {{"triple", TripleName},
+                          {"cpu", Mach.Cpu},
+                          {"features", Mach.EnabledFeatures},
+                          {"wave_width", std::to_string(waveWidthFor(Mach.EnabledFeatures))}};
   R.Ok = true;
   return R;
 }

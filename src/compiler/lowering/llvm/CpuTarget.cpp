@@ -52,6 +52,9 @@ public:
 
   llvm::TargetMachine& targetMachine() override { return TM; }
   bool workgroupRunsOnOneThread() const override { return true; }
+  llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext&) override {
+    return B.getInt32(Opts.WaveWidth);
+  }
 
   llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,
                              std::string& Error) override;
@@ -547,6 +550,23 @@ llvm::Value* CpuTarget::hasFailed(llvm::IRBuilder<>& B, llvm::Value* Launch) con
 }
 
 } // namespace
+
+unsigned waveWidthFor(const std::string& EnabledFeatures) {
+  auto Has = [&](const char* F) {
+    std::string Key = std::string("+") + F;
+    size_t At = EnabledFeatures.find(Key);
+    while (At != std::string::npos) {
+      size_t End = At + Key.size();
+      if (End == EnabledFeatures.size() || EnabledFeatures[End] == ',')
+        return true;
+      At = EnabledFeatures.find(Key, End);
+    }
+    return false;
+  };
+  if (Has("avx512f"))
+    return 16;
+  return Has("avx") ? 8 : 4;
+}
 
 std::unique_ptr<LoweringTarget> createCpuTarget(llvm::TargetMachine& TM,
                                                 const CpuTargetOptions& O) {

@@ -5,12 +5,20 @@
 #include "compiler/lowering/LoweringTarget.h"
 
 #include <memory>
+#include <string>
 
 namespace cajeta::lowering {
 
 struct CpuTargetOptions {
   bool CheckBounds = false; // --check-bounds: each workgroup first checks the launch's Failed
+  /// Wave.width(): the host SIMD vector's 32-bit lanes (waveWidthFor). Wave ops run in the
+  /// portable tier (PortableWave), which only asks the target for the width.
+  unsigned WaveWidth = 8;
 };
+
+/// The CPU wave width for a payload with these enabled target features ("+avx2,+fma,..."): 16
+/// with AVX-512F (its 512-bit vectors are preferred), 8 with AVX, else 4.
+unsigned waveWidthFor(const std::string& EnabledFeatures);
 
 /// The CPU target over TM (which must outlive it).
 std::unique_ptr<LoweringTarget> createCpuTarget(llvm::TargetMachine& TM, const CpuTargetOptions& O);

@@ -2,6 +2,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include "compiler/lowering/KirInliner.h"
+#include "compiler/lowering/PortableWave.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -54,9 +55,11 @@ bool KernelLowering::lowerModule(std::string& Err) {
   auto Wanted = [&](const kir::Function& F) {
     return Opts.Backend.empty() || kir::availableOn(F, Opts.Backend);
   };
-  // Without a native barrier, helpers with barriers are always inlined into their kernels.
+  // Without a native barrier, helpers with barriers are always inlined into their kernels, and
+  // so are helpers with wave ops in the portable wave tier.
   auto Declared = [&](const kir::Function& F) {
-    return Wanted(F) && !F.IsKernel && (Target.hasNativeBarrier() || !F.HasBarrier);
+    return Wanted(F) && !F.IsKernel && (Target.hasNativeBarrier() || !F.HasBarrier) &&
+           !(F.UsesWave && portableWaves());
   };
   for (size_t I = 0; I < KM.Functions.size(); ++I)
     if (Declared(*KM.Functions[I]))
@@ -161,7 +164,14 @@ void KernelLowering::lowerKernel(size_t I) {
     return;
   }
   const kir::Function* Lowered = &KF;
-  if (KF.HasBarrier && !Target.hasNativeBarrier()) {
+  if (KF.UsesWave && portableWaves()) {
+    // Inlines barrier and wave helpers too.
+    std::unique_ptr<kir::Function> Copy = PortableWave::expand(KM, KF, Scratch, Error);
+    if (!Copy)
+      return;
+    Lowered = Copy.get();
+    Inlined.push_back(std::move(Copy));
+  } else if (KF.HasBarrier && !Target.hasNativeBarrier()) {
     std::unique_ptr<kir::Function> Copy = KirInliner::inlineBarrierCalls(KM, KF, Scratch, Error);
     if (!Copy)
       return;
@@ -170,7 +180,7 @@ void KernelLowering::lowerKernel(size_t I) {
   }
   FunctionState FS;
   FS.KF = Lowered;
-  FS.Fission = KF.HasBarrier && !Target.hasNativeBarrier();
+  FS.Fission = Lowered->HasBarrier && !Target.hasNativeBarrier();
   std::string TargetError;
   auto Emit = [&](llvm::IRBuilder<>& TB, KernelFrame& Frame) {
     FS.F = TB.GetInsertBlock()->getParent();

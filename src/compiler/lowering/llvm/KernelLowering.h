@@ -20,6 +20,9 @@ struct LoweringOptions {
   bool CheckBounds = false; // every Load/Store/Atomic checks index < length and reports a failure
   /// Only functions available on this backend (kir::availableOn) are lowered; empty = all.
   std::string Backend;
+  /// The wave-op tier the driver chose. Native takes effect only where the target has it
+  /// (LoweringTarget::tierFor); otherwise wave ops are rewritten by PortableWave::expand.
+  ImplTier WaveTier = ImplTier::Native;
 };
 
 class KernelLowering {
@@ -31,6 +34,12 @@ public:
   /// through LoweringTarget::emitKernel (a HasBarrier kernel on a target without a native barrier
   /// by KIR inlining and work-item loop fission). Returns false with Error set on malformed KIR.
   bool lowerModule(std::string& Error);
+
+  /// Whether this lowering rewrites wave ops into the portable tier.
+  bool portableWaves() const {
+    return Opts.WaveTier == ImplTier::Portable ||
+           Target.tierFor(Feature::WaveOps) == ImplTier::Portable;
+  }
 
   /// The entry function made for the kernel KM.Functions[I] (null for helpers and for functions
   /// not available on the backend).

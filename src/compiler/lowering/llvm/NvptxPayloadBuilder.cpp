@@ -113,6 +113,7 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   LoweringOptions LO;
   LO.CheckBounds = O.CheckBounds;
   LO.Backend = "cuda"; // only what exists on CUDA (@Backend)
+  LO.WaveTier = O.WaveTier;
   KernelLowering KL(KM, M, *Target, LO);
   if (!KL.lowerModule(Error))
     return false;

@@ -2,6 +2,8 @@
 // merges; multi-level break/continue through a pending-jump variable checked at each loop exit).
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
+#include "compiler/lowering/PortableWave.h"
+
 #include <functional>
 
 namespace cajeta::spirv {
@@ -133,7 +135,18 @@ SpirvKernel SpirvEmitter::emitKernel(const kir::Module& M, const kir::Function& 
     Out.Error = "kernel '" + K.Name + "' is not available on vulkan (@Backend)";
     return Out;
   }
-  SpirvEmitter E(M, K, Options);
+  // The portable tier emits a rewritten copy of the kernel; its new nodes live in Scratch.
+  kir::Module Scratch;
+  std::unique_ptr<kir::Function> Portable;
+  if (Options.PortableWaveOps && K.UsesWave) {
+    std::string Why;
+    Portable = lowering::PortableWave::expand(M, K, Scratch, Why);
+    if (!Portable) {
+      Out.Error = "kernel '" + K.Name + "': the portable tier of wave ops failed: " + Why;
+      return Out;
+    }
+  }
+  SpirvEmitter E(M, Portable ? *Portable : K, Options);
   Out.Ok = E.run(Out);
   if (!Out.Ok)
     Out.Error = E.Error;

@@ -21,6 +21,11 @@ struct SpirvEmitOptions {
   /// Float atomic add on buffers through SPV_EXT_shader_atomic_float_add (OpAtomicFAddEXT);
   /// otherwise (and always for shared arrays) a compare-exchange loop on the bits.
   bool NativeFloatAtomicAdd = false;
+  /// The portable tier of wave ops (CAJETA_GPU_WAVE_IMPL=software): kernels that use them are
+  /// first rewritten by lowering::PortableWave::expand (shared scratch arrays and barriers; only
+  /// Wave.width() stays a subgroup instruction). Otherwise the native tier: GroupNonUniform
+  /// instructions (SpirvEmitterWave.cpp).
+  bool PortableWaveOps = false;
 };
 
 /// Where a scalar, function-tag or POD parameter lives in the parameter block.

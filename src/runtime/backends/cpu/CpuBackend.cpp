@@ -58,6 +58,17 @@ public:
   unsigned computeUnits() const override { return Units; }
   unsigned maxWorkgroupSize() const override { return MaxWorkgroupSize; }
   uint64_t maxDynamicSharedBytes() const override { return MaxDynamicSharedBytes; }
+  /// The host SIMD vector in 32-bit lanes, as the compiler picks it for --cpu=native
+  /// (waveWidthFor in CpuTarget.h); a payload built for other features says its own.
+  uint32_t waveWidth() const override {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f"))
+      return 16;
+    return __builtin_cpu_supports("avx") ? 8 : 4;
+#else
+    return 4;
+#endif
+  }
 
   bool supports(cajeta_xpu_capability Capability) const override {
     switch (Capability) {
@@ -70,8 +81,9 @@ public:
     case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // llvm.fma: fused, one rounding
     case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // libm, at the argument's precision
     case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // the runtime never sets FTZ/DAZ
+    case CAJETA_XPU_CAP_WAVE_OPS:                // the portable tier (PortableWave)
       return true;
-    default: // wave ops, cooperative matrices, textures, ray query: not on the CPU backend yet
+    default: // cooperative matrices, textures, ray query: not on the CPU backend yet
       return false;
     }
   }
@@ -83,7 +95,9 @@ public:
       return nullptr;
     return std::aligned_alloc(BufferAlignment, Rounded ? Rounded : BufferAlignment);
   }
-  void release(void* Ptr, size_t) override { std::free(Ptr); }
+  void release(void* Ptr, size_t) override {
+    std::free(Ptr);
+  }
   void copyToDevice(void* Dst, const void* Src, size_t Bytes) override {
     std::memcpy(Dst, Src, Bytes);
   }

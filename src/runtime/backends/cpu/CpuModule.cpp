@@ -1,5 +1,6 @@
 // Loading CPU payloads without touching the file system: memfd_create + dlopen(/proc/self/fd/N).
 #include "runtime/backends/cpu/CpuModule.h"
+#include <cstdlib>
 
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cpu/CpuFeatures.h"
@@ -43,6 +44,13 @@ std::unique_ptr<CpuModule> CpuModule::load(const bundle::Payload& Payload) {
                               "features: {}); rebuild for this machine, e.g. with --cpu=native",
                               Missing, Features->second));
   }
+  uint32_t WaveWidth = 0; // payloads from before wave ops have no attribute (and no wave ops)
+  if (auto W = Payload.Attributes.find("wave_width"); W != Payload.Attributes.end()) {
+    WaveWidth = uint32_t(std::strtoul(W->second.c_str(), nullptr, 10));
+    if (WaveWidth < 1 || WaveWidth > 64 || (WaveWidth & (WaveWidth - 1)))
+      bundleError(fmt::format("target '{}': wave_width '{}' is not a power of two in 1..64",
+                              Payload.Target, W->second));
+  }
   std::string Bad = checkElfSharedObject(Payload.Bytes.data(), Payload.Bytes.size());
   if (!Bad.empty())
     bundleError(fmt::format("target '{}': {}", Payload.Target, Bad));
@@ -62,7 +70,7 @@ std::unique_ptr<CpuModule> CpuModule::load(const bundle::Payload& Payload) {
     ::close(Fd);
     bundleError(fmt::format("dlopen of the shared object failed: {}", Why ? Why : "unknown"));
   }
-  return std::unique_ptr<CpuModule>(new CpuModule(Fd, Handle));
+  return std::unique_ptr<CpuModule>(new CpuModule(Fd, Handle, WaveWidth));
 }
 
 CpuModule::~CpuModule() {

@@ -72,6 +72,7 @@ public:
   unsigned maxWorkgroupSize() const override { return unsigned(MaxThreads); }
   uint64_t maxDynamicSharedBytes() const override { return uint64_t(SharedOptIn); }
 
+  uint32_t waveWidth() const override { return 32; } // every NVIDIA GPU's warp
   bool supports(cajeta_xpu_capability Capability) const override {
     switch (Capability) {
     case CAJETA_XPU_CAP_FLOAT16:
@@ -84,8 +85,9 @@ public:
     case CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA:   // fma.rn: fused, one rounding
     case CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS: // libdevice, at the argument's precision
     case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // no .ftz: PTX without ftz, libdevice ftz=0
+    case CAJETA_XPU_CAP_WAVE_OPS:                // shfl.sync / vote.sync / redux.sync
       return true;
-    default: // wave ops, cooperative matrices, textures, ray query: not in this backend yet
+    default: // cooperative matrices, textures, ray query: not in this backend yet
       return false;
     }
   }

@@ -1,0 +1,478 @@
+// The portable tier of wave operations (PortableWave.h): each wave op becomes an exchange
+// through a per-kernel shared scratch array — every lane writes its value at its linear index,
+// a barrier, then each lane reads the lanes it needs — with one more barrier at the end so the
+// next op may reuse the scratch. Reductions and scans of integers read the whole wave in one
+// exchange; float ones follow the butterfly / Hillis-Steele orders of Kir.h, one exchange per
+// step, alternating between the two halves of the scratch array.
+#include "compiler/lowering/PortableWave.h"
+
+#include "compiler/lowering/KirInliner.h"
+
+#include <map>
+#include <vector>
+
+namespace cajeta::lowering {
+namespace {
+
+using bundle::ScalarType;
+using kir::BinaryOp;
+using kir::Expr;
+using kir::Stmt;
+using kir::Type;
+using kir::WaveOp;
+
+/// The scalar type a value travels through scratch memory in (small types widen exactly).
+ScalarType containerOf(ScalarType T) {
+  switch (T) {
+  case ScalarType::Bool:
+  case ScalarType::U8:
+  case ScalarType::U16:
+    return ScalarType::U32;
+  case ScalarType::I8:
+  case ScalarType::I16:
+    return ScalarType::I32;
+  case ScalarType::F16:
+    return ScalarType::F32;
+  default:
+    return T;
+  }
+}
+
+class Expander {
+public:
+  Expander(kir::Function& F, kir::Module& S) : F(F), S(S) {}
+
+  bool run() {
+    NextLoopId = maxLoopId(F.Body) + 1;
+    F.Body = stmt(F.Body);
+    F.HasBarrier = F.HasBarrier || Expanded;
+    return Error.empty();
+  }
+
+  std::string Error;
+
+private:
+  // ---- KIR construction ----
+  static Type u32Ty() { return Type::scalar(ScalarType::U32); }
+  static Type u64Ty() { return Type::scalar(ScalarType::U64); }
+  static Type boolTy() { return Type::scalar(ScalarType::Bool); }
+
+  Expr* node(Expr::Kind K, Type Ty) { return S.newExpr(K, Ty, Loc); }
+  Expr* u32(uint64_t V) {
+    Expr* E = node(Expr::Kind::Const, u32Ty());
+    E->IntValue = V;
+    return E;
+  }
+  Expr* zero(Type Ty) {
+    Expr* E = node(Expr::Kind::Const, Ty);
+    E->IntValue = 0;
+    E->FloatValue = 0;
+    return E;
+  }
+  Expr* bin(BinaryOp Op, Expr* A, Expr* B) {
+    bool Cmp = Op >= BinaryOp::Eq && Op <= BinaryOp::Ge;
+    Expr* E = node(Expr::Kind::Binary, Cmp ? boolTy() : A->Ty);
+    E->BOp = Op;
+    E->Ops = {A, B};
+    return E;
+  }
+  Expr* cast(Expr* A, Type To) {
+    if (A->Ty == To)
+      return A;
+    Expr* E = node(Expr::Kind::Cast, To);
+    E->Ops = {A};
+    return E;
+  }
+  Expr* select(Expr* C, Expr* A, Expr* B) {
+    Expr* E = node(Expr::Kind::Select, A->Ty);
+    E->Ops = {C, A, B};
+    return E;
+  }
+  Expr* intrinsic(kir::IntrinsicOp Op, Type Ty, std::vector<Expr*> Ops, uint8_t Dim = 0) {
+    Expr* E = node(Expr::Kind::Intrinsic, Ty);
+    E->IOp = Op;
+    E->Dim = Dim;
+    E->Ops = std::move(Ops);
+    return E;
+  }
+  Expr* width() {
+    Expr* E = node(Expr::Kind::Wave, u32Ty());
+    E->WOp = WaveOp::Width;
+    return E;
+  }
+  /// The work-item's linear index in its group: x + dimX * (y + dimY * z).
+  Expr* linear() {
+    using kir::IntrinsicOp;
+    Expr* Z = intrinsic(IntrinsicOp::LocalId, u32Ty(), {}, 2);
+    Expr* Y = bin(BinaryOp::Add, intrinsic(IntrinsicOp::LocalId, u32Ty(), {}, 1),
+                  bin(BinaryOp::Mul, intrinsic(IntrinsicOp::GroupDim, u32Ty(), {}, 1), Z));
+    return bin(BinaryOp::Add, intrinsic(IntrinsicOp::LocalId, u32Ty(), {}, 0),
+               bin(BinaryOp::Mul, intrinsic(IntrinsicOp::GroupDim, u32Ty(), {}, 0), Y));
+  }
+  Expr* lane() { return bin(BinaryOp::And, linear(), bin(BinaryOp::Sub, width(), u32(1))); }
+  Expr* local(uint32_t L) {
+    Expr* E = node(Expr::Kind::Local, F.Locals[L].Ty);
+    E->Index = L;
+    return E;
+  }
+  uint32_t newLocal(const char* Name, Type Ty) {
+    F.Locals.push_back({std::string("wave.") + Name, Ty, Loc});
+    return uint32_t(F.Locals.size() - 1);
+  }
+  Stmt* eval(Expr* E) {
+    Stmt* St = S.newStmt(Stmt::Kind::Eval, Loc);
+    St->E = E;
+    return St;
+  }
+  Stmt* set(uint32_t L, Expr* V) {
+    Expr* E = node(Expr::Kind::Assign, F.Locals[L].Ty);
+    E->Index = L;
+    E->Ops = {cast(V, F.Locals[L].Ty)};
+    return eval(E);
+  }
+  Stmt* barrier() { return S.newStmt(Stmt::Kind::Barrier, Loc); }
+  Stmt* block(std::vector<Stmt*> Body) {
+    Stmt* St = S.newStmt(Stmt::Kind::Block, Loc);
+    St->Body = std::move(Body);
+    return St;
+  }
+  Stmt* ifThen(Expr* C, Stmt* Then) {
+    Stmt* St = S.newStmt(Stmt::Kind::If, Loc);
+    St->E = C;
+    St->Then = Then;
+    return St;
+  }
+  /// for (; Cond; Step) Body
+  Stmt* loop(Expr* Cond, Stmt* Body, Stmt* Step) {
+    Stmt* St = S.newStmt(Stmt::Kind::Loop, Loc);
+    St->E = Cond;
+    St->LoopBody = Body;
+    St->Step = Step;
+    St->LoopId = NextLoopId++;
+    return St;
+  }
+
+  static uint32_t maxLoopId(const Stmt* St) {
+    if (!St)
+      return 0;
+    uint32_t Max = St->K == Stmt::Kind::Loop ? St->LoopId : 0;
+    for (const Stmt* C : St->Body)
+      Max = std::max(Max, maxLoopId(C));
+    for (const Stmt* C : {St->Then, St->Else, St->LoopBody, St->Step})
+      Max = std::max(Max, maxLoopId(C));
+    return Max;
+  }
+
+  // ---- scratch memory ----
+
+  /// The scratch array for container type T: 2 * MaxGroupSize elements (two halves that
+  /// consecutive exchanges alternate between).
+  uint32_t scratch(ScalarType T) {
+    auto It = Scratch.find(T);
+    if (It != Scratch.end())
+      return It->second;
+    kir::SharedArray A;
+    A.Name = std::string("wave.scratch.") + Type::scalar(T).str();
+    A.Elem = T;
+    A.Count = 2 * PortableWave::MaxGroupSize;
+    A.Loc = Loc;
+    F.SharedArrays.push_back(A);
+    uint32_t Index = uint32_t(F.SharedArrays.size() - 1);
+    Scratch[T] = Index;
+    return Index;
+  }
+  Expr* sharedRef(uint32_t Index) {
+    Expr* E = node(Expr::Kind::SharedRef, Type::shared(F.SharedArrays[Index].Elem));
+    E->Index = Index;
+    return E;
+  }
+  Expr* at(Expr* Half, Expr* Slot) {
+    if (!Half)
+      return Slot;
+    return bin(BinaryOp::Add, bin(BinaryOp::Mul, Half, u32(PortableWave::MaxGroupSize)), Slot);
+  }
+  /// scratch[Half * Max + linear] = V (V converted to the container type).
+  Stmt* publish(uint32_t Arr, Expr* Half, Expr* V) {
+    Expr* St = node(Expr::Kind::Store, Type::scalar(F.SharedArrays[Arr].Elem));
+    St->Ops = {sharedRef(Arr), at(Half, linear()), cast(V, Type::scalar(F.SharedArrays[Arr].Elem))};
+    return eval(St);
+  }
+  /// The value lane Src of this wave published, converted back to Ty.
+  Expr* read(uint32_t Arr, Expr* Half, Expr* Src, Type Ty) {
+    Expr* Base = bin(BinaryOp::Sub, linear(), lane());
+    Expr* L = node(Expr::Kind::Load, Type::scalar(F.SharedArrays[Arr].Elem));
+    L->Ops = {sharedRef(Arr), at(Half, bin(BinaryOp::Add, Base, Src))};
+    return cast(L, Ty);
+  }
+
+  // ---- the ops ----
+
+  Expr* combine(WaveOp Op, Expr* A, Expr* B) {
+    switch (Op) {
+    case WaveOp::ReduceMin:
+      return intrinsic(kir::IntrinsicOp::Min, A->Ty, {A, B});
+    case WaveOp::ReduceMax:
+      return intrinsic(kir::IntrinsicOp::Max, A->Ty, {A, B});
+    case WaveOp::ReduceAnd:
+      return bin(BinaryOp::And, A, B);
+    case WaveOp::ReduceOr:
+      return bin(BinaryOp::Or, A, B);
+    case WaveOp::ReduceXor:
+      return bin(BinaryOp::Xor, A, B);
+    default:
+      return bin(BinaryOp::Add, A, B);
+    }
+  }
+
+  /// Statements that leave the value of wave op W (operands already in locals V and N) in
+  /// Result.
+  void expand(const Expr* W, uint32_t V, uint32_t N, uint32_t Result, std::vector<Stmt*>& Out) {
+    Type Ty = F.Locals[Result].Ty;
+    Type ValTy = V != ~0u ? F.Locals[V].Ty : Ty;
+    uint32_t Arr = scratch(containerOf(ValTy.Elem));
+    auto Lane = [&] { return lane(); };
+    switch (W->WOp) {
+    case WaveOp::Shuffle:
+    case WaveOp::Rotate:
+    case WaveOp::BroadcastFirst: {
+      Expr* Src = W->WOp == WaveOp::BroadcastFirst ? u32(0)
+                  : W->WOp == WaveOp::Shuffle
+                      ? bin(BinaryOp::And, local(N), bin(BinaryOp::Sub, width(), u32(1)))
+                      : bin(BinaryOp::And, bin(BinaryOp::Add, Lane(), local(N)),
+                            bin(BinaryOp::Sub, width(), u32(1)));
+      Out.push_back(publish(Arr, nullptr, local(V)));
+      Out.push_back(barrier());
+      Out.push_back(set(Result, read(Arr, nullptr, Src, ValTy)));
+      break;
+    }
+    case WaveOp::ShuffleUp:
+    case WaveOp::ShuffleDown:
+    case WaveOp::ShuffleXor: {
+      Expr *InRange = nullptr, *Src = nullptr;
+      if (W->WOp == WaveOp::ShuffleUp) {
+        InRange = bin(BinaryOp::Le, local(N), Lane());
+        Src = bin(BinaryOp::Sub, Lane(), local(N));
+      } else if (W->WOp == WaveOp::ShuffleDown) {
+        InRange = bin(BinaryOp::Lt, local(N), bin(BinaryOp::Sub, width(), Lane()));
+        Src = bin(BinaryOp::Add, Lane(), local(N));
+      } else {
+        InRange = bin(BinaryOp::Lt, bin(BinaryOp::Xor, Lane(), local(N)), width());
+        Src = bin(BinaryOp::Xor, Lane(), local(N));
+      }
+      Out.push_back(publish(Arr, nullptr, local(V)));
+      Out.push_back(barrier());
+      Out.push_back(set(Result, select(InRange, read(Arr, nullptr, Src, ValTy), local(V))));
+      break;
+    }
+    case WaveOp::Ballot:
+    case WaveOp::All:
+    case WaveOp::Any: {
+      // Gather the wave's predicates: ballot ORs bit j, all/any fold with & / |.
+      uint32_t J = newLocal("j", u32Ty());
+      Out.push_back(publish(Arr, nullptr, local(V)));
+      Out.push_back(barrier());
+      Expr* Bit = read(Arr, nullptr, local(J), boolTy());
+      Expr* Init = nullptr;
+      Expr* Next = nullptr;
+      if (W->WOp == WaveOp::Ballot) {
+        Init = zero(u64Ty());
+        Next = bin(BinaryOp::Or, local(Result),
+                   bin(BinaryOp::Shl, cast(Bit, u64Ty()), cast(local(J), u64Ty())));
+      } else {
+        Init = zero(boolTy());
+        Init->IntValue = W->WOp == WaveOp::All;
+        Next = bin(W->WOp == WaveOp::All ? BinaryOp::And : BinaryOp::Or, local(Result), Bit);
+      }
+      Out.push_back(set(Result, Init));
+      Out.push_back(set(J, u32(0)));
+      Out.push_back(loop(bin(BinaryOp::Lt, local(J), width()), set(Result, Next),
+                         set(J, bin(BinaryOp::Add, local(J), u32(1)))));
+      break;
+    }
+    case WaveOp::ReduceSum:
+    case WaveOp::ReduceMin:
+    case WaveOp::ReduceMax:
+    case WaveOp::ReduceAnd:
+    case WaveOp::ReduceOr:
+    case WaveOp::ReduceXor:
+      if (Ty.isFloat())
+        butterfly(W->WOp, V, Result, Arr, Out);
+      else
+        gather(W->WOp, V, Result, Arr, /*Upto=*/nullptr, Out);
+      break;
+    case WaveOp::InclusiveSum:
+    case WaveOp::ExclusiveSum:
+      if (Ty.isFloat()) {
+        hillisSteele(V, Result, Arr, Out);
+        if (W->WOp == WaveOp::ExclusiveSum) {
+          // The inclusive sum of the lane below (0 at lane 0).
+          Out.push_back(barrier());
+          Out.push_back(publish(Arr, nullptr, local(Result)));
+          Out.push_back(barrier());
+          Out.push_back(
+              set(Result,
+                  select(bin(BinaryOp::Gt, Lane(), u32(0)),
+                         read(Arr, nullptr, bin(BinaryOp::Sub, Lane(), u32(1)), Ty), zero(Ty))));
+        }
+      } else {
+        Expr* Upto = W->WOp == WaveOp::InclusiveSum ? bin(BinaryOp::Add, Lane(), u32(1)) : Lane();
+        gather(WaveOp::ReduceSum, V, Result, Arr, Upto, Out);
+      }
+      break;
+    default:
+      Error = std::string("the portable tier has no form of Wave.") + kir::waveOpName(W->WOp);
+      return;
+    }
+    // Every lane has read before any lane's next exchange overwrites the scratch.
+    Out.push_back(barrier());
+  }
+
+  /// Integers: Result = fold of lanes [0, Upto) (the whole wave when Upto is null) in lane
+  /// order (exact: integer ops are associative).
+  void gather(WaveOp Op, uint32_t V, uint32_t Result, uint32_t Arr, Expr* Upto,
+              std::vector<Stmt*>& Out) {
+    Type Ty = F.Locals[Result].Ty;
+    uint32_t J = newLocal("j", u32Ty());
+    Out.push_back(publish(Arr, nullptr, local(V)));
+    Out.push_back(barrier());
+    if (Upto) {
+      Out.push_back(set(Result, zero(Ty)));
+      Out.push_back(set(J, u32(0)));
+    } else {
+      Out.push_back(set(Result, read(Arr, nullptr, u32(0), Ty)));
+      Out.push_back(set(J, u32(1)));
+    }
+    Out.push_back(loop(bin(BinaryOp::Lt, local(J), Upto ? Upto : width()),
+                       set(Result, combine(Op, local(Result), read(Arr, nullptr, local(J), Ty))),
+                       set(J, bin(BinaryOp::Add, local(J), u32(1)))));
+  }
+
+  /// Floats: for m = 1, 2, ..., width/2: v = op(v, v of lane ^ m).
+  void butterfly(WaveOp Op, uint32_t V, uint32_t Result, uint32_t Arr, std::vector<Stmt*>& Out) {
+    Type Ty = F.Locals[Result].Ty;
+    uint32_t Mask = newLocal("mask", u32Ty()), Half = newLocal("half", u32Ty());
+    Out.push_back(set(Result, local(V)));
+    Out.push_back(set(Mask, u32(1)));
+    Out.push_back(set(Half, u32(0)));
+    Stmt* Body = block(
+        {publish(Arr, local(Half), local(Result)), barrier(),
+         set(Result, combine(Op, local(Result),
+                             read(Arr, local(Half), bin(BinaryOp::Xor, lane(), local(Mask)), Ty))),
+         set(Half, bin(BinaryOp::Xor, local(Half), u32(1)))});
+    Out.push_back(loop(bin(BinaryOp::Lt, local(Mask), width()), Body,
+                       set(Mask, bin(BinaryOp::Shl, local(Mask), u32(1)))));
+  }
+
+  /// Floats: for d = 1, 2, ..., width/2: if (lane >= d) v = (v of lane - d) + v.
+  void hillisSteele(uint32_t V, uint32_t Result, uint32_t Arr, std::vector<Stmt*>& Out) {
+    Type Ty = F.Locals[Result].Ty;
+    uint32_t D = newLocal("d", u32Ty()), Half = newLocal("half", u32Ty());
+    Out.push_back(set(Result, local(V)));
+    Out.push_back(set(D, u32(1)));
+    Out.push_back(set(Half, u32(0)));
+    Stmt* Add = set(Result, bin(BinaryOp::Add,
+                                read(Arr, local(Half), bin(BinaryOp::Sub, lane(), local(D)), Ty),
+                                local(Result)));
+    Stmt* Body = block({publish(Arr, local(Half), local(Result)), barrier(),
+                        ifThen(bin(BinaryOp::Ge, lane(), local(D)), Add),
+                        set(Half, bin(BinaryOp::Xor, local(Half), u32(1)))});
+    Out.push_back(loop(bin(BinaryOp::Lt, local(D), width()), Body,
+                       set(D, bin(BinaryOp::Shl, local(D), u32(1)))));
+  }
+
+  // ---- the walk ----
+
+  static bool convergent(const Expr* E) {
+    return E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId;
+  }
+
+  /// Rewrites E: laneId in place, convergent ops hoisted into Pre (in evaluation order) and
+  /// replaced by a local. Hoist == false: a convergent op here is an error (Sema prevents it).
+  Expr* expr(Expr* E, std::vector<Stmt*>& Pre, bool Hoist) {
+    if (!E)
+      return E;
+    for (Expr*& O : E->Ops)
+      O = expr(O, Pre, Hoist);
+    if (E->K != Expr::Kind::Wave || E->WOp == WaveOp::Width)
+      return E;
+    Loc = E->Loc;
+    if (E->WOp == WaveOp::LaneId)
+      return lane();
+    if (!Hoist) {
+      Error = "at " + std::to_string(E->Loc.Line) + ":" + std::to_string(E->Loc.Col) + ": Wave." +
+              kir::waveOpName(E->WOp) + " in a loop condition or update cannot be rewritten";
+      return E;
+    }
+    Expanded = true;
+    uint32_t V = ~0u, N = ~0u;
+    if (!E->Ops.empty()) {
+      V = newLocal("value", E->Ops[0]->Ty);
+      Pre.push_back(set(V, E->Ops[0]));
+    }
+    if (E->Ops.size() > 1) {
+      N = newLocal("lane", u32Ty());
+      Pre.push_back(set(N, E->Ops[1]));
+    }
+    uint32_t Result = newLocal(kir::waveOpName(E->WOp), E->Ty);
+    expand(E, V, N, Result, Pre);
+    return local(Result);
+  }
+
+  Stmt* withPre(std::vector<Stmt*>& Pre, Stmt* St) {
+    if (Pre.empty())
+      return St;
+    Pre.push_back(St);
+    return block(std::move(Pre));
+  }
+
+  Stmt* stmt(Stmt* St) {
+    if (!St || !Error.empty())
+      return St;
+    std::vector<Stmt*> Pre;
+    switch (St->K) {
+    case Stmt::Kind::Block:
+      for (Stmt*& C : St->Body)
+        C = stmt(C);
+      return St;
+    case Stmt::Kind::Loop:
+      St->E = expr(St->E, Pre, false);
+      St->LoopBody = stmt(St->LoopBody);
+      St->Step = stmt(St->Step);
+      return St;
+    case Stmt::Kind::If:
+      St->E = expr(St->E, Pre, true);
+      St->Then = stmt(St->Then);
+      St->Else = stmt(St->Else);
+      return withPre(Pre, St);
+    default:
+      St->E = expr(St->E, Pre, true);
+      return withPre(Pre, St);
+    }
+  }
+
+  kir::Function& F;
+  kir::Module& S;
+  kir::SourceLoc Loc;
+  std::map<ScalarType, uint32_t> Scratch;
+  uint32_t NextLoopId = 1;
+  bool Expanded = false;
+};
+
+} // namespace
+
+std::unique_ptr<kir::Function> PortableWave::expand(const kir::Module& M, const kir::Function& K,
+                                                    kir::Module& Scratch, std::string& Error) {
+  // Inlining copies every node, so the rewrite below may change the copy in place.
+  std::unique_ptr<kir::Function> Copy =
+      KirInliner::inlineBarrierCalls(M, K, Scratch, Error, /*AlsoWaveHelpers=*/true);
+  if (!Copy)
+    return nullptr;
+  Expander X(*Copy, Scratch);
+  if (!X.run()) {
+    Error = "kernel '" + K.Name + "': portable wave operations: " + X.Error;
+    return nullptr;
+  }
+  return Copy;
+}
+
+} // namespace cajeta::lowering
