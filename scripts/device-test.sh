@@ -30,6 +30,10 @@ prepare() {
   XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu \
     "$Build/bin/conformance_tests" --gtest_brief=1 > "$Carry/cpu-fill.log" 2>&1
   echo "cpu run that filled the cache: $(tail -n 3 "$Carry/cpu-fill.log" | tr '\n' ' ')"
+  # The wave tests again under the software-tier override (a different JIT cache key).
+  XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu CAJETA_GPU_WAVE_IMPL=software \
+    "$Build/bin/conformance_tests" --gtest_filter='Wave*' --gtest_brief=1 \
+    > "$Carry/cpu-fill-wave-software.log" 2>&1
   strip -o "$Carry/bin/conformance_tests" "$Build/bin/conformance_tests"
   strip -o "$Carry/bin/runtime_tests" "$Build/bin/runtime_tests"
   strip -o "$Carry/bin/cuda_runtime_device_tests" "$Build/bin/cuda_runtime_device_tests"
@@ -82,6 +86,9 @@ run() {
   CAJETA_XPU_BACKEND=cuda "$Carry/bin/conformance_tests" \
     --gtest_output="xml:$Out/conformance-cuda.xml" > "$Out/conformance-cuda.log" 2>&1 || Rc=1
   echo "conformance_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda.log" | tr '\n' ' ')" >> "$Summary"
+  CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
+    --gtest_filter='Wave*' > "$Out/conformance-cuda-wave-software.log" 2>&1 || Rc=1
+  echo "conformance_tests Wave* (cuda, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-wave-software.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=cpu "$Carry/bin/runtime_tests" --gtest_filter='-CudaBackend.*' \
     --gtest_output="xml:$Out/runtime-cpu.xml" > "$Out/runtime-cpu.log" 2>&1 || Rc=1
   echo "runtime_tests (CAJETA_XPU_BACKEND=cpu): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/runtime-cpu.log" | tr '\n' ' ')" >> "$Summary"
@@ -161,10 +168,14 @@ vulkan_run() {
   CAJETA_XPU_BACKEND=vulkan "$Carry/bin/conformance_tests" \
     --gtest_output="xml:$Out/conformance-vulkan.xml" > "$Out/conformance-vulkan.log" 2>&1 || Rc=1
   echo "conformance_tests (CAJETA_XPU_BACKEND=vulkan): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan.log" | tr '\n' ' ')" >> "$Summary"
+  CAJETA_XPU_BACKEND=vulkan CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
+    --gtest_filter='Wave*' > "$Out/conformance-vulkan-wave-software.log" 2>&1 || Rc=1
+  echo "conformance_tests Wave* (vulkan, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-wave-software.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=vulkan "$Carry/bin/vulkan_tests" \
     --gtest_output="xml:$Out/vulkan-tests.xml" > "$Out/vulkan-tests.log" 2>&1 || Rc=1
   echo "vulkan_tests (CAJETA_XPU_BACKEND=vulkan): $(grep -E '^\[  (PASSED  |FAILED  |SKIPPED )\]' "$Out/vulkan-tests.log" | tr '\n' ' ')" >> "$Summary"
-  grep -E '^\[  FAILED  \]' "$Out/conformance-vulkan.log" "$Out/vulkan-tests.log" >> "$Summary"
+  grep -E '^\[  FAILED  \]' "$Out/conformance-vulkan.log" "$Out/vulkan-tests.log" \
+    "$Out/conformance-vulkan-wave-software.log" >> "$Summary"
   cat "$Summary"
   return $Rc
 }
