@@ -24,6 +24,19 @@
 //                         shared array takes 64-bit atomics)
 //                       AtomicFloat32AddEXT / AtomicFloat64AddEXT -> VK_EXT_shader_atomic_float
 //                         shaderBufferFloat32AtomicAdd / shaderBufferFloat64AtomicAdd
+//                       Wave ops (VkPhysicalDeviceSubgroupProperties, supportedStages must
+//                       include COMPUTE):
+//                         GroupNonUniform (every wave op; SubgroupSize and
+//                           SubgroupLocalInvocationId) -> VK_SUBGROUP_FEATURE_BASIC_BIT and a
+//                           subgroupSize of 4..64, a power of two
+//                         GroupNonUniformVote (Wave.all/any) -> VK_SUBGROUP_FEATURE_VOTE_BIT
+//                         GroupNonUniformBallot (ballot, broadcastFirst) -> ..._BALLOT_BIT
+//                         GroupNonUniformShuffle (shuffles, rotate, float and 64-bit integer
+//                           reductions and scans) -> ..._SHUFFLE_BIT
+//                         GroupNonUniformArithmetic (32-bit integer reductions and scans) ->
+//                           ..._ARITHMETIC_BIT
+//                       No extended subgroup types are needed: subgroup instructions see only
+//                       32-bit words (64-bit values as two, bool/int8/int16/float16 widened).
 //   "extensions"      comma-separated OpExtension names (device extensions of the same name with
 //                     VK_ instead of SPV_: SPV_KHR_8bit_storage -> VK_KHR_8bit_storage, ...)
 //   "float_atomic_add" "native" (OpAtomicFAddEXT) or "cas" (compare-exchange loop, any device)
@@ -79,6 +92,12 @@
 //   add operate on the bits (an integer view of the same binding).
 //   Barrier.sync(): OpControlBarrier(Workgroup, Workgroup, AcquireRelease | WorkgroupMemory |
 //   UniformMemory).
+//   Wave ops (native tier): Wave.width() is SubgroupSize and a lane SubgroupLocalInvocationId;
+//   Kir.h's linear lanes (lane = linear local index % width) hold where the driver forms
+//   subgroups of consecutive invocations, as lavapipe and NVIDIA do (Vulkan does not promise
+//   it). A launch needs a workgroup size that is a multiple of the width, so waves are full.
+//   Float reductions and scans run Kir.h's fixed orders over shuffles, never the driver's
+//   OpGroupNonUniformFAdd/FMin/FMax.
 #pragma once
 
 #include <stdint.h>

@@ -176,6 +176,24 @@ bool VulkanDevice::init(std::string& Error) {
     Features.DenormPreserve[1] = FC.shaderDenormPreserveFloat32;
     Features.DenormPreserve[2] = FC.shaderDenormPreserveFloat64;
   }
+  {
+    // Subgroups (core in Vulkan 1.1): what wave ops need in compute shaders.
+    VkPhysicalDeviceSubgroupProperties SG{};
+    SG.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 P2{};
+    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    P2.pNext = &SG;
+    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    Features.SubgroupSize = SG.subgroupSize;
+    if (SG.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
+      VkSubgroupFeatureFlags Ops = SG.supportedOperations;
+      Features.SubgroupBasic = Ops & VK_SUBGROUP_FEATURE_BASIC_BIT;
+      Features.SubgroupVote = Ops & VK_SUBGROUP_FEATURE_VOTE_BIT;
+      Features.SubgroupBallot = Ops & VK_SUBGROUP_FEATURE_BALLOT_BIT;
+      Features.SubgroupShuffle = Ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+      Features.SubgroupArithmetic = Ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    }
+  }
 
   // Enable only the core features kernels use (robustBufferAccess and friends cost speed).
   VkPhysicalDeviceFeatures Core = F2.features;
@@ -239,7 +257,10 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
     // A CPU implementation (lavapipe) runs on the host's IEEE units and keeps them without
     // offering the mode (the denormal conformance tests pass there).
     return Features.DenormPreserve[1] || Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  default: // wave ops, cooperative matrices, textures, ray query: the emitter has none yet
+  case CAJETA_XPU_CAP_WAVE_OPS: // every instruction of the native tier, at a width Kir.h allows
+    return Features.subgroupSizeValid() && Features.SubgroupBasic && Features.SubgroupVote &&
+           Features.SubgroupBallot && Features.SubgroupShuffle && Features.SubgroupArithmetic;
+  default: // cooperative matrices, textures, ray query: the emitter has none yet
     return false;
   }
 }

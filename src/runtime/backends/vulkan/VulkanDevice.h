@@ -21,6 +21,16 @@ struct VulkanFeatures {
   // VkPhysicalDeviceFloatControlsProperties, per width 16/32/64 (index 0/1/2).
   bool SignedZeroInfNanPreserve[3] = {false, false, false};
   bool DenormPreserve[3] = {false, false, false};
+  // VkPhysicalDeviceSubgroupProperties: the subgroup size (Wave.width()) and the subgroup
+  // operations compute shaders have (SPIR-V GroupNonUniform, ...Vote, ...Ballot, ...Shuffle,
+  // ...Arithmetic); all false where compute is not among the supported stages.
+  uint32_t SubgroupSize = 0;
+  bool SubgroupBasic = false, SubgroupVote = false, SubgroupBallot = false;
+  bool SubgroupShuffle = false, SubgroupArithmetic = false;
+  /// A subgroup size Kir.h's wave ops allow: a power of two in 4..64.
+  bool subgroupSizeValid() const {
+    return SubgroupSize >= 4 && SubgroupSize <= 64 && (SubgroupSize & (SubgroupSize - 1)) == 0;
+  }
   std::set<std::string> Extensions; // the device extensions enabled
 };
 
@@ -50,6 +60,10 @@ public:
     return Props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
   }
   bool supports(cajeta_xpu_capability Capability) const override;
+  /// The subgroup size, where compute shaders have subgroups of a width wave ops allow.
+  uint32_t waveWidth() const override {
+    return Features.SubgroupBasic && Features.subgroupSizeValid() ? Features.SubgroupSize : 0;
+  }
 
   void* allocate(size_t Bytes) override;
   void release(void* Ptr, size_t Bytes) override;

@@ -59,9 +59,24 @@ std::string missingCapability(const VulkanFeatures& F, const std::string& Cap) {
        "shaderBufferFloat32AtomicAdd"},
       {"AtomicFloat64AddEXT", &VulkanFeatures::BufferFloat64AtomicAdd,
        "shaderBufferFloat64AtomicAdd"},
+      {"GroupNonUniformVote", &VulkanFeatures::SubgroupVote,
+       "subgroup operations VK_SUBGROUP_FEATURE_VOTE_BIT in compute shaders"},
+      {"GroupNonUniformBallot", &VulkanFeatures::SubgroupBallot,
+       "subgroup operations VK_SUBGROUP_FEATURE_BALLOT_BIT in compute shaders"},
+      {"GroupNonUniformShuffle", &VulkanFeatures::SubgroupShuffle,
+       "subgroup operations VK_SUBGROUP_FEATURE_SHUFFLE_BIT in compute shaders"},
+      {"GroupNonUniformArithmetic", &VulkanFeatures::SubgroupArithmetic,
+       "subgroup operations VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in compute shaders"},
   };
   if (Cap == "Shader")
     return "";
+  if (Cap == "GroupNonUniform") { // wave ops: the subgroup builtins, at a width Kir.h allows
+    if (!F.SubgroupBasic)
+      return "subgroup operations VK_SUBGROUP_FEATURE_BASIC_BIT in compute shaders";
+    return F.subgroupSizeValid() ? ""
+                                 : "a subgroup size of 4 to 64, a power of two (it has " +
+                                       std::to_string(F.SubgroupSize) + ")";
+  }
   if (Cap == "SignedZeroInfNanPreserve")
     return F.SignedZeroInfNanPreserve[1] ? "" : "shaderSignedZeroInfNanPreserveFloat32";
   for (const Need& N : Needs)
