@@ -1,7 +1,7 @@
-// Executes wave ops (native tier) on a real Vulkan device (lavapipe in CI) and checks every
-// result against a model of Kir.h's WaveOp semantics: lanes are linear, shuffles keep the own
-// value out of range, float reductions and scans follow the butterfly / Hillis-Steele orders bit
-// for bit, float min/max follow Math.min/max (NaN wins, -0 < +0).
+// Executes wave ops on a real Vulkan device (lavapipe in CI), native and portable tier, and
+// checks every result against a model of Kir.h's WaveOp semantics: lanes are linear, shuffles keep
+// the own value out of range, float reductions and scans follow the butterfly / Hillis-Steele
+// orders bit for bit, float min/max follow Math.min/max (NaN wins, -0 < +0).
 #include "SpirvTestSupport.h"
 #include "VulkanHarness.h"
 
@@ -69,7 +69,7 @@ template <typename T> std::vector<T> hillisSteele(std::vector<T> V) {
   return V;
 }
 
-class SpirvWaveLavapipe : public ::testing::Test {
+class SpirvWaveLavapipe : public ::testing::TestWithParam<bool> {
 protected:
   void SetUp() override {
     std::string Why;
@@ -84,7 +84,9 @@ public: // used by the check templates below
     EXPECT_TRUE(F.Ok) << F.Diagnostics;
     if (!F.Ok)
       return {};
-    SpirvKernel K = emit(F, "W.run");
+    SpirvEmitOptions O;
+    O.PortableWaveOps = GetParam();
+    SpirvKernel K = emit(F, "W.run", O);
     EXPECT_TRUE(K.Ok) << K.Error;
     return K;
   }
@@ -134,11 +136,12 @@ public final class W {
   uint32_t Width = 0;
 };
 
-TEST_F(SpirvWaveLavapipe, WidthLaneAndSumOfOnes) {
+TEST_P(SpirvWaveLavapipe, WidthLaneAndSumOfOnes) {
   uint32_t W = width();
   ASSERT_NE(W, 0u);
   ASSERT_EQ(Block % W, 0u);
-  std::printf("[ wave ] %s: Wave.width() = %u, lanes linear\n", H->deviceName().c_str(), W);
+  std::printf("[ wave ] %s: Wave.width() = %u, lanes linear (%s tier)\n", H->deviceName().c_str(),
+              W, GetParam() ? "portable" : "native");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,20 +207,20 @@ template <typename T> std::vector<T> randomValues(uint32_t Seed) {
   return V;
 }
 
-TEST_F(SpirvWaveLavapipe, ShufflesOfInt32) {
+TEST_P(SpirvWaveLavapipe, ShufflesOfInt32) {
   checkShuffles(*this, "int32", randomValues<int32_t>(1));
 }
 
-TEST_F(SpirvWaveLavapipe, ShufflesOfUint64) {
+TEST_P(SpirvWaveLavapipe, ShufflesOfUint64) {
   checkShuffles(*this, "uint64", randomValues<uint64_t>(2));
 }
 
-TEST_F(SpirvWaveLavapipe, ShufflesOfInt8AndUint16) {
+TEST_P(SpirvWaveLavapipe, ShufflesOfInt8AndUint16) {
   checkShuffles(*this, "int8", randomValues<int8_t>(3));
   checkShuffles(*this, "uint16", randomValues<uint16_t>(4));
 }
 
-TEST_F(SpirvWaveLavapipe, ShufflesOfFloats) {
+TEST_P(SpirvWaveLavapipe, ShufflesOfFloats) {
   std::mt19937 Rng(5);
   std::uniform_real_distribution<double> D(-1e6, 1e6);
   std::vector<float> F32(N);
@@ -234,7 +237,7 @@ TEST_F(SpirvWaveLavapipe, ShufflesOfFloats) {
   checkShuffles(*this, "float16", F16);
 }
 
-TEST_F(SpirvWaveLavapipe, ShufflesOfBool) {
+TEST_P(SpirvWaveLavapipe, ShufflesOfBool) {
   std::vector<uint8_t> B(N);
   for (uint32_t I = 0; I < N; ++I)
     B[I] = (I * 7 + I / 5) % 3 == 0;
@@ -307,7 +310,7 @@ template <typename T> void checkIntArith(SpirvWaveLavapipe& Fx, const std::strin
   }
 }
 
-TEST_F(SpirvWaveLavapipe, IntegerReductionsAndScans) {
+TEST_P(SpirvWaveLavapipe, IntegerReductionsAndScans) {
   checkIntArith<int32_t>(*this, "int32");
   checkIntArith<uint32_t>(*this, "uint32");
   checkIntArith<int64_t>(*this, "int64");
@@ -355,7 +358,7 @@ template <typename F> void checkFloatArith(SpirvWaveLavapipe& Fx, const std::str
   }
 }
 
-TEST_F(SpirvWaveLavapipe, FloatReductionsAndScansInKirOrder) {
+TEST_P(SpirvWaveLavapipe, FloatReductionsAndScansInKirOrder) {
   checkFloatArith<float>(*this, "float32");
   checkFloatArith<double>(*this, "float64");
 }
@@ -363,7 +366,7 @@ TEST_F(SpirvWaveLavapipe, FloatReductionsAndScansInKirOrder) {
 // ---------------------------------------------------------------------------------------------
 // Votes.
 
-TEST_F(SpirvWaveLavapipe, BallotAllAny) {
+TEST_P(SpirvWaveLavapipe, BallotAllAny) {
   uint32_t W = width();
   ASSERT_NE(W, 0u);
   SpirvKernel K = kernel(R"(import cajeta.xpu.*;
@@ -399,6 +402,13 @@ public final class W {
     }
   }
 }
+
+// The native tier (GroupNonUniform instructions) and the portable one (PortableWave: shared
+// memory and barriers; only Wave.width() stays a subgroup builtin) give the same results.
+INSTANTIATE_TEST_SUITE_P(Tier, SpirvWaveLavapipe, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& I) {
+                           return I.param ? "Portable" : "Native";
+                         });
 
 } // namespace
 } // namespace cajeta::spirv::test

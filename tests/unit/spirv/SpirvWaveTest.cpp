@@ -1,7 +1,7 @@
-// Wave ops in the SPIR-V emitter (native tier): every op on every operand type class it admits
-// passes spirv-val for Vulkan 1.1 and 1.3 (plain and --check-bounds), the module declares
-// exactly the GroupNonUniform capabilities it uses, and float reductions and scans do not use
-// the driver-ordered float group instructions.
+// Wave ops in the SPIR-V emitter: every op on every operand type class it admits passes
+// spirv-val for Vulkan 1.1 and 1.3 (native tier plain and --check-bounds, portable tier), the
+// module declares exactly the GroupNonUniform capabilities it uses, and float reductions and
+// scans do not use the driver-ordered float group instructions.
 #include "SpirvTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -117,6 +117,25 @@ TEST(SpirvWave, EveryOpOnEveryOperandTypeValidates) {
       ++Count;
     }
   EXPECT_EQ(Count, 6u * 12 + 3 + 5 * 6 + 3 * 4);
+}
+
+TEST(SpirvWave, PortableTierValidatesAndUsesOnlyTheWidthBuiltin) {
+  SpirvEmitOptions Portable;
+  Portable.PortableWaveOps = true;
+  for (const OpCase& C : Ops)
+    for (const std::string& T : typesOf(C)) {
+      std::string What = std::string("portable Wave.") + C.Method + " on " + T;
+      driver::FrontendResult F = frontend("W.cj", kernelSource(C, T));
+      ASSERT_TRUE(F.Ok) << What << ":\n" << F.Diagnostics;
+      SpirvKernel K = emit(F, "W.run", Portable);
+      expectValid(K, What);
+      // Shared scratch and barriers instead of subgroup instructions; Wave.width() remains.
+      EXPECT_EQ(groupCaps(K), std::set<std::string>({"GroupNonUniform"})) << What;
+      EXPECT_GT(K.StaticSharedBytes, 0u) << What;
+      std::string Dis = disassemble(K.Module);
+      EXPECT_EQ(Dis.find("OpGroupNonUniform"), std::string::npos) << What;
+      EXPECT_NE(Dis.find("OpControlBarrier"), std::string::npos) << What;
+    }
 }
 
 TEST(SpirvWave, WidthAndLaneAreSubgroupBuiltinsInTheInterface) {
