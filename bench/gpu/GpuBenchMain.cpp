@@ -55,6 +55,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   std::fflush(stdout);
   runStreamBench(C);
   runReduceBench(C);
+  runWaveReduceBench(C);
   runMatMulBench(C);
   runLaunchBench(C);
   std::printf("## ours (cuda backend) vs CUDA C++ peers\n\n%s", Table.render().c_str());

@@ -10,7 +10,7 @@ namespace cajeta::gpubench {
 
 namespace {
 
-const char* const Workloads[] = {"saxpy", "triad", "reduce", "matmul", "launch"};
+const char* const Workloads[] = {"saxpy", "triad", "reduce", "wavesum", "matmul", "launch"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -31,15 +31,15 @@ bool GpuBenchOptions::wants(const std::string& Workload) const {
 
 const char* GpuBenchOptions::usage() {
   return "usage: cajeta_gpu_bench [options]\n"
-         "  --bundles DIR    folder with saxpy/triad/reduce/matmul/empty.cjx\n"
+         "  --bundles DIR    folder with saxpy/triad/reduce/wavereduce/matmul/empty.cjx\n"
          "  --n N            saxpy/triad/copy elements (default 268435456)\n"
-         "  --reduce-n N     sum elements (default 268435456)\n"
+         "  --reduce-n N     sum elements, both sums (default 268435456)\n"
          "  --matmul N       square matrix size (default 4096)\n"
          "  --reps N         timed batches per side, median reported (default 20)\n"
          "  --warmup N       untimed batches per side (default 3)\n"
          "  --batch N        launches per timed batch (default 10)\n"
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
-         "  --only LIST      comma list of saxpy,triad,reduce,matmul,launch\n"
+         "  --only LIST      comma list of saxpy,triad,reduce,wavesum,matmul,launch\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
          "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
          "  --no-vulkan      run our kernels on the cuda backend only\n"
@@ -111,7 +111,8 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
       std::stringstream List(Value);
       for (std::string W; std::getline(List, W, ',');) {
         if (std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
-          Error = "--only: unknown workload '" + W + "' (saxpy, triad, reduce, matmul, launch)";
+          Error = "--only: unknown workload '" + W +
+                  "' (saxpy, triad, reduce, wavesum, matmul, launch)";
           return false;
         }
         O.Only.push_back(W);

@@ -45,13 +45,16 @@ struct Medians {
 /// thermal drift fall on both. Ours(Batch) enqueues Batch items on our stream; we time it with
 /// the host clock through stream.sync() (the runtime does not expose its CUstream to events),
 /// and afterwards, with CUPTI where it loads, the GPU time of our kernels alone.
+/// Side: where Ours enqueues (null: C.Cuda); CUPTI's GPU time is taken on the cuda side only.
 template <class OursF, class PeerF>
-Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer) {
+Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer,
+                OursDevice* Side = nullptr) {
+  xpu::KernelStream& Stream = (Side ? *Side : C.Cuda).stream();
   auto oursBatch = [&] {
     double T0 = nowMs();
     for (int I = 0; I < Batch; ++I)
       Ours();
-    C.Cuda.stream().sync();
+    Stream.sync();
     return (nowMs() - T0) / Batch;
   };
   for (int I = 0; I < C.Options.Warmup; ++I) {
@@ -67,7 +70,7 @@ Medians measure(GpuBenchContext& C, int Batch, OursF&& Ours, PeerF&& Peer) {
   }
   Medians M{median(O), median(W), median(G)};
   // Then, apart so that tracing cannot slow the timed batches, the GPU time of our kernels.
-  if (!C.Timer)
+  if (!C.Timer || (Side && Side != &C.Cuda))
     return M;
   if (!C.Timer->begin()) {
     std::fprintf(stderr, "cajeta_gpu_bench: no GPU time for our kernels: %s\n",
@@ -143,10 +146,11 @@ inline std::string sizeText(uint64_t N) {
   return std::to_string(N);
 }
 
-void runStreamBench(GpuBenchContext& C); // saxpy, triad, triad vs cuMemcpyDtoD
-void runReduceBench(GpuBenchContext& C); // sum vs CUB
-void runMatMulBench(GpuBenchContext& C); // tiled matmul vs nvcc
-void runLaunchBench(GpuBenchContext& C); // empty-kernel launch cost vs raw cuLaunchKernel
+void runStreamBench(GpuBenchContext& C);     // saxpy, triad, triad vs cuMemcpyDtoD
+void runReduceBench(GpuBenchContext& C);     // sum vs CUB
+void runMatMulBench(GpuBenchContext& C);     // tiled matmul vs nvcc
+void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
+void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
 
 /// Issue 5's targets for Vulkan time over CUDA time.
 constexpr double MemoryBoundTarget = 1.2;
