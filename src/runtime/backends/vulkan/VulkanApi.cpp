@@ -54,6 +54,12 @@ bool VulkanApi::load(std::string& Error) {
   }
   CAJETA_VK_FUNCTIONS(CAJETA_VK_LOAD)
 #undef CAJETA_VK_LOAD
+#define CAJETA_VK_LOAD_OPTIONAL(Name)                                                              \
+  Name = reinterpret_cast<PFN_##Name>(GetProc(Instance, #Name));                                   \
+  if (!Name)                                                                                       \
+    Name = reinterpret_cast<PFN_##Name>(GetProc(Instance, #Name "KHR"));
+  CAJETA_VK_OPTIONAL_FUNCTIONS(CAJETA_VK_LOAD_OPTIONAL)
+#undef CAJETA_VK_LOAD_OPTIONAL
   return true;
 }
 

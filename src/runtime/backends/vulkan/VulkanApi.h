@@ -59,7 +59,16 @@ namespace cajeta::xpu::rt::vulkan {
   X(vkDestroyFence)                                                                                \
   X(vkResetFences)                                                                                 \
   X(vkWaitForFences)                                                                               \
+  X(vkGetFenceStatus)                                                                              \
+  X(vkCreateSemaphore)                                                                             \
+  X(vkDestroySemaphore)                                                                            \
   X(vkQueueSubmit)
+
+// Timeline semaphore functions (Vulkan 1.2, or VK_KHR_timeline_semaphore): null where the loader
+// has neither name; the device then signals its queues' progress with fences.
+#define CAJETA_VK_OPTIONAL_FUNCTIONS(X)                                                            \
+  X(vkWaitSemaphores)                                                                              \
+  X(vkGetSemaphoreCounterValue)
 
 /// The loader and the instance; every pointer is valid once load() returned true.
 class VulkanApi {
@@ -76,6 +85,7 @@ public:
 
 #define CAJETA_VK_DECLARE(Name) PFN_##Name Name = nullptr;
   CAJETA_VK_FUNCTIONS(CAJETA_VK_DECLARE)
+  CAJETA_VK_OPTIONAL_FUNCTIONS(CAJETA_VK_DECLARE)
 #undef CAJETA_VK_DECLARE
 
 private:

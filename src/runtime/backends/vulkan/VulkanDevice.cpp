@@ -1,72 +1,32 @@
 // The vulkan backend's device: creation with the features SPIR-V kernels use, memory (device-local
-// with staging, or mapped where device memory is host memory), copies, and launches.
+// with staging, or mapped where device memory is host memory), and its queues.
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
 #include "bundle/VulkanKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/vulkan/VulkanModule.h"
+#include "runtime/backends/vulkan/VulkanQueue.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
-#include <map>
 #include <vector>
 
 namespace cajeta::xpu::rt::vulkan {
 
 namespace {
 
-/// One device buffer: what allocate() hands out as the "device pointer".
-struct DeviceBuffer {
-  VkBuffer Buffer = VK_NULL_HANDLE;
-  VkDeviceMemory Memory = VK_NULL_HANDLE;
-  void* Mapped = nullptr; // set where the memory is host-visible and coherent
-  size_t Bytes = 0;
-};
-
-constexpr size_t StagingChunk = size_t(16) << 20;
-constexpr uint32_t PoolStorageDescriptors = 1024;
-
 /// Device extensions enabled when present (the ones SPIR-V kernels may require).
 const char* const WantedExtensions[] = {
     "VK_KHR_8bit_storage",        "VK_KHR_16bit_storage",
     "VK_KHR_shader_float16_int8", "VK_KHR_shader_atomic_int64",
     "VK_EXT_shader_atomic_float", "VK_KHR_storage_buffer_storage_class",
+    "VK_KHR_timeline_semaphore",
 };
 
 } // namespace
-
-/// Command state of one runtime stream (one worker thread) on this device.
-struct VulkanDevice::StreamState {
-  VulkanDevice* Owner = nullptr;
-  VkCommandPool Pool = VK_NULL_HANDLE;
-  VkCommandBuffer Cmd = VK_NULL_HANDLE;
-  VkFence Fence = VK_NULL_HANDLE;
-  VkDescriptorPool Descriptors = VK_NULL_HANDLE;
-  HostBuffer Status;  // one CajetaVkStatus
-  HostBuffer Uniform; // the parameter block of a "uniform" kernel
-  HostBuffer Staging; // uploads and downloads through device-local memory
-  std::vector<uint8_t> Block;
-  std::vector<VkDescriptorBufferInfo> Infos;
-  std::vector<VkWriteDescriptorSet> Writes;
-
-  ~StreamState() {
-    if (!Owner)
-      return;
-    const VulkanApi& Api = Owner->Api;
-    VkDevice D = Owner->Device;
-    Owner->destroyHostBuffer(Status);
-    Owner->destroyHostBuffer(Uniform);
-    Owner->destroyHostBuffer(Staging);
-    if (Descriptors)
-      Api.vkDestroyDescriptorPool(D, Descriptors, nullptr);
-    if (Fence)
-      Api.vkDestroyFence(D, Fence, nullptr);
-    if (Pool)
-      Api.vkDestroyCommandPool(D, Pool, nullptr);
-  }
-};
 
 std::unique_ptr<VulkanDevice> VulkanDevice::create(const VulkanApi& Api, VkPhysicalDevice Phys,
                                                    std::string& Error) {
@@ -76,7 +36,10 @@ std::unique_ptr<VulkanDevice> VulkanDevice::create(const VulkanApi& Api, VkPhysi
   return D;
 }
 
+VulkanDevice::VulkanDevice(const VulkanApi& Api, VkPhysicalDevice Phys) : Api(Api), Phys(Phys) {}
+
 VulkanDevice::~VulkanDevice() {
+  Utility.reset();
   if (PipelineCache)
     Api.vkDestroyPipelineCache(Device, PipelineCache, nullptr);
   if (Device)
@@ -137,6 +100,8 @@ bool VulkanDevice::init(std::string& Error) {
   A64.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT AF{};
   AF.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
+  VkPhysicalDeviceTimelineSemaphoreFeatures TS{};
+  TS.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES;
   void** Next = &F2.pNext;
   auto Chain = [&](auto& S, bool Known) {
     if (!Known)
@@ -149,7 +114,15 @@ bool VulkanDevice::init(std::string& Error) {
   Chain(F16, Core12 || Has("VK_KHR_shader_float16_int8"));
   Chain(A64, Core12 || Has("VK_KHR_shader_atomic_int64"));
   Chain(AF, Has("VK_EXT_shader_atomic_float"));
+  Chain(TS, Core12 || Has("VK_KHR_timeline_semaphore"));
   Api.vkGetPhysicalDeviceFeatures2(Phys, &F2);
+  // Streams fall back to fences without the feature or the loader's functions, or when
+  // CAJETA_XPU_VULKAN_NO_TIMELINE is set (to test that path on a device that has both).
+  const char* NoTimeline = std::getenv("CAJETA_XPU_VULKAN_NO_TIMELINE");
+  if (!Api.vkWaitSemaphores || !Api.vkGetSemaphoreCounterValue ||
+      (NoTimeline && *NoTimeline && std::strcmp(NoTimeline, "0") != 0))
+    TS.timelineSemaphore = VK_FALSE;
+  Features.TimelineSemaphore = TS.timelineSemaphore;
 
   Features.Int16 = F2.features.shaderInt16;
   Features.Int64 = F2.features.shaderInt64;
@@ -265,6 +238,11 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
   }
 }
 
+VkResult VulkanDevice::submit(const VkSubmitInfo& Submit, VkFence Fence) {
+  std::lock_guard<std::mutex> Lock(QueueMutex);
+  return Api.vkQueueSubmit(Queue, 1, &Submit, Fence);
+}
+
 void VulkanDevice::check(VkResult R, const std::string& What) const {
   if (R == VK_SUCCESS)
     return;
@@ -368,154 +346,41 @@ void VulkanDevice::destroyHostBuffer(HostBuffer& B) {
   B = HostBuffer();
 }
 
-void VulkanDevice::ensureHostBuffer(HostBuffer& B, size_t Bytes, VkBufferUsageFlags Usage) {
-  if (B.Bytes >= Bytes)
-    return;
-  destroyHostBuffer(B);
-  B = createHostBuffer(std::max<size_t>(Bytes, 256), Usage);
+// --- queues -------------------------------------------------------------------------------------
+
+std::unique_ptr<BackendQueue> VulkanDevice::createQueue() {
+  return std::make_unique<VulkanQueue>(*this);
 }
 
-// --- command submission -------------------------------------------------------------------------
-
-VulkanDevice::StreamState& VulkanDevice::stream() {
-  // Each runtime stream runs its commands on its own worker thread: a thread-local state per
-  // device gives every stream its own command buffer, fence, descriptor pool and buffers.
-  thread_local std::map<const VulkanDevice*, StreamState> States;
-  StreamState& S = States[this];
-  if (S.Owner)
-    return S;
-  S.Owner = this;
-  VkCommandPoolCreateInfo CPI{};
-  CPI.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  CPI.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  CPI.queueFamilyIndex = QueueFamily;
-  check(Api.vkCreateCommandPool(Device, &CPI, nullptr, &S.Pool), "vkCreateCommandPool");
-  VkCommandBufferAllocateInfo CBA{};
-  CBA.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  CBA.commandPool = S.Pool;
-  CBA.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  CBA.commandBufferCount = 1;
-  check(Api.vkAllocateCommandBuffers(Device, &CBA, &S.Cmd), "vkAllocateCommandBuffers");
-  VkFenceCreateInfo FCI{};
-  FCI.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  check(Api.vkCreateFence(Device, &FCI, nullptr, &S.Fence), "vkCreateFence");
-  VkDescriptorPoolSize Sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, PoolStorageDescriptors},
-                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 4}};
-  VkDescriptorPoolCreateInfo DPI{};
-  DPI.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-  DPI.maxSets = 4;
-  DPI.poolSizeCount = 2;
-  DPI.pPoolSizes = Sizes;
-  check(Api.vkCreateDescriptorPool(Device, &DPI, nullptr, &S.Descriptors),
-        "vkCreateDescriptorPool");
-  S.Status = createHostBuffer(sizeof(CajetaVkStatus), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  std::memset(S.Status.Mapped, 0, sizeof(CajetaVkStatus));
-  return S;
+VulkanQueue& VulkanDevice::utility() {
+  if (!Utility)
+    Utility = std::make_unique<VulkanQueue>(*this);
+  return *Utility;
 }
 
-void VulkanDevice::begin(StreamState& S) {
-  VkCommandBufferBeginInfo Begin{};
-  Begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  Begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  check(Api.vkBeginCommandBuffer(S.Cmd, &Begin), "vkBeginCommandBuffer");
-  // Everything earlier submissions wrote is visible to this one.
-  VkMemoryBarrier Barrier{};
-  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT;
-  Barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-  Api.vkCmdPipelineBarrier(S.Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-                           VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &Barrier, 0, nullptr, 0,
-                           nullptr);
-}
-
-void VulkanDevice::submitAndWait(StreamState& S, const std::string& What) {
-  // What the device wrote becomes visible to the host once the fence is waited on.
-  VkMemoryBarrier Barrier{};
-  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  Barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT;
-  Api.vkCmdPipelineBarrier(S.Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                           VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
-                           &Barrier, 0, nullptr, 0, nullptr);
-  check(Api.vkEndCommandBuffer(S.Cmd), "vkEndCommandBuffer for " + What);
-  VkSubmitInfo Submit{};
-  Submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  Submit.commandBufferCount = 1;
-  Submit.pCommandBuffers = &S.Cmd;
-  VkResult R;
-  {
-    std::lock_guard<std::mutex> Lock(QueueMutex);
-    R = Api.vkQueueSubmit(Queue, 1, &Submit, S.Fence);
-  }
-  if (R == VK_SUCCESS)
-    R = Api.vkWaitForFences(Device, 1, &S.Fence, VK_TRUE, UINT64_MAX);
-  Api.vkResetFences(Device, 1, &S.Fence);
-  Api.vkResetCommandBuffer(S.Cmd, 0);
-  check(R, What);
-}
-
-void VulkanDevice::copyStaged(VkBuffer Target, size_t Offset, void* HostDst, const void* HostSrc,
-                              size_t Bytes) {
-  StreamState& S = stream();
-  ensureHostBuffer(S.Staging, std::min(Bytes, StagingChunk),
-                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  for (size_t Done = 0; Done < Bytes;) {
-    size_t N = std::min(Bytes - Done, S.Staging.Bytes);
-    begin(S);
-    if (HostSrc) {
-      std::memcpy(S.Staging.Mapped, static_cast<const uint8_t*>(HostSrc) + Done, N);
-      VkBufferCopy Region{0, Offset + Done, N};
-      Api.vkCmdCopyBuffer(S.Cmd, S.Staging.Buffer, Target, 1, &Region);
-    } else {
-      VkBufferCopy Region{Offset + Done, 0, N};
-      Api.vkCmdCopyBuffer(S.Cmd, Target, S.Staging.Buffer, 1, &Region);
-    }
-    submitAndWait(S, HostSrc ? "an upload" : "a download");
-    if (HostDst)
-      std::memcpy(static_cast<uint8_t*>(HostDst) + Done, S.Staging.Mapped, N);
-    Done += N;
-  }
+std::vector<QueuedFailure> VulkanDevice::drainUtility() {
+  std::vector<QueuedFailure> Failures;
+  Utility->synchronize(Failures);
+  return Failures;
 }
 
 void VulkanDevice::copyToDevice(void* Dst, const void* Src, size_t Bytes) {
-  auto* B = static_cast<DeviceBuffer*>(Dst);
-  if (!Bytes)
-    return;
-  if (B->Mapped) {
-    std::memcpy(B->Mapped, Src, Bytes);
-    return;
-  }
-  copyStaged(B->Buffer, 0, nullptr, Src, Bytes);
+  std::lock_guard<std::mutex> Lock(UtilityMutex);
+  utility().copyToDevice(Dst, Src, Bytes, false);
+  drainUtility();
 }
 
 void VulkanDevice::copyFromDevice(void* Dst, const void* Src, size_t Bytes) {
-  const auto* B = static_cast<const DeviceBuffer*>(Src);
-  if (!Bytes)
-    return;
-  if (B->Mapped) {
-    std::memcpy(Dst, B->Mapped, Bytes);
-    return;
-  }
-  copyStaged(B->Buffer, 0, Dst, nullptr, Bytes);
+  std::lock_guard<std::mutex> Lock(UtilityMutex);
+  utility().copyFromDevice(Dst, Src, Bytes, false);
+  drainUtility();
 }
 
 void VulkanDevice::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
-  auto* To = static_cast<DeviceBuffer*>(Dst);
-  const auto* From = static_cast<const DeviceBuffer*>(Src);
-  if (!Bytes)
-    return;
-  if (To->Mapped && From->Mapped) {
-    std::memcpy(To->Mapped, From->Mapped, Bytes);
-    return;
-  }
-  StreamState& S = stream();
-  begin(S);
-  VkBufferCopy Region{0, 0, Bytes};
-  Api.vkCmdCopyBuffer(S.Cmd, From->Buffer, To->Buffer, 1, &Region);
-  submitAndWait(S, "a device-to-device copy");
+  std::lock_guard<std::mutex> Lock(UtilityMutex);
+  utility().copyWithinDevice(Dst, Src, Bytes);
+  drainUtility();
 }
-
-// --- modules and launches -----------------------------------------------------------------------
 
 std::unique_ptr<BackendModule> VulkanDevice::loadModule(const bundle::Payload& Payload) {
   return VulkanModule::load(*this, Payload);
@@ -524,115 +389,11 @@ std::unique_ptr<BackendModule> VulkanDevice::loadModule(const bundle::Payload& P
 void VulkanDevice::launch(const void* Entry, const bundle::KernelInfo& Info,
                           const MarshalledArg* Args, const LaunchGeometry& Geometry,
                           KernelFailure& Failure) {
-  auto& K = *static_cast<VulkanKernel*>(const_cast<void*>(Entry));
-  const VkPhysicalDeviceLimits& L = Props.limits;
-  for (int D = 0; D != 3; ++D) {
-    if (Geometry.Grid[D] > L.maxComputeWorkGroupCount[D])
-      fail(CAJETA_XPU_LAUNCH_ERROR,
-           fmt::format("{}: grid ({}, {}, {}) exceeds vulkan device '{}''s workgroup count limit "
-                       "({}, {}, {})",
-                       Info.Name, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2], Name,
-                       L.maxComputeWorkGroupCount[0], L.maxComputeWorkGroupCount[1],
-                       L.maxComputeWorkGroupCount[2]));
-    if (Geometry.Block[D] > L.maxComputeWorkGroupSize[D])
-      fail(CAJETA_XPU_LAUNCH_ERROR,
-           fmt::format("{}: block ({}, {}, {}) exceeds vulkan device '{}''s workgroup size limit "
-                       "({}, {}, {})",
-                       Info.Name, Geometry.Block[0], Geometry.Block[1], Geometry.Block[2], Name,
-                       L.maxComputeWorkGroupSize[0], L.maxComputeWorkGroupSize[1],
-                       L.maxComputeWorkGroupSize[2]));
-  }
-  if (uint64_t(K.StaticSharedBytes) + Geometry.DynamicSharedBytes > L.maxComputeSharedMemorySize)
-    fail(CAJETA_XPU_LAUNCH_ERROR,
-         fmt::format("{}: {} static + {} dynamic shared bytes exceed vulkan device '{}''s {} bytes "
-                     "of workgroup memory",
-                     Info.Name, K.StaticSharedBytes, Geometry.DynamicSharedBytes, Name,
-                     L.maxComputeSharedMemorySize));
-  uint32_t DynamicElements = 1;
-  if (K.DynamicSharedElementBytes)
-    DynamicElements =
-        std::max<uint32_t>(1, Geometry.DynamicSharedBytes / K.DynamicSharedElementBytes);
-  VkPipeline Pipeline = K.pipeline(*this, Geometry.Block, DynamicElements);
-
-  StreamState& S = stream();
-  // The parameter block (VulkanKernelAbi.h): each slot's bytes, little-endian.
-  S.Block.assign(K.ParamBlockBytes, 0);
-  for (const VulkanKernel::Slot& Slot : K.Slots) {
-    const MarshalledArg& A = Args[Slot.Param];
-    if (Info.Params[Slot.Param].Kind == bundle::ParamKind::Pod)
-      std::memcpy(S.Block.data() + Slot.Offset, A.Ptr,
-                  std::min<size_t>(Slot.Size, Info.Params[Slot.Param].PodSize));
-    else
-      std::memcpy(S.Block.data() + Slot.Offset, &A.Bits, std::min<size_t>(Slot.Size, 8));
-  }
-
-  // Descriptors: buffers at their parameter index, then the status and uniform block.
-  check(Api.vkResetDescriptorPool(Device, S.Descriptors, 0), "vkResetDescriptorPool");
-  VkDescriptorSetAllocateInfo DSA{};
-  DSA.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-  DSA.descriptorPool = S.Descriptors;
-  DSA.descriptorSetCount = 1;
-  DSA.pSetLayouts = &K.SetLayout;
-  VkDescriptorSet Set = VK_NULL_HANDLE;
-  check(Api.vkAllocateDescriptorSets(Device, &DSA, &Set),
-        "vkAllocateDescriptorSets for " + Info.Name);
-  S.Infos.clear();
-  S.Infos.reserve(K.BufferParams.size() + 2);
-  S.Writes.clear();
-  auto Bind = [&](uint32_t Binding, VkDescriptorType Type, VkBuffer Buffer, VkDeviceSize Range) {
-    S.Infos.push_back({Buffer, 0, Range});
-    VkWriteDescriptorSet W{};
-    W.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    W.dstSet = Set;
-    W.dstBinding = Binding;
-    W.descriptorCount = 1;
-    W.descriptorType = Type;
-    W.pBufferInfo = &S.Infos.back();
-    S.Writes.push_back(W);
-  };
-  for (uint32_t P : K.BufferParams) {
-    const auto* B = static_cast<const DeviceBuffer*>(Args[P].Ptr);
-    uint64_t Bytes = Args[P].Length * bundle::scalarTypeSize(Info.Params[P].Type);
-    if (Bytes > L.maxStorageBufferRange)
-      fail(CAJETA_XPU_LAUNCH_ERROR,
-           fmt::format("{}: buffer argument {} ('{}') has {} bytes; vulkan device '{}' binds at "
-                       "most {} bytes per storage buffer",
-                       Info.Name, P + 1, Info.Params[P].Name, Bytes, Name,
-                       L.maxStorageBufferRange));
-    // The range is what OpArrayLength reports; an empty buffer cannot have a zero range, so it
-    // is bound with one element (a kernel that reads length() of an empty buffer sees 1).
-    Bind(P, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, B->Buffer,
-         Bytes ? Bytes : bundle::scalarTypeSize(Info.Params[P].Type));
-  }
-  if (K.CheckBounds)
-    Bind(K.ParamCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, S.Status.Buffer, sizeof(CajetaVkStatus));
-  if (K.ParamBlock == VulkanKernel::Block::Uniform) {
-    ensureHostBuffer(S.Uniform, K.ParamBlockBytes, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
-    std::memcpy(S.Uniform.Mapped, S.Block.data(), K.ParamBlockBytes);
-    Bind(K.ParamCount + 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, S.Uniform.Buffer, K.ParamBlockBytes);
-  }
-  Api.vkUpdateDescriptorSets(Device, uint32_t(S.Writes.size()), S.Writes.data(), 0, nullptr);
-
-  begin(S);
-  Api.vkCmdBindPipeline(S.Cmd, VK_PIPELINE_BIND_POINT_COMPUTE, Pipeline);
-  Api.vkCmdBindDescriptorSets(S.Cmd, VK_PIPELINE_BIND_POINT_COMPUTE, K.Layout, 0, 1, &Set, 0,
-                              nullptr);
-  if (K.ParamBlock == VulkanKernel::Block::PushConstant && K.ParamBlockBytes)
-    Api.vkCmdPushConstants(S.Cmd, K.Layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, K.ParamBlockBytes,
-                           S.Block.data());
-  Api.vkCmdDispatch(S.Cmd, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2]);
-  submitAndWait(S, "running " + Info.Name);
-
-  if (!K.CheckBounds)
-    return;
-  auto* Status = static_cast<CajetaVkStatus*>(S.Status.Mapped);
-  if (!Status->Failed)
-    return;
-  Failure.Failed = true;
-  Failure.Param = Status->FailedParam;
-  Failure.Index = Status->FailedIndex;
-  Failure.Length = Status->FailedLength;
-  std::memset(Status, 0, sizeof(CajetaVkStatus));
+  std::lock_guard<std::mutex> Lock(UtilityMutex);
+  utility().launch(Entry, Info, Args, Geometry, nullptr);
+  std::vector<QueuedFailure> Failures = drainUtility();
+  if (!Failures.empty())
+    Failure = Failures.front().Failure;
 }
 
 } // namespace cajeta::xpu::rt::vulkan

@@ -1,5 +1,5 @@
-// One Vulkan physical device as a runtime device: its queue, memory, per-stream command state and
-// launches by VulkanKernelAbi.h.
+// One Vulkan physical device as a runtime device: its queue, memory, and the VulkanQueue each
+// runtime stream records its launches and copies into.
 #pragma once
 
 #include "runtime/Backend.h"
@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace cajeta::xpu::rt::vulkan {
 
@@ -31,7 +32,16 @@ struct VulkanFeatures {
   bool subgroupSizeValid() const {
     return SubgroupSize >= 4 && SubgroupSize <= 64 && (SubgroupSize & (SubgroupSize - 1)) == 0;
   }
+  bool TimelineSemaphore = false;   // streams signal timeline semaphores (else fences)
   std::set<std::string> Extensions; // the device extensions enabled
+};
+
+/// One device buffer: what allocate() hands out as the "device pointer".
+struct DeviceBuffer {
+  VkBuffer Buffer = VK_NULL_HANDLE;
+  VkDeviceMemory Memory = VK_NULL_HANDLE;
+  void* Mapped = nullptr; // set where the memory is host-visible and coherent
+  size_t Bytes = 0;
 };
 
 /// A host-visible, coherent, persistently mapped buffer (status records, staging, uniforms).
@@ -41,6 +51,8 @@ struct HostBuffer {
   void* Mapped = nullptr;
   size_t Bytes = 0;
 };
+
+class VulkanQueue;
 
 class VulkanDevice : public BackendDevice {
 public:
@@ -72,30 +84,31 @@ public:
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
 
   std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override;
+  /// Runs to completion on the device's utility queue (runtime streams use createQueue()).
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, KernelFailure& Failure) override;
+  std::unique_ptr<BackendQueue> createQueue() override;
 
   const VulkanApi& api() const { return Api; }
   VkDevice handle() const { return Device; }
   VkPipelineCache pipelineCache() const { return PipelineCache; }
   const VkPhysicalDeviceProperties& properties() const { return Props; }
   const VulkanFeatures& features() const { return Features; }
+  uint32_t queueFamily() const { return QueueFamily; }
   /// Throws RuntimeError naming the device, What and the VkResult unless R is VK_SUCCESS.
   void check(VkResult R, const std::string& What) const;
-
-private:
-  struct StreamState;
-
-  VulkanDevice(const VulkanApi& Api, VkPhysicalDevice Phys) : Api(Api), Phys(Phys) {}
-  bool init(std::string& Error);
-  uint32_t memoryType(uint32_t Allowed, VkMemoryPropertyFlags Want) const;
+  /// vkQueueSubmit of one batch on the device's queue, which streams share.
+  VkResult submit(const VkSubmitInfo& Submit, VkFence Fence);
+  /// Throws RuntimeError when the device has no host-visible coherent memory for Bytes.
   HostBuffer createHostBuffer(size_t Bytes, VkBufferUsageFlags Usage);
   void destroyHostBuffer(HostBuffer& B);
-  void ensureHostBuffer(HostBuffer& B, size_t Bytes, VkBufferUsageFlags Usage);
-  StreamState& stream();
-  void begin(StreamState& S);
-  void submitAndWait(StreamState& S, const std::string& What);
-  void copyStaged(VkBuffer Device, size_t Offset, void* Host, const void* HostSrc, size_t Bytes);
+
+private:
+  VulkanDevice(const VulkanApi& Api, VkPhysicalDevice Phys);
+  bool init(std::string& Error);
+  uint32_t memoryType(uint32_t Allowed, VkMemoryPropertyFlags Want) const;
+  VulkanQueue& utility();
+  std::vector<QueuedFailure> drainUtility();
 
   const VulkanApi& Api;
   VkPhysicalDevice Phys;
@@ -104,6 +117,8 @@ private:
   uint32_t QueueFamily = 0;
   VkPipelineCache PipelineCache = VK_NULL_HANDLE;
   std::mutex QueueMutex; // vkQueueSubmit needs the queue externally synchronised
+  std::mutex UtilityMutex;
+  std::unique_ptr<VulkanQueue> Utility; // the device-level copies and launches
   VkPhysicalDeviceProperties Props{};
   VkPhysicalDeviceMemoryProperties Memory{};
   VulkanFeatures Features;

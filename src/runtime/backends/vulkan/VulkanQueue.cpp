@@ -1,0 +1,633 @@
+// Vulkan queues: launches and copies recorded into a stream's open command buffer, barriers where
+// one command depends on another, batches submitted on events, downloads and synchronize (or
+// when full), and per-batch resources recycled once the stream's timeline passes them.
+#include "runtime/backends/vulkan/VulkanQueue.h"
+
+#include "runtime/backends/vulkan/VulkanModule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace cajeta::xpu::rt::vulkan {
+
+namespace {
+
+constexpr size_t MinBlockBytes = 64 * 1024;
+constexpr size_t StagingChunk = size_t(16) << 20;       // one staged copy's largest piece
+constexpr size_t BatchHostBytes = size_t(64) << 20;     // a batch holding more is submitted
+constexpr size_t InFlightHostBytes = size_t(256) << 20; // more in flight: wait for the oldest
+constexpr size_t MaxInFlightBatches = 16;
+constexpr size_t MaxPooledBytes = size_t(64) << 20; // free staging kept after a synchronize
+constexpr uint32_t SetsPerPool = VulkanQueue::BatchCommands;
+constexpr uint32_t StorageDescriptorsPerPool = 8 * SetsPerPool;
+constexpr VkBufferUsageFlags HostUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+constexpr VkPipelineStageFlags Compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+constexpr VkPipelineStageFlags Transfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
+
+size_t alignUp(size_t N, size_t A) {
+  return (N + A - 1) / A * A;
+}
+
+/// A point on one queue's timeline.
+class VulkanEvent : public BackendEvent {
+public:
+  VulkanEvent(std::shared_ptr<VulkanTimeline> Timeline, uint64_t Value)
+      : Timeline(std::move(Timeline)), Value(Value) {}
+  void synchronize() override { Timeline->wait(Value); }
+  bool done() override { return Timeline->reached() >= Value; }
+  const std::shared_ptr<VulkanTimeline>& timeline() const { return Timeline; }
+  uint64_t value() const { return Value; }
+
+private:
+  std::shared_ptr<VulkanTimeline> Timeline;
+  uint64_t Value;
+};
+
+} // namespace
+
+VulkanQueue::VulkanQueue(VulkanDevice& Device)
+    : Device(Device), Api(Device.api()), Timeline(std::make_shared<VulkanTimeline>(Device)) {
+  VkCommandPoolCreateInfo CPI{};
+  CPI.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  CPI.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  CPI.queueFamilyIndex = Device.queueFamily();
+  Device.check(Api.vkCreateCommandPool(Device.handle(), &CPI, nullptr, &Pool),
+               "vkCreateCommandPool");
+  const VkPhysicalDeviceLimits& L = Device.properties().limits;
+  Alignment =
+      std::max<size_t>({16, L.minStorageBufferOffsetAlignment, L.minUniformBufferOffsetAlignment});
+}
+
+VulkanQueue::~VulkanQueue() {
+  VkDevice D = Device.handle();
+  if (LostReason.empty()) {
+    try { // a stream drains its queue first: this finds nothing to wait for
+      flush("releasing a stream");
+      Timeline->wait(Timeline->lastSubmitted());
+      finishMappedReads();
+    } catch (const RuntimeError&) {
+      // Nothing to report to: the stream is going away.
+    }
+  }
+  Timeline->dropCopies();
+  for (std::unique_ptr<Batch>& B : InFlight)
+    Spare.push_back(std::move(B));
+  if (Open)
+    Spare.push_back(std::move(Open));
+  for (std::unique_ptr<Batch>& B : Spare) {
+    for (VkDescriptorPool P : B->Pools)
+      Api.vkDestroyDescriptorPool(D, P, nullptr);
+    for (HostBuffer& H : B->Blocks)
+      Device.destroyHostBuffer(H);
+  }
+  for (HostBuffer& H : FreeBlocks)
+    Device.destroyHostBuffer(H);
+  Api.vkDestroyCommandPool(D, Pool, nullptr); // frees the command buffers
+}
+
+void VulkanQueue::usable() const {
+  if (!LostReason.empty())
+    fail(CAJETA_XPU_ERROR, fmt::format("vulkan device '{}': a stream whose work failed ({}) can "
+                                       "take no more work",
+                                       Device.name(), LostReason));
+}
+
+void VulkanQueue::lose(const RuntimeError& E) {
+  // Waiting for the device failed (a lost device): what is in flight may never complete.
+  LostReason = E.what();
+  MappedReads.clear();
+  Timeline->dropCopies();
+  WaitSemaphores.clear();
+  WaitValues.clear();
+}
+
+// --- batches ------------------------------------------------------------------------------------
+
+VulkanQueue::Batch& VulkanQueue::open() {
+  if (Open)
+    return *Open;
+  if (Spare.empty()) {
+    auto B = std::make_unique<Batch>();
+    VkCommandBufferAllocateInfo CBA{};
+    CBA.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    CBA.commandPool = Pool;
+    CBA.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    CBA.commandBufferCount = 1;
+    Device.check(Api.vkAllocateCommandBuffers(Device.handle(), &CBA, &B->Cmd),
+                 "vkAllocateCommandBuffers");
+    Spare.push_back(std::move(B));
+  }
+  std::unique_ptr<Batch> B = std::move(Spare.back());
+  Spare.pop_back();
+  VkCommandBufferBeginInfo Begin{};
+  Begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  Begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VkResult R = Api.vkBeginCommandBuffer(B->Cmd, &Begin);
+  if (R != VK_SUCCESS) {
+    Spare.push_back(std::move(B));
+    Device.check(R, "vkBeginCommandBuffer");
+  }
+  // What earlier submits on the device's queue wrote (this stream's or another's) is visible.
+  VkMemoryBarrier Barrier{};
+  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+  Barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+  Api.vkCmdPipelineBarrier(B->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                           VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &Barrier, 0, nullptr, 0,
+                           nullptr);
+  Open = std::move(B);
+  return *Open;
+}
+
+void VulkanQueue::counted(Batch& B) {
+  ++B.Commands;
+  if (B.Commands >= BatchCommands || B.HostBytes >= BatchHostBytes)
+    flush("a full batch");
+}
+
+void VulkanQueue::flush(const char* Why) {
+  bool Commands = Open && Open->Commands;
+  if (!Commands && WaitSemaphores.empty())
+    return;
+  VkCommandBuffer Cmd = VK_NULL_HANDLE;
+  if (Commands) {
+    // What the batch wrote becomes visible to the host once its value is reached.
+    VkMemoryBarrier Barrier{};
+    Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    Barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    Api.vkCmdPipelineBarrier(Open->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                             VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &Barrier, 0, nullptr, 0, nullptr);
+    Cmd = Open->Cmd;
+  }
+  try {
+    if (Cmd)
+      Device.check(Api.vkEndCommandBuffer(Cmd), fmt::format("vkEndCommandBuffer ({})", Why));
+    static const std::vector<VulkanTimeline::HostCopy> NoCopies;
+    uint64_t Value =
+        Timeline->submit(Cmd, WaitSemaphores, WaitValues, Cmd ? Open->Copies : NoCopies,
+                         Cmd ? "vkQueueSubmit of a stream's batch" : "vkQueueSubmit");
+    WaitSemaphores.clear();
+    WaitValues.clear();
+    if (Cmd) {
+      Open->Value = Value;
+      InFlight.push_back(std::move(Open));
+    }
+  } catch (const RuntimeError&) {
+    if (Cmd) { // never submitted: its commands are dropped, the error says why
+      Open->Value = 0;
+      retire(*Open);
+      Spare.push_back(std::move(Open));
+    }
+    throw;
+  }
+  // Bound what is in flight: completed batches come back, and a long run waits for the oldest.
+  try {
+    retireReached();
+    size_t HostBytes = 0;
+    for (const std::unique_ptr<Batch>& B : InFlight)
+      HostBytes += B->HostBytes;
+    if (InFlight.size() > MaxInFlightBatches || HostBytes > InFlightHostBytes) {
+      Timeline->wait(InFlight.front()->Value);
+      retireReached();
+    }
+  } catch (const RuntimeError& E) {
+    lose(E);
+    throw;
+  }
+}
+
+void VulkanQueue::retire(Batch& B) {
+  for (auto& [Tag, Status] : B.Statuses) {
+    if (!Status->Failed || !B.Value)
+      continue;
+    KernelFailure F;
+    F.Failed = true;
+    F.Param = Status->FailedParam;
+    F.Index = Status->FailedIndex;
+    F.Length = Status->FailedLength;
+    Failed.push_back({Tag, F});
+  }
+  B.Statuses.clear();
+  B.Copies.clear();
+  for (VkDescriptorPool P : B.Pools)
+    Api.vkResetDescriptorPool(Device.handle(), P, 0);
+  B.PoolAt = 0;
+  for (HostBuffer& H : B.Blocks)
+    FreeBlocks.push_back(H);
+  B.Blocks.clear();
+  B.BlockUsed = 0;
+  B.HostBytes = 0;
+  B.Since.clear();
+  B.SinceStages = 0;
+  B.SinceWrites = 0;
+  B.Commands = 0;
+  B.Value = 0;
+  Api.vkResetCommandBuffer(B.Cmd, 0);
+}
+
+void VulkanQueue::retireReached() {
+  if (InFlight.empty())
+    return;
+  uint64_t Reached = Timeline->reached(); // finishes the downloads up to it first
+  while (!InFlight.empty() && InFlight.front()->Value <= Reached) {
+    retire(*InFlight.front());
+    Spare.push_back(std::move(InFlight.front()));
+    InFlight.pop_front();
+  }
+}
+
+bool VulkanQueue::idle() {
+  if ((Open && Open->Commands) || !WaitSemaphores.empty())
+    return false;
+  if (Timeline->reached() < Timeline->lastSubmitted())
+    return false;
+  finishMappedReads();
+  retireReached();
+  return true;
+}
+
+// --- host memory of batches ---------------------------------------------------------------------
+
+HostBuffer VulkanQueue::takeBlock(size_t Bytes) {
+  auto Best = FreeBlocks.end();
+  for (auto It = FreeBlocks.begin(); It != FreeBlocks.end(); ++It)
+    if (It->Bytes >= Bytes && (Best == FreeBlocks.end() || It->Bytes < Best->Bytes))
+      Best = It;
+  if (Best != FreeBlocks.end()) {
+    HostBuffer H = *Best;
+    FreeBlocks.erase(Best);
+    return H;
+  }
+  size_t Size = MinBlockBytes;
+  while (Size < Bytes)
+    Size *= 2;
+  return Device.createHostBuffer(Size, HostUsage);
+}
+
+void VulkanQueue::trimBlocks() {
+  size_t Total = 0;
+  for (const HostBuffer& H : FreeBlocks)
+    Total += H.Bytes;
+  std::sort(FreeBlocks.begin(), FreeBlocks.end(),
+            [](const HostBuffer& A, const HostBuffer& B) { return A.Bytes < B.Bytes; });
+  while (Total > MaxPooledBytes && !FreeBlocks.empty()) {
+    Total -= FreeBlocks.back().Bytes;
+    Device.destroyHostBuffer(FreeBlocks.back());
+    FreeBlocks.pop_back();
+  }
+}
+
+VulkanQueue::Slice VulkanQueue::hostSlice(Batch& B, size_t Bytes) {
+  size_t Need = alignUp(std::max<size_t>(Bytes, 1), Alignment);
+  if (B.Blocks.empty() || B.BlockUsed + Need > B.Blocks.back().Bytes) {
+    B.Blocks.push_back(takeBlock(Need));
+    B.BlockUsed = 0;
+  }
+  HostBuffer& H = B.Blocks.back();
+  Slice S{H.Buffer, B.BlockUsed, static_cast<uint8_t*>(H.Mapped) + B.BlockUsed};
+  B.BlockUsed += Need;
+  B.HostBytes += Need;
+  return S;
+}
+
+VkDescriptorSet VulkanQueue::allocateSet(Batch& B, VkDescriptorSetLayout Layout,
+                                         const std::string& Kernel) {
+  VkDescriptorSetAllocateInfo DSA{};
+  DSA.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  DSA.descriptorSetCount = 1;
+  DSA.pSetLayouts = &Layout;
+  VkDescriptorSet Set = VK_NULL_HANDLE;
+  for (; B.PoolAt != B.Pools.size(); ++B.PoolAt) {
+    DSA.descriptorPool = B.Pools[B.PoolAt];
+    VkResult R = Api.vkAllocateDescriptorSets(Device.handle(), &DSA, &Set);
+    if (R == VK_SUCCESS)
+      return Set;
+    if (R != VK_ERROR_OUT_OF_POOL_MEMORY && R != VK_ERROR_FRAGMENTED_POOL)
+      Device.check(R, "vkAllocateDescriptorSets for " + Kernel);
+  }
+  VkDescriptorPoolSize Sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, StorageDescriptorsPerPool},
+                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, SetsPerPool}};
+  VkDescriptorPoolCreateInfo DPI{};
+  DPI.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  DPI.maxSets = SetsPerPool;
+  DPI.poolSizeCount = 2;
+  DPI.pPoolSizes = Sizes;
+  VkDescriptorPool P = VK_NULL_HANDLE;
+  Device.check(Api.vkCreateDescriptorPool(Device.handle(), &DPI, nullptr, &P),
+               "vkCreateDescriptorPool");
+  B.Pools.push_back(P);
+  B.PoolAt = B.Pools.size() - 1;
+  DSA.descriptorPool = P;
+  Device.check(Api.vkAllocateDescriptorSets(Device.handle(), &DSA, &Set),
+               "vkAllocateDescriptorSets for " + Kernel);
+  return Set;
+}
+
+void VulkanQueue::order(Batch& B, VkPipelineStageFlags Stage, const Use* Used, size_t Count) {
+  bool Hazard = false;
+  for (size_t I = 0; I != Count && !Hazard; ++I)
+    for (const Use& Earlier : B.Since)
+      if (Earlier.Buffer == Used[I].Buffer && (Earlier.Write || Used[I].Write)) {
+        Hazard = true;
+        break;
+      }
+  if (Hazard) {
+    // Everything since the last barrier finishes (and its writes are visible) before this runs.
+    VkMemoryBarrier Barrier{};
+    Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    Barrier.srcAccessMask = B.SinceWrites;
+    Barrier.dstAccessMask = Stage == Compute
+                                ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT
+                                : VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    Api.vkCmdPipelineBarrier(B.Cmd, B.SinceStages, Stage, 0, 1, &Barrier, 0, nullptr, 0, nullptr);
+    B.Since.clear();
+    B.SinceStages = 0;
+    B.SinceWrites = 0;
+  }
+  B.SinceStages |= Stage;
+  for (size_t I = 0; I != Count; ++I) {
+    B.Since.push_back(Used[I]);
+    if (Used[I].Write)
+      B.SinceWrites |= Stage == Compute ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_TRANSFER_WRITE_BIT;
+  }
+}
+
+// --- copies -------------------------------------------------------------------------------------
+
+void VulkanQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool /*Staged*/) {
+  // Staged or not, Src is read before this returns: into batch staging, or straight into mapped
+  // device memory when nothing on the stream is pending.
+  usable();
+  auto* To = static_cast<DeviceBuffer*>(Dst);
+  if (!Bytes)
+    return;
+  if (To->Mapped && idle()) {
+    std::memcpy(To->Mapped, Src, Bytes);
+    return;
+  }
+  materializeMappedReads();
+  for (size_t Done = 0; Done < Bytes;) {
+    size_t N = std::min(Bytes - Done, StagingChunk);
+    Batch& B = open();
+    Slice S = hostSlice(B, N);
+    std::memcpy(S.Host, static_cast<const uint8_t*>(Src) + Done, N);
+    Use U{To->Buffer, true};
+    order(B, Transfer, &U, 1);
+    VkBufferCopy Region{S.Offset, Done, N};
+    Api.vkCmdCopyBuffer(B.Cmd, S.Buffer, To->Buffer, 1, &Region);
+    Done += N;
+    counted(B);
+  }
+}
+
+void VulkanQueue::recordDownload(void* Dst, const DeviceBuffer& From, size_t Bytes) {
+  for (size_t Done = 0; Done < Bytes;) {
+    size_t N = std::min(Bytes - Done, StagingChunk);
+    Batch& B = open();
+    Slice S = hostSlice(B, N);
+    Use U{From.Buffer, false};
+    order(B, Transfer, &U, 1);
+    VkBufferCopy Region{Done, S.Offset, N};
+    Api.vkCmdCopyBuffer(B.Cmd, From.Buffer, S.Buffer, 1, &Region);
+    B.Copies.push_back({static_cast<uint8_t*>(Dst) + Done, S.Host, N});
+    Done += N;
+    counted(B);
+  }
+}
+
+void VulkanQueue::copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool /*Staged*/) {
+  // Dst is filled when the stream is synchronised (or an event recorded after the copy is
+  // waited for): the host copy runs once the batch holding the download has completed.
+  usable();
+  const auto* From = static_cast<const DeviceBuffer*>(Src);
+  if (!Bytes)
+    return;
+  if (From->Mapped && idle()) {
+    std::memcpy(Dst, From->Mapped, Bytes);
+    return;
+  }
+  materializeMappedReads();
+  if (From->Mapped) {
+    // Read straight from the mapped memory once the device is done, unless more work comes
+    // first (materializeMappedReads then stages it at this point of the stream).
+    flush("a download");
+    MappedReads.push_back({Dst, From, Bytes});
+    return;
+  }
+  recordDownload(Dst, *From, Bytes);
+  flush("a download");
+}
+
+void VulkanQueue::materializeMappedReads() {
+  if (MappedReads.empty())
+    return;
+  if (Timeline->reached() >= Timeline->lastSubmitted()) {
+    finishMappedReads();
+    return;
+  }
+  std::vector<MappedRead> Reads;
+  Reads.swap(MappedReads);
+  for (const MappedRead& R : Reads)
+    recordDownload(R.Dst, *R.Src, R.Bytes);
+}
+
+void VulkanQueue::finishMappedReads() {
+  for (const MappedRead& R : MappedReads)
+    std::memcpy(R.Dst, R.Src->Mapped, R.Bytes);
+  MappedReads.clear();
+}
+
+void VulkanQueue::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
+  usable();
+  auto* To = static_cast<DeviceBuffer*>(Dst);
+  const auto* From = static_cast<const DeviceBuffer*>(Src);
+  if (!Bytes)
+    return;
+  if (To->Mapped && From->Mapped && idle()) {
+    std::memmove(To->Mapped, From->Mapped, Bytes);
+    return;
+  }
+  materializeMappedReads();
+  Batch& B = open();
+  Use U[2] = {{From->Buffer, false}, {To->Buffer, true}};
+  order(B, Transfer, U, 2);
+  VkBufferCopy Region{0, 0, Bytes};
+  Api.vkCmdCopyBuffer(B.Cmd, From->Buffer, To->Buffer, 1, &Region);
+  counted(B);
+}
+
+// --- launches -----------------------------------------------------------------------------------
+
+void VulkanQueue::checkLimits(const bundle::KernelInfo& Info, const LaunchGeometry& Geometry,
+                              uint64_t StaticSharedBytes) const {
+  const VkPhysicalDeviceLimits& L = Device.properties().limits;
+  const std::string& Name = Device.name();
+  for (int D = 0; D != 3; ++D) {
+    if (Geometry.Grid[D] > L.maxComputeWorkGroupCount[D])
+      fail(CAJETA_XPU_LAUNCH_ERROR,
+           fmt::format("{}: grid ({}, {}, {}) exceeds vulkan device '{}''s workgroup count limit "
+                       "({}, {}, {})",
+                       Info.Name, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2], Name,
+                       L.maxComputeWorkGroupCount[0], L.maxComputeWorkGroupCount[1],
+                       L.maxComputeWorkGroupCount[2]));
+    if (Geometry.Block[D] > L.maxComputeWorkGroupSize[D])
+      fail(CAJETA_XPU_LAUNCH_ERROR,
+           fmt::format("{}: block ({}, {}, {}) exceeds vulkan device '{}''s workgroup size limit "
+                       "({}, {}, {})",
+                       Info.Name, Geometry.Block[0], Geometry.Block[1], Geometry.Block[2], Name,
+                       L.maxComputeWorkGroupSize[0], L.maxComputeWorkGroupSize[1],
+                       L.maxComputeWorkGroupSize[2]));
+  }
+  if (StaticSharedBytes + Geometry.DynamicSharedBytes > L.maxComputeSharedMemorySize)
+    fail(CAJETA_XPU_LAUNCH_ERROR,
+         fmt::format("{}: {} static + {} dynamic shared bytes exceed vulkan device '{}''s {} bytes "
+                     "of workgroup memory",
+                     Info.Name, StaticSharedBytes, Geometry.DynamicSharedBytes, Name,
+                     L.maxComputeSharedMemorySize));
+}
+
+void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
+                         const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                         const void* Tag) {
+  usable();
+  auto& K = *static_cast<VulkanKernel*>(const_cast<void*>(Entry));
+  checkLimits(Info, Geometry, K.StaticSharedBytes);
+  const VkPhysicalDeviceLimits& L = Device.properties().limits;
+  for (uint32_t P : K.BufferParams) {
+    uint64_t Bytes = Args[P].Length * bundle::scalarTypeSize(Info.Params[P].Type);
+    if (Bytes > L.maxStorageBufferRange)
+      fail(CAJETA_XPU_LAUNCH_ERROR,
+           fmt::format("{}: buffer argument {} ('{}') has {} bytes; vulkan device '{}' binds at "
+                       "most {} bytes per storage buffer",
+                       Info.Name, P + 1, Info.Params[P].Name, Bytes, Device.name(),
+                       L.maxStorageBufferRange));
+  }
+  uint32_t DynamicElements = 1;
+  if (K.DynamicSharedElementBytes)
+    DynamicElements =
+        std::max<uint32_t>(1, Geometry.DynamicSharedBytes / K.DynamicSharedElementBytes);
+  VkPipeline Pipeline = K.pipeline(Device, Geometry.Block, DynamicElements);
+
+  // The parameter block (VulkanKernelAbi.h): each slot's bytes, little-endian.
+  ParamBlock.assign(K.ParamBlockBytes, 0);
+  for (const VulkanKernel::Slot& Slot : K.Slots) {
+    const MarshalledArg& A = Args[Slot.Param];
+    if (Info.Params[Slot.Param].Kind == bundle::ParamKind::Pod)
+      std::memcpy(ParamBlock.data() + Slot.Offset, A.Ptr,
+                  std::min<size_t>(Slot.Size, Info.Params[Slot.Param].PodSize));
+    else
+      std::memcpy(ParamBlock.data() + Slot.Offset, &A.Bits, std::min<size_t>(Slot.Size, 8));
+  }
+
+  materializeMappedReads();
+  Batch& B = open();
+  // Descriptors: buffers at their parameter index, then the status record and uniform block,
+  // both in the batch's host memory until the batch has completed.
+  VkDescriptorSet Set = allocateSet(B, K.SetLayout, Info.Name);
+  Infos.clear();
+  Infos.reserve(K.BufferParams.size() + 2);
+  Writes.clear();
+  Uses.clear();
+  auto Bind = [&](uint32_t Binding, VkDescriptorType Type, VkBuffer Buffer, VkDeviceSize Offset,
+                  VkDeviceSize Range) {
+    Infos.push_back({Buffer, Offset, Range});
+    VkWriteDescriptorSet W{};
+    W.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    W.dstSet = Set;
+    W.dstBinding = Binding;
+    W.descriptorCount = 1;
+    W.descriptorType = Type;
+    W.pBufferInfo = &Infos.back();
+    Writes.push_back(W);
+  };
+  for (uint32_t P : K.BufferParams) {
+    const auto* Buf = static_cast<const DeviceBuffer*>(Args[P].Ptr);
+    uint64_t Bytes = Args[P].Length * bundle::scalarTypeSize(Info.Params[P].Type);
+    // The range is what OpArrayLength reports; an empty buffer cannot have a zero range, so it
+    // is bound with one element (a kernel that reads length() of an empty buffer sees 1).
+    Bind(P, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, Buf->Buffer, 0,
+         Bytes ? Bytes : bundle::scalarTypeSize(Info.Params[P].Type));
+    Uses.push_back({Buf->Buffer, Info.Params[P].Mode != bundle::Access::Read});
+  }
+  const CajetaVkStatus* Status = nullptr;
+  if (K.CheckBounds) {
+    Slice S = hostSlice(B, sizeof(CajetaVkStatus));
+    std::memset(S.Host, 0, sizeof(CajetaVkStatus));
+    Status = reinterpret_cast<const CajetaVkStatus*>(S.Host);
+    Bind(K.ParamCount, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, S.Buffer, S.Offset,
+         sizeof(CajetaVkStatus));
+  }
+  if (K.ParamBlock == VulkanKernel::Block::Uniform) {
+    Slice S = hostSlice(B, K.ParamBlockBytes);
+    std::memcpy(S.Host, ParamBlock.data(), K.ParamBlockBytes);
+    Bind(K.ParamCount + 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, S.Buffer, S.Offset,
+         K.ParamBlockBytes);
+  }
+  Api.vkUpdateDescriptorSets(Device.handle(), uint32_t(Writes.size()), Writes.data(), 0, nullptr);
+
+  order(B, Compute, Uses.data(), Uses.size());
+  Api.vkCmdBindPipeline(B.Cmd, VK_PIPELINE_BIND_POINT_COMPUTE, Pipeline);
+  Api.vkCmdBindDescriptorSets(B.Cmd, VK_PIPELINE_BIND_POINT_COMPUTE, K.Layout, 0, 1, &Set, 0,
+                              nullptr);
+  if (K.ParamBlock == VulkanKernel::Block::PushConstant && K.ParamBlockBytes)
+    Api.vkCmdPushConstants(B.Cmd, K.Layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, K.ParamBlockBytes,
+                           ParamBlock.data());
+  Api.vkCmdDispatch(B.Cmd, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2]);
+  if (Status)
+    B.Statuses.emplace_back(Tag, Status);
+  counted(B);
+}
+
+// --- events and synchronisation -----------------------------------------------------------------
+
+std::shared_ptr<BackendEvent> VulkanQueue::record() {
+  usable();
+  materializeMappedReads(); // the event covers the downloads before it
+  flush("an event");
+  return std::make_shared<VulkanEvent>(Timeline, Timeline->lastSubmitted());
+}
+
+void VulkanQueue::wait(BackendEvent& E) {
+  usable();
+  auto* V = dynamic_cast<VulkanEvent*>(&E);
+  if (V && V->timeline() == Timeline)
+    return; // this stream's own event: already in order
+  bool OnDevice = V && &V->timeline()->device() == &Device && Timeline->semaphore() &&
+                  V->timeline()->semaphore();
+  if (!OnDevice) {
+    // Another device's or backend's event, or the fence fallback: the host waits for it.
+    E.synchronize();
+    return;
+  }
+  if (V->done())
+    return;
+  flush("an event wait"); // work enqueued before the wait does not wait
+  WaitSemaphores.push_back(V->timeline()->semaphore());
+  WaitValues.push_back(V->value());
+  Waited.push_back(V->timeline());
+}
+
+void VulkanQueue::synchronize(std::vector<QueuedFailure>& Failures) {
+  usable();
+  try {
+    flush("synchronize");
+    Timeline->wait(Timeline->lastSubmitted());
+  } catch (const RuntimeError& E) {
+    lose(E);
+    throw;
+  }
+  finishMappedReads();
+  retireReached();
+  Waited.clear();
+  trimBlocks();
+  Failures.insert(Failures.end(), Failed.begin(), Failed.end());
+  Failed.clear();
+}
+
+} // namespace cajeta::xpu::rt::vulkan

@@ -1,0 +1,118 @@
+// A runtime stream's Vulkan queue: launches and copies recorded into a command buffer with the
+// barriers their hazards need, submitted in batches that signal the stream's timeline.
+#pragma once
+
+#include "bundle/VulkanKernelAbi.h"
+#include "runtime/Backend.h"
+#include "runtime/RuntimeError.h"
+#include "runtime/backends/vulkan/VulkanDevice.h"
+#include "runtime/backends/vulkan/VulkanTimeline.h"
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace cajeta::xpu::rt::vulkan {
+
+class VulkanQueue : public BackendQueue {
+public:
+  /// Throws RuntimeError naming the device when the command pool or the timeline cannot be made.
+  explicit VulkanQueue(VulkanDevice& Device);
+  ~VulkanQueue() override;
+  VulkanQueue(const VulkanQueue&) = delete;
+  VulkanQueue& operator=(const VulkanQueue&) = delete;
+
+  void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+              const LaunchGeometry& Geometry, const void* Tag) override;
+  void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
+  void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
+  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes);
+  std::shared_ptr<BackendEvent> record() override;
+  void wait(BackendEvent& E) override;
+  void synchronize(std::vector<QueuedFailure>& Failures) override;
+
+  /// Whether streams' progress is a timeline semaphore (else a fence per submit).
+  bool usesTimeline() const { return Timeline->semaphore() != VK_NULL_HANDLE; }
+  /// Submits so far (each a batch of commands, or an event's wait-and-signal).
+  uint64_t submits() const { return Timeline->lastSubmitted(); }
+
+  /// Commands a batch holds before it is submitted without waiting.
+  static constexpr uint32_t BatchCommands = 256;
+
+private:
+  /// A buffer a command reads or writes, for the barriers between commands.
+  struct Use {
+    VkBuffer Buffer;
+    bool Write;
+  };
+  /// Host-visible memory of a batch: staging, a status record, a uniform parameter block.
+  struct Slice {
+    VkBuffer Buffer;
+    size_t Offset;
+    uint8_t* Host;
+  };
+  /// One command buffer and what its commands use until the device has passed it.
+  struct Batch {
+    VkCommandBuffer Cmd = VK_NULL_HANDLE;
+    std::vector<VkDescriptorPool> Pools;
+    size_t PoolAt = 0;
+    std::vector<HostBuffer> Blocks; // bump-allocated, the last one current
+    size_t BlockUsed = 0;
+    size_t HostBytes = 0;
+    std::vector<std::pair<const void*, const CajetaVkStatus*>> Statuses; // launch tag, record
+    std::vector<VulkanTimeline::HostCopy> Copies;                        // downloads
+    std::vector<Use> Since; // buffers used since the last barrier
+    VkPipelineStageFlags SinceStages = 0;
+    VkAccessFlags SinceWrites = 0;
+    uint32_t Commands = 0;
+    uint64_t Value = 0; // the timeline value its submit signals
+  };
+  /// A download from host-mapped device memory, copied straight out once the device is idle.
+  struct MappedRead {
+    void* Dst;
+    const DeviceBuffer* Src;
+    size_t Bytes;
+  };
+
+  void usable() const;
+  Batch& open();
+  void counted(Batch& B);
+  void flush(const char* Why);
+  void retire(Batch& B);
+  void retireReached();
+  void lose(const RuntimeError& E);
+  bool idle();
+  Slice hostSlice(Batch& B, size_t Bytes);
+  HostBuffer takeBlock(size_t Bytes);
+  void trimBlocks();
+  VkDescriptorSet allocateSet(Batch& B, VkDescriptorSetLayout Layout, const std::string& Kernel);
+  void order(Batch& B, VkPipelineStageFlags Stage, const Use* Uses, size_t Count);
+  void recordDownload(void* Dst, const DeviceBuffer& Src, size_t Bytes);
+  void materializeMappedReads();
+  void finishMappedReads();
+  void checkLimits(const bundle::KernelInfo& Info, const LaunchGeometry& Geometry,
+                   uint64_t StaticSharedBytes) const;
+
+  VulkanDevice& Device;
+  const VulkanApi& Api;
+  std::shared_ptr<VulkanTimeline> Timeline;
+  VkCommandPool Pool = VK_NULL_HANDLE;
+  size_t Alignment = 16;
+  std::unique_ptr<Batch> Open;
+  std::deque<std::unique_ptr<Batch>> InFlight;
+  std::vector<std::unique_ptr<Batch>> Spare;
+  std::vector<HostBuffer> FreeBlocks;
+  std::vector<VkSemaphore> WaitSemaphores; // for the next submit
+  std::vector<uint64_t> WaitValues;
+  std::vector<std::shared_ptr<VulkanTimeline>> Waited; // kept until the next synchronize
+  std::vector<MappedRead> MappedReads;
+  std::vector<QueuedFailure> Failed; // read back from retired batches, in launch order
+  std::string LostReason;
+  // Scratch reused by every launch.
+  std::vector<uint8_t> ParamBlock;
+  std::vector<VkDescriptorBufferInfo> Infos;
+  std::vector<VkWriteDescriptorSet> Writes;
+  std::vector<Use> Uses;
+};
+
+} // namespace cajeta::xpu::rt::vulkan
