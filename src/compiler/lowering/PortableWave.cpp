@@ -1,9 +1,11 @@
 // The portable tier of wave operations (PortableWave.h): each wave op becomes an exchange
 // through a per-kernel shared scratch array — every lane writes its value at its linear index,
-// a barrier, then each lane reads the lanes it needs — with one more barrier at the end so the
-// next op may reuse the scratch. Reductions and scans of integers read the whole wave in one
-// exchange; float ones follow the butterfly / Hillis-Steele orders of Kir.h, one exchange per
-// step, alternating between the two halves of the scratch array.
+// a barrier, then each lane reads the lanes it needs — with one more barrier after the reads so
+// the next exchange may reuse the scratch. Reductions and scans of integers read the whole wave
+// in one exchange; float ones follow the butterfly / Hillis-Steele orders of Kir.h, one exchange
+// per step. Values travel widened (integers and bool as int64, floats as float64, both exact),
+// so a kernel needs at most two scratch arrays of MaxGroupSize elements (16 KiB): small enough
+// for every device's shared memory next to the kernel's own arrays.
 #include "compiler/lowering/PortableWave.h"
 
 #include "compiler/lowering/KirInliner.h"
@@ -21,21 +23,10 @@ using kir::Stmt;
 using kir::Type;
 using kir::WaveOp;
 
-/// The scalar type a value travels through scratch memory in (small types widen exactly).
+/// The scalar type a value travels through scratch memory in: the conversion there and back is
+/// exact (integers extend and truncate, bool is 0/1, float16/32 widen to float64).
 ScalarType containerOf(ScalarType T) {
-  switch (T) {
-  case ScalarType::Bool:
-  case ScalarType::U8:
-  case ScalarType::U16:
-    return ScalarType::U32;
-  case ScalarType::I8:
-  case ScalarType::I16:
-    return ScalarType::I32;
-  case ScalarType::F16:
-    return ScalarType::F32;
-  default:
-    return T;
-  }
+  return Type::scalar(T).isFloat() ? ScalarType::F64 : ScalarType::I64;
 }
 
 class Expander {
@@ -165,8 +156,7 @@ private:
 
   // ---- scratch memory ----
 
-  /// The scratch array for container type T: 2 * MaxGroupSize elements (two halves that
-  /// consecutive exchanges alternate between).
+  /// The scratch array for container type T: MaxGroupSize elements.
   uint32_t scratch(ScalarType T) {
     auto It = Scratch.find(T);
     if (It != Scratch.end())
@@ -174,7 +164,7 @@ private:
     kir::SharedArray A;
     A.Name = std::string("wave.scratch.") + Type::scalar(T).str();
     A.Elem = T;
-    A.Count = 2 * PortableWave::MaxGroupSize;
+    A.Count = PortableWave::MaxGroupSize;
     A.Loc = Loc;
     F.SharedArrays.push_back(A);
     uint32_t Index = uint32_t(F.SharedArrays.size() - 1);
@@ -186,22 +176,17 @@ private:
     E->Index = Index;
     return E;
   }
-  Expr* at(Expr* Half, Expr* Slot) {
-    if (!Half)
-      return Slot;
-    return bin(BinaryOp::Add, bin(BinaryOp::Mul, Half, u32(PortableWave::MaxGroupSize)), Slot);
-  }
-  /// scratch[Half * Max + linear] = V (V converted to the container type).
-  Stmt* publish(uint32_t Arr, Expr* Half, Expr* V) {
+  /// scratch[linear] = V (V converted to the container type).
+  Stmt* publish(uint32_t Arr, Expr* V) {
     Expr* St = node(Expr::Kind::Store, Type::scalar(F.SharedArrays[Arr].Elem));
-    St->Ops = {sharedRef(Arr), at(Half, linear()), cast(V, Type::scalar(F.SharedArrays[Arr].Elem))};
+    St->Ops = {sharedRef(Arr), linear(), cast(V, Type::scalar(F.SharedArrays[Arr].Elem))};
     return eval(St);
   }
   /// The value lane Src of this wave published, converted back to Ty.
-  Expr* read(uint32_t Arr, Expr* Half, Expr* Src, Type Ty) {
+  Expr* read(uint32_t Arr, Expr* Src, Type Ty) {
     Expr* Base = bin(BinaryOp::Sub, linear(), lane());
     Expr* L = node(Expr::Kind::Load, Type::scalar(F.SharedArrays[Arr].Elem));
-    L->Ops = {sharedRef(Arr), at(Half, bin(BinaryOp::Add, Base, Src))};
+    L->Ops = {sharedRef(Arr), bin(BinaryOp::Add, Base, Src)};
     return cast(L, Ty);
   }
 
@@ -240,9 +225,9 @@ private:
                       ? bin(BinaryOp::And, local(N), bin(BinaryOp::Sub, width(), u32(1)))
                       : bin(BinaryOp::And, bin(BinaryOp::Add, Lane(), local(N)),
                             bin(BinaryOp::Sub, width(), u32(1)));
-      Out.push_back(publish(Arr, nullptr, local(V)));
+      Out.push_back(publish(Arr, local(V)));
       Out.push_back(barrier());
-      Out.push_back(set(Result, read(Arr, nullptr, Src, ValTy)));
+      Out.push_back(set(Result, read(Arr, Src, ValTy)));
       break;
     }
     case WaveOp::ShuffleUp:
@@ -259,9 +244,9 @@ private:
         InRange = bin(BinaryOp::Lt, bin(BinaryOp::Xor, Lane(), local(N)), width());
         Src = bin(BinaryOp::Xor, Lane(), local(N));
       }
-      Out.push_back(publish(Arr, nullptr, local(V)));
+      Out.push_back(publish(Arr, local(V)));
       Out.push_back(barrier());
-      Out.push_back(set(Result, select(InRange, read(Arr, nullptr, Src, ValTy), local(V))));
+      Out.push_back(set(Result, select(InRange, read(Arr, Src, ValTy), local(V))));
       break;
     }
     case WaveOp::Ballot:
@@ -269,9 +254,9 @@ private:
     case WaveOp::Any: {
       // Gather the wave's predicates: ballot ORs bit j, all/any fold with & / |.
       uint32_t J = newLocal("j", u32Ty());
-      Out.push_back(publish(Arr, nullptr, local(V)));
+      Out.push_back(publish(Arr, local(V)));
       Out.push_back(barrier());
-      Expr* Bit = read(Arr, nullptr, local(J), boolTy());
+      Expr* Bit = read(Arr, local(J), boolTy());
       Expr* Init = nullptr;
       Expr* Next = nullptr;
       if (W->WOp == WaveOp::Ballot) {
@@ -305,14 +290,12 @@ private:
       if (Ty.isFloat()) {
         hillisSteele(V, Result, Arr, Out);
         if (W->WOp == WaveOp::ExclusiveSum) {
-          // The inclusive sum of the lane below (0 at lane 0).
-          Out.push_back(barrier());
-          Out.push_back(publish(Arr, nullptr, local(Result)));
+          // The inclusive sum of the lane below (0 at lane 0); the scan ended with a barrier.
+          Out.push_back(publish(Arr, local(Result)));
           Out.push_back(barrier());
           Out.push_back(
-              set(Result,
-                  select(bin(BinaryOp::Gt, Lane(), u32(0)),
-                         read(Arr, nullptr, bin(BinaryOp::Sub, Lane(), u32(1)), Ty), zero(Ty))));
+              set(Result, select(bin(BinaryOp::Gt, Lane(), u32(0)),
+                                 read(Arr, bin(BinaryOp::Sub, Lane(), u32(1)), Ty), zero(Ty))));
         }
       } else {
         Expr* Upto = W->WOp == WaveOp::InclusiveSum ? bin(BinaryOp::Add, Lane(), u32(1)) : Lane();
@@ -333,32 +316,32 @@ private:
               std::vector<Stmt*>& Out) {
     Type Ty = F.Locals[Result].Ty;
     uint32_t J = newLocal("j", u32Ty());
-    Out.push_back(publish(Arr, nullptr, local(V)));
+    Out.push_back(publish(Arr, local(V)));
     Out.push_back(barrier());
     if (Upto) {
       Out.push_back(set(Result, zero(Ty)));
       Out.push_back(set(J, u32(0)));
     } else {
-      Out.push_back(set(Result, read(Arr, nullptr, u32(0), Ty)));
+      Out.push_back(set(Result, read(Arr, u32(0), Ty)));
       Out.push_back(set(J, u32(1)));
     }
     Out.push_back(loop(bin(BinaryOp::Lt, local(J), Upto ? Upto : width()),
-                       set(Result, combine(Op, local(Result), read(Arr, nullptr, local(J), Ty))),
+                       set(Result, combine(Op, local(Result), read(Arr, local(J), Ty))),
                        set(J, bin(BinaryOp::Add, local(J), u32(1)))));
   }
 
-  /// Floats: for m = 1, 2, ..., width/2: v = op(v, v of lane ^ m).
+  /// Floats: for m = 1, 2, ..., width/2: v = op(v, v of lane ^ m). Each step publishes, reads
+  /// after a barrier, and waits again before the next step overwrites the scratch.
   void butterfly(WaveOp Op, uint32_t V, uint32_t Result, uint32_t Arr, std::vector<Stmt*>& Out) {
     Type Ty = F.Locals[Result].Ty;
-    uint32_t Mask = newLocal("mask", u32Ty()), Half = newLocal("half", u32Ty());
+    uint32_t Mask = newLocal("mask", u32Ty());
     Out.push_back(set(Result, local(V)));
     Out.push_back(set(Mask, u32(1)));
-    Out.push_back(set(Half, u32(0)));
-    Stmt* Body = block(
-        {publish(Arr, local(Half), local(Result)), barrier(),
-         set(Result, combine(Op, local(Result),
-                             read(Arr, local(Half), bin(BinaryOp::Xor, lane(), local(Mask)), Ty))),
-         set(Half, bin(BinaryOp::Xor, local(Half), u32(1)))});
+    Stmt* Body =
+        block({publish(Arr, local(Result)), barrier(),
+               set(Result, combine(Op, local(Result),
+                                   read(Arr, bin(BinaryOp::Xor, lane(), local(Mask)), Ty))),
+               barrier()});
     Out.push_back(loop(bin(BinaryOp::Lt, local(Mask), width()), Body,
                        set(Mask, bin(BinaryOp::Shl, local(Mask), u32(1)))));
   }
@@ -366,16 +349,13 @@ private:
   /// Floats: for d = 1, 2, ..., width/2: if (lane >= d) v = (v of lane - d) + v.
   void hillisSteele(uint32_t V, uint32_t Result, uint32_t Arr, std::vector<Stmt*>& Out) {
     Type Ty = F.Locals[Result].Ty;
-    uint32_t D = newLocal("d", u32Ty()), Half = newLocal("half", u32Ty());
+    uint32_t D = newLocal("d", u32Ty());
     Out.push_back(set(Result, local(V)));
     Out.push_back(set(D, u32(1)));
-    Out.push_back(set(Half, u32(0)));
-    Stmt* Add = set(Result, bin(BinaryOp::Add,
-                                read(Arr, local(Half), bin(BinaryOp::Sub, lane(), local(D)), Ty),
+    Stmt* Add = set(Result, bin(BinaryOp::Add, read(Arr, bin(BinaryOp::Sub, lane(), local(D)), Ty),
                                 local(Result)));
-    Stmt* Body = block({publish(Arr, local(Half), local(Result)), barrier(),
-                        ifThen(bin(BinaryOp::Ge, lane(), local(D)), Add),
-                        set(Half, bin(BinaryOp::Xor, local(Half), u32(1)))});
+    Stmt* Body = block({publish(Arr, local(Result)), barrier(),
+                        ifThen(bin(BinaryOp::Ge, lane(), local(D)), Add), barrier()});
     Out.push_back(loop(bin(BinaryOp::Lt, local(D), width()), Body,
                        set(D, bin(BinaryOp::Shl, local(D), u32(1)))));
   }
