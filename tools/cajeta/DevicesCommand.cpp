@@ -19,7 +19,8 @@ void addDevicesCommand(CLI::App& App) {
         std::cout << "  [" << I << "] " << D.backend() << ": " << D.name() << "\n"
                   << "      compute units: " << D.computeUnits()
                   << ", max workgroup size: " << D.maxWorkgroupSize()
-                  << ", max dynamic shared bytes: " << D.maxDynamicSharedBytes() << "\n";
+                  << ", max dynamic shared bytes: " << D.maxDynamicSharedBytes()
+                  << ", wave width: " << D.waveWidth() << "\n";
         std::string Yes, No;
         for (xpu::Capability C : xpu::allCapabilities()) {
           std::string& List = D.supports(C) ? Yes : No;

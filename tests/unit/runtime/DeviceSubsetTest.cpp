@@ -226,7 +226,10 @@ TEST(DeviceSubset, CpuCapabilities) {
   EXPECT_TRUE(D.supports(Capability::FloatAtomics));
   EXPECT_TRUE(D.supports(Capability::SharedMemory));
   EXPECT_TRUE(D.supports(Capability::DynamicSharedMemory));
-  EXPECT_FALSE(D.supports(Capability::WaveOps));
+  EXPECT_TRUE(D.supports(Capability::WaveOps)); // the portable tier
+  unsigned W = D.waveWidth();                   // the host SIMD vector in 32-bit lanes
+  EXPECT_TRUE(W == 4 || W == 8 || W == 16) << W;
+  EXPECT_EQ(cajeta_xpu_device_wave_width(nullptr), 0u);
   EXPECT_FALSE(D.supports(Capability::CooperativeMatrix));
   EXPECT_FALSE(D.supports(Capability::Textures));
   EXPECT_FALSE(D.supports(Capability::RayQuery));
