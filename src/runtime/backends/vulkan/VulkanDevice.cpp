@@ -26,6 +26,12 @@ const char* const WantedExtensions[] = {
     "VK_KHR_timeline_semaphore",
 };
 
+/// A test switch: set, and neither empty nor "0".
+bool envFlag(const char* Name) {
+  const char* V = std::getenv(Name);
+  return V && *V && std::strcmp(V, "0") != 0;
+}
+
 } // namespace
 
 std::unique_ptr<VulkanDevice> VulkanDevice::create(const VulkanApi& Api, VkPhysicalDevice Phys,
@@ -118,9 +124,8 @@ bool VulkanDevice::init(std::string& Error) {
   Api.vkGetPhysicalDeviceFeatures2(Phys, &F2);
   // Streams fall back to fences without the feature or the loader's functions, or when
   // CAJETA_XPU_VULKAN_NO_TIMELINE is set (to test that path on a device that has both).
-  const char* NoTimeline = std::getenv("CAJETA_XPU_VULKAN_NO_TIMELINE");
   if (!Api.vkWaitSemaphores || !Api.vkGetSemaphoreCounterValue ||
-      (NoTimeline && *NoTimeline && std::strcmp(NoTimeline, "0") != 0))
+      envFlag("CAJETA_XPU_VULKAN_NO_TIMELINE"))
     TS.timelineSemaphore = VK_FALSE;
   Features.TimelineSemaphore = TS.timelineSemaphore;
 
@@ -206,7 +211,8 @@ bool VulkanDevice::init(std::string& Error) {
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   bool Uma = Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ||
              Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
-  Unified = Uma && memoryType(~0u, Direct) != UINT32_MAX;
+  // CAJETA_XPU_VULKAN_STAGED=1 copies through staging as on a discrete GPU (to test that path).
+  Unified = Uma && memoryType(~0u, Direct) != UINT32_MAX && !envFlag("CAJETA_XPU_VULKAN_STAGED");
   return true;
 }
 
