@@ -1,0 +1,160 @@
+// Wave ops through the whole compiler: the [wave-tiering] note per backend, the
+// CAJETA_GPU_WAVE_IMPL override, what the manifest records, and the portable rewrite's KIR.
+#include "compiler/driver/Compiler.h"
+#include "compiler/lowering/PortableWave.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+
+using cajeta::driver::Compiler;
+
+namespace {
+
+const char* WaveSource = R"(import cajeta.xpu.*;
+class K {
+    @Device
+    static float32 total(float32 v) {
+        return Wave.reduceSum(v);
+    }
+    @Kernel
+    static void k(KernelBuffer<float32> x, KernelBuffer<uint64> b) {
+        uint32 i = KernelThread.globalIdX();
+        float32 s = total(x[i]);
+        x[i] = s + Wave.shuffleXor(x[i], 1) + (float32) Wave.laneId();
+        b[i] = Wave.ballot(s > 0.0f);
+    }
+    @Kernel
+    static void plain(KernelBuffer<float32> x) {
+        x[KernelThread.globalIdX()] = 1.0f;
+    }
+}
+)";
+
+bool has(const std::string& Hay, const std::string& Needle) {
+  return Hay.find(Needle) != std::string::npos;
+}
+
+/// Sets CAJETA_GPU_WAVE_IMPL for one scope.
+class WaveImpl {
+public:
+  explicit WaveImpl(const char* Value) {
+    if (Value)
+      setenv("CAJETA_GPU_WAVE_IMPL", Value, 1);
+    else
+      unsetenv("CAJETA_GPU_WAVE_IMPL");
+  }
+  ~WaveImpl() { unsetenv("CAJETA_GPU_WAVE_IMPL"); }
+};
+
+const cajeta::bundle::KernelInfo& kernel(const cajeta::driver::CompileResult& R,
+                                         const std::string& Name) {
+  const cajeta::bundle::KernelInfo* K = R.Program.findKernel(Name);
+  EXPECT_NE(K, nullptr) << Name;
+  static cajeta::bundle::KernelInfo None;
+  return K ? *K : None;
+}
+
+TEST(WaveTiering, NativeWhereTheBackendHasItPortableOnTheCpu) {
+  WaveImpl Env(nullptr);
+  auto R = Compiler::compile("t.cj", WaveSource, {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] cpu: portable")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] cuda: native")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] vulkan: native")) << R.Diagnostics;
+  const auto& K = kernel(R, "K.k");
+  EXPECT_TRUE(K.UsesWave);
+  for (const auto& [Target, TM] : K.Targets)
+    EXPECT_EQ(TM.WaveTier, Target.rfind("cpu", 0) == 0 ? "portable" : "native") << Target;
+  const auto& P = kernel(R, "K.plain");
+  EXPECT_FALSE(P.UsesWave);
+  for (const auto& [Target, TM] : P.Targets)
+    EXPECT_EQ(TM.WaveTier, "") << Target;
+}
+
+TEST(WaveTiering, SoftwareOverrideMakesEveryBackendPortable) {
+  WaveImpl Env("software");
+  auto R = Compiler::compile("t.cj", WaveSource, {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] cuda: portable")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] vulkan: portable")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "CAJETA_GPU_WAVE_IMPL=software")) << R.Diagnostics;
+  for (const auto& [Target, TM] : kernel(R, "K.k").Targets)
+    EXPECT_EQ(TM.WaveTier, "portable") << Target;
+}
+
+TEST(WaveTiering, NativeOverrideOnTheCpuSaysItHasNone) {
+  WaveImpl Env("native");
+  auto R = Compiler::compile("t.cj", WaveSource, {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "cpu: portable (")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "native asked, but cpu has no native form")) << R.Diagnostics;
+}
+
+TEST(WaveTiering, UnknownOverrideValueWarnsAndIsIgnored) {
+  WaveImpl Env("fast");
+  auto R = Compiler::compile("t.cj", WaveSource, {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_TRUE(
+      has(R.Diagnostics, "warning: CAJETA_GPU_WAVE_IMPL='fast' is neither 'native' nor 'software'"))
+      << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] cuda: native")) << R.Diagnostics;
+}
+
+TEST(WaveTiering, NoNoteWithoutWaveOps) {
+  WaveImpl Env("software");
+  auto R = Compiler::compile("t.cj", R"(import cajeta.xpu.*;
+class K {
+    @Kernel
+    static void k(KernelBuffer<float32> x) { x[KernelThread.globalIdX()] = 2.0f; }
+}
+)",
+                             {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_FALSE(has(R.Diagnostics, "wave-tiering")) << R.Diagnostics;
+}
+
+/// Counts wave ops of each kind left in a statement tree.
+void countWave(const cajeta::kir::Stmt* S, unsigned& Width, unsigned& Other, unsigned& Barriers) {
+  using namespace cajeta::kir;
+  if (!S)
+    return;
+  std::function<void(const Expr*)> E = [&](const Expr* X) {
+    if (!X)
+      return;
+    if (X->K == Expr::Kind::Wave)
+      ++(X->WOp == WaveOp::Width ? Width : Other);
+    for (const Expr* O : X->Ops)
+      E(O);
+  };
+  E(S->E);
+  Barriers += S->K == Stmt::Kind::Barrier;
+  for (const Stmt* C : S->Body)
+    countWave(C, Width, Other, Barriers);
+  for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+    countWave(C, Width, Other, Barriers);
+}
+
+TEST(WaveTiering, PortableRewriteLeavesOnlyTheWidthAndAddsScratchAndBarriers) {
+  auto F = Compiler::runFrontend("t.cj", WaveSource);
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  const cajeta::kir::Function* K = F.Kir->findFunction("K.k");
+  ASSERT_NE(K, nullptr);
+  EXPECT_TRUE(K->UsesWave);
+  cajeta::kir::Module Scratch;
+  std::string Error;
+  auto Out = cajeta::lowering::PortableWave::expand(*F.Kir, *K, Scratch, Error);
+  ASSERT_NE(Out, nullptr) << Error;
+  unsigned Width = 0, Other = 0, Barriers = 0;
+  countWave(Out->Body, Width, Other, Barriers);
+  EXPECT_EQ(Other, 0u);
+  EXPECT_GT(Width, 0u);
+  EXPECT_GE(Barriers, 6u); // reduceSum (butterfly loop), shuffleXor, ballot: each waits twice
+  EXPECT_TRUE(Out->HasBarrier);
+  ASSERT_EQ(Out->SharedArrays.size(), 2u); // float64 and int64 scratch
+  for (const auto& A : Out->SharedArrays)
+    EXPECT_EQ(A.Count, cajeta::lowering::PortableWave::MaxGroupSize) << A.Name;
+}
+
+} // namespace
