@@ -1,6 +1,8 @@
 // KIR type helpers, node allocation and operator names.
 #include "compiler/kir/Kir.h"
 
+#include <algorithm>
+
 namespace cajeta::kir {
 
 bool Type::isInteger() const {
@@ -172,23 +174,19 @@ unsigned waveOperandCount(WaveOp Op) {
   }
 }
 
-bool waveOpIsWaveUniform(WaveOp Op) {
-  switch (Op) {
-  case WaveOp::Width:
-  case WaveOp::BroadcastFirst:
-  case WaveOp::Ballot:
-  case WaveOp::All:
-  case WaveOp::Any:
-  case WaveOp::ReduceSum:
-  case WaveOp::ReduceMin:
-  case WaveOp::ReduceMax:
-  case WaveOp::ReduceAnd:
-  case WaveOp::ReduceOr:
-  case WaveOp::ReduceXor:
-    return true;
-  default:
-    return false;
-  }
+bool isConvergentWaveOp(const Expr* E) {
+  return E && E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId;
+}
+
+uint32_t maxLoopId(const Stmt* S) {
+  if (!S)
+    return 0;
+  uint32_t Max = S->K == Stmt::Kind::Loop ? S->LoopId : 0;
+  for (const Stmt* C : S->Body)
+    Max = std::max(Max, maxLoopId(C));
+  for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+    Max = std::max(Max, maxLoopId(C));
+  return Max;
 }
 
 bool availableOn(const Function& F, const std::string& Backend) {

@@ -330,9 +330,10 @@ const char* memoryOrderName(MemoryOrder O);
 const char* waveOpName(WaveOp Op); // the source method name: "reduceSum", "shuffleXor", ...
 /// Operands of a Wave expression: Width/LaneId 0, Shuffle*/Rotate 2, the rest 1.
 unsigned waveOperandCount(WaveOp Op);
-/// Whether a wave op's result is the same on every lane of the wave (reductions, ballot, all,
-/// any, broadcastFirst, width).
-bool waveOpIsWaveUniform(WaveOp Op);
+/// Whether E is a wave op that every lane of the wave must reach (all but width and laneId).
+bool isConvergentWaveOp(const Expr* E);
+/// The largest Loop::LoopId in S (0 when it has no loop): new loops take ids above it.
+uint32_t maxLoopId(const Stmt* S);
 /// Whether F is compiled for a backend ("cpu", "cuda", "hip", "vulkan").
 bool availableOn(const Function& F, const std::string& Backend);
 

@@ -41,7 +41,7 @@ void forEachStmt(const Stmt* S, const std::function<void(const Stmt*)>& F) {
 const Expr* convergentWaveOp(const Expr* E) {
   if (!E)
     return nullptr;
-  if (E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId)
+  if (isConvergentWaveOp(E))
     return E;
   for (const Expr* O : E->Ops)
     if (const Expr* W = convergentWaveOp(O))

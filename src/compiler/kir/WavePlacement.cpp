@@ -63,9 +63,7 @@ private:
       forEach(C, F);
   }
 
-  bool isWaveOp(const Expr* E) const {
-    return E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId;
-  }
+  bool isWaveOp(const Expr* E) const { return isConvergentWaveOp(E); }
   bool isWaveCall(const Expr* E) const {
     return E->K == Expr::Kind::Call && M.Functions[E->Index]->UsesWave;
   }

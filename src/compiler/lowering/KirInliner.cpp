@@ -36,7 +36,7 @@ public:
       Fr.Locals.push_back(I);
     Fr.ParamExprs.assign(K.Params.size(), nullptr);
     Fr.ParamLocals.assign(K.Params.size(), ~0u);
-    NextLoopId = maxLoopId(K.Body) + 1;
+    NextLoopId = kir::maxLoopId(K.Body) + 1;
     mapLoops(K.Body, Fr, /*Identity=*/true);
     return copyStmt(K.Body, Fr);
   }
@@ -44,17 +44,6 @@ public:
   std::string Error;
 
 private:
-  static uint32_t maxLoopId(const Stmt* S) {
-    if (!S)
-      return 0;
-    uint32_t Max = S->K == Stmt::Kind::Loop ? S->LoopId : 0;
-    for (const Stmt* C : S->Body)
-      Max = std::max(Max, maxLoopId(C));
-    for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
-      Max = std::max(Max, maxLoopId(C));
-    return Max;
-  }
-
   void mapLoops(const Stmt* S, Frame& Fr, bool Identity) {
     if (!S)
       return;
@@ -297,11 +286,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<kir::Function> KirInliner::inlineBarrierCalls(const kir::Module& M,
-                                                              const kir::Function& K,
-                                                              kir::Module& Scratch,
-                                                              std::string& Error,
-                                                              bool AlsoWaveHelpers) {
+std::unique_ptr<kir::Function>
+KirInliner::inlineBarrierCalls(const kir::Module& M, const kir::Function& K, kir::Module& Scratch,
+                               std::string& Error, bool AlsoWaveHelpers) {
   auto Out = std::make_unique<kir::Function>(K);
   if (!K.Body) {
     Error = "kernel '" + K.Name + "' has no body";

@@ -34,7 +34,7 @@ public:
   Expander(kir::Function& F, kir::Module& S) : F(F), S(S) {}
 
   bool run() {
-    NextLoopId = maxLoopId(F.Body) + 1;
+    NextLoopId = kir::maxLoopId(F.Body) + 1;
     F.Body = stmt(F.Body);
     F.HasBarrier = F.HasBarrier || Expanded;
     return Error.empty();
@@ -141,17 +141,6 @@ private:
     St->Step = Step;
     St->LoopId = NextLoopId++;
     return St;
-  }
-
-  static uint32_t maxLoopId(const Stmt* St) {
-    if (!St)
-      return 0;
-    uint32_t Max = St->K == Stmt::Kind::Loop ? St->LoopId : 0;
-    for (const Stmt* C : St->Body)
-      Max = std::max(Max, maxLoopId(C));
-    for (const Stmt* C : {St->Then, St->Else, St->LoopBody, St->Step})
-      Max = std::max(Max, maxLoopId(C));
-    return Max;
   }
 
   // ---- scratch memory ----
@@ -361,10 +350,6 @@ private:
   }
 
   // ---- the walk ----
-
-  static bool convergent(const Expr* E) {
-    return E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId;
-  }
 
   /// Rewrites E: laneId in place, convergent ops hoisted into Pre (in evaluation order) and
   /// replaced by a local. Hoist == false: a convergent op here is an error (Sema prevents it).
