@@ -23,7 +23,7 @@ const char* const WantedExtensions[] = {
     "VK_KHR_8bit_storage",        "VK_KHR_16bit_storage",
     "VK_KHR_shader_float16_int8", "VK_KHR_shader_atomic_int64",
     "VK_EXT_shader_atomic_float", "VK_KHR_storage_buffer_storage_class",
-    "VK_KHR_timeline_semaphore",
+    "VK_KHR_timeline_semaphore",  "VK_EXT_subgroup_size_control",
 };
 
 /// A test switch: set, and neither empty nor "0".
@@ -108,6 +108,8 @@ bool VulkanDevice::init(std::string& Error) {
   AF.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
   VkPhysicalDeviceTimelineSemaphoreFeatures TS{};
   TS.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES;
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT SSC{};
+  SSC.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT;
   void** Next = &F2.pNext;
   auto Chain = [&](auto& S, bool Known) {
     if (!Known)
@@ -121,6 +123,7 @@ bool VulkanDevice::init(std::string& Error) {
   Chain(A64, Core12 || Has("VK_KHR_shader_atomic_int64"));
   Chain(AF, Has("VK_EXT_shader_atomic_float"));
   Chain(TS, Core12 || Has("VK_KHR_timeline_semaphore"));
+  Chain(SSC, Has("VK_EXT_subgroup_size_control"));
   Api.vkGetPhysicalDeviceFeatures2(Phys, &F2);
   // Streams fall back to fences without the feature or the loader's functions, or when
   // CAJETA_XPU_VULKAN_NO_TIMELINE is set (to test that path on a device that has both).
@@ -158,11 +161,20 @@ bool VulkanDevice::init(std::string& Error) {
     // Subgroups (core in Vulkan 1.1): what wave ops need in compute shaders.
     VkPhysicalDeviceSubgroupProperties SG{};
     SG.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceSubgroupSizeControlPropertiesEXT SSP{};
+    SSP.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT;
+    if (Has("VK_EXT_subgroup_size_control"))
+      SG.pNext = &SSP;
     VkPhysicalDeviceProperties2 P2{};
     P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
     P2.pNext = &SG;
     Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
     Features.SubgroupSize = SG.subgroupSize;
+    // Full subgroups (every subgroup of a wave kernel's workgroup complete) where the device can
+    // promise them; the features stay enabled as queried (F2's chain goes to vkCreateDevice).
+    Features.FullSubgroups = SSC.subgroupSizeControl && SSC.computeFullSubgroups &&
+                             SSP.maxSubgroupSize >= SG.subgroupSize;
+    Features.MaxSubgroupSize = SSP.maxSubgroupSize;
     if (SG.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
       VkSubgroupFeatureFlags Ops = SG.supportedOperations;
       Features.SubgroupBasic = Ops & VK_SUBGROUP_FEATURE_BASIC_BIT;

@@ -32,6 +32,10 @@ struct VulkanFeatures {
   bool subgroupSizeValid() const {
     return SubgroupSize >= 4 && SubgroupSize <= 64 && (SubgroupSize & (SubgroupSize - 1)) == 0;
   }
+  /// VK_EXT_subgroup_size_control with computeFullSubgroups: a wave kernel's pipeline can
+  /// require full subgroups when its block's x size is a multiple of MaxSubgroupSize.
+  bool FullSubgroups = false;
+  uint32_t MaxSubgroupSize = 0;
   bool TimelineSemaphore = false;   // streams signal timeline semaphores (else fences)
   std::set<std::string> Extensions; // the device extensions enabled
 };

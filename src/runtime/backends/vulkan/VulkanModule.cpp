@@ -164,6 +164,13 @@ VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
   Info.stage.module = Shader;
   Info.stage.pName = Entry.c_str();
   Info.stage.pSpecializationInfo = &Spec;
+  // Wave ops assume full waves (the launch checks the group size is a multiple of the width):
+  // where the device can promise it, the pipeline requires it (x a multiple of the largest
+  // subgroup, as Vulkan asks); elsewhere subgroups are whatever the driver packs (linear and
+  // full on NVIDIA and lavapipe, checked by Wave.WidthAndLanesIn1DAnd2DGroups).
+  const VulkanFeatures& F = Device.features();
+  if (UsesSubgroups && F.FullSubgroups && F.MaxSubgroupSize && Block[0] % F.MaxSubgroupSize == 0)
+    Info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   Info.layout = Layout;
   VkPipeline P = VK_NULL_HANDLE;
   Device.check(Device.api().vkCreateComputePipelines(Device.handle(), Device.pipelineCache(), 1,
@@ -277,6 +284,8 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
   K->StaticSharedBytes = Number("static_shared_bytes");
 
   // Requirements, before anything is created: a missing feature names itself.
+  for (const std::string& Cap : splitList(Attr("capabilities")))
+    K->UsesSubgroups = K->UsesSubgroups || Cap.rfind("GroupNonUniform", 0) == 0;
   for (const std::string& Cap : splitList(Attr("capabilities")))
     if (std::string Missing = missingCapability(Device.features(), Cap); !Missing.empty())
       fail(CAJETA_XPU_BACKEND_UNAVAILABLE,

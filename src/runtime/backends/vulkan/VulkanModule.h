@@ -34,6 +34,7 @@ public:
   bool CheckBounds = false;
   uint32_t DynamicSharedElementBytes = 0;
   uint32_t StaticSharedBytes = 0;
+  bool UsesSubgroups = false; // wave ops (a GroupNonUniform capability): full subgroups wanted
 
   VkShaderModule Shader = VK_NULL_HANDLE;
   VkDescriptorSetLayout SetLayout = VK_NULL_HANDLE;
