@@ -312,3 +312,70 @@ TEST(Wave, LaunchWithPartialWaveIsRejected) {
 
 } // namespace
 } // namespace conformance
+
+namespace conformance {
+namespace {
+
+/// The reference of WaveBlockScan.scan for one workgroup of Size work-items and waves of W.
+std::vector<uint32_t> blockScanReference(std::vector<uint32_t> V, uint32_t W, uint32_t Rounds) {
+  const uint32_t Size = uint32_t(V.size());
+  for (uint32_t R = 0; R < Rounds; ++R) {
+    std::vector<uint32_t> Before(Size), Totals(Size / W), Max(Size / W, 0);
+    for (uint32_t Wave = 0; Wave < Size / W; ++Wave) {
+      uint32_t Sum = 0;
+      for (uint32_t L = 0; L < W; ++L) {
+        Before[Wave * W + L] = Sum;
+        Sum += V[Wave * W + L];
+        Max[Wave] = std::max(Max[Wave], V[Wave * W + L]);
+      }
+      Totals[Wave] = Sum;
+    }
+    for (uint32_t T = 0; T < Size; ++T) {
+      uint32_t Offset = 0;
+      for (uint32_t K = 0; K < T / W; ++K)
+        Offset += Totals[K];
+      V[T] = Before[T] + Offset + (Max[T / W] & 7u);
+    }
+  }
+  return V;
+}
+
+void checkBlockScan(const xpu::CompileOptions* Options) {
+  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
+  xpu::Program P =
+      Options ? compileProgram("WaveBlockScan", *Options) : compileProgram("WaveBlockScan");
+  xpu::Program Geo = compileProgram("WaveShuffles");
+  uint32_t W = waveWidth(Geo);
+  const uint32_t Groups = 3;
+  for (xpu::Dim3 B : {xpu::block(128), xpu::block(64, 2), xpu::block(8, 4, 4), xpu::block(256)}) {
+    uint32_t Size = B.x * B.y * B.z, N = Groups * Size;
+    std::vector<uint32_t> X(N);
+    Rng R(7061);
+    for (uint32_t& E : X)
+      E = uint32_t(R.next() % 1000);
+    for (uint32_t Rounds : {0u, 1u, 3u}) {
+      auto Out = filledBuffer<uint32_t>(N, 0);
+      runKernel(P.kernel("WaveBlockScan.scan"), xpu::grid(Groups), B, toDevice(X), Out, Rounds);
+      std::vector<uint32_t> Want(N);
+      for (uint32_t G = 0; G < Groups; ++G) {
+        std::vector<uint32_t> Part(X.begin() + G * Size, X.begin() + (G + 1) * Size);
+        std::vector<uint32_t> Done = blockScanReference(Part, W, Rounds);
+        std::copy(Done.begin(), Done.end(), Want.begin() + G * Size);
+      }
+      expectSame(fromDevice(Out), Want,
+                 "block (" + std::to_string(B.x) + ", " + std::to_string(B.y) + ", " +
+                     std::to_string(B.z) + "), rounds " + std::to_string(Rounds));
+    }
+  }
+}
+
+TEST(Wave, ScansAndBarriersComposedInALoopWithAHelper) { checkBlockScan(nullptr); }
+
+TEST(Wave, ScansAndBarriersWithCheckBounds) {
+  xpu::CompileOptions O;
+  O.checkBounds = true;
+  checkBlockScan(&O);
+}
+
+} // namespace
+} // namespace conformance
