@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define CAJETA_COMPILER_ABI_VERSION 1
+#define CAJETA_COMPILER_ABI_VERSION 2 /* 2: gpu_archs */
 
 typedef struct cajeta_compile_request {
   uint32_t abi_version;  /* CAJETA_COMPILER_ABI_VERSION */
@@ -19,6 +19,9 @@ typedef struct cajeta_compile_request {
   size_t source_length;
   int check_bounds; /* nonzero: --check-bounds */
   const char* cpu;  /* CPU to compile for: "native" (default when NULL) or an LLVM CPU name */
+  /* Version 2: NVPTX architectures to add to sm_70 and sm_90, comma-separated ("sm_86"); NULL or
+     "" for none. */
+  const char* gpu_archs;
 } cajeta_compile_request;
 
 /* Compiles a program into .cjx bytes. Returns 0 on success. On failure *diagnostics holds the

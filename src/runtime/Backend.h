@@ -114,6 +114,9 @@ public:
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
   /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
   virtual uint32_t waveWidth() const { return 0; }
+  /// The code architecture the JIT should add to a bundle for this device ("sm_86" on CUDA);
+  /// "" where the bundle's standard payloads serve.
+  virtual std::string jitArch() const { return ""; }
   /// False for a device that only emulates a GPU on the host CPU (a CPU-type Vulkan device such
   /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
   /// CAJETA_XPU_BACKEND forces its backend.

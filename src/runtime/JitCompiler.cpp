@@ -1,6 +1,8 @@
 // JIT compile with a content-addressed cache: key = hash(compiler version, options, source).
 #include "runtime/JitCompiler.h"
 
+#include "runtime/Runtime.h"
+
 #include "bundle/BundleReader.h"
 #include "bundle/BundleWriter.h"
 #include "bundle/Hash.h"
@@ -61,9 +63,32 @@ static std::string cachedCompilerVersion(const std::string& Dir) {
   return Line;
 }
 
+/// The exact architectures of the device the program will load on (or of every device present),
+/// less those every bundle has anyway (Compiler.cpp: sm_70 and sm_90), so that a cache filled on
+/// a machine without a GPU serves an H200 (sm_90) unchanged.
+static std::string gpuArchsFor(BackendDevice* On) {
+  std::string Archs;
+  auto Add = [&](const BackendDevice* D) {
+    std::string A = D->jitArch();
+    if (A.empty() || A == "sm_70" || A == "sm_90" ||
+        ("," + Archs + ",").find("," + A + ",") != std::string::npos)
+      return;
+    Archs += (Archs.empty() ? "" : ",") + A;
+  };
+  if (On)
+    Add(On);
+  else
+    for (const BackendDevice* D : Runtime::get().devices())
+      Add(D);
+  return Archs;
+}
+
 std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
                                                     const std::string& FileName,
-                                                    const JitOptions& Options) {
+                                                    const JitOptions& Given) {
+  JitOptions Options = Given;
+  if (Options.GpuArchs.empty())
+    Options.GpuArchs = gpuArchsFor(Options.Device);
   // Without the compiler library (a machine without LLVM, like the GPU machine) a cache filled
   // elsewhere still serves: its recorded compiler version keys the lookup, and a miss is an error.
   std::optional<CompilerLibrary> Compiler;
@@ -98,6 +123,7 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
   Request.source_length = Source.size();
   Request.check_bounds = Options.CheckBounds ? 1 : 0;
   Request.cpu = Options.Cpu.c_str();
+  Request.gpu_archs = Options.GpuArchs.c_str();
   void* Bytes = nullptr;
   size_t Size = 0;
   char* Diagnostics = nullptr;

@@ -13,6 +13,9 @@ struct JitOptions {
   std::string Cpu = "native";
   bool UseCache = true;
   BackendDevice* Device = nullptr; // load the result on this device (null: the dispatcher picks)
+  /// Extra NVPTX architectures ("sm_86,sm_89"): filled by compile() from Device, or from every
+  /// device present, so each CUDA device gets PTX for its exact architecture.
+  std::string GpuArchs;
 };
 
 class JitCompiler {

@@ -5,12 +5,14 @@
 #include "compiler/driver/Compiler.h"
 
 #include <iostream>
+#include <vector>
 
 namespace cajeta::cli {
 
 void addBuildCommand(CLI::App& App) {
   struct Options {
     std::string Input, Output, Cpu = "native";
+    std::vector<std::string> GpuArchs;
     bool CheckBounds = false;
   };
   auto O = std::make_shared<Options>();
@@ -23,6 +25,12 @@ void addBuildCommand(CLI::App& App) {
   Cmd->add_option("--cpu", O->Cpu,
                   "CPU to generate code for: native (default) or an LLVM CPU "
                   "name such as x86-64-v3");
+  Cmd->add_option("--gpu-arch", O->GpuArchs,
+                  "Also emit PTX for this NVIDIA architecture (sm_80, sm_86, ...; repeatable); "
+                  "sm_70 and sm_90 are always there, and a device loads the highest one not above "
+                  "its own")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Cmd->callback([O] {
     std::string Source;
     if (!readSourceFile(O->Input, Source)) {
@@ -32,6 +40,7 @@ void addBuildCommand(CLI::App& App) {
     driver::CompileOptions CO;
     CO.CheckBounds = O->CheckBounds;
     CO.Cpu = O->Cpu;
+    CO.GpuArchs = O->GpuArchs;
     CO.GpuFootprint = true; // NVPTX (issue 4): AOT reads registers/spills/shared from ptxas -v
     driver::CompileResult R = driver::Compiler::compile(O->Input, Source, CO);
     std::cerr << R.Diagnostics;

@@ -1,6 +1,8 @@
 // The compiler driver.
 #include "compiler/driver/Compiler.h"
 
+#include <algorithm>
+
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
@@ -108,9 +110,22 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     R.Diagnostics += FileName + ": error: CPU code generation failed: " + Cpu.Error + "\n";
     return R;
   }
-  // --- NVPTX payloads (issue 4, NvptxPayloadBuilder): a baseline and sm_90, PTX each. ---
+  // --- NVPTX payloads (issue 4, NvptxPayloadBuilder): a baseline, sm_90, and the architectures
+  // asked for (the JIT's devices), PTX each; the runtime loads the highest <= the device. ---
+  std::vector<std::string> Sms = {"sm_70", "sm_90"};
+  for (const std::string& Sm : Options.GpuArchs) {
+    if (std::find(Sms.begin(), Sms.end(), Sm) != Sms.end())
+      continue;
+    std::string Why;
+    if (!lowering::NvptxPayloadBuilder::knowsArch(Sm, Why)) {
+      R.Diagnostics += FileName + ": note: no PTX for " + Sm + " (" + Why +
+                       "); its device JIT-compiles the nearest lower architecture's PTX\n";
+      continue;
+    }
+    Sms.push_back(Sm);
+  }
   std::vector<lowering::NvptxBuildResult> Gpu;
-  for (const char* Sm : {"sm_70", "sm_90"}) {
+  for (const std::string& Sm : Sms) {
     lowering::NvptxBuildOptions GpuOpts;
     GpuOpts.Sm = Sm;
     GpuOpts.CheckBounds = Options.CheckBounds;

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace cajeta::driver {
 
@@ -17,6 +18,9 @@ struct CompileOptions {
   /// NVPTX (issue 4): read each kernel's registers, spills and shared bytes with `ptxas -v` when
   /// ptxas exists (a subprocess per architecture: for AOT builds, not JIT).
   bool GpuFootprint = false;
+  /// NVPTX architectures to emit PTX for besides the baseline sm_70 and sm_90 ("sm_86"): the JIT
+  /// asks for each CUDA device's exact one. One LLVM cannot target is left out with a note.
+  std::vector<std::string> GpuArchs;
 };
 
 /// The frontend's result: KIR (with access modes) and the rendered diagnostics.

@@ -27,7 +27,7 @@ extern "C" int cajeta_compile_to_bundle(const cajeta_compile_request* Req, void*
     *Diagnostics = nullptr;
   if (!Req || !BundleBytes || !BundleSize || !Diagnostics)
     return 1;
-  if (Req->abi_version != CAJETA_COMPILER_ABI_VERSION) {
+  if (Req->abi_version != 1 && Req->abi_version != CAJETA_COMPILER_ABI_VERSION) {
     *Diagnostics = copyString("error: compiler ABI mismatch: runtime speaks version " +
                               std::to_string(Req->abi_version) + ", compiler speaks " +
                               std::to_string(CAJETA_COMPILER_ABI_VERSION) + "\n");
@@ -38,6 +38,17 @@ extern "C" int cajeta_compile_to_bundle(const cajeta_compile_request* Req, void*
     O.CheckBounds = Req->check_bounds != 0;
     if (Req->cpu && *Req->cpu)
       O.Cpu = Req->cpu;
+    if (Req->abi_version >= 2 && Req->gpu_archs) { // version 1 requests end before the field
+      std::string List = Req->gpu_archs;
+      for (size_t At = 0; At < List.size();) {
+        size_t End = List.find(',', At);
+        if (End == std::string::npos)
+          End = List.size();
+        if (End > At)
+          O.GpuArchs.push_back(List.substr(At, End - At));
+        At = End + 1;
+      }
+    }
     std::string Source(Req->source ? Req->source : "", Req->source ? Req->source_length : 0);
     driver::CompileResult R =
         driver::Compiler::compile(Req->file_name ? Req->file_name : "<source>", Source, O);

@@ -158,3 +158,28 @@ TEST(WaveTiering, PortableRewriteLeavesOnlyTheWidthAndAddsScratchAndBarriers) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(GpuArchs, ExtraArchitecturesGetTheirOwnPtxAndUnknownOnesANote) {
+  cajeta::driver::CompileOptions O;
+  O.GpuArchs = {"sm_86", "sm_90", "sm_999"};
+  auto R = Compiler::compile("t.cj", WaveSource, O);
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  const cajeta::bundle::Payload* P86 = R.Program.findPayload("nvptx-sm_86");
+  ASSERT_NE(P86, nullptr);
+  std::string Ptx(P86->Bytes.begin(), P86->Bytes.end());
+  EXPECT_TRUE(has(Ptx, ".target sm_86"));
+  EXPECT_TRUE(has(Ptx, "shfl.sync")); // the float reduceSum's butterfly
+  EXPECT_NE(R.Program.findPayload("nvptx-sm_70"), nullptr);
+  EXPECT_NE(R.Program.findPayload("nvptx-sm_90"), nullptr);
+  EXPECT_EQ(R.Program.findPayload("nvptx-sm_999"), nullptr);
+  EXPECT_TRUE(has(R.Diagnostics, "note: no PTX for sm_999")) << R.Diagnostics;
+  size_t Nvptx = 0;
+  for (const auto& Pay : R.Program.Payloads)
+    Nvptx += Pay.Target.rfind("nvptx-", 0) == 0;
+  EXPECT_EQ(Nvptx, 3u); // sm_90 asked twice is built once
+  EXPECT_NE(kernel(R, "K.k").Targets.count("nvptx-sm_86"), 0u);
+}
+
+} // namespace

@@ -213,6 +213,10 @@ bool readFootprint(const std::string& Ptx, const std::string& Sm, NvptxBuildResu
 
 } // namespace
 
+bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {
+  return createMachine(Sm, Why) != nullptr;
+}
+
 NvptxBuildResult NvptxPayloadBuilder::build(const kir::Module& KM, const NvptxBuildOptions& O) {
   NvptxBuildResult R;
   std::string Ptx;

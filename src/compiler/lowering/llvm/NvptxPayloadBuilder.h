@@ -42,6 +42,10 @@ class NvptxPayloadBuilder {
 public:
   static NvptxBuildResult build(const kir::Module& M, const NvptxBuildOptions& O);
 
+  /// Whether Sm ("sm_86") is an architecture LLVM's NVPTX back end can generate PTX for; if not,
+  /// Why says so.
+  static bool knowsArch(const std::string& Sm, std::string& Why);
+
   /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.
   static bool emitPtx(const kir::Module& M, const NvptxBuildOptions& O, std::string& Ptx,
                       std::string& Error);

@@ -73,6 +73,7 @@ public:
   uint64_t maxDynamicSharedBytes() const override { return uint64_t(SharedOptIn); }
 
   uint32_t waveWidth() const override { return 32; } // every NVIDIA GPU's warp
+  std::string jitArch() const override { return "sm_" + std::to_string(computeCapability()); }
   bool supports(cajeta_xpu_capability Capability) const override {
     switch (Capability) {
     case CAJETA_XPU_CAP_FLOAT16:
