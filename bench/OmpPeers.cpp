@@ -37,6 +37,27 @@ void partialSumsPeer(float* __restrict Partials, const float* __restrict X, uint
   }
 }
 
+void waveSumsPeer(float* __restrict WaveSums, float* __restrict Scratch,
+                  const float* __restrict X, uint32_t N, uint32_t G, uint32_t Width) {
+#pragma omp parallel for schedule(static)
+  for (int64_t Wave = 0; Wave < int64_t(G / Width); ++Wave) {
+    float* V = Scratch + Wave * Width;
+    for (int64_t L = 0; L < int64_t(Width); ++L) {
+      float S = 0.0f;
+      for (int64_t I = Wave * Width + L; I < int64_t(N); I += G)
+        S += X[I];
+      V[L] = S;
+    }
+    float Next[64];
+    for (uint32_t M = 1; M < Width; M <<= 1) {
+      for (uint32_t L = 0; L < Width; ++L)
+        Next[L] = V[L] + V[L ^ M];
+      std::copy(Next, Next + Width, V);
+    }
+    WaveSums[Wave] = V[0];
+  }
+}
+
 void partialSumsPeerInterchanged(float* __restrict Partials, const float* __restrict X, uint32_t N,
                                  uint32_t G, uint32_t Tile) {
   // Tiles of partials small enough to stay in L1 while every row of X streams past them.

@@ -14,6 +14,10 @@ void stencilPeer(float* Out, const float* In, uint32_t W, uint32_t H, float C0, 
 /// Partials[g] = X[g] + X[g+G] + X[g+2G] + ... (in that order) for g < G: one partial per
 /// OpenMP iteration, the shape of the kernel (one work-item per partial).
 void partialSumsPeer(float* Partials, const float* X, uint32_t N, uint32_t G);
+/// partialSumsPeer, then each run of Width partials reduced in the wave butterfly order (for
+/// m = 1, 2, ..., Width/2: v[l] = v[l] + v[l ^ m]): WaveSums gets G / Width sums; Scratch holds G.
+void waveSumsPeer(float* WaveSums, float* Scratch, const float* X, uint32_t N, uint32_t G,
+                  uint32_t Width);
 
 /// The same partials, each summed in the same order, with the loops interchanged so that the
 /// inner loop runs across a tile of Tile partials and vectorizes (what tuned CPU code does).

@@ -106,6 +106,27 @@ void runReduce(const BenchConfig& Config, ResultTable& Table) {
       },
       [&] { partialSumsPeerInterchanged(PeerPartials.data(), PX.data(), N, G, Tile); }, Exact);
   Table.add(TiledRow);
+
+  // The wave shape (the CPU runs wave ops in the portable tier: shared-memory exchanges).
+  const uint32_t W = xpu::defaultDevice().waveWidth();
+  if (!W || G % W || Block % W)
+    return;
+  xpu::Kernel WaveK = Program.kernel("Bench.partialSumsWave");
+  xpu::KernelBuffer<float> WavePartials(G / W);
+  HostArray OursWave(G / W), PeerWave(G / W), PeerScratch(G);
+  ResultRow WaveRow;
+  WaveRow.Workload = "sum n=" + sizeName(N) + ", G=" + std::to_string(G) + " wave (width " +
+                     std::to_string(W) + ")";
+  WaveRow.Shape = Row.Shape;
+  WaveRow.Bytes = 4.0 * N + 8.0 * (G / W);
+  measure(
+      Config, WaveRow, WavePartials, OursWave, PeerWave,
+      [&] {
+        WaveK.launch(S, xpu::grid(Groups), xpu::block(Block))(WavePartials, X, N);
+        S.sync();
+      },
+      [&] { waveSumsPeer(PeerWave.data(), PeerScratch.data(), PX.data(), N, G, W); }, Exact);
+  Table.add(WaveRow);
 }
 
 } // namespace cajeta::bench
