@@ -189,10 +189,15 @@ private:
       Len = 5 + static_cast<uint32_t>(std::string(waveOpName(W->WOp)).size());
       At = W->Loc;
     }
+    // A wave op can always be hoisted: say how (the CUDA habit is `if (warp == 0) reduce`).
+    std::string Hint = S->K != Stmt::Kind::Barrier && convergentWaveOp(S->E)
+                           ? "; compute it where every work-item reaches it and use the result "
+                             "under the condition"
+                           : "";
     if (Div) {
       problem(At, Len,
               What + " in divergent control flow: the condition at " + where(*Div) +
-                  " depends on the work-item's identity (KernelThread.*, Wave.*)");
+                  " depends on the work-item's identity (KernelThread.*, Wave.*)" + Hint);
       return;
     }
     if (EarlyExit)
