@@ -326,3 +326,39 @@ TEST(ManifestJson, DeviceSubsetFieldErrors) {
   expectError(J, "manifest field 'kernels[2].params[2].functionTable[0]' must be a string, got "
                  "array");
 }
+
+TEST(ManifestJson, WaveFieldsRoundTripAndAreOptional) {
+  Program In = test::sampleProgram();
+  In.Kernels[0].UsesWave = true;
+  In.Kernels[0].Targets.at("cpu-x86_64").WaveTier = "portable";
+  In.Kernels[0].Targets.at("nvptx-sm_90").WaveTier = "native";
+  json J = manifestToJson(In);
+  EXPECT_EQ(J["kernels"][0]["usesWave"], true);
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["waveTier"], "portable");
+  EXPECT_FALSE(J["kernels"][1]["targets"]["cpu-x86_64"].contains("waveTier"));
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_TRUE(Out.Kernels[0].UsesWave);
+  EXPECT_FALSE(Out.Kernels[1].UsesWave);
+  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").WaveTier, "native");
+  // A manifest from before wave ops (no usesWave, no waveTier) still reads.
+  J["kernels"][0].erase("usesWave");
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("waveTier");
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
+  EXPECT_FALSE(Old.Kernels[0].UsesWave);
+}
+
+TEST(ManifestJson, WaveFieldErrors) {
+  json J = sampleJson();
+  J["kernels"][0]["usesWave"] = "yes";
+  Program Out;
+  std::string Error;
+  EXPECT_FALSE(manifestFromJson(J, Out, Error));
+  EXPECT_NE(Error.find("usesWave"), std::string::npos) << Error;
+  J = sampleJson();
+  J["kernels"][0]["targets"]["cpu-x86_64"]["waveTier"] = "fast";
+  expectError(J, "manifest field 'kernels[0].targets.cpu-x86_64.waveTier' must be \"native\" or "
+                 "\"portable\", got 'fast'");
+}
