@@ -80,6 +80,30 @@ TEST(Program, PayloadForCpuFeaturesTheHostLacksIsRefused) {
   EXPECT_NO_THROW(Program::loadMemory(Bytes.data(), Bytes.size()));
 }
 
+TEST(Program, CpuPayloadWaveWidthIsCheckedAndKeysTheLaunchCheck) {
+  bundle::Program P = makeTestProgram();
+  P.Payloads[0].Attributes["wave_width"] = "3";
+  EXPECT_TRUE(contains(loadError(P), "wave_width '3' is not a power of two"));
+  // A kernel that uses wave ops launches only in whole waves of the payload's width.
+  P = makeTestProgram();
+  P.Payloads[0].Attributes["wave_width"] = "8";
+  for (bundle::KernelInfo& K : P.Kernels)
+    if (K.Name == "K.saxpy")
+      K.UsesWave = true;
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
+  Program Prog = Program::loadMemory(Bytes.data(), Bytes.size());
+  KernelBuffer<float> X(16), Y(16);
+  X.upload(std::vector<float>(16, 1.0f));
+  Y.upload(std::vector<float>(16, 1.0f));
+  KernelStream S;
+  std::string M = messageOf<LaunchError>(
+      [&] { Prog.kernel("K.saxpy").launch(S, grid(1), block(12))(Y, X, 1.0f, 12u); });
+  EXPECT_TRUE(contains(M, "K.saxpy")) << M;
+  EXPECT_TRUE(contains(M, "multiple of the wave width 8")) << M;
+  EXPECT_NO_THROW(Prog.kernel("K.saxpy").launch(S, grid(2), block(8))(Y, X, 1.0f, 16u));
+  S.sync();
+}
+
 TEST(Program, LoadsFromAFileAndTwoCopiesCoexist) {
   std::filesystem::create_directories(CAJETA_TEST_SCRATCH_DIR);
   std::string Path = std::string(CAJETA_TEST_SCRATCH_DIR) + "/test.cjx";
