@@ -1,5 +1,7 @@
-// Access modes of buffer parameters: a Load reads, a Store writes, a helper call contributes the
-// helper's mode for the parameter it binds. Recursion is rejected by Sema, so a memoised walk
+// Access modes of buffer parameters: a Load reads, a Store writes, an atomic reads and writes
+// (an atomic load only reads, an atomic store only writes), a helper call — direct or through a
+// function value, which may reach any function of its table — contributes the helper's mode for
+// the parameter it binds. Recursion is rejected by Sema, so a memoised walk
 // over the call graph terminates; a cycle (only in erroneous input) is cut conservatively.
 #include "compiler/kir/AccessAnalysis.h"
 
@@ -35,18 +37,33 @@ void analyzeAccess(Module& M) {
         F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], Access::Read);
       if (E->K == Expr::Kind::Store && bufferParam(E->Ops[0]) >= 0)
         F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], Access::Write);
-      if (E->K == Expr::Kind::Call && E->Index < M.Functions.size()) {
-        if (State[E->Index] == 0)
-          Visit(E->Index);
-        const Function& Callee = *M.Functions[E->Index];
-        for (size_t I = 0; I < E->Ops.size() && I < Callee.Params.size(); ++I) {
+      if (E->K == Expr::Kind::Atomic && bufferParam(E->Ops[0]) >= 0) {
+        Access A = E->AOp == AtomicOp::Load    ? Access::Read
+                   : E->AOp == AtomicOp::Store ? Access::Write
+                                               : Access::ReadWrite;
+        F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], A);
+      }
+      // A call binds its arguments to the callee's parameters; a function-value call
+      // (Dispatch: Ops[0] is the tag) may reach any function of its table.
+      auto Bind = [&](uint32_t Callee, size_t FirstArg) {
+        if (Callee >= M.Functions.size())
+          return;
+        if (State[Callee] == 0)
+          Visit(Callee);
+        const Function& C = *M.Functions[Callee];
+        for (size_t I = FirstArg; I < E->Ops.size() && I - FirstArg < C.Params.size(); ++I) {
           int P = bufferParam(E->Ops[I]);
-          if (P < 0 || !Callee.Params[I].Ty.isBuffer())
+          if (P < 0 || !C.Params[I - FirstArg].Ty.isBuffer())
             continue;
-          Access A = State[E->Index] == 2 ? Callee.ParamAccess[I] : Access::ReadWrite;
+          Access A = State[Callee] == 2 ? C.ParamAccess[I - FirstArg] : Access::ReadWrite;
           F.ParamAccess[P] = merge(F.ParamAccess[P], A);
         }
-      }
+      };
+      if (E->K == Expr::Kind::Call)
+        Bind(E->Index, 0);
+      if (E->K == Expr::Kind::Dispatch)
+        for (uint32_t T : E->Targets)
+          Bind(T, 1);
     };
     std::function<void(const Stmt*)> WalkStmt = [&](const Stmt* S) {
       if (!S)

@@ -59,3 +59,29 @@ TEST(AccessAnalysis, CompoundAssignmentIsReadWrite) {
 }
 
 } // namespace
+
+TEST(AccessAnalysis, AtomicsReadAndWrite) {
+  auto A = accessOf("import cajeta.xpu.*;\n"
+                    "class K { @Kernel static void k(KernelBuffer<int32> sum, "
+                    "KernelBuffer<int32> peek, KernelBuffer<int32> put, KernelBuffer<int32> x) {\n"
+                    "uint32 i = KernelThread.globalIdX();\n"
+                    "if (i == 0) { Atomics.add(sum, 0, x[i]); }\n"
+                    "int32 v = Atomics.load(peek, i);\n"
+                    "Atomics.store(put, i, v); } }",
+                    "K.k");
+  EXPECT_EQ(A, (std::vector<Access>{Access::ReadWrite, Access::Read, Access::Write, Access::Read}));
+}
+
+TEST(AccessAnalysis, FlowsThroughFunctionValues) {
+  auto A =
+      accessOf("import cajeta.xpu.*;\n"
+               "class K {\n"
+               "@Device static void fill(KernelBuffer<float32> b, uint32 i) { b[i] = 1.0f; }\n"
+               "@Device static void keep(KernelBuffer<float32> b, uint32 i) { }\n"
+               "@Kernel static void k(KernelBuffer<float32> out, Fn<void(KernelBuffer<float32>, "
+               "uint32)> f) {\n"
+               "f(out, KernelThread.globalIdX()); } }",
+               "K.k");
+  ASSERT_EQ(A.size(), 2u);
+  EXPECT_EQ(A[0], Access::Write);
+}
