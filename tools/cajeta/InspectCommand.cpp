@@ -28,7 +28,8 @@ static void printProgram(const bundle::Program& P) {
       std::cout << "    target " << Target << ": symbol " << TM.Symbol << ", code hash " << std::hex
                 << std::setw(16) << std::setfill('0') << TM.CodeHash << std::dec
                 << std::setfill(' ') << ", registers " << TM.Registers << ", spill "
-                << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B\n";
+                << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B"
+                << (TM.WaveTier.empty() ? "" : ", wave ops " + TM.WaveTier) << "\n";
     }
   }
   std::cout << "payloads: " << P.Payloads.size() << "\n";

@@ -178,13 +178,6 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
         K.Targets[G.Payload.Target] = GIt->second;
     if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end()) // SPIR-V (issue 5)
       K.Targets[spirv::SpirvPayloadBuilder::ManifestTarget] = SIt->second;
-    if (K.UsesWave) // which tier each payload's code uses (the runtime checks launches by it)
-      for (auto& [Target, TM] : K.Targets) {
-        lowering::ImplTier T = Target.rfind("cpu", 0) == 0     ? lowering::ImplTier::Portable
-                               : Target.rfind("nvptx", 0) == 0 ? NvptxWaveTier
-                                                               : SpirvWaveTier;
-        TM.WaveTier = T == lowering::ImplTier::Native ? "native" : "portable";
-      }
     P.Kernels.push_back(std::move(K));
   }
   P.Payloads.push_back(std::move(Cpu.Payload));

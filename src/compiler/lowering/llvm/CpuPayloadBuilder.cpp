@@ -111,9 +111,11 @@ bool createMachine(const CpuBuildOptions& O, CpuMachine& Mach, std::string& Erro
 }
 
 /// Lowers KM into a fresh module of Ctx and verifies it. Null (Error set) on failure.
-std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O,
-                                          const CpuMachine& Mach, llvm::LLVMContext& Ctx,
-                                          std::string& Error) {
+/// Manifests receives each kernel's shared bytes and wave tier (KernelLowering::kernelManifests).
+std::unique_ptr<llvm::Module>
+lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Mach,
+            llvm::LLVMContext& Ctx, std::string& Error,
+            std::map<std::string, bundle::TargetManifest>* Manifests = nullptr) {
   auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
   M->setTargetTriple(TripleName);
   M->setDataLayout(Mach.TM->createDataLayout());
@@ -125,6 +127,8 @@ std::unique_ptr<llvm::Module> lowerToLlvm(const kir::Module& KM, const CpuBuildO
   KernelLowering KL(KM, *M, *Target, LO);
   if (!KL.lowerModule(Error))
     return nullptr;
+  if (Manifests)
+    *Manifests = KL.kernelManifests();
   for (llvm::Function& F : *M) {
     if (F.isDeclaration())
       continue;
@@ -165,7 +169,8 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
   Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
-  std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, R.Error);
+  std::map<std::string, bundle::TargetManifest> Lowered;
+  std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, R.Error, &Lowered);
   if (!M)
     return R;
   LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
@@ -182,11 +187,9 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     llvm::raw_string_ostream OS(Text);
     F->print(OS);
     OS.flush();
-    bundle::TargetManifest TMan;
+    bundle::TargetManifest TMan = Lowered[KF->Name]; // shared bytes, wave tier
     TMan.Symbol = KF->Symbol;
     TMan.CodeHash = bundle::hash64(Text.data(), Text.size());
-    for (const kir::SharedArray& SA : KF->SharedArrays) // the dynamic one is sized at launch
-      TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
     R.Manifests[KF->Name] = TMan;
   }
 

@@ -178,6 +178,11 @@ void KernelLowering::lowerKernel(size_t I) {
     Lowered = Copy.get();
     Inlined.push_back(std::move(Copy));
   }
+  bundle::TargetManifest& TMan = KernelManifests[KF.Name];
+  for (const kir::SharedArray& SA : Lowered->SharedArrays) // the dynamic one is sized at launch
+    TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
+  if (KF.UsesWave)
+    TMan.WaveTier = portableWaves() ? "portable" : "native";
   FunctionState FS;
   FS.KF = Lowered;
   FS.Fission = Lowered->HasBarrier && !Target.hasNativeBarrier();

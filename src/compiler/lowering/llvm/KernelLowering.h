@@ -35,6 +35,13 @@ public:
   /// by KIR inlining and work-item loop fission). Returns false with Error set on malformed KIR.
   bool lowerModule(std::string& Error);
 
+  /// Per kernel lowered (key: kir Function::Name), what its target manifest takes from the code
+  /// as lowered: StaticSharedBytes (its fixed-size shared arrays, the portable wave tier's
+  /// scratch included) and WaveTier ("native" / "portable" for kernels that use wave ops).
+  const std::map<std::string, bundle::TargetManifest>& kernelManifests() const {
+    return KernelManifests;
+  }
+
   /// Whether this lowering rewrites wave ops into the portable tier.
   bool portableWaves() const {
     return Opts.WaveTier == ImplTier::Portable ||
@@ -163,6 +170,7 @@ private:
   std::vector<llvm::Function*> Entries; // index: KM.Functions
   kir::Module Scratch;                  // nodes of inlined kernel copies
   std::vector<std::unique_ptr<kir::Function>> Inlined;
+  std::map<std::string, bundle::TargetManifest> KernelManifests;
   FunctionState* Cur = nullptr;
   std::string Error;
 };

@@ -93,6 +93,7 @@ struct Lowered {
   std::unique_ptr<llvm::Module> M;
   std::vector<std::string> Notes;
   bool Libdevice = false;
+  std::map<std::string, bundle::TargetManifest> Kernels; // KernelLowering::kernelManifests
 };
 
 /// KM -> a verified NVPTX module of Ctx with atomics legalised and libdevice linked.
@@ -117,6 +118,7 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   KernelLowering KL(KM, M, *Target, LO);
   if (!KL.lowerModule(Error))
     return false;
+  L.Kernels = KL.kernelManifests();
   std::string Problems;
   llvm::raw_string_ostream OS(Problems);
   if (llvm::verifyModule(M, &OS)) {
@@ -171,12 +173,10 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
       llvm::raw_string_ostream OS(Text);
       F->print(OS);
       OS.flush();
-      bundle::TargetManifest TMan;
+      bundle::TargetManifest TMan = L.Kernels[KF->Name]; // shared bytes, wave tier
       TMan.Symbol = KF->Symbol;
       Text += O.Sm; // the same IR makes different code per architecture
       TMan.CodeHash = bundle::hash64(Text.data(), Text.size());
-      for (const kir::SharedArray& SA : KF->SharedArrays)
-        TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
       R->Manifests[KF->Name] = TMan;
     }
   }

@@ -65,6 +65,8 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmi
     TM.Symbol = K.EntryPoint;
     TM.CodeHash = bundle::hash64(P.Bytes.data(), P.Bytes.size());
     TM.StaticSharedBytes = K.StaticSharedBytes;
+    if (F->UsesWave)
+      TM.WaveTier = Options.PortableWaveOps ? "portable" : "native";
     R.Manifests[F->Name] = TM;
     R.Payloads.push_back(std::move(P));
   }
