@@ -7,15 +7,6 @@ namespace cajeta::gpubench {
 
 namespace {
 
-/// The public API does not say a device's type; these are the Vulkan drivers that run on the
-/// CPU (Mesa's lavapipe names its device "llvmpipe (...)"), which are no GPU to compare.
-bool isSoftwareRasterizer(const std::string& Name) {
-  for (const char* Prefix : {"llvmpipe", "lavapipe", "SwiftShader"})
-    if (Name.rfind(Prefix, 0) == 0)
-      return true;
-  return false;
-}
-
 std::string index(size_t I) {
   return "[" + std::to_string(I) + "]";
 }
@@ -62,7 +53,7 @@ bool DeviceChoice::choose(const GpuBenchOptions& O, DeviceChoice& Out, std::stri
   for (size_t I = 0; I < All.size(); ++I) {
     if (All[I].backend() != "vulkan")
       continue;
-    if (isSoftwareRasterizer(All[I].name())) {
+    if (All[I].runsOnHostCpu()) {
       Skipped += (Skipped.empty() ? "" : ", ") + All[I].name();
       continue;
     }

@@ -121,6 +121,9 @@ public:
   /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
   /// CAJETA_XPU_BACKEND forces its backend.
   virtual bool preferredByDefault() const { return true; }
+  /// Whether the device's code runs on the host's CPU cores (the cpu backend, a CPU-type Vulkan
+  /// device such as lavapipe) rather than on an accelerator.
+  virtual bool runsOnHostCpu() const { return false; }
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;

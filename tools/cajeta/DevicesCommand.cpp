@@ -16,7 +16,8 @@ void addDevicesCommand(CLI::App& App) {
       std::cout << "backends probed (dispatch order): cuda, hip, vulkan, cpu\n";
       for (size_t I = 0; I < All.size(); ++I) {
         const xpu::Device& D = All[I];
-        std::cout << "  [" << I << "] " << D.backend() << ": " << D.name() << "\n"
+        std::cout << "  [" << I << "] " << D.backend() << ": " << D.name()
+                  << (D.runsOnHostCpu() ? " (runs on the host CPU)" : "") << "\n"
                   << "      compute units: " << D.computeUnits()
                   << ", max workgroup size: " << D.maxWorkgroupSize()
                   << ", max dynamic shared bytes: " << D.maxDynamicSharedBytes()

@@ -50,6 +50,9 @@ public:
   unsigned maxWorkgroupSize() const { return cajeta_xpu_device_max_workgroup_size(H); }
   /// Lanes per wave (Wave.width()); 0 where the device has no wave operations.
   unsigned waveWidth() const { return cajeta_xpu_device_wave_width(H); }
+  /// Whether its code runs on the host's CPU cores (the cpu backend, lavapipe) rather than on
+  /// an accelerator.
+  bool runsOnHostCpu() const { return cajeta_xpu_device_runs_on_host_cpu(H) != 0; }
   bool supports(Capability C) const {
     return cajeta_xpu_device_supports(H, static_cast<cajeta_xpu_capability>(C)) != 0;
   }

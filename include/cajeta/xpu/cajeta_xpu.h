@@ -71,6 +71,9 @@ CAJETA_XPU_API unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_de
    built for other CPU features than the host's may use another width: kernels always launch with
    their own code's width (a workgroup must be a multiple of it). */
 CAJETA_XPU_API unsigned cajeta_xpu_device_wave_width(const cajeta_xpu_device* device);
+/* Nonzero when the device's code runs on the host's CPU cores: the cpu backend, or a CPU-type
+   Vulkan device such as Mesa's lavapipe. */
+CAJETA_XPU_API int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* device);
 /* Optional features; cajeta_xpu_device_supports answers per device from what its backend really
    offers (never "yes" for an emulation that is not there). */
 typedef enum cajeta_xpu_capability {

@@ -230,6 +230,8 @@ TEST(DeviceSubset, CpuCapabilities) {
   unsigned W = D.waveWidth();                   // the host SIMD vector in 32-bit lanes
   EXPECT_TRUE(W == 4 || W == 8 || W == 16) << W;
   EXPECT_EQ(cajeta_xpu_device_wave_width(nullptr), 0u);
+  EXPECT_TRUE(D.runsOnHostCpu());
+  EXPECT_EQ(cajeta_xpu_device_runs_on_host_cpu(nullptr), 0);
   EXPECT_FALSE(D.supports(Capability::CooperativeMatrix));
   EXPECT_FALSE(D.supports(Capability::Textures));
   EXPECT_FALSE(D.supports(Capability::RayQuery));

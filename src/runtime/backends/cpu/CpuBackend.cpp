@@ -58,6 +58,7 @@ public:
   unsigned computeUnits() const override { return Units; }
   unsigned maxWorkgroupSize() const override { return MaxWorkgroupSize; }
   uint64_t maxDynamicSharedBytes() const override { return MaxDynamicSharedBytes; }
+  bool runsOnHostCpu() const override { return true; }
   /// The host SIMD vector in 32-bit lanes, as the compiler picks it for --cpu=native
   /// (waveWidthFor in CpuTarget.h); a payload built for other features says its own.
   uint32_t waveWidth() const override {

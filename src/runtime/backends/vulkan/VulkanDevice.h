@@ -72,6 +72,7 @@ public:
   uint64_t maxDynamicSharedBytes() const override {
     return Props.limits.maxComputeSharedMemorySize;
   }
+  bool runsOnHostCpu() const override { return Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU; }
   bool preferredByDefault() const override {
     return Props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
   }
