@@ -23,11 +23,14 @@ namespace cajeta::xpu::rt {
 static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {
   // The file name is part of the key because it is recorded in the manifest and diagnostics.
-  // Tier overrides the compiler reads from the environment change the code it makes.
+  // Overrides the compiler reads from the environment change the code it makes, and so do the
+  // extra GPU architectures asked for.
   const char* WaveImpl = std::getenv("CAJETA_GPU_WAVE_IMPL");
-  std::string Text =
-      fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\n", Version,
-                  Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "");
+  const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
+  std::string Text = fmt::format(
+      "{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\ngpu-archs={}\ngrid-stride={}\n", Version,
+      Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "",
+      Options.GpuArchs, GridStride ? GridStride : "");
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

@@ -152,3 +152,80 @@ TEST(Geometry, BufferLength) {
 
 } // namespace
 } // namespace conformance
+
+namespace conformance {
+namespace {
+
+TEST(Geometry, GridStrideLoopsWithBreakContinueAndReturns) {
+  xpu::Program P = compileProgram("GridStrideControl");
+  const uint32_t Block = 64, Grid = 3, Items = Block * Grid, N = 1000;
+  std::vector<int32_t> X(N);
+  Rng R(9101);
+  for (uint32_t I = 0; I < N; ++I)
+    X[I] = int32_t(R.next() % 200) - (I % 97 == 50 ? 300 : 0); // a few negatives
+  for (uint32_t SkipFrom : {Items, 100u}) {
+    auto Sums = filledBuffer<int32_t>(Items, 0);
+    auto Out = filledBuffer<int32_t>(N, 0);
+    runKernel(P.kernel("GridStrideControl.walk"), xpu::grid(Grid), xpu::block(Block), toDevice(X),
+              Sums, Out, N, SkipFrom);
+    std::vector<int32_t> WantSums(Items), WantOut(N, 0);
+    for (uint32_t G = 0; G < Items; ++G) {
+      if (G >= SkipFrom) {
+        WantSums[G] = -7;
+        continue;
+      }
+      int32_t S = 0;
+      for (uint32_t I = G; I < N; I += Items) {
+        WantOut[I] = 1;
+        int32_t V = X[I];
+        if (V < 0)
+          break;
+        if (V % 3 == 0)
+          continue;
+        bool Done = false;
+        for (int32_t K = 0; K < 4 && !Done; ++K)
+          for (int32_t J = 0; J < 4; ++J) {
+            if (J * K > V % 5) {
+              Done = true;
+              break;
+            }
+            S += 1;
+          }
+        S += V;
+      }
+      WantSums[G] = S;
+    }
+    expectSame(fromDevice(Sums), WantSums, "walk sums, skipFrom " + std::to_string(SkipFrom));
+    expectSame(fromDevice(Out), WantOut, "walk visits, skipFrom " + std::to_string(SkipFrom));
+  }
+  for (int32_t Limit : {150, 198, 1000}) {
+    auto Stop = filledBuffer<int32_t>(Items, 5);
+    auto Out = filledBuffer<int32_t>(N, 0);
+    runKernel(P.kernel("GridStrideControl.twoLoops"), xpu::grid(Grid), xpu::block(Block),
+              toDevice(X), Stop, Out, N, Limit);
+    std::vector<int32_t> WantStop(Items), WantOut(N, 0);
+    std::vector<int32_t> Count(Items, 0);
+    std::vector<bool> Finished(Items, false);
+    for (uint32_t G = 0; G < Items; ++G) {
+      WantStop[G] = -1;
+      Finished[G] = true;
+      for (uint32_t I = G; I < N; I += Items) {
+        if (X[I] > Limit) {
+          WantStop[G] = int32_t(I);
+          Finished[G] = false;
+          break;
+        }
+        ++Count[G];
+      }
+    }
+    for (uint32_t G = 0; G < Items; ++G)
+      if (Finished[G])
+        for (uint32_t I = G; I < N; I += Items)
+          WantOut[I] = X[I] + Count[G];
+    expectSame(fromDevice(Stop), WantStop, "twoLoops stop, limit " + std::to_string(Limit));
+    expectSame(fromDevice(Out), WantOut, "twoLoops out, limit " + std::to_string(Limit));
+  }
+}
+
+} // namespace
+} // namespace conformance

@@ -339,6 +339,7 @@ kir::Stmt* Sema::lowerForRange(const Stmt* S, std::vector<std::string> Labels) {
   Out.push_back(assign(I, geometry(kir::IntrinsicOp::GlobalId)));
   kir::Stmt* Loop = M->newStmt(kir::Stmt::Kind::Loop, L);
   Loop->LoopId = NextLoopId++;
+  Loop->GridStride = true;
   Loop->E =
       binary(kir::BinaryOp::Lt, Type::scalar(kir::ScalarType::Bool), read(I), read(CountLocal), R);
   pushScope();

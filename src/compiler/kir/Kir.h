@@ -238,6 +238,7 @@ struct Stmt {
   Stmt* LoopBody = nullptr;
   Stmt* Step = nullptr;
   bool TestAtEnd = false;
+  bool GridStride = false; // Loop: made by `for (i, T v : buf.range(n))` (i from the global id)
   uint32_t LoopId = 0; // Loop: its own id (unique in the function); Break/Continue: the target
 };
 

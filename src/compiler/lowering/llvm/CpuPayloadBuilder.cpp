@@ -8,6 +8,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/LldElfLinker.h"
 
+#include <cstdlib>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/IR/DiagnosticHandler.h>
@@ -124,6 +125,9 @@ lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& M
   LoweringOptions LO;
   LO.CheckBounds = O.CheckBounds;
   LO.Backend = "cpu"; // @Backend: only what exists on the CPU
+  // CAJETA_CPU_GRID_STRIDE=0 keeps each work-item's grid-stride loop whole (for A/B runs).
+  const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
+  LO.InterchangeGridStride = !(GridStride && std::string(GridStride) == "0");
   KernelLowering KL(KM, *M, *Target, LO);
   if (!KL.lowerModule(Error))
     return nullptr;

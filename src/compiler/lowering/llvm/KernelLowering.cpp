@@ -1,6 +1,7 @@
 // The shared KIR -> LLVM body walk (see KernelLowering.h); semantics follow Kir.h's comments.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include "compiler/lowering/GridStrideInterchange.h"
 #include "compiler/lowering/KirInliner.h"
 #include "compiler/lowering/PortableWave.h"
 
@@ -177,6 +178,17 @@ void KernelLowering::lowerKernel(size_t I) {
       return;
     Lowered = Copy.get();
     Inlined.push_back(std::move(Copy));
+  }
+  if (Opts.InterchangeGridStride && !Target.hasNativeBarrier() &&
+      GridStrideInterchange::applies(*Lowered)) {
+    if (Lowered == &KF) { // a copy to rewrite (inlining copies every node)
+      std::unique_ptr<kir::Function> Copy = KirInliner::inlineBarrierCalls(KM, KF, Scratch, Error);
+      if (!Copy)
+        return;
+      Inlined.push_back(std::move(Copy));
+    }
+    GridStrideInterchange::rewrite(*Inlined.back(), Scratch);
+    Lowered = Inlined.back().get();
   }
   bundle::TargetManifest& TMan = KernelManifests[KF.Name];
   for (const kir::SharedArray& SA : Lowered->SharedArrays) // the dynamic one is sized at launch

@@ -23,6 +23,9 @@ struct LoweringOptions {
   /// The wave-op tier the driver chose. Native takes effect only where the target has it
   /// (LoweringTarget::tierFor); otherwise wave ops are rewritten by PortableWave::expand.
   ImplTier WaveTier = ImplTier::Native;
+  /// Targets without a native barrier (the CPU): run top-level grid-stride loops a step at a
+  /// time for the whole group (GridStrideInterchange).
+  bool InterchangeGridStride = false;
 };
 
 class KernelLowering {

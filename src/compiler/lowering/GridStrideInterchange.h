@@ -1,0 +1,23 @@
+// A CPU rewrite of GPU-shaped kernels: a grid-stride loop (`for (i, v : buf.range(n))`) at the
+// top level of a kernel runs one step for every work-item of the group before the next step,
+// instead of each work-item running its whole loop in turn. The work-items of one step touch
+// neighbouring elements, so their loads share cache lines and vectorise; one work-item's whole
+// loop strides through memory by the grid size.
+#pragma once
+
+#include "compiler/kir/Kir.h"
+
+namespace cajeta::lowering {
+
+class GridStrideInterchange {
+public:
+  /// Whether K's body has a grid-stride loop at its top level (inside blocks only).
+  static bool applies(const kir::Function& K);
+  /// Rewrites each such loop of F (a copy the caller owns; new nodes in Scratch) into
+  /// `loop { if (!(i < n)) break; body; barrier } step i += stride`, which the CPU's work-item
+  /// loop fission runs a step at a time for the whole group (a work-item that breaks is parked
+  /// until the loop ends). Sets F.HasBarrier.
+  static void rewrite(kir::Function& F, kir::Module& Scratch);
+};
+
+} // namespace cajeta::lowering
