@@ -28,7 +28,11 @@ prepare() {
   rm -rf "$Carry" && mkdir -p "$Carry/bin" "$Carry/lib" "$Carry/cache" || return 1
   # Fill the JIT cache with exactly the keys the GPU run will ask for (same paths, options).
   XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu \
-    "$Build/bin/conformance_tests" --gtest_brief=1 > "$Carry/cpu-fill.log" 2>&1
+    "$Build/bin/conformance_tests" --gtest_brief=1 > "$Carry/cpu-fill.log" 2>&1 || {
+    echo "the CPU run that fills the cache failed (exit $?):"
+    tail -n 20 "$Carry/cpu-fill.log"
+    return 1
+  }
   echo "cpu run that filled the cache: $(tail -n 3 "$Carry/cpu-fill.log" | tr '\n' ' ')"
   # The wave tests again under the software-tier override (a different JIT cache key).
   XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu CAJETA_GPU_WAVE_IMPL=software \
@@ -126,7 +130,12 @@ vulkan_prepare() {
   local Carry="$Build/device-carry"
   cmake --build "$Build" -j2 --target vulkan_tests vulkan_probe || return 1
   XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=vulkan "$Build/bin/vulkan_tests" \
-    --gtest_brief=1 > "$Carry/vulkan-fill.log" 2>&1
+    --gtest_brief=1 > "$Carry/vulkan-fill.log" 2>&1 || {
+    # A fill that did not run leaves cache misses the GPU machine (no compiler) cannot repair.
+    echo "the lavapipe run that fills the cache failed (exit $?):"
+    tail -n 20 "$Carry/vulkan-fill.log"
+    return 1
+  }
   echo "lavapipe run that filled the cache: $(tail -n 3 "$Carry/vulkan-fill.log" | tr '\n' ' ')"
   strip -o "$Carry/bin/vulkan_tests" "$Build/bin/vulkan_tests" || return 1
   strip -o "$Carry/bin/vulkan_probe" "$Build/bin/vulkan_probe" || return 1
