@@ -3,6 +3,8 @@
 // --check-bounds reports, capability checks at load. Skips when no Vulkan device exists.
 #include "bundle/BundleWriter.h"
 
+#include "VulkanDeviceTest.h"
+
 #include <cajeta/xpu.hpp>
 #include <gtest/gtest.h>
 
@@ -55,28 +57,10 @@ public final class V {
 }
 )";
 
-struct Big {
-  double A[10];
-  double B[10];
-};
+using vulkantest::Big;
+using vulkantest::vulkanDevice;
 
-std::optional<xpu::Device> vulkanDevice() {
-  for (const xpu::Device& D : xpu::devices())
-    if (D.backend() == "vulkan")
-      return D;
-  return std::nullopt;
-}
-
-class VulkanBackend : public ::testing::Test {
-protected:
-  void SetUp() override {
-    setenv("CAJETA_XPU_BACKEND", "vulkan", 1);
-    Device = vulkanDevice();
-    if (!Device)
-      GTEST_SKIP() << "no Vulkan device here (no loader, driver or device)";
-  }
-  std::optional<xpu::Device> Device;
-};
+class VulkanBackend : public vulkantest::VulkanDeviceTest {};
 
 TEST_F(VulkanBackend, ForcedBackendRunsSaxpyBitExactAcrossBlockSizes) {
   xpu::Program P = xpu::Program::compileSource(Source, "V.cj");

@@ -2,6 +2,8 @@
 // batches and one sync, events ordering two streams, async copies ordered with launches, per-launch
 // parameter blocks, and a --check-bounds failure in the middle of a batch. Skips without a device;
 // ctest runs it once more with CAJETA_XPU_VULKAN_NO_TIMELINE=1 (the fence fallback).
+#include "VulkanDeviceTest.h"
+
 #include <cajeta/xpu.hpp>
 #include <gtest/gtest.h>
 
@@ -57,28 +59,10 @@ public final class Q {
 }
 )";
 
-struct Big {
-  double A[10];
-  double B[10];
-};
+using vulkantest::Big;
+using vulkantest::vulkanDevice;
 
-std::optional<xpu::Device> vulkanDevice() {
-  for (const xpu::Device& D : xpu::devices())
-    if (D.backend() == "vulkan")
-      return D;
-  return std::nullopt;
-}
-
-class VulkanQueue : public ::testing::Test {
-protected:
-  void SetUp() override {
-    setenv("CAJETA_XPU_BACKEND", "vulkan", 1);
-    Device = vulkanDevice();
-    if (!Device)
-      GTEST_SKIP() << "no Vulkan device here (no loader, driver or device)";
-  }
-  std::optional<xpu::Device> Device;
-};
+class VulkanQueue : public vulkantest::VulkanDeviceTest {};
 
 constexpr uint32_t N = 64;
 
