@@ -59,6 +59,11 @@ struct TargetManifest {
   /// Kernels that use wave ops: "native" or "portable" (PortableWave: at most 1024 work-items
   /// per workgroup); empty otherwise.
   std::string WaveTier;
+  /// CPU: a second entry that runs the kernel's grid-stride loop a step at a time for the whole
+  /// group, used when the scalar parameter StepCountParam exceeds the launch's work-items (more
+  /// than one step each); empty / -1 where there is none.
+  std::string StepSymbol;
+  int32_t StepCountParam = -1;
 };
 
 struct KernelInfo {
@@ -70,7 +75,7 @@ struct KernelInfo {
   std::vector<std::string> SharedArrays;         // names of its shared arrays, in declaration order
   bool DynamicShared = false;                    // one shared array is sized at launch
   bool UsesWave = false; // wave ops: launches need a workgroup size that is a multiple of the width
-  std::vector<std::string> Backends;             // @Backend restriction; empty = every backend
+  std::vector<std::string> Backends; // @Backend restriction; empty = every backend
 };
 
 /// One compiled code object for one target.

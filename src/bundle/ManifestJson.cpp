@@ -37,6 +37,10 @@ json targetToJson(const TargetManifest& T) {
          {"staticSharedBytes", T.StaticSharedBytes}};
   if (!T.WaveTier.empty())
     J["waveTier"] = T.WaveTier;
+  if (!T.StepSymbol.empty()) {
+    J["stepSymbol"] = T.StepSymbol;
+    J["stepCountParam"] = T.StepCountParam;
+  }
   return J;
 }
 
@@ -311,6 +315,13 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetM
       !R.u32(J, Path, "spillBytes", Out.SpillBytes) ||
       !R.u32(J, Path, "staticSharedBytes", Out.StaticSharedBytes))
     return false;
+  if (J.contains("stepSymbol")) { // optional: CPU kernels with a grid-stride loop
+    uint32_t Param = 0;
+    if (!R.nonEmptyString(J, Path, "stepSymbol", Out.StepSymbol) ||
+        !R.u32(J, Path, "stepCountParam", Param))
+      return false;
+    Out.StepCountParam = int32_t(Param);
+  }
   if (!J.contains("waveTier")) // optional: written for kernels that use wave ops
     return true;
   if (!R.string(J, Path, "waveTier", Out.WaveTier))

@@ -296,6 +296,14 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   S.enqueue(std::move(C));
 }
 
+const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G) const {
+  if (!StepEntry)
+    return Entry;
+  uint64_t Items =
+      uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2] * G.Block[0] * G.Block[1] * G.Block[2];
+  return Args[StepCountParam].Bits > Items ? StepEntry : Entry;
+}
+
 std::string Kernel::describeFailure(const KernelFailure& Failure) const {
   if (Failure.Param & CAJETA_CPU_SHARED_PARAM_BIT) {
     uint32_t Array = Failure.Param & ~CAJETA_CPU_SHARED_PARAM_BIT;

@@ -27,6 +27,15 @@ public:
   const std::string& name() const { return Info.Name; }
   const bundle::KernelInfo& info() const { return Info; }
   const void* entry() const { return Entry; }
+  /// The entry to run with these (marshalled) arguments and geometry: the step-at-a-time entry
+  /// (TargetManifest::StepSymbol) when the grid-stride loop's count exceeds the launch's
+  /// work-items, else entry(). Both compute the same.
+  const void* entryFor(const MarshalledArg* Args, const LaunchGeometry& Geometry) const;
+  /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
+  void setStepEntry(const void* E, uint32_t CountParam) {
+    StepEntry = E;
+    StepCountParam = CountParam;
+  }
   const KernelFootprint& footprint() const { return Footprint; }
 
   /// Checks arity, kinds, exact types, devices and geometry, then enqueues the launch on S and
@@ -66,6 +75,8 @@ private:
   const LoadedProgram& Program;
   const bundle::KernelInfo& Info;
   const void* Entry;
+  const void* StepEntry = nullptr;
+  uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;
   std::vector<size_t> PodSlots; // indices of the POD parameters

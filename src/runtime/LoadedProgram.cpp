@@ -74,7 +74,22 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
           (!Footprint.MaxThreads || Footprint.MaxThreads > 1024))
         Footprint.MaxThreads = 1024;
     }
-    P->Kernels.push_back(std::make_unique<Kernel>(*P, K, Entry, Footprint));
+    auto Made = std::make_unique<Kernel>(*P, K, Entry, Footprint);
+    if (const std::string& Steps = It->second.StepSymbol; !Steps.empty()) {
+      int32_t Count = It->second.StepCountParam;
+      if (Count < 0 || size_t(Count) >= K.Params.size() ||
+          K.Params[Count].Kind != bundle::ParamKind::Scalar)
+        fail(CAJETA_XPU_BUNDLE_ERROR,
+             fmt::format("bundle {}: kernel '{}': stepCountParam {} is not a scalar parameter",
+                         Origin, K.Name, Count));
+      const void* StepEntry = P->Module->findKernel(Steps);
+      if (!StepEntry)
+        fail(CAJETA_XPU_BUNDLE_ERROR,
+             fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
+                         Origin, K.Name, Steps, Target));
+      Made->setStepEntry(StepEntry, uint32_t(Count));
+    }
+    P->Kernels.push_back(std::move(Made));
   }
   return P;
 }

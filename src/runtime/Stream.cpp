@@ -88,7 +88,7 @@ void Stream::launchDirect(const Kernel& K, const LoadedProgram& Program, Marshal
     InFlightPrograms.push_back(Program.shared_from_this());
     LastProgram = &Program;
   }
-  Queue->launch(K.entry(), K.info(), Args, Geometry, &K);
+  Queue->launch(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K);
   ++Enqueued;
 }
 
@@ -270,7 +270,7 @@ void Stream::executeLaunch(Command& C) {
   }
   C.Target->bindPods(C.Args);
   KernelFailure Failure;
-  Device.launch(C.Target->entry(), C.Target->info(), Args, C.Geometry, Failure);
+  Device.launch(C.Target->entryFor(Args, C.Geometry), C.Target->info(), Args, C.Geometry, Failure);
   if (Failure.Failed)
     recordError(CAJETA_XPU_LAUNCH_ERROR, C.Target->describeFailure(Failure));
 }

@@ -156,9 +156,11 @@ TEST(Geometry, BufferLength) {
 namespace conformance {
 namespace {
 
-TEST(Geometry, GridStrideLoopsWithBreakContinueAndReturns) {
+/// Grid 3 x 64 work-items for 1000 elements: several steps each (the CPU's step-at-a-time
+/// entry); grid 16 x 64: at most one step each (its plain entry).
+void checkGridStrideControl(uint32_t Grid) {
   xpu::Program P = compileProgram("GridStrideControl");
-  const uint32_t Block = 64, Grid = 3, Items = Block * Grid, N = 1000;
+  const uint32_t Block = 64, Items = Block * Grid, N = 1000;
   std::vector<int32_t> X(N);
   Rng R(9101);
   for (uint32_t I = 0; I < N; ++I)
@@ -225,6 +227,11 @@ TEST(Geometry, GridStrideLoopsWithBreakContinueAndReturns) {
     expectSame(fromDevice(Stop), WantStop, "twoLoops stop, limit " + std::to_string(Limit));
     expectSame(fromDevice(Out), WantOut, "twoLoops out, limit " + std::to_string(Limit));
   }
+}
+
+TEST(Geometry, GridStrideLoopsWithBreakContinueAndReturns) {
+  checkGridStrideControl(3);
+  checkGridStrideControl(16);
 }
 
 } // namespace

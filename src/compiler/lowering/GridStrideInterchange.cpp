@@ -2,6 +2,8 @@
 #include "compiler/lowering/GridStrideInterchange.h"
 
 #include <functional>
+#include <map>
+#include <vector>
 
 namespace cajeta::lowering {
 
@@ -30,6 +32,53 @@ bool GridStrideInterchange::applies(const kir::Function& K) {
   bool Found = false;
   forEachTopLevel(K.Body, [&](Stmt*) { Found = true; });
   return Found;
+}
+
+int GridStrideInterchange::countParam(const kir::Function& K) {
+  Stmt* Body = K.Body;
+  const Stmt* First = nullptr;
+  forEachTopLevel(Body, [&](Stmt* L) {
+    if (!First)
+      First = L;
+  });
+  // Sema's shape: E = (i < count), count a local copied from the parameter's local.
+  if (!First || First->E->K != Expr::Kind::Binary || First->E->Ops.size() != 2 ||
+      First->E->Ops[1]->K != Expr::Kind::Local)
+    return -1;
+  // Every assignment of every local; a local assigned once holds that value everywhere after.
+  std::map<uint32_t, std::vector<const Expr*>> Assigned;
+  std::function<void(const Expr*)> Walk = [&](const Expr* E) {
+    if (!E)
+      return;
+    if (E->K == Expr::Kind::Assign && !E->Ops.empty())
+      Assigned[E->Index].push_back(E->Ops[0]);
+    for (const Expr* O : E->Ops)
+      Walk(O);
+  };
+  std::function<void(const Stmt*)> WalkStmt = [&](const Stmt* S) {
+    if (!S)
+      return;
+    Walk(S->E);
+    for (const Stmt* C : S->Body)
+      WalkStmt(C);
+    for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+      WalkStmt(C);
+  };
+  WalkStmt(K.Body);
+  const Expr* V = First->E->Ops[1];
+  for (int Hops = 0; Hops < 8; ++Hops) {
+    while (V->K == Expr::Kind::Cast && !V->Ops.empty())
+      V = V->Ops[0];
+    if (V->K == Expr::Kind::Param)
+      return V->Index < K.Params.size() && K.Params[V->Index].Ty.isInteger() ? int(V->Index) : -1;
+    if (V->K != Expr::Kind::Local)
+      return -1;
+    auto It = Assigned.find(V->Index);
+    if (It == Assigned.end() || It->second.size() != 1)
+      return -1;
+    V = It->second.front();
+  }
+  return -1;
 }
 
 void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {

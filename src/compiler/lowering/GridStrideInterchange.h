@@ -18,6 +18,10 @@ public:
   /// loop fission runs a step at a time for the whole group (a work-item that breaks is parked
   /// until the loop ends). Sets F.HasBarrier.
   static void rewrite(kir::Function& F, kir::Module& Scratch);
+  /// The scalar parameter that is the count of K's first top-level grid-stride loop
+  /// (`buf.range(n)` with n a parameter), or -1: the runtime compares it with the launch's
+  /// work-items to choose between the plain and the rewritten entry.
+  static int countParam(const kir::Function& K);
 };
 
 } // namespace cajeta::lowering

@@ -179,25 +179,37 @@ void KernelLowering::lowerKernel(size_t I) {
     Lowered = Copy.get();
     Inlined.push_back(std::move(Copy));
   }
-  if (Opts.InterchangeGridStride && !Target.hasNativeBarrier() &&
-      GridStrideInterchange::applies(*Lowered)) {
-    if (Lowered == &KF) { // a copy to rewrite (inlining copies every node)
-      std::unique_ptr<kir::Function> Copy = KirInliner::inlineBarrierCalls(KM, KF, Scratch, Error);
-      if (!Copy)
-        return;
-      Inlined.push_back(std::move(Copy));
-    }
-    GridStrideInterchange::rewrite(*Inlined.back(), Scratch);
-    Lowered = Inlined.back().get();
-  }
   bundle::TargetManifest& TMan = KernelManifests[KF.Name];
   for (const kir::SharedArray& SA : Lowered->SharedArrays) // the dynamic one is sized at launch
     TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
   if (KF.UsesWave)
     TMan.WaveTier = portableWaves() ? "portable" : "native";
+  Entries[I] = emitEntry(KF, *Lowered);
+  // CPU: a second entry with the grid-stride loop run a step at a time for the whole group; the
+  // runtime takes it when the loop's count exceeds the launch's work-items.
+  int CountParam = Opts.InterchangeGridStride && !Target.hasNativeBarrier() &&
+                           GridStrideInterchange::applies(*Lowered)
+                       ? GridStrideInterchange::countParam(*Lowered)
+                       : -1;
+  if (CountParam < 0 || !Error.empty())
+    return;
+  std::unique_ptr<kir::Function> Steps =
+      KirInliner::inlineBarrierCalls(KM, *Lowered, Scratch, Error); // a copy to rewrite
+  if (!Steps)
+    return;
+  Steps->Symbol += "_steps";
+  GridStrideInterchange::rewrite(*Steps, Scratch);
+  if (emitEntry(KF, *Steps)) {
+    TMan.StepSymbol = Steps->Symbol;
+    TMan.StepCountParam = CountParam;
+  }
+  Inlined.push_back(std::move(Steps));
+}
+
+llvm::Function* KernelLowering::emitEntry(const kir::Function& KF, const kir::Function& Lowered) {
   FunctionState FS;
-  FS.KF = Lowered;
-  FS.Fission = Lowered->HasBarrier && !Target.hasNativeBarrier();
+  FS.KF = &Lowered;
+  FS.Fission = Lowered.HasBarrier && !Target.hasNativeBarrier();
   std::string TargetError;
   auto Emit = [&](llvm::IRBuilder<>& TB, KernelFrame& Frame) {
     FS.F = TB.GetInsertBlock()->getParent();
@@ -227,10 +239,10 @@ void KernelLowering::lowerKernel(size_t I) {
     Cur = nullptr;
     TB.SetInsertPoint(B.GetInsertBlock());
   };
-  llvm::Function* F = Target.emitKernel(LM, *Lowered, Emit, TargetError);
+  llvm::Function* F = Target.emitKernel(LM, Lowered, Emit, TargetError);
   if (!F && Error.empty())
     Error = "kernel '" + KF.Name + "': " + TargetError;
-  Entries[I] = F;
+  return F;
 }
 
 void KernelLowering::createLocals(FunctionState& FS) {

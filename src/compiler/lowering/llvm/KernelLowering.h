@@ -23,8 +23,9 @@ struct LoweringOptions {
   /// The wave-op tier the driver chose. Native takes effect only where the target has it
   /// (LoweringTarget::tierFor); otherwise wave ops are rewritten by PortableWave::expand.
   ImplTier WaveTier = ImplTier::Native;
-  /// Targets without a native barrier (the CPU): run top-level grid-stride loops a step at a
-  /// time for the whole group (GridStrideInterchange).
+  /// Targets without a native barrier (the CPU): also emit each kernel with a top-level
+  /// grid-stride loop over a count parameter as a second entry that runs the loop a step at a
+  /// time for the whole group (GridStrideInterchange; TargetManifest::StepSymbol).
   bool InterchangeGridStride = false;
 };
 
@@ -92,6 +93,9 @@ private:
   void declareHelper(size_t I);
   void lowerHelperBody(size_t I);
   void lowerKernel(size_t I);
+  /// Emits one entry for kernel KF from its lowered form (KF itself, or a rewritten copy whose
+  /// Symbol names the entry); null with Error set on failure.
+  llvm::Function* emitEntry(const kir::Function& KF, const kir::Function& Lowered);
   void emitBody(FunctionState& FS);
   void createLocals(FunctionState& FS);
 
