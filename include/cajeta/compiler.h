@@ -12,6 +12,9 @@ extern "C" {
 
 #define CAJETA_COMPILER_ABI_VERSION 2 /* 2: gpu_archs */
 
+/* The NVPTX architectures every bundle carries PTX for; gpu_archs adds to them. */
+#define CAJETA_COMPILER_BUILTIN_GPU_ARCHS "sm_70,sm_90"
+
 typedef struct cajeta_compile_request {
   uint32_t abi_version;  /* CAJETA_COMPILER_ABI_VERSION */
   const char* file_name; /* used in diagnostics */

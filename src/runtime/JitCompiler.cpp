@@ -67,14 +67,16 @@ static std::string cachedCompilerVersion(const std::string& Dir) {
 }
 
 /// The exact architectures of the device the program will load on (or of every device present),
-/// less those every bundle has anyway (Compiler.cpp: sm_70 and sm_90), so that a cache filled on
-/// a machine without a GPU serves an H200 (sm_90) unchanged.
+/// less those every bundle has anyway (CAJETA_COMPILER_BUILTIN_GPU_ARCHS), so that a cache filled
+/// on a machine without a GPU serves an H200 (sm_90) unchanged.
 static std::string gpuArchsFor(BackendDevice* On) {
   std::string Archs;
   auto Add = [&](const BackendDevice* D) {
     std::string A = D->jitArch();
-    if (A.empty() || A == "sm_70" || A == "sm_90" ||
-        ("," + Archs + ",").find("," + A + ",") != std::string::npos)
+    auto In = [](const std::string& List, const std::string& Item) {
+      return ("," + List + ",").find("," + Item + ",") != std::string::npos;
+    };
+    if (A.empty() || In(CAJETA_COMPILER_BUILTIN_GPU_ARCHS, A) || In(Archs, A))
       return;
     Archs += (Archs.empty() ? "" : ",") + A;
   };

@@ -1,7 +1,7 @@
 // The compiler driver.
 #include "compiler/driver/Compiler.h"
 
-#include <algorithm>
+#include "cajeta/compiler.h"
 
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/frontend/Lexer.h"
@@ -12,6 +12,9 @@
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
+
+#include <algorithm>
+#include <sstream>
 
 namespace cajeta::driver {
 
@@ -112,7 +115,12 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   }
   // --- NVPTX payloads (issue 4, NvptxPayloadBuilder): a baseline, sm_90, and the architectures
   // asked for (the JIT's devices), PTX each; the runtime loads the highest <= the device. ---
-  std::vector<std::string> Sms = {"sm_70", "sm_90"};
+  std::vector<std::string> Sms;
+  for (std::stringstream In(CAJETA_COMPILER_BUILTIN_GPU_ARCHS); In.good();) {
+    std::string Sm;
+    std::getline(In, Sm, ',');
+    Sms.push_back(Sm);
+  }
   for (const std::string& Sm : Options.GpuArchs) {
     if (std::find(Sms.begin(), Sms.end(), Sm) != Sms.end())
       continue;
