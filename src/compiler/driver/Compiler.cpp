@@ -8,7 +8,7 @@
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
-#include "compiler/lowering/TierSelection.h"
+#include "compiler/kir/transforms/TierSelection.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
@@ -85,26 +85,26 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   bool UsesWave = false;
   for (const auto& Fn : F.Kir->Functions)
     UsesWave = UsesWave || Fn->UsesWave;
-  std::optional<lowering::ImplTier> WaveOverride;
-  auto WaveTier = [&](const char* Backend, lowering::ImplTier Best, const char* NativeHow) {
-    lowering::TierChoice C = lowering::TierSelection::choose(
-        lowering::Feature::WaveOps, Backend, Best, WaveOverride, NativeHow,
-        "exchanges through workgroup-shared memory and barriers");
+  std::optional<kir::ImplTier> WaveOverride;
+  auto WaveTier = [&](const char* Backend, kir::ImplTier Best, const char* NativeHow) {
+    kir::TierChoice C =
+        kir::TierSelection::choose(kir::Feature::WaveOps, Backend, Best, WaveOverride, NativeHow,
+                                   "exchanges through workgroup-shared memory and barriers");
     if (UsesWave)
       R.Diagnostics += FileName + ": note: " + C.Note + "\n";
     return C.Tier;
   };
   if (UsesWave) {
     std::string Warning;
-    WaveOverride = lowering::TierSelection::overrideFor(lowering::Feature::WaveOps, Warning);
+    WaveOverride = kir::TierSelection::overrideFor(kir::Feature::WaveOps, Warning);
     if (!Warning.empty())
       R.Diagnostics += FileName + ": warning: " + Warning + "\n";
   }
-  WaveTier("cpu", lowering::ImplTier::Portable, "");
-  lowering::ImplTier NvptxWaveTier =
-      WaveTier("cuda", lowering::ImplTier::Native, "shfl.sync, vote.sync, redux.sync on sm_80+");
-  lowering::ImplTier SpirvWaveTier =
-      WaveTier("vulkan", lowering::ImplTier::Native, "GroupNonUniform operations");
+  WaveTier("cpu", kir::ImplTier::Portable, "");
+  kir::ImplTier NvptxWaveTier =
+      WaveTier("cuda", kir::ImplTier::Native, "shfl.sync, vote.sync, redux.sync on sm_80+");
+  kir::ImplTier SpirvWaveTier =
+      WaveTier("vulkan", kir::ImplTier::Native, "GroupNonUniform operations");
   lowering::CpuBuildOptions CpuOpts;
   CpuOpts.Cpu = Options.Cpu;
   CpuOpts.CheckBounds = Options.CheckBounds;
@@ -154,7 +154,7 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   // gets a warning and no Vulkan payload instead of failing the whole build. ---
   spirv::SpirvEmitOptions SpvOpts;
   SpvOpts.CheckBounds = Options.CheckBounds;
-  SpvOpts.PortableWaveOps = SpirvWaveTier == lowering::ImplTier::Portable;
+  SpvOpts.PortableWaveOps = SpirvWaveTier == kir::ImplTier::Portable;
   spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
   for (const std::string& E : Spv.Errors)
     R.Diagnostics += FileName + ": warning: no Vulkan code for " + E + "\n";

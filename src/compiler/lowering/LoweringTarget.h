@@ -7,6 +7,7 @@
 #pragma once
 
 #include "compiler/kir/Kir.h"
+#include "compiler/kir/transforms/TierSelection.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/STLFunctionalExtras.h>
@@ -21,11 +22,8 @@ class TargetMachine;
 
 namespace cajeta::lowering {
 
-/// How a tiered feature is implemented on a backend (spec: ImplTier).
-enum class ImplTier { Native, Portable };
-
-/// Features whose implementation tier differs per backend (wave ops, cooperative matrices...).
-enum class Feature { WaveOps, CooperativeMatrix, FloatAtomics };
+using kir::Feature;
+using kir::ImplTier;
 
 /// A buffer as the body walk sees it: base pointer, element count (i64) and, in a --check-bounds
 /// build, the kernel parameter index it came from (i32) so a failure inside a helper names it.

@@ -1,7 +1,7 @@
 // Wave ops through the whole compiler: the [wave-tiering] note per backend, the
 // CAJETA_GPU_WAVE_IMPL override, what the manifest records, and the portable rewrite's KIR.
 #include "compiler/driver/Compiler.h"
-#include "compiler/lowering/PortableWave.h"
+#include "compiler/kir/transforms/PortableWave.h"
 
 #include <gtest/gtest.h>
 
@@ -144,7 +144,7 @@ TEST(WaveTiering, PortableRewriteLeavesOnlyTheWidthAndAddsScratchAndBarriers) {
   EXPECT_TRUE(K->UsesWave);
   cajeta::kir::Module Scratch;
   std::string Error;
-  auto Out = cajeta::lowering::PortableWave::expand(*F.Kir, *K, Scratch, Error);
+  auto Out = cajeta::kir::PortableWave::expand(*F.Kir, *K, Scratch, Error);
   ASSERT_NE(Out, nullptr) << Error;
   unsigned Width = 0, Other = 0, Barriers = 0;
   countWave(Out->Body, Width, Other, Barriers);
@@ -154,7 +154,7 @@ TEST(WaveTiering, PortableRewriteLeavesOnlyTheWidthAndAddsScratchAndBarriers) {
   EXPECT_TRUE(Out->HasBarrier);
   ASSERT_EQ(Out->SharedArrays.size(), 2u); // float64 and int64 scratch
   for (const auto& A : Out->SharedArrays)
-    EXPECT_EQ(A.Count, cajeta::lowering::PortableWave::MaxGroupSize) << A.Name;
+    EXPECT_EQ(A.Count, cajeta::kir::PortableWave::MaxGroupSize) << A.Name;
 }
 
 } // namespace

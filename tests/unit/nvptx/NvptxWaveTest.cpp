@@ -19,7 +19,7 @@
 namespace cajeta::test {
 namespace {
 
-using lowering::ImplTier;
+using kir::ImplTier;
 using lowering::NvptxBuildOptions;
 using lowering::NvptxBuildResult;
 
@@ -278,7 +278,7 @@ public:
   }
   bool hasNativeBarrier() const override { return true; }
   // Native, so the walk itself meets the wave ops (no portable rewrite first).
-  lowering::ImplTier tierFor(lowering::Feature F) const override { return ImplTier::Native; }
+  kir::ImplTier tierFor(kir::Feature F) const override { return ImplTier::Native; }
 
 private:
   std::unique_ptr<LoweringTarget> Inner;

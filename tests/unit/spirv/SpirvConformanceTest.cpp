@@ -32,7 +32,7 @@ void validateProgram(const std::string& Name, const SpirvEmitOptions& O) {
     if (!Fn->IsKernel || !kir::availableOn(*Fn, "vulkan"))
       continue;
     ++Kernels;
-    SpirvKernel K = SpirvEmitter::emitKernel(*F.Kir, *Fn, O);
+    SpirvKernel K = SpirvPayloadBuilder::emitKernel(*F.Kir, *Fn, O);
     ASSERT_TRUE(K.Ok) << Fn->Name << ": " << K.Error;
     for (const char* Version : {"1.1", "1.3"}) {
       std::string Out;

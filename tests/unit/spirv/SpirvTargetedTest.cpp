@@ -265,7 +265,7 @@ TEST(SpirvTargeted, MalformedKirIsAnErrorNotACrash) {
   Body->Body.push_back(Jump);
   Fn->Body = Body;
   M.Functions.push_back(std::move(Fn));
-  SpirvKernel K = SpirvEmitter::emitKernel(M, *M.Functions[0], {});
+  SpirvKernel K = SpirvPayloadBuilder::emitKernel(M, *M.Functions[0], {});
   EXPECT_FALSE(K.Ok);
   EXPECT_TRUE(contains(K.Error, "K.bad")) << K.Error;
   EXPECT_TRUE(contains(K.Error, "2:3")) << K.Error;

@@ -66,7 +66,7 @@ SpirvKernel emit(const driver::FrontendResult& F, const std::string& Kernel,
     ADD_FAILURE() << "no kernel " << Kernel;
     return {};
   }
-  return SpirvEmitter::emitKernel(*F.Kir, *K, O);
+  return SpirvPayloadBuilder::emitKernel(*F.Kir, *K, O);
 }
 
 } // namespace cajeta::spirv::test

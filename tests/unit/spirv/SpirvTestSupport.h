@@ -3,6 +3,7 @@
 
 #include "compiler/driver/Compiler.h"
 #include "compiler/lowering/spirv/SpirvEmitter.h"
+#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 #include <string>
 #include <vector>

@@ -280,7 +280,7 @@ public final class W {
   }
   ASSERT_NE(Wave, nullptr);
   Wave->Ops.clear();
-  SpirvKernel Out = SpirvEmitter::emitKernel(*F.Kir, *K, {});
+  SpirvKernel Out = SpirvPayloadBuilder::emitKernel(*F.Kir, *K, {});
   EXPECT_FALSE(Out.Ok);
   EXPECT_NE(Out.Error.find("reduceSum"), std::string::npos) << Out.Error;
 }

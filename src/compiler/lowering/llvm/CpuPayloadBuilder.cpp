@@ -128,7 +128,11 @@ lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& M
   // CAJETA_CPU_GRID_STRIDE=0 keeps each work-item's grid-stride loop whole (for A/B runs).
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   LO.InterchangeGridStride = !(GridStride && std::string(GridStride) == "0");
-  KernelLowering KL(KM, *M, *Target, LO);
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error);
+  if (!Prepared)
+    return nullptr;
+  KernelLowering KL(*Prepared, *M, *Target, LO);
   if (!KL.lowerModule(Error))
     return nullptr;
   if (Manifests)

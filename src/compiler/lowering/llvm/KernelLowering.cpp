@@ -1,9 +1,9 @@
 // The shared KIR -> LLVM body walk (see KernelLowering.h); semantics follow Kir.h's comments.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
-#include "compiler/lowering/GridStrideInterchange.h"
-#include "compiler/lowering/KirInliner.h"
-#include "compiler/lowering/PortableWave.h"
+#include "compiler/kir/transforms/GridStrideInterchange.h"
+#include "compiler/kir/transforms/KirInliner.h"
+#include "compiler/kir/transforms/PortableWave.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -45,6 +45,15 @@ llvm::Type* KernelLowering::memoryType(llvm::LLVMContext& C, Type T) {
   if (T.isArray())
     return valueType(C, Type::scalar(T.Elem));
   return valueType(C, T);
+}
+
+kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
+                                                   const LoweringOptions& O) {
+  kir::PipelineConfig C;
+  C.Backend = O.Backend;
+  C.InlineBarrierHelpers = !T.hasNativeBarrier();
+  C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
+  return C;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -164,21 +173,9 @@ void KernelLowering::lowerKernel(size_t I) {
     Error = "kernel '" + KF.Name + "' must return void";
     return;
   }
+  // The pipeline (kir/transforms/Pipeline.h) has already inlined barrier helpers and, in the
+  // portable tier, rewritten the wave ops: KM is the target's prepared module.
   const kir::Function* Lowered = &KF;
-  if (KF.UsesWave && portableWaves()) {
-    // Inlines barrier and wave helpers too.
-    std::unique_ptr<kir::Function> Copy = PortableWave::expand(KM, KF, Scratch, Error);
-    if (!Copy)
-      return;
-    Lowered = Copy.get();
-    Inlined.push_back(std::move(Copy));
-  } else if (KF.HasBarrier && !Target.hasNativeBarrier()) {
-    std::unique_ptr<kir::Function> Copy = KirInliner::inlineBarrierCalls(KM, KF, Scratch, Error);
-    if (!Copy)
-      return;
-    Lowered = Copy.get();
-    Inlined.push_back(std::move(Copy));
-  }
   bundle::TargetManifest& TMan = KernelManifests[KF.Name];
   for (const kir::SharedArray& SA : Lowered->SharedArrays) // the dynamic one is sized at launch
     TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
@@ -188,17 +185,17 @@ void KernelLowering::lowerKernel(size_t I) {
   // CPU: a second entry with the grid-stride loop run a step at a time for the whole group; the
   // runtime takes it when the loop's count exceeds the launch's work-items.
   int CountParam = Opts.InterchangeGridStride && !Target.hasNativeBarrier() &&
-                           GridStrideInterchange::applies(*Lowered)
-                       ? GridStrideInterchange::countParam(*Lowered)
+                           kir::GridStrideInterchange::applies(*Lowered)
+                       ? kir::GridStrideInterchange::countParam(*Lowered)
                        : -1;
   if (CountParam < 0 || !Error.empty())
     return;
   std::unique_ptr<kir::Function> Steps =
-      KirInliner::inlineBarrierCalls(KM, *Lowered, Scratch, Error); // a copy to rewrite
+      kir::KirInliner::inlineBarrierCalls(KM, *Lowered, Scratch, Error); // a copy to rewrite
   if (!Steps)
     return;
   Steps->Symbol += "_steps";
-  GridStrideInterchange::rewrite(*Steps, Scratch);
+  kir::GridStrideInterchange::rewrite(*Steps, Scratch);
   if (emitEntry(KF, *Steps)) {
     TMan.StepSymbol = Steps->Symbol;
     TMan.StepCountParam = CountParam;

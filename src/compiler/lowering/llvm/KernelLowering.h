@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/kir/Kir.h"
+#include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/lowering/LoweringTarget.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -47,10 +48,13 @@ public:
   }
 
   /// Whether this lowering rewrites wave ops into the portable tier.
-  bool portableWaves() const {
-    return Opts.WaveTier == ImplTier::Portable ||
-           Target.tierFor(Feature::WaveOps) == ImplTier::Portable;
+  bool portableWaves() const { return portableWaves(Target, Opts); }
+  static bool portableWaves(const LoweringTarget& T, const LoweringOptions& O) {
+    return O.WaveTier == ImplTier::Portable || T.tierFor(Feature::WaveOps) == ImplTier::Portable;
   }
+  /// What the KIR pipeline must do for target T before this walk (kir::runPipeline): the walk
+  /// lowers the prepared module, never Sema's.
+  static kir::PipelineConfig pipelineConfig(const LoweringTarget& T, const LoweringOptions& O);
 
   /// The entry function made for the kernel KM.Functions[I] (null for helpers and for functions
   /// not available on the backend).

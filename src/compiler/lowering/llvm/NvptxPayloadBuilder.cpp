@@ -115,7 +115,11 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   LO.CheckBounds = O.CheckBounds;
   LO.Backend = "cuda"; // only what exists on CUDA (@Backend)
   LO.WaveTier = O.WaveTier;
-  KernelLowering KL(KM, M, *Target, LO);
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error);
+  if (!Prepared)
+    return false;
+  KernelLowering KL(*Prepared, M, *Target, LO);
   if (!KL.lowerModule(Error))
     return false;
   L.Kernels = KL.kernelManifests();

@@ -2,7 +2,7 @@
 // merges; multi-level break/continue through a pending-jump variable checked at each loop exit).
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
-#include "compiler/lowering/PortableWave.h"
+#include "compiler/kir/transforms/PortableWave.h"
 
 #include <functional>
 
@@ -135,18 +135,9 @@ SpirvKernel SpirvEmitter::emitKernel(const kir::Module& M, const kir::Function& 
     Out.Error = "kernel '" + K.Name + "' is not available on vulkan (@Backend)";
     return Out;
   }
-  // The portable tier emits a rewritten copy of the kernel; its new nodes live in Scratch.
-  kir::Module Scratch;
-  std::unique_ptr<kir::Function> Portable;
-  if (Options.PortableWaveOps && K.UsesWave) {
-    std::string Why;
-    Portable = lowering::PortableWave::expand(M, K, Scratch, Why);
-    if (!Portable) {
-      Out.Error = "kernel '" + K.Name + "': the portable tier of wave ops failed: " + Why;
-      return Out;
-    }
-  }
-  SpirvEmitter E(M, Portable ? *Portable : K, Options);
+  // M is the target's prepared module (kir::runPipeline): the portable wave tier, if chosen,
+  // has already rewritten K.
+  SpirvEmitter E(M, K, Options);
   Out.Ok = E.run(Out);
   if (!Out.Ok)
     Out.Error = E.Error;

@@ -22,7 +22,7 @@ struct SpirvEmitOptions {
   /// otherwise (and always for shared arrays) a compare-exchange loop on the bits.
   bool NativeFloatAtomicAdd = false;
   /// The portable tier of wave ops (CAJETA_GPU_WAVE_IMPL=software): kernels that use them are
-  /// first rewritten by lowering::PortableWave::expand (shared scratch arrays and barriers; only
+  /// first rewritten by kir::PortableWave::expand (shared scratch arrays and barriers; only
   /// Wave.width() stays a subgroup instruction). Otherwise the native tier: GroupNonUniform
   /// instructions (SpirvEmitterWave.cpp).
   bool PortableWaveOps = false;

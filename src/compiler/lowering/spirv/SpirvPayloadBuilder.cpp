@@ -20,8 +20,37 @@ std::string join(const std::vector<std::string>& Parts) {
 
 } // namespace
 
-SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmitOptions& Options) {
+kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& Options) {
+  kir::PipelineConfig C;
+  C.Backend = "vulkan";
+  C.WaveTier = Options.PortableWaveOps ? kir::ImplTier::Portable : kir::ImplTier::Native;
+  return C;
+}
+
+SpirvKernel SpirvPayloadBuilder::emitKernel(const kir::Module& M, const kir::Function& K,
+                                            const SpirvEmitOptions& Options) {
+  SpirvKernel Out;
+  std::unique_ptr<kir::Module> Prepared = kir::runPipeline(M, pipelineConfig(Options), Out.Error);
+  if (!Prepared)
+    return Out;
+  for (size_t I = 0; I < M.Functions.size(); ++I)
+    if (M.Functions[I].get() == &K)
+      return SpirvEmitter::emitKernel(*Prepared, *Prepared->Functions[I], Options);
+  Out.Error = "'" + K.Name + "' is not a function of the module";
+  return Out;
+}
+
+SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
+                                            const SpirvEmitOptions& Options) {
   SpirvBuildResult R;
+  std::string PipelineError;
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(Source, pipelineConfig(Options), PipelineError);
+  if (!Prepared) {
+    R.Errors.push_back(PipelineError);
+    return R;
+  }
+  const kir::Module& M = *Prepared;
   std::vector<std::string> Imprecise; // kernels using Math.fma or transcendentals
   bool Fma = false, Transcendental = false;
   for (const auto& F : M.Functions) {
@@ -83,8 +112,12 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& M, const SpirvEmi
   return R;
 }
 
-bool SpirvPayloadBuilder::emitText(const kir::Module& M, const SpirvEmitOptions& Options,
+bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOptions& Options,
                                    std::string& Out, std::string& Error) {
+  std::unique_ptr<kir::Module> Prepared = kir::runPipeline(Source, pipelineConfig(Options), Error);
+  if (!Prepared)
+    return false;
+  const kir::Module& M = *Prepared;
   std::vector<std::pair<std::string, SpirvKernel>> Kernels;
   for (const auto& F : M.Functions) {
     if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))

@@ -4,6 +4,7 @@
 
 #include "bundle/Manifest.h"
 #include "compiler/kir/Kir.h"
+#include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
 #include <map>
@@ -24,6 +25,13 @@ public:
   /// The TargetManifest key of every SPIR-V kernel.
   static constexpr const char* ManifestTarget = "spirv";
   static std::string payloadTarget(const std::string& Kernel) { return "spirv:" + Kernel; }
+
+  /// The KIR pipeline the SPIR-V emitter relies on (kir::runPipeline).
+  static kir::PipelineConfig pipelineConfig(const SpirvEmitOptions& Options);
+
+  /// Kernel K of M (Sema's module) through the pipeline and the emitter.
+  static SpirvKernel emitKernel(const kir::Module& M, const kir::Function& K,
+                                const SpirvEmitOptions& Options);
 
   /// Emits every kernel of M available on "vulkan".
   static SpirvBuildResult build(const kir::Module& M, const SpirvEmitOptions& Options);

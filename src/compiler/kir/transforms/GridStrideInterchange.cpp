@@ -1,11 +1,11 @@
 // Grid-stride loop interchange for the CPU (GridStrideInterchange.h).
-#include "compiler/lowering/GridStrideInterchange.h"
+#include "compiler/kir/transforms/GridStrideInterchange.h"
 
 #include <functional>
 #include <map>
 #include <vector>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 
 using kir::Expr;
 using kir::Stmt;
@@ -101,4 +101,4 @@ void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
   });
 }
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

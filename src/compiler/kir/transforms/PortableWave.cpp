@@ -6,14 +6,14 @@
 // per step. Values travel widened (integers and bool as int64, floats as float64, both exact),
 // so a kernel needs at most two scratch arrays of MaxGroupSize elements (16 KiB): small enough
 // for every device's shared memory next to the kernel's own arrays.
-#include "compiler/lowering/PortableWave.h"
+#include "compiler/kir/transforms/PortableWave.h"
 
-#include "compiler/lowering/KirInliner.h"
+#include "compiler/kir/transforms/KirInliner.h"
 
 #include <map>
 #include <vector>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 namespace {
 
 using bundle::ScalarType;
@@ -440,4 +440,4 @@ std::unique_ptr<kir::Function> PortableWave::expand(const kir::Module& M, const 
   return Copy;
 }
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

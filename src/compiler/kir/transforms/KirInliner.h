@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 
 /// Scalar parameters become fresh locals assigned from the arguments; buffer and POD parameters
 /// are replaced by the argument expression; the helper's locals and loop ids are renumbered;
@@ -29,4 +29,4 @@ public:
                                                            bool AlsoWaveHelpers = false);
 };
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

@@ -1,11 +1,11 @@
 // The KIR inliner of barrier helpers (see KirInliner.h): a deep copy of the kernel's statements
 // with locals, parameters and loop ids remapped at each inlined call.
-#include "compiler/lowering/KirInliner.h"
+#include "compiler/kir/transforms/KirInliner.h"
 
 #include <map>
 #include <vector>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 namespace {
 
 using kir::Expr;
@@ -303,4 +303,4 @@ KirInliner::inlineBarrierCalls(const kir::Module& M, const kir::Function& K, kir
   return Out;
 }
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

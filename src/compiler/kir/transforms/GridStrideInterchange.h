@@ -7,7 +7,7 @@
 
 #include "compiler/kir/Kir.h"
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 
 class GridStrideInterchange {
 public:
@@ -24,4 +24,4 @@ public:
   static int countParam(const kir::Function& K);
 };
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 
 class PortableWave {
 public:
@@ -26,4 +26,4 @@ public:
                                                kir::Module& Scratch, std::string& Error);
 };
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

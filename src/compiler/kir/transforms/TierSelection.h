@@ -1,14 +1,18 @@
 // The one place that resolves a tiered feature's implementation tier for a backend: the
 // backend's best tier, the CAJETA_GPU_<FEATURE>_IMPL=native|software override, and the
-// compiler note that names the choice (DESIGN.md §3: never silently).
+// compiler note that names the choice (never silently).
 #pragma once
-
-#include "compiler/lowering/LoweringTarget.h"
 
 #include <optional>
 #include <string>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
+
+/// How a tiered feature is implemented on a backend (spec: ImplTier).
+enum class ImplTier { Native, Portable };
+
+/// Features whose implementation tier differs per backend (wave ops, cooperative matrices...).
+enum class Feature { WaveOps, CooperativeMatrix, FloatAtomics };
 
 struct TierChoice {
   ImplTier Tier = ImplTier::Portable;
@@ -29,4 +33,4 @@ public:
                            const std::string& PortableHow);
 };
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

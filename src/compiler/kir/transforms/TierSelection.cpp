@@ -1,11 +1,11 @@
 // Tier resolution and the tiering note (TierSelection.h).
-#include "compiler/lowering/TierSelection.h"
+#include "compiler/kir/transforms/TierSelection.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
-namespace cajeta::lowering {
+namespace cajeta::kir {
 
 namespace {
 
@@ -78,4 +78,4 @@ TierChoice TierSelection::choose(Feature F, const std::string& Backend, ImplTier
   return C;
 }
 
-} // namespace cajeta::lowering
+} // namespace cajeta::kir

@@ -1,0 +1,87 @@
+// The per-target KIR pass pipeline (Pipeline.h). Each pass rewrites the functions of the copy in
+// place; a kernel rewritten by an inliner is replaced by its inlined copy.
+#include "compiler/kir/transforms/Pipeline.h"
+
+#include "compiler/kir/Clone.h"
+#include "compiler/kir/transforms/KirInliner.h"
+#include "compiler/kir/transforms/PortableWave.h"
+
+#include <functional>
+
+namespace cajeta::kir {
+namespace {
+
+/// One pass over one function of the copy: true, or false with Error set.
+using FunctionPass = std::function<bool(Module&, size_t Index, std::string& Error)>;
+
+struct Pass {
+  const char* Name;
+  FunctionPass Run;
+};
+
+/// Replaces kernel I of M with Copy (its nodes in M), deep-copied so no node is shared with
+/// another function before later passes rewrite in place.
+void replaceFunction(Module& M, size_t I, const Function& Copy) {
+  M.Functions[I] = cloneFunction(Copy, M);
+}
+
+bool inlineBarrierHelpers(Module& M, size_t I, std::string& Error) {
+  const Function& F = *M.Functions[I];
+  if (!F.IsKernel || !F.HasBarrier)
+    return true;
+  std::unique_ptr<Function> Copy = KirInliner::inlineBarrierCalls(M, F, M, Error);
+  if (!Copy)
+    return false;
+  replaceFunction(M, I, *Copy);
+  return true;
+}
+
+bool portableWaves(Module& M, size_t I, std::string& Error) {
+  const Function& F = *M.Functions[I];
+  if (!F.IsKernel || !F.UsesWave)
+    return true;
+  std::unique_ptr<Function> Copy = PortableWave::expand(M, F, M, Error);
+  if (!Copy)
+    return false;
+  replaceFunction(M, I, *Copy);
+  return true;
+}
+
+std::vector<Pass> passesFor(const PipelineConfig& C) {
+  std::vector<Pass> Passes;
+  // The portable wave tier inlines barrier and wave helpers itself.
+  if (C.WaveTier == ImplTier::Portable)
+    Passes.push_back({"portable-wave", portableWaves});
+  if (C.InlineBarrierHelpers)
+    Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
+  return Passes;
+}
+
+} // namespace
+
+const std::set<std::string>& pipelinePassNames() {
+  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers"};
+  return Names;
+}
+
+std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, std::string& Error,
+                                    const PipelineTrace* Trace) {
+  std::unique_ptr<Module> Out = cloneModule(M);
+  for (const Pass& P : passesFor(C)) {
+    for (size_t I = 0; I < Out->Functions.size(); ++I) {
+      if (!availableOn(*Out->Functions[I], C.Backend))
+        continue;
+      std::string Why;
+      if (!P.Run(*Out, I, Why)) {
+        Error = "function '" + Out->Functions[I]->Name + "': pass " + P.Name + " (" + C.Backend +
+                ") failed: " + Why;
+        return nullptr;
+      }
+    }
+    if (Trace && Trace->Out && (Trace->PrintAfterAll || Trace->PrintAfter.count(P.Name)))
+      *Trace->Out += "; KIR after " + std::string(P.Name) + " (" + C.Backend + ")\n" + dump(*Out);
+  }
+  return Out;
+}
+
+} // namespace cajeta::kir

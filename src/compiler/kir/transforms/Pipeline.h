@@ -1,0 +1,41 @@
+// The per-target KIR pass pipeline: the one place that lists, in order, the KIR -> KIR passes a
+// target's emitter relies on. Every payload builder runs it on a copy of Sema's module before
+// emitting; the emitters then see only what the pipeline leaves (no emitter runs a pass).
+#pragma once
+
+#include "compiler/kir/Kir.h"
+#include "compiler/kir/transforms/TierSelection.h"
+
+#include <memory>
+#include <set>
+#include <string>
+
+namespace cajeta::kir {
+
+/// What a target needs of the pipeline.
+struct PipelineConfig {
+  std::string Backend; // "cpu", "cuda", "vulkan": names the target in traces and errors
+  /// Inline helpers that contain a barrier into their kernels (targets that run barriers by work-
+  /// item loop fission: the CPU).
+  bool InlineBarrierHelpers = false;
+  /// The wave tier: Portable rewrites every wave op into shared-memory exchanges and barriers.
+  ImplTier WaveTier = ImplTier::Native;
+};
+
+/// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).
+struct PipelineTrace {
+  std::set<std::string> PrintAfter; // pass names
+  bool PrintAfterAll = false;
+  bool VerifyEach = false;    // run the KIR verifier after every pass
+  std::string* Out = nullptr; // where the dumps go (nothing is printed without it)
+};
+
+/// The names of the pipeline's passes, in the order they run.
+const std::set<std::string>& pipelinePassNames();
+
+/// A copy of M with C's passes applied to every function available on C.Backend. Null with
+/// Error set (naming the pass and the function) when a pass cannot rewrite a function.
+std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, std::string& Error,
+                                    const PipelineTrace* Trace = nullptr);
+
+} // namespace cajeta::kir
