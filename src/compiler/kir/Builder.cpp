@@ -27,7 +27,10 @@ uint32_t Builder::function(const std::string& Name, bool IsKernel, Type Ret) {
 }
 
 uint32_t Builder::param(const std::string& Name, Type T) {
-  current().Params.push_back({Name, T, {}});
+  Param P;
+  P.Name = Name;
+  P.Ty = T;
+  current().Params.push_back(std::move(P));
   return uint32_t(current().Params.size() - 1);
 }
 
