@@ -62,8 +62,9 @@ public:
   virtual uint32_t waveWidth() const { return 0; }
 };
 
-/// A point in a device queue that the host or another queue can wait for (a CUDA event).
-class BackendEvent {
+/// A point in a device queue that the host or another queue can wait for (a CUDA event). Always
+/// owned by a shared_ptr (BackendQueue::record), so a queue that waits may keep it alive.
+class BackendEvent : public std::enable_shared_from_this<BackendEvent> {
 public:
   virtual ~BackendEvent() = default;
   /// Blocks until the queue has passed the point; throws RuntimeError on a driver error.
@@ -77,13 +78,14 @@ struct QueuedFailure {
   KernelFailure Failure;
 };
 
-/// An in-order device queue that a GPU backend offers so the runtime enqueues from the calling
-/// thread: every call returns without waiting for the device (except synchronize). Not
-/// thread-safe; the owning Stream serialises calls.
+/// An in-order device queue, one per runtime stream, fed from the calling thread: every call
+/// returns without waiting for the device (except synchronize). Every backend has one (the CPU's
+/// runs its commands on a worker thread). Not thread-safe; the owning Stream serialises calls.
 class BackendQueue {
 public:
   virtual ~BackendQueue() = default;
-  /// Enqueues a launch (arguments as BackendDevice::launch, POD bytes read before returning).
+  /// Enqueues a launch. Args follow Info.Params: a buffer's pointer and length, a scalar's or
+  /// function tag's bits, a POD's bytes (Ptr, read before the call returns) and size (Length).
   /// Tag comes back with the kernel's failure from synchronize().
   virtual void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                       const LaunchGeometry& Geometry, const void* Tag) = 0;
@@ -92,6 +94,8 @@ public:
   /// the host memory untouched until it has synchronized the queue.
   virtual void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) = 0;
   virtual void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) = 0;
+  /// A copy between two allocations of the device (a buffer resize).
+  virtual void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) = 0;
   virtual std::shared_ptr<BackendEvent> record() = 0;
   /// Work enqueued after this starts once E (of any queue of this backend) has completed.
   virtual void wait(BackendEvent& E) = 0;
@@ -110,7 +114,7 @@ public:
   virtual unsigned maxWorkgroupSize() const = 0;
   /// The most dynamic shared memory one launch may ask for.
   virtual uint64_t maxDynamicSharedBytes() const = 0;
-  /// What the backend really offers on this device (DESIGN.md §5 "Capabilities").
+  /// What the backend really offers on this device, at run time.
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
   /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
   virtual uint32_t waveWidth() const { return 0; }
@@ -128,20 +132,11 @@ public:
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;
   virtual void release(void* Ptr, size_t Bytes) = 0;
-  virtual void copyToDevice(void* Dst, const void* Src, size_t Bytes) = 0;
-  virtual void copyFromDevice(void* Dst, const void* Src, size_t Bytes) = 0;
-  virtual void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) = 0;
-
   /// Loads a payload of this backend's target; throws RuntimeError (bundle error) on failure.
   virtual std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) = 0;
-  /// Runs a kernel to completion on the calling (stream worker) thread. Args follow Info.Params:
-  /// a buffer's pointer and length, a scalar's or function tag's bits, a POD's bytes (Ptr) and
-  /// size (Length).
-  virtual void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
-                      const LaunchGeometry& Geometry, KernelFailure& Failure) = 0;
-  /// A device queue for a runtime stream, or nullptr when streams of this backend run their
-  /// commands on a worker thread through launch() and the copies above (the CPU backend).
-  virtual std::unique_ptr<BackendQueue> createQueue() { return nullptr; }
+  /// A device queue for a runtime stream; throws RuntimeError when the device cannot make one.
+  /// Every launch and copy goes through one.
+  virtual std::unique_ptr<BackendQueue> createQueue() = 0;
 
   uint64_t allocatedBytes() const { return Allocated.load(std::memory_order_relaxed); }
   void noteAllocated(int64_t Delta) { Allocated.fetch_add(Delta, std::memory_order_relaxed); }

@@ -61,13 +61,20 @@ void Buffer::checkNotBorrowedElsewhere(const Stream& User, const char* Operation
   }
 }
 
-void Buffer::resize(size_t NewCount) {
+void Buffer::resize(size_t NewCount, Stream& On) {
   std::shared_ptr<DeviceAllocation> Fresh =
       DeviceAllocation::create(Device, bufferBytes(Type, NewCount));
-  std::lock_guard<std::mutex> Lock(Mutex);
-  size_t Keep = std::min(Count, NewCount) * bundle::scalarTypeSize(Type);
+  std::shared_ptr<DeviceAllocation> Old;
+  size_t Keep;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Old = Memory;
+    Keep = std::min(Count, NewCount) * bundle::scalarTypeSize(Type);
+  }
+  // Outside the buffer's lock: a launch takes the stream's lock and then the buffer's.
   if (Keep)
-    Device.copyWithinDevice(Fresh->data(), Memory->data(), Keep);
+    On.copyWithinAndWait(Fresh, Old, Keep);
+  std::lock_guard<std::mutex> Lock(Mutex);
   Memory = std::move(Fresh);
   Count = NewCount;
 }

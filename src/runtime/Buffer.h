@@ -34,9 +34,9 @@ public:
   /// Throws RuntimeError (borrow error) if a kernel on a stream other than User borrows it.
   void checkNotBorrowedElsewhere(const Stream& User, const char* Operation) const;
 
-  /// Replaces the memory with Count elements keeping the first min(old, new). The caller has
-  /// ordered this after the work of its stream and checked borrows.
-  void resize(size_t NewCount);
+  /// Replaces the memory with Count elements keeping the first min(old, new), copied on On after
+  /// the work already queued there. The caller has checked borrows.
+  void resize(size_t NewCount, Stream& On);
 
 private:
   struct Borrow {

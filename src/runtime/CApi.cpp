@@ -274,8 +274,7 @@ int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* B, size_t Count) {
     require(B, "buffer", __func__);
     Stream& On = Runtime::get().currentStream(B->Impl->device());
     B->Impl->checkNotBorrowedElsewhere(On, "resize");
-    On.waitFor(On.enqueue(Command())); // after the work already queued on this stream
-    B->Impl->resize(Count);
+    B->Impl->resize(Count, On);
   });
 }
 

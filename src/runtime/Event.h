@@ -3,27 +3,25 @@
 
 #include "runtime/Backend.h"
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 
 namespace cajeta::xpu::rt {
 
-/// A flag a worker-thread stream sets, or a device event a queue-backed stream recorded.
+/// The device event a stream's queue recorded for this point.
 class Event {
 public:
-  void signal();
   /// Makes this the event of a device queue (set once, before the event is handed out).
   void attach(std::shared_ptr<BackendEvent> Device) { Native = std::move(Device); }
   BackendEvent* native() const { return Native.get(); }
-  void wait() const;
-  bool done() const;
+  /// Blocks until the stream has passed the point (at once for an event never recorded).
+  void wait() const {
+    if (Native)
+      Native->synchronize();
+  }
+  bool done() const { return !Native || Native->done(); }
 
 private:
   std::shared_ptr<BackendEvent> Native;
-  mutable std::mutex Mutex;
-  mutable std::condition_variable Cv;
-  bool Done = false;
 };
 
 } // namespace cajeta::xpu::rt

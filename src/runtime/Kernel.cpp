@@ -10,6 +10,7 @@
 #include "bundle/CpuKernelAbi.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -58,13 +59,6 @@ Kernel::Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, con
     }
     Slots.push_back(S);
   }
-}
-
-void Kernel::bindPods(LaunchArgs& Args) const {
-  uint8_t* Base = Args.pods();
-  MarshalledArg* Out = Args.args();
-  for (size_t I : PodSlots)
-    Out[I].Ptr = Base + Slots[I].PodOffset;
 }
 
 std::string Kernel::argLabel(size_t Index) const {
@@ -218,13 +212,18 @@ void Kernel::marshalArgs(const cajeta_xpu_arg* Args, size_t Count, MarshalledArg
   }
 }
 
-void Kernel::launchDirect(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
-                          size_t Count) const {
+namespace {
+constexpr size_t InlineCount = 12;     // arguments marshalled on the stack
+constexpr size_t InlinePodBytes = 256; // POD bytes marshalled on the stack
+constexpr size_t PodAlignment = 64;    // the most a POD may need (ManifestJson checks)
+} // namespace
+
+void Kernel::enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
+                       size_t Count) const {
   // Everything on the stack: a launch allocates nothing in the common case.
-  constexpr size_t InlineCount = LaunchArgs::InlineCount;
   std::array<MarshalledArg, InlineCount> SmallArgs;
   std::array<std::shared_ptr<Buffer>, InlineCount> SmallBuffers;
-  alignas(LaunchArgs::PodAlignment) std::array<uint8_t, LaunchArgs::InlinePodBytes> SmallPods;
+  alignas(PodAlignment) std::array<uint8_t, InlinePodBytes> SmallPods;
   std::vector<MarshalledArg> LargeArgs;
   std::vector<std::shared_ptr<Buffer>> LargeBuffers;
   std::vector<uint8_t> LargePods;
@@ -237,16 +236,15 @@ void Kernel::launchDirect(Stream& S, const LaunchGeometry& Geometry, const cajet
     Out = LargeArgs.data();
     Buffers = LargeBuffers.data();
   }
-  if (PodBytes > LaunchArgs::InlinePodBytes) {
-    LargePods.resize(PodBytes + LaunchArgs::PodAlignment);
+  if (PodBytes > InlinePodBytes) {
+    LargePods.resize(PodBytes + PodAlignment);
     auto Base = reinterpret_cast<uintptr_t>(LargePods.data());
-    Pods = LargePods.data() + ((LaunchArgs::PodAlignment - Base % LaunchArgs::PodAlignment) %
-                               LaunchArgs::PodAlignment);
+    Pods = LargePods.data() + ((PodAlignment - Base % PodAlignment) % PodAlignment);
   }
   marshalArgs(Args, Count, Out, Pods, Buffers);
   for (size_t I : PodSlots)
     Out[I].Ptr = Pods + Slots[I].PodOffset;
-  S.launchDirect(*this, Program, Out, Buffers, Count, Geometry);
+  S.launch(*this, Program, Out, Buffers, Count, Geometry);
 }
 
 void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
@@ -269,31 +267,9 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   if (Count && !Args)
     launchError("the argument array is null");
 
-  if (S.direct()) {
-    LaunchGeometry Geometry{
-        {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
-    launchDirect(S, Geometry, Args, Count);
-    return;
-  }
-
-  Command C;
-  C.What = Command::Kind::Launch;
-  C.Args.resize(Count, PodBytes);
-  marshalArgs(Args, Count, C.Args.args(), C.Args.pods(), C.Args.buffers());
-  std::shared_ptr<Buffer>* Buffers = C.Args.buffers();
-  for (int D = 0; D != 3; ++D) {
-    C.Geometry.Grid[D] = Grid[D];
-    C.Geometry.Block[D] = Block[D];
-  }
-  C.Geometry.DynamicSharedBytes = DynamicSharedBytes;
-  C.Target = this;
-  C.Program = Program.shared_from_this();
-
-  // Everything is checked: borrow the buffers, then enqueue.
-  for (size_t I = 0; I != Count; ++I)
-    if (Buffers[I] && Buffers[I]->borrow(S, Info.Name))
-      S.noteBorrowed(Buffers[I]);
-  S.enqueue(std::move(C));
+  LaunchGeometry Geometry{
+      {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
+  enqueueOn(S, Geometry, Args, Count);
 }
 
 const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G) const {

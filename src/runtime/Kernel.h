@@ -46,9 +46,6 @@ public:
   /// The message for a kernel-reported failure (an out-of-range index).
   std::string describeFailure(const KernelFailure& Failure) const;
 
-  /// Points each POD argument at its bytes in Args' POD storage (when the launch runs).
-  void bindPods(LaunchArgs& Args) const;
-
 private:
   struct Slot {
     bundle::ParamKind Kind;
@@ -61,14 +58,15 @@ private:
   void checkGeometry(const BackendDevice& Device, const uint32_t Grid[3], const uint32_t Block[3],
                      uint32_t DynamicSharedBytes) const;
   void marshalScalar(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
-  /// Copies the POD's bytes to PodBase + its offset; its pointer is bound later (bindPods).
+  /// Copies the POD's bytes to PodBase + its offset; its pointer is bound by the caller.
   void marshalPod(size_t I, const cajeta_xpu_arg& Got, uint8_t* PodBase, MarshalledArg& Out) const;
   /// Checks and marshals every argument; a buffer's entry in Buffers is set and its pointer
   /// left for the stream to fill in.
   void marshalArgs(const cajeta_xpu_arg* Args, size_t Count, MarshalledArg* Out, uint8_t* PodBase,
                    std::shared_ptr<Buffer>* Buffers) const;
-  void launchDirect(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
-                    size_t Count) const;
+  /// Marshals the arguments in stack storage and hands the launch to S.
+  void enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
+                 size_t Count) const;
   void marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
   [[noreturn]] void launchError(const std::string& Message) const;
 

@@ -1,5 +1,5 @@
-// Streams: launches, copies and event operations in order, issued to a device queue from the
-// calling thread, or run by a worker thread.
+// Streams: launches, copies and event operations in order, issued to the device's queue from the
+// calling thread.
 #include "runtime/Stream.h"
 
 #include "runtime/Buffer.h"
@@ -21,44 +21,31 @@ std::string Stream::nextName(const char* Suffix) {
 }
 
 Stream::Stream(BackendDevice& Device, std::string Name)
-    : Device(Device), Name(std::move(Name)), Queue(Device.createQueue()) {
-  if (!Queue)
-    Worker = std::thread([this] { run(); });
-}
+    : Device(Device), Name(std::move(Name)), Queue(Device.createQueue()) {}
 
 Stream::~Stream() {
-  if (Queue) {
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      drainLocked(); // errors not synced are dropped, as on worker streams
-      Queue.reset();
-    }
-    endBorrows();
-    return;
-  }
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    Stopping = true;
+    drainLocked(); // errors not synced are dropped
+    Queue.reset();
   }
-  WorkCv.notify_all();
-  Worker.join();
   endBorrows();
 }
 
 uint64_t Stream::enqueue(Command&& C) {
-  if (Queue) {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    issue(C);
-    return ++Enqueued;
-  }
-  uint64_t Seq;
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    Pending.push_back(std::move(C));
-    Seq = ++Enqueued;
-  }
-  WorkCv.notify_one();
-  return Seq;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  issue(C);
+  return ++Enqueued;
+}
+
+void Stream::copyWithinAndWait(const std::shared_ptr<DeviceAllocation>& Dst,
+                               const std::shared_ptr<DeviceAllocation>& Src, size_t Bytes) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Queue->copyWithinDevice(Dst->data(), Src->data(), Bytes);
+  keepAlive(Src);
+  keepAlive(Dst);
+  ++Enqueued;
+  drainLocked();
 }
 
 void Stream::keepAlive(std::shared_ptr<DeviceAllocation> Memory) {
@@ -70,9 +57,9 @@ void Stream::keepAlive(std::shared_ptr<DeviceAllocation> Memory) {
   InFlightMemory.push_back(std::move(Memory));
 }
 
-void Stream::launchDirect(const Kernel& K, const LoadedProgram& Program, MarshalledArg* Args,
-                          const std::shared_ptr<Buffer>* Buffers, size_t Count,
-                          const LaunchGeometry& Geometry) {
+void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg* Args,
+                    const std::shared_ptr<Buffer>* Buffers, size_t Count,
+                    const LaunchGeometry& Geometry) {
   std::lock_guard<std::mutex> Lock(Mutex);
   for (size_t I = 0; I != Count; ++I) {
     if (!Buffers[I])
@@ -95,7 +82,6 @@ void Stream::launchDirect(const Kernel& K, const LoadedProgram& Program, Marshal
 void Stream::issue(Command& C) {
   switch (C.What) {
   case Command::Kind::Marker:
-  case Command::Kind::Launch: // launches take launchDirect
     return;
   case Command::Kind::Write:
   case Command::Kind::Read: {
@@ -120,9 +106,7 @@ void Stream::issue(Command& C) {
       Queue->wait(*Native);
       return;
     }
-    // An event of a worker-thread stream: the device queue cannot wait on it, so the host does
-    // (the worker reaches it without help from this stream, so this cannot deadlock).
-    C.Ev->wait();
+    C.Ev->wait(); // an event never recorded: nothing to wait for
     return;
   }
 }
@@ -145,25 +129,16 @@ void Stream::drainLocked() {
 }
 
 void Stream::waitFor(uint64_t Seq) {
-  if (Queue) {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    if (Completed < Seq)
-      drainLocked();
-    return;
-  }
-  std::unique_lock<std::mutex> Lock(Mutex);
-  DoneCv.wait(Lock, [&] { return Completed >= Seq; });
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (Completed < Seq)
+    drainLocked();
 }
 
 void Stream::sync() {
-  uint64_t Target;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    if (Queue)
-      drainLocked();
-    Target = Enqueued;
+    drainLocked();
   }
-  waitFor(Target);
   endBorrows();
   std::optional<std::pair<cajeta_xpu_status, std::string>> Error;
   {
@@ -172,11 +147,6 @@ void Stream::sync() {
   }
   if (Error)
     fail(Error->first, Error->second);
-}
-
-void Stream::noteBorrowed(const std::shared_ptr<Buffer>& Buf) {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  Borrowed.push_back(Buf);
 }
 
 void Stream::endBorrows() {
@@ -190,89 +160,9 @@ void Stream::endBorrows() {
       Buf->endBorrow(*this);
 }
 
-void Stream::recordError(cajeta_xpu_status Status, std::string Message) {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  recordErrorLocked(Status, std::move(Message));
-}
-
 void Stream::recordErrorLocked(cajeta_xpu_status Status, std::string Message) {
   if (!FirstError)
     FirstError.emplace(Status, std::move(Message));
-}
-
-void Stream::run() {
-  for (;;) {
-    Command C;
-    {
-      std::unique_lock<std::mutex> Lock(Mutex);
-      WorkCv.wait(Lock, [&] { return Stopping || !Pending.empty(); });
-      if (Pending.empty())
-        return;
-      C = std::move(Pending.front());
-      Pending.pop_front();
-    }
-    try {
-      execute(C);
-    } catch (const RuntimeError& E) {
-      recordError(E.status(), E.what());
-    } catch (const std::exception& E) {
-      recordError(CAJETA_XPU_ERROR, fmt::format("{}: {}", Name, E.what()));
-    }
-    C = Command(); // release buffers and programs before reporting completion
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      ++Completed;
-    }
-    DoneCv.notify_all();
-  }
-}
-
-void Stream::execute(Command& C) {
-  switch (C.What) {
-  case Command::Kind::Marker:
-    return;
-  case Command::Kind::Launch:
-    executeLaunch(C);
-    return;
-  case Command::Kind::Write:
-  case Command::Kind::Read: {
-    Buffer::View V = C.Buf->view();
-    if (C.Count > V.Count)
-      fail(CAJETA_XPU_ERROR, fmt::format("{}: a copy of {} elements no longer fits the buffer, "
-                                         "resized to {} elements",
-                                         Name, C.Count, V.Count));
-    size_t Bytes = C.Count * bundle::scalarTypeSize(C.Buf->type());
-    if (C.What == Command::Kind::Write)
-      Device.copyToDevice(V.Memory->data(), C.Src, Bytes);
-    else
-      Device.copyFromDevice(C.Dst, V.Memory->data(), Bytes);
-    return;
-  }
-  case Command::Kind::Signal:
-    C.Ev->signal();
-    return;
-  case Command::Kind::Wait:
-    C.Ev->wait();
-    return;
-  }
-}
-
-void Stream::executeLaunch(Command& C) {
-  MarshalledArg* Args = C.Args.args();
-  std::shared_ptr<Buffer>* Buffers = C.Args.buffers();
-  for (size_t I = 0, E = C.Args.size(); I != E; ++I) {
-    if (!Buffers[I])
-      continue;
-    // Borrow rules keep other streams from resizing the buffer while this launch holds it.
-    Buffer::View V = Buffers[I]->view();
-    Args[I].Ptr = V.Memory->data();
-    Args[I].Length = V.Count;
-  }
-  C.Target->bindPods(C.Args);
-  KernelFailure Failure;
-  Device.launch(C.Target->entryFor(Args, C.Geometry), C.Target->info(), Args, C.Geometry, Failure);
-  if (Failure.Failed)
-    recordError(CAJETA_XPU_LAUNCH_ERROR, C.Target->describeFailure(Failure));
 }
 
 } // namespace cajeta::xpu::rt

@@ -81,10 +81,12 @@ public:
     Dst.resize(size());
     download(Dst.data(), Dst.size());
   }
-  /// Ordered on S; returns at once. The host memory must stay valid until S reaches the copy.
+  /// Ordered on S; returns without waiting for the device. Src is read before it returns (the
+  /// bytes go through staging on every backend), so it may be reused at once.
   void uploadAsync(KernelStream& S, const T* Src, size_t N) {
     detail::check(cajeta_xpu_buffer_write_async(H, S.handle(), Src, N));
   }
+  /// Ordered on S; Dst is filled when S reaches the copy and must stay valid until S is synced.
   void downloadAsync(KernelStream& S, T* Dst, size_t N) {
     detail::check(cajeta_xpu_buffer_read_async(H, S.handle(), Dst, N));
   }

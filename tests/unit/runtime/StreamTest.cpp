@@ -89,3 +89,32 @@ TEST(Stream, CopyLargerThanTheBufferIsAnError) {
   EXPECT_TRUE(contains(messageOf<Error>([&] { X.upload(Big); }),
                        "upload of 5 elements into a buffer of 4 elements"));
 }
+
+TEST(Stream, ResizeIsOrderedAfterTheStreamsQueuedWork) {
+  Program P = loadTestProgram();
+  KernelBuffer<float> Out(8);
+  Out.upload(std::vector<float>(8, 0.0f));
+  KernelStream& S = KernelStream::current();
+  P.kernel("K.sleepy").launch(S, grid(1), block(1))(Out, 40u, 3.0f);
+  Out.resize(12); // the copy into the new memory runs after the kernel, on the same stream
+  S.sync();
+  std::vector<float> R;
+  Out.download(R);
+  ASSERT_EQ(R.size(), 12u);
+  EXPECT_EQ(std::vector<float>(R.begin(), R.begin() + 8), std::vector<float>(8, 3.0f));
+}
+
+TEST(Stream, AsyncUploadStagesItsHostBytesOnEveryBackend) {
+  Program P = loadTestProgram();
+  const uint32_t N = 32;
+  KernelBuffer<float> Slow(N), X(N);
+  KernelStream S;
+  P.kernel("K.sleepy").launch(S, grid(1), block(1))(Slow, 40u, 1.0f);
+  std::vector<float> Host(N, 4.0f);
+  X.uploadAsync(S, Host.data(), N);
+  std::fill(Host.begin(), Host.end(), -1.0f); // while the slow kernel still holds the queue
+  std::vector<float> R(N);
+  X.downloadAsync(S, R.data(), N);
+  S.sync();
+  EXPECT_EQ(R, std::vector<float>(N, 4.0f));
+}

@@ -1,8 +1,9 @@
-// The CPU backend: host memory, payloads as shared objects, workgroups over a thread pool.
+// The CPU backend: host memory, payloads as shared objects, a CpuQueue per stream whose launches
+// spread workgroups over the device's thread pool.
 #include "runtime/backends/cpu/CpuBackend.h"
 
-#include "bundle/CpuKernelAbi.h"
 #include "runtime/backends/cpu/CpuModule.h"
+#include "runtime/backends/cpu/CpuQueue.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 
 #include <cstdlib>
@@ -11,9 +12,6 @@
 #include <thread>
 
 namespace cajeta::xpu::rt {
-
-static_assert(sizeof(MarshalledArg) == sizeof(CajetaCpuArg));
-static_assert(offsetof(MarshalledArg, Length) == offsetof(CajetaCpuArg, Length));
 
 namespace {
 
@@ -32,19 +30,6 @@ std::string hostCpuName() {
       return Line.substr(Colon + 2);
   }
   return "host CPU";
-}
-
-struct LaunchContext {
-  CajetaCpuKernelFn Fn;
-  const CajetaCpuArg* Args;
-  CajetaCpuLaunch* Launch;
-};
-
-void runGroups(void* Ctx, uint64_t Begin, uint64_t End) {
-  auto* C = static_cast<LaunchContext*>(Ctx);
-  if (__atomic_load_n(&C->Launch->Failed, __ATOMIC_RELAXED))
-    return; // a kernel already reported a failure: stop running further workgroups
-  C->Fn(C->Args, C->Launch, Begin, End);
 }
 
 class CpuDevice : public BackendDevice {
@@ -99,38 +84,12 @@ public:
   void release(void* Ptr, size_t) override {
     std::free(Ptr);
   }
-  void copyToDevice(void* Dst, const void* Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
-  }
-  void copyFromDevice(void* Dst, const void* Src, size_t Bytes) override {
-    std::memcpy(Dst, Src, Bytes);
-  }
-  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override {
-    std::memmove(Dst, Src, Bytes);
-  }
-
   std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override {
     return CpuModule::load(Payload);
   }
 
-  void launch(const void* Kernel, const bundle::KernelInfo&, const MarshalledArg* Args,
-              const LaunchGeometry& Geometry, KernelFailure& Failure) override {
-    CajetaCpuLaunch Launch{};
-    Launch.DynamicSharedBytes = Geometry.DynamicSharedBytes;
-    for (int D = 0; D != 3; ++D) {
-      Launch.GridDim[D] = Geometry.Grid[D];
-      Launch.BlockDim[D] = Geometry.Block[D];
-    }
-    LaunchContext Ctx{reinterpret_cast<CajetaCpuKernelFn>(const_cast<void*>(Kernel)),
-                      reinterpret_cast<const CajetaCpuArg*>(Args), &Launch};
-    uint64_t Groups = uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2];
-    Pool.parallelFor(Groups, runGroups, &Ctx);
-    if (!Launch.Failed)
-      return;
-    Failure.Failed = true;
-    Failure.Param = Launch.FailedParam;
-    Failure.Index = Launch.FailedIndex;
-    Failure.Length = Launch.FailedLength;
+  std::unique_ptr<BackendQueue> createQueue() override {
+    return std::make_unique<CpuQueue>(Pool, Name);
   }
 
 private:

@@ -105,23 +105,6 @@ public:
     bind();
     Api.cuMemFree(reinterpret_cast<CUdeviceptr>(Ptr));
   }
-  // Outside streams (buffer resize, worker-thread paths): a device-wide queue, drained each time.
-  void copyToDevice(void* Dst, const void* Src, size_t Bytes) override {
-    std::lock_guard<std::mutex> Lock(UtilityMutex);
-    utility().copyToDevice(Dst, Src, Bytes, false);
-    drainUtility();
-  }
-  void copyFromDevice(void* Dst, const void* Src, size_t Bytes) override {
-    std::lock_guard<std::mutex> Lock(UtilityMutex);
-    utility().copyFromDevice(Dst, Src, Bytes, false);
-    drainUtility();
-  }
-  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override {
-    std::lock_guard<std::mutex> Lock(UtilityMutex);
-    utility().copyWithinDevice(Dst, Src, Bytes);
-    drainUtility();
-  }
-
   std::unique_ptr<BackendQueue> createQueue() override {
     return std::make_unique<CudaQueue>(Api, Ctx, Name);
   }
@@ -144,28 +127,7 @@ public:
     return std::make_unique<CudaModule>(Api, Module);
   }
 
-  /// Runs to completion (runtime streams of this backend use createQueue() instead).
-  void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
-              const LaunchGeometry& Geometry, KernelFailure& Failure) override {
-    std::lock_guard<std::mutex> Lock(UtilityMutex);
-    utility().launch(Kernel, Info, Args, Geometry, nullptr);
-    std::vector<QueuedFailure> Failures = drainUtility();
-    if (!Failures.empty())
-      Failure = Failures.front().Failure;
-  }
-
 private:
-  CudaQueue& utility() {
-    if (!Utility)
-      Utility = std::make_unique<CudaQueue>(Api, Ctx, Name);
-    return *Utility;
-  }
-  std::vector<QueuedFailure> drainUtility() {
-    std::vector<QueuedFailure> Failures;
-    Utility->synchronize(Failures);
-    return Failures;
-  }
-
   void attribute(int Which, int& Out) {
     if (Api.cuDeviceGetAttribute(&Out, Which, Dev) != CUDA_SUCCESS)
       Out = 0;
@@ -178,8 +140,6 @@ private:
   CUcontext Ctx;
   std::string Name;
   int SmCount = 0, MaxThreads = 0, CcMajor = 0, CcMinor = 0, SharedOptIn = 0;
-  std::mutex UtilityMutex;
-  std::unique_ptr<CudaQueue> Utility;
 };
 
 class CudaBackend : public Backend {

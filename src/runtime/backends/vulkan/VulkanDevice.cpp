@@ -45,7 +45,6 @@ std::unique_ptr<VulkanDevice> VulkanDevice::create(const VulkanApi& Api, VkPhysi
 VulkanDevice::VulkanDevice(const VulkanApi& Api, VkPhysicalDevice Phys) : Api(Api), Phys(Phys) {}
 
 VulkanDevice::~VulkanDevice() {
-  Utility.reset();
   if (PipelineCache)
     Api.vkDestroyPipelineCache(Device, PipelineCache, nullptr);
   if (Device)
@@ -370,48 +369,8 @@ std::unique_ptr<BackendQueue> VulkanDevice::createQueue() {
   return std::make_unique<VulkanQueue>(*this);
 }
 
-VulkanQueue& VulkanDevice::utility() {
-  if (!Utility)
-    Utility = std::make_unique<VulkanQueue>(*this);
-  return *Utility;
-}
-
-std::vector<QueuedFailure> VulkanDevice::drainUtility() {
-  std::vector<QueuedFailure> Failures;
-  Utility->synchronize(Failures);
-  return Failures;
-}
-
-void VulkanDevice::copyToDevice(void* Dst, const void* Src, size_t Bytes) {
-  std::lock_guard<std::mutex> Lock(UtilityMutex);
-  utility().copyToDevice(Dst, Src, Bytes, false);
-  drainUtility();
-}
-
-void VulkanDevice::copyFromDevice(void* Dst, const void* Src, size_t Bytes) {
-  std::lock_guard<std::mutex> Lock(UtilityMutex);
-  utility().copyFromDevice(Dst, Src, Bytes, false);
-  drainUtility();
-}
-
-void VulkanDevice::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
-  std::lock_guard<std::mutex> Lock(UtilityMutex);
-  utility().copyWithinDevice(Dst, Src, Bytes);
-  drainUtility();
-}
-
 std::unique_ptr<BackendModule> VulkanDevice::loadModule(const bundle::Payload& Payload) {
   return VulkanModule::load(*this, Payload);
-}
-
-void VulkanDevice::launch(const void* Entry, const bundle::KernelInfo& Info,
-                          const MarshalledArg* Args, const LaunchGeometry& Geometry,
-                          KernelFailure& Failure) {
-  std::lock_guard<std::mutex> Lock(UtilityMutex);
-  utility().launch(Entry, Info, Args, Geometry, nullptr);
-  std::vector<QueuedFailure> Failures = drainUtility();
-  if (!Failures.empty())
-    Failure = Failures.front().Failure;
 }
 
 } // namespace cajeta::xpu::rt::vulkan

@@ -84,14 +84,8 @@ public:
 
   void* allocate(size_t Bytes) override;
   void release(void* Ptr, size_t Bytes) override;
-  void copyToDevice(void* Dst, const void* Src, size_t Bytes) override;
-  void copyFromDevice(void* Dst, const void* Src, size_t Bytes) override;
-  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
 
   std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override;
-  /// Runs to completion on the device's utility queue (runtime streams use createQueue()).
-  void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
-              const LaunchGeometry& Geometry, KernelFailure& Failure) override;
   std::unique_ptr<BackendQueue> createQueue() override;
 
   const VulkanApi& api() const { return Api; }
@@ -112,8 +106,6 @@ private:
   VulkanDevice(const VulkanApi& Api, VkPhysicalDevice Phys);
   bool init(std::string& Error);
   uint32_t memoryType(uint32_t Allowed, VkMemoryPropertyFlags Want) const;
-  VulkanQueue& utility();
-  std::vector<QueuedFailure> drainUtility();
 
   const VulkanApi& Api;
   VkPhysicalDevice Phys;
@@ -122,8 +114,6 @@ private:
   uint32_t QueueFamily = 0;
   VkPipelineCache PipelineCache = VK_NULL_HANDLE;
   std::mutex QueueMutex; // vkQueueSubmit needs the queue externally synchronised
-  std::mutex UtilityMutex;
-  std::unique_ptr<VulkanQueue> Utility; // the device-level copies and launches
   VkPhysicalDeviceProperties Props{};
   VkPhysicalDeviceMemoryProperties Memory{};
   VulkanFeatures Features;

@@ -26,7 +26,7 @@ public:
               const LaunchGeometry& Geometry, const void* Tag) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
-  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes);
+  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
   std::shared_ptr<BackendEvent> record() override;
   void wait(BackendEvent& E) override;
   void synchronize(std::vector<QueuedFailure>& Failures) override;

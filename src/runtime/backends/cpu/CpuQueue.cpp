@@ -1,0 +1,229 @@
+// The CPU backend's device queue (CpuQueue.h).
+#include "runtime/backends/cpu/CpuQueue.h"
+
+#include "bundle/CpuKernelAbi.h"
+#include "runtime/RuntimeError.h"
+#include "runtime/backends/cpu/ThreadPool.h"
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace cajeta::xpu::rt {
+
+static_assert(sizeof(MarshalledArg) == sizeof(CajetaCpuArg));
+static_assert(offsetof(MarshalledArg, Length) == offsetof(CajetaCpuArg, Length));
+
+namespace {
+
+constexpr size_t PodAlignment = 64; // the most a POD may need (ManifestJson checks)
+
+/// A point in a CpuQueue: done once the worker has completed Seq commands.
+class CpuEvent : public BackendEvent {
+public:
+  CpuEvent(std::shared_ptr<CpuQueue::Progress> P, uint64_t Seq) : P(std::move(P)), Seq(Seq) {}
+  void synchronize() override {
+    std::unique_lock<std::mutex> Lock(P->Mutex);
+    P->Cv.wait(Lock, [&] { return P->Completed >= Seq; });
+  }
+  bool done() override {
+    std::lock_guard<std::mutex> Lock(P->Mutex);
+    return P->Completed >= Seq;
+  }
+
+private:
+  std::shared_ptr<CpuQueue::Progress> P;
+  uint64_t Seq;
+};
+
+struct LaunchContext {
+  CajetaCpuKernelFn Fn;
+  const CajetaCpuArg* Args;
+  CajetaCpuLaunch* Launch;
+};
+
+void runGroups(void* Ctx, uint64_t Begin, uint64_t End) {
+  auto* C = static_cast<LaunchContext*>(Ctx);
+  if (__atomic_load_n(&C->Launch->Failed, __ATOMIC_RELAXED))
+    return; // a kernel already reported a failure: stop running further workgroups
+  C->Fn(C->Args, C->Launch, Begin, End);
+}
+
+/// Runs every workgroup of a launch over the pool; the failure a kernel reported, if any.
+KernelFailure runKernel(ThreadPool& Pool, const void* Kernel, const MarshalledArg* Args,
+                        const LaunchGeometry& Geometry) {
+  CajetaCpuLaunch Launch{};
+  Launch.DynamicSharedBytes = Geometry.DynamicSharedBytes;
+  for (int D = 0; D != 3; ++D) {
+    Launch.GridDim[D] = Geometry.Grid[D];
+    Launch.BlockDim[D] = Geometry.Block[D];
+  }
+  LaunchContext Ctx{reinterpret_cast<CajetaCpuKernelFn>(const_cast<void*>(Kernel)),
+                    reinterpret_cast<const CajetaCpuArg*>(Args), &Launch};
+  uint64_t Groups = uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2];
+  Pool.parallelFor(Groups, runGroups, &Ctx);
+  KernelFailure Failure;
+  if (Launch.Failed) {
+    Failure.Failed = true;
+    Failure.Param = Launch.FailedParam;
+    Failure.Index = Launch.FailedIndex;
+    Failure.Length = Launch.FailedLength;
+  }
+  return Failure;
+}
+
+} // namespace
+
+CpuQueue::CpuQueue(ThreadPool& Pool, const std::string& DeviceName)
+    : Pool(Pool), DeviceName(DeviceName), Worker([this] { run(); }) {}
+
+CpuQueue::~CpuQueue() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Stopping = true;
+  }
+  WorkCv.notify_all();
+  Worker.join();
+}
+
+void CpuQueue::push(Work&& W) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Pending.push_back(std::move(W));
+  }
+  ++Enqueued;
+  WorkCv.notify_one();
+}
+
+void CpuQueue::launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+                      const LaunchGeometry& Geometry, const void* Tag) {
+  Work W;
+  W.What = Work::Kind::Launch;
+  W.Kernel = Kernel;
+  W.Args.assign(Args, Args + Info.Params.size());
+  W.Geometry = Geometry;
+  W.Tag = Tag;
+  // POD bytes live in the caller's storage: copy them, each at an aligned offset.
+  size_t PodBytes = 0;
+  for (size_t I = 0; I != Info.Params.size(); ++I)
+    if (Info.Params[I].Kind == bundle::ParamKind::Pod)
+      PodBytes += (Args[I].Length + PodAlignment - 1) / PodAlignment * PodAlignment;
+  if (PodBytes) {
+    W.Pods.reset(static_cast<uint8_t*>(std::aligned_alloc(PodAlignment, PodBytes)));
+    if (!W.Pods)
+      fail(CAJETA_XPU_ERROR,
+           fmt::format("cpu device '{}': no memory for a launch's POD arguments", DeviceName));
+    uint8_t* At = W.Pods.get();
+    for (size_t I = 0; I != Info.Params.size(); ++I) {
+      if (Info.Params[I].Kind != bundle::ParamKind::Pod)
+        continue;
+      std::memcpy(At, Args[I].Ptr, Args[I].Length);
+      W.Args[I].Ptr = At;
+      At += (Args[I].Length + PodAlignment - 1) / PodAlignment * PodAlignment;
+    }
+  }
+  push(std::move(W));
+}
+
+void CpuQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) {
+  Work W;
+  W.Dst = Dst;
+  W.Src = Src;
+  W.Bytes = Bytes;
+  if (Staged) { // the caller may reuse Src at once
+    W.Staging.assign(static_cast<const uint8_t*>(Src), static_cast<const uint8_t*>(Src) + Bytes);
+    W.Src = W.Staging.data();
+  }
+  push(std::move(W));
+}
+
+void CpuQueue::copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool) {
+  copyWithinDevice(Dst, Src, Bytes); // host memory either way: filled when the queue gets there
+}
+
+void CpuQueue::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
+  Work W;
+  W.Dst = Dst;
+  W.Src = Src;
+  W.Bytes = Bytes;
+  push(std::move(W));
+}
+
+std::shared_ptr<BackendEvent> CpuQueue::record() {
+  return std::make_shared<CpuEvent>(Done, Enqueued);
+}
+
+void CpuQueue::wait(BackendEvent& E) {
+  Work W;
+  W.What = Work::Kind::Wait;
+  W.WaitFor = E.shared_from_this();
+  push(std::move(W));
+}
+
+void CpuQueue::synchronize(std::vector<QueuedFailure>& Out) {
+  {
+    std::unique_lock<std::mutex> Lock(Done->Mutex);
+    Done->Cv.wait(Lock, [&] { return Done->Completed >= Enqueued; });
+  }
+  std::optional<std::pair<cajeta_xpu_status, std::string>> Error;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Out.insert(Out.end(), Failures.begin(), Failures.end());
+    Failures.clear();
+    Error.swap(FirstError);
+  }
+  if (Error)
+    fail(Error->first, Error->second);
+}
+
+void CpuQueue::run() {
+  for (;;) {
+    Work W;
+    {
+      std::unique_lock<std::mutex> Lock(Mutex);
+      WorkCv.wait(Lock, [&] { return Stopping || !Pending.empty(); });
+      if (Pending.empty())
+        return;
+      W = std::move(Pending.front());
+      Pending.pop_front();
+    }
+    try {
+      execute(W);
+    } catch (const RuntimeError& E) {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!FirstError)
+        FirstError.emplace(E.status(), E.what());
+    } catch (const std::exception& E) {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!FirstError)
+        FirstError.emplace(CAJETA_XPU_ERROR,
+                           fmt::format("cpu device '{}': {}", DeviceName, E.what()));
+    }
+    W = Work(); // release what the command held before reporting it done
+    {
+      std::lock_guard<std::mutex> Lock(Done->Mutex);
+      ++Done->Completed;
+    }
+    Done->Cv.notify_all();
+  }
+}
+
+void CpuQueue::execute(Work& W) {
+  switch (W.What) {
+  case Work::Kind::Launch: {
+    KernelFailure Failure = runKernel(Pool, W.Kernel, W.Args.data(), W.Geometry);
+    if (Failure.Failed) {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Failures.push_back({W.Tag, Failure});
+    }
+    return;
+  }
+  case Work::Kind::Copy:
+    std::memmove(W.Dst, W.Src, W.Bytes);
+    return;
+  case Work::Kind::Wait:
+    W.WaitFor->synchronize();
+    return;
+  }
+}
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,84 @@
+// The CPU backend's device queue: commands run in order on a worker thread of their own, each
+// launch spread over the device's thread pool. The same BackendQueue the GPU backends implement,
+// so a CPU stream is fed exactly as a CUDA or Vulkan one (AdaptiveCpp's omp_queue model).
+#pragma once
+
+#include "runtime/Backend.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cajeta::xpu::rt {
+
+class ThreadPool;
+
+class CpuQueue : public BackendQueue {
+public:
+  CpuQueue(ThreadPool& Pool, const std::string& DeviceName);
+  /// Runs what is queued, then stops the worker.
+  ~CpuQueue() override;
+  CpuQueue(const CpuQueue&) = delete;
+  CpuQueue& operator=(const CpuQueue&) = delete;
+
+  void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+              const LaunchGeometry& Geometry, const void* Tag) override;
+  void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
+  void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
+  void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
+  std::shared_ptr<BackendEvent> record() override;
+  void wait(BackendEvent& E) override;
+  void synchronize(std::vector<QueuedFailure>& Failures) override;
+
+  /// How far the worker has come: commands completed, shared with the queue's events (which may
+  /// outlive it).
+  struct Progress {
+    std::mutex Mutex;
+    std::condition_variable Cv;
+    uint64_t Completed = 0;
+  };
+
+private:
+  struct FreeDeleter {
+    void operator()(void* P) const { std::free(P); }
+  };
+  /// One queued command. A launch owns copies of its arguments and POD bytes; a staged copy owns
+  /// the host bytes it was given.
+  struct Work {
+    enum class Kind : uint8_t { Launch, Copy, Wait } What = Kind::Copy;
+    const void* Kernel = nullptr;
+    std::vector<MarshalledArg> Args;
+    std::unique_ptr<uint8_t, FreeDeleter> Pods;
+    LaunchGeometry Geometry{};
+    const void* Tag = nullptr;
+    void* Dst = nullptr;
+    const void* Src = nullptr;
+    size_t Bytes = 0;
+    std::vector<uint8_t> Staging;
+    std::shared_ptr<BackendEvent> WaitFor;
+  };
+
+  void push(Work&& W);
+  void run();
+  void execute(Work& W);
+
+  ThreadPool& Pool;
+  std::string DeviceName;
+  std::shared_ptr<Progress> Done = std::make_shared<Progress>();
+  std::mutex Mutex; // Pending, Stopping, Failures, FirstError
+  std::condition_variable WorkCv;
+  std::deque<Work> Pending;
+  uint64_t Enqueued = 0; // only the owning stream's thread touches it
+  bool Stopping = false;
+  std::vector<QueuedFailure> Failures;
+  std::optional<std::pair<cajeta_xpu_status, std::string>> FirstError;
+  std::thread Worker;
+};
+
+} // namespace cajeta::xpu::rt
