@@ -224,6 +224,7 @@ bool VulkanDevice::init(std::string& Error) {
              Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
   // CAJETA_XPU_VULKAN_STAGED=1 copies through staging as on a discrete GPU (to test that path).
   Unified = Uma && memoryType(~0u, Direct) != UINT32_MAX && !envFlag("CAJETA_XPU_VULKAN_STAGED");
+  SubmitWhenIdle = !envFlag("CAJETA_XPU_VULKAN_LAZY_SUBMIT");
   return true;
 }
 

@@ -96,6 +96,10 @@ public:
   uint32_t queueFamily() const { return QueueFamily; }
   /// Throws RuntimeError naming the device, What and the VkResult unless R is VK_SUCCESS.
   void check(VkResult R, const std::string& What) const;
+  /// Whether a stream submits what it has recorded as soon as none of its work is running on the
+  /// device (else at the next event, download, sync or full batch only).
+  /// CAJETA_XPU_VULKAN_LAZY_SUBMIT=1 turns it off, for A/B measurements.
+  bool submitsWhenIdle() const { return SubmitWhenIdle; }
   /// vkQueueSubmit of one batch on the device's queue, which streams share.
   VkResult submit(const VkSubmitInfo& Submit, VkFence Fence);
   /// Throws RuntimeError when the device has no host-visible coherent memory for Bytes.
@@ -118,6 +122,7 @@ private:
   VkPhysicalDeviceMemoryProperties Memory{};
   VulkanFeatures Features;
   bool Unified = false; // device-local memory is host-visible too: no staging copies
+  bool SubmitWhenIdle = true;
   std::string Name;
 };
 

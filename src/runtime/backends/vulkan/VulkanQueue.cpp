@@ -1,6 +1,7 @@
 // Vulkan queues: launches and copies recorded into a stream's open command buffer, barriers where
-// one command depends on another, batches submitted on events, downloads and synchronize (or
-// when full), and per-batch resources recycled once the stream's timeline passes them.
+// one command depends on another, batches submitted when the stream's earlier work is done, on
+// events, downloads and synchronize (or when full), and per-batch resources recycled once the
+// stream's timeline passes them.
 #include "runtime/backends/vulkan/VulkanQueue.h"
 
 #include "runtime/backends/vulkan/VulkanModule.h"
@@ -588,6 +589,13 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
   if (Status)
     B.Statuses.emplace_back(Tag, Status);
   counted(B);
+  // Keep the device busy: while none of this stream's work runs there, submit the launch now
+  // rather than at the next sync, so the device works while the host records what follows; while a
+  // batch runs, launches gather into the next one. (Batching until sync left the GPU idle for the
+  // whole recording of a launch loop.)
+  if (Open && Open->Commands && Device.submitsWhenIdle() &&
+      Timeline->reached() >= Timeline->lastSubmitted())
+    flush("an idle device");
 }
 
 // --- events and synchronisation -----------------------------------------------------------------
