@@ -61,6 +61,17 @@ void Buffer::checkNotBorrowedElsewhere(const Stream& User, const char* Operation
   }
 }
 
+void Buffer::conflictsWith(const StreamClock* Mine, bool Writes,
+                           std::vector<StreamPosition>& Out) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Accesses.conflictsWith(Mine, Writes, Out);
+}
+
+void Buffer::noteAccess(const StreamPosition& At, bool Writes) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Accesses.note(At, Writes);
+}
+
 void Buffer::resize(size_t NewCount, Stream& On) {
   std::shared_ptr<DeviceAllocation> Fresh =
       DeviceAllocation::create(Device, bufferBytes(Type, NewCount));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runtime/DeviceAllocation.h"
+#include "runtime/scheduler/BufferAccesses.h"
 
 #include <mutex>
 #include <string>
@@ -34,6 +35,12 @@ public:
   /// Throws RuntimeError (borrow error) if a kernel on a stream other than User borrows it.
   void checkNotBorrowedElsewhere(const Stream& User, const char* Operation) const;
 
+  /// The other streams' commands an access by the stream of clock Mine must follow
+  /// (BufferAccesses::conflictsWith), appended to Out.
+  void conflictsWith(const StreamClock* Mine, bool Writes, std::vector<StreamPosition>& Out) const;
+  /// Records an access by a stream's command.
+  void noteAccess(const StreamPosition& At, bool Writes);
+
   /// Replaces the memory with Count elements keeping the first min(old, new), copied on On after
   /// the work already queued there. The caller has checked borrows.
   void resize(size_t NewCount, Stream& On);
@@ -51,6 +58,7 @@ private:
   std::shared_ptr<DeviceAllocation> Memory;
   size_t Count;
   std::vector<Borrow> Borrows;
+  BufferAccesses Accesses;
 };
 
 size_t bufferBytes(bundle::ScalarType Type, size_t Count); // throws on overflow

@@ -10,6 +10,7 @@
 #include "runtime/RuntimeError.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <fmt/format.h>
 
@@ -27,15 +28,64 @@ Stream::~Stream() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     drainLocked(); // errors not synced are dropped
+    LastEvent.reset();
     Queue.reset();
   }
+  Clock->detach(); // waits for a stream asking for an event meanwhile
   endBorrows();
 }
 
-uint64_t Stream::enqueue(Command&& C) {
+std::vector<std::shared_ptr<BackendEvent>> Stream::eventsToFollow(const BufferUse* Uses,
+                                                                  size_t Count) {
+  std::vector<StreamPosition> After;
+  for (size_t I = 0; I != Count; ++I)
+    Uses[I].Buf->conflictsWith(Clock.get(), Uses[I].Writes, After);
+  std::vector<std::shared_ptr<BackendEvent>> Events;
+  if (After.empty())
+    return Events;
+  // One event per other stream, at its latest position that matters.
+  std::sort(After.begin(), After.end(), [](const StreamPosition& A, const StreamPosition& B) {
+    return A.Clock != B.Clock ? A.Clock < B.Clock : A.Seq > B.Seq;
+  });
+  for (size_t I = 0; I != After.size(); ++I) {
+    if (I && After[I].Clock == After[I - 1].Clock)
+      continue;
+    if (std::shared_ptr<BackendEvent> E = After[I].Clock->eventAfter(After[I].Seq))
+      Events.push_back(std::move(E));
+  }
+  return Events;
+}
+
+void Stream::noteAccesses(const BufferUse* Uses, size_t Count) {
+  for (size_t I = 0; I != Count; ++I)
+    Uses[I].Buf->noteAccess({Clock, Enqueued}, Uses[I].Writes);
+}
+
+std::shared_ptr<BackendEvent> Stream::eventAfter(uint64_t Seq) {
   std::lock_guard<std::mutex> Lock(Mutex);
+  if (Completed >= Seq || !Queue)
+    return nullptr;
+  if (!LastEvent || LastEventSeq < Seq) {
+    LastEvent = Queue->record();
+    LastEventSeq = Enqueued;
+  }
+  return LastEvent;
+}
+
+uint64_t Stream::enqueue(Command&& C) {
+  bool Copy = C.What == Command::Kind::Write || C.What == Command::Kind::Read;
+  BufferUse Use{C.Buf.get(), C.What == Command::Kind::Write};
+  std::vector<std::shared_ptr<BackendEvent>> Waits;
+  if (Copy)
+    Waits = eventsToFollow(&Use, 1);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (const std::shared_ptr<BackendEvent>& E : Waits)
+    Queue->wait(*E);
   issue(C);
-  return ++Enqueued;
+  ++Enqueued;
+  if (Copy)
+    noteAccesses(&Use, 1);
+  return Enqueued;
 }
 
 void Stream::copyWithinAndWait(const std::shared_ptr<DeviceAllocation>& Dst,
@@ -60,7 +110,25 @@ void Stream::keepAlive(std::shared_ptr<DeviceAllocation> Memory) {
 void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg* Args,
                     const std::shared_ptr<Buffer>* Buffers, size_t Count,
                     const LaunchGeometry& Geometry) {
+  // The buffers the kernel reads or writes, by its manifest's access modes.
+  constexpr size_t InlineUses = 12;
+  std::array<BufferUse, InlineUses> SmallUses;
+  std::vector<BufferUse> LargeUses;
+  BufferUse* Uses = SmallUses.data();
+  if (Count > InlineUses) {
+    LargeUses.resize(Count);
+    Uses = LargeUses.data();
+  }
+  size_t UseCount = 0;
+  for (size_t I = 0; I != Count; ++I) {
+    bundle::Access Mode = K.info().Params[I].Mode;
+    if (Buffers[I] && Mode != bundle::Access::None)
+      Uses[UseCount++] = {Buffers[I].get(), Mode != bundle::Access::Read};
+  }
+  std::vector<std::shared_ptr<BackendEvent>> Waits = eventsToFollow(Uses, UseCount);
   std::lock_guard<std::mutex> Lock(Mutex);
+  for (const std::shared_ptr<BackendEvent>& E : Waits)
+    Queue->wait(*E);
   for (size_t I = 0; I != Count; ++I) {
     if (!Buffers[I])
       continue;
@@ -77,6 +145,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
   }
   Queue->launch(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K);
   ++Enqueued;
+  noteAccesses(Uses, UseCount);
 }
 
 void Stream::issue(Command& C) {
@@ -125,6 +194,7 @@ void Stream::drainLocked() {
   InFlightMemory.clear(); // deferred releases happen here, once the device has passed them
   InFlightPrograms.clear();
   LastProgram = nullptr;
+  LastEvent.reset();
   Completed = Enqueued;
 }
 

@@ -4,6 +4,7 @@
 
 #include "cajeta/xpu/cajeta_xpu.h"
 #include "runtime/Command.h"
+#include "runtime/scheduler/StreamClock.h"
 
 #include <mutex>
 #include <optional>
@@ -42,10 +43,23 @@ public:
   /// Waits for all queued work, ends the borrows of its launches, rethrows the first error.
   void sync();
 
+  /// An event that completes once this stream has passed its command Seq; null when it has.
+  /// Other streams ask through the stream's StreamClock.
+  std::shared_ptr<BackendEvent> eventAfter(uint64_t Seq);
+
   /// A stream name for messages, unique in the process: "stream 4".
   static std::string nextName(const char* Suffix = "");
 
 private:
+  /// One buffer a command touches, and whether it writes it.
+  struct BufferUse {
+    Buffer* Buf;
+    bool Writes;
+  };
+  /// The events of other streams' commands that a command with these uses must follow (the
+  /// access-set ordering). Called without this stream's lock: it takes the other streams'.
+  std::vector<std::shared_ptr<BackendEvent>> eventsToFollow(const BufferUse* Uses, size_t Count);
+  void noteAccesses(const BufferUse* Uses, size_t Count);
   void issue(Command& C);
   void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
   void drainLocked();
@@ -65,6 +79,9 @@ private:
   std::vector<std::shared_ptr<const LoadedProgram>> InFlightPrograms;
   const LoadedProgram* LastProgram = nullptr;
   std::vector<QueuedFailure> Failures;
+  std::shared_ptr<StreamClock> Clock = std::make_shared<StreamClock>(*this);
+  std::shared_ptr<BackendEvent> LastEvent; // eventAfter's, covering commands up to LastEventSeq
+  uint64_t LastEventSeq = 0;
 };
 
 } // namespace cajeta::xpu::rt
