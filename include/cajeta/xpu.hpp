@@ -6,5 +6,6 @@
 #include "cajeta/xpu/Errors.hpp"
 #include "cajeta/xpu/Float16.hpp"
 #include "cajeta/xpu/Program.hpp"
+#include "cajeta/xpu/Scheduler.hpp"
 #include "cajeta/xpu/Stream.hpp"
 #include "cajeta/xpu/cajeta_xpu.h"

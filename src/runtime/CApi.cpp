@@ -8,6 +8,7 @@
 #include "runtime/LastError.h"
 #include "runtime/Runtime.h"
 #include "runtime/Stream.h"
+#include "runtime/scheduler/Scheduler.h"
 
 #include <fmt/format.h>
 
@@ -276,6 +277,16 @@ int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* B, size_t Count) {
     B->Impl->checkNotBorrowedElsewhere(On, "resize");
     B->Impl->resize(Count, On);
   });
+}
+
+// ---- Scheduling -------------------------------------------------------------------------
+
+int cajeta_xpu_scheduler_set_bypass(int Bypass) {
+  return Scheduler::setBypass(Bypass != 0) ? 1 : 0;
+}
+
+int cajeta_xpu_scheduler_bypassed(void) {
+  return Scheduler::bypassed() ? 1 : 0;
 }
 
 // ---- Programs and kernels ---------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include "runtime/Kernel.h"
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/scheduler/Scheduler.h"
 
 #include <algorithm>
 #include <array>
@@ -37,10 +38,12 @@ Stream::~Stream() {
 
 std::vector<std::shared_ptr<BackendEvent>> Stream::eventsToFollow(const BufferUse* Uses,
                                                                   size_t Count) {
+  std::vector<std::shared_ptr<BackendEvent>> Events;
+  if (Scheduler::bypassed())
+    return Events;
   std::vector<StreamPosition> After;
   for (size_t I = 0; I != Count; ++I)
     Uses[I].Buf->conflictsWith(Clock.get(), Uses[I].Writes, After);
-  std::vector<std::shared_ptr<BackendEvent>> Events;
   if (After.empty())
     return Events;
   // One event per other stream, at its latest position that matters.
@@ -57,6 +60,8 @@ std::vector<std::shared_ptr<BackendEvent>> Stream::eventsToFollow(const BufferUs
 }
 
 void Stream::noteAccesses(const BufferUse* Uses, size_t Count) {
+  if (Scheduler::bypassed())
+    return;
   for (size_t I = 0; I != Count; ++I)
     Uses[I].Buf->noteAccess({Clock, Enqueued}, Uses[I].Writes);
 }

@@ -28,8 +28,8 @@ TEST(Streams, AReadOnAnotherStreamWaitsForTheWrite) {
   auto Data = toDevice(std::vector<int32_t>(N, 0));
   auto Out = toDevice(std::vector<int32_t>(N, 0));
   xpu::KernelStream A, B;
-  P.kernel("StreamOrder.slowFill").launch(A, xpu::grid(N / Block), xpu::block(Block))(
-      Data, 3, spinRounds(P), N);
+  P.kernel("StreamOrder.slowFill")
+      .launch(A, xpu::grid(N / Block), xpu::block(Block))(Data, 3, spinRounds(P), N);
   P.kernel("StreamOrder.plusOne").launch(B, xpu::grid(N / Block), xpu::block(Block))(Out, Data, N);
   B.sync();
   A.sync();
@@ -40,8 +40,8 @@ TEST(Streams, AWriteOnAnotherStreamWaitsForTheWriteBeforeIt) {
   xpu::Program P = compileProgram("StreamOrder");
   auto Data = toDevice(std::vector<int32_t>(N, 0));
   xpu::KernelStream A, B;
-  P.kernel("StreamOrder.slowFill").launch(A, xpu::grid(N / Block), xpu::block(Block))(
-      Data, 3, spinRounds(P), N);
+  P.kernel("StreamOrder.slowFill")
+      .launch(A, xpu::grid(N / Block), xpu::block(Block))(Data, 3, spinRounds(P), N);
   P.kernel("StreamOrder.fill").launch(B, xpu::grid(N / Block), xpu::block(Block))(Data, 7, N);
   B.sync();
   A.sync();
@@ -71,13 +71,39 @@ TEST(Streams, ADownloadOnAnotherStreamAfterSyncSeesTheWrite) {
   xpu::Program P = compileProgram("StreamOrder");
   auto Data = toDevice(std::vector<int32_t>(N, 0));
   xpu::KernelStream A, B;
-  P.kernel("StreamOrder.slowFill").launch(A, xpu::grid(N / Block), xpu::block(Block))(
-      Data, 5, spinRounds(P), N);
+  P.kernel("StreamOrder.slowFill")
+      .launch(A, xpu::grid(N / Block), xpu::block(Block))(Data, 5, spinRounds(P), N);
   A.sync(); // ends the borrow; the record of A's write stays and is already passed
   std::vector<int32_t> Host(N, 0);
   Data.downloadAsync(B, Host.data(), N);
   B.sync();
   EXPECT_EQ(Host, iota(5));
+}
+
+} // namespace
+} // namespace conformance
+
+namespace conformance {
+namespace {
+
+TEST(Streams, BypassTurnsTheOrderingOffAndBack) {
+  bool Before = xpu::Scheduler::bypass(true);
+  EXPECT_TRUE(xpu::Scheduler::bypassed());
+  // Still a correct program when the streams are ordered by the program itself.
+  xpu::Program P = compileProgram("StreamOrder");
+  auto Data = toDevice(std::vector<int32_t>(N, 0));
+  auto Out = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream A, B;
+  P.kernel("StreamOrder.slowFill")
+      .launch(A, xpu::grid(N / Block), xpu::block(Block))(Data, 3, spinRounds(P), N);
+  xpu::Event Done = A.record();
+  B.wait(Done);
+  P.kernel("StreamOrder.plusOne").launch(B, xpu::grid(N / Block), xpu::block(Block))(Out, Data, N);
+  B.sync();
+  A.sync();
+  expectSame(fromDevice(Out), iota(4), "plusOne on B after an event of A");
+  xpu::Scheduler::bypass(Before);
+  EXPECT_EQ(xpu::Scheduler::bypassed(), Before);
 }
 
 } // namespace

@@ -138,7 +138,8 @@ CAJETA_XPU_API cajeta_xpu_scalar_type cajeta_xpu_buffer_type(const cajeta_xpu_bu
 CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_buffer_device(const cajeta_xpu_buffer* buffer);
 /* Copies `count` elements host -> buffer (write) or buffer -> host (read), starting at element 0,
    ordered on `stream` (NULL: the current stream). Blocking forms wait for the copy; the async
-   forms return at once and the host memory must stay valid until the stream reaches the copy.
+   forms return without waiting: write_async reads `src` before it returns (staged), read_async
+   fills `dst` when the stream reaches the copy.
    A buffer borrowed by a kernel on another stream: CAJETA_XPU_BORROW_ERROR. */
 CAJETA_XPU_API int cajeta_xpu_buffer_write(cajeta_xpu_buffer* buffer, cajeta_xpu_stream* stream,
                                            const void* src, size_t count);
@@ -151,6 +152,14 @@ CAJETA_XPU_API int cajeta_xpu_buffer_read_async(cajeta_xpu_buffer* buffer,
                                                 cajeta_xpu_stream* stream, void* dst, size_t count);
 /* New element count; keeps the first min(old, new) elements. Ordered on the current stream. */
 CAJETA_XPU_API int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* buffer, size_t count);
+
+/* ---- Scheduling. ------------------------------------------------------------------------ */
+/* Launches and copies on different streams that touch the same buffer are ordered by what they
+   do to it (a read waits for other streams' last write, a write for their last write and the
+   reads since). bypass nonzero turns that off (the raw launch path, for A/B measurement); it
+   starts on when CAJETA_XPU_SCHEDULER=bypass. Returns the previous setting. */
+CAJETA_XPU_API int cajeta_xpu_scheduler_set_bypass(int bypass);
+CAJETA_XPU_API int cajeta_xpu_scheduler_bypassed(void);
 
 /* ---- Programs and kernels. -------------------------------------------------------------- */
 typedef struct cajeta_xpu_compile_options {

@@ -1,0 +1,18 @@
+// The runtime's scheduling switches (Scheduler.h).
+#include "runtime/scheduler/Scheduler.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace cajeta::xpu::rt {
+
+namespace {
+bool bypassFromEnvironment() {
+  const char* V = std::getenv("CAJETA_XPU_SCHEDULER");
+  return V && std::strcmp(V, "bypass") == 0;
+}
+} // namespace
+
+std::atomic<bool> Scheduler::Bypass{bypassFromEnvironment()};
+
+} // namespace cajeta::xpu::rt
