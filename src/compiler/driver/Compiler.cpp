@@ -8,6 +8,7 @@
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
+#include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/TierSelection.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
@@ -34,6 +35,9 @@ FrontendResult Compiler::runFrontend(const std::string& FileName, const std::str
   frontend::CompilationUnit Unit = P.parseUnit();
   frontend::Sema S(Unit, Diags);
   R.Kir = S.run();
+  std::string Invalid; // the frontend must never produce invalid KIR
+  if (!Diags.hasErrors() && !kir::verify(*R.Kir, Invalid))
+    Diags.error({0, 0}, "internal compiler error: the frontend produced invalid KIR:\n" + Invalid);
   if (!Diags.hasErrors()) {
     kir::analyzeAccess(*R.Kir);
     bool AnyKernel = false;

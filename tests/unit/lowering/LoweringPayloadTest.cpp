@@ -2,8 +2,17 @@
 // attributes and manifests, and clear errors on bad input.
 #include "KirBuilder.h"
 #include "LoadedPayload.h"
+#include "compiler/lowering/llvm/CpuTarget.h"
+#include "compiler/lowering/llvm/KernelLowering.h"
+
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
 
 #include <gtest/gtest.h>
+
+#include <optional>
 
 namespace cajeta::test {
 namespace {
@@ -149,6 +158,27 @@ TEST(LoweringPayload, UnknownCpuIsAnError) {
   EXPECT_NE(R.Error.find("unknown CPU 'pentium-9000'"), std::string::npos) << R.Error;
 }
 
+// kir_tests (PipelineVerifyTest) verifies every pass of this configuration over the conformance
+// programs: it must be the CPU target's own.
+TEST(LoweringPayload, CpuPipelineInlinesBarrierHelpersAndRunsPortableWaves) {
+  llvm::InitializeNativeTarget();
+  std::string Err, Triple = llvm::sys::getProcessTriple();
+  const llvm::Target* T = llvm::TargetRegistry::lookupTarget(Triple, Err);
+  ASSERT_TRUE(T) << Err;
+  std::unique_ptr<llvm::TargetMachine> TM(
+      T->createTargetMachine(Triple, "generic", "", llvm::TargetOptions(), std::nullopt));
+  ASSERT_TRUE(TM);
+  std::unique_ptr<lowering::LoweringTarget> Target = lowering::createCpuTarget(*TM, {});
+  lowering::LoweringOptions LO;
+  LO.Backend = "cpu";
+  kir::PipelineConfig C = lowering::KernelLowering::pipelineConfig(*Target, LO);
+  EXPECT_EQ(C.Backend, "cpu");
+  EXPECT_TRUE(C.InlineBarrierHelpers);
+  EXPECT_EQ(C.WaveTier, kir::ImplTier::Portable);
+}
+
+// The walk assumes verified KIR; the pipeline verifies its input, so hand-made malformed KIR is
+// the verifier's error (each invariant is tested in tests/unit/kir/VerifierTest.cpp).
 TEST(LoweringPayload, MalformedKirIsAnErrorNotACrash) {
   kir::Module M;
   KirBuilder K(M);
@@ -162,6 +192,7 @@ TEST(LoweringPayload, MalformedKirIsAnErrorNotACrash) {
   EXPECT_FALSE(R.Ok);
   EXPECT_NE(R.Error.find("no local 7"), std::string::npos) << R.Error;
   EXPECT_NE(R.Error.find("K.bad"), std::string::npos) << R.Error;
+  EXPECT_NE(R.Error.find("invalid KIR given to the cpu pipeline"), std::string::npos) << R.Error;
 
   kir::Module M2;
   KirBuilder K2(M2);

@@ -318,5 +318,24 @@ TEST(NvptxWave, TargetWithoutWaveLeavesReportsTheOp) {
   EXPECT_EQ(Error.find("malformed"), std::string::npos) << Error;
 }
 
+// kir_tests (PipelineVerifyTest) verifies every pass of these configurations over the
+// conformance programs: they must be the NVPTX target's own.
+TEST(NvptxWave, PipelineConfigsAreTheOnesTheKirTestsVerify) {
+  std::unique_ptr<llvm::TargetMachine> TM = nvptxMachine();
+  ASSERT_TRUE(TM);
+  kir::Module Empty;
+  lowering::NvptxTargetOptions TO;
+  TO.Module = &Empty;
+  std::unique_ptr<lowering::LoweringTarget> Target = lowering::createNvptxTarget(*TM, TO);
+  lowering::LoweringOptions LO;
+  LO.Backend = "cuda";
+  kir::PipelineConfig C = lowering::KernelLowering::pipelineConfig(*Target, LO);
+  EXPECT_EQ(C.Backend, "cuda");
+  EXPECT_FALSE(C.InlineBarrierHelpers);
+  EXPECT_EQ(C.WaveTier, ImplTier::Native);
+  LO.WaveTier = ImplTier::Portable; // CAJETA_GPU_WAVE_IMPL=software
+  EXPECT_EQ(lowering::KernelLowering::pipelineConfig(*Target, LO).WaveTier, ImplTier::Portable);
+}
+
 } // namespace
 } // namespace cajeta::test

@@ -283,6 +283,8 @@ public final class W {
   SpirvKernel Out = SpirvPayloadBuilder::emitKernel(*F.Kir, *K, {});
   EXPECT_FALSE(Out.Ok);
   EXPECT_NE(Out.Error.find("reduceSum"), std::string::npos) << Out.Error;
+  EXPECT_NE(Out.Error.find("invalid KIR given to the vulkan pipeline"), std::string::npos)
+      << Out.Error; // the verifier's, before the emitter
 }
 
 } // namespace

@@ -3,9 +3,11 @@
 #include "compiler/kir/transforms/Pipeline.h"
 
 #include "compiler/kir/Clone.h"
+#include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/PortableWave.h"
 
+#include <atomic>
 #include <functional>
 
 namespace cajeta::kir {
@@ -47,6 +49,12 @@ bool portableWaves(Module& M, size_t I, std::string& Error) {
   return true;
 }
 
+#ifdef NDEBUG
+std::atomic<bool> VerifyEachDefault{false};
+#else
+std::atomic<bool> VerifyEachDefault{true};
+#endif
+
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
   // The portable wave tier inlines barrier and wave helpers itself.
@@ -59,6 +67,24 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
 
 } // namespace
 
+bool verifyEachPassByDefault() {
+  return VerifyEachDefault;
+}
+
+void setVerifyEachPassByDefault(bool On) {
+  VerifyEachDefault = On;
+}
+
+bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string& Backend,
+                     std::string& Error) {
+  std::string Problems;
+  if (verify(M, Problems))
+    return true;
+  Error = "invalid KIR after pass " + Pass + " (" + Backend + "):\n" + Problems + "\n; KIR after " +
+          Pass + " (" + Backend + ")\n" + dump(M);
+  return false;
+}
+
 const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers"};
   return Names;
@@ -66,6 +92,14 @@ const std::set<std::string>& pipelinePassNames() {
 
 std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, std::string& Error,
                                     const PipelineTrace* Trace) {
+  // The emitters trust the pipeline's output: the input must be valid KIR already (cheap: one
+  // walk), so a malformed hand-built module is an error here, never a crash in an emitter.
+  std::string Problems;
+  if (!verify(M, Problems)) {
+    Error = "invalid KIR given to the " + C.Backend + " pipeline:\n" + Problems;
+    return nullptr;
+  }
+  bool VerifyEach = (Trace && Trace->VerifyEach) || verifyEachPassByDefault();
   std::unique_ptr<Module> Out = cloneModule(M);
   for (const Pass& P : passesFor(C)) {
     for (size_t I = 0; I < Out->Functions.size(); ++I) {
@@ -78,6 +112,8 @@ std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, st
         return nullptr;
       }
     }
+    if (VerifyEach && !verifyAfterPass(*Out, P.Name, C.Backend, Error))
+      return nullptr;
     if (Trace && Trace->Out && (Trace->PrintAfterAll || Trace->PrintAfter.count(P.Name)))
       *Trace->Out += "; KIR after " + std::string(P.Name) + " (" + C.Backend + ")\n" + dump(*Out);
   }

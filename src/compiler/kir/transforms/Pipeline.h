@@ -30,11 +30,23 @@ struct PipelineTrace {
   std::string* Out = nullptr; // where the dumps go (nothing is printed without it)
 };
 
+/// Whether runPipeline verifies the module after every pass even without
+/// PipelineTrace::VerifyEach: on in debug builds (!NDEBUG); test executables switch it on.
+bool verifyEachPassByDefault();
+void setVerifyEachPassByDefault(bool On);
+
+/// Verifies M after pass Pass of the Backend pipeline: true, or false with Error naming the
+/// pass, listing the problems and holding a dump of M.
+bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string& Backend,
+                     std::string& Error);
+
 /// The names of the pipeline's passes, in the order they run.
 const std::set<std::string>& pipelinePassNames();
 
 /// A copy of M with C's passes applied to every function available on C.Backend. Null with
-/// Error set (naming the pass and the function) when a pass cannot rewrite a function.
+/// Error set (naming the pass and the function) when a pass cannot rewrite a function. M must
+/// verify (kir::verify; an error otherwise), so the emitters that take the result may assume
+/// valid KIR; with VerifyEach (or verifyEachPassByDefault) every pass's output is verified too.
 std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, std::string& Error,
                                     const PipelineTrace* Trace = nullptr);
 

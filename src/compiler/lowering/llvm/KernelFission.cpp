@@ -6,6 +6,8 @@
 // work-item (per-work-item state array) until the point where it runs again.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include <cassert>
+
 namespace cajeta::lowering {
 
 using kir::Expr;
@@ -49,11 +51,7 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
   llvm::BasicBlock& Entry = FS.F->getEntryBlock();
   llvm::IRBuilder<> AB(Entry.getTerminator());
   for (const kir::Local& L : FS.KF->Locals) {
-    if (!L.Ty.isScalar()) {
-      FS.Locals.push_back(nullptr);
-      Error = "function '" + FS.KF->Name + "': local '" + L.Name + "' must have a scalar type";
-      continue;
-    }
+    assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
     llvm::AllocaInst* A = AB.CreateAlloca(valueType(Ctx, L.Ty), FS.GroupSize, L.Name);
     A->setAlignment(llvm::Align(64));
     FS.Locals.push_back(A);
@@ -127,10 +125,7 @@ std::pair<llvm::Value*, llvm::Value*> KernelLowering::findLeader() {
 }
 
 llvm::Value* KernelLowering::leaderCondition(const Expr* E) {
-  if (E && !E->Ty.isBool()) {
-    fail(E, "condition is not bool");
-    return B.getFalse();
-  }
+  assert((!E || E->Ty.isBool()) && "verified KIR: bool conditions");
   auto [Found, Leader] = findLeader();
   if (!E)
     return Found;
@@ -208,8 +203,7 @@ void KernelLowering::lowerGroupStmt(const Stmt* S) {
   case Stmt::Kind::Barrier:
     return; // the boundary between the regions before and after it
   case Stmt::Kind::If: {
-    if (!S->E || !S->Then)
-      return failStmt(S, "if without a condition or a then-branch");
+    assert(S->E && S->Then && "verified KIR: if (bool) then [else]");
     llvm::Value* C = leaderCondition(S->E);
     llvm::BasicBlock* Then = newBlock("gif.then");
     llvm::BasicBlock* Else = S->Else ? newBlock("gif.else") : nullptr;
@@ -229,13 +223,15 @@ void KernelLowering::lowerGroupStmt(const Stmt* S) {
   case Stmt::Kind::Loop:
     return lowerGroupLoop(S);
   default:
-    return failStmt(S, "a barrier inside a statement that cannot hold one");
+    // markBarriers marks only blocks, ifs and loops as holding a barrier.
+    assert(false && "a barrier inside a statement that cannot hold one");
+    return;
   }
 }
 
 void KernelLowering::lowerGroupLoop(const Stmt* S) {
-  if (Cur->GroupLoops.count(S->LoopId) || Cur->Loops.count(S->LoopId))
-    return failStmt(S, "loop id " + std::to_string(S->LoopId) + " is not unique");
+  assert(!Cur->GroupLoops.count(S->LoopId) && !Cur->Loops.count(S->LoopId) &&
+         "verified KIR: unique loop ids");
   unsigned Depth = unsigned(Cur->GroupLoops.size()) + 1;
   Cur->GroupLoops[S->LoopId] = Depth;
   llvm::BasicBlock* Body = newBlock("gloop.body");

@@ -6,6 +6,9 @@
 #include "compiler/kir/transforms/PortableWave.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/ErrorHandling.h>
+
+#include <cassert>
 
 namespace cajeta::lowering {
 
@@ -89,15 +92,7 @@ void KernelLowering::declareHelper(size_t I) {
   const kir::Function& KF = *KM.Functions[I];
   std::vector<llvm::Type*> Params = Target.helperHiddenParams(Ctx);
   for (const kir::Param& P : KF.Params) {
-    if (P.Ty.isVoid()) {
-      Error = "function '" + KF.Name + "': parameter '" + P.Name + "' has type void";
-      return;
-    }
-    if (P.Ty.isShared()) {
-      Error = "function '" + KF.Name + "': parameter '" + P.Name +
-              "': shared arrays cannot be passed to helpers";
-      return;
-    }
+    assert(!P.Ty.isVoid() && !P.Ty.isShared() && "verified KIR: no void or shared parameters");
     if (!P.Ty.isBuffer()) {
       Params.push_back(valueType(Ctx, P.Ty)); // a POD: a pointer to its bytes
       continue;
@@ -107,10 +102,8 @@ void KernelLowering::declareHelper(size_t I) {
     if (Opts.CheckBounds)
       Params.push_back(B.getInt32Ty());
   }
-  if (!KF.ReturnType.isVoid() && !KF.ReturnType.isScalar()) {
-    Error = "function '" + KF.Name + "': only a scalar can be returned";
-    return;
-  }
+  assert((KF.ReturnType.isVoid() || KF.ReturnType.isScalar()) &&
+         "verified KIR: only a scalar can be returned");
   auto* FT = llvm::FunctionType::get(valueType(Ctx, KF.ReturnType), Params, false);
   std::string Name = KF.Symbol.empty() ? "cj_helper_" + std::to_string(I) : KF.Symbol;
   auto* F = llvm::Function::Create(FT, llvm::GlobalValue::InternalLinkage, Name, LM);
@@ -169,10 +162,7 @@ void KernelLowering::lowerHelperBody(size_t I) {
 
 void KernelLowering::lowerKernel(size_t I) {
   const kir::Function& KF = *KM.Functions[I];
-  if (!KF.ReturnType.isVoid()) {
-    Error = "kernel '" + KF.Name + "' must return void";
-    return;
-  }
+  assert(KF.ReturnType.isVoid() && "verified KIR: kernels return void");
   // The pipeline (kir/transforms/Pipeline.h) has already inlined barrier helpers and, in the
   // portable tier, rewritten the wave ops: KM is the target's prepared module.
   const kir::Function* Lowered = &KF;
@@ -246,11 +236,7 @@ void KernelLowering::createLocals(FunctionState& FS) {
   llvm::BasicBlock& Entry = FS.F->getEntryBlock();
   llvm::IRBuilder<> AB(&Entry, Entry.getFirstInsertionPt());
   for (const kir::Local& L : FS.KF->Locals) {
-    if (!L.Ty.isScalar()) {
-      FS.Locals.push_back(nullptr);
-      Error = "function '" + FS.KF->Name + "': local '" + L.Name + "' must have a scalar type";
-      continue;
-    }
+    assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
     FS.Locals.push_back(AB.CreateAlloca(valueType(Ctx, L.Ty), nullptr, L.Name));
   }
 }
@@ -270,18 +256,14 @@ void KernelLowering::emitBody(FunctionState& FS) {
         SB.ParamIndex = B.getInt32(0x80000000u | I);
       FS.Shared.push_back(SB);
     }
-  } else if (!FS.KF->SharedArrays.empty()) {
-    Error = "helper '" + FS.KF->Name + "' declares shared arrays (only kernels may)";
-    return;
   }
+  assert((FS.KF->IsKernel || FS.KF->SharedArrays.empty()) &&
+         "verified KIR: only kernels declare shared arrays");
   llvm::FastMathFlags FMF;
   if (FS.KF->FastMath)
     FMF.setAllowContract(true); // @FastMath: contraction only
   B.setFastMathFlags(FMF);
-  if (!FS.KF->Body) {
-    Error = "function '" + FS.KF->Name + "' has no body";
-    return;
-  }
+  assert(FS.KF->Body && "verified KIR: every function has a body");
   if (FS.Fission)
     lowerGroupStmt(FS.KF->Body);
   else
@@ -321,9 +303,10 @@ llvm::Value* KernelLowering::fail(const Expr* E, const std::string& Message) {
   return E ? poisonOf(E->Ty) : nullptr;
 }
 
-void KernelLowering::failStmt(const Stmt* S, const std::string& Message) {
+llvm::Value* KernelLowering::unsupported(const Expr* E, const std::string& Message) {
   if (Error.empty())
-    Error = "function '" + Cur->KF->Name + "' at " + where(S->Loc) + ": malformed KIR: " + Message;
+    Error = "function '" + Cur->KF->Name + "' at " + where(E->Loc) + ": " + Message;
+  return poisonOf(E->Ty);
 }
 
 bool KernelLowering::checkOps(const Expr* E, size_t N) {
@@ -351,15 +334,10 @@ void KernelLowering::lowerStmt(const Stmt* S) {
       lowerStmt(C);
     return;
   case Stmt::Kind::Eval:
-    if (!S->E)
-      return failStmt(S, "eval without an expression");
     lowerExpr(S->E);
     return;
   case Stmt::Kind::If: {
-    if (!S->E || !S->Then)
-      return failStmt(S, "if without a condition or a then-branch");
-    if (!S->E->Ty.isBool())
-      return failStmt(S, "if condition is not bool");
+    assert(S->E && S->Then && S->E->Ty.isBool() && "verified KIR: if (bool) then [else]");
     llvm::Value* C = lowerExpr(S->E);
     llvm::BasicBlock* Then = newBlock("if.then");
     llvm::BasicBlock* Else = S->Else ? newBlock("if.else") : nullptr;
@@ -384,12 +362,13 @@ void KernelLowering::lowerStmt(const Stmt* S) {
   case Stmt::Kind::Return:
     return lowerReturn(S);
   case Stmt::Kind::Barrier:
-    if (!Target.hasNativeBarrier())
-      return failStmt(S, "barrier outside a kernel marked HasBarrier");
+    // Without a native barrier, the pipeline inlines barrier helpers and fission splits kernels
+    // at their barriers: none reaches this walk.
+    assert(Target.hasNativeBarrier() && "barrier outside a fission region");
     Target.emitBarrier(B, Cur->WorkItem);
     return;
   }
-  failStmt(S, "unknown statement kind");
+  llvm_unreachable("verified KIR: unknown statement kind");
 }
 
 void KernelLowering::lowerJump(const Stmt* S) {
@@ -402,8 +381,8 @@ void KernelLowering::lowerJump(const Stmt* S) {
   // Fission: a jump out of this region to a loop with barriers parks the work-item until that
   // loop's exit (break) or step (continue).
   auto G = Cur->GroupLoops.find(S->LoopId);
-  if (!Cur->Fission || !Cur->NextItem || G == Cur->GroupLoops.end() || !Cur->Park)
-    return failStmt(S, "break/continue outside loop " + std::to_string(S->LoopId));
+  assert(Cur->Fission && Cur->NextItem && G != Cur->GroupLoops.end() && Cur->Park &&
+         "verified KIR: a jump targets an enclosing loop");
   park(2 * G->second + (S->K == Stmt::Kind::Continue ? 1 : 0));
   B.CreateBr(Cur->NextItem);
   startDeadBlock();
@@ -413,11 +392,9 @@ void KernelLowering::lowerReturn(const Stmt* S) {
   {
     bool IsKernel = Cur->KF->IsKernel;
     if (IsKernel || Cur->KF->ReturnType.isVoid()) {
-      if (S->E)
-        return failStmt(S, "return with a value in a void function");
+      assert(!S->E && "verified KIR: no value returned from a void function");
       if (IsKernel && Cur->Fission) {
-        if (!Cur->Park || !Cur->NextItem)
-          return failStmt(S, "return outside a work-item region");
+        assert(Cur->Park && Cur->NextItem && "return outside a work-item region");
         park(1); // this work-item is done; later regions skip it
         B.CreateBr(Cur->NextItem);
       } else if (IsKernel) {
@@ -427,8 +404,7 @@ void KernelLowering::lowerReturn(const Stmt* S) {
       startDeadBlock();
       return;
     }
-    if (!S->E || S->E->Ty != Cur->KF->ReturnType)
-      return failStmt(S, "return value missing or of the wrong type");
+    assert(S->E && S->E->Ty == Cur->KF->ReturnType && "verified KIR: return typing");
     llvm::Value* V = lowerExpr(S->E);
     if (!Error.empty())
       return;
@@ -438,10 +414,8 @@ void KernelLowering::lowerReturn(const Stmt* S) {
 }
 
 void KernelLowering::lowerLoop(const Stmt* S) {
-  if (S->E && !S->E->Ty.isBool())
-    return failStmt(S, "loop condition is not bool");
-  if (Cur->Loops.count(S->LoopId))
-    return failStmt(S, "loop id " + std::to_string(S->LoopId) + " is not unique");
+  assert((!S->E || S->E->Ty.isBool()) && !Cur->Loops.count(S->LoopId) &&
+         "verified KIR: a bool loop condition and a unique loop id");
   llvm::BasicBlock* Body = newBlock("loop.body");
   llvm::BasicBlock* Step = newBlock("loop.step");
   llvm::BasicBlock* Test = newBlock("loop.test");
@@ -468,33 +442,24 @@ void KernelLowering::lowerLoop(const Stmt* S) {
 // Expressions
 
 llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
-  if (!E)
-    return fail(nullptr, "null expression");
+  assert(E && "verified KIR: no null expression");
   if (!Error.empty())
     return poisonOf(E->Ty);
   switch (E->K) {
   case Expr::Kind::Const:
-    if (!E->Ty.isScalar())
-      return fail(E, "constant of non-scalar type");
     if (E->Ty.isFloat())
       return llvm::ConstantFP::get(valueType(Ctx, E->Ty), E->FloatValue);
     if (E->Ty.isBool())
       return B.getInt1(E->IntValue != 0);
     return llvm::ConstantInt::get(valueType(Ctx, E->Ty), E->IntValue);
   case Expr::Kind::Local: {
-    if (E->Index >= Cur->Locals.size() || !Cur->Locals[E->Index])
-      return fail(E, "no local " + std::to_string(E->Index));
-    if (E->Ty != Cur->KF->Locals[E->Index].Ty)
-      return fail(E, "local read with the wrong type");
+    assert(E->Index < Cur->Locals.size() && E->Ty == Cur->KF->Locals[E->Index].Ty &&
+           "verified KIR: local reads");
     return B.CreateLoad(valueType(Ctx, E->Ty), localAddress(E->Index));
   }
   case Expr::Kind::Param:
-    if (E->Index >= Cur->Args.size())
-      return fail(E, "no parameter " + std::to_string(E->Index));
-    if (!Cur->Args[E->Index].Scalar || !E->Ty.isScalar())
-      return fail(E, "a buffer or POD parameter used as a value");
-    if (E->Ty != Cur->KF->Params[E->Index].Ty)
-      return fail(E, "parameter read with the wrong type");
+    assert(E->Index < Cur->Args.size() && Cur->Args[E->Index].Scalar && E->Ty.isScalar() &&
+           E->Ty == Cur->KF->Params[E->Index].Ty && "verified KIR: scalar parameter reads");
     return Cur->Args[E->Index].Scalar;
   case Expr::Kind::Unary:
     return lowerUnary(E);
@@ -509,25 +474,17 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
   case Expr::Kind::Store:
     return lowerStore(E);
   case Expr::Kind::Assign: {
-    if (!checkOps(E, 1))
-      return poisonOf(E->Ty);
-    if (E->Index >= Cur->Locals.size() || !Cur->Locals[E->Index])
-      return fail(E, "no local " + std::to_string(E->Index));
-    if (E->Ops[0]->Ty != Cur->KF->Locals[E->Index].Ty || E->Ty != E->Ops[0]->Ty)
-      return fail(E, "assignment of the wrong type");
+    assert(E->Ops.size() == 1 && E->Index < Cur->Locals.size() &&
+           E->Ops[0]->Ty == Cur->KF->Locals[E->Index].Ty && E->Ty == E->Ops[0]->Ty &&
+           "verified KIR: assignment typing");
     llvm::Value* V = lowerExpr(E->Ops[0]);
     B.CreateStore(V, localAddress(E->Index));
     return V;
   }
   case Expr::Kind::Seq: {
     llvm::Value* Last = nullptr;
-    for (const Expr* Op : E->Ops) {
-      if (!Op)
-        return fail(E, "null operand");
+    for (const Expr* Op : E->Ops)
       Last = lowerExpr(Op);
-    }
-    if (E->Ops.empty() ? !E->Ty.isVoid() : E->Ty != E->Ops.back()->Ty)
-      return fail(E, "sequence type differs from its last operand");
     return Last;
   }
   case Expr::Kind::Call:
@@ -535,7 +492,7 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
   case Expr::Kind::Intrinsic:
     return lowerIntrinsic(E);
   case Expr::Kind::SharedRef:
-    return fail(E, "a shared array used as a value");
+    llvm_unreachable("verified KIR: a shared array is only the array operand of an access");
   case Expr::Kind::Atomic:
     return lowerAtomic(E);
   case Expr::Kind::Field:
@@ -545,14 +502,11 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
   case Expr::Kind::Wave:
     return lowerWave(E);
   }
-  return fail(E, "unknown expression kind");
+  llvm_unreachable("verified KIR: unknown expression kind");
 }
 
 llvm::Value* KernelLowering::lowerUnary(const Expr* E) {
-  if (!checkOps(E, 1))
-    return poisonOf(E->Ty);
-  if (E->Ops[0]->Ty != E->Ty)
-    return fail(E, "unary operand type differs from the result");
+  assert(E->Ops.size() == 1 && E->Ops[0]->Ty == E->Ty && "verified KIR: unary typing");
   llvm::Value* V = lowerExpr(E->Ops[0]);
   switch (E->UOp) {
   case UnaryOp::Neg:
@@ -570,7 +524,7 @@ llvm::Value* KernelLowering::lowerUnary(const Expr* E) {
       return B.CreateNot(V);
     break;
   }
-  return fail(E, std::string("'") + kir::unaryOpName(E->UOp) + "' on " + E->Ty.str());
+  llvm_unreachable("verified KIR: a unary operator on a type that lacks it");
 }
 
 static bool isComparison(BinaryOp Op) {
@@ -579,15 +533,12 @@ static bool isComparison(BinaryOp Op) {
 }
 
 llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
-  if (!checkOps(E, 2))
-    return poisonOf(E->Ty);
+  assert(E->Ops.size() == 2 && "verified KIR: binary operand count");
   if (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr)
     return lowerLogical(E);
   Type OpTy = E->Ops[0]->Ty;
-  if (OpTy != E->Ops[1]->Ty || !OpTy.isScalar())
-    return fail(E, "binary operands of different or non-scalar types");
-  if (isComparison(E->BOp) ? !E->Ty.isBool() : E->Ty != OpTy)
-    return fail(E, "binary result type is wrong");
+  assert(OpTy == E->Ops[1]->Ty && OpTy.isScalar() &&
+         (isComparison(E->BOp) ? E->Ty.isBool() : E->Ty == OpTy) && "verified KIR: binary typing");
   // Left to right.
   llvm::Value* L = lowerExpr(E->Ops[0]);
   llvm::Value* R = lowerExpr(E->Ops[1]);
@@ -646,7 +597,7 @@ llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
   default:
     break;
   }
-  return fail(E, std::string("'") + kir::binaryOpName(E->BOp) + "' on " + OpTy.str());
+  llvm_unreachable("verified KIR: a binary operator on a type that lacks it");
 }
 
 llvm::Value* KernelLowering::lowerIntDivRem(const Expr* E, llvm::Value* L, llvm::Value* R) {
@@ -706,8 +657,8 @@ llvm::Value* KernelLowering::lowerCompare(const Expr* E, llvm::Value* L, llvm::V
 }
 
 llvm::Value* KernelLowering::lowerLogical(const Expr* E) {
-  if (!E->Ty.isBool() || !E->Ops[0]->Ty.isBool() || !E->Ops[1]->Ty.isBool())
-    return fail(E, "logical operator on non-bool operands");
+  assert(E->Ty.isBool() && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty.isBool() &&
+         "verified KIR: logical operators on bool");
   bool IsAnd = E->BOp == BinaryOp::LogicalAnd;
   llvm::Value* L = lowerExpr(E->Ops[0]);
   llvm::BasicBlock* LEnd = B.GetInsertBlock();
@@ -757,10 +708,8 @@ llvm::Value* KernelLowering::lowerCast(const Expr* E) {
 }
 
 llvm::Value* KernelLowering::lowerSelect(const Expr* E) {
-  if (!checkOps(E, 3))
-    return poisonOf(E->Ty);
-  if (!E->Ops[0]->Ty.isBool() || E->Ops[1]->Ty != E->Ty || E->Ops[2]->Ty != E->Ty)
-    return fail(E, "select with a non-bool condition or arms of the wrong type");
+  assert(E->Ops.size() == 3 && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty == E->Ty &&
+         E->Ops[2]->Ty == E->Ty && "verified KIR: select typing");
   llvm::Value* C = lowerExpr(E->Ops[0]);
   llvm::BasicBlock* Then = newBlock("sel.then");
   llvm::BasicBlock* Else = newBlock("sel.else");
@@ -785,25 +734,17 @@ llvm::Value* KernelLowering::lowerSelect(const Expr* E) {
 
 const BufferValue* KernelLowering::bufferOf(const Expr* E) {
   if (E->K == Expr::Kind::SharedRef) {
-    if (!E->Ty.isShared() || E->Index >= Cur->Shared.size() ||
-        Cur->KF->SharedArrays[E->Index].Elem != E->Ty.Elem) {
-      fail(E, "expected a shared array of this kernel");
-      return nullptr;
-    }
+    assert(E->Index < Cur->Shared.size() && "verified KIR: a shared array of this kernel");
     return &Cur->Shared[E->Index];
   }
-  if (E->K != Expr::Kind::Param || !E->Ty.isBuffer() || E->Index >= Cur->Args.size() ||
-      Cur->Args[E->Index].Scalar || Cur->KF->Params[E->Index].Ty != E->Ty) {
-    fail(E, "expected a buffer parameter or a shared array");
-    return nullptr;
-  }
+  assert(E->K == Expr::Kind::Param && E->Ty.isBuffer() && E->Index < Cur->Args.size() &&
+         !Cur->Args[E->Index].Scalar && "verified KIR: a buffer parameter or a shared array");
   return &Cur->Args[E->Index].Buffer;
 }
 
 llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* IndexExpr,
                                             Type ElemTy) {
-  if (!IndexExpr->Ty.isInteger())
-    return fail(IndexExpr, "buffer index is not an integer");
+  assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
   llvm::Value* Index = lowerExpr(IndexExpr);
   Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
   if (Opts.CheckBounds) {
@@ -821,14 +762,10 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
 }
 
 llvm::Value* KernelLowering::lowerLoad(const Expr* E) {
-  if (!checkOps(E, 2))
-    return poisonOf(E->Ty);
+  assert(E->Ops.size() == 2 && "verified KIR: load operands");
   const BufferValue* Buf = bufferOf(E->Ops[0]);
-  if (!Buf)
-    return poisonOf(E->Ty);
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
-  if (E->Ty != Elem)
-    return fail(E, "load type differs from the buffer's element type");
+  assert(E->Ty == Elem && "verified KIR: load typing");
   llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
   llvm::Value* V = B.CreateLoad(memoryType(Ctx, Elem), Addr);
   if (Elem.isBool()) // bool in memory is a byte; any non-zero byte reads as true
@@ -837,14 +774,10 @@ llvm::Value* KernelLowering::lowerLoad(const Expr* E) {
 }
 
 llvm::Value* KernelLowering::lowerStore(const Expr* E) {
-  if (!checkOps(E, 3))
-    return poisonOf(E->Ty);
+  assert(E->Ops.size() == 3 && "verified KIR: store operands");
   const BufferValue* Buf = bufferOf(E->Ops[0]);
-  if (!Buf)
-    return poisonOf(E->Ty);
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
-  if (E->Ty != Elem || E->Ops[2]->Ty != Elem)
-    return fail(E, "stored value type differs from the buffer's element type");
+  assert(E->Ty == Elem && E->Ops[2]->Ty == Elem && "verified KIR: store typing");
   // Left to right: the index, then the value; the bounds check happens before the value is
   // computed only if the index comes first, which it does.
   llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
@@ -865,38 +798,19 @@ llvm::Value* KernelLowering::lowerCall(const Expr* E) {
 bool KernelLowering::lowerCallArgs(const Expr* E, uint32_t Callee,
                                    llvm::ArrayRef<const Expr*> ArgExprs,
                                    std::vector<llvm::Value*>& Args) {
-  if (Callee >= KM.Functions.size() || !Helpers[Callee]) {
-    std::string Why = Callee < KM.Functions.size() && KM.Functions[Callee]->HasBarrier
-                          ? " (a helper with a barrier that was not inlined)"
-                      : Callee < KM.Functions.size() && KM.Functions[Callee]->IsKernel
-                          ? " (a kernel)"
-                          : " (not lowered for this backend)";
-    fail(E, "call of function " + std::to_string(Callee) + ", which is not a helper" + Why);
+  // Verified KIR calls helpers available wherever the caller is, with arguments of the
+  // parameters' types.
+  if (!callable(E, Callee))
     return false;
-  }
-  const kir::Function& F = *KM.Functions[Callee];
-  if (ArgExprs.size() != F.Params.size()) {
-    fail(E, "call of '" + F.Name + "' with the wrong number of arguments");
-    return false;
-  }
-  if (E->Ty != F.ReturnType) {
-    fail(E, "call type differs from the return type of '" + F.Name + "'");
-    return false;
-  }
+  assert(ArgExprs.size() == KM.Functions[Callee]->Params.size() &&
+         E->Ty == KM.Functions[Callee]->ReturnType && "verified KIR: call signature");
   Args = Cur->WorkItem.Values;
   for (size_t I = 0; I < ArgExprs.size(); ++I) {
     const Expr* A = ArgExprs[I];
-    if (!A || A->Ty != F.Params[I].Ty) {
-      fail(E, "argument " + std::to_string(I) + " of '" + F.Name +
-                  "' is missing or of the wrong type");
-      return false;
-    }
+    assert(A->Ty == KM.Functions[Callee]->Params[I].Ty && "verified KIR: argument types");
     if (A->Ty.isPod()) { // the caller's pointer to the POD's bytes
-      if (A->K != Expr::Kind::Param || A->Index >= Cur->Args.size() ||
-          !Cur->Args[A->Index].Scalar) {
-        fail(E, "a POD argument must be a POD parameter");
-        return false;
-      }
+      assert(A->K == Expr::Kind::Param && Cur->Args[A->Index].Scalar &&
+             "verified KIR: a POD argument is a POD parameter");
       llvm::Value* P = Cur->Args[A->Index].Scalar;
       Args.push_back(B.CreateAddrSpaceCast(P, llvm::PointerType::get(Ctx, 0)));
       continue;
@@ -906,18 +820,27 @@ bool KernelLowering::lowerCallArgs(const Expr* E, uint32_t Callee,
       continue;
     }
     const BufferValue* Buf = bufferOf(A);
-    if (!Buf)
-      return false;
     Args.push_back(Buf->Ptr);
     Args.push_back(Buf->Length);
     if (Opts.CheckBounds)
       Args.push_back(Buf->ParamIndex);
   }
-  if (Args.size() != Helpers[Callee]->arg_size()) {
-    fail(E, "hidden arguments of '" + F.Name + "' do not match");
-    return false;
-  }
+  assert(Args.size() == Helpers[Callee]->arg_size() && "hidden arguments do not match");
   return Error.empty();
+}
+
+bool KernelLowering::callable(const Expr* E, uint32_t Callee) {
+  assert(Callee < KM.Functions.size() && "verified KIR: calls of existing functions");
+  if (Helpers[Callee])
+    return true;
+  // Valid KIR this target cannot call: a helper it does not declare (one with a barrier or,
+  // in the portable tier, wave ops) that the pipeline could not inline, e.g. through a function
+  // value.
+  const kir::Function& F = *KM.Functions[Callee];
+  unsupported(E, "'" + F.Name + "' cannot be called here: " +
+                     (F.HasBarrier ? "a helper with a barrier" : "a helper with wave operations") +
+                     " is only inlined into its callers on this target");
+  return false;
 }
 
 llvm::Value* KernelLowering::emitCall(const Expr* E, uint32_t Callee,
@@ -933,23 +856,15 @@ llvm::Value* KernelLowering::emitCall(const Expr* E, uint32_t Callee,
 }
 
 llvm::Value* KernelLowering::lowerField(const Expr* E) {
-  if (!checkOps(E, 1))
-    return poisonOf(E->Ty);
+  assert(E->Ops.size() == 1 && "verified KIR: a field read has one operand");
   const Expr* P = E->Ops[0];
-  if (P->K != Expr::Kind::Param || !P->Ty.isPod() || P->Index >= Cur->Args.size() ||
-      !Cur->Args[P->Index].Scalar || Cur->KF->Params[P->Index].Ty != P->Ty)
-    return fail(E, "field read of something other than a POD parameter");
-  if (P->Ty.PodIndex >= KM.Pods.size())
-    return fail(E, "POD type " + std::to_string(P->Ty.PodIndex) + " does not exist");
+  assert(P->K == Expr::Kind::Param && P->Ty.isPod() && Cur->Args[P->Index].Scalar &&
+         P->Ty.PodIndex < KM.Pods.size() && "verified KIR: a field of a POD parameter");
   const kir::PodType& Pod = KM.Pods[P->Ty.PodIndex];
-  if (E->Index >= Pod.Fields.size())
-    return fail(E, "POD '" + Pod.Name + "' has no field " + std::to_string(E->Index));
+  assert(E->Index < Pod.Fields.size() && "verified KIR: field indices");
   const kir::PodField& F = Pod.Fields[E->Index];
   Type FT = Type::scalar(F.Type);
-  if (E->Ty != FT || F.Offset + bundle::scalarTypeSize(F.Type) > Pod.Size)
-    return fail(E, "field '" + F.Name + "' of '" + Pod.Name +
-                       "' read with the wrong type or "
-                       "outside the POD");
+  assert(E->Ty == FT && "verified KIR: field typing");
   llvm::Value* Addr =
       B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Cur->Args[P->Index].Scalar, F.Offset);
   llvm::LoadInst* V = B.CreateLoad(memoryType(Ctx, FT), Addr);
@@ -960,11 +875,8 @@ llvm::Value* KernelLowering::lowerField(const Expr* E) {
 }
 
 llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
-  if (E->Ops.empty() || !E->Ops[0] || E->Ops[0]->Ty != Type::scalar(kir::ScalarType::U32))
-    return fail(E, "dispatch without a uint32 tag");
-  for (const Expr* Op : E->Ops)
-    if (!Op)
-      return fail(E, "null operand");
+  assert(!E->Ops.empty() && E->Ops[0]->Ty == Type::scalar(kir::ScalarType::U32) &&
+         "verified KIR: a uint32 dispatch tag");
   llvm::Value* Tag = lowerExpr(E->Ops[0]);
   std::vector<const Expr*> ArgExprs(E->Ops.begin() + 1, E->Ops.end());
   std::vector<llvm::Value*> Args;
@@ -986,10 +898,11 @@ llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
   }
   for (size_t T = 0; T < E->Targets.size() && Error.empty(); ++T) {
     uint32_t Callee = E->Targets[T];
-    if (Callee >= KM.Functions.size() || !Helpers[Callee] ||
-        Helpers[Callee]->getFunctionType() != Helpers[E->Targets[0]]->getFunctionType() ||
-        KM.Functions[Callee]->ReturnType != E->Ty)
-      return fail(E, "dispatch target " + std::to_string(T) + " is not a helper of the same type");
+    if (!callable(E, Callee))
+      return poisonOf(E->Ty);
+    // Verified KIR: every target takes the same arguments and returns E->Ty.
+    assert(Helpers[Callee]->getFunctionType() == Helpers[E->Targets[0]]->getFunctionType() &&
+           "dispatch targets of one type");
     llvm::BasicBlock* Case = newBlock("dispatch.case");
     Switch->addCase(B.getInt32(uint32_t(T)), Case);
     B.SetInsertPoint(Case);
@@ -1006,7 +919,7 @@ llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
   return Phi;
 }
 
-static unsigned mathArity(IntrinsicOp Op) {
+[[maybe_unused]] static unsigned mathArity(IntrinsicOp Op) {
   switch (Op) {
   case IntrinsicOp::Pow:
   case IntrinsicOp::Min:
@@ -1028,10 +941,8 @@ llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
   case IntrinsicOp::GroupDim:
   case IntrinsicOp::GridDim:
   case IntrinsicOp::GlobalSize: {
-    if (E->Dim > 2)
-      return fail(E, "geometry dimension " + std::to_string(E->Dim) + " is not 0..2");
-    if (!E->Ops.empty() || E->Ty != Type::scalar(kir::ScalarType::U32))
-      return fail(E, "geometry builtins take no operands and yield uint32");
+    assert(E->Dim <= 2 && E->Ops.empty() && E->Ty == Type::scalar(kir::ScalarType::U32) &&
+           "verified KIR: geometry builtins");
     const WorkItemContext& W = Cur->WorkItem;
     if (Op == IntrinsicOp::GlobalId)
       return B.CreateAdd(B.CreateMul(Target.coordinate(B, W, IntrinsicOp::GroupId, E->Dim),
@@ -1042,32 +953,23 @@ llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
                          Target.coordinate(B, W, IntrinsicOp::GroupDim, E->Dim));
     return Target.coordinate(B, W, Op, E->Dim);
   }
-  case IntrinsicOp::BufferLength: {
-    if (!checkOps(E, 1))
-      return poisonOf(E->Ty);
-    if (E->Ty != Type::scalar(kir::ScalarType::U64))
-      return fail(E, "buffer length yields uint64");
-    const BufferValue* Buf = bufferOf(E->Ops[0]);
-    return Buf ? Buf->Length : poisonOf(E->Ty);
-  }
+  case IntrinsicOp::BufferLength:
+    assert(E->Ops.size() == 1 && E->Ty == Type::scalar(kir::ScalarType::U64) &&
+           "verified KIR: buffer length");
+    return bufferOf(E->Ops[0])->Length;
   default:
     break;
   }
-  if (!checkOps(E, mathArity(Op)))
-    return poisonOf(E->Ty);
+  assert(E->Ops.size() == mathArity(Op) && "verified KIR: math operand count");
   std::vector<llvm::Value*> Vals;
   for (const Expr* A : E->Ops) {
-    if (A->Ty != E->Ty)
-      return fail(E, std::string("operand of '") + kir::intrinsicName(Op) + "' has the wrong type");
+    assert(A->Ty == E->Ty && "verified KIR: math operands of the result's type");
     Vals.push_back(lowerExpr(A));
   }
-  bool FloatOnly = Op != IntrinsicOp::Abs && Op != IntrinsicOp::Min && Op != IntrinsicOp::Max;
-  if ((FloatOnly && !E->Ty.isFloat()) || !(E->Ty.isFloat() || E->Ty.isInteger()))
-    return fail(E, std::string("'") + kir::intrinsicName(Op) + "' on " + E->Ty.str());
   llvm::Value* V = Target.emitMath(B, Op, Vals, E->Ty);
-  if (!V)
-    return fail(E, std::string("the target cannot lower '") + kir::intrinsicName(Op) + "' on " +
-                       E->Ty.str());
+  if (!V) // a real limit of the target (e.g. no libm function for the type)
+    return unsupported(E, std::string("the target cannot lower '") + kir::intrinsicName(Op) +
+                              "' on " + E->Ty.str());
   return V;
 }
 

@@ -37,7 +37,8 @@ public:
 
   /// Lowers every function of KM into LM: helpers as internal always-inline functions, kernels
   /// through LoweringTarget::emitKernel (a HasBarrier kernel on a target without a native barrier
-  /// by KIR inlining and work-item loop fission). Returns false with Error set on malformed KIR.
+  /// by KIR inlining and work-item loop fission). KM must verify (kir::verify; the pipeline
+  /// guarantees it); returns false with Error set on what the target cannot express.
   bool lowerModule(std::string& Error);
 
   /// Per kernel lowered (key: kir Function::Name), what its target manifest takes from the code
@@ -146,6 +147,8 @@ private:
   bool lowerCallArgs(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<const kir::Expr*> Args,
                      std::vector<llvm::Value*>& Out);
   llvm::Value* emitCall(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<llvm::Value*> Args);
+  /// Whether this lowering declared helper Callee; reports the call E otherwise.
+  bool callable(const kir::Expr* E, uint32_t Callee);
 
   // Atomics (KernelAtomics.cpp).
   llvm::Value* lowerAtomic(const kir::Expr* E);
@@ -165,10 +168,13 @@ private:
   void branchTo(llvm::BasicBlock* To);
   llvm::BasicBlock* newBlock(const char* Name);
 
-  /// Records the first error and returns a placeholder value of type Ty (poison).
+  /// Records the first error and returns a placeholder value of type Ty (poison). The walk
+  /// assumes verified KIR (kir::verify, run by the pipeline); fail/checkOps remain for the
+  /// checks not yet moved into the verifier.
   llvm::Value* fail(const kir::Expr* E, const std::string& Message);
-  void failStmt(const kir::Stmt* S, const std::string& Message);
   bool checkOps(const kir::Expr* E, size_t N);
+  /// Records the first error for a construct the target cannot express (valid KIR).
+  llvm::Value* unsupported(const kir::Expr* E, const std::string& Message);
   llvm::Value* poisonOf(kir::Type T);
 
   const kir::Module& KM;

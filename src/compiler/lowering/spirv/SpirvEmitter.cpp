@@ -4,6 +4,7 @@
 
 #include "compiler/kir/transforms/PortableWave.h"
 
+#include <cassert>
 #include <functional>
 
 namespace cajeta::spirv {
@@ -231,12 +232,12 @@ void SpirvEmitter::emitKernelFunction() {
   FS.Params.resize(Kernel.Params.size(), 0);
   for (uint32_t I = 0; I < Kernel.Params.size(); ++I) {
     const kir::Param& P = Kernel.Params[I];
+    assert((P.Ty.isBuffer() || P.Ty.isPod() || P.Ty.isScalar()) &&
+           "verified KIR: kernel parameters are buffers, PODs or scalars");
     if (P.Ty.isBuffer() || P.Ty.isPod())
       FS.Params[I] = I;
-    else if (P.Ty.isScalar())
-      FS.Params[I] = scalarParam(I, P.Ty);
     else
-      fail(P.Loc, "parameter '" + P.Name + "' has an unsupported type " + P.Ty.str());
+      FS.Params[I] = scalarParam(I, P.Ty);
   }
   if (Opts.CheckBounds) {
     // A launch that has already failed ends each new work-item at once.
@@ -318,10 +319,7 @@ uint32_t SpirvEmitter::helperFunction(uint32_t Callee, const std::vector<uint32_
 void SpirvEmitter::emitFunctionBody(FnState& FS) {
   const kir::Function& KF = *FS.KF;
   for (const kir::Local& L : KF.Locals) {
-    if (!L.Ty.isScalar()) {
-      fail(L.Loc, "local '" + L.Name + "' must have a scalar type");
-      return;
-    }
+    assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
     uint32_t T = valueType(L.Ty);
     uint32_t Ptr = Mb.typePointer(spv::StorageClass::Function, T);
     uint32_t Id = Mb.newId();
@@ -329,14 +327,8 @@ void SpirvEmitter::emitFunctionBody(FnState& FS) {
                              {Ptr, Id, uint32_t(spv::StorageClass::Function), Mb.constNull(T)});
     FS.Locals.push_back(Id);
   }
-  if (!KF.IsKernel && !KF.SharedArrays.empty()) {
-    fail(KF.Loc, "helper '" + KF.Name + "' declares shared arrays (only kernels may)");
-    return;
-  }
-  if (!KF.Body) {
-    fail(KF.Loc, "function '" + KF.Name + "' has no body");
-    return;
-  }
+  assert((KF.IsKernel || KF.SharedArrays.empty()) && KF.Body &&
+         "verified KIR: a body, and shared arrays only in kernels");
   lowerStmt(KF.Body);
   if (FS.Live)
     emitReturn(KF.ReturnType.isVoid() ? 0 : zeroOf(KF.ReturnType));
@@ -418,10 +410,6 @@ void SpirvEmitter::lowerStmt(const Stmt* S) {
       lowerStmt(C);
     return;
   case Stmt::Kind::Eval:
-    if (!S->E) {
-      fail(S->Loc, "malformed KIR: eval without an expression");
-      return;
-    }
     lowerExpr(S->E);
     return;
   case Stmt::Kind::If:
@@ -444,14 +432,11 @@ void SpirvEmitter::lowerStmt(const Stmt* S) {
     return;
   }
   }
-  fail(S->Loc, "malformed KIR: unknown statement kind");
+  assert(false && "verified KIR: unknown statement kind");
 }
 
 void SpirvEmitter::lowerIf(const Stmt* S) {
-  if (!S->E || !S->Then || !S->E->Ty.isBool()) {
-    fail(S->Loc, "malformed KIR: if without a bool condition or a then-branch");
-    return;
-  }
+  assert(S->E && S->Then && S->E->Ty.isBool() && "verified KIR: if (bool) then [else]");
   uint32_t C = lowerExpr(S->E);
   if (!Error.empty())
     return;
@@ -471,15 +456,11 @@ void SpirvEmitter::lowerIf(const Stmt* S) {
 }
 
 void SpirvEmitter::lowerLoop(const Stmt* S) {
-  if (S->E && !S->E->Ty.isBool()) {
-    fail(S->Loc, "malformed KIR: loop condition is not bool");
-    return;
-  }
+  assert((!S->E || S->E->Ty.isBool()) && "verified KIR: bool loop conditions");
+#ifndef NDEBUG
   for (const LoopInfo& L : Cur->Loops)
-    if (L.Id == S->LoopId) {
-      fail(S->Loc, "malformed KIR: loop id " + std::to_string(S->LoopId) + " is not unique");
-      return;
-    }
+    assert(L.Id != S->LoopId && "verified KIR: unique loop ids");
+#endif
   uint32_t Header = Mb.newId(), Body = Mb.newId(), Continue = Mb.newId(), Merge = Mb.newId();
   branch(Header);
   beginBlock(Header);
@@ -516,24 +497,19 @@ void SpirvEmitter::lowerLoop(const Stmt* S) {
 }
 
 void SpirvEmitter::lowerJump(const Stmt* S) {
-  if (Cur->Loops.empty()) {
-    fail(S->Loc, "malformed KIR: break/continue outside a loop");
-    return;
-  }
+  assert(!Cur->Loops.empty() && "verified KIR: jumps inside loops");
   bool IsContinue = S->K == Stmt::Kind::Continue;
   const LoopInfo& Inner = Cur->Loops.back();
   if (Inner.Id == S->LoopId) {
     branch(IsContinue ? Inner.Continue : Inner.Merge);
     return;
   }
+#ifndef NDEBUG
   bool Found = false;
   for (const LoopInfo& L : Cur->Loops)
     Found |= L.Id == S->LoopId;
-  if (!Found) {
-    fail(S->Loc, "malformed KIR: break/continue of loop " + std::to_string(S->LoopId) +
-                     ", which does not enclose it");
-    return;
-  }
+  assert(Found && "verified KIR: a jump targets an enclosing loop");
+#endif
   // SPIR-V may only leave the innermost loop: record the jump, break, and let each enclosing
   // loop's exit pass it on (dispatchPending) until the target loop takes it.
   if (!Cur->PendingVar) {
@@ -548,12 +524,11 @@ void SpirvEmitter::lowerJump(const Stmt* S) {
 }
 
 void SpirvEmitter::dispatchPending() {
-  if (Cur->Loops.empty() || !Cur->PendingVar) {
-    Error = Error.empty()
-                ? "malformed KIR: a jump leaves the outermost loop of '" + Cur->KF->Name + "'"
-                : Error;
+  // No jump out of an inner loop was emitted (the ones there were dead code): nothing pends.
+  if (!Cur->PendingVar)
     return;
-  }
+  // Verified KIR jumps only to enclosing loops, so an outer loop takes every pending jump.
+  assert(!Cur->Loops.empty() && "a jump leaves the outermost loop");
   const LoopInfo& L = Cur->Loops.back();
   uint32_t P = op(spv::Op::OpLoad, u32(), {Cur->PendingVar});
   uint32_t IsSet = op(spv::Op::OpINotEqual, boolTy(), {P, Mb.constU32(0)});
@@ -583,17 +558,11 @@ void SpirvEmitter::dispatchPending() {
 void SpirvEmitter::lowerReturn(const Stmt* S) {
   const kir::Function& KF = *Cur->KF;
   if (KF.IsKernel || KF.ReturnType.isVoid()) {
-    if (S->E) {
-      fail(S->Loc, "malformed KIR: return with a value in a void function");
-      return;
-    }
+    assert(!S->E && "verified KIR: no value returned from a void function");
     emitReturn(0);
     return;
   }
-  if (!S->E || S->E->Ty != KF.ReturnType) {
-    fail(S->Loc, "malformed KIR: return value missing or of the wrong type");
-    return;
-  }
+  assert(S->E && S->E->Ty == KF.ReturnType && "verified KIR: return typing");
   uint32_t V = lowerExpr(S->E);
   if (Error.empty())
     emitReturn(V);

@@ -64,7 +64,8 @@ public:
   static std::vector<ParamSlot> paramBlockLayout(const kir::Module& M, const kir::Function& K,
                                                  uint32_t& Bytes);
 
-  /// Emits kernel K of M. K must be a kernel available on "vulkan".
+  /// Emits kernel K of M. K must be a kernel available on "vulkan"; M must verify (kir::verify:
+  /// the output of kir::runPipeline does), since the emitter asserts KIR validity.
   static SpirvKernel emitKernel(const kir::Module& M, const kir::Function& K,
                                 const SpirvEmitOptions& Options);
 
@@ -168,7 +169,8 @@ private:
   uint32_t memoryType(kir::ScalarType T);
   uint32_t intConst(kir::Type T, uint64_t V);
   uint32_t zeroOf(kir::Type T);
-  bool arrayOf(const kir::Expr* E, ArrayRef& A);
+  /// The array operand E of an access (verified KIR: a buffer parameter or a shared array).
+  ArrayRef arrayOf(const kir::Expr* E);
   uint32_t bufferVar(uint32_t KernelParam, bool IntView);
   uint32_t sharedVar(uint32_t Index);
   uint32_t elementPointer(const ArrayRef& A, const kir::Expr* IndexExpr, bool IntView);

@@ -5,6 +5,7 @@
 
 #include <spirv/unified1/GLSL.std.450.h>
 
+#include <cassert>
 #include <cmath>
 
 namespace cajeta::spirv {
@@ -16,33 +17,25 @@ using kir::Type;
 using kir::UnaryOp;
 
 uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
-  if (!E) {
-    fail({}, "malformed KIR: null expression");
-    return 0;
-  }
+  // The module is verified KIR (kir::runPipeline checks it): operand counts, types, indices
+  // and where arrays may appear are asserted, not reported.
+  assert(E && "verified KIR: no null expression");
   if (!Error.empty())
     return 0;
-  auto Bad = [&](const std::string& Message) {
-    fail(E->Loc, "malformed KIR: " + Message);
-    return 0u;
-  };
   switch (E->K) {
   case Expr::Kind::Const:
-    if (!E->Ty.isScalar())
-      return Bad("constant of non-scalar type");
     if (E->Ty.isBool())
       return Mb.constBool(E->IntValue != 0);
     if (E->Ty.isFloat())
       return Mb.constFloat(E->Ty.bits(), E->FloatValue);
     return Mb.constInt(E->Ty.bits(), E->IntValue);
   case Expr::Kind::Local:
-    if (E->Index >= Cur->Locals.size() || E->Ty != Cur->KF->Locals[E->Index].Ty)
-      return Bad("no local " + std::to_string(E->Index) + " of this type");
+    assert(E->Index < Cur->Locals.size() && E->Ty == Cur->KF->Locals[E->Index].Ty &&
+           "verified KIR: local reads");
     return op(spv::Op::OpLoad, valueType(E->Ty), {Cur->Locals[E->Index]});
   case Expr::Kind::Param:
-    if (E->Index >= Cur->Params.size() || !E->Ty.isScalar() ||
-        E->Ty != Cur->KF->Params[E->Index].Ty)
-      return Bad("parameter " + std::to_string(E->Index) + " read as a scalar");
+    assert(E->Index < Cur->Params.size() && E->Ty.isScalar() &&
+           E->Ty == Cur->KF->Params[E->Index].Ty && "verified KIR: scalar parameter reads");
     return Cur->Params[E->Index];
   case Expr::Kind::Unary:
     return lowerUnary(E);
@@ -57,9 +50,8 @@ uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
   case Expr::Kind::Store:
     return lowerStore(E);
   case Expr::Kind::Assign: {
-    if (E->Ops.size() != 1 || !E->Ops[0] || E->Index >= Cur->Locals.size() ||
-        E->Ops[0]->Ty != Cur->KF->Locals[E->Index].Ty)
-      return Bad("assignment of the wrong type");
+    assert(E->Ops.size() == 1 && E->Index < Cur->Locals.size() &&
+           E->Ops[0]->Ty == Cur->KF->Locals[E->Index].Ty && "verified KIR: assignment typing");
     uint32_t V = lowerExpr(E->Ops[0]);
     if (Error.empty())
       opVoid(spv::Op::OpStore, {Cur->Locals[E->Index], V});
@@ -76,7 +68,8 @@ uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
   case Expr::Kind::Intrinsic:
     return lowerIntrinsic(E);
   case Expr::Kind::SharedRef:
-    return Bad("a shared array used as a value");
+    assert(false && "verified KIR: a shared array is only the array operand of an access");
+    return 0;
   case Expr::Kind::Atomic:
     return lowerAtomic(E);
   case Expr::Kind::Field:
@@ -86,7 +79,8 @@ uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
   case Expr::Kind::Wave:
     return lowerWave(E);
   }
-  return Bad("unknown expression kind");
+  assert(false && "verified KIR: unknown expression kind");
+  return 0;
 }
 
 uint32_t SpirvEmitter::arith(spv::Op Op, uint32_t Type, uint32_t A, uint32_t B) {
@@ -100,10 +94,7 @@ uint32_t SpirvEmitter::arith(spv::Op Op, uint32_t Type, uint32_t A, uint32_t B) 
 }
 
 uint32_t SpirvEmitter::lowerUnary(const Expr* E) {
-  if (E->Ops.size() != 1 || !E->Ops[0] || E->Ops[0]->Ty != E->Ty) {
-    fail(E->Loc, "malformed KIR: unary operand type differs from the result");
-    return 0;
-  }
+  assert(E->Ops.size() == 1 && E->Ops[0]->Ty == E->Ty && "verified KIR: unary typing");
   uint32_t V = lowerExpr(E->Ops[0]);
   uint32_t T = valueType(E->Ty);
   switch (E->UOp) {
@@ -122,7 +113,7 @@ uint32_t SpirvEmitter::lowerUnary(const Expr* E) {
       return op(spv::Op::OpNot, T, {V});
     break;
   }
-  fail(E->Loc, std::string("malformed KIR: '") + kir::unaryOpName(E->UOp) + "' on " + E->Ty.str());
+  assert(false && "verified KIR: a unary operator on a type that lacks it");
   return 0;
 }
 
@@ -132,18 +123,12 @@ static bool isComparison(BinaryOp Op) {
 }
 
 uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
-  if (E->Ops.size() != 2 || !E->Ops[0] || !E->Ops[1]) {
-    fail(E->Loc, "malformed KIR: binary operator without two operands");
-    return 0;
-  }
+  assert(E->Ops.size() == 2 && "verified KIR: binary operand count");
   if (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr)
     return lowerLogical(E);
   Type OpTy = E->Ops[0]->Ty;
-  if (OpTy != E->Ops[1]->Ty || !OpTy.isScalar() ||
-      (isComparison(E->BOp) ? !E->Ty.isBool() : E->Ty != OpTy)) {
-    fail(E->Loc, "malformed KIR: binary operand or result types are wrong");
-    return 0;
-  }
+  assert(OpTy == E->Ops[1]->Ty && OpTy.isScalar() &&
+         (isComparison(E->BOp) ? E->Ty.isBool() : E->Ty == OpTy) && "verified KIR: binary typing");
   uint32_t L = lowerExpr(E->Ops[0]);
   uint32_t R = lowerExpr(E->Ops[1]);
   if (!Error.empty())
@@ -201,7 +186,7 @@ uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
   default:
     break;
   }
-  fail(E->Loc, std::string("malformed KIR: '") + kir::binaryOpName(E->BOp) + "' on " + OpTy.str());
+  assert(false && "verified KIR: a binary operator on a type that lacks it");
   return 0;
 }
 
@@ -269,10 +254,8 @@ uint32_t SpirvEmitter::lowerCompare(const Expr* E, uint32_t L, uint32_t R) {
 }
 
 uint32_t SpirvEmitter::lowerLogical(const Expr* E) {
-  if (!E->Ty.isBool() || !E->Ops[0]->Ty.isBool() || !E->Ops[1]->Ty.isBool()) {
-    fail(E->Loc, "malformed KIR: logical operator on non-bool operands");
-    return 0;
-  }
+  assert(E->Ty.isBool() && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty.isBool() &&
+         "verified KIR: logical operators on bool");
   bool IsAnd = E->BOp == BinaryOp::LogicalAnd;
   uint32_t L = lowerExpr(E->Ops[0]);
   uint32_t LEnd = curLabel();
@@ -373,11 +356,8 @@ uint32_t SpirvEmitter::narrowToOddF32(uint32_t V) {
 }
 
 uint32_t SpirvEmitter::lowerSelect(const Expr* E) {
-  if (E->Ops.size() != 3 || !E->Ops[0] || !E->Ops[1] || !E->Ops[2] || !E->Ops[0]->Ty.isBool() ||
-      E->Ops[1]->Ty != E->Ty || E->Ops[2]->Ty != E->Ty) {
-    fail(E->Loc, "malformed KIR: select with a non-bool condition or arms of the wrong type");
-    return 0;
-  }
+  assert(E->Ops.size() == 3 && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty == E->Ty &&
+         E->Ops[2]->Ty == E->Ty && "verified KIR: select typing");
   uint32_t C = lowerExpr(E->Ops[0]);
   uint32_t Then = Mb.newId(), Else = Mb.newId(), Merge = Mb.newId();
   opVoid(spv::Op::OpSelectionMerge, {Merge, 0});
@@ -401,28 +381,24 @@ uint32_t SpirvEmitter::lowerSelect(const Expr* E) {
 
 bool SpirvEmitter::callArgs(const Expr* E, uint32_t Callee, const std::vector<const Expr*>& Args,
                             std::vector<uint32_t>& Bindings, Words& Values) {
-  if (Callee >= M.Functions.size() || M.Functions[Callee]->IsKernel)
-    return fail(E->Loc, "malformed KIR: call of function " + std::to_string(Callee) +
-                            ", which is not a helper");
-  const kir::Function& F = *M.Functions[Callee];
-  if (!kir::availableOn(F, "vulkan"))
-    return fail(E->Loc, "'" + F.Name + "' is not available on vulkan (@Backend)");
-  if (Args.size() != F.Params.size() || E->Ty != F.ReturnType)
-    return fail(E->Loc, "malformed KIR: call of '" + F.Name + "' with the wrong arguments");
+  // Verified KIR: Callee is a helper available wherever its (vulkan) caller is, called with
+  // arguments of its parameters' types; buffer and POD arguments are the caller's parameters.
+  assert(Callee < M.Functions.size() && !M.Functions[Callee]->IsKernel &&
+         kir::availableOn(*M.Functions[Callee], "vulkan") &&
+         Args.size() == M.Functions[Callee]->Params.size() &&
+         E->Ty == M.Functions[Callee]->ReturnType && "verified KIR: call signature");
+  (void)E;
+  (void)Callee;
   for (size_t I = 0; I < Args.size(); ++I) {
     const Expr* A = Args[I];
-    if (!A || A->Ty != F.Params[I].Ty)
-      return fail(E->Loc, "malformed KIR: argument " + std::to_string(I) + " of '" + F.Name +
-                              "' is missing or of the wrong type");
+    assert(A->Ty == M.Functions[Callee]->Params[I].Ty && "verified KIR: argument types");
     if (A->Ty.isScalar()) {
       Values.push_back(lowerExpr(A));
       continue;
     }
     // Buffers and PODs are module variables: the callee is specialised for the binding.
-    if (A->K != Expr::Kind::Param || A->Index >= Cur->Params.size() || A->Ty.isShared())
-      return fail(E->Loc, "argument " + std::to_string(I) + " of '" + F.Name +
-                              "' must be a buffer or POD parameter (shared arrays cannot be "
-                              "passed to helpers)");
+    assert(A->K == Expr::Kind::Param && A->Index < Cur->Params.size() &&
+           "verified KIR: buffer and POD arguments are parameters");
     Bindings.push_back(Cur->Params[A->Index]);
   }
   return Error.empty();
@@ -460,10 +436,8 @@ uint32_t SpirvEmitter::lowerCall(const Expr* E) {
 }
 
 uint32_t SpirvEmitter::lowerDispatch(const Expr* E) {
-  if (E->Ops.empty() || !E->Ops[0] || E->Ops[0]->Ty != Type::scalar(kir::ScalarType::U32)) {
-    fail(E->Loc, "malformed KIR: dispatch without a uint32 tag");
-    return 0;
-  }
+  assert(!E->Ops.empty() && E->Ops[0]->Ty == Type::scalar(kir::ScalarType::U32) &&
+         "verified KIR: a uint32 dispatch tag");
   uint32_t Tag = lowerExpr(E->Ops[0]);
   std::vector<const Expr*> Args(E->Ops.begin() + 1, E->Ops.end());
   std::vector<uint32_t> Bindings;
@@ -492,11 +466,8 @@ uint32_t SpirvEmitter::lowerDispatch(const Expr* E) {
   Words Phi;
   for (uint32_t T = 0; T < E->Targets.size() && Error.empty(); ++T) {
     uint32_t Callee = E->Targets[T];
-    if (Callee >= M.Functions.size() || M.Functions[Callee]->ReturnType != E->Ty) {
-      fail(E->Loc, "malformed KIR: dispatch target " + std::to_string(T) +
-                       " is not a helper of the same type");
-      return 0;
-    }
+    assert(Callee < M.Functions.size() && M.Functions[Callee]->ReturnType == E->Ty &&
+           "verified KIR: dispatch targets of one signature");
     beginBlock(Cases[2 * T + 1]);
     uint32_t V = emitCall(E, Callee, Bindings, Values);
     if (Cur->Live && !E->Ty.isVoid()) {
@@ -520,7 +491,7 @@ uint32_t SpirvEmitter::lowerDispatch(const Expr* E) {
 // ---------------------------------------------------------------------------------------------
 // Intrinsics
 
-static unsigned mathArity(IntrinsicOp Op) {
+[[maybe_unused]] static unsigned mathArity(IntrinsicOp Op) {
   switch (Op) {
   case IntrinsicOp::Pow:
   case IntrinsicOp::Min:
@@ -542,11 +513,8 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
   case IntrinsicOp::GroupDim:
   case IntrinsicOp::GridDim:
   case IntrinsicOp::GlobalSize: {
-    if (E->Dim > 2 || !E->Ops.empty() || E->Ty != Type::scalar(kir::ScalarType::U32)) {
-      fail(E->Loc, "malformed KIR: geometry builtins take no operands, dimension 0..2, and "
-                   "yield uint32");
-      return 0;
-    }
+    assert(E->Dim <= 2 && E->Ops.empty() && E->Ty == Type::scalar(kir::ScalarType::U32) &&
+           "verified KIR: geometry builtins");
     if (Op == IntrinsicOp::GlobalId)
       return op(spv::Op::OpIAdd, u32(),
                 {op(spv::Op::OpIMul, u32(),
@@ -560,30 +528,19 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
     return coordinate(Op, E->Dim);
   }
   case IntrinsicOp::BufferLength: {
-    ArrayRef A;
-    if (E->Ops.size() != 1 || !E->Ops[0] || E->Ty != Type::scalar(kir::ScalarType::U64) ||
-        !arrayOf(E->Ops[0], A)) {
-      fail(E->Loc, "malformed KIR: length of something other than an array");
-      return 0;
-    }
+    assert(E->Ops.size() == 1 && E->Ty == Type::scalar(kir::ScalarType::U64) &&
+           "verified KIR: buffer length");
+    ArrayRef A = arrayOf(E->Ops[0]);
     uint32_t Len = A.Shared ? A.Length32 : op(spv::Op::OpArrayLength, u32(), {A.Var, 0});
     return op(spv::Op::OpUConvert, Mb.typeInt(64), {Len});
   }
   default:
     break;
   }
-  if (E->Ops.size() != mathArity(Op)) {
-    fail(E->Loc,
-         std::string("malformed KIR: wrong operand count for '") + kir::intrinsicName(Op) + "'");
-    return 0;
-  }
+  assert(E->Ops.size() == mathArity(Op) && "verified KIR: math operand count");
   Words Vals;
   for (const Expr* A : E->Ops) {
-    if (!A || A->Ty != E->Ty) {
-      fail(E->Loc, std::string("malformed KIR: operand of '") + kir::intrinsicName(Op) +
-                       "' has the wrong type");
-      return 0;
-    }
+    assert(A->Ty == E->Ty && "verified KIR: math operands of the result's type");
     Vals.push_back(lowerExpr(A));
   }
   return lowerMath(E, Vals);

@@ -4,6 +4,8 @@
 
 #include <spirv/unified1/GLSL.std.450.h>
 
+#include <cassert>
+
 namespace cajeta::spirv {
 
 using kir::AtomicOp;
@@ -108,13 +110,12 @@ uint32_t SpirvEmitter::statusVar() {
   return StatusVar;
 }
 
-bool SpirvEmitter::arrayOf(const Expr* E, ArrayRef& A) {
-  if (!E)
-    return fail({}, "malformed KIR: null array operand");
+SpirvEmitter::ArrayRef SpirvEmitter::arrayOf(const Expr* E) {
+  ArrayRef A;
   if (E->K == Expr::Kind::SharedRef) {
-    if (Cur->KF != &Kernel || E->Index >= Kernel.SharedArrays.size() ||
-        Kernel.SharedArrays[E->Index].Elem != E->Ty.Elem || !E->Ty.isShared())
-      return fail(E->Loc, "malformed KIR: expected a shared array of this kernel");
+    // Verified KIR: only kernels have shared arrays, so a SharedRef is one of this kernel's.
+    assert(Cur->KF == &Kernel && E->Index < Kernel.SharedArrays.size() &&
+           "verified KIR: a shared array of this kernel");
     A.Shared = true;
     A.Var = sharedVar(E->Index);
     A.Elem = Type::scalar(E->Ty.Elem);
@@ -122,27 +123,23 @@ bool SpirvEmitter::arrayOf(const Expr* E, ArrayRef& A) {
     A.ElemType = A.Bits ? Mb.typeInt(A.Elem.bits()) : valueType(A.Elem);
     A.Length32 = SharedLengths[E->Index];
     A.ParamCode = 0x80000000u | E->Index;
-    return true;
+    return A;
   }
-  if (E->K != Expr::Kind::Param || !E->Ty.isBuffer() || E->Index >= Cur->Params.size() ||
-      Cur->KF->Params[E->Index].Ty != E->Ty)
-    return fail(E->Loc, "malformed KIR: expected a buffer parameter or a shared array");
-  uint32_t K = Cur->Params[E->Index];
-  if (K >= Kernel.Params.size() || Kernel.Params[K].Ty != E->Ty)
-    return fail(E->Loc, "malformed KIR: buffer argument bound to a parameter of another type");
+  assert(E->K == Expr::Kind::Param && E->Ty.isBuffer() && E->Index < Cur->Params.size() &&
+         "verified KIR: a buffer parameter or a shared array");
+  uint32_t K = Cur->Params[E->Index]; // the kernel parameter a helper's buffer is bound to
+  assert(K < Kernel.Params.size() && Kernel.Params[K].Ty == E->Ty &&
+         "a buffer argument bound to a parameter of another type");
   A.KernelParam = K;
   A.Var = bufferVar(K, false);
   A.Elem = Type::scalar(E->Ty.Elem);
   A.ElemType = memoryType(E->Ty.Elem);
   A.ParamCode = K;
-  return true;
+  return A;
 }
 
 uint32_t SpirvEmitter::elementPointer(const ArrayRef& A, const Expr* IndexExpr, bool IntView) {
-  if (!IndexExpr || !IndexExpr->Ty.isInteger()) {
-    fail(IndexExpr ? IndexExpr->Loc : kir::SourceLoc{}, "malformed KIR: index is not an integer");
-    return 0;
-  }
+  assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
   Type IT = IndexExpr->Ty;
   uint32_t Index = lowerExpr(IndexExpr);
   if (!Error.empty())
@@ -222,11 +219,9 @@ void SpirvEmitter::reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t 
 // Loads and stores
 
 uint32_t SpirvEmitter::lowerLoad(const Expr* E) {
-  ArrayRef A;
-  if (E->Ops.size() != 2 || !arrayOf(E->Ops[0], A))
-    return fail(E->Loc, "malformed KIR: load without an array and an index"), 0;
-  if (E->Ty != A.Elem)
-    return fail(E->Loc, "malformed KIR: load type differs from the element type"), 0;
+  assert(E->Ops.size() == 2 && "verified KIR: load operands");
+  ArrayRef A = arrayOf(E->Ops[0]);
+  assert(E->Ty == A.Elem && "verified KIR: load typing");
   uint32_t Ptr = elementPointer(A, E->Ops[1], false);
   if (!Error.empty())
     return 0;
@@ -239,11 +234,9 @@ uint32_t SpirvEmitter::lowerLoad(const Expr* E) {
 }
 
 uint32_t SpirvEmitter::lowerStore(const Expr* E) {
-  ArrayRef A;
-  if (E->Ops.size() != 3 || !arrayOf(E->Ops[0], A))
-    return fail(E->Loc, "malformed KIR: store without an array, an index and a value"), 0;
-  if (E->Ty != A.Elem || !E->Ops[2] || E->Ops[2]->Ty != A.Elem)
-    return fail(E->Loc, "malformed KIR: stored value type differs from the element type"), 0;
+  assert(E->Ops.size() == 3 && "verified KIR: store operands");
+  ArrayRef A = arrayOf(E->Ops[0]);
+  assert(E->Ty == A.Elem && E->Ops[2]->Ty == A.Elem && "verified KIR: store typing");
   // Left to right: the index (bounds-checked), then the value.
   uint32_t Ptr = elementPointer(A, E->Ops[1], false);
   uint32_t V = lowerExpr(E->Ops[2]);
@@ -326,21 +319,15 @@ uint32_t SpirvEmitter::scalarParam(uint32_t KernelParam, Type T) {
 }
 
 uint32_t SpirvEmitter::podField(const Expr* E) {
-  const Expr* P = E->Ops.size() == 1 ? E->Ops[0] : nullptr;
-  if (!P || P->K != Expr::Kind::Param || !P->Ty.isPod() || P->Index >= Cur->Params.size() ||
-      Cur->KF->Params[P->Index].Ty != P->Ty || P->Ty.PodIndex >= M.Pods.size())
-    return fail(E->Loc, "malformed KIR: field read of something other than a POD parameter"), 0;
+  // Verified KIR: a field, naturally aligned inside its POD, of a POD parameter.
+  assert(E->Ops.size() == 1 && E->Ops[0]->K == Expr::Kind::Param && E->Ops[0]->Ty.isPod() &&
+         E->Ops[0]->Index < Cur->Params.size() && E->Ops[0]->Ty.PodIndex < M.Pods.size() &&
+         "verified KIR: a field of a POD parameter");
+  const Expr* P = E->Ops[0];
   const kir::PodType& Pod = M.Pods[P->Ty.PodIndex];
-  if (E->Index >= Pod.Fields.size())
-    return fail(E->Loc,
-                "malformed KIR: POD '" + Pod.Name + "' has no field " + std::to_string(E->Index)),
-           0;
+  assert(E->Index < Pod.Fields.size() && "verified KIR: field indices");
   const kir::PodField& F = Pod.Fields[E->Index];
-  unsigned Size = bundle::scalarTypeSize(F.Type);
-  if (E->Ty != Type::scalar(F.Type) || F.Offset + Size > Pod.Size || F.Offset % Size)
-    return fail(E->Loc, "malformed KIR: field '" + F.Name + "' of '" + Pod.Name +
-                            "' read with the wrong type or misaligned"),
-           0;
+  assert(E->Ty == Type::scalar(F.Type) && "verified KIR: field typing");
   uint32_t K = Cur->Params[P->Index];
   for (const ParamSlot& S : Slots)
     if (S.Param == K)
@@ -411,17 +398,15 @@ MemoryOrder storeOrder(MemoryOrder O) {
 } // namespace
 
 uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
-  ArrayRef A;
-  if (E->Ops.size() != kir::atomicOperandCount(E->AOp) || !arrayOf(E->Ops[0], A))
-    return fail(E->Loc, "malformed KIR: atomic with the wrong operands"), 0;
-  for (size_t I = 1; I < E->Ops.size(); ++I)
-    if (!E->Ops[I] || (I >= 2 && E->Ops[I]->Ty != A.Elem))
-      return fail(E->Loc, "malformed KIR: atomic operand of the wrong type"), 0;
+  // Verified KIR: the op's operand count, operands of the element type, integers or
+  // float32/float64 with an op that exists for floats.
+  assert(E->Ops.size() == kir::atomicOperandCount(E->AOp) && "verified KIR: atomic operands");
+  ArrayRef A = arrayOf(E->Ops[0]);
   Type Elem = A.Elem;
+  assert(E->Ty == Elem && "verified KIR: atomic typing");
   bool IsFloat = Elem.isFloat();
   unsigned Bits = Elem.bits();
-  if (E->Ty != Elem || Bits < 32 ||
-      !(Elem.isInteger() || (IsFloat && kir::atomicAllowedOnFloat(E->AOp))))
+  if (Bits < 32) // Vulkan has no 8- or 16-bit atomics
     return fail(E->Loc, std::string("atomic '") + kir::atomicOpName(E->AOp) + "' on " + Elem.str() +
                             " is not supported on vulkan"),
            0;
@@ -485,7 +470,8 @@ uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
     opVoid(spv::Op::OpAtomicStore, {Ptr, Scope, Sem(storeOrder(E->Order)), ToBits(Vals[0])});
     return Vals[0];
   }
-  return fail(E->Loc, "malformed KIR: unknown atomic op"), 0;
+  assert(false && "verified KIR: unknown atomic op");
+  return 0;
 }
 
 uint32_t SpirvEmitter::atomicCasLoop(const Expr* E, uint32_t Ptr, uint32_t Scope, uint32_t Sem,

@@ -1,0 +1,688 @@
+// The KIR verifier (Verifier.h). One walk per function; each node is checked against Kir.h's
+// contract for its kind, with the context it appears in (a value, the array of a memory access,
+// the POD of a field read, a call argument).
+#include "compiler/kir/Verifier.h"
+
+#include <set>
+
+namespace cajeta::kir {
+namespace {
+
+const char* exprKindName(Expr::Kind K) {
+  switch (K) {
+  case Expr::Kind::Const:
+    return "Const";
+  case Expr::Kind::Local:
+    return "Local";
+  case Expr::Kind::Param:
+    return "Param";
+  case Expr::Kind::Unary:
+    return "Unary";
+  case Expr::Kind::Binary:
+    return "Binary";
+  case Expr::Kind::Cast:
+    return "Cast";
+  case Expr::Kind::Select:
+    return "Select";
+  case Expr::Kind::Load:
+    return "Load";
+  case Expr::Kind::Store:
+    return "Store";
+  case Expr::Kind::Assign:
+    return "Assign";
+  case Expr::Kind::Seq:
+    return "Seq";
+  case Expr::Kind::Call:
+    return "Call";
+  case Expr::Kind::Intrinsic:
+    return "Intrinsic";
+  case Expr::Kind::SharedRef:
+    return "SharedRef";
+  case Expr::Kind::Atomic:
+    return "Atomic";
+  case Expr::Kind::Field:
+    return "Field";
+  case Expr::Kind::Wave:
+    return "Wave";
+  case Expr::Kind::Dispatch:
+    return "Dispatch";
+  }
+  return "unknown expression";
+}
+
+const char* stmtKindName(Stmt::Kind K) {
+  switch (K) {
+  case Stmt::Kind::Block:
+    return "Block";
+  case Stmt::Kind::Eval:
+    return "Eval";
+  case Stmt::Kind::If:
+    return "If";
+  case Stmt::Kind::Loop:
+    return "Loop";
+  case Stmt::Kind::Break:
+    return "Break";
+  case Stmt::Kind::Continue:
+    return "Continue";
+  case Stmt::Kind::Return:
+    return "Return";
+  case Stmt::Kind::Barrier:
+    return "Barrier";
+  }
+  return "unknown statement";
+}
+
+std::string at(SourceLoc L) {
+  return std::to_string(L.Line) + ":" + std::to_string(L.Col);
+}
+
+bool isComparison(BinaryOp Op) {
+  return Op >= BinaryOp::Eq && Op <= BinaryOp::Ge;
+}
+
+bool isGeometry(IntrinsicOp Op) {
+  return Op <= IntrinsicOp::GlobalSize;
+}
+
+unsigned mathArity(IntrinsicOp Op) {
+  switch (Op) {
+  case IntrinsicOp::Pow:
+  case IntrinsicOp::Min:
+  case IntrinsicOp::Max:
+    return 2;
+  case IntrinsicOp::Fma:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
+const Type U32 = Type::scalar(ScalarType::U32);
+const Type U64 = Type::scalar(ScalarType::U64);
+
+/// Where an expression appears: what it may be besides a scalar value.
+enum class Use : uint8_t {
+  Value,   // a scalar (or void) value
+  Array,   // operand 0 of Load/Store/Atomic/BufferLength: a buffer Param or a SharedRef
+  PodRead, // operand 0 of Field: a POD Param
+  CallArg, // an argument of Call/Dispatch: a value, a buffer Param or a POD Param
+};
+
+class Verifier {
+public:
+  explicit Verifier(const Module& M) : M(M) {}
+
+  std::vector<std::string> run() {
+    for (size_t P = 0; P < M.Pods.size(); ++P)
+      verifyPod(M.Pods[P]);
+    for (const auto& F : M.Functions) {
+      if (!F) {
+        Problems.push_back("module: a null function");
+        continue;
+      }
+      verifyFunction(*F);
+    }
+    return std::move(Problems);
+  }
+
+private:
+  // Fields are laid out as a C struct's: naturally aligned, inside the POD's size.
+  void verifyPod(const PodType& Pod) {
+    for (const PodField& F : Pod.Fields) {
+      unsigned Size = bundle::scalarTypeSize(F.Type);
+      if (Size == 0 || F.Offset % Size)
+        Problems.push_back("POD '" + Pod.Name + "': field '" + F.Name + "' at offset " +
+                           std::to_string(F.Offset) + " is not aligned to its " +
+                           std::to_string(Size) + " bytes");
+      else if (F.Offset + Size > Pod.Size)
+        Problems.push_back("POD '" + Pod.Name + "': field '" + F.Name + "' lies outside its " +
+                           std::to_string(Pod.Size) + " bytes");
+    }
+  }
+
+  void problem(SourceLoc L, const char* Kind, const std::string& What) {
+    Problems.push_back("function '" + Fn->Name + "' at " + at(L) + ": " + Kind + ": " + What);
+  }
+  void problem(const Expr* E, const std::string& What) {
+    problem(E->Loc, exprKindName(E->K), What);
+  }
+  void problem(const Stmt* S, const std::string& What) {
+    problem(S->Loc, stmtKindName(S->K), What);
+  }
+
+  void verifyFunction(const Function& F) {
+    Fn = &F;
+    Loops.clear();
+    SeenLoops.clear();
+    const char* Kind = F.IsKernel ? "kernel" : "helper";
+    if (F.IsKernel && !F.ReturnType.isVoid())
+      problem(F.Loc, Kind, "a kernel returns void, not " + F.ReturnType.str());
+    if (!F.ReturnType.isVoid() && !F.ReturnType.isScalar())
+      problem(F.Loc, Kind, "only a scalar can be returned, not " + F.ReturnType.str());
+    for (const Param& P : F.Params) {
+      if (P.Ty.isVoid() || P.Ty.isShared())
+        problem(P.Loc, Kind, "parameter '" + P.Name + "' has type " + P.Ty.str());
+      if (P.Ty.isPod() && P.Ty.PodIndex >= M.Pods.size())
+        problem(P.Loc, Kind,
+                "parameter '" + P.Name + "': no POD type " + std::to_string(P.Ty.PodIndex));
+      if (P.IsFunction && P.Ty != U32)
+        problem(P.Loc, Kind, "function parameter '" + P.Name + "' is not a uint32 tag");
+      for (uint32_t T : P.FunctionTable)
+        if (!isHelper(T))
+          problem(P.Loc, Kind,
+                  "function table of '" + P.Name + "': function " + std::to_string(T) +
+                      " is not a helper");
+    }
+    for (const Local& L : F.Locals)
+      if (!L.Ty.isScalar())
+        problem(L.Loc, Kind, "local '" + L.Name + "' has type " + L.Ty.str() + ", not a scalar");
+    if (!F.IsKernel && !F.SharedArrays.empty())
+      problem(F.Loc, Kind, "a helper declares shared arrays (only kernels may)");
+    unsigned Dynamic = 0;
+    for (const SharedArray& S : F.SharedArrays)
+      Dynamic += S.Count == 0;
+    if (Dynamic > 1)
+      problem(F.Loc, Kind, std::to_string(Dynamic) + " dynamic shared arrays (at most one)");
+    if (!F.Body) {
+      problem(F.Loc, Kind, "no body");
+      return;
+    }
+    verifyStmt(F.Body);
+  }
+
+  bool isHelper(uint32_t I) const {
+    return I < M.Functions.size() && M.Functions[I] && !M.Functions[I]->IsKernel;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Statements
+
+  void verifyStmt(const Stmt* S) {
+    if (!S)
+      return; // an absent else-branch, loop body or step
+    switch (S->K) {
+    case Stmt::Kind::Block:
+      for (const Stmt* C : S->Body)
+        verifyStmt(C);
+      return;
+    case Stmt::Kind::Eval:
+      if (!S->E)
+        return problem(S, "no expression");
+      verifyExpr(S->E, Use::Value);
+      return;
+    case Stmt::Kind::If:
+      if (!S->Then)
+        problem(S, "no then-branch");
+      verifyCondition(S, "if", true);
+      verifyStmt(S->Then);
+      verifyStmt(S->Else);
+      return;
+    case Stmt::Kind::Loop: {
+      if (!SeenLoops.insert(S->LoopId).second)
+        problem(S, "loop id " + std::to_string(S->LoopId) + " is not unique in the function");
+      verifyCondition(S, "loop", false);
+      Loops.push_back(S->LoopId);
+      verifyStmt(S->LoopBody);
+      verifyStmt(S->Step);
+      Loops.pop_back();
+      return;
+    }
+    case Stmt::Kind::Break:
+    case Stmt::Kind::Continue:
+      for (uint32_t Id : Loops)
+        if (Id == S->LoopId)
+          return;
+      return problem(S, "target loop " + std::to_string(S->LoopId) + " does not enclose it");
+    case Stmt::Kind::Return:
+      return verifyReturn(S);
+    case Stmt::Kind::Barrier:
+      if (!Fn->HasBarrier)
+        problem(S, "a barrier in a function not marked HasBarrier");
+      return;
+    }
+    problem(S->Loc, "statement", "unknown statement kind " + std::to_string(unsigned(S->K)));
+  }
+
+  void verifyCondition(const Stmt* S, const char* What, bool Required) {
+    if (!S->E) {
+      if (Required)
+        problem(S, std::string("no ") + What + " condition");
+      return;
+    }
+    verifyExpr(S->E, Use::Value);
+    if (!S->E->Ty.isBool())
+      problem(S, std::string(What) + " condition is " + S->E->Ty.str() + ", not bool");
+  }
+
+  void verifyReturn(const Stmt* S) {
+    if (Fn->IsKernel || Fn->ReturnType.isVoid()) {
+      if (S->E) {
+        problem(S, "a value returned from a void function");
+        verifyExpr(S->E, Use::Value);
+      }
+      return;
+    }
+    if (!S->E)
+      return problem(S, "no value returned from a function returning " + Fn->ReturnType.str());
+    verifyExpr(S->E, Use::Value);
+    if (S->E->Ty != Fn->ReturnType)
+      problem(S,
+              "returns " + S->E->Ty.str() + " from a function returning " + Fn->ReturnType.str());
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Expressions
+
+  /// Checks E's operands exist and number N; false (reported) otherwise.
+  bool ops(const Expr* E, size_t N) {
+    if (E->Ops.size() != N) {
+      problem(E,
+              "expected " + std::to_string(N) + " operands, got " + std::to_string(E->Ops.size()));
+      return false;
+    }
+    return nonNullOps(E);
+  }
+  bool nonNullOps(const Expr* E) {
+    for (const Expr* O : E->Ops)
+      if (!O) {
+        problem(E, "a null operand");
+        return false;
+      }
+    return true;
+  }
+
+  void verifyExpr(const Expr* E, Use U) {
+    // Arrays and PODs only where the context admits them.
+    if (E->K == Expr::Kind::SharedRef && U != Use::Array)
+      problem(E, "a shared array outside the array operand of Load/Store/Atomic/BufferLength");
+    if (E->K == Expr::Kind::Param && E->Ty.isBuffer() && U != Use::Array && U != Use::CallArg)
+      problem(E, "a buffer parameter used as a value");
+    if (E->K == Expr::Kind::Param && E->Ty.isPod() && U != Use::PodRead && U != Use::CallArg)
+      problem(E, "a POD parameter used as a value");
+    if (U == Use::Array &&
+        !((E->K == Expr::Kind::Param && E->Ty.isBuffer()) || E->K == Expr::Kind::SharedRef))
+      problem(E, "expected a buffer parameter or a shared array, got " + E->Ty.str());
+    if (U == Use::PodRead && !(E->K == Expr::Kind::Param && E->Ty.isPod()))
+      problem(E, "expected a POD parameter, got " + E->Ty.str());
+    if ((U == Use::Value || U == Use::CallArg) && !E->Ty.isScalar() && !E->Ty.isVoid() &&
+        E->K != Expr::Kind::Param && E->K != Expr::Kind::SharedRef)
+      problem(E, "a value of type " + E->Ty.str());
+
+    switch (E->K) {
+    case Expr::Kind::Const:
+      if (!E->Ty.isScalar())
+        problem(E, "a constant of type " + E->Ty.str());
+      if (!E->Ops.empty())
+        problem(E, "a constant has no operands");
+      return;
+    case Expr::Kind::Local:
+      if (!E->Ops.empty())
+        problem(E, "a local read has no operands");
+      if (E->Index >= Fn->Locals.size())
+        return problem(E, "no local " + std::to_string(E->Index) + " (the function has " +
+                              std::to_string(Fn->Locals.size()) + ")");
+      if (E->Ty != Fn->Locals[E->Index].Ty)
+        problem(E, "local " + std::to_string(E->Index) + " of type " +
+                       Fn->Locals[E->Index].Ty.str() + " read as " + E->Ty.str());
+      return;
+    case Expr::Kind::Param:
+      if (!E->Ops.empty())
+        problem(E, "a parameter read has no operands");
+      if (E->Index >= Fn->Params.size())
+        return problem(E, "no parameter " + std::to_string(E->Index) + " (the function has " +
+                              std::to_string(Fn->Params.size()) + ")");
+      if (E->Ty != Fn->Params[E->Index].Ty)
+        problem(E, "parameter " + std::to_string(E->Index) + " of type " +
+                       Fn->Params[E->Index].Ty.str() + " read as " + E->Ty.str());
+      return;
+    case Expr::Kind::Unary:
+      return verifyUnary(E);
+    case Expr::Kind::Binary:
+      return verifyBinary(E);
+    case Expr::Kind::Cast:
+      if (!ops(E, 1))
+        return;
+      verifyExpr(E->Ops[0], Use::Value);
+      if (!E->Ty.isScalar() || !E->Ops[0]->Ty.isScalar())
+        problem(E, "a cast from " + E->Ops[0]->Ty.str() + " to " + E->Ty.str() +
+                       " (casts are between scalars)");
+      return;
+    case Expr::Kind::Select:
+      if (!ops(E, 3))
+        return;
+      for (const Expr* O : E->Ops)
+        verifyExpr(O, Use::Value);
+      if (!E->Ops[0]->Ty.isBool())
+        problem(E, "the condition is " + E->Ops[0]->Ty.str() + ", not bool");
+      if (E->Ops[1]->Ty != E->Ty || E->Ops[2]->Ty != E->Ty)
+        problem(E, "arms of types " + E->Ops[1]->Ty.str() + " and " + E->Ops[2]->Ty.str() +
+                       " for a result of type " + E->Ty.str());
+      return;
+    case Expr::Kind::Load:
+    case Expr::Kind::Store:
+      return verifyMemory(E);
+    case Expr::Kind::Assign:
+      if (!ops(E, 1))
+        return;
+      verifyExpr(E->Ops[0], Use::Value);
+      if (E->Index >= Fn->Locals.size())
+        return problem(E, "no local " + std::to_string(E->Index) + " (the function has " +
+                              std::to_string(Fn->Locals.size()) + ")");
+      if (E->Ops[0]->Ty != Fn->Locals[E->Index].Ty || E->Ty != E->Ops[0]->Ty)
+        problem(E, "a value of type " + E->Ops[0]->Ty.str() + " assigned to local " +
+                       std::to_string(E->Index) + " of type " + Fn->Locals[E->Index].Ty.str() +
+                       ", yielding " + E->Ty.str());
+      return;
+    case Expr::Kind::Seq:
+      if (!nonNullOps(E))
+        return;
+      for (const Expr* O : E->Ops)
+        verifyExpr(O, Use::Value);
+      if (E->Ops.empty() ? !E->Ty.isVoid() : E->Ty != E->Ops.back()->Ty)
+        problem(E, "type " + E->Ty.str() + " differs from its last operand's (" +
+                       (E->Ops.empty() ? std::string("none") : E->Ops.back()->Ty.str()) + ")");
+      return;
+    case Expr::Kind::Call:
+      if (!nonNullOps(E))
+        return;
+      verifyArgs(E, 0);
+      verifySignature(E, E->Index, "call of function " + std::to_string(E->Index), 0);
+      return;
+    case Expr::Kind::Intrinsic:
+      return verifyIntrinsic(E);
+    case Expr::Kind::SharedRef:
+      if (!E->Ops.empty())
+        problem(E, "a shared array reference has no operands");
+      if (E->Index >= Fn->SharedArrays.size())
+        return problem(E, "no shared array " + std::to_string(E->Index) + " (the function has " +
+                              std::to_string(Fn->SharedArrays.size()) + ")");
+      if (E->Ty != Type::shared(Fn->SharedArrays[E->Index].Elem))
+        problem(E, "shared array '" + Fn->SharedArrays[E->Index].Name + "' referenced as " +
+                       E->Ty.str());
+      return;
+    case Expr::Kind::Atomic:
+      return verifyAtomic(E);
+    case Expr::Kind::Field:
+      return verifyField(E);
+    case Expr::Kind::Wave:
+      return verifyWave(E);
+    case Expr::Kind::Dispatch:
+      return verifyDispatch(E);
+    }
+    problem(E->Loc, "expression", "unknown expression kind " + std::to_string(unsigned(E->K)));
+  }
+
+  void verifyUnary(const Expr* E) {
+    if (!ops(E, 1))
+      return;
+    verifyExpr(E->Ops[0], Use::Value);
+    if (E->Ops[0]->Ty != E->Ty)
+      return problem(E, "operand of type " + E->Ops[0]->Ty.str() + " for a result of type " +
+                            E->Ty.str());
+    bool Ok = false;
+    switch (E->UOp) {
+    case UnaryOp::Neg:
+      Ok = E->Ty.isInteger() || E->Ty.isFloat();
+      break;
+    case UnaryOp::Not:
+      Ok = E->Ty.isBool();
+      break;
+    case UnaryOp::BitNot:
+      Ok = E->Ty.isInteger();
+      break;
+    default:
+      return problem(E, "unknown unary operator " + std::to_string(unsigned(E->UOp)));
+    }
+    if (!Ok)
+      problem(E, std::string("'") + unaryOpName(E->UOp) + "' on " + E->Ty.str());
+  }
+
+  void verifyBinary(const Expr* E) {
+    if (!ops(E, 2))
+      return;
+    verifyExpr(E->Ops[0], Use::Value);
+    verifyExpr(E->Ops[1], Use::Value);
+    BinaryOp Op = E->BOp;
+    if (Op > BinaryOp::LogicalOr)
+      return problem(E, "unknown binary operator " + std::to_string(unsigned(Op)));
+    Type L = E->Ops[0]->Ty, R = E->Ops[1]->Ty;
+    if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
+      if (!L.isBool() || !R.isBool() || !E->Ty.isBool())
+        problem(E, std::string("'") + binaryOpName(Op) + "' on " + L.str() + " and " + R.str() +
+                       " yielding " + E->Ty.str() + " (bool only)");
+      return;
+    }
+    if (L != R || !L.isScalar())
+      return problem(E, std::string("'") + binaryOpName(Op) + "' on operands of different types " +
+                            L.str() + " and " + R.str());
+    if (isComparison(Op) ? !E->Ty.isBool() : E->Ty != L)
+      return problem(E, std::string("'") + binaryOpName(Op) + "' on " + L.str() + " yields " +
+                            (isComparison(Op) ? std::string("bool") : L.str()) + ", not " +
+                            E->Ty.str());
+    bool Ok = true;
+    switch (Op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
+      Ok = L.isInteger() || L.isFloat();
+      break;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+    case BinaryOp::UShr:
+      Ok = L.isInteger();
+      break;
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
+      Ok = L.isInteger() || L.isBool();
+      break;
+    default: // comparisons: any scalar
+      break;
+    }
+    if (!Ok)
+      problem(E, std::string("'") + binaryOpName(Op) + "' on " + L.str());
+  }
+
+  /// Operand 0 of a memory access; false when it is not an array (reported).
+  bool verifyArray(const Expr* E) {
+    verifyExpr(E->Ops[0], Use::Array);
+    return E->Ops[0]->Ty.isArray();
+  }
+
+  void verifyIndex(const Expr* E) {
+    verifyExpr(E->Ops[1], Use::Value);
+    if (!E->Ops[1]->Ty.isInteger())
+      problem(E, "the index is " + E->Ops[1]->Ty.str() + ", not an integer");
+  }
+
+  void verifyMemory(const Expr* E) {
+    bool IsStore = E->K == Expr::Kind::Store;
+    if (!ops(E, IsStore ? 3 : 2))
+      return;
+    bool Array = verifyArray(E);
+    verifyIndex(E);
+    if (IsStore)
+      verifyExpr(E->Ops[2], Use::Value);
+    if (!Array)
+      return;
+    Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
+    if (E->Ty != Elem)
+      problem(E, "type " + E->Ty.str() + " differs from the element type " + Elem.str());
+    if (IsStore && E->Ops[2]->Ty != Elem)
+      problem(E, "stored value of type " + E->Ops[2]->Ty.str() + " into elements of type " +
+                     Elem.str());
+  }
+
+  /// The signature of a call of function Callee with E's operands from First on as arguments,
+  /// yielding E->Ty (the operands themselves are verified by the caller).
+  void verifySignature(const Expr* E, uint32_t Callee, const std::string& What, size_t First) {
+    if (Callee >= M.Functions.size() || !M.Functions[Callee])
+      return problem(E, What + ": no such function (the module has " +
+                            std::to_string(M.Functions.size()) + ")");
+    const Function& F = *M.Functions[Callee];
+    if (F.IsKernel)
+      return problem(E, What + ": '" + F.Name + "' is a kernel");
+    size_t N = E->Ops.size() - First;
+    if (N != F.Params.size())
+      return problem(E, What + ": '" + F.Name + "' takes " + std::to_string(F.Params.size()) +
+                            " arguments, got " + std::to_string(N));
+    for (size_t I = 0; I < N; ++I) {
+      const Expr* A = E->Ops[First + I];
+      if (A->Ty != F.Params[I].Ty)
+        problem(E, What + ": argument " + std::to_string(I) + " of '" + F.Name + "' is " +
+                       A->Ty.str() + ", the parameter " + F.Params[I].Ty.str());
+      else if ((A->Ty.isBuffer() || A->Ty.isPod()) && A->K != Expr::Kind::Param)
+        problem(E, What + ": argument " + std::to_string(I) + " of '" + F.Name +
+                       "' must be a parameter of the caller");
+    }
+    if (E->Ty != F.ReturnType)
+      problem(E, What + ": type " + E->Ty.str() + " differs from the return type " +
+                     F.ReturnType.str() + " of '" + F.Name + "'");
+    if (F.HasBarrier && !Fn->HasBarrier)
+      problem(E, What + ": '" + F.Name + "' has a barrier, the caller is not marked HasBarrier");
+    if (F.UsesWave && !Fn->UsesWave)
+      problem(E, What + ": '" + F.Name + "' uses wave ops, the caller is not marked UsesWave");
+    for (const char* Backend : {"cpu", "cuda", "hip", "vulkan"})
+      if (availableOn(*Fn, Backend) && !availableOn(F, Backend))
+        problem(E, What + ": '" + F.Name + "' is not available on " + Backend + ", its caller is");
+  }
+
+  void verifyArgs(const Expr* E, size_t First) {
+    for (size_t I = First; I < E->Ops.size(); ++I)
+      verifyExpr(E->Ops[I], Use::CallArg);
+  }
+
+  void verifyDispatch(const Expr* E) {
+    if (E->Ops.empty())
+      return problem(E, "no tag operand");
+    if (!nonNullOps(E))
+      return;
+    verifyExpr(E->Ops[0], Use::Value);
+    if (E->Ops[0]->Ty != U32)
+      problem(E, "the tag is " + E->Ops[0]->Ty.str() + ", not uint32");
+    verifyArgs(E, 1);
+    // Every target takes the same arguments and yields the dispatch's type.
+    for (size_t T = 0; T < E->Targets.size(); ++T)
+      verifySignature(E, E->Targets[T], "dispatch target " + std::to_string(T), 1);
+  }
+
+  void verifyIntrinsic(const Expr* E) {
+    IntrinsicOp Op = E->IOp;
+    if (Op > IntrinsicOp::BufferLength)
+      return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
+    std::string Name = std::string("'") + intrinsicName(Op) + "'";
+    if (isGeometry(Op)) {
+      if (!E->Ops.empty())
+        problem(E, Name + " takes no operands, got " + std::to_string(E->Ops.size()));
+      if (E->Dim > 2)
+        problem(E, Name + " of dimension " + std::to_string(E->Dim) + ", not 0..2");
+      if (E->Ty != U32)
+        problem(E, Name + " yields uint32, not " + E->Ty.str());
+      return;
+    }
+    if (Op == IntrinsicOp::BufferLength) {
+      if (!ops(E, 1))
+        return;
+      verifyExpr(E->Ops[0], Use::Array);
+      if (E->Ty != U64)
+        problem(E, Name + " yields uint64, not " + E->Ty.str());
+      return;
+    }
+    if (!ops(E, mathArity(Op)))
+      return;
+    for (const Expr* O : E->Ops) {
+      verifyExpr(O, Use::Value);
+      if (O->Ty != E->Ty)
+        return problem(E,
+                       "operand of " + Name + " is " + O->Ty.str() + ", the result " + E->Ty.str());
+    }
+    bool IntegerToo = Op == IntrinsicOp::Abs || Op == IntrinsicOp::Min || Op == IntrinsicOp::Max;
+    if (!(E->Ty.isFloat() || (IntegerToo && E->Ty.isInteger())))
+      problem(E, Name + " on " + E->Ty.str());
+  }
+
+  void verifyAtomic(const Expr* E) {
+    if (E->AOp > AtomicOp::Store)
+      return problem(E, "unknown atomic op " + std::to_string(unsigned(E->AOp)));
+    if (E->Order > MemoryOrder::SeqCst)
+      return problem(E, "unknown memory order " + std::to_string(unsigned(E->Order)));
+    if (!ops(E, atomicOperandCount(E->AOp)))
+      return;
+    bool Array = verifyArray(E);
+    verifyIndex(E);
+    for (size_t I = 2; I < E->Ops.size(); ++I)
+      verifyExpr(E->Ops[I], Use::Value);
+    if (!Array)
+      return;
+    Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
+    if (E->Ty != Elem)
+      problem(E, "type " + E->Ty.str() + " differs from the element type " + Elem.str());
+    for (size_t I = 2; I < E->Ops.size(); ++I)
+      if (E->Ops[I]->Ty != Elem)
+        problem(E, "operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str() +
+                       ", the element type " + Elem.str());
+    bool Float = Elem.Elem == ScalarType::F32 || Elem.Elem == ScalarType::F64;
+    if (!(Elem.isInteger() || (Float && atomicAllowedOnFloat(E->AOp))))
+      problem(E, std::string("atomic '") + atomicOpName(E->AOp) + "' on " + Elem.str());
+  }
+
+  void verifyField(const Expr* E) {
+    if (!ops(E, 1))
+      return;
+    const Expr* P = E->Ops[0];
+    verifyExpr(P, Use::PodRead);
+    if (!P->Ty.isPod() || P->Ty.PodIndex >= M.Pods.size())
+      return; // reported with the operand or its parameter
+    const PodType& Pod = M.Pods[P->Ty.PodIndex];
+    if (E->Index >= Pod.Fields.size())
+      return problem(E, "POD '" + Pod.Name + "' has no field " + std::to_string(E->Index));
+    const PodField& F = Pod.Fields[E->Index];
+    if (E->Ty != Type::scalar(F.Type))
+      problem(E, "field '" + F.Name + "' of '" + Pod.Name + "' (" + bundle::scalarTypeName(F.Type) +
+                     ") read as " + E->Ty.str());
+  }
+
+  void verifyWave(const Expr* E) {
+    if (E->WOp > WaveOp::ExclusiveSum)
+      return problem(E, "unknown wave op " + std::to_string(unsigned(E->WOp)));
+    std::string Name = std::string("'Wave.") + waveOpName(E->WOp) + "'";
+    if (!Fn->UsesWave)
+      problem(E, Name + " in a function not marked UsesWave");
+    unsigned N = waveOperandCount(E->WOp);
+    if (E->Ops.size() != N)
+      return problem(E, Name + " takes " + std::to_string(N) + " operands, got " +
+                            std::to_string(E->Ops.size()));
+    if (!nonNullOps(E))
+      return;
+    for (const Expr* O : E->Ops)
+      verifyExpr(O, Use::Value);
+    if (N == 2 && E->Ops[1]->Ty != U32)
+      problem(E, "the lane or distance of " + Name + " is " + E->Ops[1]->Ty.str() + ", not uint32");
+    if (!E->Ty.isScalar())
+      problem(E, Name + " yields " + E->Ty.str() + ", not a scalar");
+  }
+
+  const Module& M;
+  const Function* Fn = nullptr;
+  std::vector<uint32_t> Loops;  // enclosing loops, innermost last
+  std::set<uint32_t> SeenLoops; // every loop id of the function so far
+  std::vector<std::string> Problems;
+};
+
+} // namespace
+
+std::vector<std::string> verifyProblems(const Module& M) {
+  return Verifier(M).run();
+}
+
+bool verify(const Module& M, std::string& Error) {
+  std::vector<std::string> Problems = verifyProblems(M);
+  Error.clear();
+  for (const std::string& P : Problems)
+    Error += (Error.empty() ? "" : "\n") + P;
+  return Problems.empty();
+}
+
+} // namespace cajeta::kir

@@ -1,0 +1,148 @@
+// The verifier in the pass pipeline: Sema's output for every conformance program verifies, and so
+// does every pass's output in every target's pipeline configuration; invalid input and invalid
+// pass output are errors that say where.
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/frontend/Lexer.h"
+#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Sema.h"
+#include "compiler/kir/Builder.h"
+#include "compiler/kir/Verifier.h"
+#include "compiler/kir/transforms/Pipeline.h"
+#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cajeta::kir {
+namespace {
+
+bool contains(const std::string& S, const std::string& Part) {
+  return S.find(Part) != std::string::npos;
+}
+
+/// Sema's module for a source file, or null with Diags set.
+std::unique_ptr<Module> frontend(const std::string& Path, std::string& Diags) {
+  std::ifstream In(Path);
+  std::stringstream Text;
+  Text << In.rdbuf();
+  frontend::SourceFile File(Path, Text.str());
+  frontend::Diagnostics D(File);
+  frontend::AstContext Ctx;
+  frontend::Lexer Lex(File, D);
+  frontend::Parser P(Lex.lexAll(), Ctx, D);
+  frontend::CompilationUnit Unit = P.parseUnit();
+  frontend::Sema S(Unit, D);
+  std::unique_ptr<Module> M = S.run();
+  Diags = D.render();
+  return D.hasErrors() ? nullptr : std::move(M);
+}
+
+/// Every pipeline a payload builder runs: the CPU (barrier helpers inlined, portable waves), NVPTX
+/// (native waves, or portable with CAJETA_GPU_WAVE_IMPL=software), SPIR-V in both wave tiers.
+std::vector<PipelineConfig> allConfigs() {
+  std::vector<PipelineConfig> Out;
+  Out.push_back({"cpu", true, ImplTier::Portable});
+  Out.push_back({"cuda", false, ImplTier::Native});
+  Out.push_back({"cuda", false, ImplTier::Portable});
+  spirv::SpirvEmitOptions Spirv;
+  Out.push_back(spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
+  Spirv.PortableWaveOps = true;
+  Out.push_back(spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
+  return Out;
+}
+
+TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
+  std::vector<std::filesystem::path> Programs;
+  for (const auto& Entry : std::filesystem::directory_iterator(CAJETA_CONFORMANCE_PROGRAMS))
+    if (Entry.path().extension() == ".cj")
+      Programs.push_back(Entry.path());
+  std::sort(Programs.begin(), Programs.end());
+  ASSERT_GT(Programs.size(), 100u);
+  std::vector<PipelineConfig> Configs = allConfigs();
+  ASSERT_EQ(Configs[3].Backend, "vulkan");
+  ASSERT_EQ(Configs[4].WaveTier, ImplTier::Portable);
+  size_t Compiled = 0, PortableWaveRuns = 0, InlineRuns = 0;
+  for (const auto& Path : Programs) {
+    std::string Diags;
+    std::unique_ptr<Module> M = frontend(Path.string(), Diags);
+    if (!M)
+      continue; // a program the conformance suite expects to be rejected
+    ++Compiled;
+    std::string Error;
+    EXPECT_TRUE(verify(*M, Error)) << Path.filename() << " after Sema:\n" << Error;
+    bool Waves = false, Barriers = false;
+    for (const auto& F : M->Functions) {
+      Waves |= F->UsesWave;
+      Barriers |= F->HasBarrier;
+    }
+    for (const PipelineConfig& C : Configs) {
+      PipelineTrace Trace;
+      Trace.VerifyEach = true;
+      std::string PipelineError;
+      std::unique_ptr<Module> Out = runPipeline(*M, C, PipelineError, &Trace);
+      EXPECT_TRUE(Out) << Path.filename() << " (" << C.Backend << "): " << PipelineError;
+      if (!Out)
+        continue;
+      EXPECT_TRUE(verify(*Out, Error)) << Path.filename() << " (" << C.Backend << "): " << Error;
+      PortableWaveRuns += Waves && C.WaveTier == ImplTier::Portable;
+      InlineRuns += Barriers && C.InlineBarrierHelpers;
+    }
+  }
+  EXPECT_GT(Compiled, 100u);
+  EXPECT_GT(PortableWaveRuns, 0u); // the rewriting passes really ran
+  EXPECT_GT(InlineRuns, 0u);
+}
+
+TEST(KirPipelineVerify, InvalidInputIsAnErrorNotACrash) {
+  Module M;
+  Builder K(M);
+  K.kernel("K.bad");
+  K.setLoc({2, 3});
+  K.body({K.brk(7)}); // no such loop
+  for (const PipelineConfig& C : allConfigs()) {
+    std::string Error;
+    EXPECT_FALSE(runPipeline(M, C, Error));
+    EXPECT_TRUE(contains(Error, "invalid KIR given to the " + C.Backend + " pipeline")) << Error;
+    EXPECT_TRUE(contains(Error, "function 'K.bad' at 2:3: Break: target loop 7")) << Error;
+  }
+}
+
+TEST(KirPipelineVerify, AFailureAfterAPassNamesThePassAndDumpsTheModule) {
+  Module M;
+  Builder K(M);
+  K.kernel("K.broken");
+  uint32_t Out = K.param("out", Type::buffer(bundle::ScalarType::I32));
+  K.body({K.eval(K.store(Out, K.i32(0), K.constFloat(bundle::ScalarType::F32, 1)))});
+  std::string Error;
+  EXPECT_FALSE(verifyAfterPass(M, "portable-wave", "vulkan", Error));
+  EXPECT_TRUE(contains(Error, "invalid KIR after pass portable-wave (vulkan)")) << Error;
+  EXPECT_TRUE(contains(Error, "function 'K.broken' at 0:0: Store: stored value of type float32"))
+      << Error;
+  EXPECT_TRUE(contains(Error, dump(M))) << Error;
+  EXPECT_TRUE(contains(Error, "K.broken")) << Error;
+
+  Module Good;
+  Builder G(Good);
+  G.kernel("K.good");
+  G.body({});
+  EXPECT_TRUE(verifyAfterPass(Good, "portable-wave", "vulkan", Error));
+}
+
+TEST(KirPipelineVerify, VerifyEachIsOnByDefaultOnlyInDebugBuilds) {
+#ifdef NDEBUG
+  EXPECT_FALSE(verifyEachPassByDefault());
+#else
+  EXPECT_TRUE(verifyEachPassByDefault());
+#endif
+  bool Was = verifyEachPassByDefault();
+  setVerifyEachPassByDefault(!Was);
+  EXPECT_EQ(verifyEachPassByDefault(), !Was);
+  setVerifyEachPassByDefault(Was);
+}
+
+} // namespace
+} // namespace cajeta::kir
