@@ -1,20 +1,37 @@
-// `cajeta emit --target=kir|llvm k.cj`: print an intermediate form of a program.
+// `cajeta emit --target=kir|llvm|ptx|spirv k.cj`: print an intermediate form of a program, and
+// (--print-after=PASS, --print-after-all) the KIR after the target's pipeline passes.
 #include "Commands.h"
 
 #include "compiler/driver/Compiler.h"
+#include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 namespace cajeta::cli {
+
+namespace {
+
+/// The pipeline's pass names, comma-separated, in the order pipelinePassNames() lists them.
+std::string passList() {
+  std::string Out;
+  for (const std::string& Name : kir::pipelinePassNames())
+    Out += (Out.empty() ? "" : ", ") + Name;
+  return Out;
+}
+
+} // namespace
 
 void addEmitCommand(CLI::App& App) {
   struct Options {
     std::string Input, Output, Target = "kir", Cpu = "native", Sm = "sm_90";
     bool Unoptimized = false, CheckBounds = false;
+    std::vector<std::string> PrintAfter;
+    bool PrintAfterAll = false, VerifyEach = false;
   };
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR, LLVM IR, PTX or SPIR-V");
@@ -27,7 +44,36 @@ void addEmitCommand(CLI::App& App) {
   Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
   Cmd->add_option("--cpu", O->Cpu, "CPU for --target=llvm (default native)");
   Cmd->add_option("-o,--output", O->Output, "Write to this file instead of stdout");
+  Cmd->add_option("--print-after", O->PrintAfter,
+                  "Print the KIR to stderr after this pipeline pass (repeatable)")
+      ->expected(1) // one name per occurrence, so the input file is never taken as one
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  Cmd->add_flag("--print-after-all", O->PrintAfterAll,
+                "Print the KIR to stderr after every pipeline pass");
+  Cmd->add_flag("--verify-each", O->VerifyEach, "Verify the KIR after every pipeline pass");
   Cmd->callback([O] {
+    for (const std::string& Pass : O->PrintAfter) {
+      if (!kir::pipelinePassNames().count(Pass)) {
+        std::cerr << "cajeta: error: unknown pass '" << Pass
+                  << "' for --print-after; the pipeline's passes are: " << passList() << "\n";
+        ExitCode = 1;
+        return;
+      }
+    }
+    bool Tracing = !O->PrintAfter.empty() || O->PrintAfterAll || O->VerifyEach;
+    if (Tracing && O->Target == "kir") {
+      std::cerr << "cajeta: error: --print-after, --print-after-all and --verify-each need a "
+                   "target whose pipeline runs: --target=llvm, ptx or spirv\n";
+      ExitCode = 1;
+      return;
+    }
+    std::string Dumps;
+    kir::PipelineTrace Trace;
+    Trace.PrintAfter.insert(O->PrintAfter.begin(), O->PrintAfter.end());
+    Trace.PrintAfterAll = O->PrintAfterAll;
+    Trace.VerifyEach = O->VerifyEach;
+    Trace.Out = &Dumps;
+    const kir::PipelineTrace* T = Tracing ? &Trace : nullptr;
     std::string Source;
     if (!readSourceFile(O->Input, Source)) {
       ExitCode = 1;
@@ -45,8 +91,11 @@ void addEmitCommand(CLI::App& App) {
     } else if (O->Target == "spirv") { // SPIR-V (issue 5): disassembly, or the binary
       spirv::SpirvEmitOptions SO;
       SO.CheckBounds = O->CheckBounds;
+      SO.Trace = T;
       std::string Error;
-      if (!spirv::SpirvPayloadBuilder::emitText(*F.Kir, SO, Text, Error)) {
+      bool Ok = spirv::SpirvPayloadBuilder::emitText(*F.Kir, SO, Text, Error);
+      std::cerr << Dumps;
+      if (!Ok) {
         std::cerr << "cajeta: error: " << Error << "\n";
         ExitCode = 1;
         return;
@@ -55,8 +104,11 @@ void addEmitCommand(CLI::App& App) {
       lowering::NvptxBuildOptions NO;
       NO.Sm = O->Sm;
       NO.CheckBounds = O->CheckBounds;
+      NO.Trace = T;
       std::string Error;
-      if (!lowering::NvptxPayloadBuilder::emitPtx(*F.Kir, NO, Text, Error)) {
+      bool Ok = lowering::NvptxPayloadBuilder::emitPtx(*F.Kir, NO, Text, Error);
+      std::cerr << Dumps;
+      if (!Ok) {
         std::cerr << "cajeta: error: " << Error << "\n";
         ExitCode = 1;
         return;
@@ -65,8 +117,11 @@ void addEmitCommand(CLI::App& App) {
       lowering::CpuBuildOptions CO;
       CO.Cpu = O->Cpu;
       CO.CheckBounds = O->CheckBounds;
+      CO.Trace = T;
       std::string Error;
-      if (!lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized, Text, Error)) {
+      bool Ok = lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized, Text, Error);
+      std::cerr << Dumps;
+      if (!Ok) {
         std::cerr << "cajeta: error: " << Error << "\n";
         ExitCode = 1;
         return;
