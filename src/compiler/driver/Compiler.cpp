@@ -3,7 +3,7 @@
 
 #include "cajeta/compiler.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/Diagnostics.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
@@ -27,7 +27,8 @@ const char* Compiler::version() {
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
   FrontendResult R;
   R.File = std::make_unique<frontend::SourceFile>(FileName, Source);
-  frontend::Diagnostics Diags(*R.File);
+  R.Sink = std::make_unique<Diagnostics>(*R.File);
+  Diagnostics& Diags = *R.Sink;
   frontend::AstContext Ctx;
   frontend::Lexer Lex(*R.File, Diags);
   frontend::Parser P(Lex.lexAll(), Ctx, Diags);
@@ -47,7 +48,7 @@ FrontendResult Compiler::runFrontend(const std::string& FileName, const std::str
   return R;
 }
 
-/// How the host marshals parameter I of kernel Fn (DESIGN.md §4: the manifest drives launch).
+/// How the host marshals parameter I of kernel Fn (the manifest drives the launch).
 static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn, size_t I) {
   const kir::Param& Par = Fn.Params[I];
   bundle::ParamInfo PI;
@@ -74,6 +75,17 @@ static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn
   return PI;
 }
 
+/// A payload builder's failure. Its "internal error: " messages are compiler bugs (invalid IR
+/// from a lowering, a kernel lost by the optimiser): reported as internal errors of Raiser.
+static void reportBuildError(Diagnostics& Diags, Stage Raiser, const std::string& What,
+                             const std::string& Error) {
+  static const std::string Internal = "internal error: ";
+  if (Error.rfind(Internal, 0) == 0)
+    Diags.report(Severity::Internal, Raiser, What + Error.substr(Internal.size()));
+  else
+    Diags.report(Severity::Error, Raiser, What + Error);
+}
+
 CompileResult Compiler::compile(const std::string& FileName, const std::string& Source,
                                 const CompileOptions& Options) {
   CompileResult R;
@@ -81,6 +93,12 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   R.Diagnostics = F.Diagnostics;
   if (!F.Ok)
     return R;
+  Diagnostics& Diags = *F.Sink; // the later stages report after the frontend
+  auto Finish = [&](bool Ok) {
+    R.Diagnostics = Diags.render();
+    R.Ok = Ok;
+    return std::move(R);
+  };
   // Wave ops are tiered: the backend's best, or CAJETA_GPU_WAVE_IMPL; one note per backend.
   bool UsesWave = false;
   for (const auto& Fn : F.Kir->Functions)
@@ -91,14 +109,14 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
         kir::TierSelection::choose(kir::Feature::WaveOps, Backend, Best, WaveOverride, NativeHow,
                                    "exchanges through workgroup-shared memory and barriers");
     if (UsesWave)
-      R.Diagnostics += FileName + ": note: " + C.Note + "\n";
+      Diags.report(Severity::Note, Stage::Driver, C.Note);
     return C.Tier;
   };
   if (UsesWave) {
     std::string Warning;
     WaveOverride = kir::TierSelection::overrideFor(kir::Feature::WaveOps, Warning);
     if (!Warning.empty())
-      R.Diagnostics += FileName + ": warning: " + Warning + "\n";
+      Diags.report(Severity::Warning, Stage::Driver, Warning);
   }
   WaveTier("cpu", kir::ImplTier::Portable, "");
   kir::ImplTier NvptxWaveTier =
@@ -110,11 +128,11 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   CpuOpts.CheckBounds = Options.CheckBounds;
   lowering::CpuBuildResult Cpu = lowering::CpuPayloadBuilder::build(*F.Kir, CpuOpts);
   if (!Cpu.Ok) {
-    R.Diagnostics += FileName + ": error: CPU code generation failed: " + Cpu.Error + "\n";
-    return R;
+    reportBuildError(Diags, Stage::Llvm, "CPU code generation failed: ", Cpu.Error);
+    return Finish(false);
   }
-  // --- NVPTX payloads (issue 4, NvptxPayloadBuilder): a baseline, sm_90, and the architectures
-  // asked for (the JIT's devices), PTX each; the runtime loads the highest <= the device. ---
+  // NVPTX payloads: the built-in architectures and those asked for (the JIT's devices), PTX
+  // each; the runtime loads the highest <= the device.
   std::vector<std::string> Sms;
   for (std::stringstream In(CAJETA_COMPILER_BUILTIN_GPU_ARCHS); In.good();) {
     std::string Sm;
@@ -126,8 +144,9 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
       continue;
     std::string Why;
     if (!lowering::NvptxPayloadBuilder::knowsArch(Sm, Why)) {
-      R.Diagnostics += FileName + ": note: no PTX for " + Sm + " (" + Why +
-                       "); its device JIT-compiles the nearest lower architecture's PTX\n";
+      Diags.report(Severity::Note, Stage::Llvm,
+                   "no PTX for " + Sm + " (" + Why +
+                       "); its device JIT-compiles the nearest lower architecture's PTX");
       continue;
     }
     Sms.push_back(Sm);
@@ -141,26 +160,24 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     GpuOpts.WaveTier = NvptxWaveTier;
     Gpu.push_back(lowering::NvptxPayloadBuilder::build(*F.Kir, GpuOpts));
     if (!Gpu.back().Ok) {
-      R.Diagnostics += FileName + ": error: NVPTX code generation for " + Sm +
-                       " failed: " + Gpu.back().Error + "\n";
-      return R;
+      reportBuildError(Diags, Stage::Llvm,
+                       "NVPTX code generation for " + Sm + " failed: ", Gpu.back().Error);
+      return Finish(false);
     }
   }
   for (const std::string& Note : Gpu.front().Notes) // the same for every architecture
-    R.Diagnostics += FileName + ": note: " + Note + "\n";
-  // --- end NVPTX ---
-  // --- SPIR-V payloads (issue 5, SpirvPayloadBuilder): one module per Vulkan kernel. Float
-  // atomic adds are compare-exchange loops (any device); a kernel the emitter cannot express
-  // gets a warning and no Vulkan payload instead of failing the whole build. ---
+    Diags.report(Severity::Note, Stage::Llvm, Note);
+  // SPIR-V payloads: one module per Vulkan kernel. Float atomic adds are compare-exchange loops
+  // (any device); a kernel the emitter cannot express gets a warning and no Vulkan payload
+  // instead of failing the whole build.
   spirv::SpirvEmitOptions SpvOpts;
   SpvOpts.CheckBounds = Options.CheckBounds;
   SpvOpts.PortableWaveOps = SpirvWaveTier == kir::ImplTier::Portable;
   spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
   for (const std::string& E : Spv.Errors)
-    R.Diagnostics += FileName + ": warning: no Vulkan code for " + E + "\n";
+    Diags.report(Severity::Warning, Stage::Spirv, "no Vulkan code for " + E);
   for (const std::string& Note : Spv.Notes)
-    R.Diagnostics += FileName + ": note: " + Note + "\n";
-  // --- end SPIR-V ---
+    Diags.report(Severity::Note, Stage::Spirv, Note);
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();
   for (const auto& Fn : F.Kir->Functions) {
@@ -181,20 +198,19 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     auto It = Cpu.Manifests.find(Fn->Name);
     if (It != Cpu.Manifests.end())
       K.Targets[Cpu.Payload.Target] = It->second;
-    for (const lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
+    for (const lowering::NvptxBuildResult& G : Gpu)
       if (auto GIt = G.Manifests.find(Fn->Name); GIt != G.Manifests.end())
         K.Targets[G.Payload.Target] = GIt->second;
-    if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end()) // SPIR-V (issue 5)
+    if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end())
       K.Targets[spirv::SpirvPayloadBuilder::ManifestTarget] = SIt->second;
     P.Kernels.push_back(std::move(K));
   }
   P.Payloads.push_back(std::move(Cpu.Payload));
-  for (lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
+  for (lowering::NvptxBuildResult& G : Gpu)
     P.Payloads.push_back(std::move(G.Payload));
-  for (bundle::Payload& SP : Spv.Payloads) // SPIR-V (issue 5)
+  for (bundle::Payload& SP : Spv.Payloads)
     P.Payloads.push_back(std::move(SP));
-  R.Ok = true;
-  return R;
+  return Finish(true);
 }
 
 } // namespace cajeta::driver
