@@ -57,6 +57,13 @@ void Diagnostics::report(Severity Level, Stage From, std::string Message) {
   add(Level, {}, std::move(Message), false, From);
 }
 
+void Diagnostics::reportOnce(Severity Level, Stage From, std::string Message) {
+  for (const Diagnostic& D : List)
+    if (!D.HasLocation && D.Level == Level && D.From == From && D.Message == Message)
+      return;
+  report(Level, From, std::move(Message));
+}
+
 /// The severity as rendered; an internal error names the stage that raised it.
 static std::string severityText(const Diagnostic& D) {
   switch (D.Level) {

@@ -39,6 +39,9 @@ public:
   void fileNote(std::string Message);
   /// A diagnostic about the file as a whole (no line, no caret), raised by stage From.
   void report(Severity Level, Stage From, std::string Message);
+  /// As report, unless the same file-level diagnostic is already there (a note every NVPTX
+  /// architecture's build repeats).
+  void reportOnce(Severity Level, Stage From, std::string Message);
 
   bool hasErrors() const { return ErrorCount > 0; }
   unsigned errorCount() const { return ErrorCount; }

@@ -3,13 +3,14 @@
 #include "Commands.h"
 
 #include "compiler/driver/Compiler.h"
+#include "compiler/driver/TargetCompiler.h"
 #include "compiler/kir/transforms/Pipeline.h"
-#include "compiler/lowering/llvm/CpuPayloadBuilder.h"
-#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
-#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
+#include "compiler/kir/transforms/TierSelection.h"
 
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace cajeta::cli {
@@ -22,6 +23,38 @@ std::string passList() {
   for (const std::string& Name : kir::pipelinePassNames())
     Out += (Out.empty() ? "" : ", ") + Name;
   return Out;
+}
+
+/// The target whose `cajeta emit` name is Name ("llvm", "ptx", "spirv"), from the driver's set.
+std::unique_ptr<driver::TargetCompiler> targetNamed(const std::string& Name,
+                                                    const std::string& Sm) {
+  std::vector<std::unique_ptr<driver::TargetCompiler>> Targets;
+  Targets.push_back(driver::TargetCompiler::cpu());
+  Targets.push_back(driver::TargetCompiler::nvptx(Sm));
+  Targets.push_back(driver::TargetCompiler::spirv());
+  for (auto& T : Targets)
+    if (Name == T->emitName())
+      return std::move(T);
+  return nullptr;
+}
+
+/// The wave tier `cajeta build` gives T's backend: its best, or what CAJETA_GPU_WAVE_IMPL asks
+/// for (a value it does not know warns, as in a build, when M uses wave ops).
+kir::ImplTier waveTier(const driver::TargetCompiler& T, const kir::Module& M,
+                       const std::string& FileName) {
+  bool UsesWave = false;
+  for (const auto& F : M.Functions)
+    UsesWave = UsesWave || F->UsesWave;
+  if (!UsesWave)
+    return T.bestWaveTier();
+  std::string Warning;
+  std::optional<kir::ImplTier> Override =
+      kir::TierSelection::overrideFor(kir::Feature::WaveOps, Warning);
+  if (!Warning.empty())
+    std::cerr << FileName << ": warning: " << Warning << "\n";
+  return kir::TierSelection::choose(kir::Feature::WaveOps, T.backend(), T.bestWaveTier(), Override,
+                                    T.nativeWaveOps(), "")
+      .Tier;
 }
 
 } // namespace
@@ -39,7 +72,7 @@ void addEmitCommand(CLI::App& App) {
   Cmd->add_option("--target", O->Target,
                   "What to print: kir, llvm (CPU), ptx (NVIDIA), spirv (Vulkan)")
       ->check(CLI::IsMember({"kir", "llvm", "ptx", "spirv"}));
-  Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)"); // NVPTX
+  Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)");
   Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
   Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
   Cmd->add_option("--cpu", O->Cpu, "CPU for --target=llvm (default native)");
@@ -88,38 +121,15 @@ void addEmitCommand(CLI::App& App) {
     std::string Text;
     if (O->Target == "kir") {
       Text = kir::dump(*F.Kir);
-    } else if (O->Target == "spirv") { // SPIR-V (issue 5): disassembly, or the binary
-      spirv::SpirvEmitOptions SO;
-      SO.CheckBounds = O->CheckBounds;
-      SO.Trace = T;
-      std::string Error;
-      bool Ok = spirv::SpirvPayloadBuilder::emitText(*F.Kir, SO, Text, Error);
-      std::cerr << Dumps;
-      if (!Ok) {
-        std::cerr << "cajeta: error: " << Error << "\n";
-        ExitCode = 1;
-        return;
-      }
-    } else if (O->Target == "ptx") { // NVPTX (issue 4)
-      lowering::NvptxBuildOptions NO;
-      NO.Sm = O->Sm;
-      NO.CheckBounds = O->CheckBounds;
-      NO.Trace = T;
-      std::string Error;
-      bool Ok = lowering::NvptxPayloadBuilder::emitPtx(*F.Kir, NO, Text, Error);
-      std::cerr << Dumps;
-      if (!Ok) {
-        std::cerr << "cajeta: error: " << Error << "\n";
-        ExitCode = 1;
-        return;
-      }
     } else {
-      lowering::CpuBuildOptions CO;
-      CO.Cpu = O->Cpu;
-      CO.CheckBounds = O->CheckBounds;
-      CO.Trace = T;
+      std::unique_ptr<driver::TargetCompiler> Target = targetNamed(O->Target, O->Sm);
+      driver::TargetOptions TO;
+      TO.CheckBounds = O->CheckBounds;
+      TO.Cpu = O->Cpu;
+      TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
+      TO.Trace = T;
       std::string Error;
-      bool Ok = lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized, Text, Error);
+      bool Ok = Target->emit(*F.Kir, TO, !O->Unoptimized, Text, Error);
       std::cerr << Dumps;
       if (!Ok) {
         std::cerr << "cajeta: error: " << Error << "\n";

@@ -1,20 +1,16 @@
 // The compiler driver.
 #include "compiler/driver/Compiler.h"
 
-#include "cajeta/compiler.h"
-
 #include "compiler/Diagnostics.h"
+#include "compiler/driver/TargetCompiler.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
 #include "compiler/kir/transforms/TierSelection.h"
-#include "compiler/lowering/llvm/CpuPayloadBuilder.h"
-#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
-#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
-#include <algorithm>
-#include <sstream>
+#include <map>
+#include <optional>
 
 namespace cajeta::driver {
 
@@ -75,17 +71,6 @@ static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn
   return PI;
 }
 
-/// A payload builder's failure. Its "internal error: " messages are compiler bugs (invalid IR
-/// from a lowering, a kernel lost by the optimiser): reported as internal errors of Raiser.
-static void reportBuildError(Diagnostics& Diags, Stage Raiser, const std::string& What,
-                             const std::string& Error) {
-  static const std::string Internal = "internal error: ";
-  if (Error.rfind(Internal, 0) == 0)
-    Diags.report(Severity::Internal, Raiser, What + Error.substr(Internal.size()));
-  else
-    Diags.report(Severity::Error, Raiser, What + Error);
-}
-
 CompileResult Compiler::compile(const std::string& FileName, const std::string& Source,
                                 const CompileOptions& Options) {
   CompileResult R;
@@ -99,85 +84,44 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     R.Ok = Ok;
     return std::move(R);
   };
+  std::vector<std::string> Skipped; // architectures asked for that LLVM has no PTX for
+  std::vector<std::unique_ptr<TargetCompiler>> Targets =
+      TargetCompiler::forBundle(Options.GpuArchs, Skipped);
   // Wave ops are tiered: the backend's best, or CAJETA_GPU_WAVE_IMPL; one note per backend.
   bool UsesWave = false;
   for (const auto& Fn : F.Kir->Functions)
     UsesWave = UsesWave || Fn->UsesWave;
   std::optional<kir::ImplTier> WaveOverride;
-  auto WaveTier = [&](const char* Backend, kir::ImplTier Best, const char* NativeHow) {
-    kir::TierChoice C =
-        kir::TierSelection::choose(kir::Feature::WaveOps, Backend, Best, WaveOverride, NativeHow,
-                                   "exchanges through workgroup-shared memory and barriers");
-    if (UsesWave)
-      Diags.report(Severity::Note, Stage::Driver, C.Note);
-    return C.Tier;
-  };
   if (UsesWave) {
     std::string Warning;
     WaveOverride = kir::TierSelection::overrideFor(kir::Feature::WaveOps, Warning);
     if (!Warning.empty())
       Diags.report(Severity::Warning, Stage::Driver, Warning);
   }
-  WaveTier("cpu", kir::ImplTier::Portable, "");
-  kir::ImplTier NvptxWaveTier =
-      WaveTier("cuda", kir::ImplTier::Native, "shfl.sync, vote.sync, redux.sync on sm_80+");
-  kir::ImplTier SpirvWaveTier =
-      WaveTier("vulkan", kir::ImplTier::Native, "GroupNonUniform operations");
-  lowering::CpuBuildOptions CpuOpts;
-  CpuOpts.Cpu = Options.Cpu;
-  CpuOpts.CheckBounds = Options.CheckBounds;
-  lowering::CpuBuildResult Cpu = lowering::CpuPayloadBuilder::build(*F.Kir, CpuOpts);
-  if (!Cpu.Ok) {
-    reportBuildError(Diags, Stage::Llvm, "CPU code generation failed: ", Cpu.Error);
-    return Finish(false);
-  }
-  // NVPTX payloads: the built-in architectures and those asked for (the JIT's devices), PTX
-  // each; the runtime loads the highest <= the device.
-  std::vector<std::string> Sms;
-  for (std::stringstream In(CAJETA_COMPILER_BUILTIN_GPU_ARCHS); In.good();) {
-    std::string Sm;
-    std::getline(In, Sm, ',');
-    Sms.push_back(Sm);
-  }
-  for (const std::string& Sm : Options.GpuArchs) {
-    if (std::find(Sms.begin(), Sms.end(), Sm) != Sms.end())
+  std::map<std::string, kir::ImplTier> WaveTiers; // by backend
+  for (const auto& T : Targets) {
+    if (WaveTiers.count(T->backend()))
       continue;
-    std::string Why;
-    if (!lowering::NvptxPayloadBuilder::knowsArch(Sm, Why)) {
-      Diags.report(Severity::Note, Stage::Llvm,
-                   "no PTX for " + Sm + " (" + Why +
-                       "); its device JIT-compiles the nearest lower architecture's PTX");
-      continue;
-    }
-    Sms.push_back(Sm);
+    kir::TierChoice C = kir::TierSelection::choose(
+        kir::Feature::WaveOps, T->backend(), T->bestWaveTier(), WaveOverride, T->nativeWaveOps(),
+        "exchanges through workgroup-shared memory and barriers");
+    if (UsesWave)
+      Diags.report(Severity::Note, Stage::Driver, C.Note);
+    WaveTiers[T->backend()] = C.Tier;
   }
-  std::vector<lowering::NvptxBuildResult> Gpu;
-  for (const std::string& Sm : Sms) {
-    lowering::NvptxBuildOptions GpuOpts;
-    GpuOpts.Sm = Sm;
-    GpuOpts.CheckBounds = Options.CheckBounds;
-    GpuOpts.ReadFootprint = Options.GpuFootprint;
-    GpuOpts.WaveTier = NvptxWaveTier;
-    Gpu.push_back(lowering::NvptxPayloadBuilder::build(*F.Kir, GpuOpts));
-    if (!Gpu.back().Ok) {
-      reportBuildError(Diags, Stage::Llvm,
-                       "NVPTX code generation for " + Sm + " failed: ", Gpu.back().Error);
-      return Finish(false);
-    }
-  }
-  for (const std::string& Note : Gpu.front().Notes) // the same for every architecture
+  for (const std::string& Note : Skipped)
     Diags.report(Severity::Note, Stage::Llvm, Note);
-  // SPIR-V payloads: one module per Vulkan kernel. Float atomic adds are compare-exchange loops
-  // (any device); a kernel the emitter cannot express gets a warning and no Vulkan payload
-  // instead of failing the whole build.
-  spirv::SpirvEmitOptions SpvOpts;
-  SpvOpts.CheckBounds = Options.CheckBounds;
-  SpvOpts.PortableWaveOps = SpirvWaveTier == kir::ImplTier::Portable;
-  spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
-  for (const std::string& E : Spv.Errors)
-    Diags.report(Severity::Warning, Stage::Spirv, "no Vulkan code for " + E);
-  for (const std::string& Note : Spv.Notes)
-    Diags.report(Severity::Note, Stage::Spirv, Note);
+  std::vector<TargetOutput> Outputs;
+  for (const auto& T : Targets) {
+    TargetOptions TO;
+    TO.CheckBounds = Options.CheckBounds;
+    TO.Cpu = Options.Cpu;
+    TO.GpuFootprint = Options.GpuFootprint;
+    TO.WaveTier = WaveTiers[T->backend()];
+    Outputs.push_back(T->build(*F.Kir, TO, Diags));
+    if (!Outputs.back().Ok)
+      return Finish(false);
+  }
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();
   for (const auto& Fn : F.Kir->Functions) {
@@ -195,21 +139,15 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     }
     K.Backends = Fn->Backends;
     K.UsesWave = Fn->UsesWave;
-    auto It = Cpu.Manifests.find(Fn->Name);
-    if (It != Cpu.Manifests.end())
-      K.Targets[Cpu.Payload.Target] = It->second;
-    for (const lowering::NvptxBuildResult& G : Gpu)
-      if (auto GIt = G.Manifests.find(Fn->Name); GIt != G.Manifests.end())
-        K.Targets[G.Payload.Target] = GIt->second;
-    if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end())
-      K.Targets[spirv::SpirvPayloadBuilder::ManifestTarget] = SIt->second;
+    for (const TargetOutput& Out : Outputs)
+      if (auto It = Out.Manifests.find(Fn->Name); It != Out.Manifests.end())
+        for (const auto& [Target, Manifest] : It->second)
+          K.Targets[Target] = Manifest;
     P.Kernels.push_back(std::move(K));
   }
-  P.Payloads.push_back(std::move(Cpu.Payload));
-  for (lowering::NvptxBuildResult& G : Gpu)
-    P.Payloads.push_back(std::move(G.Payload));
-  for (bundle::Payload& SP : Spv.Payloads)
-    P.Payloads.push_back(std::move(SP));
+  for (TargetOutput& Out : Outputs)
+    for (bundle::Payload& Payload : Out.Payloads)
+      P.Payloads.push_back(std::move(Payload));
   return Finish(true);
 }
 
