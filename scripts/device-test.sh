@@ -106,7 +106,7 @@ run() {
   return $Rc
 }
 
-# --- vulkan mode (issue 5): the same suite on the GPU machine's NVIDIA Vulkan driver ----------
+# --- vulkan mode: the same suite on the GPU machine's NVIDIA Vulkan driver ----------
 #   scripts/device-test.sh vulkan-prepare [BUILD]  here: 'prepare', plus vulkan_tests and
 #       vulkan_probe in BUILD/device-carry/bin, their JIT cache entries filled by one lavapipe run.
 #       Once per checkout, also fetch the Vulkan loader for the GPU machine (it has none):

@@ -3,6 +3,8 @@
 # builds build/ with Ninja.
 #   --check      list missing packages and exit 1 if any; install and build nothing
 #   --deps-only  install missing packages, do not configure or build
+# Environment: CAJETA_WERROR=ON configures with warnings as errors (-DCAJETA_WERROR=ON; CI does,
+# through scripts/test.sh); unset or OFF configures without.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -66,5 +68,14 @@ if [[ "$MODE" == deps ]]; then
   exit 0
 fi
 
-cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+case "${CAJETA_WERROR:-OFF}" in
+  ON | OFF) ;;
+  *)
+    echo "setup.sh: CAJETA_WERROR must be ON or OFF, not '${CAJETA_WERROR}'" >&2
+    exit 2
+    ;;
+esac
+
+cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCAJETA_WERROR="${CAJETA_WERROR:-OFF}"
 cmake --build "$ROOT/build" -j"$(nproc)"

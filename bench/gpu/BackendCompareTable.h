@@ -1,4 +1,4 @@
-// The Vulkan-vs-CUDA table: our kernels on both backends of one GPU, with issue 5's targets.
+// The Vulkan-vs-CUDA table: our kernels on both backends of one GPU, with the Vulkan targets.
 #pragma once
 
 #include <string>

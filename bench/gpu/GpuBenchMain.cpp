@@ -66,7 +66,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   std::printf("## ours on Vulkan vs ours on cuda (same GPU, same bundles, same data)\n\n%s",
               Backends.render().c_str());
   std::printf("\nVulkan/CUDA = Vulkan time / CUDA time per item, both by the host clock around a "
-              "batch through its sync, batches alternating (Vulkan has no CUDA events); issue 5's "
+              "batch through its sync, batches alternating (Vulkan has no CUDA events); the Vulkan "
               "targets: <= %.1fx memory-bound, <= %.1fx barrier-heavy.\n",
               MemoryBoundTarget, BarrierHeavyTarget);
   std::vector<std::string> Missed = Table.missedTargets();

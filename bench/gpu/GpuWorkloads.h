@@ -152,7 +152,7 @@ void runMatMulBench(GpuBenchContext& C);     // tiled matmul vs nvcc
 void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
 void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
 
-/// Issue 5's targets for Vulkan time over CUDA time.
+/// The Vulkan backend's targets for Vulkan time over CUDA time (docs/benchmarks.md).
 constexpr double MemoryBoundTarget = 1.2;
 constexpr double BarrierHeavyTarget = 1.5;
 

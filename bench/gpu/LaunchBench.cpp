@@ -56,8 +56,8 @@ void runLaunchBench(GpuBenchContext& C) {
   row("empty launch, enqueue calls only", "raw cuLaunchKernel", median(OursL), median(RawL), 0);
   row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
 
-  // Vulkan beside cuda: Count launches then one sync per batch, alternating; no target (issue 5
-  // sets none for launch cost).
+  // Vulkan beside cuda: Count launches then one sync per batch, alternating; no target (none is
+  // set for launch cost).
   compareBackends(C, BackendRow{"empty launch, host cost incl. final sync", "launch", 0},
                   median(OursS) * 1e-6, [&](OursDevice& V, BackendRow& R) {
                     xpu::Kernel VEmpty = V.load("empty").kernel("GpuBench.empty");

@@ -1,4 +1,4 @@
-// float32 sum built on wave ops (issue 6) beside CUB's DeviceReduce::Sum, on the cuda backend and
+// float32 sum built on wave ops beside CUB's DeviceReduce::Sum, on the cuda backend and
 // on the Vulkan backend of the same GPU.
 #include "GpuWorkloads.h"
 
@@ -92,7 +92,7 @@ void runWaveReduceBench(GpuBenchContext& C) {
          ResultRow{"wave sum on cuda (" + Shape + ")", "CUB DeviceReduce::Sum", M.Ours, M.PeerWall,
                    M.PeerGpu, Bytes, Bytes, "GB/s", 0.95, Check});
 
-  // On Vulkan: against CUB too (issue 6's target is the same there), then beside cuda.
+  // On Vulkan: against CUB too (the target is the same there), then beside cuda.
   compareBackends(C, BackendRow{"wave sum (" + Shape + ")", "wave ops", 0}, M.Ours,
                   [&](OursDevice& V, BackendRow& R) {
                     if (!V.device().supports(xpu::Capability::WaveOps)) {

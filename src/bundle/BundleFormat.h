@@ -1,4 +1,4 @@
-// The on-disk layout of a .cjx bundle (DESIGN.md §4), shared by BundleWriter and BundleReader.
+// The on-disk layout of a .cjx bundle, shared by BundleWriter and BundleReader.
 //
 // All integers are little-endian. A bundle is, with no padding anywhere:
 //   header (24 bytes):  "CJXB", u32 version (= 1), u32 section count, u32 reserved (= 0),

@@ -49,7 +49,7 @@ struct ParamInfo {
   std::vector<std::string> FunctionTable;
 };
 
-/// The per-(kernel, target) manifest (DESIGN.md §4).
+/// The per-(kernel, target) manifest: what the runtime needs to launch one kernel's code.
 struct TargetManifest {
   std::string Symbol;     // entry symbol in the target's payload
   uint64_t CodeHash = 0;  // xxh3 of the kernel's code for this target

@@ -114,7 +114,7 @@ public:
   virtual unsigned maxWorkgroupSize() const = 0;
   /// The most dynamic shared memory one launch may ask for.
   virtual uint64_t maxDynamicSharedBytes() const = 0;
-  /// What the backend really offers on this device, at run time.
+  /// What the backend really offers on this device (Device::supports answers from it).
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
   /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
   virtual uint32_t waveWidth() const { return 0; }

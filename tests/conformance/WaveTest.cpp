@@ -270,6 +270,38 @@ TEST(Wave, BallotAllAny) {
   expectSame(fromDevice(Votes), WantVotes, "all + 2 * any");
 }
 
+TEST(Wave, ShuffleSyncAndBallotSyncAreShuffleAndBallot) {
+  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
+  xpu::Program P = compileProgram("WaveSyncNames");
+  xpu::Program Geo = compileProgram("WaveShuffles");
+  uint32_t W = waveWidth(Geo);
+  const uint32_t N = 4 * Block;
+  std::vector<int32_t> V = intData<int32_t>(N, 7071);
+  std::vector<uint32_t> S(N);
+  std::vector<uint8_t> Pred(N);
+  Rng R(7072);
+  for (uint32_t I = 0; I < N; ++I) {
+    S[I] = I % 7 == 0 ? uint32_t(R.next()) : uint32_t(R.next() % W);
+    Pred[I] = I / W == 0 ? 0 : I / W == 1 ? 1 : uint8_t(R.next() & 1);
+  }
+  auto Out = filledBuffer<int32_t>(N * 2, 0);
+  auto Ballots = filledBuffer<uint64_t>(N * 2, 0);
+  runKernel(P.kernel("WaveSyncNames.pairs"), xpu::grid(N / Block), xpu::block(Block), toDevice(V),
+            toDevice(S), boolsToDevice(Pred), Out, Ballots);
+  std::vector<int32_t> WantOut(N * 2);
+  std::vector<uint64_t> WantBallots(N * 2);
+  for (uint32_t I = 0; I < N; ++I) {
+    uint32_t Base = I - I % W;
+    WantOut[I * 2] = WantOut[I * 2 + 1] = V[Base + (S[I] & (W - 1))];
+    uint64_t B = 0;
+    for (uint32_t K = 0; K < W; ++K)
+      B |= uint64_t(Pred[Base + K]) << K;
+    WantBallots[I * 2] = WantBallots[I * 2 + 1] = B;
+  }
+  expectSame(fromDevice(Out), WantOut, "shuffle, shuffleSync");
+  expectSame(fromDevice(Ballots), WantBallots, "ballot, ballotSync");
+}
+
 TEST(Wave, BlockSumFromWaveSumsHelperAndAtomics) {
   CONFORMANCE_REQUIRE_DEVICE(WaveOps);
   xpu::Program P = compileProgram("WaveBlockSum");
@@ -369,7 +401,9 @@ void checkBlockScan(const xpu::CompileOptions* Options) {
   }
 }
 
-TEST(Wave, ScansAndBarriersComposedInALoopWithAHelper) { checkBlockScan(nullptr); }
+TEST(Wave, ScansAndBarriersComposedInALoopWithAHelper) {
+  checkBlockScan(nullptr);
+}
 
 TEST(Wave, ScansAndBarriersWithCheckBounds) {
   xpu::CompileOptions O;

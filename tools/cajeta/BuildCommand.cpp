@@ -41,7 +41,7 @@ void addBuildCommand(CLI::App& App) {
     CO.CheckBounds = O->CheckBounds;
     CO.Cpu = O->Cpu;
     CO.GpuArchs = O->GpuArchs;
-    CO.GpuFootprint = true; // NVPTX (issue 4): AOT reads registers/spills/shared from ptxas -v
+    CO.GpuFootprint = true; // NVPTX: AOT reads registers/spills/shared from ptxas -v
     driver::CompileResult R = driver::Compiler::compile(O->Input, Source, CO);
     std::cerr << R.Diagnostics;
     if (!R.Ok) {

@@ -1,20 +1,70 @@
-// `cajeta emit --target=kir|llvm k.cj`: print an intermediate form of a program.
+// `cajeta emit --target=kir|llvm|ptx|spirv k.cj`: print an intermediate form of a program, and
+// (--print-after=PASS, --print-after-all) the KIR after the target's pipeline passes.
 #include "Commands.h"
 
 #include "compiler/driver/Compiler.h"
-#include "compiler/lowering/llvm/CpuPayloadBuilder.h"
-#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
-#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
+#include "compiler/driver/TargetCompiler.h"
+#include "compiler/kir/transforms/Pipeline.h"
+#include "compiler/kir/transforms/TierSelection.h"
 
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <vector>
 
 namespace cajeta::cli {
+
+namespace {
+
+/// The pipeline's pass names, comma-separated, in the order pipelinePassNames() lists them.
+std::string passList() {
+  std::string Out;
+  for (const std::string& Name : kir::pipelinePassNames())
+    Out += (Out.empty() ? "" : ", ") + Name;
+  return Out;
+}
+
+/// The target whose `cajeta emit` name is Name ("llvm", "ptx", "spirv"), from the driver's set.
+std::unique_ptr<driver::TargetCompiler> targetNamed(const std::string& Name,
+                                                    const std::string& Sm) {
+  std::vector<std::unique_ptr<driver::TargetCompiler>> Targets;
+  Targets.push_back(driver::TargetCompiler::cpu());
+  Targets.push_back(driver::TargetCompiler::nvptx(Sm));
+  Targets.push_back(driver::TargetCompiler::spirv());
+  for (auto& T : Targets)
+    if (Name == T->emitName())
+      return std::move(T);
+  return nullptr;
+}
+
+/// The wave tier `cajeta build` gives T's backend: its best, or what CAJETA_GPU_WAVE_IMPL asks
+/// for (a value it does not know warns, as in a build, when M uses wave ops).
+kir::ImplTier waveTier(const driver::TargetCompiler& T, const kir::Module& M,
+                       const std::string& FileName) {
+  bool UsesWave = false;
+  for (const auto& F : M.Functions)
+    UsesWave = UsesWave || F->UsesWave;
+  if (!UsesWave)
+    return T.bestWaveTier();
+  std::string Warning;
+  std::optional<kir::ImplTier> Override =
+      kir::TierSelection::overrideFor(kir::Feature::WaveOps, Warning);
+  if (!Warning.empty())
+    std::cerr << FileName << ": warning: " << Warning << "\n";
+  return kir::TierSelection::choose(kir::Feature::WaveOps, T.backend(), T.bestWaveTier(), Override,
+                                    T.nativeWaveOps(), "")
+      .Tier;
+}
+
+} // namespace
 
 void addEmitCommand(CLI::App& App) {
   struct Options {
     std::string Input, Output, Target = "kir", Cpu = "native", Sm = "sm_90";
     bool Unoptimized = false, CheckBounds = false;
+    std::vector<std::string> PrintAfter;
+    bool PrintAfterAll = false, VerifyEach = false;
   };
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR, LLVM IR, PTX or SPIR-V");
@@ -22,12 +72,41 @@ void addEmitCommand(CLI::App& App) {
   Cmd->add_option("--target", O->Target,
                   "What to print: kir, llvm (CPU), ptx (NVIDIA), spirv (Vulkan)")
       ->check(CLI::IsMember({"kir", "llvm", "ptx", "spirv"}));
-  Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)"); // NVPTX
+  Cmd->add_option("--sm", O->Sm, "GPU architecture for --target=ptx (default sm_90)");
   Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
   Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
   Cmd->add_option("--cpu", O->Cpu, "CPU for --target=llvm (default native)");
   Cmd->add_option("-o,--output", O->Output, "Write to this file instead of stdout");
+  Cmd->add_option("--print-after", O->PrintAfter,
+                  "Print the KIR to stderr after this pipeline pass (repeatable)")
+      ->expected(1) // one name per occurrence, so the input file is never taken as one
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  Cmd->add_flag("--print-after-all", O->PrintAfterAll,
+                "Print the KIR to stderr after every pipeline pass");
+  Cmd->add_flag("--verify-each", O->VerifyEach, "Verify the KIR after every pipeline pass");
   Cmd->callback([O] {
+    for (const std::string& Pass : O->PrintAfter) {
+      if (!kir::pipelinePassNames().count(Pass)) {
+        std::cerr << "cajeta: error: unknown pass '" << Pass
+                  << "' for --print-after; the pipeline's passes are: " << passList() << "\n";
+        ExitCode = 1;
+        return;
+      }
+    }
+    bool Tracing = !O->PrintAfter.empty() || O->PrintAfterAll || O->VerifyEach;
+    if (Tracing && O->Target == "kir") {
+      std::cerr << "cajeta: error: --print-after, --print-after-all and --verify-each need a "
+                   "target whose pipeline runs: --target=llvm, ptx or spirv\n";
+      ExitCode = 1;
+      return;
+    }
+    std::string Dumps;
+    kir::PipelineTrace Trace;
+    Trace.PrintAfter.insert(O->PrintAfter.begin(), O->PrintAfter.end());
+    Trace.PrintAfterAll = O->PrintAfterAll;
+    Trace.VerifyEach = O->VerifyEach;
+    Trace.Out = &Dumps;
+    const kir::PipelineTrace* T = Tracing ? &Trace : nullptr;
     std::string Source;
     if (!readSourceFile(O->Input, Source)) {
       ExitCode = 1;
@@ -42,31 +121,17 @@ void addEmitCommand(CLI::App& App) {
     std::string Text;
     if (O->Target == "kir") {
       Text = kir::dump(*F.Kir);
-    } else if (O->Target == "spirv") { // SPIR-V (issue 5): disassembly, or the binary
-      spirv::SpirvEmitOptions SO;
-      SO.CheckBounds = O->CheckBounds;
-      std::string Error;
-      if (!spirv::SpirvPayloadBuilder::emitText(*F.Kir, SO, Text, Error)) {
-        std::cerr << "cajeta: error: " << Error << "\n";
-        ExitCode = 1;
-        return;
-      }
-    } else if (O->Target == "ptx") { // NVPTX (issue 4)
-      lowering::NvptxBuildOptions NO;
-      NO.Sm = O->Sm;
-      NO.CheckBounds = O->CheckBounds;
-      std::string Error;
-      if (!lowering::NvptxPayloadBuilder::emitPtx(*F.Kir, NO, Text, Error)) {
-        std::cerr << "cajeta: error: " << Error << "\n";
-        ExitCode = 1;
-        return;
-      }
     } else {
-      lowering::CpuBuildOptions CO;
-      CO.Cpu = O->Cpu;
-      CO.CheckBounds = O->CheckBounds;
+      std::unique_ptr<driver::TargetCompiler> Target = targetNamed(O->Target, O->Sm);
+      driver::TargetOptions TO;
+      TO.CheckBounds = O->CheckBounds;
+      TO.Cpu = O->Cpu;
+      TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
+      TO.Trace = T;
       std::string Error;
-      if (!lowering::CpuPayloadBuilder::emitLlvmIr(*F.Kir, CO, !O->Unoptimized, Text, Error)) {
+      bool Ok = Target->emit(*F.Kir, TO, !O->Unoptimized, Text, Error);
+      std::cerr << Dumps;
+      if (!Ok) {
         std::cerr << "cajeta: error: " << Error << "\n";
         ExitCode = 1;
         return;

@@ -9,7 +9,7 @@
 
 namespace cajeta::xpu {
 
-/// Optional device features (DESIGN.md §5): Device::supports answers from what the backend
+/// Optional device features: Device::supports answers from what the backend
 /// really offers.
 enum class Capability : uint32_t {
   WaveOps = CAJETA_XPU_CAP_WAVE_OPS,

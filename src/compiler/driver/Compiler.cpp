@@ -1,21 +1,17 @@
 // The compiler driver.
 #include "compiler/driver/Compiler.h"
 
-#include "cajeta/compiler.h"
-
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/Diagnostics.h"
+#include "compiler/driver/TargetCompiler.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/TierSelection.h"
-#include "compiler/lowering/llvm/CpuPayloadBuilder.h"
-#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
-#include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
-#include <algorithm>
-#include <sstream>
+#include <map>
+#include <optional>
 
 namespace cajeta::driver {
 
@@ -28,7 +24,8 @@ const char* Compiler::version() {
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
   FrontendResult R;
   R.File = std::make_unique<frontend::SourceFile>(FileName, Source);
-  frontend::Diagnostics Diags(*R.File);
+  R.Sink = std::make_unique<Diagnostics>(*R.File);
+  Diagnostics& Diags = *R.Sink;
   frontend::AstContext Ctx;
   frontend::Lexer Lex(*R.File, Diags);
   frontend::Parser P(Lex.lexAll(), Ctx, Diags);
@@ -51,7 +48,7 @@ FrontendResult Compiler::runFrontend(const std::string& FileName, const std::str
   return R;
 }
 
-/// How the host marshals parameter I of kernel Fn (DESIGN.md §4: the manifest drives launch).
+/// How the host marshals parameter I of kernel Fn (the manifest drives the launch).
 static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn, size_t I) {
   const kir::Param& Par = Fn.Params[I];
   bundle::ParamInfo PI;
@@ -85,86 +82,50 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   R.Diagnostics = F.Diagnostics;
   if (!F.Ok)
     return R;
+  Diagnostics& Diags = *F.Sink; // the later stages report after the frontend
+  auto Finish = [&](bool Ok) {
+    R.Diagnostics = Diags.render();
+    R.Ok = Ok;
+    return std::move(R);
+  };
+  std::vector<std::string> Skipped; // architectures asked for that LLVM has no PTX for
+  std::vector<std::unique_ptr<TargetCompiler>> Targets =
+      TargetCompiler::forBundle(Options.GpuArchs, Skipped);
   // Wave ops are tiered: the backend's best, or CAJETA_GPU_WAVE_IMPL; one note per backend.
   bool UsesWave = false;
   for (const auto& Fn : F.Kir->Functions)
     UsesWave = UsesWave || Fn->UsesWave;
   std::optional<kir::ImplTier> WaveOverride;
-  auto WaveTier = [&](const char* Backend, kir::ImplTier Best, const char* NativeHow) {
-    kir::TierChoice C =
-        kir::TierSelection::choose(kir::Feature::WaveOps, Backend, Best, WaveOverride, NativeHow,
-                                   "exchanges through workgroup-shared memory and barriers");
-    if (UsesWave)
-      R.Diagnostics += FileName + ": note: " + C.Note + "\n";
-    return C.Tier;
-  };
   if (UsesWave) {
     std::string Warning;
     WaveOverride = kir::TierSelection::overrideFor(kir::Feature::WaveOps, Warning);
     if (!Warning.empty())
-      R.Diagnostics += FileName + ": warning: " + Warning + "\n";
+      Diags.report(Severity::Warning, Stage::Driver, Warning);
   }
-  WaveTier("cpu", kir::ImplTier::Portable, "");
-  kir::ImplTier NvptxWaveTier =
-      WaveTier("cuda", kir::ImplTier::Native, "shfl.sync, vote.sync, redux.sync on sm_80+");
-  kir::ImplTier SpirvWaveTier =
-      WaveTier("vulkan", kir::ImplTier::Native, "GroupNonUniform operations");
-  lowering::CpuBuildOptions CpuOpts;
-  CpuOpts.Cpu = Options.Cpu;
-  CpuOpts.CheckBounds = Options.CheckBounds;
-  lowering::CpuBuildResult Cpu = lowering::CpuPayloadBuilder::build(*F.Kir, CpuOpts);
-  if (!Cpu.Ok) {
-    R.Diagnostics += FileName + ": error: CPU code generation failed: " + Cpu.Error + "\n";
-    return R;
-  }
-  // --- NVPTX payloads (issue 4, NvptxPayloadBuilder): a baseline, sm_90, and the architectures
-  // asked for (the JIT's devices), PTX each; the runtime loads the highest <= the device. ---
-  std::vector<std::string> Sms;
-  for (std::stringstream In(CAJETA_COMPILER_BUILTIN_GPU_ARCHS); In.good();) {
-    std::string Sm;
-    std::getline(In, Sm, ',');
-    Sms.push_back(Sm);
-  }
-  for (const std::string& Sm : Options.GpuArchs) {
-    if (std::find(Sms.begin(), Sms.end(), Sm) != Sms.end())
+  std::map<std::string, kir::ImplTier> WaveTiers; // by backend
+  for (const auto& T : Targets) {
+    if (WaveTiers.count(T->backend()))
       continue;
-    std::string Why;
-    if (!lowering::NvptxPayloadBuilder::knowsArch(Sm, Why)) {
-      R.Diagnostics += FileName + ": note: no PTX for " + Sm + " (" + Why +
-                       "); its device JIT-compiles the nearest lower architecture's PTX\n";
-      continue;
-    }
-    Sms.push_back(Sm);
+    kir::TierChoice C = kir::TierSelection::choose(
+        kir::Feature::WaveOps, T->backend(), T->bestWaveTier(), WaveOverride, T->nativeWaveOps(),
+        "exchanges through workgroup-shared memory and barriers");
+    if (UsesWave)
+      Diags.report(Severity::Note, Stage::Driver, C.Note);
+    WaveTiers[T->backend()] = C.Tier;
   }
-  std::vector<lowering::NvptxBuildResult> Gpu;
-  for (const std::string& Sm : Sms) {
-    lowering::NvptxBuildOptions GpuOpts;
-    GpuOpts.Sm = Sm;
-    GpuOpts.CheckBounds = Options.CheckBounds;
-    GpuOpts.ReadFootprint = Options.GpuFootprint;
-    GpuOpts.WaveTier = NvptxWaveTier;
-    Gpu.push_back(lowering::NvptxPayloadBuilder::build(*F.Kir, GpuOpts));
-    if (!Gpu.back().Ok) {
-      R.Diagnostics += FileName + ": error: NVPTX code generation for " + Sm +
-                       " failed: " + Gpu.back().Error + "\n";
-      return R;
-    }
+  for (const std::string& Note : Skipped)
+    Diags.report(Severity::Note, Stage::Llvm, Note);
+  std::vector<TargetOutput> Outputs;
+  for (const auto& T : Targets) {
+    TargetOptions TO;
+    TO.CheckBounds = Options.CheckBounds;
+    TO.Cpu = Options.Cpu;
+    TO.GpuFootprint = Options.GpuFootprint;
+    TO.WaveTier = WaveTiers[T->backend()];
+    Outputs.push_back(T->build(*F.Kir, TO, Diags));
+    if (!Outputs.back().Ok)
+      return Finish(false);
   }
-  for (const std::string& Note : Gpu.front().Notes) // the same for every architecture
-    R.Diagnostics += FileName + ": note: " + Note + "\n";
-  // --- end NVPTX ---
-  // --- SPIR-V payloads (issue 5, SpirvPayloadBuilder): one module per Vulkan kernel. Float
-  // atomic adds are compare-exchange loops (any device); a kernel the emitter cannot express
-  // gets a warning and no Vulkan payload instead of failing the whole build. ---
-  spirv::SpirvEmitOptions SpvOpts;
-  SpvOpts.CheckBounds = Options.CheckBounds;
-  SpvOpts.PortableWaveOps = SpirvWaveTier == kir::ImplTier::Portable;
-  spirv::SpirvBuildResult Spv = spirv::SpirvPayloadBuilder::build(*F.Kir, SpvOpts);
-  for (const std::string& E : Spv.Errors)
-    R.Diagnostics += FileName + ": warning: no Vulkan code for " + E + "\n";
-  for (const std::string& Note : Spv.Notes)
-    R.Diagnostics += FileName + ": note: " + Note + "\n";
-  // --- end SPIR-V ---
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();
   for (const auto& Fn : F.Kir->Functions) {
@@ -182,23 +143,16 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     }
     K.Backends = Fn->Backends;
     K.UsesWave = Fn->UsesWave;
-    auto It = Cpu.Manifests.find(Fn->Name);
-    if (It != Cpu.Manifests.end())
-      K.Targets[Cpu.Payload.Target] = It->second;
-    for (const lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
-      if (auto GIt = G.Manifests.find(Fn->Name); GIt != G.Manifests.end())
-        K.Targets[G.Payload.Target] = GIt->second;
-    if (auto SIt = Spv.Manifests.find(Fn->Name); SIt != Spv.Manifests.end()) // SPIR-V (issue 5)
-      K.Targets[spirv::SpirvPayloadBuilder::ManifestTarget] = SIt->second;
+    for (const TargetOutput& Out : Outputs)
+      if (auto It = Out.Manifests.find(Fn->Name); It != Out.Manifests.end())
+        for (const auto& [Target, Manifest] : It->second)
+          K.Targets[Target] = Manifest;
     P.Kernels.push_back(std::move(K));
   }
-  P.Payloads.push_back(std::move(Cpu.Payload));
-  for (lowering::NvptxBuildResult& G : Gpu) // NVPTX (issue 4)
-    P.Payloads.push_back(std::move(G.Payload));
-  for (bundle::Payload& SP : Spv.Payloads) // SPIR-V (issue 5)
-    P.Payloads.push_back(std::move(SP));
-  R.Ok = true;
-  return R;
+  for (TargetOutput& Out : Outputs)
+    for (bundle::Payload& Payload : Out.Payloads)
+      P.Payloads.push_back(std::move(Payload));
+  return Finish(true);
 }
 
 } // namespace cajeta::driver

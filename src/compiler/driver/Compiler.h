@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bundle/Manifest.h"
+#include "compiler/Diagnostics.h"
 #include "compiler/frontend/SourceFile.h"
 #include "compiler/kir/Kir.h"
 
@@ -15,7 +16,7 @@ namespace cajeta::driver {
 struct CompileOptions {
   bool CheckBounds = false;
   std::string Cpu = "native";
-  /// NVPTX (issue 4): read each kernel's registers, spills and shared bytes with `ptxas -v` when
+  /// NVPTX: read each kernel's registers, spills and shared bytes with `ptxas -v` when
   /// ptxas exists (a subprocess per architecture: for AOT builds, not JIT).
   bool GpuFootprint = false;
   /// NVPTX architectures to emit PTX for besides the baseline sm_70 and sm_90 ("sm_86"): the JIT
@@ -23,11 +24,13 @@ struct CompileOptions {
   std::vector<std::string> GpuArchs;
 };
 
-/// The frontend's result: KIR (with access modes) and the rendered diagnostics.
+/// The frontend's result: KIR (with access modes) and the diagnostics, rendered and as the sink
+/// later stages report into.
 struct FrontendResult {
   bool Ok = false;
   std::string Diagnostics;
   std::unique_ptr<frontend::SourceFile> File;
+  std::unique_ptr<cajeta::Diagnostics> Sink; // reports about *File
   std::unique_ptr<kir::Module> Kir;
 };
 

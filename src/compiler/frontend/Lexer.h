@@ -1,7 +1,7 @@
 // Turns a SourceFile into tokens; reports malformed literals and unterminated comments.
 #pragma once
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/Diagnostics.h"
 #include "compiler/frontend/Token.h"
 
 #include <vector>

@@ -2,8 +2,8 @@
 // statement and member boundaries so later errors are still found.
 #pragma once
 
+#include "compiler/Diagnostics.h"
 #include "compiler/frontend/Ast.h"
-#include "compiler/frontend/Diagnostics.h"
 
 #include <vector>
 

@@ -2,8 +2,8 @@
 // builds KIR. The only place that reports user errors after parsing.
 #pragma once
 
+#include "compiler/Diagnostics.h"
 #include "compiler/frontend/Ast.h"
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/kir/Kir.h"
 
 #include <map>

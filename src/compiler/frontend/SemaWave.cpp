@@ -30,6 +30,10 @@ const std::map<std::string, WaveMethod>& waveMethods() {
       {"rotate", {WaveOp::Rotate, Operand::AnyScalar}},
       {"broadcastFirst", {WaveOp::BroadcastFirst, Operand::AnyScalar}},
       {"ballot", {WaveOp::Ballot, Operand::Bool}},
+      // The spec's capability matrix names these two after CUDA's __shfl_sync / __ballot_sync;
+      // every lane takes part in every wave op, so they are the same ops as shuffle / ballot.
+      {"shuffleSync", {WaveOp::Shuffle, Operand::AnyScalar}},
+      {"ballotSync", {WaveOp::Ballot, Operand::Bool}},
       {"all", {WaveOp::All, Operand::Bool}},
       {"any", {WaveOp::Any, Operand::Bool}},
       {"reduceSum", {WaveOp::ReduceSum, Operand::Arith}},

@@ -137,7 +137,7 @@ public:
     return nullptr;
   }
 
-  // --- Device-subset hooks added for GPU targets (issue 4, NVPTX); the defaults suit the CPU. ---
+  // --- Device-subset hooks for GPU targets (NVPTX); the defaults suit the CPU. ---
 
   /// Address space of workgroup-shared arrays (generic 0 on CPU; 3 on NVPTX).
   virtual unsigned sharedAddressSpace() const { return 0; }

@@ -19,8 +19,9 @@ void expectAssembles(const std::string& Src, bool CheckBounds = false) {
     O.CheckBounds = CheckBounds;
     NvptxBuildResult R = buildSource(Src, O);
     ASSERT_TRUE(R.Ok) << Sm << ": " << R.Error;
-    if (!testPtxas().empty())
+    if (!testPtxas().empty()) {
       EXPECT_EQ(assembleError(ptxText(R), Sm), "") << ptxText(R);
+    }
   }
 }
 

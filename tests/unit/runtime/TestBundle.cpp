@@ -13,11 +13,21 @@ using bundle::Access;
 using bundle::ParamKind;
 using bundle::ScalarType;
 
+/// A parameter without POD or function-table fields (brace-initialising four of ParamInfo's
+/// members leaves the rest to -Wmissing-field-initializers).
+static bundle::ParamInfo param(const char* Name, ParamKind Kind, ScalarType T, Access A) {
+  bundle::ParamInfo P;
+  P.Name = Name;
+  P.Kind = Kind;
+  P.Type = T;
+  P.Mode = A;
+  return P;
+}
 static bundle::ParamInfo buf(const char* Name, ScalarType T, Access A) {
-  return {Name, ParamKind::Buffer, T, A};
+  return param(Name, ParamKind::Buffer, T, A);
 }
 static bundle::ParamInfo scalar(const char* Name, ScalarType T) {
-  return {Name, ParamKind::Scalar, T, Access::None};
+  return param(Name, ParamKind::Scalar, T, Access::None);
 }
 
 static bundle::KernelInfo kernel(const char* Name, const char* Symbol,
@@ -55,7 +65,7 @@ bundle::Program makeTestProgram() {
               scalar("d", ScalarType::F64), scalar("e", ScalarType::Bool)}));
   P.Kernels.push_back(
       kernel("K.align", "cj_K_align", {buf("out", ScalarType::U64, Access::Write)}));
-  bundle::ParamInfo Pod{"p", ParamKind::Pod, ScalarType::I32, Access::None};
+  bundle::ParamInfo Pod = param("p", ParamKind::Pod, ScalarType::I32, Access::None);
   Pod.PodName = "Params";
   Pod.Fields = {
       {"scale", ScalarType::F32, 0}, {"bias", ScalarType::F64, 8}, {"n", ScalarType::U32, 16}};
@@ -63,7 +73,7 @@ bundle::Program makeTestProgram() {
   Pod.PodAlign = 8;
   P.Kernels.push_back(
       kernel("K.pod", "cj_K_pod", {buf("out", ScalarType::F64, Access::Write), Pod}));
-  bundle::ParamInfo Op{"op", ParamKind::Function, ScalarType::U32, Access::None};
+  bundle::ParamInfo Op = param("op", ParamKind::Function, ScalarType::U32, Access::None);
   Op.FunctionTable = {"Ops.square", "Ops.negate"};
   P.Kernels.push_back(
       kernel("K.apply", "cj_K_apply", {buf("data", ScalarType::F32, Access::ReadWrite), Op}));

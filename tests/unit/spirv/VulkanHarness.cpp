@@ -9,25 +9,64 @@
 
 namespace cajeta::spirv::test {
 
-#define CJ_VK_FUNCTIONS(X)                                                                         \
-  X(vkDestroyInstance)                                                                             \
-  X(vkEnumeratePhysicalDevices)                                                                    \
-  X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceQueueFamilyProperties)                     \
-      X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) X(vkDestroyDevice) X(               \
-          vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements)  \
-          X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory)                 \
-              X(vkUnmapMemory) X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout)      \
-                  X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) X(vkCreateShaderModule)     \
-                      X(vkDestroyShaderModule) X(vkCreateComputePipelines) X(vkDestroyPipeline)    \
-                          X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool)                     \
-                              X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)                \
-                                  X(vkCreateCommandPool) X(vkDestroyCommandPool)                   \
-                                      X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer)          \
-                                          X(vkEndCommandBuffer) X(vkCmdBindPipeline)               \
-                                              X(vkCmdBindDescriptorSets) X(vkCmdPushConstants)     \
-                                                  X(vkCmdDispatch) X(vkCreateFence)                \
-                                                      X(vkDestroyFence) X(vkQueueSubmit)           \
-                                                          X(vkWaitForFences) X(vkDeviceWaitIdle)
+namespace {
+
+/// A zeroed Vulkan struct with its sType set (brace-initialising only sType leaves the other
+/// members to -Wmissing-field-initializers).
+template <class T> T vkStruct(VkStructureType Type) {
+  T S{};
+  S.sType = Type;
+  return S;
+}
+
+} // namespace
+
+// One X per line: clang-format does not settle on a layout for this list.
+// clang-format off
+#define CJ_VK_FUNCTIONS(X) \
+  X(vkDestroyInstance) \
+  X(vkEnumeratePhysicalDevices) \
+  X(vkGetPhysicalDeviceProperties) \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkGetPhysicalDeviceMemoryProperties) \
+  X(vkCreateDevice) \
+  X(vkDestroyDevice) \
+  X(vkGetDeviceQueue) \
+  X(vkCreateBuffer) \
+  X(vkDestroyBuffer) \
+  X(vkGetBufferMemoryRequirements) \
+  X(vkAllocateMemory) \
+  X(vkFreeMemory) \
+  X(vkBindBufferMemory) \
+  X(vkMapMemory) \
+  X(vkUnmapMemory) \
+  X(vkCreateDescriptorSetLayout) \
+  X(vkDestroyDescriptorSetLayout) \
+  X(vkCreatePipelineLayout) \
+  X(vkDestroyPipelineLayout) \
+  X(vkCreateShaderModule) \
+  X(vkDestroyShaderModule) \
+  X(vkCreateComputePipelines) \
+  X(vkDestroyPipeline) \
+  X(vkCreateDescriptorPool) \
+  X(vkDestroyDescriptorPool) \
+  X(vkAllocateDescriptorSets) \
+  X(vkUpdateDescriptorSets) \
+  X(vkCreateCommandPool) \
+  X(vkDestroyCommandPool) \
+  X(vkAllocateCommandBuffers) \
+  X(vkBeginCommandBuffer) \
+  X(vkEndCommandBuffer) \
+  X(vkCmdBindPipeline) \
+  X(vkCmdBindDescriptorSets) \
+  X(vkCmdPushConstants) \
+  X(vkCmdDispatch) \
+  X(vkCreateFence) \
+  X(vkDestroyFence) \
+  X(vkQueueSubmit) \
+  X(vkWaitForFences) \
+  X(vkDeviceWaitIdle)
+// clang-format on
 
 struct VulkanHarness::Impl {
   void* Lib = nullptr;
@@ -59,10 +98,10 @@ std::unique_ptr<VulkanHarness> VulkanHarness::create(std::string& Why) {
     Why = "the Vulkan loader has no vkCreateInstance";
     return nullptr;
   }
-  VkApplicationInfo App{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  VkApplicationInfo App = vkStruct<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   App.pApplicationName = "cajeta-spirv-tests";
   App.apiVersion = VK_API_VERSION_1_2; // the loader caps it at what the driver offers
-  VkInstanceCreateInfo ICI{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  VkInstanceCreateInfo ICI = vkStruct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   ICI.pApplicationInfo = &App;
   if (CreateInstance(&ICI, nullptr, &I.Instance) != VK_SUCCESS) {
     Why = "vkCreateInstance failed (no Vulkan driver?)";
@@ -103,18 +142,22 @@ std::unique_ptr<VulkanHarness> VulkanHarness::create(std::string& Why) {
     return nullptr;
   }
   float Prio = 1.0f;
-  VkDeviceQueueCreateInfo QCI{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  VkDeviceQueueCreateInfo QCI =
+      vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   QCI.queueFamilyIndex = I.Family;
   QCI.queueCount = 1;
   QCI.pQueuePriorities = &Prio;
-  VkDeviceCreateInfo DCI{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  VkDeviceCreateInfo DCI = vkStruct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   DCI.queueCreateInfoCount = 1;
   DCI.pQueueCreateInfos = &QCI;
   // Enable every feature the device has (the kernels' Int64, Float64, 8/16-bit types and
   // storage): the Vulkan 1.1/1.2 feature structs where the device knows them.
-  VkPhysicalDeviceFeatures2 F2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDeviceVulkan11Features F11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features F12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 F2 =
+      vkStruct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  VkPhysicalDeviceVulkan11Features F11 = vkStruct<VkPhysicalDeviceVulkan11Features>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  VkPhysicalDeviceVulkan12Features F12 = vkStruct<VkPhysicalDeviceVulkan12Features>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   if (I.Props.apiVersion >= VK_API_VERSION_1_2) {
     F2.pNext = &F11;
     F11.pNext = &F12;
@@ -167,7 +210,7 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
   for (uint32_t B = 0; B < Buffers.size(); ++B) {
     if (Buffers[B].empty())
       continue;
-    VkBufferCreateInfo BCI{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    VkBufferCreateInfo BCI = vkStruct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     BCI.size = Buffers[B].size();
     BCI.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     VkBuffer Buf;
@@ -181,7 +224,8 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
     for (uint32_t T = 0; T < Mem.memoryTypeCount && Type == UINT32_MAX; ++T)
       if ((Req.memoryTypeBits & (1u << T)) && (Mem.memoryTypes[T].propertyFlags & Want) == Want)
         Type = T;
-    VkMemoryAllocateInfo MAI{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    VkMemoryAllocateInfo MAI =
+        vkStruct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
     MAI.allocationSize = Req.size;
     MAI.memoryTypeIndex = Type;
     VkDeviceMemory M;
@@ -199,20 +243,23 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
   std::vector<VkDescriptorSetLayoutBinding> LB;
   for (uint32_t B : Bindings)
     LB.push_back({B, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
-  VkDescriptorSetLayoutCreateInfo DSL{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  VkDescriptorSetLayoutCreateInfo DSL = vkStruct<VkDescriptorSetLayoutCreateInfo>(
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
   DSL.bindingCount = uint32_t(LB.size());
   DSL.pBindings = LB.data();
   VkDescriptorSetLayout SetLayout;
   Check(I.vkCreateDescriptorSetLayout(D, &DSL, nullptr, &SetLayout), "vkCreateDescriptorSetLayout");
   VkPushConstantRange Range{VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(Params.size())};
-  VkPipelineLayoutCreateInfo PLI{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  VkPipelineLayoutCreateInfo PLI =
+      vkStruct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
   PLI.setLayoutCount = 1;
   PLI.pSetLayouts = &SetLayout;
   PLI.pushConstantRangeCount = Params.empty() ? 0 : 1;
   PLI.pPushConstantRanges = &Range;
   VkPipelineLayout Layout;
   Check(I.vkCreatePipelineLayout(D, &PLI, nullptr, &Layout), "vkCreatePipelineLayout");
-  VkShaderModuleCreateInfo SMI{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  VkShaderModuleCreateInfo SMI =
+      vkStruct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   SMI.codeSize = K.Module.size() * 4;
   SMI.pCode = K.Module.data();
   VkShaderModule Shader;
@@ -222,8 +269,10 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
   for (uint32_t E = 0; E < 4; ++E)
     Entries[E] = {E, E * 4, 4};
   VkSpecializationInfo SI{4, Entries, sizeof Spec, Spec};
-  VkComputePipelineCreateInfo CPI{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  CPI.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  VkComputePipelineCreateInfo CPI =
+      vkStruct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  CPI.stage = vkStruct<VkPipelineShaderStageCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
   CPI.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   CPI.stage.module = Shader;
   CPI.stage.pName = K.EntryPoint.c_str();
@@ -234,13 +283,15 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
         "vkCreateComputePipelines");
   VkDescriptorPoolSize PS{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                           uint32_t(std::max<size_t>(1, LB.size()))};
-  VkDescriptorPoolCreateInfo DPI{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  VkDescriptorPoolCreateInfo DPI =
+      vkStruct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
   DPI.maxSets = 1;
   DPI.poolSizeCount = 1;
   DPI.pPoolSizes = &PS;
   VkDescriptorPool Pool;
   Check(I.vkCreateDescriptorPool(D, &DPI, nullptr, &Pool), "vkCreateDescriptorPool");
-  VkDescriptorSetAllocateInfo DSA{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  VkDescriptorSetAllocateInfo DSA =
+      vkStruct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
   DSA.descriptorPool = Pool;
   DSA.descriptorSetCount = 1;
   DSA.pSetLayouts = &SetLayout;
@@ -250,7 +301,7 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
   std::vector<VkWriteDescriptorSet> Writes(Bufs.size());
   for (size_t B = 0; B < Bufs.size(); ++B) {
     Infos[B] = {Bufs[B], 0, VK_WHOLE_SIZE};
-    Writes[B] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    Writes[B] = vkStruct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
     Writes[B].dstSet = Set;
     Writes[B].dstBinding = Bindings[B];
     Writes[B].descriptorCount = 1;
@@ -258,11 +309,13 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
     Writes[B].pBufferInfo = &Infos[B];
   }
   I.vkUpdateDescriptorSets(D, uint32_t(Writes.size()), Writes.data(), 0, nullptr);
-  VkCommandPoolCreateInfo CPCI{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  VkCommandPoolCreateInfo CPCI =
+      vkStruct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   CPCI.queueFamilyIndex = I.Family;
   VkCommandPool CmdPool;
   Check(I.vkCreateCommandPool(D, &CPCI, nullptr, &CmdPool), "vkCreateCommandPool");
-  VkCommandBufferAllocateInfo CBA{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  VkCommandBufferAllocateInfo CBA =
+      vkStruct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   CBA.commandPool = CmdPool;
   CBA.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   CBA.commandBufferCount = 1;
@@ -270,7 +323,8 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
   Check(I.vkAllocateCommandBuffers(D, &CBA, &Cmd), "vkAllocateCommandBuffers");
   if (!Error.empty())
     return false;
-  VkCommandBufferBeginInfo Begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VkCommandBufferBeginInfo Begin =
+      vkStruct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   I.vkBeginCommandBuffer(Cmd, &Begin);
   I.vkCmdBindPipeline(Cmd, VK_PIPELINE_BIND_POINT_COMPUTE, Pipe);
   I.vkCmdBindDescriptorSets(Cmd, VK_PIPELINE_BIND_POINT_COMPUTE, Layout, 0, 1, &Set, 0, nullptr);
@@ -279,10 +333,10 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
                          Params.data());
   I.vkCmdDispatch(Cmd, Grid, 1, 1);
   I.vkEndCommandBuffer(Cmd);
-  VkFenceCreateInfo FCI{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFenceCreateInfo FCI = vkStruct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   VkFence Fence;
   I.vkCreateFence(D, &FCI, nullptr, &Fence);
-  VkSubmitInfo Submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  VkSubmitInfo Submit = vkStruct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   Submit.commandBufferCount = 1;
   Submit.pCommandBuffers = &Cmd;
   if (Check(I.vkQueueSubmit(I.Queue, 1, &Submit, Fence), "vkQueueSubmit"))

@@ -129,7 +129,7 @@ lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& M
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   LO.InterchangeGridStride = !(GridStride && std::string(GridStride) == "0");
   std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error);
+      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace);
   if (!Prepared)
     return nullptr;
   KernelLowering KL(*Prepared, *M, *Target, LO);

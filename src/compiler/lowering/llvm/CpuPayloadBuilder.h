@@ -8,11 +8,17 @@
 #include <map>
 #include <string>
 
+namespace cajeta::kir {
+struct PipelineTrace;
+} // namespace cajeta::kir
+
 namespace cajeta::lowering {
 
 struct CpuBuildOptions {
   std::string Cpu = "native"; // "native" = the host CPU and its features; else an LLVM CPU name
   bool CheckBounds = false;   // --check-bounds
+  /// `cajeta emit --print-after...`: passed to kir::runPipeline (not owned; may be null).
+  const kir::PipelineTrace* Trace = nullptr;
 };
 
 struct CpuBuildResult {

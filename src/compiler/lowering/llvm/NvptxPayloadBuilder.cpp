@@ -116,7 +116,7 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   LO.Backend = "cuda"; // only what exists on CUDA (@Backend)
   LO.WaveTier = O.WaveTier;
   std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error);
+      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace);
   if (!Prepared)
     return false;
   KernelLowering KL(*Prepared, M, *Target, LO);

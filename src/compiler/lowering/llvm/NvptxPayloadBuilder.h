@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace cajeta::kir {
+struct PipelineTrace;
+} // namespace cajeta::kir
+
 namespace cajeta::lowering {
 
 struct NvptxBuildOptions {
@@ -23,6 +27,8 @@ struct NvptxBuildOptions {
   /// The wave-op tier (CAJETA_GPU_WAVE_IMPL): Native = shfl/vote/redux.sync; Portable = the
   /// KIR rewrite over shared memory (PortableWave) before the walk.
   ImplTier WaveTier = ImplTier::Native;
+  /// `cajeta emit --print-after...`: passed to kir::runPipeline (not owned; may be null).
+  const kir::PipelineTrace* Trace = nullptr;
 };
 
 struct NvptxBuildResult {

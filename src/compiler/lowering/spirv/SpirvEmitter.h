@@ -12,6 +12,10 @@
 #include <utility>
 #include <vector>
 
+namespace cajeta::kir {
+struct PipelineTrace;
+} // namespace cajeta::kir
+
 namespace cajeta::spirv {
 
 struct SpirvEmitOptions {
@@ -26,6 +30,9 @@ struct SpirvEmitOptions {
   /// Wave.width() stays a subgroup instruction). Otherwise the native tier: GroupNonUniform
   /// instructions (SpirvEmitterWave.cpp).
   bool PortableWaveOps = false;
+  /// `cajeta emit --print-after...`: passed to kir::runPipeline by SpirvPayloadBuilder (not
+  /// owned; may be null).
+  const kir::PipelineTrace* Trace = nullptr;
 };
 
 /// Where a scalar, function-tag or POD parameter lives in the parameter block.

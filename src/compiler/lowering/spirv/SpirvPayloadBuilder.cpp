@@ -30,7 +30,8 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
 SpirvKernel SpirvPayloadBuilder::emitKernel(const kir::Module& M, const kir::Function& K,
                                             const SpirvEmitOptions& Options) {
   SpirvKernel Out;
-  std::unique_ptr<kir::Module> Prepared = kir::runPipeline(M, pipelineConfig(Options), Out.Error);
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(M, pipelineConfig(Options), Out.Error, Options.Trace);
   if (!Prepared)
     return Out;
   for (size_t I = 0; I < M.Functions.size(); ++I)
@@ -45,7 +46,7 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
   SpirvBuildResult R;
   std::string PipelineError;
   std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(Source, pipelineConfig(Options), PipelineError);
+      kir::runPipeline(Source, pipelineConfig(Options), PipelineError, Options.Trace);
   if (!Prepared) {
     R.Errors.push_back(PipelineError);
     return R;
@@ -114,7 +115,8 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
 
 bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOptions& Options,
                                    std::string& Out, std::string& Error) {
-  std::unique_ptr<kir::Module> Prepared = kir::runPipeline(Source, pipelineConfig(Options), Error);
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(Source, pipelineConfig(Options), Error, Options.Trace);
   if (!Prepared)
     return false;
   const kir::Module& M = *Prepared;

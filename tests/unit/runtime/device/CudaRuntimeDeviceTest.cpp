@@ -23,6 +23,17 @@ double msSince(Clock::time_point Start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - Start).count();
 }
 
+/// A scalar or buffer parameter (brace-initialising four of ParamInfo's members leaves the POD
+/// and function-table ones to -Wmissing-field-initializers).
+bundle::ParamInfo param(const char* Name, ParamKind Kind, ScalarType Type, Access Mode) {
+  bundle::ParamInfo P;
+  P.Name = Name;
+  P.Kind = Kind;
+  P.Type = Type;
+  P.Mode = Mode;
+  return P;
+}
+
 bundle::KernelInfo ptxKernel(const char* Name, const char* Symbol,
                              std::vector<bundle::ParamInfo> Params) {
   bundle::KernelInfo K;
@@ -36,18 +47,20 @@ bundle::KernelInfo ptxKernel(const char* Name, const char* Symbol,
 Program loadDeviceProgram() {
   bundle::Program P;
   P.CompilerVersion = "hand-written PTX";
-  P.Kernels.push_back(ptxKernel("T.spin", "t_spin",
-                                {{"out", ParamKind::Buffer, ScalarType::U64, Access::Write},
-                                 {"ns", ParamKind::Scalar, ScalarType::U64, Access::None},
-                                 {"value", ParamKind::Scalar, ScalarType::U64, Access::None}}));
+  P.Kernels.push_back(
+      ptxKernel("T.spin", "t_spin",
+                {param("out", ParamKind::Buffer, ScalarType::U64, Access::Write),
+                 param("ns", ParamKind::Scalar, ScalarType::U64, Access::None),
+                 param("value", ParamKind::Scalar, ScalarType::U64, Access::None)}));
   P.Kernels.push_back(ptxKernel("T.copy", "t_copy",
-                                {{"dst", ParamKind::Buffer, ScalarType::U64, Access::Write},
-                                 {"src", ParamKind::Buffer, ScalarType::U64, Access::Read}}));
-  P.Kernels.push_back(ptxKernel("T.checked", "t_checked",
-                                {{"data", ParamKind::Buffer, ScalarType::F32, Access::Write},
-                                 {"index", ParamKind::Scalar, ScalarType::U64, Access::None}}));
+                                {param("dst", ParamKind::Buffer, ScalarType::U64, Access::Write),
+                                 param("src", ParamKind::Buffer, ScalarType::U64, Access::Read)}));
+  P.Kernels.push_back(
+      ptxKernel("T.checked", "t_checked",
+                {param("data", ParamKind::Buffer, ScalarType::F32, Access::Write),
+                 param("index", ParamKind::Scalar, ScalarType::U64, Access::None)}));
   P.Kernels.push_back(ptxKernel("T.small", "t_small",
-                                {{"out", ParamKind::Buffer, ScalarType::U32, Access::Write}}));
+                                {param("out", ParamKind::Buffer, ScalarType::U32, Access::Write)}));
   bundle::Payload Ptx;
   Ptx.Target = "nvptx-sm_70";
   Ptx.Format = "ptx";

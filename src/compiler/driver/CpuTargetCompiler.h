@@ -1,0 +1,21 @@
+// The CPU target: a shared object for the host (CpuPayloadBuilder); wave ops in the portable tier.
+#pragma once
+
+#include "compiler/driver/TargetCompiler.h"
+
+namespace cajeta::driver {
+
+class CpuTargetCompiler : public TargetCompiler {
+public:
+  std::string name() const override { return "cpu"; }
+  const char* emitName() const override { return "llvm"; }
+  const char* backend() const override { return "cpu"; }
+  kir::ImplTier bestWaveTier() const override { return kir::ImplTier::Portable; }
+  const char* nativeWaveOps() const override { return ""; }
+  TargetOutput build(const kir::Module& M, const TargetOptions& O,
+                     Diagnostics& Diags) const override;
+  bool emit(const kir::Module& M, const TargetOptions& O, bool Optimized, std::string& Text,
+            std::string& Error) const override;
+};
+
+} // namespace cajeta::driver

@@ -1,0 +1,49 @@
+// The NVPTX target over NvptxPayloadBuilder.
+#include "compiler/driver/NvptxTargetCompiler.h"
+
+#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
+
+namespace cajeta::driver {
+
+namespace {
+
+lowering::NvptxBuildOptions nvptxOptions(const std::string& Sm, const TargetOptions& O) {
+  lowering::NvptxBuildOptions N;
+  N.Sm = Sm;
+  N.CheckBounds = O.CheckBounds;
+  N.ReadFootprint = O.GpuFootprint;
+  N.WaveTier = O.WaveTier;
+  N.Trace = O.Trace;
+  return N;
+}
+
+} // namespace
+
+bool NvptxTargetCompiler::knowsArch(const std::string& Sm, std::string& Why) {
+  return lowering::NvptxPayloadBuilder::knowsArch(Sm, Why);
+}
+
+TargetOutput NvptxTargetCompiler::build(const kir::Module& M, const TargetOptions& O,
+                                        Diagnostics& Diags) const {
+  TargetOutput Out;
+  lowering::NvptxBuildResult R = lowering::NvptxPayloadBuilder::build(M, nvptxOptions(Sm, O));
+  if (!R.Ok) {
+    reportFailure(Diags, Stage::Llvm, "NVPTX code generation for " + Sm + " failed: ", R.Error);
+    return Out;
+  }
+  // The notes (approximate math without libdevice, ...) are the same for every architecture.
+  for (const std::string& Note : R.Notes)
+    Diags.reportOnce(Severity::Note, Stage::Llvm, Note);
+  for (const auto& [Kernel, Manifest] : R.Manifests)
+    Out.Manifests[Kernel][R.Payload.Target] = Manifest;
+  Out.Payloads.push_back(std::move(R.Payload));
+  Out.Ok = true;
+  return Out;
+}
+
+bool NvptxTargetCompiler::emit(const kir::Module& M, const TargetOptions& O, bool /*Optimized*/,
+                               std::string& Text, std::string& Error) const {
+  return lowering::NvptxPayloadBuilder::emitPtx(M, nvptxOptions(Sm, O), Text, Error);
+}
+
+} // namespace cajeta::driver
