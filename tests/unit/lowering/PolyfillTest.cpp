@@ -179,13 +179,20 @@ TEST(Polyfill, PipelineLegalizesACopyOnly) {
   EXPECT_NE(Out.find("shift_right"), std::string::npos) << Out;
 }
 
+/// Equal bits, or both NaN.
+template <typename T> bool sameBits(T A, T B) {
+  if (A != A && B != B)
+    return true;
+  return std::memcmp(&A, &B, sizeof(T)) == 0;
+}
+
 // --- run on the CPU ---------------------------------------------------------------------------
 
 /// Builds M after applying C to every function, for the CPU (whose own pipeline then finds
 /// nothing more to legalize).
 std::unique_ptr<LoadedPayload> buildWith(kir::Module& M, const PolyfillConfig& C) {
-  for (auto& F : M.Functions)
-    Polyfill::run(M, *F, C);
+  for (size_t I = 0; I < M.Functions.size(); ++I) // a rule may add helpers
+    Polyfill::run(M, *M.Functions[I], C);
   std::string Error;
   auto P = LoadedPayload::build(M, Error);
   EXPECT_TRUE(P) << Error;
@@ -310,6 +317,68 @@ TEST(Polyfill, JavaMinMaxOnFloat64AndFloat16) {
       EXPECT_EQ(Bits64(Out[J]), Bits64(Want[J])) << J;
       EXPECT_EQ(halfBits(OutH[J]), halfBits(_Float16(Want[J]))) << J;
     }
+  }
+}
+
+TEST(Polyfill, ExactFloatRemainderThroughOneHelperPerWidth) {
+  // x % y as C's fmod, on the bits: exact for huge quotients and subnormals, x's sign on zeros.
+  const float Inf32 = std::numeric_limits<float>::infinity();
+  const float Sub32 = std::numeric_limits<float>::denorm_min();
+  std::vector<float> A = {5.5f,  -5.5f, 1e30f, -1e30f, 3.0f, -3.0f,  Sub32 * 7,   1.0f,
+                          Inf32, 1.0f,  0.0f,  -0.0f,  7.0f, 1e-40f, 16777217.0f, 2.5f},
+                     B = {2.0f, 2.0f,  3.0f, 7e-3f, 3.0f,  3.0f,   Sub32 * 2, 0.0f,
+                          2.0f, Inf32, 5.0f, 5.0f,  -2.0f, 3e-41f, 0.3f,      std::nanf("")};
+  std::vector<double> AD(A.begin(), A.end()), BD(B.begin(), B.end());
+  AD.push_back(1e300);
+  BD.push_back(1e-300);
+  AD.push_back(-4.9e-324 * 9);
+  BD.push_back(4.9e-324 * 4);
+  for (const PolyfillConfig& C : {PolyfillConfig::llvm(), PolyfillConfig::spirv()}) {
+    kir::Module M;
+    KirBuilder K(M);
+    K.kernel("K.f");
+    uint32_t Pa = K.param("a", buffer(ScalarType::F32));
+    uint32_t Pb = K.param("b", buffer(ScalarType::F32));
+    uint32_t Pad = K.param("ad", buffer(ScalarType::F64));
+    uint32_t Pbd = K.param("bd", buffer(ScalarType::F64));
+    uint32_t O = K.param("out", buffer(ScalarType::F32));
+    uint32_t Od = K.param("outd", buffer(ScalarType::F64));
+    uint32_t Oh = K.param("outh", buffer(ScalarType::F16));
+    uint32_t I = K.local("i", scalar(ScalarType::U32));
+    auto Rem = [&](Expr* X, Expr* Y) { return K.bin(BinaryOp::Rem, X, Y); };
+    auto Half = [&](uint32_t Buf) { return K.cast(scalar(ScalarType::F16), K.load(Buf, K.l(I))); };
+    auto Below = [&](uint32_t Buf) {
+      return K.bin(BinaryOp::Lt, K.cast(scalar(ScalarType::U64), K.l(I)), K.length(Buf));
+    };
+    K.body(
+        {K.eval(K.assign(I, K.geom(IntrinsicOp::GlobalId, 0))),
+         K.ifThen(Below(Pa),
+                  K.block({K.eval(K.store(O, K.l(I), Rem(K.load(Pa, K.l(I)), K.load(Pb, K.l(I))))),
+                           K.eval(K.store(Oh, K.l(I), Rem(Half(Pa), Half(Pb))))})),
+         K.ifThen(Below(Pad),
+                  K.eval(K.store(Od, K.l(I), Rem(K.load(Pad, K.l(I)), K.load(Pbd, K.l(I))))))});
+    auto P = buildWith(M, C);
+    ASSERT_TRUE(P);
+    // One helper per width used (float16 shares float32's), none for the LLVM targets.
+    EXPECT_EQ(M.Functions.size(), C.ExactFRem ? 3u : 1u);
+    std::vector<float> Out(A.size());
+    std::vector<double> OutD(AD.size());
+    std::vector<_Float16> OutH(A.size());
+    EXPECT_EQ(P->run("cj_K_f",
+                     {bufferArg(A), bufferArg(B), bufferArg(AD), bufferArg(BD), bufferArg(Out),
+                      bufferArg(OutD), bufferArg(OutH)},
+                     3, 8)
+                  .Failed,
+              0u);
+    for (size_t J = 0; J < A.size(); ++J) {
+      float Want = std::fmod(A[J], B[J]);
+      EXPECT_TRUE(sameBits(Out[J], Want)) << A[J] << " % " << B[J] << " = " << Out[J];
+      _Float16 WantH = _Float16(std::fmod(float(_Float16(A[J])), float(_Float16(B[J]))));
+      EXPECT_TRUE(sameBits(OutH[J], WantH)) << "half " << A[J] << " % " << B[J];
+    }
+    for (size_t J = 0; J < AD.size(); ++J)
+      EXPECT_TRUE(sameBits(OutD[J], std::fmod(AD[J], BD[J])))
+          << AD[J] << " % " << BD[J] << " = " << OutD[J];
   }
 }
 

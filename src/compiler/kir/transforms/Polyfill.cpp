@@ -27,6 +27,7 @@ PolyfillConfig PolyfillConfig::spirv() {
   C.SaturatingFToI = true;
   C.JavaMinMax = true;
   C.F64ToF16Once = true;
+  C.ExactFRem = true;
   return C;
 }
 
@@ -81,8 +82,11 @@ public:
     B.setLoc(E->Loc);
     switch (E->K) {
     case Expr::Kind::Binary:
-      if (E->Ops.size() != 2 || !E->Ty.isInteger() || E->Ops[0]->Ty != E->Ty ||
-          E->Ops[1]->Ty != E->Ty)
+      if (E->Ops.size() != 2 || E->Ops[0]->Ty != E->Ty || E->Ops[1]->Ty != E->Ty)
+        break;
+      if (C.ExactFRem && E->BOp == BinaryOp::Rem && E->Ty.isFloat())
+        return floatRem(E);
+      if (!E->Ty.isInteger())
         break;
       if (C.IntDivRem && (E->BOp == BinaryOp::Div || E->BOp == BinaryOp::Rem))
         return E->Ty.isSigned() && C.SignedDivByMagnitude ? divRemByMagnitude(E) : divRem(E);
@@ -300,6 +304,114 @@ private:
     Bits = B.bin(BinaryOp::Sub, Bits, B.cast(U32, Away));
     Bits = B.bin(BinaryOp::Or, Bits, B.cast(U32, Inexact));
     return wrap(Bd, B.cast(E->Ty, B.intrinsic(IntrinsicOp::Bitcast, F32, {Bits})));
+  }
+
+  Expr* floatRem(Expr* E) {
+    // The rule: x % y is C's fmod: exact, with the sign of x; NaN when y is 0 or NaN or x is
+    // infinite or NaN. Remainders of the form x - y * trunc(x / y) (Vulkan's OpFRem) are neither
+    // exact nor sign-keeping, so the division is done on the bits (musl's fmod) in a helper.
+    // The call evaluates x, then y, once each. float16 goes through float32: both widenings and
+    // the remainder (smaller than |y|, a multiple of x's ulp) are exact.
+    Type T = E->Ty;
+    if (T.Elem == ScalarType::F16) {
+      Type F32 = Type::scalar(ScalarType::F32);
+      Expr* R = B.call(fmodHelper(F32), {B.cast(F32, E->Ops[0]), B.cast(F32, E->Ops[1])});
+      return B.cast(T, R);
+    }
+    return B.call(fmodHelper(T), {E->Ops[0], E->Ops[1]});
+  }
+
+  /// The module's fmod helper for float type F (float32 or float64), made on first use.
+  uint32_t fmodHelper(Type F) {
+    std::string Name = "polyfill.fmod" + std::to_string(F.bits());
+    Module& M = B.module();
+    for (size_t I = 0; I < M.Functions.size(); ++I)
+      if (M.Functions[I]->Name == Name)
+        return uint32_t(I);
+    // musl's fmod over the bits: N-bit words, Mant fraction bits, EBits exponent bits.
+    const unsigned N = F.bits(), Mant = N == 64 ? 52 : 23, EBits = N - 1 - Mant;
+    const Type U = Type::scalar(unsignedOfWidth(N)), I32 = Type::scalar(ScalarType::I32);
+    Builder H(M);
+    H.setLoc(B.loc());
+    uint32_t Index = H.function(Name, false, F);
+    H.current().ParamAccess = {bundle::Access::None, bundle::Access::None};
+    uint32_t X = H.param("x", F), Y = H.param("y", F);
+    uint32_t Ux = H.local("ux", U), Uy = H.local("uy", U), Ex = H.local("ex", I32),
+             Ey = H.local("ey", I32), Sx = H.local("sx", U), Iv = H.local("i", U);
+    auto W = [&](uint64_t V) { return H.constInt(U.Elem, int64_t(V)); };
+    auto I = [&](int64_t V) { return H.i32(V); };
+    auto Bin = [&](BinaryOp Op, Expr* L, Expr* R) { return H.bin(Op, L, R); };
+    // Shifts by counts below N (a computed count is masked, which never changes it here).
+    auto Count = [&](Expr* C) {
+      return C->K == Expr::Kind::Const ? C : Bin(BinaryOp::And, C, W(N - 1));
+    };
+    auto Shl = [&](Expr* V, Expr* C) {
+      return H.intrinsic(IntrinsicOp::ShiftLeft, U, {V, Count(C)});
+    };
+    auto Shr = [&](Expr* V, Expr* C) {
+      return H.intrinsic(IntrinsicOp::ShiftRight, U, {V, Count(C)});
+    };
+    auto Set = [&](uint32_t L, Expr* V) { return H.eval(H.assign(L, V)); };
+    auto Dec = [&](uint32_t L) { return Set(L, Bin(BinaryOp::Sub, H.l(L), I(1))); };
+    auto Top = [&](uint32_t L) { return Bin(BinaryOp::Eq, Shr(H.l(L), W(N - 1)), W(0)); };
+    auto SignedZero = [&] { // x's sign on a zero (from the bits: 0 * x may lose it on a GPU)
+      return H.ret(H.intrinsic(IntrinsicOp::Bitcast, F, {H.l(Sx)}));
+    };
+    auto Exponent = [&](uint32_t L) {
+      return H.cast(I32, Bin(BinaryOp::And, Shr(H.l(L), W(Mant)), W((1u << EBits) - 1)));
+    };
+    // Normalise a word and its exponent: the leading one at bit Mant, the exponent going below
+    // 1 for a subnormal.
+    auto Normalise = [&](uint32_t L, uint32_t E) {
+      Stmt* Sub = H.block(
+          {Set(Iv, Shl(H.l(L), W(EBits + 1))),
+           H.loop(Top(Iv), H.block({Dec(E), Set(Iv, Shl(H.l(Iv), W(1)))})),
+           Set(L, Shl(H.l(L), H.cast(U, Bin(BinaryOp::Add, H.un(UnaryOp::Neg, H.l(E)), I(1)))))});
+      Stmt* Normal = H.block({Set(L, Bin(BinaryOp::And, H.l(L), W(widthMask(N) >> (EBits + 1)))),
+                              Set(L, Bin(BinaryOp::Or, H.l(L), W(uint64_t(1) << Mant)))});
+      return H.ifThen(Bin(BinaryOp::Eq, H.l(E), I(0)), Sub, Normal);
+    };
+    // i = ux - uy; when not negative: a zero remainder ends, else ux = i.
+    auto Step = [&] {
+      return H.block(
+          {Set(Iv, Bin(BinaryOp::Sub, H.l(Ux), H.l(Uy))),
+           H.ifThen(Top(Iv), H.block({H.ifThen(Bin(BinaryOp::Eq, H.l(Iv), W(0)), SignedZero()),
+                                      Set(Ux, H.l(Iv))}))});
+    };
+    Expr* XY = Bin(BinaryOp::Mul, H.p(X), H.p(Y));
+    Expr* NanOut = Bin(BinaryOp::Div, XY, Bin(BinaryOp::Mul, H.p(X), H.p(Y)));
+    H.body({
+        Set(Ux, H.intrinsic(IntrinsicOp::Bitcast, U, {H.p(X)})),
+        Set(Uy, H.intrinsic(IntrinsicOp::Bitcast, U, {H.p(Y)})),
+        Set(Ex, Exponent(Ux)),
+        Set(Ey, Exponent(Uy)),
+        Set(Sx, Bin(BinaryOp::And, H.l(Ux), W(uint64_t(1) << (N - 1)))),
+        H.ifThen(Bin(BinaryOp::Or,
+                     Bin(BinaryOp::Or, Bin(BinaryOp::Eq, Shl(H.l(Uy), W(1)), W(0)),
+                         Bin(BinaryOp::Ne, H.p(Y), H.p(Y))),
+                     Bin(BinaryOp::Eq, H.l(Ex), I((1 << EBits) - 1))),
+                 H.ret(NanOut)),
+        H.ifThen(Bin(BinaryOp::Le, Shl(H.l(Ux), W(1)), Shl(H.l(Uy), W(1))),
+                 H.block({H.ifThen(Bin(BinaryOp::Eq, Shl(H.l(Ux), W(1)), Shl(H.l(Uy), W(1))),
+                                   SignedZero()),
+                          H.ret(H.p(X))})),
+        Normalise(Ux, Ex),
+        Normalise(Uy, Ey),
+        // Long division a bit at a time.
+        H.loop(Bin(BinaryOp::Gt, H.l(Ex), H.l(Ey)),
+               H.block({Step(), Set(Ux, Shl(H.l(Ux), W(1))), Dec(Ex)})),
+        Step(),
+        H.loop(Bin(BinaryOp::Eq, Shr(H.l(Ux), W(Mant)), W(0)),
+               H.block({Set(Ux, Shl(H.l(Ux), W(1))), Dec(Ex)})),
+        // Rebuild the float: a normal exponent, or shifted down to a subnormal.
+        H.ifThen(Bin(BinaryOp::Gt, H.l(Ex), I(0)),
+                 H.block({Set(Ux, Bin(BinaryOp::Sub, H.l(Ux), W(uint64_t(1) << Mant))),
+                          Set(Ux, Bin(BinaryOp::Or, H.l(Ux), Shl(H.cast(U, H.l(Ex)), W(Mant))))}),
+                 Set(Ux, Shr(H.l(Ux),
+                             H.cast(U, Bin(BinaryOp::Add, H.un(UnaryOp::Neg, H.l(Ex)), I(1)))))),
+        H.ret(H.intrinsic(IntrinsicOp::Bitcast, F, {Bin(BinaryOp::Or, H.l(Ux), H.l(Sx))})),
+    });
+    return Index;
   }
 
   Expr* minMax(Expr* E) {

@@ -28,12 +28,15 @@ struct PolyfillConfig {
   bool JavaMinMax = false;
   /// float64 -> float16 casts round once: through float32 rounded to odd.
   bool F64ToF16Once = false;
+  /// Float %: C's fmod, exact, computed on the bits in a helper function the pass adds to the
+  /// module (one per width).
+  bool ExactFRem = false;
 
   bool any() const {
-    return IntDivRem || ShiftMask || SaturatingFToI || JavaMinMax || F64ToF16Once;
+    return IntDivRem || ShiftMask || SaturatingFToI || JavaMinMax || F64ToF16Once || ExactFRem;
   }
-  /// The LLVM targets (CPU, NVPTX): LLVM has fptosi.sat, llvm.minimum/maximum and a correctly
-  /// rounded fptrunc, but no total integer division or masked shift.
+  /// The LLVM targets (CPU, NVPTX): LLVM has fptosi.sat, llvm.minimum/maximum, a correctly
+  /// rounded fptrunc and an exact frem, but no total integer division or masked shift.
   static PolyfillConfig llvm();
   /// SPIR-V: every rule.
   static PolyfillConfig spirv();
@@ -44,7 +47,8 @@ struct PolyfillConfig {
 class Polyfill {
 public:
   /// Rewrites, in place, every expression of F that a rule of C covers. F belongs to M (its nodes
-  /// are M's and owned by F alone); temporaries become new locals of F.
+  /// are M's and owned by F alone); temporaries become new locals of F. A rule may append a
+  /// helper function to M (ExactFRem), so M.Functions can grow: index it, do not iterate it.
   static void run(Module& M, Function& F, const PolyfillConfig& C);
 };
 

@@ -143,9 +143,6 @@ private:
   uint32_t lowerLogical(const kir::Expr* E);
   uint32_t lowerCast(const kir::Expr* E);
   uint32_t convert(uint32_t V, kir::Type From, kir::Type To);
-  // --- float remainder (SpirvEmitterFRem.cpp) ---
-  uint32_t exactFRem(kir::Type Ty, uint32_t X, uint32_t Y);
-  uint32_t findMsb(uint32_t V, unsigned Bits);
   uint32_t lowerSelect(const kir::Expr* E);
   uint32_t lowerCall(const kir::Expr* E);
   bool callArgs(const kir::Expr* E, uint32_t Callee, const std::vector<const kir::Expr*>& Args,

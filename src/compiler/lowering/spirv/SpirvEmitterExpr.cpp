@@ -1,7 +1,7 @@
 // SpirvEmitter's expressions: operators (wrapping integers, no contraction), lazy && || ?:,
 // calls and function-tag dispatch, geometry and math (GLSL.std.450). Integer division, shifts,
-// float -> int casts, Math.min/max on floats and float64 -> float16 arrive legalized by the
-// KIR polyfill (kir/transforms/Polyfill), as raw primitives this file maps onto single ops.
+// float -> int casts, float %, Math.min/max on floats and float64 -> float16 arrive legalized by
+// the KIR polyfill (kir/transforms/Polyfill), as raw primitives this file maps onto single ops.
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
 #include <spirv/unified1/GLSL.std.450.h>
@@ -166,14 +166,11 @@ uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
     if (F || I)
       return arith(F ? spv::Op::OpFMul : spv::Op::OpIMul, T, L, R);
     break;
-  // Integer / % << >> >>> arrive as DivTrunc, RemTrunc, ShiftLeft, ShiftRight (the polyfill).
+  // Integer / % << >> >>> arrive as DivTrunc, RemTrunc, ShiftLeft, ShiftRight, and float % as a
+  // call of the polyfill's fmod helper (OpFRem is not exact on Vulkan).
   case BinaryOp::Div:
     if (F)
       return arith(spv::Op::OpFDiv, T, L, R);
-    break;
-  case BinaryOp::Rem:
-    if (F)
-      return exactFRem(OpTy, L, R); // OpFRem is not exact on Vulkan
     break;
   case BinaryOp::And:
     if (I || B)
