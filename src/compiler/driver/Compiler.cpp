@@ -16,8 +16,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.3.5 (kir 3, wave 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, spirv-emitter "
-         "4, llvm "
+  return "cajeta-compiler 0.3.5 (kir 4, wave 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, spirv-emitter "
+         "5, llvm "
          "19)";
 }
 

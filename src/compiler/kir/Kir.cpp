@@ -105,10 +105,20 @@ const char* binaryOpName(BinaryOp Op) {
 }
 
 const char* intrinsicName(IntrinsicOp Op) {
-  static const char* Names[] = {
-      "local_id", "global_id", "group_id", "group_dim", "grid_dim", "global_size", "sqrt",
-      "rsqrt",    "exp",       "log",      "pow",       "sin",      "cos",         "tanh",
-      "abs",      "min",       "max",      "floor",     "ceil",     "fma",         "buffer_length"};
+  static const char* Names[] = {"local_id",      "global_id",
+                                "group_id",      "group_dim",
+                                "grid_dim",      "global_size",
+                                "sqrt",          "rsqrt",
+                                "exp",           "log",
+                                "pow",           "sin",
+                                "cos",           "tanh",
+                                "abs",           "min",
+                                "max",           "floor",
+                                "ceil",          "fma",
+                                "buffer_length", "div_trunc",
+                                "rem_trunc",     "shift_left",
+                                "shift_right",   "ftoi_unchecked",
+                                "bitcast"};
   return Names[static_cast<unsigned>(Op)];
 }
 

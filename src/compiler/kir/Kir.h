@@ -114,6 +114,15 @@ enum class IntrinsicOp : uint8_t {
   Ceil,
   Fma,          // fused multiply-add, one rounding
   BufferLength, // buf.length(): uint64 element count of Ops[0] (a buffer or shared array)
+  // Raw primitives: only the legalization pass (kir/transforms/Polyfill) makes them, after it has
+  // guarded their operands; an emitter maps each onto one machine operation. Outside the domain
+  // stated the result is undefined (an emitter may give any value, never trap).
+  DivTrunc,   // {a, b} integers: a / b rounded toward zero; b != 0, not signed MIN / -1
+  RemTrunc,   // {a, b} integers: a - b * DivTrunc(a, b) (the sign of a); same domain
+  ShiftLeft,  // {v, count} integers of one type: v << count; count < bits
+  ShiftRight, // {v, count}: v >> count, arithmetic for signed, logical for unsigned; count < bits
+  FToIUnchecked, // {float}, Ty an integer: round toward zero; the result fits Ty (no NaN)
+  Bitcast,       // {v}, Ty a scalar of v's width (int <-> float): the same bits
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element
@@ -239,7 +248,7 @@ struct Stmt {
   Stmt* Step = nullptr;
   bool TestAtEnd = false;
   bool GridStride = false; // Loop: made by `for (i, T v : buf.range(n))` (i from the global id)
-  uint32_t LoopId = 0; // Loop: its own id (unique in the function); Break/Continue: the target
+  uint32_t LoopId = 0;     // Loop: its own id (unique in the function); Break/Continue: the target
 };
 
 struct Local {

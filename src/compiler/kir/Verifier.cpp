@@ -570,7 +570,7 @@ private:
 
   void verifyIntrinsic(const Expr* E) {
     IntrinsicOp Op = E->IOp;
-    if (Op > IntrinsicOp::BufferLength)
+    if (Op > IntrinsicOp::Bitcast)
       return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
     std::string Name = std::string("'") + intrinsicName(Op) + "'";
     if (isGeometry(Op)) {
@@ -590,6 +590,8 @@ private:
         problem(E, Name + " yields uint64, not " + E->Ty.str());
       return;
     }
+    if (Op >= IntrinsicOp::DivTrunc)
+      return verifyRawPrimitive(E, Name);
     if (!ops(E, mathArity(Op)))
       return;
     for (const Expr* O : E->Ops) {
@@ -601,6 +603,32 @@ private:
     bool IntegerToo = Op == IntrinsicOp::Abs || Op == IntrinsicOp::Min || Op == IntrinsicOp::Max;
     if (!(E->Ty.isFloat() || (IntegerToo && E->Ty.isInteger())))
       problem(E, Name + " on " + E->Ty.str());
+  }
+
+  /// The legalization pass's raw primitives (Kir.h): DivTrunc, RemTrunc, ShiftLeft and
+  /// ShiftRight on two integers of the result's type; FToIUnchecked from a float to an integer;
+  /// Bitcast between scalars of one width.
+  void verifyRawPrimitive(const Expr* E, const std::string& Name) {
+    IntrinsicOp Op = E->IOp;
+    bool Unary = Op == IntrinsicOp::FToIUnchecked || Op == IntrinsicOp::Bitcast;
+    if (!ops(E, Unary ? 1 : 2))
+      return;
+    for (const Expr* O : E->Ops)
+      verifyExpr(O, Use::Value);
+    Type From = E->Ops[0]->Ty, To = E->Ty;
+    if (!Unary) {
+      if (!To.isInteger() || From != To || E->Ops[1]->Ty != To)
+        problem(E, Name + " on " + From.str() + " and " + E->Ops[1]->Ty.str() + " yielding " +
+                       To.str() + ": needs two integers of the result's type");
+      return;
+    }
+    if (!From.isScalar() || !To.isScalar() || From.isBool() || To.isBool())
+      return problem(E, Name + " from " + From.str() + " to " + To.str());
+    if (Op == IntrinsicOp::FToIUnchecked && !(From.isFloat() && To.isInteger()))
+      problem(E,
+              Name + " from " + From.str() + " to " + To.str() + ": needs a float to an integer");
+    if (Op == IntrinsicOp::Bitcast && From.bits() != To.bits())
+      problem(E, Name + " from " + From.str() + " to " + To.str() + ": the widths differ");
   }
 
   void verifyAtomic(const Expr* E) {

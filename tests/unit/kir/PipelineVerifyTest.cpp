@@ -1,13 +1,14 @@
 // The verifier in the pass pipeline: Sema's output for every conformance program verifies, and so
 // does every pass's output in every target's pipeline configuration; invalid input and invalid
 // pass output are errors that say where.
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/Diagnostics.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/Pipeline.h"
+#include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ std::unique_ptr<Module> frontend(const std::string& Path, std::string& Diags) {
   std::stringstream Text;
   Text << In.rdbuf();
   frontend::SourceFile File(Path, Text.str());
-  frontend::Diagnostics D(File);
+  Diagnostics D(File);
   frontend::AstContext Ctx;
   frontend::Lexer Lex(File, D);
   frontend::Parser P(Lex.lexAll(), Ctx, D);
@@ -45,9 +46,11 @@ std::unique_ptr<Module> frontend(const std::string& Path, std::string& Diags) {
 /// (native waves, or portable with CAJETA_GPU_WAVE_IMPL=software), SPIR-V in both wave tiers.
 std::vector<PipelineConfig> allConfigs() {
   std::vector<PipelineConfig> Out;
-  Out.push_back({"cpu", true, ImplTier::Portable});
-  Out.push_back({"cuda", false, ImplTier::Native});
-  Out.push_back({"cuda", false, ImplTier::Portable});
+  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm()});
+  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm()});
+  Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm()});
+  // The CPU once more as CAJETA_KIR_LEGALIZE=vulkan runs it.
+  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv()});
   spirv::SpirvEmitOptions Spirv;
   Out.push_back(spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
   Spirv.PortableWaveOps = true;
@@ -63,8 +66,8 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
   std::sort(Programs.begin(), Programs.end());
   ASSERT_GT(Programs.size(), 100u);
   std::vector<PipelineConfig> Configs = allConfigs();
-  ASSERT_EQ(Configs[3].Backend, "vulkan");
-  ASSERT_EQ(Configs[4].WaveTier, ImplTier::Portable);
+  ASSERT_EQ(Configs[4].Backend, "vulkan");
+  ASSERT_EQ(Configs[5].WaveTier, ImplTier::Portable);
   size_t Compiled = 0, PortableWaveRuns = 0, InlineRuns = 0;
   for (const auto& Path : Programs) {
     std::string Diags;

@@ -333,6 +333,8 @@ TEST(NvptxWave, PipelineConfigsAreTheOnesTheKirTestsVerify) {
   EXPECT_EQ(C.Backend, "cuda");
   EXPECT_FALSE(C.InlineBarrierHelpers);
   EXPECT_EQ(C.WaveTier, ImplTier::Native);
+  EXPECT_TRUE(C.Polyfill.IntDivRem && C.Polyfill.ShiftMask && !C.Polyfill.SaturatingFToI &&
+              !C.Polyfill.JavaMinMax && !C.Polyfill.ExactFRem);
   LO.WaveTier = ImplTier::Portable; // CAJETA_GPU_WAVE_IMPL=software
   EXPECT_EQ(lowering::KernelLowering::pipelineConfig(*Target, LO).WaveTier, ImplTier::Portable);
 }

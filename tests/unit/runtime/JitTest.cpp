@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <utility>
 
 using namespace cajeta::xpu;
 using namespace cajeta::xpu::test;
@@ -118,6 +119,26 @@ TEST(Jit, MissCompilesAndWritesTheCacheThenHitSkipsTheCompiler) {
   CompileOptions Checked;
   Checked.checkBounds = true;
   EXPECT_FALSE(Program::compileSource("class K { /* one */ }", "one.cj", Checked).fromCache());
+  EXPECT_EQ(cacheFiles(Dir + "/cajeta").size(), 3u);
+}
+
+TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
+  // Variables the compiler reads change the code it makes: each value is its own cache entry.
+  std::string Dir = scratch("jit-env");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  const char* Source = "class K { /* env */ }";
+  EnvGuard NoLegalize("CAJETA_KIR_LEGALIZE", nullptr);
+  EnvGuard NoWaveImpl("CAJETA_GPU_WAVE_IMPL", nullptr);
+  EXPECT_FALSE(Program::compileSource(Source, "env.cj").fromCache());
+  const std::pair<const char*, const char*> Overrides[] = {{"CAJETA_KIR_LEGALIZE", "vulkan"},
+                                                           {"CAJETA_GPU_WAVE_IMPL", "software"}};
+  for (const auto& [Variable, Value] : Overrides) {
+    EnvGuard Set(Variable, Value);
+    EXPECT_FALSE(Program::compileSource(Source, "env.cj").fromCache()) << Variable;
+    EXPECT_TRUE(Program::compileSource(Source, "env.cj").fromCache()) << Variable;
+  }
+  EXPECT_TRUE(Program::compileSource(Source, "env.cj").fromCache());
   EXPECT_EQ(cacheFiles(Dir + "/cajeta").size(), 3u);
 }
 

@@ -5,6 +5,7 @@
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/KirInliner.h"
+#include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
 
 #include <atomic>
@@ -62,6 +63,12 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
     Passes.push_back({"portable-wave", portableWaves});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
+  // Last, so that what the other passes make is legalized too.
+  if (C.Polyfill.any())
+    Passes.push_back({"polyfill", [P = C.Polyfill](Module& M, size_t I, std::string&) {
+                        Polyfill::run(M, *M.Functions[I], P);
+                        return true;
+                      }});
   return Passes;
 }
 
@@ -86,7 +93,8 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 }
 
 const std::set<std::string>& pipelinePassNames() {
-  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers"};
+  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
+                                              "polyfill"};
   return Names;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compiler/kir/Kir.h"
+#include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/TierSelection.h"
 
 #include <memory>
@@ -20,6 +21,8 @@ struct PipelineConfig {
   bool InlineBarrierHelpers = false;
   /// The wave tier: Portable rewrites every wave op into shared-memory exchanges and barriers.
   ImplTier WaveTier = ImplTier::Native;
+  /// The value rules the emitter leaves to KIR (Polyfill), applied after every other pass.
+  PolyfillConfig Polyfill;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

@@ -128,8 +128,16 @@ lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& M
   // CAJETA_CPU_GRID_STRIDE=0 keeps each work-item's grid-stride loop whole (for A/B runs).
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   LO.InterchangeGridStride = !(GridStride && std::string(GridStride) == "0");
-  std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace);
+  kir::PipelineConfig PC = KernelLowering::pipelineConfig(*Target, LO);
+  // CAJETA_KIR_LEGALIZE=vulkan gives the CPU the SPIR-V target's legalizations (a test mode: the
+  // conformance suite then checks, on every run, the KIR rules the SPIR-V emitter relies on).
+  const char* Legalize = std::getenv("CAJETA_KIR_LEGALIZE");
+  if (Legalize && *Legalize && !kir::PolyfillConfig::byName(Legalize, PC.Polyfill)) {
+    Error = std::string("CAJETA_KIR_LEGALIZE: unknown value '") + Legalize +
+            "' (expected llvm or vulkan)";
+    return nullptr;
+  }
+  std::unique_ptr<kir::Module> Prepared = kir::runPipeline(KM, PC, Error, O.Trace);
   if (!Prepared)
     return nullptr;
   KernelLowering KL(*Prepared, *M, *Target, LO);

@@ -56,6 +56,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Backend = O.Backend;
   C.InlineBarrierHelpers = !T.hasNativeBarrier();
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
+  C.Polyfill = kir::PolyfillConfig::llvm();
   return C;
 }
 
@@ -564,23 +565,14 @@ llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
     if (I)
       return B.CreateMul(L, R);
     break;
+  // Integer / % << >> >>> arrive as DivTrunc, RemTrunc, ShiftLeft, ShiftRight (the polyfill).
   case BinaryOp::Div:
     if (F)
       return B.CreateFDiv(L, R);
-    if (I)
-      return lowerIntDivRem(E, L, R);
     break;
   case BinaryOp::Rem:
     if (F)
       return B.CreateFRem(L, R);
-    if (I)
-      return lowerIntDivRem(E, L, R);
-    break;
-  case BinaryOp::Shl:
-  case BinaryOp::Shr:
-  case BinaryOp::UShr:
-    if (I)
-      return lowerShift(E, L, R);
     break;
   case BinaryOp::And:
     if (!F)
@@ -598,43 +590,6 @@ llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
     break;
   }
   llvm_unreachable("verified KIR: a binary operator on a type that lacks it");
-}
-
-llvm::Value* KernelLowering::lowerIntDivRem(const Expr* E, llvm::Value* L, llvm::Value* R) {
-  // No UB, no trap: divide by a safe divisor, then fix the result.
-  //   x / 0 == 0, x % 0 == 0, MIN / -1 == MIN (= -MIN wrapped), MIN % -1 == 0.
-  llvm::Type* T = L->getType();
-  bool Signed = E->Ty.isSigned();
-  bool IsDiv = E->BOp == BinaryOp::Div;
-  llvm::Value* Zero = llvm::ConstantInt::get(T, 0);
-  llvm::Value* One = llvm::ConstantInt::get(T, 1);
-  llvm::Value* IsZero = B.CreateICmpEQ(R, Zero);
-  if (!Signed) {
-    llvm::Value* D = B.CreateSelect(IsZero, One, R);
-    if (!IsDiv)
-      return B.CreateURem(L, D); // x % 1 == 0
-    return B.CreateSelect(IsZero, Zero, B.CreateUDiv(L, D));
-  }
-  llvm::Value* IsMinusOne = B.CreateICmpEQ(R, llvm::ConstantInt::getSigned(T, -1));
-  llvm::Value* D = B.CreateSelect(B.CreateOr(IsZero, IsMinusOne), One, R);
-  if (!IsDiv)
-    return B.CreateSRem(L, D); // x % 1 == 0 covers both % 0 and % -1
-  llvm::Value* Q = B.CreateSDiv(L, D);
-  Q = B.CreateSelect(IsMinusOne, B.CreateNeg(L), Q); // x / -1 == -x, wrapping at MIN
-  return B.CreateSelect(IsZero, Zero, Q);
-}
-
-llvm::Value* KernelLowering::lowerShift(const Expr* E, llvm::Value* L, llvm::Value* R) {
-  unsigned Bits = E->Ty.bits();
-  llvm::Value* Count = B.CreateAnd(R, llvm::ConstantInt::get(R->getType(), Bits - 1));
-  switch (E->BOp) {
-  case BinaryOp::Shl:
-    return B.CreateShl(L, Count);
-  case BinaryOp::Shr:
-    return E->Ty.isSigned() ? B.CreateAShr(L, Count) : B.CreateLShr(L, Count);
-  default:
-    return B.CreateLShr(L, Count);
-  }
 }
 
 llvm::Value* KernelLowering::lowerCompare(const Expr* E, llvm::Value* L, llvm::Value* R) {
@@ -919,6 +874,30 @@ llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
   return Phi;
 }
 
+llvm::Value* KernelLowering::lowerRawPrimitive(const Expr* E) {
+  // The verifier checks the raw primitives' operand types (Kir.h).
+  IntrinsicOp Op = E->IOp;
+  Type To = E->Ty;
+  llvm::Value* A = lowerExpr(E->Ops[0]);
+  llvm::Type* T = valueType(Ctx, To);
+  if (Op == IntrinsicOp::FToIUnchecked) // in range by construction
+    return To.isSigned() ? B.CreateFPToSI(A, T) : B.CreateFPToUI(A, T);
+  if (Op == IntrinsicOp::Bitcast)
+    return B.CreateBitCast(A, T);
+  llvm::Value* V = lowerExpr(E->Ops[1]);
+  bool S = To.isSigned();
+  switch (Op) {
+  case IntrinsicOp::DivTrunc:
+    return S ? B.CreateSDiv(A, V) : B.CreateUDiv(A, V);
+  case IntrinsicOp::RemTrunc:
+    return S ? B.CreateSRem(A, V) : B.CreateURem(A, V);
+  case IntrinsicOp::ShiftLeft:
+    return B.CreateShl(A, V);
+  default:
+    return S ? B.CreateAShr(A, V) : B.CreateLShr(A, V);
+  }
+}
+
 [[maybe_unused]] static unsigned mathArity(IntrinsicOp Op) {
   switch (Op) {
   case IntrinsicOp::Pow:
@@ -957,6 +936,13 @@ llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
     assert(E->Ops.size() == 1 && E->Ty == Type::scalar(kir::ScalarType::U64) &&
            "verified KIR: buffer length");
     return bufferOf(E->Ops[0])->Length;
+  case IntrinsicOp::DivTrunc:
+  case IntrinsicOp::RemTrunc:
+  case IntrinsicOp::ShiftLeft:
+  case IntrinsicOp::ShiftRight:
+  case IntrinsicOp::FToIUnchecked:
+  case IntrinsicOp::Bitcast:
+    return lowerRawPrimitive(E);
   default:
     break;
   }

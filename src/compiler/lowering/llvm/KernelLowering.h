@@ -128,8 +128,6 @@ private:
   llvm::Value* lowerExpr(const kir::Expr* E);
   llvm::Value* lowerUnary(const kir::Expr* E);
   llvm::Value* lowerBinary(const kir::Expr* E);
-  llvm::Value* lowerIntDivRem(const kir::Expr* E, llvm::Value* L, llvm::Value* R);
-  llvm::Value* lowerShift(const kir::Expr* E, llvm::Value* L, llvm::Value* R);
   llvm::Value* lowerCompare(const kir::Expr* E, llvm::Value* L, llvm::Value* R);
   llvm::Value* lowerLogical(const kir::Expr* E);
   llvm::Value* lowerCast(const kir::Expr* E);
@@ -138,6 +136,8 @@ private:
   llvm::Value* lowerStore(const kir::Expr* E);
   llvm::Value* lowerCall(const kir::Expr* E);
   llvm::Value* lowerIntrinsic(const kir::Expr* E);
+  /// DivTrunc, RemTrunc, ShiftLeft, ShiftRight, FToIUnchecked, Bitcast: one instruction each.
+  llvm::Value* lowerRawPrimitive(const kir::Expr* E);
   llvm::Value* lowerField(const kir::Expr* E);
   llvm::Value* lowerDispatch(const kir::Expr* E);
   /// A wave op from the target's wave leaves (KernelWave.cpp).

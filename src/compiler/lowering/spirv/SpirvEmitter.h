@@ -147,15 +147,10 @@ private:
   uint32_t lowerExpr(const kir::Expr* E);
   uint32_t lowerUnary(const kir::Expr* E);
   uint32_t lowerBinary(const kir::Expr* E);
-  uint32_t lowerIntDivRem(const kir::Expr* E, uint32_t L, uint32_t R);
   uint32_t lowerCompare(const kir::Expr* E, uint32_t L, uint32_t R);
   uint32_t lowerLogical(const kir::Expr* E);
   uint32_t lowerCast(const kir::Expr* E);
   uint32_t convert(uint32_t V, kir::Type From, kir::Type To);
-  uint32_t narrowToOddF32(uint32_t V);
-  // --- float remainder (SpirvEmitterFRem.cpp) ---
-  uint32_t exactFRem(kir::Type Ty, uint32_t X, uint32_t Y);
-  uint32_t findMsb(uint32_t V, unsigned Bits);
   uint32_t lowerSelect(const kir::Expr* E);
   uint32_t lowerCall(const kir::Expr* E);
   bool callArgs(const kir::Expr* E, uint32_t Callee, const std::vector<const kir::Expr*>& Args,
@@ -164,6 +159,8 @@ private:
                     const Words& Values);
   uint32_t lowerDispatch(const kir::Expr* E);
   uint32_t lowerIntrinsic(const kir::Expr* E);
+  /// DivTrunc, RemTrunc, ShiftLeft, ShiftRight, FToIUnchecked, Bitcast: one op each.
+  uint32_t lowerRawPrimitive(const kir::Expr* E);
   uint32_t lowerMath(const kir::Expr* E, const Words& Ops);
   uint32_t floatMinMax(bool IsMin, kir::Type T, uint32_t A, uint32_t B);
   uint32_t glsl(uint32_t Type, uint32_t Inst, const Words& Ops);

@@ -1,6 +1,7 @@
-// SpirvEmitter's expressions: operators with the language's defined semantics (wrapping
-// integers, x / 0 == 0, masked shifts, saturating float -> int, no contraction), lazy && || ?:,
-// calls and function-tag dispatch, geometry and math (GLSL.std.450; Java min/max by hand).
+// SpirvEmitter's expressions: operators (wrapping integers, no contraction), lazy && || ?:,
+// calls and function-tag dispatch, geometry and math (GLSL.std.450). Integer division, shifts,
+// float -> int casts, float %, Math.min/max on floats and float64 -> float16 arrive legalized by
+// the KIR polyfill (kir/transforms/Polyfill), as raw primitives this file maps onto single ops.
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
 #include <spirv/unified1/GLSL.std.450.h>
@@ -150,27 +151,12 @@ uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
     if (F || I)
       return arith(F ? spv::Op::OpFMul : spv::Op::OpIMul, T, L, R);
     break;
+  // Integer / % << >> >>> arrive as DivTrunc, RemTrunc, ShiftLeft, ShiftRight, and float % as a
+  // call of the polyfill's fmod helper (OpFRem is not exact on Vulkan).
   case BinaryOp::Div:
-  case BinaryOp::Rem:
-    if (F && E->BOp == BinaryOp::Rem)
-      return exactFRem(OpTy, L, R); // OpFRem is not exact on Vulkan
     if (F)
       return arith(spv::Op::OpFDiv, T, L, R);
-    if (I)
-      return lowerIntDivRem(E, L, R);
     break;
-  case BinaryOp::Shl:
-  case BinaryOp::Shr:
-  case BinaryOp::UShr: {
-    if (!I)
-      break;
-    uint32_t Count = op(spv::Op::OpBitwiseAnd, T, {R, intConst(OpTy, OpTy.bits() - 1)});
-    if (E->BOp == BinaryOp::Shl)
-      return op(spv::Op::OpShiftLeftLogical, T, {L, Count});
-    if (E->BOp == BinaryOp::Shr && OpTy.isSigned())
-      return op(spv::Op::OpShiftRightArithmetic, T, {L, Count});
-    return op(spv::Op::OpShiftRightLogical, T, {L, Count});
-  }
   case BinaryOp::And:
     if (I || B)
       return op(B ? spv::Op::OpLogicalAnd : spv::Op::OpBitwiseAnd, T, {L, R});
@@ -188,41 +174,6 @@ uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
   }
   assert(false && "verified KIR: a binary operator on a type that lacks it");
   return 0;
-}
-
-uint32_t SpirvEmitter::lowerIntDivRem(const Expr* E, uint32_t L, uint32_t R) {
-  // No undefined results: divide by a safe divisor, then fix the result.
-  //   x / 0 == 0, x % 0 == 0, MIN / -1 == MIN (= -MIN wrapped), MIN % -1 == 0.
-  Type Ty = E->Ty;
-  uint32_t T = valueType(Ty);
-  uint32_t Zero = intConst(Ty, 0), One = intConst(Ty, 1);
-  uint32_t IsZero = op(spv::Op::OpIEqual, boolTy(), {R, Zero});
-  bool IsDiv = E->BOp == BinaryOp::Div;
-  if (!Ty.isSigned()) {
-    uint32_t D = op(spv::Op::OpSelect, T, {IsZero, One, R});
-    if (!IsDiv)
-      return op(spv::Op::OpUMod, T, {L, D});
-    return op(spv::Op::OpSelect, T, {IsZero, Zero, op(spv::Op::OpUDiv, T, {L, D})});
-  }
-  // Signed: divide the magnitudes with unsigned ops and apply the signs ourselves. OpSDiv and
-  // OpSRem are defined for negative operands, but NVIDIA's Vulkan driver returned remainders
-  // with the divisor's sign and wrong quotients for them (H200, driver 580, 2026-11-30), as
-  // GLSL (where negative % is undefined) compilers may. |MIN| is MIN read as unsigned (2^(w-1)),
-  // so MIN / -1 wraps back to MIN and MIN % -1 is 0 without special cases; x / 0 uses a
-  // divisor of 1 and is then replaced by 0, and x % 0 == 0 follows from |x| % 1.
-  uint32_t D = op(spv::Op::OpSelect, T, {IsZero, One, R});
-  uint32_t LNeg = op(spv::Op::OpSLessThan, boolTy(), {L, Zero});
-  uint32_t DNeg = op(spv::Op::OpSLessThan, boolTy(), {D, Zero});
-  uint32_t LAbs = op(spv::Op::OpSelect, T, {LNeg, op(spv::Op::OpSNegate, T, {L}), L});
-  uint32_t DAbs = op(spv::Op::OpSelect, T, {DNeg, op(spv::Op::OpSNegate, T, {D}), D});
-  if (!IsDiv) {
-    uint32_t RAbs = op(spv::Op::OpUMod, T, {LAbs, DAbs});
-    return op(spv::Op::OpSelect, T, {LNeg, op(spv::Op::OpSNegate, T, {RAbs}), RAbs});
-  }
-  uint32_t QAbs = op(spv::Op::OpUDiv, T, {LAbs, DAbs});
-  uint32_t Differ = op(spv::Op::OpLogicalNotEqual, boolTy(), {LNeg, DNeg});
-  uint32_t Q = op(spv::Op::OpSelect, T, {Differ, op(spv::Op::OpSNegate, T, {QAbs}), QAbs});
-  return op(spv::Op::OpSelect, T, {IsZero, Zero, Q});
 }
 
 uint32_t SpirvEmitter::lowerCompare(const Expr* E, uint32_t L, uint32_t R) {
@@ -304,61 +255,64 @@ uint32_t SpirvEmitter::convert(uint32_t V, Type From, Type To) {
   }
   if (From.isInteger()) // int -> float: round to nearest
     return op(From.isSigned() ? spv::Op::OpConvertSToF : spv::Op::OpConvertUToF, T, {V});
-  if (To.isFloat() && From.bits() == 64 && To.bits() == 16) // one rounding, not two
-    return op(spv::Op::OpFConvert, T, {narrowToOddF32(V)});
   if (To.isFloat())
     return op(spv::Op::OpFConvert, T, {V});
-  // float -> int: toward zero, saturating, NaN -> 0. Out-of-range inputs are replaced by 0
-  // before the conversion (whose result would be undefined) and the bound selected after.
-  unsigned N = To.bits();
-  uint32_t B = boolTy();
-  uint32_t Zero = zeroOf(From);
-  uint32_t Lo, Hi, LoVal, HiVal;
-  if (To.isSigned()) {
-    double Bound = std::ldexp(1.0, int(N) - 1);
-    Lo = op(spv::Op::OpFOrdLessThanEqual, B, {V, Mb.constFloat(From.bits(), -Bound)});
-    Hi = op(spv::Op::OpFOrdGreaterThanEqual, B, {V, Mb.constFloat(From.bits(), Bound)});
-    LoVal = intConst(To, uint64_t(1) << (N - 1));
-    HiVal = intConst(To, (uint64_t(1) << (N - 1)) - 1);
-  } else {
-    double Bound = std::ldexp(1.0, int(N));
-    Lo = op(spv::Op::OpFOrdLessThanEqual, B, {V, Zero});
-    Hi = op(spv::Op::OpFOrdGreaterThanEqual, B, {V, Mb.constFloat(From.bits(), Bound)});
-    LoVal = intConst(To, 0);
-    HiVal = intConst(To, ~uint64_t(0));
-  }
-  uint32_t Nan = op(spv::Op::OpIsNan, B, {V});
-  uint32_t Out = op(spv::Op::OpLogicalOr, B, {op(spv::Op::OpLogicalOr, B, {Lo, Hi}), Nan});
-  uint32_t Safe = op(spv::Op::OpSelect, valueType(From), {Out, Zero, V});
-  uint32_t R = op(To.isSigned() ? spv::Op::OpConvertFToS : spv::Op::OpConvertFToU, T, {Safe});
-  R = op(spv::Op::OpSelect, T, {Lo, LoVal, R});
-  R = op(spv::Op::OpSelect, T, {Hi, HiVal, R});
-  return op(spv::Op::OpSelect, T, {Nan, zeroOf(To), R});
+  // float -> int saturates (Kir.h), which OpConvertFToS/U do not promise: the polyfill spells it
+  // out over FToIUnchecked.
+  fail({}, "internal error: a float -> int cast reached the SPIR-V emitter unlegalized");
+  return 0;
 }
 
-uint32_t SpirvEmitter::narrowToOddF32(uint32_t V) {
-  // float64 -> float32 rounded to odd: toward zero, then the lowest mantissa bit set when
-  // inexact. Its round-to-nearest-even to float16 (11 bits <= 24 - 2) is then the correctly
-  // rounded float64 -> float16 (a float32 rounded to nearest first would round twice).
-  uint32_t F32 = Mb.typeFloat(32), F64 = Mb.typeFloat(64), Bl = boolTy();
-  uint32_t Near = op(spv::Op::OpFConvert, F32, {V});    // some rounding, within one ulp
-  uint32_t Back = op(spv::Op::OpFConvert, F64, {Near}); // exact
-  uint32_t Bits = op(spv::Op::OpBitcast, u32(), {Near});
-  uint32_t Above = op(spv::Op::OpFOrdGreaterThan, Bl,
-                      {glsl(F64, GLSLstd450FAbs, {Back}), glsl(F64, GLSLstd450FAbs, {V})});
-  // Rounded away from zero (to infinity, too): one step back toward zero on the magnitude bits.
-  Bits = op(spv::Op::OpSelect, u32(),
-            {Above, op(spv::Op::OpISub, u32(), {Bits, Mb.constU32(1)}), Bits});
-  uint32_t Inexact = op(spv::Op::OpFOrdNotEqual, Bl, {Back, V}); // false for NaN
-  Bits = op(spv::Op::OpSelect, u32(),
-            {Inexact, op(spv::Op::OpBitwiseOr, u32(), {Bits, Mb.constU32(1)}), Bits});
-  return op(spv::Op::OpBitcast, F32, {Bits});
+/// Whether E may be evaluated although its Select did not choose it: no effect, no trap or
+/// undefined behaviour, and cheap (at most Budget nodes). The polyfill's selects are such.
+static bool speculatable(const Expr* E, int& Budget) {
+  if (!E || --Budget < 0)
+    return false;
+  switch (E->K) {
+  case Expr::Kind::Const:
+  case Expr::Kind::Local:
+  case Expr::Kind::Param:
+  case Expr::Kind::Field:
+    return E->Ty.isScalar();
+  case Expr::Kind::Unary:
+  case Expr::Kind::Select:
+    break;
+  case Expr::Kind::Binary:
+    if (E->BOp == BinaryOp::Div || E->BOp == BinaryOp::Rem || E->BOp == BinaryOp::Shl ||
+        E->BOp == BinaryOp::Shr || E->BOp == BinaryOp::UShr || E->BOp == BinaryOp::LogicalAnd ||
+        E->BOp == BinaryOp::LogicalOr)
+      return false;
+    break;
+  case Expr::Kind::Cast: // not float -> int (undefined out of range)
+    if (E->Ops.size() != 1 || !E->Ops[0] || (E->Ops[0]->Ty.isFloat() && E->Ty.isInteger()))
+      return false;
+    break;
+  case Expr::Kind::Intrinsic:
+    if (E->IOp != IntrinsicOp::Bitcast)
+      return false;
+    break;
+  default:
+    return false;
+  }
+  for (const Expr* O : E->Ops)
+    if (!speculatable(O, Budget))
+      return false;
+  return true;
 }
 
 uint32_t SpirvEmitter::lowerSelect(const Expr* E) {
   assert(E->Ops.size() == 3 && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty == E->Ty &&
          E->Ops[2]->Ty == E->Ty && "verified KIR: select typing");
   uint32_t C = lowerExpr(E->Ops[0]);
+  int Budget = 16;
+  if (E->Ty.isScalar() && speculatable(E->Ops[1], Budget) && speculatable(E->Ops[2], Budget)) {
+    // Both arms are cheap and harmless: evaluate both and pick, without a branch.
+    uint32_t TV = lowerExpr(E->Ops[1]);
+    uint32_t EV = lowerExpr(E->Ops[2]);
+    if (!Error.empty())
+      return 0;
+    return op(spv::Op::OpSelect, valueType(E->Ty), {C, TV, EV});
+  }
   uint32_t Then = Mb.newId(), Else = Mb.newId(), Merge = Mb.newId();
   opVoid(spv::Op::OpSelectionMerge, {Merge, 0});
   condBranch(C, Then, Else);
@@ -527,6 +481,13 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
           {coordinate(IntrinsicOp::GridDim, E->Dim), coordinate(IntrinsicOp::GroupDim, E->Dim)});
     return coordinate(Op, E->Dim);
   }
+  case IntrinsicOp::DivTrunc:
+  case IntrinsicOp::RemTrunc:
+  case IntrinsicOp::ShiftLeft:
+  case IntrinsicOp::ShiftRight:
+  case IntrinsicOp::FToIUnchecked:
+  case IntrinsicOp::Bitcast:
+    return lowerRawPrimitive(E);
   case IntrinsicOp::BufferLength: {
     assert(E->Ops.size() == 1 && E->Ty == Type::scalar(kir::ScalarType::U64) &&
            "verified KIR: buffer length");
@@ -546,6 +507,43 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
   return lowerMath(E, Vals);
 }
 
+uint32_t SpirvEmitter::lowerRawPrimitive(const Expr* E) {
+  IntrinsicOp Op = E->IOp;
+  bool Unary = Op == IntrinsicOp::FToIUnchecked || Op == IntrinsicOp::Bitcast;
+  bool Ok = E->Ops.size() == (Unary ? 1u : 2u);
+  for (const Expr* A : E->Ops)
+    Ok = Ok && A && A->Ty.isScalar() && !A->Ty.isBool();
+  if (Ok && Unary)
+    Ok = E->Ty.isScalar() && !E->Ty.isBool() &&
+         (Op == IntrinsicOp::Bitcast ? E->Ops[0]->Ty.bits() == E->Ty.bits()
+                                     : E->Ops[0]->Ty.isFloat() && E->Ty.isInteger());
+  else if (Ok)
+    Ok = E->Ty.isInteger() && E->Ops[0]->Ty == E->Ty && E->Ops[1]->Ty == E->Ty;
+  if (!Ok) {
+    fail(E->Loc, std::string("malformed KIR: '") + kir::intrinsicName(Op) + "' operands");
+    return 0;
+  }
+  Type Ty = E->Ty;
+  uint32_t T = valueType(Ty);
+  uint32_t A = lowerExpr(E->Ops[0]);
+  if (Op == IntrinsicOp::FToIUnchecked)
+    return op(Ty.isSigned() ? spv::Op::OpConvertFToS : spv::Op::OpConvertFToU, T, {A});
+  if (Op == IntrinsicOp::Bitcast)
+    return op(spv::Op::OpBitcast, T, {A});
+  uint32_t B = lowerExpr(E->Ops[1]);
+  bool S = Ty.isSigned();
+  switch (Op) {
+  case IntrinsicOp::DivTrunc:
+    return op(S ? spv::Op::OpSDiv : spv::Op::OpUDiv, T, {A, B});
+  case IntrinsicOp::RemTrunc: // the sign of the dividend: OpSRem, not OpSMod
+    return op(S ? spv::Op::OpSRem : spv::Op::OpUMod, T, {A, B});
+  case IntrinsicOp::ShiftLeft:
+    return op(spv::Op::OpShiftLeftLogical, T, {A, B});
+  default:
+    return op(S ? spv::Op::OpShiftRightArithmetic : spv::Op::OpShiftRightLogical, T, {A, B});
+  }
+}
+
 uint32_t SpirvEmitter::glsl(uint32_t Type, uint32_t Inst, const Words& Ops) {
   Words All{Mb.glslStd450(), Inst};
   All.insert(All.end(), Ops.begin(), Ops.end());
@@ -554,6 +552,8 @@ uint32_t SpirvEmitter::glsl(uint32_t Type, uint32_t Inst, const Words& Ops) {
 
 uint32_t SpirvEmitter::floatMinMax(bool IsMin, Type Ty, uint32_t A, uint32_t B) {
   // Math.min/max: NaN if either is NaN; -0.0 < +0.0 (GLSL NMin/FMin do not promise either).
+  // For the atomics and the wave reductions, whose operands are SPIR-V values; the Min/Max
+  // intrinsics get the same rule from the polyfill.
   uint32_t T = valueType(Ty), Bl = boolTy();
   uint32_t IT = Mb.typeInt(Ty.bits());
   uint32_t Less = op(spv::Op::OpFOrdLessThan, Bl, {A, B});
@@ -661,10 +661,7 @@ uint32_t SpirvEmitter::lowerMath(const Expr* E, const Words& Ops) {
     case IntrinsicOp::Fma:
       UsedFma = true;
       return glsl(T, GLSLstd450Fma, Ops);
-    case IntrinsicOp::Min:
-    case IntrinsicOp::Max:
-      return floatMinMax(Op == IntrinsicOp::Min, Ty, Ops[0], Ops[1]);
-    default:
+    default: // Min/Max on floats arrive legalized (the polyfill's Math.min/max)
       break;
     }
     uint32_t Inst = 0;

@@ -24,6 +24,7 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   kir::PipelineConfig C;
   C.Backend = "vulkan";
   C.WaveTier = Options.PortableWaveOps ? kir::ImplTier::Portable : kir::ImplTier::Native;
+  C.Polyfill = kir::PolyfillConfig::spirv();
   return C;
 }
 
