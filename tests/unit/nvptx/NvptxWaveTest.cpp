@@ -308,8 +308,13 @@ TEST(NvptxWave, TargetWithoutWaveLeavesReportsTheOp) {
   llvm::Module M("t", Ctx);
   lowering::LoweringOptions LO;
   LO.Backend = "cuda";
-  lowering::KernelLowering KL(*F.Kir, M, Target, LO);
+  // As the payload builder does: the target's KIR pipeline first. With no wave primitives it
+  // leaves the wave ops to the walk, which reports them.
   std::string Error;
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(*F.Kir, lowering::KernelLowering::pipelineConfig(Target, LO), Error);
+  ASSERT_TRUE(Prepared) << Error;
+  lowering::KernelLowering KL(*Prepared, M, Target, LO);
   EXPECT_FALSE(KL.lowerModule(Error));
   EXPECT_NE(Error.find("'Wave.reduceSum': wave operations need the portable tier on this "
                        "backend (cuda)"),

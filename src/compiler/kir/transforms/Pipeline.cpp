@@ -5,6 +5,7 @@
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/PortableWave.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 
 #include <functional>
 
@@ -47,6 +48,11 @@ bool portableWaves(Module& M, size_t I, std::string& Error) {
   return true;
 }
 
+bool expandWaves(const WavePrimitives& P, Module& M, size_t I, std::string& Error) {
+  Function& F = *M.Functions[I];
+  return !F.UsesWave || WaveExpand::run(M, F, P, Error);
+}
+
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
   // The portable wave tier inlines barrier and wave helpers itself.
@@ -54,13 +60,19 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
     Passes.push_back({"portable-wave", portableWaves});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
+  // The native tier: the wave composites in KIR over the target's primitives.
+  if (C.WaveTier == ImplTier::Native && C.Wave.Available)
+    Passes.push_back({"wave-expand", [P = C.Wave](Module& M, size_t I, std::string& Error) {
+                        return expandWaves(P, M, I, Error);
+                      }});
   return Passes;
 }
 
 } // namespace
 
 const std::set<std::string>& pipelinePassNames() {
-  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers"};
+  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
+                                              "wave-expand"};
   return Names;
 }
 

@@ -5,6 +5,7 @@
 
 #include "compiler/kir/Kir.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 
 #include <memory>
 #include <set>
@@ -20,6 +21,9 @@ struct PipelineConfig {
   bool InlineBarrierHelpers = false;
   /// The wave tier: Portable rewrites every wave op into shared-memory exchanges and barriers.
   ImplTier WaveTier = ImplTier::Native;
+  /// What the native wave tier provides: in the native tier, WaveExpand rewrites every other
+  /// wave op into these primitives.
+  WavePrimitives Wave;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

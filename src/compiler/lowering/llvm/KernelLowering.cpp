@@ -53,6 +53,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Backend = O.Backend;
   C.InlineBarrierHelpers = !T.hasNativeBarrier();
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
+  C.Wave = T.wavePrimitives();
   return C;
 }
 
@@ -1049,6 +1050,15 @@ llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
       return fail(E, "buffer length yields uint64");
     const BufferValue* Buf = bufferOf(E->Ops[0]);
     return Buf ? Buf->Length : poisonOf(E->Ty);
+  }
+  case IntrinsicOp::Bitcast: { // numbers of one width (Kir.h)
+    if (!checkOps(E, 1))
+      return poisonOf(E->Ty);
+    Type From = E->Ops[0]->Ty;
+    if (!From.isScalar() || !E->Ty.isScalar() || From.isBool() || E->Ty.isBool() ||
+        From.bits() != E->Ty.bits())
+      return fail(E, "bitcast from " + From.str() + " to " + E->Ty.str());
+    return B.CreateBitCast(lowerExpr(E->Ops[0]), valueType(Ctx, E->Ty));
   }
   default:
     break;

@@ -569,6 +569,15 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
     uint32_t Len = A.Shared ? A.Length32 : op(spv::Op::OpArrayLength, u32(), {A.Var, 0});
     return op(spv::Op::OpUConvert, Mb.typeInt(64), {Len});
   }
+  case IntrinsicOp::Bitcast: { // numbers of one width (Kir.h)
+    if (E->Ops.size() != 1 || !E->Ops[0] || !E->Ops[0]->Ty.isScalar() || !E->Ty.isScalar() ||
+        E->Ops[0]->Ty.isBool() || E->Ty.isBool() || E->Ops[0]->Ty.bits() != E->Ty.bits()) {
+      fail(E->Loc, "malformed KIR: bitcast to " + E->Ty.str() + " of another width");
+      return 0;
+    }
+    uint32_t V = lowerExpr(E->Ops[0]);
+    return op(spv::Op::OpBitcast, valueType(E->Ty), {V});
+  }
   default:
     break;
   }
