@@ -1,9 +1,11 @@
 // kir::WaveExpand on Sema's KIR through the pipeline: every composite wave op becomes the
 // primitives a native tier lists (WavePrimitives), with the step counts Kir.h's orders imply:
-// unrolled over a constant width, one KIR loop over a width known at run time.
+// unrolled over a constant width, one KIR loop over a width known at run time. The portable tier
+// implements the same primitives over shared memory.
 #include "compiler/driver/Compiler.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/Pipeline.h"
+#include "compiler/kir/transforms/PortableWave.h"
 
 #include <gtest/gtest.h>
 
@@ -232,7 +234,7 @@ TEST(WaveExpand, HelpersAreExpandedAndPrintAfterNamesThePass) {
   EXPECT_EQ(K[WaveOp::BroadcastFirst], 0u);
   EXPECT_EQ(K[WaveOp::ShuffleWord], 2u); // broadcastFirst: a shuffle of lane 0 per word
   EXPECT_NE(Dump.find("; KIR after wave-expand (cuda)"), std::string::npos) << Dump;
-  EXPECT_NE(Dump.find("wave.shuffleWord"), std::string::npos) << Dump;
+  EXPECT_NE(Dump.find("(wave.shuffleWord "), std::string::npos) << Dump;
   EXPECT_TRUE(kir::pipelinePassNames().count("wave-expand"));
 }
 
@@ -264,6 +266,72 @@ TEST(WaveExpand, MalformedWaveOpIsAnErrorNamingIt) {
   EXPECT_EQ(kir::runPipeline(*F.Kir, C, Error), nullptr);
   EXPECT_NE(Error.find("pass wave-expand"), std::string::npos) << Error;
   EXPECT_NE(Error.find("'Wave.reduceMin' with 0 operands"), std::string::npos) << Error;
+}
+
+unsigned barriers(const kir::Function& F) {
+  unsigned N = 0;
+  kir::forEachStmt(F.Body, [&](const kir::Stmt* S) { N += S->K == kir::Stmt::Kind::Barrier; });
+  return N;
+}
+
+TEST(WaveExpand, PortableTierExchangesWordsAndGathersIntegers) {
+  driver::FrontendResult F = driver::Compiler::runFrontend("w.cj", wrap(Sums));
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  kir::Module Scratch;
+  std::string Error;
+  // A 64-bit shuffle: two word exchanges (write, barrier, read, barrier) over uint32 scratch.
+  auto Xor = kir::PortableWave::expand(*F.Kir, fn(*F.Kir, "W.xor64"), Scratch, Error);
+  ASSERT_NE(Xor, nullptr) << Error;
+  auto XorLeft = waveOps(*Xor); // only Wave.width() stays a wave op
+  EXPECT_EQ(XorLeft.size(), 1u);
+  EXPECT_GT(XorLeft[WaveOp::Width], 0u);
+  EXPECT_EQ(barriers(*Xor), 4u);
+  ASSERT_EQ(Xor->SharedArrays.size(), 1u);
+  EXPECT_EQ(Xor->SharedArrays[0].Elem, bundle::ScalarType::U32);
+  // An int64 sum: the one-exchange gather over int64 scratch, no word shuffles.
+  auto I64 = kir::PortableWave::expand(*F.Kir, fn(*F.Kir, "W.i64"), Scratch, Error);
+  ASSERT_NE(I64, nullptr) << Error;
+  EXPECT_EQ(barriers(*I64), 2u);
+  ASSERT_EQ(I64->SharedArrays.size(), 1u);
+  EXPECT_EQ(I64->SharedArrays[0].Elem, bundle::ScalarType::I64);
+  // A float reduction: the butterfly loop over Wave.width(), one word exchange a step.
+  auto F32 = kir::PortableWave::expand(*F.Kir, fn(*F.Kir, "W.f32"), Scratch, Error);
+  ASSERT_NE(F32, nullptr) << Error;
+  auto Left = waveOps(*F32);
+  EXPECT_EQ(Left.size(), 1u);
+  EXPECT_GT(Left[WaveOp::Width], 0u);
+  EXPECT_EQ(loops(*F32), 1u);
+  EXPECT_EQ(barriers(*F32), 2u);
+}
+
+TEST(WaveExpand, PortablePipelineExpandsThenBuildsThePrimitivesFromSharedMemory) {
+  driver::FrontendResult F = driver::Compiler::runFrontend("w.cj", wrap(Sums));
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  kir::PipelineConfig C;
+  C.Backend = "cpu";
+  C.WaveTier = kir::ImplTier::Portable;
+  C.InlineBarrierHelpers = true;
+  std::string Dump, Error;
+  kir::PipelineTrace T;
+  T.PrintAfterAll = true;
+  T.Out = &Dump;
+  std::unique_ptr<kir::Module> M = kir::runPipeline(*F.Kir, C, Error, &T);
+  ASSERT_TRUE(M) << Error;
+  size_t Expanded = Dump.find("; KIR after wave-expand (cpu)");
+  size_t Portable = Dump.find("; KIR after portable-wave (cpu)");
+  ASSERT_NE(Expanded, std::string::npos) << Dump;
+  ASSERT_NE(Portable, std::string::npos) << Dump;
+  EXPECT_LT(Expanded, Portable);
+  // After wave-expand the primitives are there; after portable-wave only Wave.width() is.
+  std::string AfterExpand = Dump.substr(Expanded, Portable - Expanded);
+  EXPECT_NE(AfterExpand.find("(wave.shuffleWord "), std::string::npos);
+  EXPECT_EQ(Dump.find("(wave.shuffleWord ", Portable), std::string::npos);
+  for (const char* K : {"W.i32", "W.f32", "W.i64", "W.f64", "W.scan", "W.xor64"}) {
+    auto Left = waveOps(fn(*M, K));
+    EXPECT_EQ(Left.size(), 1u) << K;
+    EXPECT_GT(Left[WaveOp::Width], 0u) << K;
+    EXPECT_TRUE(fn(*M, K).HasBarrier) << K;
+  }
 }
 
 } // namespace

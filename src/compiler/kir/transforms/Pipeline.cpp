@@ -55,16 +55,19 @@ bool expandWaves(const WavePrimitives& P, Module& M, size_t I, std::string& Erro
 
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
+  // The wave composites in KIR over the tier's primitives: the target's in the native tier; in
+  // the portable tier its own, which portable-wave then builds from shared memory.
+  bool Portable = C.WaveTier == ImplTier::Portable;
+  if (Portable || C.Wave.Available)
+    Passes.push_back({"wave-expand", [P = Portable ? PortableWave::primitives() : C.Wave](
+                                         Module& M, size_t I, std::string& Error) {
+                        return expandWaves(P, M, I, Error);
+                      }});
   // The portable wave tier inlines barrier and wave helpers itself.
-  if (C.WaveTier == ImplTier::Portable)
+  if (Portable)
     Passes.push_back({"portable-wave", portableWaves});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
-  // The native tier: the wave composites in KIR over the target's primitives.
-  if (C.WaveTier == ImplTier::Native && C.Wave.Available)
-    Passes.push_back({"wave-expand", [P = C.Wave](Module& M, size_t I, std::string& Error) {
-                        return expandWaves(P, M, I, Error);
-                      }});
   return Passes;
 }
 
