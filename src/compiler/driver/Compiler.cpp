@@ -16,9 +16,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.3.5 (kir 4, wave 2, cpu-abi 2, gpu-abi 1, vulkan-abi 1, spirv-emitter "
-         "5, llvm "
-         "19)";
+  return "cajeta-compiler 0.4.0 (kir 5, wave 3, cpu-abi 2, gpu-abi 1, vulkan-abi 1, "
+         "spirv-emitter 6, llvm 19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {

@@ -48,10 +48,6 @@ const std::map<std::string, WaveMethod>& waveMethods() {
   return Methods;
 }
 
-bool isWide(const Type& T) {
-  return T.isScalar() && T.bits() >= 32 && !T.isBool();
-}
-
 } // namespace
 
 Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
@@ -84,43 +80,32 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
   kir::Expr* X = materialize(V);
   const Type& T = X->Ty;
   std::string Name = "'Wave." + Method + "'";
-  switch (W.Kind) {
-  case Operand::Bool:
-    if (!T.isBool()) {
+  // The operand rules are KIR's (kir::waveOperandAllowed); the messages name what is allowed.
+  if (!kir::waveOperandAllowed(W.Op, T)) {
+    switch (W.Kind) {
+    case Operand::Bool:
       Diags.error(E->Ops[1]->Range, Name + " takes a bool, found " + T.str());
-      return {};
-    }
-    break;
-  case Operand::Arith:
-    if (!isWide(T)) {
+      break;
+    case Operand::Arith:
       Diags.error(E->Ops[1]->Range, Name +
                                         " takes int32, uint32, int64, uint64, float32 or "
                                         "float64, found " +
                                         T.str() + "; cast the argument");
-      return {};
-    }
-    break;
-  case Operand::Bits:
-    if (!isWide(T) || !T.isInteger()) {
+      break;
+    case Operand::Bits:
       Diags.error(E->Ops[1]->Range, Name + " takes int32, uint32, int64 or uint64, found " +
                                         T.str() +
                                         (T.isBool() ? " (for bool use Wave.all / Wave.any)" : ""));
-      return {};
-    }
-    break;
-  case Operand::AnyScalar:
-    if (!T.isScalar()) {
+      break;
+    case Operand::AnyScalar:
+    case Operand::None:
       Diags.error(E->Ops[1]->Range, Name + " takes a scalar value, found " + T.str());
-      return {};
+      break;
     }
-    break;
-  case Operand::None:
-    break;
+    return {};
   }
   R->Ops = {X};
-  R->Ty = W.Op == WaveOp::Ballot                         ? Type::scalar(bundle::ScalarType::U64)
-          : (W.Op == WaveOp::All || W.Op == WaveOp::Any) ? Type::scalar(bundle::ScalarType::Bool)
-                                                         : T;
+  R->Ty = kir::waveResultType(W.Op, T);
   if (Arity == 2) {
     Value L = lowerExpr(E->Ops[2]);
     if (!L)

@@ -164,7 +164,8 @@ const char* waveOpName(WaveOp Op) {
                                 "reduceOr",
                                 "reduceXor",
                                 "inclusivePrefixSum",
-                                "exclusivePrefixSum"};
+                                "exclusivePrefixSum",
+                                "shuffleWord"};
   return Names[static_cast<unsigned>(Op)];
 }
 
@@ -178,9 +179,60 @@ unsigned waveOperandCount(WaveOp Op) {
   case WaveOp::ShuffleDown:
   case WaveOp::ShuffleXor:
   case WaveOp::Rotate:
+  case WaveOp::ShuffleWord:
     return 2;
   default:
     return 1;
+  }
+}
+
+bool waveOperandAllowed(WaveOp Op, Type Operand) {
+  if (!Operand.isScalar())
+    return false;
+  bool Wide = !Operand.isBool() && Operand.bits() >= 32;
+  switch (Op) {
+  case WaveOp::Width:
+  case WaveOp::LaneId:
+    return false; // no operand
+  case WaveOp::Ballot:
+  case WaveOp::All:
+  case WaveOp::Any:
+    return Operand.isBool();
+  case WaveOp::ReduceAnd:
+  case WaveOp::ReduceOr:
+  case WaveOp::ReduceXor:
+    return Wide && Operand.isInteger();
+  case WaveOp::ReduceSum:
+  case WaveOp::ReduceMin:
+  case WaveOp::ReduceMax:
+  case WaveOp::InclusiveSum:
+  case WaveOp::ExclusiveSum:
+    return Wide && (Operand.isInteger() || Operand.isFloat());
+  case WaveOp::ShuffleWord:
+    return Operand == Type::scalar(ScalarType::U32);
+  case WaveOp::Shuffle:
+  case WaveOp::ShuffleUp:
+  case WaveOp::ShuffleDown:
+  case WaveOp::ShuffleXor:
+  case WaveOp::Rotate:
+  case WaveOp::BroadcastFirst:
+    return true;
+  }
+  return false;
+}
+
+Type waveResultType(WaveOp Op, Type Operand) {
+  switch (Op) {
+  case WaveOp::Width:
+  case WaveOp::LaneId:
+    return Type::scalar(ScalarType::U32);
+  case WaveOp::Ballot:
+    return Type::scalar(ScalarType::U64);
+  case WaveOp::All:
+  case WaveOp::Any:
+    return Type::scalar(ScalarType::Bool);
+  default:
+    return Operand;
   }
 }
 

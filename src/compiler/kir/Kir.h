@@ -171,6 +171,8 @@ enum class WaveOp : uint8_t {
   InclusiveSum, // {v}: sum over lanes 0..lane. Floats: for d = 1, 2, 4, ..., width/2:
                 //   if (lane >= d) v = (v of lane - d) + v
   ExclusiveSum, // {v}: sum over lanes 0..lane-1 (0 at lane 0): the inclusive sum of lane - 1
+  // The primitive every shuffle above is built from (kir::WaveExpand); Sema never makes it.
+  ShuffleWord, // {word, lane}: the uint32 word of lane `lane` (uint32, already in [0, width))
 };
 
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
@@ -340,6 +342,12 @@ const char* memoryOrderName(MemoryOrder O);
 const char* waveOpName(WaveOp Op); // the source method name: "reduceSum", "shuffleXor", ...
 /// Operands of a Wave expression: Width/LaneId 0, Shuffle*/Rotate 2, the rest 1.
 unsigned waveOperandCount(WaveOp Op);
+/// Whether a value of type Operand may be operand 0 of Op: votes take bool; reductions and scans
+/// 32/64-bit integers and floats (And/Or/Xor integers only); ShuffleWord a uint32; the other
+/// shuffles any scalar. The lane or distance (operand 1) is always a uint32.
+bool waveOperandAllowed(WaveOp Op, Type Operand);
+/// The result type of Op on operand 0 of type Operand (ignored for Width and LaneId).
+Type waveResultType(WaveOp Op, Type Operand);
 /// Whether E is a wave op that every lane of the wave must reach (all but width and laneId).
 bool isConvergentWaveOp(const Expr* E);
 /// The largest Loop::LoopId in S (0 when it has no loop): new loops take ids above it.

@@ -673,7 +673,7 @@ private:
   }
 
   void verifyWave(const Expr* E) {
-    if (E->WOp > WaveOp::ExclusiveSum)
+    if (E->WOp > WaveOp::ShuffleWord)
       return problem(E, "unknown wave op " + std::to_string(unsigned(E->WOp)));
     std::string Name = std::string("'Wave.") + waveOpName(E->WOp) + "'";
     if (!Fn->UsesWave)
@@ -688,8 +688,13 @@ private:
       verifyExpr(O, Use::Value);
     if (N == 2 && E->Ops[1]->Ty != U32)
       problem(E, "the lane or distance of " + Name + " is " + E->Ops[1]->Ty.str() + ", not uint32");
-    if (!E->Ty.isScalar())
-      problem(E, Name + " yields " + E->Ty.str() + ", not a scalar");
+    // The type rules Sema applies (Kir.cpp), checked again on what passes made.
+    Type Operand = N ? E->Ops[0]->Ty : Type::voidTy();
+    if (N && !waveOperandAllowed(E->WOp, Operand))
+      return problem(E, Name + " on " + Operand.str());
+    if (E->Ty != waveResultType(E->WOp, Operand))
+      problem(E, Name + " yields " + E->Ty.str() + ", not " +
+                     waveResultType(E->WOp, Operand).str());
   }
 
   const Module& M;

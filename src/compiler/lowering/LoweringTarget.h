@@ -8,6 +8,7 @@
 
 #include "compiler/kir/Kir.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/STLFunctionalExtras.h>
@@ -105,11 +106,14 @@ public:
   /// The tier a feature gets on this backend; Portable unless a backend has it natively.
   virtual ImplTier tierFor(Feature F) const { return ImplTier::Portable; }
 
-  // --- Wave (subgroup) leaves of the native tier (kir::WaveOp; the walk's KernelWave.cpp builds
-  // every wave op from these). Every lane of a full wave calls each one (Kir.h). The defaults
-  // (null) mean the target has no native waves: its kernels need the portable tier. ---
+  // --- Wave (subgroup) leaves of the native tier (kir::WaveOp; the walk's KernelWave.cpp lowers
+  // each wave primitive to one of these). Every lane of a full wave calls each one (Kir.h). The
+  // defaults (null) mean the target has no native waves: its kernels need the portable tier. ---
 
-  /// Lanes per wave (i32; a constant for the walk to unroll over), or null: no native waves.
+  /// The wave primitives these leaves provide (kir::WaveExpand builds every other wave op from
+  /// them before the walk); the default: none.
+  virtual kir::WavePrimitives wavePrimitives() const { return {}; }
+  /// Lanes per wave (i32), or null: no native waves.
   virtual llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext& W) { return nullptr; }
   /// This work-item's lane in its wave (i32).
   virtual llvm::Value* waveLaneId(llvm::IRBuilder<>& B, const WorkItemContext& W) {
@@ -131,7 +135,7 @@ public:
     return nullptr;
   }
   /// Reduction Op (ReduceSum..ReduceXor) of V (KIR type Ty) over the wave as one native
-  /// instruction, or null when there is none (the walk then uses a shuffle butterfly).
+  /// instruction, or null when there is none (wavePrimitives() says which exist).
   virtual llvm::Value* waveReduceNative(llvm::IRBuilder<>& B, const WorkItemContext& W,
                                         kir::WaveOp Op, kir::Type Ty, llvm::Value* V) {
     return nullptr;

@@ -152,7 +152,7 @@ TEST(WaveTiering, PortableRewriteLeavesOnlyTheWidthAndAddsScratchAndBarriers) {
   EXPECT_GT(Width, 0u);
   EXPECT_GE(Barriers, 6u); // reduceSum (butterfly loop), shuffleXor, ballot: each waits twice
   EXPECT_TRUE(Out->HasBarrier);
-  ASSERT_EQ(Out->SharedArrays.size(), 2u); // float64 and int64 scratch
+  ASSERT_EQ(Out->SharedArrays.size(), 2u); // the word and the int64 scratch
   for (const auto& A : Out->SharedArrays)
     EXPECT_EQ(A.Count, cajeta::kir::PortableWave::MaxGroupSize) << A.Name;
 }

@@ -9,6 +9,7 @@
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/kir/transforms/Polyfill.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 #include <gtest/gtest.h>
@@ -46,11 +47,19 @@ std::unique_ptr<Module> frontend(const std::string& Path, std::string& Diags) {
 /// (native waves, or portable with CAJETA_GPU_WAVE_IMPL=software), SPIR-V in both wave tiers.
 std::vector<PipelineConfig> allConfigs() {
   std::vector<PipelineConfig> Out;
-  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm()});
-  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm()});
-  Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm()});
+  WavePrimitives NoWaves; // the CPU target: wave ops only in the portable tier
+  WavePrimitives Sm90;    // NvptxTarget::wavePrimitives on sm_90 (redux.sync)
+  Sm90.Available = true;
+  Sm90.ConstantWidth = 32;
+  Sm90.ReduceInt32 = true;
+  WavePrimitives Sm70 = Sm90; // and on sm_70 (no redux.sync)
+  Sm70.ReduceInt32 = false;
+  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm(), NoWaves});
+  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm90});
+  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm70});
+  Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm(), Sm90});
   // The CPU once more as CAJETA_KIR_LEGALIZE=vulkan runs it.
-  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv()});
+  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv(), NoWaves});
   spirv::SpirvEmitOptions Spirv;
   Out.push_back(spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
   Spirv.PortableWaveOps = true;
@@ -66,8 +75,8 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
   std::sort(Programs.begin(), Programs.end());
   ASSERT_GT(Programs.size(), 100u);
   std::vector<PipelineConfig> Configs = allConfigs();
-  ASSERT_EQ(Configs[4].Backend, "vulkan");
-  ASSERT_EQ(Configs[5].WaveTier, ImplTier::Portable);
+  ASSERT_EQ(Configs[5].Backend, "vulkan");
+  ASSERT_EQ(Configs[6].WaveTier, ImplTier::Portable);
   size_t Compiled = 0, PortableWaveRuns = 0, InlineRuns = 0;
   for (const auto& Path : Programs) {
     std::string Diags;

@@ -308,8 +308,13 @@ TEST(NvptxWave, TargetWithoutWaveLeavesReportsTheOp) {
   llvm::Module M("t", Ctx);
   lowering::LoweringOptions LO;
   LO.Backend = "cuda";
-  lowering::KernelLowering KL(*F.Kir, M, Target, LO);
+  // As the payload builder does: the target's KIR pipeline first. With no wave primitives it
+  // leaves the wave ops to the walk, which reports them.
   std::string Error;
+  std::unique_ptr<kir::Module> Prepared =
+      kir::runPipeline(*F.Kir, lowering::KernelLowering::pipelineConfig(Target, LO), Error);
+  ASSERT_TRUE(Prepared) << Error;
+  lowering::KernelLowering KL(*Prepared, M, Target, LO);
   EXPECT_FALSE(KL.lowerModule(Error));
   EXPECT_NE(Error.find("'Wave.reduceSum': wave operations need the portable tier on this "
                        "backend (cuda)"),
@@ -335,6 +340,9 @@ TEST(NvptxWave, PipelineConfigsAreTheOnesTheKirTestsVerify) {
   EXPECT_EQ(C.WaveTier, ImplTier::Native);
   EXPECT_TRUE(C.Polyfill.IntDivRem && C.Polyfill.ShiftMask && !C.Polyfill.SaturatingFToI &&
               !C.Polyfill.JavaMinMax && !C.Polyfill.ExactFRem);
+  EXPECT_TRUE(C.Wave.Available);
+  EXPECT_EQ(C.Wave.ConstantWidth, 32u);
+  EXPECT_FALSE(C.Wave.ScanInt32 || C.Wave.Int64Arithmetic || C.Wave.BroadcastFirstWord);
   LO.WaveTier = ImplTier::Portable; // CAJETA_GPU_WAVE_IMPL=software
   EXPECT_EQ(lowering::KernelLowering::pipelineConfig(*Target, LO).WaveTier, ImplTier::Portable);
 }

@@ -24,8 +24,7 @@ public:
   /// portable wave tier rewrites wave ops in the kernel body only).
   static std::unique_ptr<kir::Function> inlineBarrierCalls(const kir::Module& M,
                                                            const kir::Function& K,
-                                                           kir::Module& Scratch,
-                                                           std::string& Error,
+                                                           kir::Module& Scratch, std::string& Error,
                                                            bool AlsoWaveHelpers = false);
 };
 

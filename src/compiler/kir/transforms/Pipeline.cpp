@@ -7,6 +7,7 @@
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 
 #include <atomic>
 #include <functional>
@@ -56,10 +57,23 @@ std::atomic<bool> VerifyEachDefault{false};
 std::atomic<bool> VerifyEachDefault{true};
 #endif
 
+bool expandWaves(const WavePrimitives& P, Module& M, size_t I, std::string& Error) {
+  Function& F = *M.Functions[I];
+  return !F.UsesWave || WaveExpand::run(M, F, P, Error);
+}
+
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
+  // The wave composites in KIR over the tier's primitives: the target's in the native tier; in
+  // the portable tier its own, which portable-wave then builds from shared memory.
+  bool Portable = C.WaveTier == ImplTier::Portable;
+  if (Portable || C.Wave.Available)
+    Passes.push_back({"wave-expand", [P = Portable ? PortableWave::primitives() : C.Wave](
+                                         Module& M, size_t I, std::string& Error) {
+                        return expandWaves(P, M, I, Error);
+                      }});
   // The portable wave tier inlines barrier and wave helpers itself.
-  if (C.WaveTier == ImplTier::Portable)
+  if (Portable)
     Passes.push_back({"portable-wave", portableWaves});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
@@ -93,8 +107,8 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 }
 
 const std::set<std::string>& pipelinePassNames() {
-  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
-                                              "polyfill"};
+  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers", "polyfill",
+                                              "wave-expand"};
   return Names;
 }
 

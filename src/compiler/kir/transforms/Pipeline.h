@@ -6,6 +6,7 @@
 #include "compiler/kir/Kir.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 
 #include <memory>
 #include <set>
@@ -23,6 +24,9 @@ struct PipelineConfig {
   ImplTier WaveTier = ImplTier::Native;
   /// The value rules the emitter leaves to KIR (Polyfill), applied after every other pass.
   PolyfillConfig Polyfill;
+  /// What the native wave tier provides: in the native tier, WaveExpand rewrites every other
+  /// wave op into these primitives.
+  WavePrimitives Wave;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

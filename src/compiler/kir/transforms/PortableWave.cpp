@@ -1,14 +1,16 @@
-// The portable tier of wave operations (PortableWave.h): each wave op becomes an exchange
-// through a per-kernel shared scratch array — every lane writes its value at its linear index,
-// a barrier, then each lane reads the lanes it needs — with one more barrier after the reads so
-// the next exchange may reuse the scratch. Reductions and scans of integers read the whole wave
-// in one exchange; float ones follow the butterfly / Hillis-Steele orders of Kir.h, one exchange
-// per step. Values travel widened (integers and bool as int64, floats as float64, both exact),
-// so a kernel needs at most two scratch arrays of MaxGroupSize elements (16 KiB): small enough
-// for every device's shared memory next to the kernel's own arrays.
+// The portable tier of wave operations (PortableWave.h). kir::WaveExpand first writes every
+// composite over the primitives below (primitives()); each primitive then becomes an exchange
+// through a per-kernel shared scratch array — every lane writes its value at its linear index, a
+// barrier, then each lane reads the lanes it needs — with one more barrier after the reads so the
+// next exchange may reuse the scratch. ShuffleWord exchanges a uint32 word; ballot, votes and the
+// integer reductions and scans read the whole wave in one exchange of int64 values (exact:
+// integer ops are associative, so the lane order gives the butterfly's result). A kernel needs
+// at most a word and an int64 scratch array of MaxGroupSize elements (12 KiB): small enough for
+// every device's shared memory next to the kernel's own arrays.
 #include "compiler/kir/transforms/PortableWave.h"
 
 #include "compiler/kir/transforms/KirInliner.h"
+#include "compiler/kir/transforms/WaveExpand.h"
 
 #include <map>
 #include <vector>
@@ -22,12 +24,6 @@ using kir::Expr;
 using kir::Stmt;
 using kir::Type;
 using kir::WaveOp;
-
-/// The scalar type a value travels through scratch memory in: the conversion there and back is
-/// exact (integers extend and truncate, bool is 0/1, float16/32 widen to float64).
-ScalarType containerOf(ScalarType T) {
-  return Type::scalar(T).isFloat() ? ScalarType::F64 : ScalarType::I64;
-}
 
 class Expander {
 public:
@@ -72,11 +68,6 @@ private:
       return A;
     Expr* E = node(Expr::Kind::Cast, To);
     E->Ops = {A};
-    return E;
-  }
-  Expr* select(Expr* C, Expr* A, Expr* B) {
-    Expr* E = node(Expr::Kind::Select, A->Ty);
-    E->Ops = {C, A, B};
     return E;
   }
   Expr* intrinsic(kir::IntrinsicOp Op, Type Ty, std::vector<Expr*> Ops, uint8_t Dim = 0) {
@@ -125,12 +116,6 @@ private:
   Stmt* block(std::vector<Stmt*> Body) {
     Stmt* St = S.newStmt(Stmt::Kind::Block, Loc);
     St->Body = std::move(Body);
-    return St;
-  }
-  Stmt* ifThen(Expr* C, Stmt* Then) {
-    Stmt* St = S.newStmt(Stmt::Kind::If, Loc);
-    St->E = C;
-    St->Then = Then;
     return St;
   }
   /// for (; Cond; Step) Body
@@ -198,50 +183,23 @@ private:
     }
   }
 
-  /// Statements that leave the value of wave op W (operands already in locals V and N) in
+  /// Statements that leave the value of primitive W (operands already in locals V and N) in
   /// Result.
   void expand(const Expr* W, uint32_t V, uint32_t N, uint32_t Result, std::vector<Stmt*>& Out) {
     Type Ty = F.Locals[Result].Ty;
-    Type ValTy = V != ~0u ? F.Locals[V].Ty : Ty;
-    uint32_t Arr = scratch(containerOf(ValTy.Elem));
-    auto Lane = [&] { return lane(); };
     switch (W->WOp) {
-    case WaveOp::Shuffle:
-    case WaveOp::Rotate:
-    case WaveOp::BroadcastFirst: {
-      Expr* Src = W->WOp == WaveOp::BroadcastFirst ? u32(0)
-                  : W->WOp == WaveOp::Shuffle
-                      ? bin(BinaryOp::And, local(N), bin(BinaryOp::Sub, width(), u32(1)))
-                      : bin(BinaryOp::And, bin(BinaryOp::Add, Lane(), local(N)),
-                            bin(BinaryOp::Sub, width(), u32(1)));
+    case WaveOp::ShuffleWord: { // the source lane is in range (WaveExpand)
+      uint32_t Arr = scratch(ScalarType::U32);
       Out.push_back(publish(Arr, local(V)));
       Out.push_back(barrier());
-      Out.push_back(set(Result, read(Arr, Src, ValTy)));
-      break;
-    }
-    case WaveOp::ShuffleUp:
-    case WaveOp::ShuffleDown:
-    case WaveOp::ShuffleXor: {
-      Expr *InRange = nullptr, *Src = nullptr;
-      if (W->WOp == WaveOp::ShuffleUp) {
-        InRange = bin(BinaryOp::Le, local(N), Lane());
-        Src = bin(BinaryOp::Sub, Lane(), local(N));
-      } else if (W->WOp == WaveOp::ShuffleDown) {
-        InRange = bin(BinaryOp::Lt, local(N), bin(BinaryOp::Sub, width(), Lane()));
-        Src = bin(BinaryOp::Add, Lane(), local(N));
-      } else {
-        InRange = bin(BinaryOp::Lt, bin(BinaryOp::Xor, Lane(), local(N)), width());
-        Src = bin(BinaryOp::Xor, Lane(), local(N));
-      }
-      Out.push_back(publish(Arr, local(V)));
-      Out.push_back(barrier());
-      Out.push_back(set(Result, select(InRange, read(Arr, Src, ValTy), local(V))));
+      Out.push_back(set(Result, read(Arr, local(N), Ty)));
       break;
     }
     case WaveOp::Ballot:
     case WaveOp::All:
     case WaveOp::Any: {
       // Gather the wave's predicates: ballot ORs bit j, all/any fold with & / |.
+      uint32_t Arr = scratch(ScalarType::I64);
       uint32_t J = newLocal("j", u32Ty());
       Out.push_back(publish(Arr, local(V)));
       Out.push_back(barrier());
@@ -269,28 +227,14 @@ private:
     case WaveOp::ReduceAnd:
     case WaveOp::ReduceOr:
     case WaveOp::ReduceXor:
-      if (Ty.isFloat())
-        butterfly(W->WOp, V, Result, Arr, Out);
-      else
-        gather(W->WOp, V, Result, Arr, /*Upto=*/nullptr, Out);
+      gather(W->WOp, V, Result, scratch(ScalarType::I64), /*Upto=*/nullptr, Out);
       break;
     case WaveOp::InclusiveSum:
-    case WaveOp::ExclusiveSum:
-      if (Ty.isFloat()) {
-        hillisSteele(V, Result, Arr, Out);
-        if (W->WOp == WaveOp::ExclusiveSum) {
-          // The inclusive sum of the lane below (0 at lane 0); the scan ended with a barrier.
-          Out.push_back(publish(Arr, local(Result)));
-          Out.push_back(barrier());
-          Out.push_back(
-              set(Result, select(bin(BinaryOp::Gt, Lane(), u32(0)),
-                                 read(Arr, bin(BinaryOp::Sub, Lane(), u32(1)), Ty), zero(Ty))));
-        }
-      } else {
-        Expr* Upto = W->WOp == WaveOp::InclusiveSum ? bin(BinaryOp::Add, Lane(), u32(1)) : Lane();
-        gather(WaveOp::ReduceSum, V, Result, Arr, Upto, Out);
-      }
+    case WaveOp::ExclusiveSum: {
+      Expr* Upto = W->WOp == WaveOp::InclusiveSum ? bin(BinaryOp::Add, lane(), u32(1)) : lane();
+      gather(WaveOp::ReduceSum, V, Result, scratch(ScalarType::I64), Upto, Out);
       break;
+    }
     default:
       Error = std::string("the portable tier has no form of Wave.") + kir::waveOpName(W->WOp);
       return;
@@ -317,36 +261,6 @@ private:
     Out.push_back(loop(bin(BinaryOp::Lt, local(J), Upto ? Upto : width()),
                        set(Result, combine(Op, local(Result), read(Arr, local(J), Ty))),
                        set(J, bin(BinaryOp::Add, local(J), u32(1)))));
-  }
-
-  /// Floats: for m = 1, 2, ..., width/2: v = op(v, v of lane ^ m). Each step publishes, reads
-  /// after a barrier, and waits again before the next step overwrites the scratch.
-  void butterfly(WaveOp Op, uint32_t V, uint32_t Result, uint32_t Arr, std::vector<Stmt*>& Out) {
-    Type Ty = F.Locals[Result].Ty;
-    uint32_t Mask = newLocal("mask", u32Ty());
-    Out.push_back(set(Result, local(V)));
-    Out.push_back(set(Mask, u32(1)));
-    Stmt* Body =
-        block({publish(Arr, local(Result)), barrier(),
-               set(Result, combine(Op, local(Result),
-                                   read(Arr, bin(BinaryOp::Xor, lane(), local(Mask)), Ty))),
-               barrier()});
-    Out.push_back(loop(bin(BinaryOp::Lt, local(Mask), width()), Body,
-                       set(Mask, bin(BinaryOp::Shl, local(Mask), u32(1)))));
-  }
-
-  /// Floats: for d = 1, 2, ..., width/2: if (lane >= d) v = (v of lane - d) + v.
-  void hillisSteele(uint32_t V, uint32_t Result, uint32_t Arr, std::vector<Stmt*>& Out) {
-    Type Ty = F.Locals[Result].Ty;
-    uint32_t D = newLocal("d", u32Ty());
-    Out.push_back(set(Result, local(V)));
-    Out.push_back(set(D, u32(1)));
-    Stmt* Add = set(Result, bin(BinaryOp::Add, read(Arr, bin(BinaryOp::Sub, lane(), local(D)), Ty),
-                                local(Result)));
-    Stmt* Body = block({publish(Arr, local(Result)), barrier(),
-                        ifThen(bin(BinaryOp::Ge, lane(), local(D)), Add), barrier()});
-    Out.push_back(loop(bin(BinaryOp::Lt, local(D), width()), Body,
-                       set(D, bin(BinaryOp::Shl, local(D), u32(1)))));
   }
 
   // ---- the walk ----
@@ -425,6 +339,15 @@ private:
 
 } // namespace
 
+WavePrimitives PortableWave::primitives() {
+  WavePrimitives P;
+  P.Available = true;
+  P.ReduceInt32 = true; // gather(): one exchange, any integer width
+  P.ScanInt32 = true;
+  P.Int64Arithmetic = true;
+  return P; // the width is Wave.width(): the steps are KIR loops
+}
+
 std::unique_ptr<kir::Function> PortableWave::expand(const kir::Module& M, const kir::Function& K,
                                                     kir::Module& Scratch, std::string& Error) {
   // Inlining copies every node, so the rewrite below may change the copy in place.
@@ -432,6 +355,12 @@ std::unique_ptr<kir::Function> PortableWave::expand(const kir::Module& M, const 
       KirInliner::inlineBarrierCalls(M, K, Scratch, Error, /*AlsoWaveHelpers=*/true);
   if (!Copy)
     return nullptr;
+  // The composites over the primitives below, then the primitives over shared memory.
+  std::string Why;
+  if (!WaveExpand::run(Scratch, *Copy, primitives(), Why)) {
+    Error = "kernel '" + K.Name + "': portable wave operations: " + Why;
+    return nullptr;
+  }
   Expander X(*Copy, Scratch);
   if (!X.run()) {
     Error = "kernel '" + K.Name + "': portable wave operations: " + X.Error;

@@ -57,6 +57,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.InlineBarrierHelpers = !T.hasNativeBarrier();
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::llvm();
+  C.Wave = T.wavePrimitives();
   return C;
 }
 

@@ -140,7 +140,8 @@ private:
   llvm::Value* lowerRawPrimitive(const kir::Expr* E);
   llvm::Value* lowerField(const kir::Expr* E);
   llvm::Value* lowerDispatch(const kir::Expr* E);
-  /// A wave op from the target's wave leaves (KernelWave.cpp).
+  /// A wave primitive (kir::WaveExpand has built the rest from them) from one of the target's
+  /// wave leaves (KernelWave.cpp).
   llvm::Value* lowerWave(const kir::Expr* E);
   /// Evaluates the arguments Args for a call of KM.Functions[Callee] (hidden ones first), or
   /// returns false after reporting an error.

@@ -62,6 +62,7 @@ public:
   }
 
   // Waves are PTX warps: 32 lanes, every one active (full mask) where the walk calls these.
+  kir::WavePrimitives wavePrimitives() const override;
   llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext& W) override {
     return B.getInt32(32);
   }
@@ -335,6 +336,14 @@ unsigned smNumber(const llvm::TargetMachine& TM) {
     V = V * 10 + unsigned(C - '0');
   }
   return V;
+}
+
+kir::WavePrimitives NvptxTarget::wavePrimitives() const {
+  kir::WavePrimitives P;
+  P.Available = true;
+  P.ConstantWidth = 32;               // the butterfly and scan steps unroll in KIR
+  P.ReduceInt32 = smNumber(TM) >= 80; // redux.sync
+  return P;
 }
 
 llvm::Value* NvptxTarget::waveReduceNative(llvm::IRBuilder<>& B, const WorkItemContext& W,

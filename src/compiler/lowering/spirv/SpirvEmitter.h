@@ -27,8 +27,9 @@ struct SpirvEmitOptions {
   bool NativeFloatAtomicAdd = false;
   /// The portable tier of wave ops (CAJETA_GPU_WAVE_IMPL=software): kernels that use them are
   /// first rewritten by kir::PortableWave::expand (shared scratch arrays and barriers; only
-  /// Wave.width() stays a subgroup instruction). Otherwise the native tier: GroupNonUniform
-  /// instructions (SpirvEmitterWave.cpp).
+  /// Wave.width() stays a subgroup instruction). Otherwise the native tier: kir::WaveExpand
+  /// builds every wave op from primitives that are GroupNonUniform instructions
+  /// (SpirvEmitterWave.cpp).
   bool PortableWaveOps = false;
   /// `cajeta emit --print-after...`: passed to kir::runPipeline by SpirvPayloadBuilder (not
   /// owned; may be null).
@@ -200,21 +201,8 @@ private:
   uint32_t subgroupScope();
   uint32_t waveWidth();
   uint32_t waveLane();
-  /// The 32-bit form a value of T travels in through subgroup instructions.
-  uint32_t wordType(kir::Type T);
-  /// F applied to V as 32-bit words (wordType), converted back to T.
-  uint32_t viaWords(kir::Type T, uint32_t V, const std::function<uint32_t(uint32_t)>& F);
-  /// V of lane Source, which must be in range.
-  uint32_t shuffleFrom(kir::Type T, uint32_t V, uint32_t Source);
-  uint32_t shuffleUpOrOwn(kir::Type T, uint32_t V, uint32_t Lane, uint32_t Delta,
-                          uint32_t& InRange);
-  uint32_t functionVar(uint32_t Type);
-  /// for (m = 1; m < width; m <<= 1) Body(m), as a structured loop.
-  void waveSteps(const std::function<void(uint32_t)>& Body);
-  uint32_t waveCombine(kir::WaveOp Op, kir::Type T, uint32_t A, uint32_t B);
+  /// A 32-bit integer reduction or scan as one GroupNonUniformArithmetic instruction.
   uint32_t nativeArithmetic(kir::WaveOp Op, kir::Type T, uint32_t V);
-  uint32_t butterflyReduce(kir::WaveOp Op, kir::Type T, uint32_t V);
-  uint32_t scanInclusive(kir::Type T, uint32_t V);
   uint32_t boolTy() { return Mb.typeBool(); }
 
   const kir::Module& M;

@@ -508,21 +508,8 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
 }
 
 uint32_t SpirvEmitter::lowerRawPrimitive(const Expr* E) {
+  // The verifier checks the raw primitives' operand types (Kir.h).
   IntrinsicOp Op = E->IOp;
-  bool Unary = Op == IntrinsicOp::FToIUnchecked || Op == IntrinsicOp::Bitcast;
-  bool Ok = E->Ops.size() == (Unary ? 1u : 2u);
-  for (const Expr* A : E->Ops)
-    Ok = Ok && A && A->Ty.isScalar() && !A->Ty.isBool();
-  if (Ok && Unary)
-    Ok = E->Ty.isScalar() && !E->Ty.isBool() &&
-         (Op == IntrinsicOp::Bitcast ? E->Ops[0]->Ty.bits() == E->Ty.bits()
-                                     : E->Ops[0]->Ty.isFloat() && E->Ty.isInteger());
-  else if (Ok)
-    Ok = E->Ty.isInteger() && E->Ops[0]->Ty == E->Ty && E->Ops[1]->Ty == E->Ty;
-  if (!Ok) {
-    fail(E->Loc, std::string("malformed KIR: '") + kir::intrinsicName(Op) + "' operands");
-    return 0;
-  }
   Type Ty = E->Ty;
   uint32_t T = valueType(Ty);
   uint32_t A = lowerExpr(E->Ops[0]);

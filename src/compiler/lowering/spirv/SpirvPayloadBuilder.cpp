@@ -25,6 +25,11 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   C.Backend = "vulkan";
   C.WaveTier = Options.PortableWaveOps ? kir::ImplTier::Portable : kir::ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::spirv();
+  // The subgroup size is known only at run time: WaveExpand's steps are KIR loops.
+  C.Wave.Available = true;
+  C.Wave.ReduceInt32 = true; // GroupNonUniformArithmetic: the order cannot change the result
+  C.Wave.ScanInt32 = true;
+  C.Wave.BroadcastFirstWord = true; // OpGroupNonUniformBroadcastFirst
   return C;
 }
 
