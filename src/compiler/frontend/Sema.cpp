@@ -25,7 +25,7 @@ std::unique_ptr<kir::Module> Sema::run() {
   fillSignatureTables();
   for (FunctionInfo& FI : Functions)
     if (FI.Valid)
-      lowerFunction(FI);
+      buildFunction(FI);
   checkRecursion();
   if (!Diags.hasErrors())
     checkUniformity();
@@ -279,7 +279,7 @@ void Sema::declareFunctions() {
   }
 }
 
-void Sema::lowerFunction(FunctionInfo& FI) {
+void Sema::buildFunction(FunctionInfo& FI) {
   Current = &FI;
   Scopes.clear();
   BufferParams.clear();
@@ -313,7 +313,7 @@ void Sema::lowerFunction(FunctionInfo& FI) {
     A->Ops = {Read};
     Prologue.push_back(evalStmt(A, R));
   }
-  kir::Stmt* Body = lowerBlock(FI.Decl->Body, true);
+  kir::Stmt* Body = buildBlock(FI.Decl->Body, true);
   Prologue.push_back(Body);
   Fn.Body = makeBlock(std::move(Prologue), FI.Decl->Body->Range);
   if (!Fn.ReturnType.isVoid() && canCompleteNormally(Fn.Body))

@@ -86,21 +86,21 @@ private:
   void fillSignatureTables();
   void checkBackendCall(const FunctionInfo& Callee, SourceRange R);
   void checkUniformity();
-  void lowerFunction(FunctionInfo& FI);
+  void buildFunction(FunctionInfo& FI);
   void checkRecursion();
   bool isImported(const std::string& Class) const;
 
   // statements (SemaStmt.cpp)
-  kir::Stmt* lowerStmt(const Stmt* S);
-  kir::Stmt* lowerBlock(const Stmt* S, bool NewScope);
-  kir::Stmt* lowerLocalVar(const Stmt* S);
-  kir::Stmt* lowerLoop(const Stmt* S, std::vector<std::string> Labels);
-  kir::Stmt* lowerForRange(const Stmt* S, std::vector<std::string> Labels);
-  kir::Stmt* lowerJump(const Stmt* S);
-  kir::Stmt* lowerReturn(const Stmt* S);
+  kir::Stmt* buildStmt(const Stmt* S);
+  kir::Stmt* buildBlock(const Stmt* S, bool NewScope);
+  kir::Stmt* buildLocalVar(const Stmt* S);
+  kir::Stmt* buildLoop(const Stmt* S, std::vector<std::string> Labels);
+  kir::Stmt* buildForRange(const Stmt* S, std::vector<std::string> Labels);
+  kir::Stmt* buildJump(const Stmt* S);
+  kir::Stmt* buildReturn(const Stmt* S);
   kir::Stmt* makeBlock(std::vector<kir::Stmt*> Body, SourceRange R);
   kir::Stmt* evalStmt(kir::Expr* E, SourceRange R);
-  kir::Expr* lowerCondition(const Expr* E, const char* What);
+  kir::Expr* buildCondition(const Expr* E, const char* What);
   bool canCompleteNormally(const kir::Stmt* S) const;
   uint32_t declareLocal(const std::string& Name, kir::Type Ty, SourceRange R);
   uint32_t newTemp(kir::Type Ty);
@@ -109,35 +109,35 @@ private:
   void popScope();
 
   // device subset (SemaDevice.cpp)
-  kir::Stmt* lowerSharedDecl(const Stmt* S);
-  kir::Stmt* lowerBarrier(const Expr* Call);
-  Value lowerAtomic(const Expr* E, const std::string& Method);
+  kir::Stmt* buildSharedDecl(const Stmt* S);
+  kir::Stmt* buildBarrier(const Expr* Call);
+  Value buildAtomic(const Expr* E, const std::string& Method);
   // wave operations (SemaWave.cpp)
-  Value lowerWave(const Expr* E, const std::string& Method);
-  Value lowerField(const Expr* E);
-  Value lowerMethodRef(const Expr* E);
-  Value lowerFnCall(const Expr* E, uint32_t Local, int Sig);
+  Value buildWave(const Expr* E, const std::string& Method);
+  Value buildField(const Expr* E);
+  Value buildMethodRef(const Expr* E);
+  Value buildFnCall(const Expr* E, uint32_t Local, int Sig);
   bool checkFnValue(const Value& V, int WantSig, SourceRange R);
 
   // expressions (SemaExpr.cpp)
-  Value lowerExpr(const Expr* E);
+  Value buildExpr(const Expr* E);
   /// Negated: the literal is the operand of a unary minus (so -9223372036854775808L fits).
-  Value lowerIntLiteral(const Expr* E, bool Negated = false);
-  Value lowerFloatLiteral(const Expr* E);
-  Value lowerName(const Expr* E);
-  Value lowerCall(const Expr* E);
-  Value lowerBuiltinCall(const Expr* E, const std::string& Class, const std::string& Method);
-  Value lowerDeviceCall(const Expr* E, const std::string& Class, const std::string& Method);
-  Value lowerIndex(const Expr* E);
-  Value lowerUnary(const Expr* E);
-  Value lowerIncDec(const Expr* E, bool Increment, bool Prefix);
-  Value lowerBinary(const Expr* E);
+  Value buildIntLiteral(const Expr* E, bool Negated = false);
+  Value buildFloatLiteral(const Expr* E);
+  Value buildName(const Expr* E);
+  Value buildCall(const Expr* E);
+  Value buildBuiltinCall(const Expr* E, const std::string& Class, const std::string& Method);
+  Value buildDeviceCall(const Expr* E, const std::string& Class, const std::string& Method);
+  Value buildIndex(const Expr* E);
+  Value buildUnary(const Expr* E);
+  Value buildIncDec(const Expr* E, bool Increment, bool Prefix);
+  Value buildBinary(const Expr* E);
   Value applyBinary(kir::BinaryOp Op, const std::string& Spelling, Value A, Value B, SourceRange R);
-  Value lowerAssign(const Expr* E);
-  Value lowerTernary(const Expr* E);
-  Value lowerCast(const Expr* E);
-  kir::Expr* lowerBufferOperand(const Expr* E);
-  LValue lowerLValue(const Expr* E);
+  Value buildAssign(const Expr* E);
+  Value buildTernary(const Expr* E);
+  Value buildCast(const Expr* E);
+  kir::Expr* buildBufferOperand(const Expr* E);
+  LValue buildLValue(const Expr* E);
   kir::Expr* readLValue(const LValue& L, SourceRange R);
   kir::Expr* writeLValue(const LValue& L, kir::Expr* V, SourceRange R);
 

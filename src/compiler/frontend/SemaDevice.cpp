@@ -63,7 +63,7 @@ std::optional<Type> Sema::resolvePod(const ClassDecl& C, const TypeRef& T) {
   return Type::pod(Index);
 }
 
-Sema::Value Sema::lowerField(const Expr* E) {
+Sema::Value Sema::buildField(const Expr* E) {
   const Expr* Obj = E->Ops[0];
   if (Obj->K != Expr::Kind::Name || !PodParams.count(Obj->Text) || lookupLocal(Obj->Text)) {
     if (Obj->K == Expr::Kind::Name && BufferParams.count(Obj->Text) && E->Text == "length")
@@ -125,7 +125,7 @@ void Sema::fillSignatureTables() {
         FI.Fn->Params[I].FunctionTable = Signatures[FI.ParamFnSig[I]].Table;
 }
 
-Sema::Value Sema::lowerMethodRef(const Expr* E) {
+Sema::Value Sema::buildMethodRef(const Expr* E) {
   std::string Qualified = E->CastType.Name + "." + E->Text;
   auto It = FunctionByName.find(Qualified);
   if (It == FunctionByName.end() || Functions[It->second].Fn->IsKernel) {
@@ -181,7 +181,7 @@ bool Sema::checkFnValue(const Value& V, int WantSig, SourceRange R) {
   return true;
 }
 
-Sema::Value Sema::lowerFnCall(const Expr* E, uint32_t Local, int Sig) {
+Sema::Value Sema::buildFnCall(const Expr* E, uint32_t Local, int Sig) {
   const FnSignature& S = Signatures[Sig];
   size_t Given = E->Ops.size() - 1;
   if (Given != S.Params.size()) {
@@ -200,7 +200,7 @@ Sema::Value Sema::lowerFnCall(const Expr* E, uint32_t Local, int Sig) {
   for (size_t I = 0; I < Given; ++I) {
     const Expr* A = E->Ops[I + 1];
     if (S.Params[I].isBuffer()) {
-      kir::Expr* B = lowerBufferOperand(A);
+      kir::Expr* B = buildBufferOperand(A);
       if (B && B->Ty != S.Params[I]) {
         Diags.error(A->Range, "argument " + std::to_string(I + 1) + " expects " +
                                   S.Params[I].str() + ", found " + B->Ty.str());
@@ -210,7 +210,7 @@ Sema::Value Sema::lowerFnCall(const Expr* E, uint32_t Local, int Sig) {
       D->Ops.push_back(B);
       continue;
     }
-    Value V = lowerExpr(A);
+    Value V = buildExpr(A);
     kir::Expr* X = V && checkFnValue(V, -1, A->Range)
                        ? convert(V, S.Params[I], A->Range, "the argument")
                        : nullptr;
@@ -253,7 +253,7 @@ void Sema::checkBackendCall(const FunctionInfo& Callee, SourceRange R) {
 
 // ---- shared memory, barriers, atomics ----
 
-kir::Stmt* Sema::lowerSharedDecl(const Stmt* S) {
+kir::Stmt* Sema::buildSharedDecl(const Stmt* S) {
   const TypeRef& T = S->VarType;
   if (!isImported("Shared")) {
     Diags.error(T.Range, "'Shared' is not imported; add 'import cajeta.xpu.Shared;'");
@@ -283,7 +283,7 @@ kir::Stmt* Sema::lowerSharedDecl(const Stmt* S) {
     }
     uint32_t Count = 0;
     if (!Init->Ops.empty()) {
-      Value N = lowerExpr(Init->Ops[0]);
+      Value N = buildExpr(Init->Ops[0]);
       if (!N)
         continue;
       if (N.Lit != Value::IntLit || N.IntValue <= 0 || N.IntValue > (1u << 24)) {
@@ -313,7 +313,7 @@ kir::Stmt* Sema::lowerSharedDecl(const Stmt* S) {
   return nullptr;
 }
 
-kir::Stmt* Sema::lowerBarrier(const Expr* Call) {
+kir::Stmt* Sema::buildBarrier(const Expr* Call) {
   if (!isImported("Barrier")) {
     Diags.error(Call->Ops[0]->Ops[0]->Range,
                 "'Barrier' is not imported; add 'import cajeta.xpu.Barrier;'");
@@ -327,7 +327,7 @@ kir::Stmt* Sema::lowerBarrier(const Expr* Call) {
   return M->newStmt(kir::Stmt::Kind::Barrier, loc(Call->Range));
 }
 
-Sema::Value Sema::lowerAtomic(const Expr* E, const std::string& Method) {
+Sema::Value Sema::buildAtomic(const Expr* E, const std::string& Method) {
   using kir::AtomicOp;
   static const std::map<std::string, AtomicOp> Ops = {
       {"add", AtomicOp::Add},
@@ -385,8 +385,8 @@ Sema::Value Sema::lowerAtomic(const Expr* E, const std::string& Method) {
                               " given");
     return {};
   }
-  kir::Expr* Arr = lowerBufferOperand(Args[0]);
-  Value I = lowerExpr(Args[1]);
+  kir::Expr* Arr = buildBufferOperand(Args[0]);
+  Value I = buildExpr(Args[1]);
   if (!Arr || !I)
     return {};
   Type Elem = Type::scalar(Arr->Ty.Elem);
@@ -417,7 +417,7 @@ Sema::Value Sema::lowerAtomic(const Expr* E, const std::string& Method) {
   A->Order = Order;
   A->Ops = {Arr, Index};
   for (size_t K = 2; K < Args.size(); ++K) {
-    Value V = lowerExpr(Args[K]);
+    Value V = buildExpr(Args[K]);
     kir::Expr* X = V && checkFnValue(V, -1, Args[K]->Range)
                        ? convert(V, Elem, Args[K]->Range, "the atomic's operand")
                        : nullptr;

@@ -182,7 +182,7 @@ bool Sema::unifyNumeric(Value& A, Value& B, SourceRange OpRange, const std::stri
 
 // ---- literals and names ----
 
-Sema::Value Sema::lowerIntLiteral(const Expr* E, bool Negated) {
+Sema::Value Sema::buildIntLiteral(const Expr* E, bool Negated) {
   std::string T;
   for (char C : E->Text)
     if (C != '_')
@@ -247,7 +247,7 @@ Sema::Value Sema::lowerIntLiteral(const Expr* E, bool Negated) {
   return value(intConst(Ty, R.IntValue, E->Range), E->Range);
 }
 
-Sema::Value Sema::lowerFloatLiteral(const Expr* E) {
+Sema::Value Sema::buildFloatLiteral(const Expr* E) {
   std::string T;
   for (char C : E->Text)
     if (C != '_')
@@ -276,7 +276,7 @@ Sema::Value Sema::lowerFloatLiteral(const Expr* E) {
   return R;
 }
 
-kir::Expr* Sema::lowerBufferOperand(const Expr* E) {
+kir::Expr* Sema::buildBufferOperand(const Expr* E) {
   if (E->K == Expr::Kind::Name && !lookupLocal(E->Text)) {
     auto S = SharedByName.find(E->Text);
     if (S != SharedByName.end()) {
@@ -295,13 +295,13 @@ kir::Expr* Sema::lowerBufferOperand(const Expr* E) {
       return R;
     }
   }
-  Value V = lowerExpr(E);
+  Value V = buildExpr(E);
   if (V)
     Diags.error(E->Range, "expected a KernelBuffer, found " + describe(V.E->Ty, V.Lit));
   return nullptr;
 }
 
-Sema::Value Sema::lowerName(const Expr* E) {
+Sema::Value Sema::buildName(const Expr* E) {
   if (auto L = lookupLocal(E->Text)) {
     kir::Expr* R = M->newExpr(kir::Expr::Kind::Local, Fn().Locals[*L].Ty, loc(E->Range));
     R->Index = *L;
@@ -351,18 +351,18 @@ Sema::Value Sema::lowerName(const Expr* E) {
 
 // ---- calls ----
 
-Sema::Value Sema::lowerCall(const Expr* E) {
+Sema::Value Sema::buildCall(const Expr* E) {
   const Expr* Callee = E->Ops[0];
   if (Callee->K == Expr::Kind::Name) {
     if (auto L = lookupLocal(Callee->Text)) {
       auto Sig = LocalFnSig.find(*L);
       if (Sig != LocalFnSig.end())
-        return lowerFnCall(E, *L, Sig->second);
+        return buildFnCall(E, *L, Sig->second);
       Diags.error(Callee->Range,
                   "'" + Callee->Text + "' is a " + Fn().Locals[*L].Ty.str() + ", not a function");
       return {};
     }
-    return lowerDeviceCall(E, Current->Class->Name, Callee->Text);
+    return buildDeviceCall(E, Current->Class->Name, Callee->Text);
   }
   if (Callee->K != Expr::Kind::Member) {
     Diags.error(Callee->Range, "this expression cannot be called");
@@ -380,7 +380,7 @@ Sema::Value Sema::lowerCall(const Expr* E) {
       kir::Expr* R =
           M->newExpr(kir::Expr::Kind::Intrinsic, Type::scalar(ScalarType::U64), loc(E->Range));
       R->IOp = kir::IntrinsicOp::BufferLength;
-      R->Ops = {lowerBufferOperand(Obj)};
+      R->Ops = {buildBufferOperand(Obj)};
       return value(R, E->Range);
     }
     Diags.error(Callee->Range, "a shared array has no method '" + Method + "' (it has length())");
@@ -391,14 +391,14 @@ Sema::Value Sema::lowerCall(const Expr* E) {
       Diags.error(Obj->Range, "'Atomics' is not imported; add 'import cajeta.xpu.Atomics;'");
       return {};
     }
-    return lowerAtomic(E, Method);
+    return buildAtomic(E, Method);
   }
   if (Name == "Wave" && !lookupLocal(Name)) {
     if (!isImported("Wave")) {
       Diags.error(Obj->Range, "'Wave' is not imported; add 'import cajeta.xpu.Wave;'");
       return {};
     }
-    return lowerWave(E, Method);
+    return buildWave(E, Method);
   }
   if (Name == "Barrier" && !lookupLocal(Name)) {
     Diags.error(E->Range, "'Barrier." + Method + "()' is a statement, not a value");
@@ -409,7 +409,7 @@ Sema::Value Sema::lowerCall(const Expr* E) {
       kir::Expr* R =
           M->newExpr(kir::Expr::Kind::Intrinsic, Type::scalar(ScalarType::U64), loc(E->Range));
       R->IOp = kir::IntrinsicOp::BufferLength;
-      R->Ops = {lowerBufferOperand(Obj)};
+      R->Ops = {buildBufferOperand(Obj)};
       return value(R, E->Range);
     }
     if (Method == "range") {
@@ -433,11 +433,11 @@ Sema::Value Sema::lowerCall(const Expr* E) {
                   "'" + Name + "' is not imported; add 'import cajeta.xpu." + Name + ";'");
       return {};
     }
-    return lowerBuiltinCall(E, Name, Method);
+    return buildBuiltinCall(E, Name, Method);
   }
   for (const ClassDecl& C : Unit.Classes)
     if (C.Name == Name)
-      return lowerDeviceCall(E, Name, Method);
+      return buildDeviceCall(E, Name, Method);
   if (auto Why = unsupportedXpuClass(Name)) {
     Diags.error(Obj->Range, "'" + Name + "' is not supported yet: " + *Why);
     return {};
@@ -452,7 +452,7 @@ Sema::Value Sema::lowerCall(const Expr* E) {
   return {};
 }
 
-Sema::Value Sema::lowerBuiltinCall(const Expr* E, const std::string& Class,
+Sema::Value Sema::buildBuiltinCall(const Expr* E, const std::string& Class,
                                    const std::string& Method) {
   auto B = findBuiltin(Class, Method);
   SourceRange CalleeRange = E->Ops[0]->Range;
@@ -476,7 +476,7 @@ Sema::Value Sema::lowerBuiltinCall(const Expr* E, const std::string& Class,
 
   std::vector<Value> Args;
   for (size_t I = 1; I < E->Ops.size(); ++I)
-    Args.push_back(lowerExpr(E->Ops[I]));
+    Args.push_back(buildExpr(E->Ops[I]));
   for (const Value& A : Args)
     if (!A)
       return {};
@@ -526,7 +526,7 @@ Sema::Value Sema::lowerBuiltinCall(const Expr* E, const std::string& Class,
   return value(R, E->Range);
 }
 
-Sema::Value Sema::lowerDeviceCall(const Expr* E, const std::string& Class,
+Sema::Value Sema::buildDeviceCall(const Expr* E, const std::string& Class,
                                   const std::string& Method) {
   std::string Qualified = Class + "." + Method;
   SourceRange CalleeRange = E->Ops[0]->Range;
@@ -558,7 +558,7 @@ Sema::Value Sema::lowerDeviceCall(const Expr* E, const std::string& Class,
   const frontend::Method& Decl = *Callee.Decl;
   if (!Callee.Valid) {
     for (size_t I = 1; I < E->Ops.size(); ++I)
-      lowerExpr(E->Ops[I]);
+      buildExpr(E->Ops[I]);
     return {};
   }
   if (Given != Callee.Fn->Params.size()) {
@@ -574,7 +574,7 @@ Sema::Value Sema::lowerDeviceCall(const Expr* E, const std::string& Class,
     const kir::Param& P = Callee.Fn->Params[I];
     const Expr* A = E->Ops[I + 1];
     if (P.Ty.isBuffer()) {
-      kir::Expr* B = lowerBufferOperand(A);
+      kir::Expr* B = buildBufferOperand(A);
       if (B && B->Ty != P.Ty) {
         Diags.error(A->Range, "argument " + std::to_string(I + 1) + " of '" + Qualified + "' ('" +
                                   Decl.Params[I].Name + "') expects " + P.Ty.str() + ", found " +
@@ -600,7 +600,7 @@ Sema::Value Sema::lowerDeviceCall(const Expr* E, const std::string& Class,
       R->Ops.push_back(Pod);
       continue;
     }
-    Value V = lowerExpr(A);
+    Value V = buildExpr(A);
     std::string Ctx = "argument " + std::to_string(I + 1) + " ('" + Decl.Params[I].Name + "')";
     int WantSig = I < Callee.ParamFnSig.size() ? Callee.ParamFnSig[I] : -1;
     kir::Expr* X =
@@ -617,9 +617,9 @@ Sema::Value Sema::lowerDeviceCall(const Expr* E, const std::string& Class,
 
 // ---- indexing, lvalues ----
 
-Sema::Value Sema::lowerIndex(const Expr* E) {
-  kir::Expr* Buf = lowerBufferOperand(E->Ops[0]);
-  Value I = lowerExpr(E->Ops[1]);
+Sema::Value Sema::buildIndex(const Expr* E) {
+  kir::Expr* Buf = buildBufferOperand(E->Ops[0]);
+  Value I = buildExpr(E->Ops[1]);
   if (!Buf || !I)
     return {};
   kir::Expr* Index = nullptr;
@@ -645,7 +645,7 @@ Sema::Value Sema::lowerIndex(const Expr* E) {
   return value(L, E->Range);
 }
 
-Sema::LValue Sema::lowerLValue(const Expr* E) {
+Sema::LValue Sema::buildLValue(const Expr* E) {
   LValue L;
   L.Range = E->Range;
   if (E->K == Expr::Kind::Name) {
@@ -662,11 +662,11 @@ Sema::LValue Sema::lowerLValue(const Expr* E) {
                                 E->Text + "[i] = ...'");
       return L;
     }
-    lowerName(E); // reports unknown names
+    buildName(E); // reports unknown names
     return L;
   }
   if (E->K == Expr::Kind::Index) {
-    Value V = lowerIndex(E);
+    Value V = buildIndex(E);
     if (!V)
       return L;
     L.K = LValue::Element;
@@ -730,9 +730,9 @@ static kir::Expr* seq(kir::Module& M, std::vector<kir::Expr*> Ops) {
   return S;
 }
 
-Sema::Value Sema::lowerIncDec(const Expr* E, bool Increment, bool Prefix) {
+Sema::Value Sema::buildIncDec(const Expr* E, bool Increment, bool Prefix) {
   const char* Op = Increment ? "++" : "--";
-  LValue L = lowerLValue(E->Ops[0]);
+  LValue L = buildLValue(E->Ops[0]);
   if (L.K == LValue::Invalid)
     return {};
   if (!L.Ty.isInteger() && !L.Ty.isFloat()) {
@@ -819,18 +819,18 @@ static std::string tokText(Tok K) {
   }
 }
 
-Sema::Value Sema::lowerUnary(const Expr* E) {
+Sema::Value Sema::buildUnary(const Expr* E) {
   if (E->Op == Tok::PlusPlus || E->Op == Tok::MinusMinus)
-    return lowerIncDec(E, E->Op == Tok::PlusPlus, true);
+    return buildIncDec(E, E->Op == Tok::PlusPlus, true);
   // -<literal> is one constant, so -2147483648 and -9223372036854775808L fit their types.
   if (E->Op == Tok::Minus && E->Ops[0]->K == Expr::Kind::IntLit) {
-    Value R = lowerIntLiteral(E->Ops[0], /*Negated=*/true);
+    Value R = buildIntLiteral(E->Ops[0], /*Negated=*/true);
     R.Range = E->Range;
     if (R.Lit == Value::IntLit)
       R.E = materialize(R);
     return R;
   }
-  Value V = lowerExpr(E->Ops[0]);
+  Value V = buildExpr(E->Ops[0]);
   if (!V)
     return {};
   std::string Op = tokText(E->Op);
@@ -989,9 +989,9 @@ Sema::Value Sema::applyBinary(BinaryOp Op, const std::string& Spelling, Value A,
   return value(binary(Op, Comparison ? BoolTy : T, A.E, B.E, R), R);
 }
 
-Sema::Value Sema::lowerBinary(const Expr* E) {
-  Value A = lowerExpr(E->Ops[0]);
-  Value B = lowerExpr(E->Ops[1]);
+Sema::Value Sema::buildBinary(const Expr* E) {
+  Value A = buildExpr(E->Ops[0]);
+  Value B = buildExpr(E->Ops[1]);
   auto Op = binaryOpFor(E->Op);
   if (!Op)
     return {};
@@ -1000,13 +1000,13 @@ Sema::Value Sema::lowerBinary(const Expr* E) {
   return applyBinary(*Op, tokText(E->Op), A, B, R);
 }
 
-Sema::Value Sema::lowerAssign(const Expr* E) {
-  LValue L = lowerLValue(E->Ops[0]);
+Sema::Value Sema::buildAssign(const Expr* E) {
+  LValue L = buildLValue(E->Ops[0]);
   // `buf = other` is one mistake: do not also complain that `other` is not a value.
   if (L.K == LValue::Invalid && E->Ops[1]->K == Expr::Kind::Name &&
       BufferParams.count(E->Ops[1]->Text))
     return {};
-  Value V = lowerExpr(E->Ops[1]);
+  Value V = buildExpr(E->Ops[1]);
   if (L.K == LValue::Invalid || !V)
     return {};
   int WantSig = -1;
@@ -1053,10 +1053,10 @@ Sema::Value Sema::lowerAssign(const Expr* E) {
   return value(seq(*M, Ops), E->Range);
 }
 
-Sema::Value Sema::lowerTernary(const Expr* E) {
-  kir::Expr* C = lowerCondition(E->Ops[0], "'?:'");
-  Value A = lowerExpr(E->Ops[1]);
-  Value B = lowerExpr(E->Ops[2]);
+Sema::Value Sema::buildTernary(const Expr* E) {
+  kir::Expr* C = buildCondition(E->Ops[0], "'?:'");
+  Value A = buildExpr(E->Ops[1]);
+  Value B = buildExpr(E->Ops[2]);
   if (!C || !A || !B)
     return {};
   Type T;
@@ -1081,9 +1081,9 @@ Sema::Value Sema::lowerTernary(const Expr* E) {
   return R;
 }
 
-Sema::Value Sema::lowerCast(const Expr* E) {
+Sema::Value Sema::buildCast(const Expr* E) {
   auto Target = primitiveByName(E->CastType.Name);
-  Value V = lowerExpr(E->Ops[0]);
+  Value V = buildExpr(E->Ops[0]);
   if (!Target) {
     std::string S = suggestPrimitive(E->CastType.Name);
     if (!S.empty())
@@ -1115,39 +1115,39 @@ Sema::Value Sema::lowerCast(const Expr* E) {
 
 // ---- dispatch ----
 
-Sema::Value Sema::lowerExpr(const Expr* E) {
+Sema::Value Sema::buildExpr(const Expr* E) {
   switch (E->K) {
   case Expr::Kind::IntLit:
-    return lowerIntLiteral(E);
+    return buildIntLiteral(E);
   case Expr::Kind::FloatLit:
-    return lowerFloatLiteral(E);
+    return buildFloatLiteral(E);
   case Expr::Kind::BoolLit:
     return value(intConst(BoolTy, E->Text == "true", E->Range), E->Range);
   case Expr::Kind::StringLit:
     Diags.error(E->Range, "strings and characters are not supported in device code");
     return {};
   case Expr::Kind::Name:
-    return lowerName(E);
+    return buildName(E);
   case Expr::Kind::Member:
-    return lowerField(E);
+    return buildField(E);
   case Expr::Kind::MethodRef:
-    return lowerMethodRef(E);
+    return buildMethodRef(E);
   case Expr::Kind::Call:
-    return lowerCall(E);
+    return buildCall(E);
   case Expr::Kind::Index:
-    return lowerIndex(E);
+    return buildIndex(E);
   case Expr::Kind::Unary:
-    return lowerUnary(E);
+    return buildUnary(E);
   case Expr::Kind::Postfix:
-    return lowerIncDec(E, E->Op == Tok::PlusPlus, false);
+    return buildIncDec(E, E->Op == Tok::PlusPlus, false);
   case Expr::Kind::Binary:
-    return lowerBinary(E);
+    return buildBinary(E);
   case Expr::Kind::Assign:
-    return lowerAssign(E);
+    return buildAssign(E);
   case Expr::Kind::Ternary:
-    return lowerTernary(E);
+    return buildTernary(E);
   case Expr::Kind::Cast:
-    return lowerCast(E);
+    return buildCast(E);
   case Expr::Kind::Alloc:
     if (E->Op == Tok::KwShared)
       Diags.error(E->Range, "a shared array is declared as 'Shared<T> name = shared T[N];'");

@@ -55,8 +55,8 @@ kir::Stmt* Sema::evalStmt(kir::Expr* E, SourceRange R) {
   return S;
 }
 
-kir::Expr* Sema::lowerCondition(const Expr* E, const char* What) {
-  Value V = lowerExpr(E);
+kir::Expr* Sema::buildCondition(const Expr* E, const char* What) {
+  Value V = buildExpr(E);
   if (!V)
     return nullptr;
   if (V.Lit != Value::None || !V.E->Ty.isBool()) {
@@ -70,19 +70,19 @@ kir::Expr* Sema::lowerCondition(const Expr* E, const char* What) {
   return V.E;
 }
 
-kir::Stmt* Sema::lowerBlock(const Stmt* S, bool NewScope) {
+kir::Stmt* Sema::buildBlock(const Stmt* S, bool NewScope) {
   if (NewScope)
     pushScope();
   std::vector<kir::Stmt*> Body;
   for (const Stmt* C : S->Body)
-    if (kir::Stmt* K = lowerStmt(C))
+    if (kir::Stmt* K = buildStmt(C))
       Body.push_back(K);
   if (NewScope)
     popScope();
   return makeBlock(std::move(Body), S->Range);
 }
 
-kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
+kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
   std::vector<kir::Stmt*> Out;
   std::optional<Type> Ty;
   // One message per mistake: `KernelBuffer<T> b = a;` and `float32[] a = heap float32[n];` are
@@ -93,7 +93,7 @@ kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
   bool SkipInits = false;
   int Sig = -1;
   if (S->VarType.Name == "Shared")
-    return lowerSharedDecl(S);
+    return buildSharedDecl(S);
   if (S->VarType.Name == "KernelBuffer") {
     Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "
                                   "directly");
@@ -106,7 +106,7 @@ kir::Stmt* Sema::lowerLocalVar(const Stmt* S) {
   for (const Stmt::Declarator& D : S->Vars) {
     kir::Expr* Init = nullptr;
     if (D.Init && !(SkipInits && D.Init->K == Expr::Kind::Name)) {
-      Value V = lowerExpr(D.Init);
+      Value V = buildExpr(D.Init);
       if (V && Ty && checkFnValue(V, Sig, D.Init->Range))
         Init = convert(V, *Ty, D.Init->Range, "the initialiser");
     }
@@ -145,45 +145,45 @@ static bool isStatementExpression(const Expr* E) {
   }
 }
 
-kir::Stmt* Sema::lowerStmt(const Stmt* S) {
+kir::Stmt* Sema::buildStmt(const Stmt* S) {
   if (!S)
     return nullptr;
   std::vector<std::string> Labels;
   switch (S->K) {
   case Stmt::Kind::Block:
-    return lowerBlock(S, true);
+    return buildBlock(S, true);
   case Stmt::Kind::Empty:
     return nullptr;
   case Stmt::Kind::LocalVar:
-    return lowerLocalVar(S);
+    return buildLocalVar(S);
   case Stmt::Kind::ExprStmt: {
     const Expr* C = S->Cond;
     if (C->K == Expr::Kind::Call && C->Ops[0]->K == Expr::Kind::Member &&
         C->Ops[0]->Ops[0]->K == Expr::Kind::Name && C->Ops[0]->Ops[0]->Text == "Barrier" &&
         !lookupLocal("Barrier")) {
       if (C->Ops[0]->Text == "sync")
-        return lowerBarrier(C);
+        return buildBarrier(C);
       Diags.error(C->Ops[0]->Range, "'Barrier' has no method '" + C->Ops[0]->Text +
                                         "' (the workgroup barrier is Barrier.sync())");
       return nullptr;
     }
     if (!isStatementExpression(S->Cond)) {
       Diags.error(S->Cond->Range, "this expression is not a statement (its value is unused)");
-      lowerExpr(S->Cond);
+      buildExpr(S->Cond);
       return nullptr;
     }
-    Value V = lowerExpr(S->Cond);
+    Value V = buildExpr(S->Cond);
     if (!V)
       return nullptr;
     return evalStmt(materialize(V), S->Range);
   }
   case Stmt::Kind::If: {
-    kir::Expr* C = lowerCondition(S->Cond, "'if'");
+    kir::Expr* C = buildCondition(S->Cond, "'if'");
     pushScope();
-    kir::Stmt* Then = lowerStmt(S->Then);
+    kir::Stmt* Then = buildStmt(S->Then);
     popScope();
     pushScope();
-    kir::Stmt* Else = lowerStmt(S->Else);
+    kir::Stmt* Else = buildStmt(S->Else);
     popScope();
     if (!C)
       return nullptr;
@@ -196,9 +196,9 @@ kir::Stmt* Sema::lowerStmt(const Stmt* S) {
   case Stmt::Kind::While:
   case Stmt::Kind::DoWhile:
   case Stmt::Kind::For:
-    return lowerLoop(S, {});
+    return buildLoop(S, {});
   case Stmt::Kind::ForRange:
-    return lowerForRange(S, {});
+    return buildForRange(S, {});
   case Stmt::Kind::Labeled: {
     // Collect nested labels (a: b: for ...) and attach them to the loop.
     const Stmt* Inner = S;
@@ -214,20 +214,20 @@ kir::Stmt* Sema::lowerStmt(const Stmt* S) {
     if (!Inner)
       return nullptr;
     if (Inner->K == Stmt::Kind::ForRange)
-      return lowerForRange(Inner, Labels);
+      return buildForRange(Inner, Labels);
     if (Inner->K == Stmt::Kind::While || Inner->K == Stmt::Kind::DoWhile ||
         Inner->K == Stmt::Kind::For)
-      return lowerLoop(Inner, Labels);
+      return buildLoop(Inner, Labels);
     Diags.error({S->Range.Begin, S->Range.Begin + (uint32_t)S->Label.size()},
                 "a label must name a loop ('" + S->Label +
                     "' labels a statement that is not a loop)");
-    return lowerStmt(Inner);
+    return buildStmt(Inner);
   }
   case Stmt::Kind::Break:
   case Stmt::Kind::Continue:
-    return lowerJump(S);
+    return buildJump(S);
   case Stmt::Kind::Return:
-    return lowerReturn(S);
+    return buildReturn(S);
   case Stmt::Kind::Unsupported:
     if (S->Label == "throw" || S->Label == "try")
       Diags.error(S->Range, "exceptions are not allowed in device code ('" + S->Label + "')");
@@ -238,7 +238,7 @@ kir::Stmt* Sema::lowerStmt(const Stmt* S) {
   return nullptr;
 }
 
-kir::Stmt* Sema::lowerLoop(const Stmt* S, std::vector<std::string> Labels) {
+kir::Stmt* Sema::buildLoop(const Stmt* S, std::vector<std::string> Labels) {
   pushScope(); // for-init variables
   std::vector<kir::Stmt*> Init;
   if (S->K == Stmt::Kind::For)
@@ -247,7 +247,7 @@ kir::Stmt* Sema::lowerLoop(const Stmt* S, std::vector<std::string> Labels) {
         Diags.error(I->Cond->Range, "this expression is not a statement (its value is unused)");
         continue;
       }
-      if (kir::Stmt* K = lowerStmt(I))
+      if (kir::Stmt* K = buildStmt(I))
         Init.push_back(K);
     }
   kir::Stmt* L = M->newStmt(kir::Stmt::Kind::Loop, loc(S->Range));
@@ -255,15 +255,15 @@ kir::Stmt* Sema::lowerLoop(const Stmt* S, std::vector<std::string> Labels) {
   L->TestAtEnd = S->K == Stmt::Kind::DoWhile;
   const char* What = S->K == Stmt::Kind::For ? "'for'" : (L->TestAtEnd ? "'do-while'" : "'while'");
   if (S->Cond && !L->TestAtEnd)
-    L->E = lowerCondition(S->Cond, What);
+    L->E = buildCondition(S->Cond, What);
   Loops.push_back({L->LoopId, std::move(Labels)});
   pushScope();
-  kir::Stmt* Body = lowerStmt(S->Then);
+  kir::Stmt* Body = buildStmt(S->Then);
   popScope();
   Loops.pop_back();
   L->LoopBody = Body ? Body : makeBlock({}, S->Range);
   if (S->Cond && L->TestAtEnd)
-    L->E = lowerCondition(S->Cond, What); // the body's locals are out of scope here, as in Java
+    L->E = buildCondition(S->Cond, What); // the body's locals are out of scope here, as in Java
   if (S->K == Stmt::Kind::For && !S->Updates.empty()) {
     std::vector<kir::Stmt*> Step;
     for (const Expr* U : S->Updates) {
@@ -271,7 +271,7 @@ kir::Stmt* Sema::lowerLoop(const Stmt* S, std::vector<std::string> Labels) {
         Diags.error(U->Range, "this expression is not a statement (its value is unused)");
         continue;
       }
-      if (Value V = lowerExpr(U))
+      if (Value V = buildExpr(U))
         Step.push_back(evalStmt(materialize(V), U->Range));
     }
     L->Step = makeBlock(std::move(Step), S->Range);
@@ -283,14 +283,14 @@ kir::Stmt* Sema::lowerLoop(const Stmt* S, std::vector<std::string> Labels) {
   return makeBlock(std::move(Init), S->Range);
 }
 
-kir::Stmt* Sema::lowerForRange(const Stmt* S, std::vector<std::string> Labels) {
+kir::Stmt* Sema::buildForRange(const Stmt* S, std::vector<std::string> Labels) {
   // for (i, T v : buf.range(n)) body   ==>
   // { N i = (N) globalIdX; N $stride = (N) globalSizeX; $n = n;
   //   loop (i < $n) { T v = buf[i]; body } step i += $stride }
   if (!S->Cond || !S->Extra)
     return nullptr;
-  kir::Expr* Buf = lowerBufferOperand(S->Cond);
-  Value N = lowerExpr(S->Extra);
+  kir::Expr* Buf = buildBufferOperand(S->Cond);
+  Value N = buildExpr(S->Extra);
   auto ElemTy = resolveType(S->VarType, false, "a loop variable");
   if (!Buf || !N || !ElemTy)
     return nullptr;
@@ -349,7 +349,7 @@ kir::Stmt* Sema::lowerForRange(const Stmt* S, std::vector<std::string> Labels) {
   std::vector<kir::Stmt*> Body;
   Body.push_back(assign(V, castTo(Load, *ElemTy)));
   Loops.push_back({Loop->LoopId, std::move(Labels)});
-  if (kir::Stmt* B = lowerStmt(S->Then))
+  if (kir::Stmt* B = buildStmt(S->Then))
     Body.push_back(B);
   Loops.pop_back();
   popScope();
@@ -360,7 +360,7 @@ kir::Stmt* Sema::lowerForRange(const Stmt* S, std::vector<std::string> Labels) {
   return makeBlock(std::move(Out), R);
 }
 
-kir::Stmt* Sema::lowerJump(const Stmt* S) {
+kir::Stmt* Sema::buildJump(const Stmt* S) {
   bool IsBreak = S->K == Stmt::Kind::Break;
   const char* Word = IsBreak ? "break" : "continue";
   if (Loops.empty()) {
@@ -387,14 +387,14 @@ kir::Stmt* Sema::lowerJump(const Stmt* S) {
   return K;
 }
 
-kir::Stmt* Sema::lowerReturn(const Stmt* S) {
+kir::Stmt* Sema::buildReturn(const Stmt* S) {
   kir::Function& F = *Current->Fn;
   kir::Stmt* K = M->newStmt(kir::Stmt::Kind::Return, loc(S->Range));
   if (F.ReturnType.isVoid()) {
     if (S->Cond) {
       Diags.error(S->Cond->Range, F.IsKernel ? "a kernel cannot return a value"
                                              : "'" + F.Name + "' returns void; remove the value");
-      lowerExpr(S->Cond);
+      buildExpr(S->Cond);
     }
     return K;
   }
@@ -402,7 +402,7 @@ kir::Stmt* Sema::lowerReturn(const Stmt* S) {
     Diags.error(S->Range, "'" + F.Name + "' must return a value of type " + F.ReturnType.str());
     return K;
   }
-  Value V = lowerExpr(S->Cond);
+  Value V = buildExpr(S->Cond);
   if (V)
     K->E = convert(V, F.ReturnType, S->Cond->Range, "the returned value");
   return K;

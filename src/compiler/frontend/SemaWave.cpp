@@ -50,7 +50,7 @@ const std::map<std::string, WaveMethod>& waveMethods() {
 
 } // namespace
 
-Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
+Sema::Value Sema::buildWave(const Expr* E, const std::string& Method) {
   SourceRange CalleeRange = E->Ops[0]->Range;
   auto It = waveMethods().find(Method);
   if (It == waveMethods().end()) {
@@ -74,7 +74,7 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
   if (Arity == 0)
     return value(R, E->Range);
 
-  Value V = lowerExpr(E->Ops[1]);
+  Value V = buildExpr(E->Ops[1]);
   if (!V || !checkFnValue(V, -1, E->Ops[1]->Range))
     return {};
   kir::Expr* X = materialize(V);
@@ -107,7 +107,7 @@ Sema::Value Sema::lowerWave(const Expr* E, const std::string& Method) {
   R->Ops = {X};
   R->Ty = kir::waveResultType(W.Op, T);
   if (Arity == 2) {
-    Value L = lowerExpr(E->Ops[2]);
+    Value L = buildExpr(E->Ops[2]);
     if (!L)
       return {};
     kir::Expr* Lane = nullptr;

@@ -315,7 +315,7 @@ TEST(NvptxWave, TargetWithoutWaveLeavesReportsTheOp) {
       kir::runPipeline(*F.Kir, lowering::KernelLowering::pipelineConfig(Target, LO), Error);
   ASSERT_TRUE(Prepared) << Error;
   lowering::KernelLowering KL(*Prepared, M, Target, LO);
-  EXPECT_FALSE(KL.lowerModule(Error));
+  EXPECT_FALSE(KL.emitModule(Error));
   EXPECT_NE(Error.find("'Wave.reduceSum': wave operations need the portable tier on this "
                        "backend (cuda)"),
             std::string::npos)

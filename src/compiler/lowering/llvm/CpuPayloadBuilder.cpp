@@ -114,9 +114,9 @@ bool createMachine(const CpuBuildOptions& O, CpuMachine& Mach, std::string& Erro
 /// Lowers KM into a fresh module of Ctx and verifies it. Null (Error set) on failure.
 /// Manifests receives each kernel's shared bytes and wave tier (KernelLowering::kernelManifests).
 std::unique_ptr<llvm::Module>
-lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Mach,
-            llvm::LLVMContext& Ctx, std::string& Error,
-            std::map<std::string, bundle::TargetManifest>* Manifests = nullptr) {
+emitToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Mach,
+           llvm::LLVMContext& Ctx, std::string& Error,
+           std::map<std::string, bundle::TargetManifest>* Manifests = nullptr) {
   auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
   M->setTargetTriple(TripleName);
   M->setDataLayout(Mach.TM->createDataLayout());
@@ -141,7 +141,7 @@ lowerToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& M
   if (!Prepared)
     return nullptr;
   KernelLowering KL(*Prepared, *M, *Target, LO);
-  if (!KL.lowerModule(Error))
+  if (!KL.emitModule(Error))
     return nullptr;
   if (Manifests)
     *Manifests = KL.kernelManifests();
@@ -186,7 +186,7 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
   std::string LlvmErrors;
   Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   std::map<std::string, bundle::TargetManifest> Lowered;
-  std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, R.Error, &Lowered);
+  std::unique_ptr<llvm::Module> M = emitToLlvm(KM, O, Mach, Ctx, R.Error, &Lowered);
   if (!M)
     return R;
   LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
@@ -237,7 +237,7 @@ bool CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions&
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
   Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
-  std::unique_ptr<llvm::Module> M = lowerToLlvm(KM, O, Mach, Ctx, Error);
+  std::unique_ptr<llvm::Module> M = emitToLlvm(KM, O, Mach, Ctx, Error);
   if (!M)
     return false;
   if (Optimized)

@@ -52,7 +52,7 @@ llvm::AtomicOrdering storeOrdering(llvm::AtomicOrdering O) {
 
 } // namespace
 
-llvm::Value* KernelLowering::lowerAtomic(const Expr* E) {
+llvm::Value* KernelLowering::emitAtomic(const Expr* E) {
   // Verified KIR: the operand count of the op, operands of the element type, and integers or
   // float32/float64 with an op that exists for floats.
   assert(E->Ops.size() == kir::atomicOperandCount(E->AOp) && "verified KIR: atomic operands");
@@ -64,7 +64,7 @@ llvm::Value* KernelLowering::lowerAtomic(const Expr* E) {
   llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
   std::vector<llvm::Value*> Vals;
   for (size_t I = 2; I < E->Ops.size(); ++I)
-    Vals.push_back(lowerExpr(E->Ops[I]));
+    Vals.push_back(emitExpr(E->Ops[I]));
   if (!Error.empty())
     return poisonOf(E->Ty);
   llvm::Type* T = valueType(Ctx, Elem);

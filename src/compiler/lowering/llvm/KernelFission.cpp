@@ -136,7 +136,7 @@ llvm::Value* KernelLowering::leaderCondition(const Expr* E) {
   B.SetInsertPoint(Eval);
   Cur->WorkItem = Cur->Park ? Target.workItemAt(B, Cur->Group, Leader) : Cur->Group;
   Cur->Item = Leader;
-  llvm::Value* C = lowerExpr(E);
+  llvm::Value* C = emitExpr(E);
   Cur->WorkItem = Cur->Group;
   Cur->Item = nullptr;
   llvm::BasicBlock* EvalEnd = B.GetInsertBlock();
@@ -168,7 +168,7 @@ void KernelLowering::emitRegion(const std::vector<const Stmt*>& Stmts) {
           B.SetInsertPoint(Run);
         }
         for (const Stmt* S : Stmts)
-          lowerStmt(S);
+          emitStmt(S);
         branchTo(Next);
         if (&RB != &B)
           RB.SetInsertPoint(B.GetInsertBlock());
@@ -178,7 +178,7 @@ void KernelLowering::emitRegion(const std::vector<const Stmt*>& Stmts) {
   Cur->NextItem = nullptr;
 }
 
-void KernelLowering::lowerGroupStmt(const Stmt* S) {
+void KernelLowering::emitGroupStmt(const Stmt* S) {
   if (!S || !Error.empty())
     return;
   if (!Cur->BarrierStmts.count(S))
@@ -195,7 +195,7 @@ void KernelLowering::lowerGroupStmt(const Stmt* S) {
       }
       emitRegion(Run);
       Run.clear();
-      lowerGroupStmt(C);
+      emitGroupStmt(C);
     }
     emitRegion(Run);
     return;
@@ -210,18 +210,18 @@ void KernelLowering::lowerGroupStmt(const Stmt* S) {
     llvm::BasicBlock* Merge = newBlock("gif.end");
     B.CreateCondBr(C, Then, Else ? Else : Merge);
     B.SetInsertPoint(Then);
-    lowerGroupStmt(S->Then);
+    emitGroupStmt(S->Then);
     branchTo(Merge);
     if (Else) {
       B.SetInsertPoint(Else);
-      lowerGroupStmt(S->Else);
+      emitGroupStmt(S->Else);
       branchTo(Merge);
     }
     B.SetInsertPoint(Merge);
     return;
   }
   case Stmt::Kind::Loop:
-    return lowerGroupLoop(S);
+    return emitGroupLoop(S);
   default:
     // markBarriers marks only blocks, ifs and loops as holding a barrier.
     assert(false && "a barrier inside a statement that cannot hold one");
@@ -229,7 +229,7 @@ void KernelLowering::lowerGroupStmt(const Stmt* S) {
   }
 }
 
-void KernelLowering::lowerGroupLoop(const Stmt* S) {
+void KernelLowering::emitGroupLoop(const Stmt* S) {
   assert(!Cur->GroupLoops.count(S->LoopId) && !Cur->Loops.count(S->LoopId) &&
          "verified KIR: unique loop ids");
   unsigned Depth = unsigned(Cur->GroupLoops.size()) + 1;
@@ -240,12 +240,12 @@ void KernelLowering::lowerGroupLoop(const Stmt* S) {
   llvm::BasicBlock* Exit = newBlock("gloop.exit");
   B.CreateBr(S->TestAtEnd ? Body : Test);
   B.SetInsertPoint(Body);
-  lowerGroupStmt(S->LoopBody);
+  emitGroupStmt(S->LoopBody);
   branchTo(Step);
   B.SetInsertPoint(Step);
   if (Cur->Park)
     unpark(2 * Depth + 1); // work-items that continued run the step
-  lowerGroupStmt(S->Step);
+  emitGroupStmt(S->Step);
   branchTo(Test);
   B.SetInsertPoint(Test);
   // Go on while a work-item is still in the loop and (if any) the condition holds for the first.

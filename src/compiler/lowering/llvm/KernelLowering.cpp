@@ -64,7 +64,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
 // ---------------------------------------------------------------------------------------------
 // Functions
 
-bool KernelLowering::lowerModule(std::string& Err) {
+bool KernelLowering::emitModule(std::string& Err) {
   Helpers.assign(KM.Functions.size(), nullptr);
   Entries.assign(KM.Functions.size(), nullptr);
   auto Wanted = [&](const kir::Function& F) {
@@ -82,9 +82,9 @@ bool KernelLowering::lowerModule(std::string& Err) {
   for (size_t I = 0; I < KM.Functions.size() && Error.empty(); ++I) {
     const kir::Function& F = *KM.Functions[I];
     if (F.IsKernel && Wanted(F))
-      lowerKernel(I);
+      emitKernelEntries(I);
     else if (Declared(F))
-      lowerHelperBody(I);
+      emitHelperBody(I);
   }
   Err = Error;
   return Error.empty();
@@ -114,7 +114,7 @@ void KernelLowering::declareHelper(size_t I) {
   Helpers[I] = F;
 }
 
-void KernelLowering::lowerHelperBody(size_t I) {
+void KernelLowering::emitHelperBody(size_t I) {
   const kir::Function& KF = *KM.Functions[I];
   llvm::Function* F = Helpers[I];
   if (!F)
@@ -162,7 +162,7 @@ void KernelLowering::lowerHelperBody(size_t I) {
   Cur = nullptr;
 }
 
-void KernelLowering::lowerKernel(size_t I) {
+void KernelLowering::emitKernelEntries(size_t I) {
   const kir::Function& KF = *KM.Functions[I];
   assert(KF.ReturnType.isVoid() && "verified KIR: kernels return void");
   // The pipeline (kir/transforms/Pipeline.h) has already inlined barrier helpers and, in the
@@ -267,9 +267,9 @@ void KernelLowering::emitBody(FunctionState& FS) {
   B.setFastMathFlags(FMF);
   assert(FS.KF->Body && "verified KIR: every function has a body");
   if (FS.Fission)
-    lowerGroupStmt(FS.KF->Body);
+    emitGroupStmt(FS.KF->Body);
   else
-    lowerStmt(FS.KF->Body);
+    emitStmt(FS.KF->Body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,42 +327,42 @@ bool KernelLowering::checkOps(const Expr* E, size_t N) {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
-void KernelLowering::lowerStmt(const Stmt* S) {
+void KernelLowering::emitStmt(const Stmt* S) {
   if (!S || !Error.empty())
     return;
   switch (S->K) {
   case Stmt::Kind::Block:
     for (const Stmt* C : S->Body)
-      lowerStmt(C);
+      emitStmt(C);
     return;
   case Stmt::Kind::Eval:
-    lowerExpr(S->E);
+    emitExpr(S->E);
     return;
   case Stmt::Kind::If: {
     assert(S->E && S->Then && S->E->Ty.isBool() && "verified KIR: if (bool) then [else]");
-    llvm::Value* C = lowerExpr(S->E);
+    llvm::Value* C = emitExpr(S->E);
     llvm::BasicBlock* Then = newBlock("if.then");
     llvm::BasicBlock* Else = S->Else ? newBlock("if.else") : nullptr;
     llvm::BasicBlock* Merge = newBlock("if.end");
     B.CreateCondBr(C, Then, Else ? Else : Merge);
     B.SetInsertPoint(Then);
-    lowerStmt(S->Then);
+    emitStmt(S->Then);
     branchTo(Merge);
     if (Else) {
       B.SetInsertPoint(Else);
-      lowerStmt(S->Else);
+      emitStmt(S->Else);
       branchTo(Merge);
     }
     B.SetInsertPoint(Merge);
     return;
   }
   case Stmt::Kind::Loop:
-    return lowerLoop(S);
+    return emitLoop(S);
   case Stmt::Kind::Break:
   case Stmt::Kind::Continue:
-    return lowerJump(S);
+    return emitJump(S);
   case Stmt::Kind::Return:
-    return lowerReturn(S);
+    return emitReturn(S);
   case Stmt::Kind::Barrier:
     // Without a native barrier, the pipeline inlines barrier helpers and fission splits kernels
     // at their barriers: none reaches this walk.
@@ -373,7 +373,7 @@ void KernelLowering::lowerStmt(const Stmt* S) {
   llvm_unreachable("verified KIR: unknown statement kind");
 }
 
-void KernelLowering::lowerJump(const Stmt* S) {
+void KernelLowering::emitJump(const Stmt* S) {
   auto It = Cur->Loops.find(S->LoopId);
   if (It != Cur->Loops.end()) {
     B.CreateBr(S->K == Stmt::Kind::Break ? It->second.Break : It->second.Continue);
@@ -390,7 +390,7 @@ void KernelLowering::lowerJump(const Stmt* S) {
   startDeadBlock();
 }
 
-void KernelLowering::lowerReturn(const Stmt* S) {
+void KernelLowering::emitReturn(const Stmt* S) {
   {
     bool IsKernel = Cur->KF->IsKernel;
     if (IsKernel || Cur->KF->ReturnType.isVoid()) {
@@ -407,7 +407,7 @@ void KernelLowering::lowerReturn(const Stmt* S) {
       return;
     }
     assert(S->E && S->E->Ty == Cur->KF->ReturnType && "verified KIR: return typing");
-    llvm::Value* V = lowerExpr(S->E);
+    llvm::Value* V = emitExpr(S->E);
     if (!Error.empty())
       return;
     B.CreateRet(V);
@@ -415,7 +415,7 @@ void KernelLowering::lowerReturn(const Stmt* S) {
   }
 }
 
-void KernelLowering::lowerLoop(const Stmt* S) {
+void KernelLowering::emitLoop(const Stmt* S) {
   assert((!S->E || S->E->Ty.isBool()) && !Cur->Loops.count(S->LoopId) &&
          "verified KIR: a bool loop condition and a unique loop id");
   llvm::BasicBlock* Body = newBlock("loop.body");
@@ -426,14 +426,14 @@ void KernelLowering::lowerLoop(const Stmt* S) {
 
   B.CreateBr(S->TestAtEnd ? Body : Test);
   B.SetInsertPoint(Body);
-  lowerStmt(S->LoopBody);
+  emitStmt(S->LoopBody);
   branchTo(Step);
   B.SetInsertPoint(Step);
-  lowerStmt(S->Step);
+  emitStmt(S->Step);
   branchTo(Test);
   B.SetInsertPoint(Test);
   if (S->E)
-    B.CreateCondBr(lowerExpr(S->E), Body, Exit);
+    B.CreateCondBr(emitExpr(S->E), Body, Exit);
   else
     B.CreateBr(Body);
   B.SetInsertPoint(Exit);
@@ -443,7 +443,7 @@ void KernelLowering::lowerLoop(const Stmt* S) {
 // ---------------------------------------------------------------------------------------------
 // Expressions
 
-llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
+llvm::Value* KernelLowering::emitExpr(const Expr* E) {
   assert(E && "verified KIR: no null expression");
   if (!Error.empty())
     return poisonOf(E->Ty);
@@ -464,52 +464,52 @@ llvm::Value* KernelLowering::lowerExpr(const Expr* E) {
            E->Ty == Cur->KF->Params[E->Index].Ty && "verified KIR: scalar parameter reads");
     return Cur->Args[E->Index].Scalar;
   case Expr::Kind::Unary:
-    return lowerUnary(E);
+    return emitUnary(E);
   case Expr::Kind::Binary:
-    return lowerBinary(E);
+    return emitBinary(E);
   case Expr::Kind::Cast:
-    return lowerCast(E);
+    return emitCast(E);
   case Expr::Kind::Select:
-    return lowerSelect(E);
+    return emitSelect(E);
   case Expr::Kind::Load:
-    return lowerLoad(E);
+    return emitLoad(E);
   case Expr::Kind::Store:
-    return lowerStore(E);
+    return emitStore(E);
   case Expr::Kind::Assign: {
     assert(E->Ops.size() == 1 && E->Index < Cur->Locals.size() &&
            E->Ops[0]->Ty == Cur->KF->Locals[E->Index].Ty && E->Ty == E->Ops[0]->Ty &&
            "verified KIR: assignment typing");
-    llvm::Value* V = lowerExpr(E->Ops[0]);
+    llvm::Value* V = emitExpr(E->Ops[0]);
     B.CreateStore(V, localAddress(E->Index));
     return V;
   }
   case Expr::Kind::Seq: {
     llvm::Value* Last = nullptr;
     for (const Expr* Op : E->Ops)
-      Last = lowerExpr(Op);
+      Last = emitExpr(Op);
     return Last;
   }
   case Expr::Kind::Call:
-    return lowerCall(E);
+    return emitCallExpr(E);
   case Expr::Kind::Intrinsic:
-    return lowerIntrinsic(E);
+    return emitIntrinsic(E);
   case Expr::Kind::SharedRef:
     llvm_unreachable("verified KIR: a shared array is only the array operand of an access");
   case Expr::Kind::Atomic:
-    return lowerAtomic(E);
+    return emitAtomic(E);
   case Expr::Kind::Field:
-    return lowerField(E);
+    return emitField(E);
   case Expr::Kind::Dispatch:
-    return lowerDispatch(E);
+    return emitDispatch(E);
   case Expr::Kind::Wave:
-    return lowerWave(E);
+    return emitWave(E);
   }
   llvm_unreachable("verified KIR: unknown expression kind");
 }
 
-llvm::Value* KernelLowering::lowerUnary(const Expr* E) {
+llvm::Value* KernelLowering::emitUnary(const Expr* E) {
   assert(E->Ops.size() == 1 && E->Ops[0]->Ty == E->Ty && "verified KIR: unary typing");
-  llvm::Value* V = lowerExpr(E->Ops[0]);
+  llvm::Value* V = emitExpr(E->Ops[0]);
   switch (E->UOp) {
   case UnaryOp::Neg:
     if (E->Ty.isFloat())
@@ -534,18 +534,18 @@ static bool isComparison(BinaryOp Op) {
          Op == BinaryOp::Gt || Op == BinaryOp::Ge;
 }
 
-llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
+llvm::Value* KernelLowering::emitBinary(const Expr* E) {
   assert(E->Ops.size() == 2 && "verified KIR: binary operand count");
   if (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr)
-    return lowerLogical(E);
+    return emitLogical(E);
   Type OpTy = E->Ops[0]->Ty;
   assert(OpTy == E->Ops[1]->Ty && OpTy.isScalar() &&
          (isComparison(E->BOp) ? E->Ty.isBool() : E->Ty == OpTy) && "verified KIR: binary typing");
   // Left to right.
-  llvm::Value* L = lowerExpr(E->Ops[0]);
-  llvm::Value* R = lowerExpr(E->Ops[1]);
+  llvm::Value* L = emitExpr(E->Ops[0]);
+  llvm::Value* R = emitExpr(E->Ops[1]);
   if (isComparison(E->BOp))
-    return lowerCompare(E, L, R);
+    return emitCompare(E, L, R);
   bool F = OpTy.isFloat(), I = OpTy.isInteger();
   switch (E->BOp) {
   case BinaryOp::Add:
@@ -593,7 +593,7 @@ llvm::Value* KernelLowering::lowerBinary(const Expr* E) {
   llvm_unreachable("verified KIR: a binary operator on a type that lacks it");
 }
 
-llvm::Value* KernelLowering::lowerCompare(const Expr* E, llvm::Value* L, llvm::Value* R) {
+llvm::Value* KernelLowering::emitCompare(const Expr* E, llvm::Value* L, llvm::Value* R) {
   Type OpTy = E->Ops[0]->Ty;
   if (OpTy.isFloat()) {
     // Ordered comparisons: NaN compares false, except != which is true.
@@ -612,11 +612,11 @@ llvm::Value* KernelLowering::lowerCompare(const Expr* E, llvm::Value* L, llvm::V
   return B.CreateICmp(OpTy.isSigned() ? S[Idx] : U[Idx], L, R);
 }
 
-llvm::Value* KernelLowering::lowerLogical(const Expr* E) {
+llvm::Value* KernelLowering::emitLogical(const Expr* E) {
   assert(E->Ty.isBool() && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty.isBool() &&
          "verified KIR: logical operators on bool");
   bool IsAnd = E->BOp == BinaryOp::LogicalAnd;
-  llvm::Value* L = lowerExpr(E->Ops[0]);
+  llvm::Value* L = emitExpr(E->Ops[0]);
   llvm::BasicBlock* LEnd = B.GetInsertBlock();
   llvm::BasicBlock* Rhs = newBlock(IsAnd ? "and.rhs" : "or.rhs");
   llvm::BasicBlock* Merge = newBlock(IsAnd ? "and.end" : "or.end");
@@ -625,7 +625,7 @@ llvm::Value* KernelLowering::lowerLogical(const Expr* E) {
   else
     B.CreateCondBr(L, Merge, Rhs);
   B.SetInsertPoint(Rhs);
-  llvm::Value* R = lowerExpr(E->Ops[1]);
+  llvm::Value* R = emitExpr(E->Ops[1]);
   llvm::BasicBlock* REnd = B.GetInsertBlock();
   B.CreateBr(Merge);
   B.SetInsertPoint(Merge);
@@ -635,13 +635,13 @@ llvm::Value* KernelLowering::lowerLogical(const Expr* E) {
   return Phi;
 }
 
-llvm::Value* KernelLowering::lowerCast(const Expr* E) {
+llvm::Value* KernelLowering::emitCast(const Expr* E) {
   if (!checkOps(E, 1))
     return poisonOf(E->Ty);
   Type From = E->Ops[0]->Ty, To = E->Ty;
   if (!From.isScalar() || !To.isScalar())
     return fail(E, "cast between non-scalar types");
-  llvm::Value* V = lowerExpr(E->Ops[0]);
+  llvm::Value* V = emitExpr(E->Ops[0]);
   llvm::Type* T = valueType(Ctx, To);
   if (From == To)
     return V;
@@ -663,20 +663,20 @@ llvm::Value* KernelLowering::lowerCast(const Expr* E) {
   return B.CreateFPCast(V, T); // float -> float: round to nearest
 }
 
-llvm::Value* KernelLowering::lowerSelect(const Expr* E) {
+llvm::Value* KernelLowering::emitSelect(const Expr* E) {
   assert(E->Ops.size() == 3 && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty == E->Ty &&
          E->Ops[2]->Ty == E->Ty && "verified KIR: select typing");
-  llvm::Value* C = lowerExpr(E->Ops[0]);
+  llvm::Value* C = emitExpr(E->Ops[0]);
   llvm::BasicBlock* Then = newBlock("sel.then");
   llvm::BasicBlock* Else = newBlock("sel.else");
   llvm::BasicBlock* Merge = newBlock("sel.end");
   B.CreateCondBr(C, Then, Else);
   B.SetInsertPoint(Then); // only the chosen arm is evaluated
-  llvm::Value* TV = lowerExpr(E->Ops[1]);
+  llvm::Value* TV = emitExpr(E->Ops[1]);
   llvm::BasicBlock* TEnd = B.GetInsertBlock();
   B.CreateBr(Merge);
   B.SetInsertPoint(Else);
-  llvm::Value* EV = lowerExpr(E->Ops[2]);
+  llvm::Value* EV = emitExpr(E->Ops[2]);
   llvm::BasicBlock* EEnd = B.GetInsertBlock();
   B.CreateBr(Merge);
   B.SetInsertPoint(Merge);
@@ -701,7 +701,7 @@ const BufferValue* KernelLowering::bufferOf(const Expr* E) {
 llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* IndexExpr,
                                             Type ElemTy) {
   assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
-  llvm::Value* Index = lowerExpr(IndexExpr);
+  llvm::Value* Index = emitExpr(IndexExpr);
   Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
   if (Opts.CheckBounds) {
     // A negative signed index is a huge unsigned one: out of range too.
@@ -717,7 +717,7 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
   return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
 }
 
-llvm::Value* KernelLowering::lowerLoad(const Expr* E) {
+llvm::Value* KernelLowering::emitLoad(const Expr* E) {
   assert(E->Ops.size() == 2 && "verified KIR: load operands");
   const BufferValue* Buf = bufferOf(E->Ops[0]);
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
@@ -729,7 +729,7 @@ llvm::Value* KernelLowering::lowerLoad(const Expr* E) {
   return V;
 }
 
-llvm::Value* KernelLowering::lowerStore(const Expr* E) {
+llvm::Value* KernelLowering::emitStore(const Expr* E) {
   assert(E->Ops.size() == 3 && "verified KIR: store operands");
   const BufferValue* Buf = bufferOf(E->Ops[0]);
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
@@ -737,23 +737,23 @@ llvm::Value* KernelLowering::lowerStore(const Expr* E) {
   // Left to right: the index, then the value; the bounds check happens before the value is
   // computed only if the index comes first, which it does.
   llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
-  llvm::Value* V = lowerExpr(E->Ops[2]);
+  llvm::Value* V = emitExpr(E->Ops[2]);
   llvm::Value* Mem = Elem.isBool() ? B.CreateZExt(V, B.getInt8Ty()) : V;
   B.CreateStore(Mem, Addr);
   return V;
 }
 
-llvm::Value* KernelLowering::lowerCall(const Expr* E) {
+llvm::Value* KernelLowering::emitCallExpr(const Expr* E) {
   std::vector<const Expr*> ArgExprs(E->Ops.begin(), E->Ops.end());
   std::vector<llvm::Value*> Args;
-  if (!lowerCallArgs(E, E->Index, ArgExprs, Args))
+  if (!emitCallArgs(E, E->Index, ArgExprs, Args))
     return poisonOf(E->Ty);
   return emitCall(E, E->Index, Args);
 }
 
-bool KernelLowering::lowerCallArgs(const Expr* E, uint32_t Callee,
-                                   llvm::ArrayRef<const Expr*> ArgExprs,
-                                   std::vector<llvm::Value*>& Args) {
+bool KernelLowering::emitCallArgs(const Expr* E, uint32_t Callee,
+                                  llvm::ArrayRef<const Expr*> ArgExprs,
+                                  std::vector<llvm::Value*>& Args) {
   // Verified KIR calls helpers available wherever the caller is, with arguments of the
   // parameters' types.
   if (!callable(E, Callee))
@@ -772,7 +772,7 @@ bool KernelLowering::lowerCallArgs(const Expr* E, uint32_t Callee,
       continue;
     }
     if (!A->Ty.isBuffer()) {
-      Args.push_back(lowerExpr(A));
+      Args.push_back(emitExpr(A));
       continue;
     }
     const BufferValue* Buf = bufferOf(A);
@@ -811,7 +811,7 @@ llvm::Value* KernelLowering::emitCall(const Expr* E, uint32_t Callee,
   return E->Ty.isVoid() ? nullptr : Call;
 }
 
-llvm::Value* KernelLowering::lowerField(const Expr* E) {
+llvm::Value* KernelLowering::emitField(const Expr* E) {
   assert(E->Ops.size() == 1 && "verified KIR: a field read has one operand");
   const Expr* P = E->Ops[0];
   assert(P->K == Expr::Kind::Param && P->Ty.isPod() && Cur->Args[P->Index].Scalar &&
@@ -830,19 +830,19 @@ llvm::Value* KernelLowering::lowerField(const Expr* E) {
   return V;
 }
 
-llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
+llvm::Value* KernelLowering::emitDispatch(const Expr* E) {
   assert(!E->Ops.empty() && E->Ops[0]->Ty == Type::scalar(kir::ScalarType::U32) &&
          "verified KIR: a uint32 dispatch tag");
-  llvm::Value* Tag = lowerExpr(E->Ops[0]);
+  llvm::Value* Tag = emitExpr(E->Ops[0]);
   std::vector<const Expr*> ArgExprs(E->Ops.begin() + 1, E->Ops.end());
   std::vector<llvm::Value*> Args;
   // Arguments are evaluated once, before the call, whichever function the tag picks.
-  if (!E->Targets.empty() && !lowerCallArgs(E, E->Targets[0], ArgExprs, Args))
+  if (!E->Targets.empty() && !emitCallArgs(E, E->Targets[0], ArgExprs, Args))
     return poisonOf(E->Ty);
   if (E->Targets.empty())
     for (const Expr* A : ArgExprs)
       if (!A->Ty.isArray() && !A->Ty.isPod())
-        lowerExpr(A);
+        emitExpr(A);
   llvm::BasicBlock* Merge = newBlock("dispatch.end");
   llvm::BasicBlock* Default = newBlock("dispatch.none");
   llvm::SwitchInst* Switch = B.CreateSwitch(Tag, Default, unsigned(E->Targets.size()));
@@ -875,17 +875,17 @@ llvm::Value* KernelLowering::lowerDispatch(const Expr* E) {
   return Phi;
 }
 
-llvm::Value* KernelLowering::lowerRawPrimitive(const Expr* E) {
+llvm::Value* KernelLowering::emitRawPrimitive(const Expr* E) {
   // The verifier checks the raw primitives' operand types (Kir.h).
   IntrinsicOp Op = E->IOp;
   Type To = E->Ty;
-  llvm::Value* A = lowerExpr(E->Ops[0]);
+  llvm::Value* A = emitExpr(E->Ops[0]);
   llvm::Type* T = valueType(Ctx, To);
   if (Op == IntrinsicOp::FToIUnchecked) // in range by construction
     return To.isSigned() ? B.CreateFPToSI(A, T) : B.CreateFPToUI(A, T);
   if (Op == IntrinsicOp::Bitcast)
     return B.CreateBitCast(A, T);
-  llvm::Value* V = lowerExpr(E->Ops[1]);
+  llvm::Value* V = emitExpr(E->Ops[1]);
   bool S = To.isSigned();
   switch (Op) {
   case IntrinsicOp::DivTrunc:
@@ -912,7 +912,7 @@ llvm::Value* KernelLowering::lowerRawPrimitive(const Expr* E) {
   }
 }
 
-llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
+llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   IntrinsicOp Op = E->IOp;
   switch (Op) {
   case IntrinsicOp::LocalId:
@@ -943,7 +943,7 @@ llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
   case IntrinsicOp::ShiftRight:
   case IntrinsicOp::FToIUnchecked:
   case IntrinsicOp::Bitcast:
-    return lowerRawPrimitive(E);
+    return emitRawPrimitive(E);
   default:
     break;
   }
@@ -951,7 +951,7 @@ llvm::Value* KernelLowering::lowerIntrinsic(const Expr* E) {
   std::vector<llvm::Value*> Vals;
   for (const Expr* A : E->Ops) {
     assert(A->Ty == E->Ty && "verified KIR: math operands of the result's type");
-    Vals.push_back(lowerExpr(A));
+    Vals.push_back(emitExpr(A));
   }
   llvm::Value* V = Target.emitMath(B, Op, Vals, E->Ty);
   if (!V) // a real limit of the target (e.g. no libm function for the type)

@@ -39,7 +39,7 @@ public:
   /// through LoweringTarget::emitKernel (a HasBarrier kernel on a target without a native barrier
   /// by KIR inlining and work-item loop fission). KM must verify (kir::verify; the pipeline
   /// guarantees it); returns false with Error set on what the target cannot express.
-  bool lowerModule(std::string& Error);
+  bool emitModule(std::string& Error);
 
   /// Per kernel lowered (key: kir Function::Name), what its target manifest takes from the code
   /// as lowered: StaticSharedBytes (its fixed-size shared arrays, the portable wave tier's
@@ -96,25 +96,25 @@ private:
   };
 
   void declareHelper(size_t I);
-  void lowerHelperBody(size_t I);
-  void lowerKernel(size_t I);
+  void emitHelperBody(size_t I);
+  void emitKernelEntries(size_t I);
   /// Emits one entry for kernel KF from its lowered form (KF itself, or a rewritten copy whose
   /// Symbol names the entry); null with Error set on failure.
   llvm::Function* emitEntry(const kir::Function& KF, const kir::Function& Lowered);
   void emitBody(FunctionState& FS);
   void createLocals(FunctionState& FS);
 
-  void lowerStmt(const kir::Stmt* S);
-  void lowerLoop(const kir::Stmt* S);
-  void lowerJump(const kir::Stmt* S);
-  void lowerReturn(const kir::Stmt* S);
+  void emitStmt(const kir::Stmt* S);
+  void emitLoop(const kir::Stmt* S);
+  void emitJump(const kir::Stmt* S);
+  void emitReturn(const kir::Stmt* S);
 
   // Work-item loop fission (KernelFission.cpp).
   void emitFissionBody(FunctionState& FS);
   bool markBarriers(const kir::Stmt* S, std::set<const kir::Stmt*>& Out);
   bool needsParking(const kir::Stmt* S) const;
-  void lowerGroupStmt(const kir::Stmt* S);
-  void lowerGroupLoop(const kir::Stmt* S);
+  void emitGroupStmt(const kir::Stmt* S);
+  void emitGroupLoop(const kir::Stmt* S);
   void emitRegion(const std::vector<const kir::Stmt*>& Stmts);
   /// The first running work-item of the group: {found (i1), index (i64)}.
   std::pair<llvm::Value*, llvm::Value*> findLeader();
@@ -125,34 +125,34 @@ private:
   void park(uint32_t State);
   /// A local's slot for the current work-item.
   llvm::Value* localAddress(uint32_t Index);
-  llvm::Value* lowerExpr(const kir::Expr* E);
-  llvm::Value* lowerUnary(const kir::Expr* E);
-  llvm::Value* lowerBinary(const kir::Expr* E);
-  llvm::Value* lowerCompare(const kir::Expr* E, llvm::Value* L, llvm::Value* R);
-  llvm::Value* lowerLogical(const kir::Expr* E);
-  llvm::Value* lowerCast(const kir::Expr* E);
-  llvm::Value* lowerSelect(const kir::Expr* E);
-  llvm::Value* lowerLoad(const kir::Expr* E);
-  llvm::Value* lowerStore(const kir::Expr* E);
-  llvm::Value* lowerCall(const kir::Expr* E);
-  llvm::Value* lowerIntrinsic(const kir::Expr* E);
+  llvm::Value* emitExpr(const kir::Expr* E);
+  llvm::Value* emitUnary(const kir::Expr* E);
+  llvm::Value* emitBinary(const kir::Expr* E);
+  llvm::Value* emitCompare(const kir::Expr* E, llvm::Value* L, llvm::Value* R);
+  llvm::Value* emitLogical(const kir::Expr* E);
+  llvm::Value* emitCast(const kir::Expr* E);
+  llvm::Value* emitSelect(const kir::Expr* E);
+  llvm::Value* emitLoad(const kir::Expr* E);
+  llvm::Value* emitStore(const kir::Expr* E);
+  llvm::Value* emitCallExpr(const kir::Expr* E);
+  llvm::Value* emitIntrinsic(const kir::Expr* E);
   /// DivTrunc, RemTrunc, ShiftLeft, ShiftRight, FToIUnchecked, Bitcast: one instruction each.
-  llvm::Value* lowerRawPrimitive(const kir::Expr* E);
-  llvm::Value* lowerField(const kir::Expr* E);
-  llvm::Value* lowerDispatch(const kir::Expr* E);
+  llvm::Value* emitRawPrimitive(const kir::Expr* E);
+  llvm::Value* emitField(const kir::Expr* E);
+  llvm::Value* emitDispatch(const kir::Expr* E);
   /// A wave primitive (kir::WaveExpand has built the rest from them) from one of the target's
   /// wave leaves (KernelWave.cpp).
-  llvm::Value* lowerWave(const kir::Expr* E);
+  llvm::Value* emitWave(const kir::Expr* E);
   /// Evaluates the arguments Args for a call of KM.Functions[Callee] (hidden ones first), or
   /// returns false after reporting an error.
-  bool lowerCallArgs(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<const kir::Expr*> Args,
-                     std::vector<llvm::Value*>& Out);
+  bool emitCallArgs(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<const kir::Expr*> Args,
+                    std::vector<llvm::Value*>& Out);
   llvm::Value* emitCall(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<llvm::Value*> Args);
   /// Whether this lowering declared helper Callee; reports the call E otherwise.
   bool callable(const kir::Expr* E, uint32_t Callee);
 
   // Atomics (KernelAtomics.cpp).
-  llvm::Value* lowerAtomic(const kir::Expr* E);
+  llvm::Value* emitAtomic(const kir::Expr* E);
   llvm::Value* sharedAtomicOnOneThread(const kir::Expr* E, llvm::Value* Addr,
                                        const std::vector<llvm::Value*>& Vals, llvm::Type* T,
                                        llvm::Align Al);

@@ -9,7 +9,7 @@ using kir::Expr;
 using kir::Type;
 using kir::WaveOp;
 
-llvm::Value* KernelLowering::lowerWave(const Expr* E) {
+llvm::Value* KernelLowering::emitWave(const Expr* E) {
   WaveOp Op = E->WOp;
   if (Op > WaveOp::ShuffleWord)
     return fail(E, "unknown wave op " + std::to_string(unsigned(Op)));
@@ -38,7 +38,7 @@ llvm::Value* KernelLowering::lowerWave(const Expr* E) {
   }
   std::vector<llvm::Value*> Vals;
   for (const Expr* A : E->Ops)
-    Vals.push_back(lowerExpr(A));
+    Vals.push_back(emitExpr(A));
   if (!Error.empty())
     return poisonOf(E->Ty);
 

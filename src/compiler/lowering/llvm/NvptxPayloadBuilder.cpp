@@ -97,8 +97,8 @@ struct Lowered {
 };
 
 /// KM -> a verified NVPTX module of Ctx with atomics legalised and libdevice linked.
-bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::TargetMachine& TM,
-                 llvm::LLVMContext& Ctx, Lowered& L, std::string& Error) {
+bool emitToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::TargetMachine& TM,
+                llvm::LLVMContext& Ctx, Lowered& L, std::string& Error) {
   std::string LibdevicePath = O.Libdevice == "auto" ? NvptxLibdevice::findPath() : O.Libdevice;
   L.Libdevice = !LibdevicePath.empty();
   L.M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
@@ -120,7 +120,7 @@ bool lowerToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::Target
   if (!Prepared)
     return false;
   KernelLowering KL(*Prepared, M, *Target, LO);
-  if (!KL.lowerModule(Error))
+  if (!KL.emitModule(Error))
     return false;
   L.Kernels = KL.kernelManifests();
   std::string Problems;
@@ -159,7 +159,7 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
   std::string LlvmErrors;
   Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   Lowered L;
-  if (!lowerToLlvm(KM, O, *TM, Ctx, L, Error))
+  if (!emitToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
   LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
   if (R) {
@@ -252,7 +252,7 @@ bool NvptxPayloadBuilder::emitLlvmIr(const kir::Module& KM, const NvptxBuildOpti
   std::string LlvmErrors;
   Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
   Lowered L;
-  if (!lowerToLlvm(KM, O, *TM, Ctx, L, Error))
+  if (!emitToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
   if (Optimized)
     LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);

@@ -329,7 +329,7 @@ void SpirvEmitter::emitFunctionBody(FnState& FS) {
   }
   assert((KF.IsKernel || KF.SharedArrays.empty()) && KF.Body &&
          "verified KIR: a body, and shared arrays only in kernels");
-  lowerStmt(KF.Body);
+  emitStmt(KF.Body);
   if (FS.Live)
     emitReturn(KF.ReturnType.isVoid() ? 0 : zeroOf(KF.ReturnType));
 }
@@ -401,26 +401,26 @@ void SpirvEmitter::leaveOnFailure() {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
-void SpirvEmitter::lowerStmt(const Stmt* S) {
+void SpirvEmitter::emitStmt(const Stmt* S) {
   if (!S || !Error.empty() || !Cur->Live)
     return;
   switch (S->K) {
   case Stmt::Kind::Block:
     for (const Stmt* C : S->Body)
-      lowerStmt(C);
+      emitStmt(C);
     return;
   case Stmt::Kind::Eval:
-    lowerExpr(S->E);
+    emitExpr(S->E);
     return;
   case Stmt::Kind::If:
-    return lowerIf(S);
+    return emitIf(S);
   case Stmt::Kind::Loop:
-    return lowerLoop(S);
+    return emitLoop(S);
   case Stmt::Kind::Break:
   case Stmt::Kind::Continue:
-    return lowerJump(S);
+    return emitJump(S);
   case Stmt::Kind::Return:
-    return lowerReturn(S);
+    return emitReturnStmt(S);
   case Stmt::Kind::Barrier: {
     // Vulkan-legal: workgroup execution and memory scope, acquire-release over workgroup and
     // buffer (uniform) memory.
@@ -435,9 +435,9 @@ void SpirvEmitter::lowerStmt(const Stmt* S) {
   assert(false && "verified KIR: unknown statement kind");
 }
 
-void SpirvEmitter::lowerIf(const Stmt* S) {
+void SpirvEmitter::emitIf(const Stmt* S) {
   assert(S->E && S->Then && S->E->Ty.isBool() && "verified KIR: if (bool) then [else]");
-  uint32_t C = lowerExpr(S->E);
+  uint32_t C = emitExpr(S->E);
   if (!Error.empty())
     return;
   uint32_t Then = Mb.newId(), Merge = Mb.newId();
@@ -445,17 +445,17 @@ void SpirvEmitter::lowerIf(const Stmt* S) {
   opVoid(spv::Op::OpSelectionMerge, {Merge, 0});
   condBranch(C, Then, Else);
   beginBlock(Then);
-  lowerStmt(S->Then);
+  emitStmt(S->Then);
   branch(Merge);
   if (S->Else) {
     beginBlock(Else);
-    lowerStmt(S->Else);
+    emitStmt(S->Else);
     branch(Merge);
   }
   beginBlock(Merge);
 }
 
-void SpirvEmitter::lowerLoop(const Stmt* S) {
+void SpirvEmitter::emitLoop(const Stmt* S) {
   assert((!S->E || S->E->Ty.isBool()) && "verified KIR: bool loop conditions");
 #ifndef NDEBUG
   for (const LoopInfo& L : Cur->Loops)
@@ -469,22 +469,22 @@ void SpirvEmitter::lowerLoop(const Stmt* S) {
     uint32_t Test = Mb.newId();
     branch(Test);
     beginBlock(Test);
-    uint32_t C = lowerExpr(S->E);
+    uint32_t C = emitExpr(S->E);
     condBranch(C, Body, Merge);
   } else {
     branch(Body);
   }
   Cur->Loops.push_back({S->LoopId, Merge, Continue});
   beginBlock(Body);
-  lowerStmt(S->LoopBody);
+  emitStmt(S->LoopBody);
   branch(Continue);
   // The continue construct: the step (and a do-while's test), then the back edge.
   Cur->Blocks.push_back({Continue, {}});
   Cur->Live = true;
   if (Cur->HasPred.count(Continue)) {
-    lowerStmt(S->Step);
+    emitStmt(S->Step);
     if (S->E && S->TestAtEnd && Cur->Live) {
-      uint32_t C = lowerExpr(S->E);
+      uint32_t C = emitExpr(S->E);
       condBranch(C, Header, Merge);
     }
   }
@@ -496,7 +496,7 @@ void SpirvEmitter::lowerLoop(const Stmt* S) {
     dispatchPending();
 }
 
-void SpirvEmitter::lowerJump(const Stmt* S) {
+void SpirvEmitter::emitJump(const Stmt* S) {
   assert(!Cur->Loops.empty() && "verified KIR: jumps inside loops");
   bool IsContinue = S->K == Stmt::Kind::Continue;
   const LoopInfo& Inner = Cur->Loops.back();
@@ -555,7 +555,7 @@ void SpirvEmitter::dispatchPending() {
   beginBlock(After);
 }
 
-void SpirvEmitter::lowerReturn(const Stmt* S) {
+void SpirvEmitter::emitReturnStmt(const Stmt* S) {
   const kir::Function& KF = *Cur->KF;
   if (KF.IsKernel || KF.ReturnType.isVoid()) {
     assert(!S->E && "verified KIR: no value returned from a void function");
@@ -563,7 +563,7 @@ void SpirvEmitter::lowerReturn(const Stmt* S) {
     return;
   }
   assert(S->E && S->E->Ty == KF.ReturnType && "verified KIR: return typing");
-  uint32_t V = lowerExpr(S->E);
+  uint32_t V = emitExpr(S->E);
   if (Error.empty())
     emitReturn(V);
 }

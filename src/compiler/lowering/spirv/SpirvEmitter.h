@@ -137,32 +137,32 @@ private:
   bool fail(const kir::SourceLoc& L, const std::string& Message);
 
   // --- statements ---
-  void lowerStmt(const kir::Stmt* S);
-  void lowerIf(const kir::Stmt* S);
-  void lowerLoop(const kir::Stmt* S);
-  void lowerJump(const kir::Stmt* S);
-  void lowerReturn(const kir::Stmt* S);
+  void emitStmt(const kir::Stmt* S);
+  void emitIf(const kir::Stmt* S);
+  void emitLoop(const kir::Stmt* S);
+  void emitJump(const kir::Stmt* S);
+  void emitReturnStmt(const kir::Stmt* S);
   void dispatchPending();
 
   // --- expressions (SpirvEmitterExpr.cpp) ---
-  uint32_t lowerExpr(const kir::Expr* E);
-  uint32_t lowerUnary(const kir::Expr* E);
-  uint32_t lowerBinary(const kir::Expr* E);
-  uint32_t lowerCompare(const kir::Expr* E, uint32_t L, uint32_t R);
-  uint32_t lowerLogical(const kir::Expr* E);
-  uint32_t lowerCast(const kir::Expr* E);
+  uint32_t emitExpr(const kir::Expr* E);
+  uint32_t emitUnary(const kir::Expr* E);
+  uint32_t emitBinary(const kir::Expr* E);
+  uint32_t emitCompare(const kir::Expr* E, uint32_t L, uint32_t R);
+  uint32_t emitLogical(const kir::Expr* E);
+  uint32_t emitCast(const kir::Expr* E);
   uint32_t convert(uint32_t V, kir::Type From, kir::Type To);
-  uint32_t lowerSelect(const kir::Expr* E);
-  uint32_t lowerCall(const kir::Expr* E);
+  uint32_t emitSelect(const kir::Expr* E);
+  uint32_t emitCallExpr(const kir::Expr* E);
   bool callArgs(const kir::Expr* E, uint32_t Callee, const std::vector<const kir::Expr*>& Args,
                 std::vector<uint32_t>& Bindings, Words& Values);
   uint32_t emitCall(const kir::Expr* E, uint32_t Callee, const std::vector<uint32_t>& Bindings,
                     const Words& Values);
-  uint32_t lowerDispatch(const kir::Expr* E);
-  uint32_t lowerIntrinsic(const kir::Expr* E);
+  uint32_t emitDispatch(const kir::Expr* E);
+  uint32_t emitIntrinsic(const kir::Expr* E);
   /// DivTrunc, RemTrunc, ShiftLeft, ShiftRight, FToIUnchecked, Bitcast: one op each.
-  uint32_t lowerRawPrimitive(const kir::Expr* E);
-  uint32_t lowerMath(const kir::Expr* E, const Words& Ops);
+  uint32_t emitRawPrimitive(const kir::Expr* E);
+  uint32_t emitMath(const kir::Expr* E, const Words& Ops);
   uint32_t floatMinMax(bool IsMin, kir::Type T, uint32_t A, uint32_t B);
   uint32_t glsl(uint32_t Type, uint32_t Inst, const Words& Ops);
   uint32_t glslMath(kir::Type Ty, uint32_t Inst, const Words& Ops);
@@ -182,9 +182,9 @@ private:
   void boundsCheck(const ArrayRef& A, uint32_t Index, kir::Type IndexTy, uint32_t& Index32);
   void reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t IndexHi, uint32_t Length);
   uint32_t statusVar();
-  uint32_t lowerLoad(const kir::Expr* E);
-  uint32_t lowerStore(const kir::Expr* E);
-  uint32_t lowerAtomic(const kir::Expr* E);
+  uint32_t emitLoad(const kir::Expr* E);
+  uint32_t emitStore(const kir::Expr* E);
+  uint32_t emitAtomic(const kir::Expr* E);
   uint32_t atomicCasLoop(const kir::Expr* E, uint32_t Ptr, uint32_t Scope, uint32_t Sem,
                          uint32_t Value);
   uint32_t paramWord(uint32_t WordIndex);
@@ -196,7 +196,7 @@ private:
   uint32_t u32() { return Mb.typeInt(32); }
 
   // --- wave operations (SpirvEmitterWave.cpp) ---
-  uint32_t lowerWave(const kir::Expr* E);
+  uint32_t emitWave(const kir::Expr* E);
   uint32_t scalarBuiltin(spv::BuiltIn B);
   uint32_t subgroupScope();
   uint32_t waveWidth();

@@ -17,7 +17,7 @@ using kir::IntrinsicOp;
 using kir::Type;
 using kir::UnaryOp;
 
-uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
+uint32_t SpirvEmitter::emitExpr(const Expr* E) {
   // The module is verified KIR (kir::runPipeline checks it): operand counts, types, indices
   // and where arrays may appear are asserted, not reported.
   assert(E && "verified KIR: no null expression");
@@ -39,21 +39,21 @@ uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
            E->Ty == Cur->KF->Params[E->Index].Ty && "verified KIR: scalar parameter reads");
     return Cur->Params[E->Index];
   case Expr::Kind::Unary:
-    return lowerUnary(E);
+    return emitUnary(E);
   case Expr::Kind::Binary:
-    return lowerBinary(E);
+    return emitBinary(E);
   case Expr::Kind::Cast:
-    return lowerCast(E);
+    return emitCast(E);
   case Expr::Kind::Select:
-    return lowerSelect(E);
+    return emitSelect(E);
   case Expr::Kind::Load:
-    return lowerLoad(E);
+    return emitLoad(E);
   case Expr::Kind::Store:
-    return lowerStore(E);
+    return emitStore(E);
   case Expr::Kind::Assign: {
     assert(E->Ops.size() == 1 && E->Index < Cur->Locals.size() &&
            E->Ops[0]->Ty == Cur->KF->Locals[E->Index].Ty && "verified KIR: assignment typing");
-    uint32_t V = lowerExpr(E->Ops[0]);
+    uint32_t V = emitExpr(E->Ops[0]);
     if (Error.empty())
       opVoid(spv::Op::OpStore, {Cur->Locals[E->Index], V});
     return V;
@@ -61,24 +61,24 @@ uint32_t SpirvEmitter::lowerExpr(const Expr* E) {
   case Expr::Kind::Seq: {
     uint32_t Last = 0;
     for (const Expr* Op : E->Ops)
-      Last = lowerExpr(Op);
+      Last = emitExpr(Op);
     return Last;
   }
   case Expr::Kind::Call:
-    return lowerCall(E);
+    return emitCallExpr(E);
   case Expr::Kind::Intrinsic:
-    return lowerIntrinsic(E);
+    return emitIntrinsic(E);
   case Expr::Kind::SharedRef:
     assert(false && "verified KIR: a shared array is only the array operand of an access");
     return 0;
   case Expr::Kind::Atomic:
-    return lowerAtomic(E);
+    return emitAtomic(E);
   case Expr::Kind::Field:
     return podField(E);
   case Expr::Kind::Dispatch:
-    return lowerDispatch(E);
+    return emitDispatch(E);
   case Expr::Kind::Wave:
-    return lowerWave(E);
+    return emitWave(E);
   }
   assert(false && "verified KIR: unknown expression kind");
   return 0;
@@ -94,9 +94,9 @@ uint32_t SpirvEmitter::arith(spv::Op Op, uint32_t Type, uint32_t A, uint32_t B) 
   return R;
 }
 
-uint32_t SpirvEmitter::lowerUnary(const Expr* E) {
+uint32_t SpirvEmitter::emitUnary(const Expr* E) {
   assert(E->Ops.size() == 1 && E->Ops[0]->Ty == E->Ty && "verified KIR: unary typing");
-  uint32_t V = lowerExpr(E->Ops[0]);
+  uint32_t V = emitExpr(E->Ops[0]);
   uint32_t T = valueType(E->Ty);
   switch (E->UOp) {
   case UnaryOp::Neg:
@@ -123,19 +123,19 @@ static bool isComparison(BinaryOp Op) {
          Op == BinaryOp::Gt || Op == BinaryOp::Ge;
 }
 
-uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
+uint32_t SpirvEmitter::emitBinary(const Expr* E) {
   assert(E->Ops.size() == 2 && "verified KIR: binary operand count");
   if (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr)
-    return lowerLogical(E);
+    return emitLogical(E);
   Type OpTy = E->Ops[0]->Ty;
   assert(OpTy == E->Ops[1]->Ty && OpTy.isScalar() &&
          (isComparison(E->BOp) ? E->Ty.isBool() : E->Ty == OpTy) && "verified KIR: binary typing");
-  uint32_t L = lowerExpr(E->Ops[0]);
-  uint32_t R = lowerExpr(E->Ops[1]);
+  uint32_t L = emitExpr(E->Ops[0]);
+  uint32_t R = emitExpr(E->Ops[1]);
   if (!Error.empty())
     return 0;
   if (isComparison(E->BOp))
-    return lowerCompare(E, L, R);
+    return emitCompare(E, L, R);
   uint32_t T = valueType(OpTy);
   bool F = OpTy.isFloat(), I = OpTy.isInteger(), B = OpTy.isBool();
   switch (E->BOp) {
@@ -176,7 +176,7 @@ uint32_t SpirvEmitter::lowerBinary(const Expr* E) {
   return 0;
 }
 
-uint32_t SpirvEmitter::lowerCompare(const Expr* E, uint32_t L, uint32_t R) {
+uint32_t SpirvEmitter::emitCompare(const Expr* E, uint32_t L, uint32_t R) {
   Type OpTy = E->Ops[0]->Ty;
   unsigned Idx = unsigned(E->BOp) - unsigned(BinaryOp::Eq);
   if (OpTy.isFloat()) {
@@ -204,11 +204,11 @@ uint32_t SpirvEmitter::lowerCompare(const Expr* E, uint32_t L, uint32_t R) {
   return op(OpTy.isSigned() ? S[Idx] : U[Idx], boolTy(), {L, R});
 }
 
-uint32_t SpirvEmitter::lowerLogical(const Expr* E) {
+uint32_t SpirvEmitter::emitLogical(const Expr* E) {
   assert(E->Ty.isBool() && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty.isBool() &&
          "verified KIR: logical operators on bool");
   bool IsAnd = E->BOp == BinaryOp::LogicalAnd;
-  uint32_t L = lowerExpr(E->Ops[0]);
+  uint32_t L = emitExpr(E->Ops[0]);
   uint32_t LEnd = curLabel();
   uint32_t Rhs = Mb.newId(), Merge = Mb.newId();
   opVoid(spv::Op::OpSelectionMerge, {Merge, 0});
@@ -217,19 +217,19 @@ uint32_t SpirvEmitter::lowerLogical(const Expr* E) {
   else
     condBranch(L, Merge, Rhs);
   beginBlock(Rhs);
-  uint32_t R = lowerExpr(E->Ops[1]);
+  uint32_t R = emitExpr(E->Ops[1]);
   uint32_t REnd = curLabel();
   branch(Merge);
   beginBlock(Merge);
   return op(spv::Op::OpPhi, boolTy(), {Mb.constBool(!IsAnd), LEnd, R, REnd});
 }
 
-uint32_t SpirvEmitter::lowerCast(const Expr* E) {
+uint32_t SpirvEmitter::emitCast(const Expr* E) {
   if (E->Ops.size() != 1 || !E->Ops[0] || !E->Ops[0]->Ty.isScalar() || !E->Ty.isScalar()) {
     fail(E->Loc, "malformed KIR: cast between non-scalar types");
     return 0;
   }
-  uint32_t V = lowerExpr(E->Ops[0]);
+  uint32_t V = emitExpr(E->Ops[0]);
   return Error.empty() ? convert(V, E->Ops[0]->Ty, E->Ty) : 0;
 }
 
@@ -300,15 +300,15 @@ static bool speculatable(const Expr* E, int& Budget) {
   return true;
 }
 
-uint32_t SpirvEmitter::lowerSelect(const Expr* E) {
+uint32_t SpirvEmitter::emitSelect(const Expr* E) {
   assert(E->Ops.size() == 3 && E->Ops[0]->Ty.isBool() && E->Ops[1]->Ty == E->Ty &&
          E->Ops[2]->Ty == E->Ty && "verified KIR: select typing");
-  uint32_t C = lowerExpr(E->Ops[0]);
+  uint32_t C = emitExpr(E->Ops[0]);
   int Budget = 16;
   if (E->Ty.isScalar() && speculatable(E->Ops[1], Budget) && speculatable(E->Ops[2], Budget)) {
     // Both arms are cheap and harmless: evaluate both and pick, without a branch.
-    uint32_t TV = lowerExpr(E->Ops[1]);
-    uint32_t EV = lowerExpr(E->Ops[2]);
+    uint32_t TV = emitExpr(E->Ops[1]);
+    uint32_t EV = emitExpr(E->Ops[2]);
     if (!Error.empty())
       return 0;
     return op(spv::Op::OpSelect, valueType(E->Ty), {C, TV, EV});
@@ -317,11 +317,11 @@ uint32_t SpirvEmitter::lowerSelect(const Expr* E) {
   opVoid(spv::Op::OpSelectionMerge, {Merge, 0});
   condBranch(C, Then, Else);
   beginBlock(Then); // only the chosen arm is evaluated
-  uint32_t TV = lowerExpr(E->Ops[1]);
+  uint32_t TV = emitExpr(E->Ops[1]);
   uint32_t TEnd = curLabel();
   branch(Merge);
   beginBlock(Else);
-  uint32_t EV = lowerExpr(E->Ops[2]);
+  uint32_t EV = emitExpr(E->Ops[2]);
   uint32_t EEnd = curLabel();
   branch(Merge);
   beginBlock(Merge);
@@ -347,7 +347,7 @@ bool SpirvEmitter::callArgs(const Expr* E, uint32_t Callee, const std::vector<co
     const Expr* A = Args[I];
     assert(A->Ty == M.Functions[Callee]->Params[I].Ty && "verified KIR: argument types");
     if (A->Ty.isScalar()) {
-      Values.push_back(lowerExpr(A));
+      Values.push_back(emitExpr(A));
       continue;
     }
     // Buffers and PODs are module variables: the callee is specialised for the binding.
@@ -380,7 +380,7 @@ uint32_t SpirvEmitter::emitCall(const Expr* E, uint32_t Callee,
   return E->Ty.isVoid() ? 0 : R;
 }
 
-uint32_t SpirvEmitter::lowerCall(const Expr* E) {
+uint32_t SpirvEmitter::emitCallExpr(const Expr* E) {
   std::vector<const Expr*> Args(E->Ops.begin(), E->Ops.end());
   std::vector<uint32_t> Bindings;
   Words Values;
@@ -389,10 +389,10 @@ uint32_t SpirvEmitter::lowerCall(const Expr* E) {
   return emitCall(E, E->Index, Bindings, Values);
 }
 
-uint32_t SpirvEmitter::lowerDispatch(const Expr* E) {
+uint32_t SpirvEmitter::emitDispatch(const Expr* E) {
   assert(!E->Ops.empty() && E->Ops[0]->Ty == Type::scalar(kir::ScalarType::U32) &&
          "verified KIR: a uint32 dispatch tag");
-  uint32_t Tag = lowerExpr(E->Ops[0]);
+  uint32_t Tag = emitExpr(E->Ops[0]);
   std::vector<const Expr*> Args(E->Ops.begin() + 1, E->Ops.end());
   std::vector<uint32_t> Bindings;
   Words Values;
@@ -402,7 +402,7 @@ uint32_t SpirvEmitter::lowerDispatch(const Expr* E) {
   if (E->Targets.empty())
     for (const Expr* A : Args)
       if (A && A->Ty.isScalar())
-        lowerExpr(A);
+        emitExpr(A);
   uint32_t Merge = Mb.newId(), Default = Mb.newId();
   Words Cases;
   for (uint32_t T = 0; T < E->Targets.size(); ++T) {
@@ -458,7 +458,7 @@ uint32_t SpirvEmitter::lowerDispatch(const Expr* E) {
   }
 }
 
-uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
+uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
   IntrinsicOp Op = E->IOp;
   switch (Op) {
   case IntrinsicOp::LocalId:
@@ -487,7 +487,7 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
   case IntrinsicOp::ShiftRight:
   case IntrinsicOp::FToIUnchecked:
   case IntrinsicOp::Bitcast:
-    return lowerRawPrimitive(E);
+    return emitRawPrimitive(E);
   case IntrinsicOp::BufferLength: {
     assert(E->Ops.size() == 1 && E->Ty == Type::scalar(kir::ScalarType::U64) &&
            "verified KIR: buffer length");
@@ -502,22 +502,22 @@ uint32_t SpirvEmitter::lowerIntrinsic(const Expr* E) {
   Words Vals;
   for (const Expr* A : E->Ops) {
     assert(A->Ty == E->Ty && "verified KIR: math operands of the result's type");
-    Vals.push_back(lowerExpr(A));
+    Vals.push_back(emitExpr(A));
   }
-  return lowerMath(E, Vals);
+  return emitMath(E, Vals);
 }
 
-uint32_t SpirvEmitter::lowerRawPrimitive(const Expr* E) {
+uint32_t SpirvEmitter::emitRawPrimitive(const Expr* E) {
   // The verifier checks the raw primitives' operand types (Kir.h).
   IntrinsicOp Op = E->IOp;
   Type Ty = E->Ty;
   uint32_t T = valueType(Ty);
-  uint32_t A = lowerExpr(E->Ops[0]);
+  uint32_t A = emitExpr(E->Ops[0]);
   if (Op == IntrinsicOp::FToIUnchecked)
     return op(Ty.isSigned() ? spv::Op::OpConvertFToS : spv::Op::OpConvertFToU, T, {A});
   if (Op == IntrinsicOp::Bitcast)
     return op(spv::Op::OpBitcast, T, {A});
-  uint32_t B = lowerExpr(E->Ops[1]);
+  uint32_t B = emitExpr(E->Ops[1]);
   bool S = Ty.isSigned();
   switch (Op) {
   case IntrinsicOp::DivTrunc:
@@ -617,7 +617,7 @@ uint32_t SpirvEmitter::powEdges(Type Ty, uint32_t X, uint32_t Y, uint32_t AbsPow
   return Sel(IsOne, One, R);
 }
 
-uint32_t SpirvEmitter::lowerMath(const Expr* E, const Words& Ops) {
+uint32_t SpirvEmitter::emitMath(const Expr* E, const Words& Ops) {
   IntrinsicOp Op = E->IOp;
   Type Ty = E->Ty;
   uint32_t T = valueType(Ty);

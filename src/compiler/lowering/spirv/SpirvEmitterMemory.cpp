@@ -141,7 +141,7 @@ SpirvEmitter::ArrayRef SpirvEmitter::arrayOf(const Expr* E) {
 uint32_t SpirvEmitter::elementPointer(const ArrayRef& A, const Expr* IndexExpr, bool IntView) {
   assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
   Type IT = IndexExpr->Ty;
-  uint32_t Index = lowerExpr(IndexExpr);
+  uint32_t Index = emitExpr(IndexExpr);
   if (!Error.empty())
     return 0;
   if (IT.bits() < 32) // widen by the index's signedness
@@ -218,7 +218,7 @@ void SpirvEmitter::reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t 
 // ---------------------------------------------------------------------------------------------
 // Loads and stores
 
-uint32_t SpirvEmitter::lowerLoad(const Expr* E) {
+uint32_t SpirvEmitter::emitLoad(const Expr* E) {
   assert(E->Ops.size() == 2 && "verified KIR: load operands");
   ArrayRef A = arrayOf(E->Ops[0]);
   assert(E->Ty == A.Elem && "verified KIR: load typing");
@@ -233,13 +233,13 @@ uint32_t SpirvEmitter::lowerLoad(const Expr* E) {
   return V;
 }
 
-uint32_t SpirvEmitter::lowerStore(const Expr* E) {
+uint32_t SpirvEmitter::emitStore(const Expr* E) {
   assert(E->Ops.size() == 3 && "verified KIR: store operands");
   ArrayRef A = arrayOf(E->Ops[0]);
   assert(E->Ty == A.Elem && E->Ops[2]->Ty == A.Elem && "verified KIR: store typing");
   // Left to right: the index (bounds-checked), then the value.
   uint32_t Ptr = elementPointer(A, E->Ops[1], false);
-  uint32_t V = lowerExpr(E->Ops[2]);
+  uint32_t V = emitExpr(E->Ops[2]);
   if (!Error.empty())
     return 0;
   uint32_t Mem = V;
@@ -397,7 +397,7 @@ MemoryOrder storeOrder(MemoryOrder O) {
 
 } // namespace
 
-uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
+uint32_t SpirvEmitter::emitAtomic(const Expr* E) {
   // Verified KIR: the op's operand count, operands of the element type, integers or
   // float32/float64 with an op that exists for floats.
   assert(E->Ops.size() == kir::atomicOperandCount(E->AOp) && "verified KIR: atomic operands");
@@ -421,7 +421,7 @@ uint32_t SpirvEmitter::lowerAtomic(const Expr* E) {
   uint32_t Ptr = elementPointer(A, E->Ops[1], IntView);
   Words Vals;
   for (size_t I = 2; I < E->Ops.size(); ++I)
-    Vals.push_back(lowerExpr(E->Ops[I]));
+    Vals.push_back(emitExpr(E->Ops[I]));
   if (!Error.empty())
     return 0;
   uint32_t T = valueType(Elem), IT = Mb.typeInt(Bits);

@@ -68,7 +68,7 @@ uint32_t SpirvEmitter::nativeArithmetic(WaveOp Op, Type T, uint32_t V) {
   return op(Inst, valueType(T), {Scope, uint32_t(G), V});
 }
 
-uint32_t SpirvEmitter::lowerWave(const Expr* E) {
+uint32_t SpirvEmitter::emitWave(const Expr* E) {
   WaveOp Op = E->WOp;
   unsigned Arity = kir::waveOperandCount(Op);
   if (E->Ops.size() != Arity) {
@@ -92,8 +92,8 @@ uint32_t SpirvEmitter::lowerWave(const Expr* E) {
     return waveWidth();
   if (Op == WaveOp::LaneId)
     return waveLane();
-  uint32_t V = lowerExpr(E->Ops[0]);
-  uint32_t Arg = Arity == 2 ? lowerExpr(E->Ops[1]) : 0;
+  uint32_t V = emitExpr(E->Ops[0]);
+  uint32_t Arg = Arity == 2 ? emitExpr(E->Ops[1]) : 0;
   if (!Error.empty())
     return 0;
   bool Word = T == Type::scalar(kir::ScalarType::U32);
