@@ -169,6 +169,19 @@ const char* waveOpName(WaveOp Op) {
   return Names[static_cast<unsigned>(Op)];
 }
 
+unsigned mathOperandCount(IntrinsicOp Op) {
+  switch (Op) {
+  case IntrinsicOp::Pow:
+  case IntrinsicOp::Min:
+  case IntrinsicOp::Max:
+    return 2;
+  case IntrinsicOp::Fma:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
 unsigned waveOperandCount(WaveOp Op) {
   switch (Op) {
   case WaveOp::Width:

@@ -342,6 +342,8 @@ const char* memoryOrderName(MemoryOrder O);
 const char* waveOpName(WaveOp Op); // the source method name: "reduceSum", "shuffleXor", ...
 /// Operands of a Wave expression: Width/LaneId 0, Shuffle*/Rotate 2, the rest 1.
 unsigned waveOperandCount(WaveOp Op);
+/// Operands of a math intrinsic (Sqrt..Fma): Pow, Min and Max 2, Fma 3, the rest 1.
+unsigned mathOperandCount(IntrinsicOp Op);
 /// Whether a value of type Operand may be operand 0 of Op: votes take bool; reductions and scans
 /// 32/64-bit integers and floats (And/Or/Xor integers only); ShuffleWord a uint32; the other
 /// shuffles any scalar. The lane or distance (operand 1) is always a uint32.

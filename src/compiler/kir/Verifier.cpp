@@ -84,19 +84,6 @@ bool isGeometry(IntrinsicOp Op) {
   return Op <= IntrinsicOp::GlobalSize;
 }
 
-unsigned mathArity(IntrinsicOp Op) {
-  switch (Op) {
-  case IntrinsicOp::Pow:
-  case IntrinsicOp::Min:
-  case IntrinsicOp::Max:
-    return 2;
-  case IntrinsicOp::Fma:
-    return 3;
-  default:
-    return 1;
-  }
-}
-
 const Type U32 = Type::scalar(ScalarType::U32);
 const Type U64 = Type::scalar(ScalarType::U64);
 
@@ -592,7 +579,7 @@ private:
     }
     if (Op >= IntrinsicOp::DivTrunc)
       return verifyRawPrimitive(E, Name);
-    if (!ops(E, mathArity(Op)))
+    if (!ops(E, mathOperandCount(Op)))
       return;
     for (const Expr* O : E->Ops) {
       verifyExpr(O, Use::Value);
@@ -693,8 +680,8 @@ private:
     if (N && !waveOperandAllowed(E->WOp, Operand))
       return problem(E, Name + " on " + Operand.str());
     if (E->Ty != waveResultType(E->WOp, Operand))
-      problem(E, Name + " yields " + E->Ty.str() + ", not " +
-                     waveResultType(E->WOp, Operand).str());
+      problem(E,
+              Name + " yields " + E->Ty.str() + ", not " + waveResultType(E->WOp, Operand).str());
   }
 
   const Module& M;

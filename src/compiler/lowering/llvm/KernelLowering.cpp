@@ -899,19 +899,6 @@ llvm::Value* KernelLowering::emitRawPrimitive(const Expr* E) {
   }
 }
 
-[[maybe_unused]] static unsigned mathArity(IntrinsicOp Op) {
-  switch (Op) {
-  case IntrinsicOp::Pow:
-  case IntrinsicOp::Min:
-  case IntrinsicOp::Max:
-    return 2;
-  case IntrinsicOp::Fma:
-    return 3;
-  default:
-    return 1;
-  }
-}
-
 llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   IntrinsicOp Op = E->IOp;
   switch (Op) {
@@ -947,7 +934,7 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   default:
     break;
   }
-  assert(E->Ops.size() == mathArity(Op) && "verified KIR: math operand count");
+  assert(E->Ops.size() == kir::mathOperandCount(Op) && "verified KIR: math operand count");
   std::vector<llvm::Value*> Vals;
   for (const Expr* A : E->Ops) {
     assert(A->Ty == E->Ty && "verified KIR: math operands of the result's type");

@@ -445,19 +445,6 @@ uint32_t SpirvEmitter::emitDispatch(const Expr* E) {
 // ---------------------------------------------------------------------------------------------
 // Intrinsics
 
-[[maybe_unused]] static unsigned mathArity(IntrinsicOp Op) {
-  switch (Op) {
-  case IntrinsicOp::Pow:
-  case IntrinsicOp::Min:
-  case IntrinsicOp::Max:
-    return 2;
-  case IntrinsicOp::Fma:
-    return 3;
-  default:
-    return 1;
-  }
-}
-
 uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
   IntrinsicOp Op = E->IOp;
   switch (Op) {
@@ -498,7 +485,7 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
   default:
     break;
   }
-  assert(E->Ops.size() == mathArity(Op) && "verified KIR: math operand count");
+  assert(E->Ops.size() == kir::mathOperandCount(Op) && "verified KIR: math operand count");
   Words Vals;
   for (const Expr* A : E->Ops) {
     assert(A->Ty == E->Ty && "verified KIR: math operands of the result's type");
