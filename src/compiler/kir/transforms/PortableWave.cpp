@@ -10,6 +10,7 @@
 #include "compiler/kir/transforms/PortableWave.h"
 
 #include "compiler/kir/transforms/KirInliner.h"
+#include "compiler/kir/transforms/StatementHoister.h"
 #include "compiler/kir/transforms/WaveExpand.h"
 
 #include <map>
@@ -25,18 +26,16 @@ using kir::Stmt;
 using kir::Type;
 using kir::WaveOp;
 
-class Expander {
+class Expander : public StatementHoister {
 public:
-  Expander(kir::Function& F, kir::Module& S) : F(F), S(S) {}
+  Expander(kir::Function& F, kir::Module& S) : StatementHoister(S), F(F), S(S) {}
 
   bool run() {
     NextLoopId = kir::maxLoopId(F.Body) + 1;
-    F.Body = stmt(F.Body);
+    F.Body = rewriteStmt(F.Body);
     F.HasBarrier = F.HasBarrier || Expanded;
     return Error.empty();
   }
-
-  std::string Error;
 
 private:
   // ---- KIR construction ----
@@ -267,11 +266,7 @@ private:
 
   /// Rewrites E: laneId in place, convergent ops hoisted into Pre (in evaluation order) and
   /// replaced by a local. Hoist == false: a convergent op here is an error (Sema prevents it).
-  Expr* expr(Expr* E, std::vector<Stmt*>& Pre, bool Hoist) {
-    if (!E)
-      return E;
-    for (Expr*& O : E->Ops)
-      O = expr(O, Pre, Hoist);
+  Expr* rewriteNode(Expr* E, std::vector<Stmt*>& Pre, bool Hoist) override {
     if (E->K != Expr::Kind::Wave || E->WOp == WaveOp::Width)
       return E;
     Loc = E->Loc;
@@ -279,7 +274,8 @@ private:
       return lane();
     if (!Hoist) {
       Error = "at " + std::to_string(E->Loc.Line) + ":" + std::to_string(E->Loc.Col) + ": Wave." +
-              kir::waveOpName(E->WOp) + " in a loop condition or update cannot be rewritten";
+              kir::waveOpName(E->WOp) +
+              " in a loop condition or update or a conditional operand cannot be rewritten";
       return E;
     }
     Expanded = true;
@@ -295,38 +291,6 @@ private:
     uint32_t Result = newLocal(kir::waveOpName(E->WOp), E->Ty);
     expand(E, V, N, Result, Pre);
     return local(Result);
-  }
-
-  Stmt* withPre(std::vector<Stmt*>& Pre, Stmt* St) {
-    if (Pre.empty())
-      return St;
-    Pre.push_back(St);
-    return block(std::move(Pre));
-  }
-
-  Stmt* stmt(Stmt* St) {
-    if (!St || !Error.empty())
-      return St;
-    std::vector<Stmt*> Pre;
-    switch (St->K) {
-    case Stmt::Kind::Block:
-      for (Stmt*& C : St->Body)
-        C = stmt(C);
-      return St;
-    case Stmt::Kind::Loop:
-      St->E = expr(St->E, Pre, false);
-      St->LoopBody = stmt(St->LoopBody);
-      St->Step = stmt(St->Step);
-      return St;
-    case Stmt::Kind::If:
-      St->E = expr(St->E, Pre, true);
-      St->Then = stmt(St->Then);
-      St->Else = stmt(St->Else);
-      return withPre(Pre, St);
-    default:
-      St->E = expr(St->E, Pre, true);
-      return withPre(Pre, St);
-    }
   }
 
   kir::Function& F;

@@ -5,6 +5,7 @@
 #include "compiler/kir/transforms/WaveExpand.h"
 
 #include "compiler/kir/Builder.h"
+#include "compiler/kir/transforms/StatementHoister.h"
 
 #include <functional>
 #include <vector>
@@ -31,16 +32,15 @@ bool isScan(WaveOp Op) {
   return Op == WaveOp::InclusiveSum || Op == WaveOp::ExclusiveSum;
 }
 
-class Expander {
+class Expander : public StatementHoister {
 public:
-  Expander(Module& M, Function& F, const WavePrimitives& P) : B(M, F), F(F), P(P) {}
+  Expander(Module& M, Function& F, const WavePrimitives& P)
+      : StatementHoister(M), B(M, F), F(F), P(P) {}
 
   bool run() {
-    F.Body = stmt(F.Body);
+    F.Body = rewriteStmt(F.Body);
     return Error.empty();
   }
-
-  std::string Error;
 
 private:
   using Stmts = std::vector<Stmt*>;
@@ -277,19 +277,11 @@ private:
     return true;
   }
 
-  /// Rewrites E's tree: each composite wave op becomes statements in Pre (in evaluation order)
-  /// and a local. Hoist == false where it cannot move (a loop's condition or step, a
-  /// conditionally evaluated operand): a composite there is an error (Sema prevents it).
-  Expr* expr(Expr* E, Stmts& Pre, bool Hoist) {
-    if (!E || !Error.empty())
-      return E;
-    for (size_t I = 0; I < E->Ops.size(); ++I) {
-      bool Conditional = (E->K == Expr::Kind::Select && I > 0) ||
-                         (E->K == Expr::Kind::Binary && I > 0 &&
-                          (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr));
-      E->Ops[I] = expr(E->Ops[I], Pre, Hoist && !Conditional);
-    }
-    if (E->K != Expr::Kind::Wave || !Error.empty() || !check(E) || P.provides(*E))
+  /// Each composite wave op becomes statements in Pre (in evaluation order) and a local. Hoist
+  /// false where it cannot move (a loop's condition or step, a conditionally evaluated operand):
+  /// a composite there is an error (Sema prevents it).
+  Expr* rewriteNode(Expr* E, Stmts& Pre, bool Hoist) override {
+    if (E->K != Expr::Kind::Wave || !check(E) || P.provides(*E))
       return E;
     if (!Hoist) {
       Error = where(E) + " in a loop condition, a loop update or a conditional operand cannot be "
@@ -298,40 +290,6 @@ private:
     }
     B.setLoc(E->Loc);
     return expand(E, Pre);
-  }
-
-  Stmt* withPre(Stmts& Pre, Stmt* St) {
-    if (Pre.empty())
-      return St;
-    Pre.push_back(St);
-    B.setLoc(St->Loc);
-    return B.block(std::move(Pre));
-  }
-
-  Stmt* stmt(Stmt* St) {
-    if (!St || !Error.empty())
-      return St;
-    Stmts Pre;
-    switch (St->K) {
-    case Stmt::Kind::Block:
-      for (Stmt*& C : St->Body)
-        C = stmt(C);
-      return St;
-    case Stmt::Kind::Loop:
-      St->E = expr(St->E, Pre, false);
-      St->LoopBody = stmt(St->LoopBody);
-      if (St->Step) // a step's own statements may not move out of the loop
-        St->Step = stmt(St->Step);
-      return St;
-    case Stmt::Kind::If:
-      St->E = expr(St->E, Pre, true);
-      St->Then = stmt(St->Then);
-      St->Else = stmt(St->Else);
-      return withPre(Pre, St);
-    default:
-      St->E = expr(St->E, Pre, true);
-      return withPre(Pre, St);
-    }
   }
 
   Builder B;
