@@ -1,5 +1,5 @@
-// The contract between SPIR-V kernels (emitted by spirv::SpirvEmitter) and the runtime's Vulkan
-// backend: payloads, descriptor bindings, the parameter block, specialisation constants, the
+// The contract between SPIR-V kernels (emitted by lowering::spirv::SpirvEmitter) and the runtime's
+// Vulkan backend: payloads, descriptor bindings, the parameter block, specialisation constants, the
 // status buffer and the capabilities a device must have. Plain C, like the other ABI headers.
 //
 // PAYLOADS. One payload per kernel available on "vulkan": bundle::Payload::Target is

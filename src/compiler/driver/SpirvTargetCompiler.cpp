@@ -7,8 +7,8 @@ namespace cajeta::driver {
 
 namespace {
 
-spirv::SpirvEmitOptions spirvOptions(const TargetOptions& O) {
-  spirv::SpirvEmitOptions S;
+lowering::spirv::SpirvEmitOptions spirvOptions(const TargetOptions& O) {
+  lowering::spirv::SpirvEmitOptions S;
   S.CheckBounds = O.CheckBounds;
   S.PortableWaveOps = O.WaveTier == kir::ImplTier::Portable;
   S.Trace = O.Trace;
@@ -21,13 +21,14 @@ TargetOutput SpirvTargetCompiler::build(const kir::Module& M, const TargetOption
                                         Diagnostics& Diags) const {
   TargetOutput Out;
   // Float atomic adds are compare-exchange loops (any device).
-  spirv::SpirvBuildResult R = spirv::SpirvPayloadBuilder::build(M, spirvOptions(O));
+  lowering::spirv::SpirvBuildResult R =
+      lowering::spirv::SpirvPayloadBuilder::build(M, spirvOptions(O));
   for (const std::string& E : R.Errors)
     Diags.report(Severity::Warning, Stage::Spirv, "no Vulkan code for " + E);
   for (const std::string& Note : R.Notes)
     Diags.report(Severity::Note, Stage::Spirv, Note);
   for (const auto& [Kernel, Manifest] : R.Manifests)
-    Out.Manifests[Kernel][spirv::SpirvPayloadBuilder::ManifestTarget] = Manifest;
+    Out.Manifests[Kernel][lowering::spirv::SpirvPayloadBuilder::ManifestTarget] = Manifest;
   Out.Payloads = std::move(R.Payloads);
   Out.Ok = true;
   return Out;
@@ -35,7 +36,7 @@ TargetOutput SpirvTargetCompiler::build(const kir::Module& M, const TargetOption
 
 bool SpirvTargetCompiler::emit(const kir::Module& M, const TargetOptions& O, bool /*Optimized*/,
                                std::string& Text, std::string& Error) const {
-  return spirv::SpirvPayloadBuilder::emitText(M, spirvOptions(O), Text, Error);
+  return lowering::spirv::SpirvPayloadBuilder::emitText(M, spirvOptions(O), Text, Error);
 }
 
 } // namespace cajeta::driver

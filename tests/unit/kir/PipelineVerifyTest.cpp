@@ -60,10 +60,10 @@ std::vector<PipelineConfig> allConfigs() {
   Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm(), Sm90});
   // The CPU once more as CAJETA_KIR_LEGALIZE=vulkan runs it.
   Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv(), NoWaves});
-  spirv::SpirvEmitOptions Spirv;
-  Out.push_back(spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
+  lowering::spirv::SpirvEmitOptions Spirv;
+  Out.push_back(lowering::spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
   Spirv.PortableWaveOps = true;
-  Out.push_back(spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
+  Out.push_back(lowering::spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
   return Out;
 }
 

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 namespace {
 
 std::vector<std::string> programs() {
@@ -71,4 +71,4 @@ INSTANTIATE_TEST_SUITE_P(Programs, SpirvConformance, ::testing::ValuesIn(program
                          [](const ::testing::TestParamInfo<std::string>& I) { return I.param; });
 
 } // namespace
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

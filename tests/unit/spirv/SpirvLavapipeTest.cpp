@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 namespace {
 
 template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T>& V) {
@@ -261,4 +261,4 @@ public final class T {
 }
 
 } // namespace
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

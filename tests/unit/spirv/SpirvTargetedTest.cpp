@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 namespace {
 
 void expectValid(const SpirvKernel& K) {
@@ -287,9 +287,9 @@ TEST(SpirvTargeted, CompilerAddsSpirvPayloads) {
 }
 
 } // namespace
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 namespace {
 
 TEST(SpirvTargeted, TheValidatorRejectsABrokenModule) {
@@ -306,4 +306,4 @@ TEST(SpirvTargeted, TheValidatorRejectsABrokenModule) {
 }
 
 } // namespace
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 
 std::string readFile(const std::string& Path) {
   std::ifstream In(Path, std::ios::binary);
@@ -69,4 +69,4 @@ SpirvKernel emit(const driver::FrontendResult& F, const std::string& Kernel,
   return SpirvPayloadBuilder::emitKernel(*F.Kir, *K, O);
 }
 
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

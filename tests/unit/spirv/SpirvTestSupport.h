@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 
 /// Reads a whole file; empty on failure.
 std::string readFile(const std::string& Path);
@@ -27,4 +27,4 @@ std::string disassemble(const Words& Module);
 SpirvKernel emit(const driver::FrontendResult& F, const std::string& Kernel,
                  const SpirvEmitOptions& O = {});
 
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

@@ -15,7 +15,7 @@
 #include <random>
 #include <type_traits>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 namespace {
 
 constexpr uint32_t Block = 64, Groups = 2, N = Block * Groups;
@@ -411,4 +411,4 @@ INSTANTIATE_TEST_SUITE_P(Tier, SpirvWaveLavapipe, ::testing::Values(false, true)
                          });
 
 } // namespace
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 namespace {
 
 struct OpCase {
@@ -288,4 +288,4 @@ public final class W {
 }
 
 } // namespace
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <dlfcn.h>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 
 namespace {
 
@@ -361,4 +361,4 @@ bool VulkanHarness::run(const SpirvKernel& K, uint32_t Grid, uint32_t Block,
   return Error.empty();
 }
 
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace cajeta::spirv::test {
+namespace cajeta::lowering::spirv::test {
 
 class VulkanHarness {
 public:
@@ -33,4 +33,4 @@ private:
   std::unique_ptr<Impl> P;
 };
 
-} // namespace cajeta::spirv::test
+} // namespace cajeta::lowering::spirv::test

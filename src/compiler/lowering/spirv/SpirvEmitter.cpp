@@ -7,7 +7,7 @@
 #include <cassert>
 #include <functional>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 using kir::Expr;
 using kir::Stmt;
@@ -568,4 +568,4 @@ void SpirvEmitter::emitReturnStmt(const Stmt* S) {
     emitReturn(V);
 }
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

@@ -16,7 +16,7 @@ namespace cajeta::kir {
 struct PipelineTrace;
 } // namespace cajeta::kir
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 struct SpirvEmitOptions {
   /// --check-bounds: every buffer and shared-array index is checked; a failure is written to the
@@ -228,4 +228,4 @@ private:
   bool UsedTranscendental = false;
 };
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

@@ -9,7 +9,7 @@
 #include <cassert>
 #include <cmath>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 using kir::BinaryOp;
 using kir::Expr;
@@ -674,4 +674,4 @@ uint32_t SpirvEmitter::emitMath(const Expr* E, const Words& Ops) {
   return 0;
 }
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

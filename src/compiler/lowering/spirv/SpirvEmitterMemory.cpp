@@ -6,7 +6,7 @@
 
 #include <cassert>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 using kir::AtomicOp;
 using kir::Expr;
@@ -515,4 +515,4 @@ uint32_t SpirvEmitter::atomicCasLoop(const Expr* E, uint32_t Ptr, uint32_t Scope
   return OldF;
 }
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

@@ -6,7 +6,7 @@
 // instructions see only 32-bit words and bools, so no shaderSubgroupExtendedTypes is needed.
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 using kir::Expr;
 using kir::Type;
@@ -149,4 +149,4 @@ uint32_t SpirvEmitter::emitWave(const Expr* E) {
   return 0;
 }
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 SpirvModuleBuilder::SpirvModuleBuilder() {
   addCapability(spv::Capability::Shader);
@@ -231,4 +231,4 @@ Words SpirvModuleBuilder::finish(uint32_t Version) const {
   return Out;
 }
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

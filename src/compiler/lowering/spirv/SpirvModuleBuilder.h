@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 /// Words of one instruction stream (a section or a function body).
 using Words = std::vector<uint32_t>;
@@ -86,4 +86,4 @@ private:
   Words ExtImports, EntryPoints, ExecutionModes, Names, Annotations, Globals, Functions;
 };
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 namespace {
 
@@ -160,4 +160,4 @@ bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOpt
   return true;
 }
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

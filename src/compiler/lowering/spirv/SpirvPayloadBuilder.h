@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 struct SpirvBuildResult {
   std::vector<bundle::Payload> Payloads;                   // "spirv:<kernel>"
@@ -44,4 +44,4 @@ public:
                        std::string& Error);
 };
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

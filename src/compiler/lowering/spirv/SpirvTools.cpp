@@ -5,7 +5,7 @@
 #include <spirv-tools/libspirv.h>
 #endif
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 #ifdef CAJETA_HAVE_SPIRV_TOOLS
 
@@ -80,4 +80,4 @@ bool SpirvTools::disassemble(const Words&, std::string&, std::string& Message) {
 
 #endif
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv

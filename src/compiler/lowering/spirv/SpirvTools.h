@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace cajeta::spirv {
+namespace cajeta::lowering::spirv {
 
 class SpirvTools {
 public:
@@ -17,4 +17,4 @@ public:
   static bool disassemble(const Words& Module, std::string& Text, std::string& Message);
 };
 
-} // namespace cajeta::spirv
+} // namespace cajeta::lowering::spirv
