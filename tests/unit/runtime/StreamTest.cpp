@@ -118,3 +118,26 @@ TEST(Stream, AsyncUploadStagesItsHostBytesOnEveryBackend) {
   S.sync();
   EXPECT_EQ(R, std::vector<float>(N, 4.0f));
 }
+
+TEST(Stream, TwoStreamsSharingABufferAreOrderedWithoutAnEvent) {
+  Program P = loadTestProgram();
+  const uint32_t N = 16;
+  KernelBuffer<float> Slow(N), Y(N);
+  std::vector<float> Zero(N, 0.0f);
+  Slow.upload(Zero);
+  Y.upload(Zero);
+  KernelStream A, B, C;
+  P.kernel("K.sleepy").launch(A, grid(1), block(1))(Slow, 50u, 2.0f);
+  // Read-after-write on another stream: y = 5 * slow + y sees the slow kernel's 2.0.
+  P.kernel("K.saxpy").launch(B, grid(1), block(N))(Y, Slow, 5.0f, N);
+  // Write-after-write on a third: the quick write lands after the slow one.
+  P.kernel("K.sleepy").launch(C, grid(1), block(1))(Slow, 0u, 7.0f);
+  C.sync();
+  B.sync();
+  A.sync();
+  std::vector<float> R;
+  Y.download(R);
+  EXPECT_EQ(R, std::vector<float>(N, 10.0f));
+  Slow.download(R);
+  EXPECT_EQ(R, std::vector<float>(N, 7.0f));
+}
