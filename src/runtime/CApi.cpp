@@ -9,6 +9,7 @@
 #include "runtime/Runtime.h"
 #include "runtime/Stream.h"
 #include "runtime/scheduler/Scheduler.h"
+#include "runtime/scheduler/Trace.h"
 
 #include <fmt/format.h>
 
@@ -287,6 +288,14 @@ int cajeta_xpu_scheduler_set_bypass(int Bypass) {
 
 int cajeta_xpu_scheduler_bypassed(void) {
   return Scheduler::bypassed() ? 1 : 0;
+}
+
+int cajeta_xpu_trace_flush(void) {
+  return guarded([&] {
+    Trace* T = Trace::active();
+    if (T && !T->flush())
+      fail(CAJETA_XPU_ERROR, "cannot write the trace file named by CAJETA_XPU_TRACE");
+  });
 }
 
 // ---- Programs and kernels ---------------------------------------------------------------

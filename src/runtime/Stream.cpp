@@ -9,6 +9,7 @@
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/scheduler/Scheduler.h"
+#include "runtime/scheduler/Trace.h"
 
 #include <algorithm>
 #include <array>
@@ -23,7 +24,9 @@ std::string Stream::nextName(const char* Suffix) {
 }
 
 Stream::Stream(BackendDevice& Device, std::string Name)
-    : Device(Device), Name(std::move(Name)), Queue(Device.createQueue()) {}
+    : Device(Device), Name(std::move(Name)), Queue(Device.createQueue()),
+      Clock(std::make_shared<StreamClock>(
+          *this, this->Name, fmt::format("{} '{}'", Device.backendName(), Device.name()))) {}
 
 Stream::~Stream() {
   {
@@ -36,8 +39,8 @@ Stream::~Stream() {
   endBorrows();
 }
 
-std::vector<std::shared_ptr<BackendEvent>> Stream::eventsToFollow(const BufferUse* Uses,
-                                                                  size_t Count) {
+std::vector<std::shared_ptr<BackendEvent>>
+Stream::eventsToFollow(const BufferUse* Uses, size_t Count, std::vector<StreamPosition>* Waited) {
   std::vector<std::shared_ptr<BackendEvent>> Events;
   if (Scheduler::bypassed())
     return Events;
@@ -53,17 +56,37 @@ std::vector<std::shared_ptr<BackendEvent>> Stream::eventsToFollow(const BufferUs
   for (size_t I = 0; I != After.size(); ++I) {
     if (I && After[I].Clock == After[I - 1].Clock)
       continue;
-    if (std::shared_ptr<BackendEvent> E = After[I].Clock->eventAfter(After[I].Seq))
+    if (std::shared_ptr<BackendEvent> E = After[I].Clock->eventAfter(After[I].Seq)) {
       Events.push_back(std::move(E));
+      if (Waited)
+        Waited->push_back(After[I]);
+    }
   }
   return Events;
 }
 
-void Stream::noteAccesses(const BufferUse* Uses, size_t Count) {
+void Stream::noteAccesses(const BufferUse* Uses, size_t Count, uint64_t TraceTs) {
   if (Scheduler::bypassed())
     return;
   for (size_t I = 0; I != Count; ++I)
-    Uses[I].Buf->noteAccess({Clock, Enqueued}, Uses[I].Writes);
+    Uses[I].Buf->noteAccess({Clock, Enqueued, TraceTs}, Uses[I].Writes);
+}
+
+void Stream::traceCommand(Trace& T, uint64_t TraceStart, const char* Kind,
+                          const std::string& CommandName, const std::string& Geometry,
+                          const std::vector<StreamPosition>& Waited) {
+  Trace::Command C;
+  C.Device = Clock->deviceName();
+  C.Stream = Name;
+  C.Name = CommandName;
+  C.Kind = Kind;
+  C.Start = TraceStart;
+  C.End = T.now();
+  C.Seq = Enqueued;
+  C.Geometry = Geometry;
+  T.command(C);
+  for (const StreamPosition& W : Waited)
+    T.edge(W.Clock->deviceName(), W.Clock->streamName(), W.TraceTs, C.Device, Name, TraceStart);
 }
 
 std::shared_ptr<BackendEvent> Stream::eventAfter(uint64_t Seq) {
@@ -80,16 +103,21 @@ std::shared_ptr<BackendEvent> Stream::eventAfter(uint64_t Seq) {
 uint64_t Stream::enqueue(Command&& C) {
   bool Copy = C.What == Command::Kind::Write || C.What == Command::Kind::Read;
   BufferUse Use{C.Buf.get(), C.What == Command::Kind::Write};
+  Trace* T = Copy ? Trace::active() : nullptr;
+  uint64_t TraceStart = T ? T->now() : 0;
+  std::vector<StreamPosition> Waited;
   std::vector<std::shared_ptr<BackendEvent>> Waits;
   if (Copy)
-    Waits = eventsToFollow(&Use, 1);
+    Waits = eventsToFollow(&Use, 1, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
   for (const std::shared_ptr<BackendEvent>& E : Waits)
     Queue->wait(*E);
   issue(C);
   ++Enqueued;
   if (Copy)
-    noteAccesses(&Use, 1);
+    noteAccesses(&Use, 1, TraceStart);
+  if (T)
+    traceCommand(*T, TraceStart, "copy", Use.Writes ? "upload" : "download", "", Waited);
   return Enqueued;
 }
 
@@ -130,7 +158,11 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     if (Buffers[I] && Mode != bundle::Access::None)
       Uses[UseCount++] = {Buffers[I].get(), Mode != bundle::Access::Read};
   }
-  std::vector<std::shared_ptr<BackendEvent>> Waits = eventsToFollow(Uses, UseCount);
+  Trace* T = Trace::active();
+  uint64_t TraceStart = T ? T->now() : 0;
+  std::vector<StreamPosition> Waited;
+  std::vector<std::shared_ptr<BackendEvent>> Waits =
+      eventsToFollow(Uses, UseCount, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
   for (const std::shared_ptr<BackendEvent>& E : Waits)
     Queue->wait(*E);
@@ -150,7 +182,13 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
   }
   Queue->launch(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K);
   ++Enqueued;
-  noteAccesses(Uses, UseCount);
+  noteAccesses(Uses, UseCount, TraceStart);
+  if (T)
+    traceCommand(*T, TraceStart, "launch", K.name(),
+                 fmt::format("grid [{},{},{}] block [{},{},{}]", Geometry.Grid[0], Geometry.Grid[1],
+                             Geometry.Grid[2], Geometry.Block[0], Geometry.Block[1],
+                             Geometry.Block[2]),
+                 Waited);
 }
 
 void Stream::issue(Command& C) {

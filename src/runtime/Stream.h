@@ -4,6 +4,7 @@
 
 #include "cajeta/xpu/cajeta_xpu.h"
 #include "runtime/Command.h"
+#include "runtime/scheduler/BufferAccesses.h"
 #include "runtime/scheduler/StreamClock.h"
 
 #include <mutex>
@@ -15,6 +16,7 @@ namespace cajeta::xpu::rt {
 class DeviceAllocation;
 class Kernel;
 class LoadedProgram;
+class Trace;
 
 class Stream {
 public:
@@ -58,8 +60,13 @@ private:
   };
   /// The events of other streams' commands that a command with these uses must follow (the
   /// access-set ordering). Called without this stream's lock: it takes the other streams'.
-  std::vector<std::shared_ptr<BackendEvent>> eventsToFollow(const BufferUse* Uses, size_t Count);
-  void noteAccesses(const BufferUse* Uses, size_t Count);
+  /// With Waited (tracing), the positions those events stand for.
+  std::vector<std::shared_ptr<BackendEvent>> eventsToFollow(const BufferUse* Uses, size_t Count,
+                                                            std::vector<StreamPosition>* Waited);
+  void noteAccesses(const BufferUse* Uses, size_t Count, uint64_t TraceTs);
+  /// Records a command issued from TraceStart until now, and the edges of what it waited for.
+  void traceCommand(Trace& T, uint64_t TraceStart, const char* Kind, const std::string& Name,
+                    const std::string& Geometry, const std::vector<StreamPosition>& Waited);
   void issue(Command& C);
   void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
   void drainLocked();
@@ -79,7 +86,7 @@ private:
   std::vector<std::shared_ptr<const LoadedProgram>> InFlightPrograms;
   const LoadedProgram* LastProgram = nullptr;
   std::vector<QueuedFailure> Failures;
-  std::shared_ptr<StreamClock> Clock = std::make_shared<StreamClock>(*this);
+  std::shared_ptr<StreamClock> Clock;
   std::shared_ptr<BackendEvent> LastEvent; // eventAfter's, covering commands up to LastEventSeq
   uint64_t LastEventSeq = 0;
 };

@@ -160,6 +160,11 @@ CAJETA_XPU_API int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* buffer, size_t co
    starts on when CAJETA_XPU_SCHEDULER=bypass. Returns the previous setting. */
 CAJETA_XPU_API int cajeta_xpu_scheduler_set_bypass(int bypass);
 CAJETA_XPU_API int cajeta_xpu_scheduler_bypassed(void);
+/* CAJETA_XPU_TRACE=out.json at start: every launch and copy is traced (Chrome trace / Perfetto
+   JSON: one process per device, one thread per stream, an arrow where a command was ordered
+   after another stream's). The file is written at exit; this writes it now. Without the variable:
+   nothing to do (CAJETA_XPU_SUCCESS). CAJETA_XPU_ERROR when the file cannot be written. */
+CAJETA_XPU_API int cajeta_xpu_trace_flush(void);
 
 /* ---- Programs and kernels. -------------------------------------------------------------- */
 typedef struct cajeta_xpu_compile_options {

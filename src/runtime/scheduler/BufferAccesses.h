@@ -17,6 +17,7 @@ class StreamClock;
 struct StreamPosition {
   std::shared_ptr<StreamClock> Clock;
   uint64_t Seq = 0;
+  uint64_t TraceTs = 0; // when the command was issued, on the trace's clock (0: no trace)
 };
 
 class BufferAccesses {

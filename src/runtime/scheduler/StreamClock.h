@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 namespace cajeta::xpu::rt {
 
@@ -14,7 +15,12 @@ class Stream;
 
 class StreamClock {
 public:
-  explicit StreamClock(Stream& Owner) : Owner(&Owner) {}
+  /// Device names the stream's device for traces ("cpu 'host CPU'").
+  StreamClock(Stream& Owner, std::string Name, std::string Device)
+      : Owner(&Owner), Name(std::move(Name)), Device(std::move(Device)) {}
+
+  const std::string& streamName() const { return Name; }
+  const std::string& deviceName() const { return Device; }
 
   /// An event of the owning stream that completes once it has passed its command Seq (it may
   /// cover later commands too); null when the stream has already passed it or is gone.
@@ -25,6 +31,7 @@ public:
 private:
   std::mutex Mutex; // held while asking the owner, so the owner cannot go meanwhile
   Stream* Owner;
+  const std::string Name, Device;
 };
 
 } // namespace cajeta::xpu::rt
