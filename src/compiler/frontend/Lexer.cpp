@@ -157,7 +157,7 @@ static bool isIdentChar(char C) {
 Token Lexer::lexNumber(uint32_t Start) {
   const std::string& S = File.text();
   bool IsFloat = false;
-  bool Hex = false, Bin = false;
+  bool Hex = false, Bin = false, NoExponentDigits = false;
   if (S[Pos] == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
     Hex = true;
     Pos += 2;
@@ -181,17 +181,14 @@ Token Lexer::lexNumber(uint32_t Start) {
       ++Pos;
     }
     if (peek() == 'e' || peek() == 'E') {
-      uint32_t Save = Pos;
+      // An exponent needs digits: "7e" or "1.5e+" is an error, never 7 or 1.5.
       ++Pos;
       if (peek() == '+' || peek() == '-')
         ++Pos;
-      if (std::isdigit(static_cast<unsigned char>(peek()))) {
-        IsFloat = true;
-        while (std::isdigit(static_cast<unsigned char>(peek())))
-          ++Pos;
-      } else {
-        Pos = Save;
-      }
+      IsFloat = true;
+      NoExponentDigits = !std::isdigit(static_cast<unsigned char>(peek()));
+      while (std::isdigit(static_cast<unsigned char>(peek())))
+        ++Pos;
     }
   }
   // Suffixes: f F d D (floats), u U L l uL UL (integers).
@@ -231,7 +228,9 @@ Token Lexer::lexNumber(uint32_t Start) {
   }
   if ((Hex || Bin) && DigitsEnd <= 2)
     Ok = false;
-  if (!Ok)
+  if (NoExponentDigits)
+    Diags.error(T.Range, "malformed number '" + T.Text + "': the exponent has no digits");
+  else if (!Ok)
     Diags.error(T.Range, "malformed number '" + T.Text + "'");
   return T;
 }
