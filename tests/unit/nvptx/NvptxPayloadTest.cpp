@@ -213,6 +213,20 @@ TEST(NvptxPayload, ParsesPtxasVerboseOutput) {
   EXPECT_EQ(F["cj_B"].StaticSharedBytes, 0u);
 }
 
+TEST(NvptxPayload, ParsesPtxasVerboseOutputOfAHugeKernelName) {
+  // A 100,000-character name (a fuzzed program): std::regex overflowed the stack on such lines.
+  std::string Name = "cj_" + std::string(100000, 'k');
+  std::string Out = "ptxas info    : Compiling entry function '" + Name + "' for 'sm_90'\n" +
+                    "ptxas info    : Function properties for " + Name + "\n" +
+                    "    0 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n" +
+                    "ptxas info    : Used 12 registers, 256 bytes smem, 368 bytes cmem[0]\n";
+  auto F = lowering::NvptxPtxas::parseVerbose(Out);
+  ASSERT_EQ(F.size(), 1u);
+  EXPECT_EQ(F[Name].Registers, 12u);
+  EXPECT_EQ(F[Name].SpillBytes, 4u);
+  EXPECT_EQ(F[Name].StaticSharedBytes, 256u);
+}
+
 TEST(NvptxPayload, BadArchitectureIsAnError) {
   for (const char* Sm : {"sm_", "sm_9x", "gfx90a", "sm_1"}) {
     NvptxBuildOptions O;

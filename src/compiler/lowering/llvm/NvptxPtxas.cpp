@@ -1,12 +1,14 @@
 // ptxas as a subprocess: locating it, its architecture list, assembling PTX, reading `-v`.
 #include "compiler/lowering/llvm/NvptxPtxas.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,30 +108,58 @@ bool NvptxPtxas::assemble(const std::string& Ptxas, const std::string& Ptx, cons
   return Rc == 0;
 }
 
+namespace {
+
+/// The text after Prefix in Line up to the first character in Stops (or the end).
+bool textAfter(const std::string& Line, std::string_view Prefix, std::string_view Stops,
+               std::string& Out) {
+  size_t At = Line.find(Prefix);
+  if (At == std::string::npos)
+    return false;
+  size_t From = At + Prefix.size();
+  size_t To = Line.find_first_of(Stops, From);
+  Out = Line.substr(From, To == std::string::npos ? std::string::npos : To - From);
+  return !Out.empty();
+}
+
+/// The decimal number that ends just before Suffix in Line ("12 bytes spill stores").
+bool numberBefore(const std::string& Line, std::string_view Suffix, uint32_t& Out) {
+  size_t At = Line.find(Suffix);
+  if (At == std::string::npos)
+    return false;
+  size_t From = At;
+  while (From > 0 && std::isdigit(static_cast<unsigned char>(Line[From - 1])))
+    --From;
+  if (From == At || At - From > 9)
+    return false;
+  Out = uint32_t(std::stoul(Line.substr(From, At - From)));
+  return true;
+}
+
+} // namespace
+
+// ptxas -v output, read with plain string searches: a kernel name can be tens of thousands of
+// characters long, which std::regex's recursive matcher cannot take (it overflowed the stack).
 std::map<std::string, PtxasFootprint> NvptxPtxas::parseVerbose(const std::string& Output) {
   std::map<std::string, PtxasFootprint> R;
-  std::regex Entry(R"(Compiling entry function '([^']+)')");
-  std::regex Props(R"(Function properties for (\S+))");
-  std::regex Spill(R"(([0-9]+) bytes spill stores)");
-  std::regex Regs(R"(Used ([0-9]+) registers)");
-  std::regex Smem(R"(([0-9]+) bytes smem)");
   std::stringstream SS(Output);
-  std::string Line, Cur;
-  std::smatch M;
+  std::string Line, Cur, Name;
   while (std::getline(SS, Line)) {
-    if (std::regex_search(Line, M, Entry) || std::regex_search(Line, M, Props)) {
-      Cur = M[1].str();
+    if (textAfter(Line, "Compiling entry function '", "'", Name) ||
+        textAfter(Line, "Function properties for ", " \t\r", Name)) {
+      Cur = Name;
       R[Cur];
       continue;
     }
     if (Cur.empty())
       continue;
-    if (std::regex_search(Line, M, Spill))
-      R[Cur].SpillBytes = uint32_t(std::stoul(M[1].str()));
-    if (std::regex_search(Line, M, Regs))
-      R[Cur].Registers = uint32_t(std::stoul(M[1].str()));
-    if (std::regex_search(Line, M, Smem))
-      R[Cur].StaticSharedBytes = uint32_t(std::stoul(M[1].str()));
+    uint32_t N = 0;
+    if (numberBefore(Line, " bytes spill stores", N))
+      R[Cur].SpillBytes = N;
+    if (numberBefore(Line, " registers", N) && Line.find("Used ") != std::string::npos)
+      R[Cur].Registers = N;
+    if (numberBefore(Line, " bytes smem", N))
+      R[Cur].StaticSharedBytes = N;
   }
   return R;
 }
