@@ -62,7 +62,8 @@ namespace cajeta::xpu::rt::vulkan {
   X(vkGetFenceStatus)                                                                              \
   X(vkCreateSemaphore)                                                                             \
   X(vkDestroySemaphore)                                                                            \
-  X(vkQueueSubmit)
+  X(vkQueueSubmit)                                                                                 \
+  X(vkQueueWaitIdle)
 
 // Timeline semaphore functions (Vulkan 1.2, or VK_KHR_timeline_semaphore): null where the loader
 // has neither name; the device then signals its queues' progress with fences.

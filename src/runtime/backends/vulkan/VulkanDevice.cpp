@@ -256,6 +256,11 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
   }
 }
 
+void VulkanDevice::waitIdle() {
+  std::lock_guard<std::mutex> Lock(QueueMutex);
+  Api.vkQueueWaitIdle(Queue); // a lost device answers at once; nothing to report at teardown
+}
+
 VkResult VulkanDevice::submit(const VkSubmitInfo& Submit, VkFence Fence) {
   std::lock_guard<std::mutex> Lock(QueueMutex);
   return Api.vkQueueSubmit(Queue, 1, &Submit, Fence);

@@ -100,6 +100,9 @@ public:
   /// device (else at the next event, download, sync or full batch only).
   /// CAJETA_XPU_VULKAN_LAZY_SUBMIT=1 turns it off, for A/B measurements.
   bool submitsWhenIdle() const { return SubmitWhenIdle; }
+  /// Waits until the device's queue has finished every submit (a stream's timeline semaphore
+  /// is destroyed only then: another stream's submit may still hold a wait on it).
+  void waitIdle();
   /// vkQueueSubmit of one batch on the device's queue, which streams share.
   VkResult submit(const VkSubmitInfo& Submit, VkFence Fence);
   /// Throws RuntimeError when the device has no host-visible coherent memory for Bytes.

@@ -25,10 +25,13 @@ VulkanTimeline::VulkanTimeline(VulkanDevice& Device) : Device(Device), Api(Devic
 }
 
 VulkanTimeline::~VulkanTimeline() {
-  // The owning queue waited for its submits before letting go; events only wait.
+  // The owning queue waited for its submits before letting go; events only wait. Another
+  // stream's submit may still wait on the semaphore, so the device's queue drains first.
   VkDevice D = Device.handle();
-  if (Semaphore)
+  if (Semaphore) {
+    Device.waitIdle();
     Api.vkDestroySemaphore(D, Semaphore, nullptr);
+  }
   for (auto& [Value, F] : Fences)
     Api.vkDestroyFence(D, F, nullptr);
   for (VkFence F : FreeFences)
