@@ -59,6 +59,11 @@ struct TargetManifest {
   /// Kernels that use wave ops: "native" or "portable" (PortableWave: at most 1024 work-items
   /// per workgroup); empty otherwise.
   std::string WaveTier;
+  /// Kernels that use tiles: "native" (the backend's matrix instructions) or "portable" (the
+  /// software tile); and for the portable tile, the waves per workgroup its shared scratch holds
+  /// (a launch with more is refused). Empty / 0 otherwise.
+  std::string TileTier;
+  uint32_t TileWaves = 0;
   /// CPU: a second entry that runs the kernel's grid-stride loop a step at a time for the whole
   /// group, used when the scalar parameter StepCountParam exceeds the launch's work-items (more
   /// than one step each); empty / -1 where there is none.

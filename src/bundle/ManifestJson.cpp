@@ -37,6 +37,10 @@ json targetToJson(const TargetManifest& T) {
          {"staticSharedBytes", T.StaticSharedBytes}};
   if (!T.WaveTier.empty())
     J["waveTier"] = T.WaveTier;
+  if (!T.TileTier.empty()) {
+    J["tileTier"] = T.TileTier;
+    J["tileWaves"] = T.TileWaves;
+  }
   if (!T.StepSymbol.empty()) {
     J["stepSymbol"] = T.StepSymbol;
     J["stepCountParam"] = T.StepCountParam;
@@ -321,6 +325,16 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetM
         !R.u32(J, Path, "stepCountParam", Param))
       return false;
     Out.StepCountParam = int32_t(Param);
+  }
+  if (J.contains("tileTier")) { // optional: written for kernels that use tiles
+    if (!R.string(J, Path, "tileTier", Out.TileTier) || !R.u32(J, Path, "tileWaves", Out.TileWaves))
+      return false;
+    if (Out.TileTier != "native" && Out.TileTier != "portable")
+      return R.fail(FieldReader::join(Path, "tileTier"),
+                    "must be \"native\" or \"portable\", got '" + Out.TileTier + "'");
+    if (Out.TileTier == "portable" && Out.TileWaves == 0)
+      return R.fail(FieldReader::join(Path, "tileWaves"),
+                    "a portable-tile kernel needs at least one wave of scratch");
   }
   if (!J.contains("waveTier")) // optional: written for kernels that use wave ops
     return true;

@@ -26,13 +26,15 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   // Overrides the compiler reads from the environment change the code it makes, and so do the
   // extra GPU architectures asked for.
   const char* WaveImpl = std::getenv("CAJETA_GPU_WAVE_IMPL");
+  const char* TileImpl = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   const char* Legalize = std::getenv("CAJETA_KIR_LEGALIZE");
   std::string Text = fmt::format(
       "{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\ngpu-archs={}\ngrid-stride={}\n"
-      "kir-legalize={}\n",
+      "kir-legalize={}\ncoopmatrix-impl={}\n",
       Version, Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "",
-      Options.GpuArchs, GridStride ? GridStride : "", Legalize ? Legalize : "");
+      Options.GpuArchs, GridStride ? GridStride : "", Legalize ? Legalize : "",
+      TileImpl ? TileImpl : "");
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

@@ -73,6 +73,12 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       if (It->second.WaveTier == "portable" &&
           (!Footprint.MaxThreads || Footprint.MaxThreads > 1024))
         Footprint.MaxThreads = 1024;
+      // The portable tile's scratch holds TileWaves waves per group.
+      if (uint32_t Waves = It->second.TileWaves; Waves && Footprint.WaveWidth) {
+        uint32_t Limit = Waves * Footprint.WaveWidth;
+        if (!Footprint.MaxThreads || Footprint.MaxThreads > Limit)
+          Footprint.MaxThreads = Limit;
+      }
     }
     auto Made = std::make_unique<Kernel>(*P, K, Entry, Footprint);
     if (const std::string& Steps = It->second.StepSymbol; !Steps.empty()) {

@@ -6,6 +6,7 @@
 #include "compiler/driver/TargetCompiler.h"
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/kir/transforms/TileLowering.h"
 
 #include <fstream>
 #include <iostream>
@@ -127,6 +128,11 @@ void addEmitCommand(CLI::App& App) {
       TO.CheckBounds = O->CheckBounds;
       TO.Cpu = O->Cpu;
       TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
+      if (kir::TileLowering::usesTiles(*F.Kir)) {
+        std::string Warning;
+        auto Override = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
+        TO.TileTier = Target->chooseTileTier(*F.Kir, Override).Tier;
+      }
       TO.Trace = T;
       std::string Error;
       bool Ok = Target->emit(*F.Kir, TO, !O->Unoptimized, Text, Error);

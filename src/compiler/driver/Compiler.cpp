@@ -1,6 +1,8 @@
 // The compiler driver.
 #include "compiler/driver/Compiler.h"
 
+#include "compiler/kir/transforms/TileLowering.h"
+
 #include "compiler/Diagnostics.h"
 #include "compiler/driver/TargetCompiler.h"
 #include "compiler/frontend/Lexer.h"
@@ -16,7 +18,7 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.4.0 (kir 5, wave 3, cpu-abi 2, gpu-abi 1, vulkan-abi 1, "
+  return "cajeta-compiler 0.5.0 (kir 6, wave 3, tile 1, cpu-abi 2, gpu-abi 1, vulkan-abi 1, "
          "spirv-emitter 6, llvm 19)";
 }
 
@@ -112,6 +114,15 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
       Diags.report(Severity::Note, Stage::Driver, C.Note);
     WaveTiers[T->backend()] = C.Tier;
   }
+  // Tiles are tiered per target (mma.sync needs sm_80): one note per target.
+  std::optional<kir::ImplTier> TileOverride;
+  const bool UsesTiles = kir::TileLowering::usesTiles(*F.Kir);
+  if (UsesTiles) {
+    std::string Warning;
+    TileOverride = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
+    if (!Warning.empty())
+      Diags.report(Severity::Warning, Stage::Driver, Warning);
+  }
   for (const std::string& Note : Skipped)
     Diags.report(Severity::Note, Stage::Llvm, Note);
   std::vector<TargetOutput> Outputs;
@@ -121,6 +132,11 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     TO.Cpu = Options.Cpu;
     TO.GpuFootprint = Options.GpuFootprint;
     TO.WaveTier = WaveTiers[T->backend()];
+    if (UsesTiles) {
+      kir::TierChoice Tile = T->chooseTileTier(*F.Kir, TileOverride);
+      Diags.report(Severity::Note, Stage::Driver, Tile.Note);
+      TO.TileTier = Tile.Tier;
+    }
     Outputs.push_back(T->build(*F.Kir, TO, Diags));
     if (!Outputs.back().Ok)
       return Finish(false);

@@ -13,11 +13,17 @@ lowering::NvptxBuildOptions nvptxOptions(const std::string& Sm, const TargetOpti
   N.CheckBounds = O.CheckBounds;
   N.ReadFootprint = O.GpuFootprint;
   N.WaveTier = O.WaveTier;
+  N.TileTier = O.TileTier;
   N.Trace = O.Trace;
   return N;
 }
 
 } // namespace
+
+std::string NvptxTargetCompiler::nativeTiles() const {
+  return lowering::NvptxPayloadBuilder::hasMmaSync(Sm) ? "mma.sync.m16n8k16, float16 into float32"
+                                                       : std::string();
+}
 
 bool NvptxTargetCompiler::knowsArch(const std::string& Sm, std::string& Why) {
   return lowering::NvptxPayloadBuilder::knowsArch(Sm, Why);

@@ -7,6 +7,8 @@
 #include "compiler/driver/NvptxTargetCompiler.h"
 #include "compiler/driver/SpirvTargetCompiler.h"
 
+#include "compiler/kir/transforms/TileLowering.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -54,6 +56,21 @@ TargetCompiler::forBundle(const std::vector<std::string>& ExtraSms,
     Targets.push_back(nvptx(Sm));
   Targets.push_back(spirv());
   return Targets;
+}
+
+kir::TierChoice TargetCompiler::chooseTileTier(const kir::Module& M,
+                                               std::optional<kir::ImplTier> Override) const {
+  std::string Native = nativeTiles(), Why;
+  bool Fits = !Native.empty() && kir::TileLowering::fitsMmaSync(M, Why);
+  std::string Portable = "the software tile: shared memory and barriers";
+  if (!Native.empty() && !Fits)
+    Portable += "; the whole program is demoted because " + Why;
+  std::string Backend = backend();
+  if (name() != Backend)
+    Backend += " (" + name() + ")";
+  return kir::TierSelection::choose(kir::Feature::CooperativeMatrix, Backend,
+                                    Fits ? kir::ImplTier::Native : kir::ImplTier::Portable,
+                                    Override, Native, Portable);
 }
 
 void TargetCompiler::reportFailure(Diagnostics& Diags, Stage Raiser, const std::string& What,

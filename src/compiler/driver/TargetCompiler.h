@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct TargetOptions {
   /// The wave tier the driver chose for the target's backend (TierSelection). The CPU has only
   /// the portable one.
   kir::ImplTier WaveTier = kir::ImplTier::Native;
+  /// The tile (cooperative-matrix) tier the driver chose for this target.
+  kir::ImplTier TileTier = kir::ImplTier::Portable;
   const kir::PipelineTrace* Trace = nullptr; // passed to kir::runPipeline (may be null)
 };
 
@@ -52,6 +55,14 @@ public:
   /// [wave-tiering] note).
   virtual kir::ImplTier bestWaveTier() const = 0;
   virtual const char* nativeWaveOps() const = 0;
+  /// The native tile (cooperative-matrix) instructions of the target, for the [mma-tiering]
+  /// note; empty where it has none (the portable software tile).
+  virtual std::string nativeTiles() const { return {}; }
+  /// The tile tier of M's tiles on this target: native where the target has native tiles and
+  /// every tile of M has a form there (kir::TileLowering::fitsMmaSync), else the software tile;
+  /// Override (CAJETA_GPU_COOPMATRIX_IMPL) may ask for either. The note names the target and,
+  /// for a demotion, the tile that caused it.
+  kir::TierChoice chooseTileTier(const kir::Module& M, std::optional<kir::ImplTier> Override) const;
 
   /// Payloads and manifests for the kernels of M (Sema's module) available on backend(). Errors,
   /// warnings and notes go to Diags.

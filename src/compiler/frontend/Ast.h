@@ -16,6 +16,7 @@ struct TypeRef {
   std::vector<TypeRef> Args; // generic arguments; Fn: return type, then parameter types
   unsigned ArrayDims = 0;
   bool IsFunction = false; // Fn<R(A, B)>
+  bool IsInteger = false;  // an integer type argument (Tile<float16, 16, 16>): Name is its text
   SourceRange Range;
 };
 

@@ -9,27 +9,17 @@ namespace cajeta::frontend {
 using kir::IntrinsicOp;
 
 bool isXpuClass(const std::string& Name) {
-  static const std::set<std::string> Names = {"KernelBuffer",
-                                              "KernelThread",
-                                              "Workgroup",
-                                              "KernelStream",
-                                              "Event",
-                                              "Kernel",
-                                              "Shared",
-                                              "Barrier",
-                                              "Atomics",
-                                              "MemoryOrder",
-                                              "Wave",
-                                              "Tile",
-                                              "Group",
-                                              "Device",
-                                              "Capability",
-                                              "AsyncCopy",
-                                              "Texture2D",
-                                              "Sampler",
-                                              "AccelerationStructure",
-                                              "RayQuery",
-                                              "KernelSubmission",
+  static const std::set<std::string> Names = {"KernelBuffer", "KernelThread",
+                                              "Workgroup",    "KernelStream",
+                                              "Event",        "Kernel",
+                                              "Shared",       "Barrier",
+                                              "Atomics",      "MemoryOrder",
+                                              "Wave",         "Tile",
+                                              "Group",        "CooperativeMatrix",
+                                              "Device",       "Capability",
+                                              "AsyncCopy",    "Texture2D",
+                                              "Sampler",      "AccelerationStructure",
+                                              "RayQuery",     "KernelSubmission",
                                               "Scheduler"};
   return Names.count(Name) != 0;
 }
@@ -45,8 +35,8 @@ bool builtinNeedsImport(const std::string& Name) {
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
   if (Name == "AsyncCopy")
     return "asynchronous global-to-shared copies are not implemented yet";
-  if (Name == "Tile" || Name == "Group")
-    return "cooperative-matrix tiles are not implemented yet";
+  if (Name == "CooperativeMatrix")
+    return "CooperativeMatrix with an explicit role is not implemented yet; use Tile";
   if (Name == "Texture2D" || Name == "Sampler")
     return "textures are not implemented yet";
   if (Name == "AccelerationStructure" || Name == "RayQuery")

@@ -399,8 +399,14 @@ bool Parser::parseType(TypeRef& Out) {
   if (accept(Tok::Less)) {
     while (true) {
       TypeRef Arg;
-      if (!parseType(Arg))
+      if (at(Tok::IntLiteral)) {
+        // An integer argument (a tile's shape); Sema checks where one is allowed.
+        Arg.Range = tok().Range;
+        Arg.Name = take().Text;
+        Arg.IsInteger = true;
+      } else if (!parseType(Arg)) {
         return false;
+      }
       Out.Args.push_back(std::move(Arg));
       if (PendingGreater > 0)
         break;
@@ -470,7 +476,8 @@ bool Parser::looksLikeDeclaration() const {
       else if (K == Tok::UShr)
         Depth -= 3;
       else if (K != Tok::Identifier && K != Tok::Comma && K != Tok::Dot && K != Tok::LParen &&
-               K != Tok::RParen && K != Tok::KwVoid) // Fn<void(int32)>
+               K != Tok::RParen && K != Tok::KwVoid && // Fn<void(int32)>
+               K != Tok::IntLiteral)                   // Tile<float16, 16, 16>
         return false;
       if (Depth <= 0)
         break;

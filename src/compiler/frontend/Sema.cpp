@@ -157,6 +157,11 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
     }
     return kir::Type::buffer(Elem->Elem);
   }
+  if (T.Name == "Tile") {
+    Diags.error(T.Range, "a tile cannot be used as " + std::string(Where) +
+                             "; tiles are local variables of @Kernel methods");
+    return std::nullopt;
+  }
   if (std::string S = suggestPrimitive(T.Name); !S.empty()) {
     Diags.error(T.Range, "unknown type '" + T.Name + "'; did you mean '" + S + "'?");
     return std::nullopt;

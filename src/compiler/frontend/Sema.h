@@ -114,6 +114,20 @@ private:
   Value buildAtomic(const Expr* E, const std::string& Method);
   // wave operations (SemaWave.cpp)
   Value buildWave(const Expr* E, const std::string& Method);
+  // Tiles (SemaTile.cpp)
+  std::optional<kir::Type> resolveTileType(const TypeRef& T);
+  kir::Stmt* buildTileDecl(const Stmt* S);
+  Value buildTileMethod(const Expr* E, uint32_t Tile, const std::string& Method);
+  Value buildGroup(const Expr* E, const std::string& Method);
+  kir::Expr* buildTileMemory(const Expr* Call, size_t First, kir::TileOp Op, bool ColMajor,
+                             uint32_t Tile, const std::string& Method);
+  kir::Expr* buildTileFill(const Expr* ValueArg, uint32_t Tile, kir::TileOp Op,
+                           const std::string& Method, SourceRange R);
+  kir::Expr* tileOp(kir::TileOp Op, uint32_t Tile, std::vector<kir::Expr*> Ops, SourceRange R);
+  kir::Expr* tileZero(kir::ScalarType Elem, SourceRange R);
+  kir::Expr* tileLocalRef(uint32_t Local, SourceRange R);
+  kir::Expr* tileIndexArg(const Expr* A, const std::string& What, const std::string& Method);
+  std::optional<uint32_t> tileArg(const Expr* A, const std::string& Method);
   Value buildField(const Expr* E);
   Value buildMethodRef(const Expr* E);
   Value buildFnCall(const Expr* E, uint32_t Local, int Sig);

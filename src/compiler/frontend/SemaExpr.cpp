@@ -302,6 +302,12 @@ kir::Expr* Sema::buildBufferOperand(const Expr* E) {
 }
 
 Sema::Value Sema::buildName(const Expr* E) {
+  if (auto L = lookupLocal(E->Text); L && Fn().Locals[*L].Ty.isTile()) {
+    Diags.error(E->Range, "tile '" + E->Text +
+                              "' is not a value: use its methods (load, store, fill, scale, add, "
+                              "convertFrom) and Group.mac");
+    return {};
+  }
   if (auto L = lookupLocal(E->Text)) {
     kir::Expr* R = M->newExpr(kir::Expr::Kind::Local, Fn().Locals[*L].Ty, loc(E->Range));
     R->Index = *L;
@@ -404,6 +410,22 @@ Sema::Value Sema::buildCall(const Expr* E) {
     Diags.error(E->Range, "'Barrier." + Method + "()' is a statement, not a value");
     return {};
   }
+  if (Name == "Group" && !lookupLocal(Name)) {
+    if (!isImported("Group")) {
+      Diags.error(Obj->Range, "'Group' is not imported; add 'import cajeta.xpu.Group;'");
+      return {};
+    }
+    return buildGroup(E, Method);
+  }
+  if (Name == "Tile" && !lookupLocal(Name)) {
+    Diags.error(E->Range, "'Tile." + Method +
+                              "(...)' initialises a tile declaration, as in "
+                              "'Tile<float16, 16, 16> a = Tile." +
+                              Method + "(...);'");
+    return {};
+  }
+  if (auto L = lookupLocal(Name); L && Fn().Locals[*L].Ty.isTile())
+    return buildTileMethod(E, *L, Method);
   if (BufferParams.count(Name) && !lookupLocal(Name)) {
     if (Method == "length" && E->Ops.size() == 1) {
       kir::Expr* R =
@@ -649,6 +671,11 @@ Sema::LValue Sema::buildLValue(const Expr* E) {
   LValue L;
   L.Range = E->Range;
   if (E->K == Expr::Kind::Name) {
+    if (auto Id = lookupLocal(E->Text); Id && Fn().Locals[*Id].Ty.isTile()) {
+      Diags.error(E->Range, "cannot assign to tile '" + E->Text +
+                                "'; use its methods (load, fill, convertFrom, ...)");
+      return L;
+    }
     if (auto Id = lookupLocal(E->Text)) {
       L.K = LValue::Local;
       L.LocalId = *Id;

@@ -37,6 +37,10 @@ void analyzeAccess(Module& M) {
         F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], Access::Read);
       if (E->K == Expr::Kind::Store && bufferParam(E->Ops[0]) >= 0)
         F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], Access::Write);
+      if (E->K == Expr::Kind::Tile && (E->TOp == TileOp::Load || E->TOp == TileOp::Store) &&
+          bufferParam(E->Ops[0]) >= 0)
+        F.ParamAccess[E->Ops[0]->Index] = merge(
+            F.ParamAccess[E->Ops[0]->Index], E->TOp == TileOp::Load ? Access::Read : Access::Write);
       if (E->K == Expr::Kind::Atomic && bufferParam(E->Ops[0]) >= 0) {
         Access A = E->AOp == AtomicOp::Load    ? Access::Read
                    : E->AOp == AtomicOp::Store ? Access::Write

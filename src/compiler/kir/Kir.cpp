@@ -59,6 +59,9 @@ std::string Type::str() const {
     return std::string("Shared<") + bundle::scalarTypeName(Elem) + ">";
   case Pod:
     return "pod#" + std::to_string(PodIndex);
+  case Tile:
+    return std::string("Tile<") + bundle::scalarTypeName(Elem) + ", " + std::to_string(Rows) +
+           ", " + std::to_string(Cols) + ">";
   }
   return "?";
 }
@@ -118,7 +121,7 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "buffer_length", "div_trunc",
                                 "rem_trunc",     "shift_left",
                                 "shift_right",   "ftoi_unchecked",
-                                "bitcast"};
+                                "bitcast",       "mma_m16n8k16"};
   return Names[static_cast<unsigned>(Op)];
 }
 
@@ -250,7 +253,55 @@ Type waveResultType(WaveOp Op, Type Operand) {
 }
 
 bool isConvergentWaveOp(const Expr* E) {
+  if (E && E->K == Expr::Kind::Tile)
+    return true;
   return E && E->K == Expr::Kind::Wave && E->WOp != WaveOp::Width && E->WOp != WaveOp::LaneId;
+}
+
+const char* tileOpName(TileOp Op) {
+  switch (Op) {
+  case TileOp::Fill:
+    return "fill";
+  case TileOp::Load:
+    return "load";
+  case TileOp::Store:
+    return "store";
+  case TileOp::Mac:
+    return "mac";
+  case TileOp::Scale:
+    return "scale";
+  case TileOp::Add:
+    return "add";
+  case TileOp::Convert:
+    return "convertFrom";
+  }
+  return "?";
+}
+
+unsigned tileOperandCount(TileOp Op) {
+  switch (Op) {
+  case TileOp::Load:
+  case TileOp::Store:
+    return 5;
+  case TileOp::Mac:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+bool tileMacTypesAllowed(ScalarType In, ScalarType Acc) {
+  switch (In) {
+  case ScalarType::F16:
+    return Acc == ScalarType::F32 || Acc == ScalarType::F16;
+  case ScalarType::F32:
+    return Acc == ScalarType::F32;
+  case ScalarType::I8:
+  case ScalarType::U8:
+    return Acc == ScalarType::I32;
+  default:
+    return false;
+  }
 }
 
 uint32_t maxLoopId(const Stmt* S) {

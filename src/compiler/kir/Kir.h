@@ -22,25 +22,32 @@ struct SourceLoc {
 };
 
 /// A KIR type: void, a scalar, a buffer of scalars (a kernel or helper parameter only), a
-/// workgroup-shared array (Function::SharedArrays, kernels only), or a POD (Module::Pods,
-/// parameters only, read-only). Function-typed source values are plain uint32 tags in KIR.
+/// workgroup-shared array (Function::SharedArrays, kernels only), a POD (Module::Pods,
+/// parameters only, read-only), or a tile (a kernel's local only, read and written by Tile
+/// expressions only; kir::TileLowering replaces every tile before an emitter runs).
+/// Function-typed source values are plain uint32 tags in KIR.
 struct Type {
-  enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod };
+  enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod, Tile };
   Kind K = Void;
-  ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared: the element type
+  ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared/Tile: the element type
   uint32_t PodIndex = 0;             // Pod: index into Module::Pods
+  uint16_t Rows = 0, Cols = 0;       // Tile: the shape
 
   static Type voidTy() { return {}; }
   static Type scalar(ScalarType T) { return {Scalar, T}; }
   static Type buffer(ScalarType T) { return {Buffer, T}; }
   static Type shared(ScalarType T) { return {Shared, T}; }
   static Type pod(uint32_t Index) { return {Pod, ScalarType::I32, Index}; }
+  static Type tile(ScalarType T, uint32_t Rows, uint32_t Cols) {
+    return {Tile, T, 0, uint16_t(Rows), uint16_t(Cols)};
+  }
 
   bool isVoid() const { return K == Void; }
   bool isScalar() const { return K == Scalar; }
   bool isBuffer() const { return K == Buffer; }
   bool isShared() const { return K == Shared; }
   bool isPod() const { return K == Pod; }
+  bool isTile() const { return K == Tile; }
   /// Indexable memory: a buffer or a shared array (operand 0 of Load/Store/Atomic).
   bool isArray() const { return K == Buffer || K == Shared; }
   bool isBool() const { return K == Scalar && Elem == ScalarType::Bool; }
@@ -55,6 +62,8 @@ struct Type {
       return false;
     if (K == Pod)
       return PodIndex == O.PodIndex;
+    if (K == Tile)
+      return Elem == O.Elem && Rows == O.Rows && Cols == O.Cols;
     return K == Void || Elem == O.Elem;
   }
   bool operator!=(const Type& O) const { return !(*this == O); }
@@ -123,6 +132,13 @@ enum class IntrinsicOp : uint8_t {
   ShiftRight, // {v, count}: v >> count, arithmetic for signed, logical for unsigned; count < bits
   FToIUnchecked, // {float}, Ty an integer: round toward zero; the result fits Ty (no NaN)
   Bitcast,       // {v}, Ty a scalar of v's width (int <-> float): the same bits
+  // The NVIDIA tensor-core leaf kir::TileLowering makes in its mma.sync tier; no other pass makes
+  // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.m16n8k16.row.col
+  // with float32 accumulators: Ops = the lane's 8 A elements (a0..a7), 4 B elements (b0..b3), all
+  // float16 (Elem of the intrinsic's A/B operands), then 4 float32 C elements; yields element Dim
+  // (0..3) of D = A.B + C (float32). The four results of one product are four expressions with the
+  // same operands (LLVM merges them into one instruction).
+  MmaM16N8K16,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element
@@ -175,6 +191,27 @@ enum class WaveOp : uint8_t {
   ShuffleWord, // {word, lane}: the uint32 word of lane `lane` (uint32, already in [0, width))
 };
 
+/// Tile operations (Expr::Kind::Tile). A tile is a Rows x Cols matrix held by one wave: every
+/// lane of the wave takes part in every tile op, as in a convergent wave op, and together the
+/// lanes hold the elements (how is the tier's business: kir::TileLowering). Element (r, c) of a
+/// tile loaded from memory at Offset with Stride is array[Offset + r * Stride + c] (RowMajor) or
+/// array[Offset + c * Stride + r] (ColMajor); only elements with r < ValidRows and c < ValidCols
+/// are read or written, the others load as zero. Index is the tile local that the op defines or
+/// modifies (Store: the local it reads). The value is void (an Eval statement's expression).
+enum class TileOp : uint8_t {
+  Fill,    // {value of the element type}: every element = value
+  Load,    // {array, offset, stride, validRows, validCols} (uint32 each but the array); Dim 0
+           // row-major, 1 column-major. The array's element type is the tile's.
+  Store,   // {array, offset, stride, validRows, validCols}: row-major, Dim 0
+  Mac,     // {a, b} tile locals: tile += a . b. a: Rows x K, b: K x Cols, with a's and b's
+           // element type one input type and the tile's its accumulator type (float16 or
+           // float32 for float16 inputs, int32 for int8/uint8). Products and sums are in the
+           // accumulator type; the order of the K sum is the tier's.
+  Scale,   // {s of the element type}: every element *= s
+  Add,     // {u}: a tile local of the same type and shape: element-wise +=
+  Convert, // {u}: a tile local of the same shape: every element = u's converted (Cast rules)
+};
+
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
 enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
 
@@ -206,6 +243,8 @@ struct Expr {
     Dispatch,  // call through a function tag: Ops[0] = tag (uint32), Ops[1..] = arguments;
                // Targets[t] is the function index for tag t. A tag >= Targets.size() is a
                // no-op that yields the zero value of Ty.
+    Tile,      // TOp on tile local Index (TileOp: operands and semantics); Ty void. Tile locals
+               // appear only as Index or as Local operands of Tile expressions.
   };
   Kind K = Kind::Const;
   Type Ty;
@@ -216,6 +255,7 @@ struct Expr {
   AtomicOp AOp = AtomicOp::Add;
   MemoryOrder Order = MemoryOrder::Relaxed;
   WaveOp WOp = WaveOp::Width;
+  TileOp TOp = TileOp::Fill;
   std::vector<uint32_t> Targets; // Dispatch
   uint8_t Dim = 0;
   uint32_t Index = 0;
@@ -306,7 +346,11 @@ struct Function {
   /// guarantees a function only calls helpers available on all of its own backends.
   std::vector<std::string> Backends;
   bool HasBarrier = false; // the body, or a helper it calls, contains a Barrier
-  bool UsesWave = false;   // the body, or a helper it calls, contains a wave op
+  bool UsesWave = false;   // the body, or a helper it calls, contains a wave op (or a tile op)
+  bool UsesTiles = false;  // the kernel has tile locals (kept after kir::TileLowering)
+  /// Set by kir::TileLowering's portable form: the waves per group its shared scratch holds (a
+  /// launch with more waves is refused); 0 without portable tiles.
+  uint32_t TileWaves = 0;
   Stmt* Body = nullptr;
   SourceLoc Loc;
   /// Filled by analyzeAccess: one entry per parameter (None for scalars).
@@ -350,8 +394,14 @@ unsigned mathOperandCount(IntrinsicOp Op);
 bool waveOperandAllowed(WaveOp Op, Type Operand);
 /// The result type of Op on operand 0 of type Operand (ignored for Width and LaneId).
 Type waveResultType(WaveOp Op, Type Operand);
-/// Whether E is a wave op that every lane of the wave must reach (all but width and laneId).
+/// Whether E is a wave op that every lane of the wave must reach (all but width and laneId, and
+/// every tile op).
 bool isConvergentWaveOp(const Expr* E);
+const char* tileOpName(TileOp Op); // the source method name: "fill", "load", "mac", ...
+/// Operands of a Tile expression (Load/Store 5, Fill/Mac 1-2, ...).
+unsigned tileOperandCount(TileOp Op);
+/// Whether tiles of element types In (a and b) may accumulate into Acc with Mac.
+bool tileMacTypesAllowed(ScalarType In, ScalarType Acc);
 /// The largest Loop::LoopId in S (0 when it has no loop): new loops take ids above it.
 uint32_t maxLoopId(const Stmt* S);
 /// Whether F is compiled for a backend ("cpu", "cuda", "hip", "vulkan").

@@ -173,6 +173,12 @@ private:
              " " + T + ops() + ")";
     case Expr::Kind::Wave:
       return "(wave." + std::string(waveOpName(E->WOp)) + " " + T + ops() + ")";
+    case Expr::Kind::Tile: {
+      std::string S = "(tile." + std::string(tileOpName(E->TOp)) + " " + local(E->Index);
+      if (E->TOp == TileOp::Load && E->Dim == 1)
+        S += " col-major";
+      return S + ops() + ")";
+    }
     case Expr::Kind::Field: {
       std::string Name = "?";
       const Type& PT = E->Ops[0]->Ty;
@@ -191,6 +197,8 @@ private:
       std::string S = "(" + std::string(intrinsicName(E->IOp)) + " " + T;
       if (E->IOp <= IntrinsicOp::GlobalSize)
         S += std::string(" ") + "xyz"[E->Dim];
+      if (E->IOp == IntrinsicOp::MmaM16N8K16)
+        S += " d" + std::to_string(E->Dim);
       return S + ops() + ")";
     }
     }

@@ -46,6 +46,8 @@ const char* exprKindName(Expr::Kind K) {
     return "Wave";
   case Expr::Kind::Dispatch:
     return "Dispatch";
+  case Expr::Kind::Tile:
+    return "Tile";
   }
   return "unknown expression";
 }
@@ -93,6 +95,7 @@ enum class Use : uint8_t {
   Array,   // operand 0 of Load/Store/Atomic/BufferLength: a buffer Param or a SharedRef
   PodRead, // operand 0 of Field: a POD Param
   CallArg, // an argument of Call/Dispatch: a value, a buffer Param or a POD Param
+  TileArg, // a tile operand of a Tile expression: a Local of tile type
 };
 
 class Verifier {
@@ -161,7 +164,7 @@ private:
                       " is not a helper");
     }
     for (const Local& L : F.Locals)
-      if (!L.Ty.isScalar())
+      if (!L.Ty.isScalar() && !(L.Ty.isTile() && F.IsKernel))
         problem(L.Loc, Kind, "local '" + L.Name + "' has type " + L.Ty.str() + ", not a scalar");
     if (!F.IsKernel && !F.SharedArrays.empty())
       problem(F.Loc, Kind, "a helper declares shared arrays (only kernels may)");
@@ -291,6 +294,8 @@ private:
       problem(E, "expected a buffer parameter or a shared array, got " + E->Ty.str());
     if (U == Use::PodRead && !(E->K == Expr::Kind::Param && E->Ty.isPod()))
       problem(E, "expected a POD parameter, got " + E->Ty.str());
+    if (U == Use::TileArg && !(E->K == Expr::Kind::Local && E->Ty.isTile()))
+      problem(E, "expected a tile local, got " + E->Ty.str());
     if ((U == Use::Value || U == Use::CallArg) && !E->Ty.isScalar() && !E->Ty.isVoid() &&
         E->K != Expr::Kind::Param && E->K != Expr::Kind::SharedRef)
       problem(E, "a value of type " + E->Ty.str());
@@ -395,6 +400,8 @@ private:
       return verifyWave(E);
     case Expr::Kind::Dispatch:
       return verifyDispatch(E);
+    case Expr::Kind::Tile:
+      return verifyTile(E);
     }
     problem(E->Loc, "expression", "unknown expression kind " + std::to_string(unsigned(E->K)));
   }
@@ -555,8 +562,79 @@ private:
       verifySignature(E, E->Targets[T], "dispatch target " + std::to_string(T), 1);
   }
 
+  /// Tile ops (Kir.h's TileOp): a tile local as Index, operands of the op's types, shapes that
+  /// agree for Mac, Add and Convert.
+  void verifyTile(const Expr* E) {
+    if (E->TOp > TileOp::Convert)
+      return problem(E, "unknown tile op " + std::to_string(unsigned(E->TOp)));
+    std::string Name = std::string("'") + tileOpName(E->TOp) + "'";
+    if (!Fn->IsKernel)
+      problem(E, Name + " in a helper (tiles live in kernels only)");
+    if (!E->Ty.isVoid())
+      problem(E, Name + " yields void, not " + E->Ty.str());
+    if (E->Index >= Fn->Locals.size() || !Fn->Locals[E->Index].Ty.isTile())
+      return problem(E, Name + " on local " + std::to_string(E->Index) + ", not a tile local");
+    if (!ops(E, tileOperandCount(E->TOp)))
+      return;
+    Type T = Fn->Locals[E->Index].Ty, Elem = Type::scalar(T.Elem);
+    switch (E->TOp) {
+    case TileOp::Fill:
+    case TileOp::Scale:
+      verifyExpr(E->Ops[0], Use::Value);
+      if (E->Ops[0]->Ty != Elem)
+        problem(E, Name + " with " + E->Ops[0]->Ty.str() + " on " + T.str());
+      return;
+    case TileOp::Load:
+    case TileOp::Store:
+      if (verifyArray(E) && E->Ops[0]->Ty.Elem != T.Elem)
+        problem(E, Name + " of " + T.str() + " from " + E->Ops[0]->Ty.str());
+      for (size_t I = 1; I < 5; ++I) {
+        verifyExpr(E->Ops[I], Use::Value);
+        if (E->Ops[I]->Ty != U32)
+          problem(E, Name + " operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str() +
+                         ", not uint32");
+      }
+      if (E->Dim > (E->TOp == TileOp::Load ? 1 : 0))
+        problem(E, Name + " with layout " + std::to_string(E->Dim));
+      return;
+    case TileOp::Add:
+    case TileOp::Convert: {
+      verifyExpr(E->Ops[0], Use::TileArg);
+      Type U = E->Ops[0]->Ty;
+      if (U.Rows != T.Rows || U.Cols != T.Cols || (E->TOp == TileOp::Add && U != T))
+        problem(E, Name + " of " + U.str() + " into " + T.str());
+      return;
+    }
+    case TileOp::Mac: {
+      verifyExpr(E->Ops[0], Use::TileArg);
+      verifyExpr(E->Ops[1], Use::TileArg);
+      Type A = E->Ops[0]->Ty, B = E->Ops[1]->Ty;
+      if (A.Rows != T.Rows || B.Cols != T.Cols || A.Cols != B.Rows || A.Elem != B.Elem ||
+          !tileMacTypesAllowed(A.Elem, T.Elem))
+        problem(E, Name + " of " + A.str() + " and " + B.str() + " into " + T.str());
+      return;
+    }
+    }
+  }
+
+  void verifyMma(const Expr* E) {
+    if (!ops(E, 16))
+      return;
+    for (size_t I = 0; I < 16; ++I) {
+      verifyExpr(E->Ops[I], Use::Value);
+      if (I >= 12 ? E->Ops[I]->Ty != Type::scalar(ScalarType::F32) : E->Ops[I]->Ty != E->Ops[0]->Ty)
+        problem(E, "mma operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    if (E->Ops[0]->Ty != Type::scalar(ScalarType::F16))
+      problem(E, "mma inputs are " + E->Ops[0]->Ty.str() + ", not float16");
+    if (E->Dim > 3 || E->Ty != Type::scalar(ScalarType::F32))
+      problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
+  }
+
   void verifyIntrinsic(const Expr* E) {
     IntrinsicOp Op = E->IOp;
+    if (Op == IntrinsicOp::MmaM16N8K16)
+      return verifyMma(E);
     if (Op > IntrinsicOp::Bitcast)
       return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
     std::string Name = std::string("'") + intrinsicName(Op) + "'";

@@ -76,6 +76,7 @@ private:
     switch (E->K) {
     case Expr::Kind::Assign:
     case Expr::Kind::Store:
+    case Expr::Kind::Tile:
       return true;
     case Expr::Kind::Atomic:
       return E->AOp != AtomicOp::Load;
@@ -94,6 +95,8 @@ private:
   std::string what(const Expr* E) const {
     if (E->K == Expr::Kind::Wave)
       return std::string("wave operation 'Wave.") + waveOpName(E->WOp) + "'";
+    if (E->K == Expr::Kind::Tile)
+      return std::string("tile operation '") + tileOpName(E->TOp) + "'";
     return "call of '" + M.Functions[E->Index]->Name + "', which uses wave operations,";
   }
 

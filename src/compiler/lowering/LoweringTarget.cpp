@@ -8,6 +8,10 @@ namespace cajeta::lowering {
 
 LoweringTarget::~LoweringTarget() = default;
 
+kir::TileLoweringConfig LoweringTarget::tileLowering(ImplTier) const {
+  return {}; // the portable tile with the default budget
+}
+
 namespace {
 
 using kir::IntrinsicOp;

@@ -8,6 +8,7 @@
 
 #include "compiler/kir/Kir.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/kir/transforms/TileLowering.h"
 #include "compiler/kir/transforms/WaveExpand.h"
 
 #include <llvm/ADT/ArrayRef.h>
@@ -105,6 +106,15 @@ public:
 
   /// The tier a feature gets on this backend; Portable unless a backend has it natively.
   virtual ImplTier tierFor(Feature F) const { return ImplTier::Portable; }
+  /// How kir::TileLowering lowers tiles here, given the tier the driver chose: the portable
+  /// form with this target's shared-memory budget, unless the target has native fragments.
+  virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;
+  /// The mma.sync leaf (IntrinsicOp::MmaM16N8K16): result Dim of one m16n8k16 product with
+  /// float16 A (8 values) and B (4) and float32 C (4). Null where the target has none.
+  virtual llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
+                                       unsigned Dim) {
+    return nullptr;
+  }
 
   // --- Wave (subgroup) leaves of the native tier (kir::WaveOp; the walk's KernelWave.cpp lowers
   // each wave primitive to one of these). Every lane of a full wave calls each one (Kir.h). The

@@ -54,12 +54,15 @@ std::vector<PipelineConfig> allConfigs() {
   Sm90.ReduceInt32 = true;
   WavePrimitives Sm70 = Sm90; // and on sm_70 (no redux.sync)
   Sm70.ReduceInt32 = false;
-  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm(), NoWaves});
-  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm90});
-  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm70});
-  Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm(), Sm90});
+  TileLoweringConfig Portable; // the software tile
+  TileLoweringConfig Mma;      // sm_80+ in the native tile tier
+  Mma.F = TileLoweringConfig::Form::MmaSync;
+  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm(), NoWaves, Portable});
+  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm90, Mma});
+  Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm70, Portable});
+  Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm(), Sm90, Portable});
   // The CPU once more as CAJETA_KIR_LEGALIZE=vulkan runs it.
-  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv(), NoWaves});
+  Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv(), NoWaves, Portable});
   lowering::spirv::SpirvEmitOptions Spirv;
   Out.push_back(lowering::spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
   Spirv.PortableWaveOps = true;
@@ -91,7 +94,12 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
       Waves |= F->UsesWave;
       Barriers |= F->HasBarrier;
     }
-    for (const PipelineConfig& C : Configs) {
+    std::string NoMma;
+    bool MmaFits = TileLowering::fitsMmaSync(*M, NoMma);
+    for (PipelineConfig C : Configs) {
+      // As the driver does: a program whose tiles have no mma.sync form gets the software tile.
+      if (C.Tiles.F == TileLoweringConfig::Form::MmaSync && !MmaFits)
+        C.Tiles.F = TileLoweringConfig::Form::Portable;
       PipelineTrace Trace;
       Trace.VerifyEach = true;
       std::string PipelineError;

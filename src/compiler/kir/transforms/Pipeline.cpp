@@ -64,6 +64,11 @@ bool expandWaves(const WavePrimitives& P, Module& M, size_t I, std::string& Erro
 
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
+  // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
+  // passes then treat as any other.
+  Passes.push_back({"tile-lowering", [T = C.Tiles](Module& M, size_t I, std::string& Error) {
+                      return TileLowering::run(M, *M.Functions[I], T, Error);
+                    }});
   // The wave composites in KIR over the tier's primitives: the target's in the native tier; in
   // the portable tier its own, which portable-wave then builds from shared memory.
   bool Portable = C.WaveTier == ImplTier::Portable;
@@ -108,7 +113,7 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 
 const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers", "polyfill",
-                                              "wave-expand"};
+                                              "wave-expand", "tile-lowering"};
   return Names;
 }
 

@@ -6,6 +6,7 @@
 #include "compiler/kir/Kir.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/kir/transforms/TileLowering.h"
 #include "compiler/kir/transforms/WaveExpand.h"
 
 #include <memory>
@@ -27,6 +28,8 @@ struct PipelineConfig {
   /// What the native wave tier provides: in the native tier, WaveExpand rewrites every other
   /// wave op into these primitives.
   WavePrimitives Wave;
+  /// How tiles become plain KIR (the mma tier's form and the portable scratch's budget).
+  TileLoweringConfig Tiles;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

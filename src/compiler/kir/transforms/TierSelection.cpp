@@ -14,7 +14,7 @@ const char* featureKey(Feature F) {
   case Feature::WaveOps:
     return "WAVE";
   case Feature::CooperativeMatrix:
-    return "MMA";
+    return "COOPMATRIX";
   case Feature::FloatAtomics:
     return "FLOAT_ATOMICS";
   }

@@ -55,6 +55,14 @@ public:
   llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext&) override {
     return B.getInt32(Opts.WaveWidth);
   }
+  kir::TileLoweringConfig tileLowering(ImplTier) const override {
+    // The portable tile; a group's shared arrays live in host memory, so the scratch holds the
+    // largest group (1024 work-items) within a 4 MiB budget.
+    kir::TileLoweringConfig C;
+    C.MaxWaves = 1024 / Opts.WaveWidth;
+    C.SharedBudget = 4u << 20;
+    return C;
+  }
 
   llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,
                              std::string& Error) override;

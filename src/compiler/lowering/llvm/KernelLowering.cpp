@@ -58,6 +58,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::llvm();
   C.Wave = T.wavePrimitives();
+  C.Tiles = T.tileLowering(O.TileTier);
   return C;
 }
 
@@ -173,6 +174,10 @@ void KernelLowering::emitKernelEntries(size_t I) {
     TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
   if (KF.UsesWave)
     TMan.WaveTier = portableWaves() ? "portable" : "native";
+  if (KF.UsesTiles) {
+    TMan.TileTier = KF.TileWaves ? "portable" : "native";
+    TMan.TileWaves = KF.TileWaves;
+  }
   Entries[I] = emitEntry(KF, *Lowered);
   // CPU: a second entry with the grid-stride loop run a step at a time for the whole group; the
   // runtime takes it when the loop's count exceeds the launch's work-items.
@@ -503,6 +508,8 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     return emitDispatch(E);
   case Expr::Kind::Wave:
     return emitWave(E);
+  case Expr::Kind::Tile:
+    llvm_unreachable("the pipeline's tile-lowering pass leaves no tile op");
   }
   llvm_unreachable("verified KIR: unknown expression kind");
 }
@@ -931,6 +938,14 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::FToIUnchecked:
   case IntrinsicOp::Bitcast:
     return emitRawPrimitive(E);
+  case IntrinsicOp::MmaM16N8K16: {
+    std::vector<llvm::Value*> Vals;
+    for (const Expr* A : E->Ops)
+      Vals.push_back(emitExpr(A));
+    if (llvm::Value* V = Target.emitMmaM16N8K16(B, Vals, E->Dim))
+      return V;
+    return unsupported(E, "the target has no mma.sync (kir::TileLowering's native form)");
+  }
   default:
     break;
   }

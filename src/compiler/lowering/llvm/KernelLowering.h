@@ -24,6 +24,9 @@ struct LoweringOptions {
   /// The wave-op tier the driver chose. Native takes effect only where the target has it
   /// (LoweringTarget::tierFor); otherwise wave ops are rewritten by PortableWave::expand.
   ImplTier WaveTier = ImplTier::Native;
+  /// The tile tier the driver chose; Native takes effect only where the target has it
+  /// (LoweringTarget::tileLowering).
+  ImplTier TileTier = ImplTier::Portable;
   /// Targets without a native barrier (the CPU): also emit each kernel with a top-level
   /// grid-stride loop over a count parameter as a second entry that runs the loop a step at a
   /// time for the whole group (GridStrideInterchange; TargetManifest::StepSymbol).

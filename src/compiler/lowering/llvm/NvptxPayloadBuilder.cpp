@@ -115,6 +115,7 @@ bool emitToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::TargetM
   LO.CheckBounds = O.CheckBounds;
   LO.Backend = "cuda"; // only what exists on CUDA (@Backend)
   LO.WaveTier = O.WaveTier;
+  LO.TileTier = O.TileTier;
   std::unique_ptr<kir::Module> Prepared =
       kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace);
   if (!Prepared)
@@ -216,6 +217,10 @@ bool readFootprint(const std::string& Ptx, const std::string& Sm, NvptxBuildResu
 }
 
 } // namespace
+
+bool NvptxPayloadBuilder::hasMmaSync(const std::string& Sm) {
+  return smVersion(Sm) >= 80;
+}
 
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {
   return createMachine(Sm, Why) != nullptr;

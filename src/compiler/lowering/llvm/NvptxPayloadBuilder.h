@@ -27,6 +27,7 @@ struct NvptxBuildOptions {
   /// The wave-op tier (CAJETA_GPU_WAVE_IMPL): Native = shfl/vote/redux.sync; Portable = the
   /// KIR rewrite over shared memory (PortableWave) before the walk.
   ImplTier WaveTier = ImplTier::Native;
+  ImplTier TileTier = ImplTier::Portable; // Native: mma.sync fragments (sm_80+)
   /// `cajeta emit --print-after...`: passed to kir::runPipeline (not owned; may be null).
   const kir::PipelineTrace* Trace = nullptr;
 };
@@ -50,6 +51,8 @@ public:
 
   /// Whether Sm ("sm_86") is an architecture LLVM's NVPTX back end can generate PTX for; if not,
   /// Why says so.
+  /// Whether Sm ("sm_90") has mma.sync.m16n8k16 with float16 inputs (sm_80 and later).
+  static bool hasMmaSync(const std::string& Sm);
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
   /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.

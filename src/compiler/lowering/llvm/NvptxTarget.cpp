@@ -56,6 +56,19 @@ public:
   void emitBarrier(llvm::IRBuilder<>& B, const WorkItemContext& W) override {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   }
+  kir::TileLoweringConfig tileLowering(ImplTier Chosen) const override {
+    kir::TileLoweringConfig C; // portable: 32 warps of scratch within the 48 KiB static limit
+    C.MaxWaves = 32;
+    C.SharedBudget = 48 * 1024;
+    llvm::StringRef Cpu = TM.getTargetCPU();
+    unsigned Sm = 0;
+    if (Chosen == ImplTier::Native && Cpu.consume_front("sm_") && !Cpu.getAsInteger(10, Sm) &&
+        Sm >= 80)
+      C.F = kir::TileLoweringConfig::Form::MmaSync;
+    return C;
+  }
+  llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
+                               unsigned Dim) override;
   ImplTier tierFor(Feature F) const override {
     return F == Feature::FloatAtomics || F == Feature::WaveOps ? ImplTier::Native
                                                                : ImplTier::Portable;
@@ -517,6 +530,26 @@ llvm::Value* NvptxTarget::emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op,
 }
 
 } // namespace
+
+llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
+                                          unsigned Dim) {
+  // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs (a0a1, a2a3,
+  // a4a5, a6a7), B as two, C as four floats; the four results are one call (LLVM merges the
+  // identical calls the walk makes for Dim 0..3).
+  llvm::Type* Pair = llvm::FixedVectorType::get(B.getHalfTy(), 2);
+  auto PairOf = [&](llvm::Value* Lo, llvm::Value* Hi) {
+    llvm::Value* V = llvm::PoisonValue::get(Pair);
+    V = B.CreateInsertElement(V, Lo, uint64_t(0));
+    return B.CreateInsertElement(V, Hi, uint64_t(1));
+  };
+  std::vector<llvm::Value*> Args;
+  for (unsigned I = 0; I < 12; I += 2)
+    Args.push_back(PairOf(Ops[I], Ops[I + 1]));
+  for (unsigned I = 12; I < 16; ++I)
+    Args.push_back(Ops[I]);
+  llvm::Value* D = B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {}, Args);
+  return B.CreateExtractValue(D, {Dim});
+}
 
 std::unique_ptr<LoweringTarget> createNvptxTarget(llvm::TargetMachine& TM,
                                                   const NvptxTargetOptions& O) {

@@ -30,6 +30,12 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   C.Wave.ReduceInt32 = true; // GroupNonUniformArithmetic: the order cannot change the result
   C.Wave.ScanInt32 = true;
   C.Wave.BroadcastFirstWord = true; // OpGroupNonUniformBroadcastFirst
+  // Tiles: the portable tile (VK_KHR_cooperative_matrix is not emitted yet). The subgroup size
+  // is known only at run time, so the scratch is sized by bytes: 32 KiB beside the kernel's own
+  // arrays (lavapipe's and most desktop GPUs' maxComputeSharedMemorySize; a device with less
+  // refuses the launch by name). A launch with more waves than fit is refused (tileWaves).
+  C.Tiles.MaxWaves = 256;
+  C.Tiles.SharedBudget = 32 * 1024;
   return C;
 }
 
@@ -103,6 +109,10 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
     TM.StaticSharedBytes = K.StaticSharedBytes;
     if (F->UsesWave)
       TM.WaveTier = Options.PortableWaveOps ? "portable" : "native";
+    if (F->UsesTiles) {
+      TM.TileTier = "portable";
+      TM.TileWaves = F->TileWaves;
+    }
     R.Manifests[F->Name] = TM;
     R.Payloads.push_back(std::move(P));
   }

@@ -1,0 +1,521 @@
+// Tiles to plain KIR (TileLowering.h): the portable shared-memory tile and the mma.sync
+// register fragments.
+#include "compiler/kir/transforms/TileLowering.h"
+
+#include "compiler/kir/Builder.h"
+#include "compiler/kir/Walk.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace cajeta::kir {
+namespace {
+
+Type u32Ty() {
+  return Type::scalar(ScalarType::U32);
+}
+
+std::string at(SourceLoc L) {
+  return "line " + std::to_string(L.Line);
+}
+
+// ---- the mma.sync fragment layout ------------------------------------------------------------
+
+enum class Role : uint8_t { Acc, A, B };
+
+/// Where fragment register J of a tile of role R and shape Rows x Cols lies: element (RowConst +
+/// (RowFromLaneGroup ? g : 2t), ColConst + (RowFromLaneGroup ? 2t : g)), where g = lane / 4 and
+/// t = lane % 4 (PTX ISA, "Matrix Fragments for mma.m16n8k16").
+struct FragmentElement {
+  uint32_t RowConst = 0, ColConst = 0;
+  bool RowFromLaneGroup = true;
+};
+
+std::vector<FragmentElement> fragmentLayout(Role R, uint32_t Rows, uint32_t Cols) {
+  std::vector<FragmentElement> Out;
+  switch (R) {
+  case Role::Acc: // 16x8 blocks: c0,c1 (g, 2t..2t+1), c2,c3 (g+8, 2t..2t+1)
+    for (uint32_t Mi = 0; Mi < Rows / 16; ++Mi)
+      for (uint32_t Ni = 0; Ni < Cols / 8; ++Ni)
+        for (uint32_t I = 0; I < 4; ++I)
+          Out.push_back({16 * Mi + (I >= 2 ? 8 : 0), 8 * Ni + (I & 1), true});
+    break;
+  case Role::A: // 16x16 blocks: a0..a7 rows g / g+8, columns 2t.. / 2t+8..
+    for (uint32_t Mi = 0; Mi < Rows / 16; ++Mi)
+      for (uint32_t Ki = 0; Ki < Cols / 16; ++Ki)
+        for (uint32_t I = 0; I < 8; ++I)
+          Out.push_back({16 * Mi + ((I >> 1) & 1) * 8, 16 * Ki + (I & 1) + (I >= 4 ? 8 : 0), true});
+    break;
+  case Role::B: // 16x8 blocks: b0..b3 rows 2t.. / 2t+8.., column g
+    for (uint32_t Ki = 0; Ki < Rows / 16; ++Ki)
+      for (uint32_t Ni = 0; Ni < Cols / 8; ++Ni)
+        for (uint32_t I = 0; I < 4; ++I)
+          Out.push_back({16 * Ki + (I & 1) + (I >= 2 ? 8 : 0), 8 * Ni, false});
+    break;
+  }
+  return Out;
+}
+
+bool shapeFits(Role R, Type T) {
+  switch (R) {
+  case Role::Acc:
+    return T.Rows % 16 == 0 && T.Cols % 8 == 0;
+  case Role::A:
+    return T.Rows % 16 == 0 && T.Cols % 16 == 0;
+  case Role::B:
+    return T.Rows % 16 == 0 && T.Cols % 8 == 0;
+  }
+  return false;
+}
+
+const char* roleName(Role R) {
+  return R == Role::Acc ? "an accumulator" : R == Role::A ? "the a operand" : "the b operand";
+}
+
+/// The role of each tile local of F (by local index), from its uses in Mac; a tile never in a
+/// Mac is an accumulator. False with Why when a tile plays two roles.
+bool inferRoles(const Function& F, std::map<uint32_t, Role>& Roles, std::string& Why) {
+  bool Ok = true;
+  auto Set = [&](uint32_t L, Role R, SourceLoc Loc) {
+    auto [It, New] = Roles.emplace(L, R);
+    if (!New && It->second != R && Ok) {
+      Why = "tile '" + F.Locals[L].Name + "' is " + roleName(It->second) + " and " + roleName(R) +
+            " of Group.mac (" + at(Loc) + ")";
+      Ok = false;
+    }
+  };
+  forEachExprIn(F.Body, [&](const Expr* E) {
+    if (E->K == Expr::Kind::Tile && E->TOp == TileOp::Mac) {
+      Set(E->Index, Role::Acc, E->Loc);
+      Set(E->Ops[0]->Index, Role::A, E->Loc);
+      Set(E->Ops[1]->Index, Role::B, E->Loc);
+    }
+  });
+  for (uint32_t L = 0; L < F.Locals.size(); ++L)
+    if (F.Locals[L].Ty.isTile())
+      Roles.emplace(L, Role::Acc);
+  return Ok;
+}
+
+// ---- the rewriter ----------------------------------------------------------------------------
+
+class Lowerer {
+public:
+  Lowerer(Module& M, Function& F, const TileLoweringConfig& C) : M(M), F(F), C(C), B(M, F) {}
+
+  bool run(std::string& Error) {
+    if (portable()) {
+      uint64_t Own = 0;
+      for (const SharedArray& S : F.SharedArrays)
+        Own += uint64_t(S.Count) * bundle::scalarTypeSize(S.Elem);
+      uint32_t PerWave = TileLowering::portableBytesPerWave(F);
+      uint64_t Left = C.SharedBudget > Own ? C.SharedBudget - Own : 0;
+      Waves = uint32_t(std::min<uint64_t>(C.MaxWaves, Left / PerWave));
+      if (Waves == 0) {
+        Error = "kernel '" + F.Name + "': its tiles take " + std::to_string(PerWave) +
+                " bytes of shared memory per wave in the portable tier, and only " +
+                std::to_string(Left) + " of the target's " + std::to_string(C.SharedBudget) +
+                " bytes are left beside its own shared arrays; use smaller tiles";
+        return false;
+      }
+      F.TileWaves = Waves;
+    }
+    if (C.F == TileLoweringConfig::Form::MmaSync) {
+      std::string Why;
+      if (!inferRoles(F, Roles, Why)) {
+        Error = "tile lowering (mma.sync) of '" + F.Name + "': " + Why;
+        return false;
+      }
+    }
+    B.setLoc(F.Loc);
+    std::vector<Stmt*> Prologue = prologue();
+    F.Body = rewrite(F.Body);
+    if (!Problem.empty()) {
+      Error = "tile lowering of '" + F.Name + "': " + Problem;
+      return false;
+    }
+    Prologue.push_back(F.Body);
+    F.Body = B.block(Prologue);
+    for (Local& L : F.Locals)
+      if (L.Ty.isTile()) {
+        L.Ty = u32Ty(); // retired: nothing reads it (indices of the other locals keep)
+        L.Name += ".tile";
+      }
+    return true;
+  }
+
+private:
+  bool portable() const { return C.F == TileLoweringConfig::Form::Portable; }
+
+  // Per-kernel values, computed once at entry.
+  std::vector<Stmt*> prologue() {
+    std::vector<Stmt*> Out;
+    auto Def = [&](const char* Name, Expr* V) {
+      uint32_t L = B.local(Name, u32Ty());
+      Out.push_back(B.eval(B.assign(L, V)));
+      return L;
+    };
+    Expr* Lane = B.wave(WaveOp::LaneId, u32Ty());
+    if (portable()) {
+      // linear = x + dimX * (y + dimY * z); the wave is linear / width.
+      Expr* Linear = B.bin(BinaryOp::Add, B.geom(IntrinsicOp::LocalId, 0),
+                           B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
+                                 B.bin(BinaryOp::Add, B.geom(IntrinsicOp::LocalId, 1),
+                                       B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 1),
+                                             B.geom(IntrinsicOp::LocalId, 2)))));
+      LaneLocal = Def("tile.lane", Lane);
+      WidthLocal = Def("tile.width", B.wave(WaveOp::Width, u32Ty()));
+      WaveLocal = Def("tile.wave", B.bin(BinaryOp::Div, Linear, B.l(WidthLocal)));
+      for (uint32_t L = 0; L < F.Locals.size(); ++L) {
+        const Type T = F.Locals[L].Ty;
+        if (!T.isTile())
+          continue;
+        Scratch[L] = B.shared(F.Locals[L].Name + ".tile", T.Elem, T.Rows * T.Cols * Waves);
+      }
+    } else {
+      LaneLocal = Def("tile.lane", Lane);
+      GroupLocal = Def("tile.g", B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(4)));
+      TwiceTLocal = Def("tile.2t", B.bin(BinaryOp::Mul,
+                                         B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(4)), B.u32(2)));
+      for (uint32_t L = 0; L < F.Locals.size(); ++L) {
+        const Type T = F.Locals[L].Ty;
+        if (!T.isTile())
+          continue;
+        std::vector<uint32_t>& R = Regs[L];
+        for (uint32_t J = 0; J < T.Rows * T.Cols / 32; ++J)
+          R.push_back(B.local(F.Locals[L].Name + ".r" + std::to_string(J), Type::scalar(T.Elem)));
+      }
+    }
+    return Out;
+  }
+
+  Stmt* rewrite(Stmt* S) {
+    if (!S)
+      return nullptr;
+    if (S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Tile) {
+      B.setLoc(S->E->Loc);
+      return lower(S->E);
+    }
+    if (S->E)
+      forEachExpr(S->E, [&](const Expr* E) {
+        if (E->K == Expr::Kind::Tile && Problem.empty())
+          Problem = std::string("tile op '") + tileOpName(E->TOp) + "' at " + at(E->Loc) +
+                    " is not a statement of its own";
+      });
+    for (Stmt*& Child : S->Body)
+      Child = rewrite(Child);
+    S->Then = rewrite(S->Then);
+    S->Else = rewrite(S->Else);
+    S->LoopBody = rewrite(S->LoopBody);
+    S->Step = rewrite(S->Step);
+    return S;
+  }
+
+  /// A fresh uint32 local holding V (evaluated once).
+  uint32_t temp(Expr* V, std::vector<Stmt*>& Out) {
+    uint32_t L = B.local("tile.t", V->Ty);
+    Out.push_back(B.eval(B.assign(L, V)));
+    return L;
+  }
+
+  Stmt* lower(Expr* E) { return portable() ? lowerPortable(E) : lowerFragments(E); }
+
+  // ---- portable: shared-memory tiles ----
+
+  /// The element e of tile local L in its wave's region.
+  Expr* slot(uint32_t L, Expr* Elem) {
+    const Type T = F.Locals[L].Ty;
+    Expr* Base = B.bin(BinaryOp::Mul, B.l(WaveLocal), B.u32(T.Rows * T.Cols));
+    return B.bin(BinaryOp::Add, Base, Elem);
+  }
+  Expr* read(uint32_t L, Expr* Elem) { return B.loadAt(B.sharedRef(Scratch[L]), slot(L, Elem)); }
+  Expr* write(uint32_t L, Expr* Elem, Expr* V) {
+    return B.storeAt(B.sharedRef(Scratch[L]), slot(L, Elem), V);
+  }
+
+  /// for (e = lane; e < Count; e += width) Body(e, r, c), with r = e / Cols, c = e % Cols.
+  Stmt* eachOwnElement(
+      uint32_t Rows, uint32_t Cols,
+      const std::function<std::vector<Stmt*>(uint32_t E, uint32_t R, uint32_t C)>& Body) {
+    uint32_t E = B.local("tile.e", u32Ty()), R = B.local("tile.r", u32Ty()),
+             Col = B.local("tile.c", u32Ty());
+    std::vector<Stmt*> In = {B.eval(B.assign(R, B.bin(BinaryOp::Div, B.l(E), B.u32(Cols)))),
+                             B.eval(B.assign(Col, B.bin(BinaryOp::Rem, B.l(E), B.u32(Cols))))};
+    for (Stmt* S : Body(E, R, Col))
+      In.push_back(S);
+    Stmt* Loop = B.loop(B.bin(BinaryOp::Lt, B.l(E), B.u32(Rows * Cols)), B.block(In),
+                        B.eval(B.assign(E, B.bin(BinaryOp::Add, B.l(E), B.l(WidthLocal)))));
+    return B.block({B.eval(B.assign(E, B.l(LaneLocal))), Loop});
+  }
+
+  /// Address of element (r, c) of a tile in memory: offset + r * stride + c (or column-major).
+  Expr* address(const std::vector<uint32_t>& Args, Expr* R, Expr* Col, bool ColMajor) {
+    Expr* Major = ColMajor ? Col : R;
+    Expr* Minor = ColMajor ? R : Col;
+    return B.bin(BinaryOp::Add, B.l(Args[0]),
+                 B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, Major, B.l(Args[1])), Minor));
+  }
+  Expr* inside(const std::vector<uint32_t>& Args, Expr* R, Expr* Col) {
+    return B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Lt, R, B.l(Args[2])),
+                 B.bin(BinaryOp::Lt, Col, B.l(Args[3])));
+  }
+
+  Stmt* lowerPortable(Expr* E) {
+    const uint32_t T = E->Index;
+    const Type Ty = F.Locals[T].Ty;
+    const Type Elem = Type::scalar(Ty.Elem);
+    std::vector<Stmt*> Out;
+    switch (E->TOp) {
+    case TileOp::Fill:
+    case TileOp::Scale: {
+      uint32_t V = temp(E->Ops[0], Out);
+      bool Fill = E->TOp == TileOp::Fill;
+      Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t, uint32_t) {
+        Expr* X = Fill ? B.l(V) : B.bin(BinaryOp::Mul, read(T, B.l(Ei)), B.l(V));
+        return std::vector<Stmt*>{B.eval(write(T, B.l(Ei), X))};
+      }));
+      break;
+    }
+    case TileOp::Load:
+    case TileOp::Store: {
+      Expr* Array = E->Ops[0];
+      std::vector<uint32_t> Args;
+      for (size_t I = 1; I < 5; ++I)
+        Args.push_back(temp(E->Ops[I], Out));
+      bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
+      Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
+        Expr* In = inside(Args, B.l(R), B.l(Col));
+        Expr* Addr = address(Args, B.l(R), B.l(Col), ColMajor);
+        if (Load)
+          return std::vector<Stmt*>{B.eval(
+              write(T, B.l(Ei), B.select(In, B.loadAt(B.shallowCopy(Array), Addr), B.zero(Elem))))};
+        return std::vector<Stmt*>{
+            B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(Array), Addr, read(T, B.l(Ei)))))};
+      }));
+      break;
+    }
+    case TileOp::Add:
+    case TileOp::Convert: {
+      uint32_t U = E->Ops[0]->Index;
+      bool Add = E->TOp == TileOp::Add;
+      Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t, uint32_t) {
+        Expr* X = Add ? B.bin(BinaryOp::Add, read(T, B.l(Ei)), read(U, B.l(Ei)))
+                      : castIfNeeded(Elem, read(U, B.l(Ei)));
+        return std::vector<Stmt*>{B.eval(write(T, B.l(Ei), X))};
+      }));
+      break;
+    }
+    case TileOp::Mac: {
+      uint32_t A = E->Ops[0]->Index, Bt = E->Ops[1]->Index;
+      const uint32_t K = F.Locals[A].Ty.Cols, N = Ty.Cols;
+      F.HasBarrier = true;
+      Out.push_back(B.barrier()); // every lane's a and b elements are in place
+      Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
+        uint32_t Acc = B.local("tile.acc", Elem), Kk = B.local("tile.k", u32Ty());
+        Expr* Av = castIfNeeded(
+            Elem, read(A, B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(R), B.u32(K)), B.l(Kk))));
+        Expr* Bv = castIfNeeded(
+            Elem,
+            read(Bt, B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(Kk), B.u32(N)), B.l(Col))));
+        Stmt* Step = B.eval(B.assign(Kk, B.bin(BinaryOp::Add, B.l(Kk), B.u32(1))));
+        Stmt* KLoop = B.loop(
+            B.bin(BinaryOp::Lt, B.l(Kk), B.u32(K)),
+            B.eval(B.assign(Acc, B.bin(BinaryOp::Add, B.l(Acc), B.bin(BinaryOp::Mul, Av, Bv)))),
+            Step);
+        return std::vector<Stmt*>{B.eval(B.assign(Acc, read(T, B.l(Ei)))),
+                                  B.eval(B.assign(Kk, B.u32(0))), KLoop,
+                                  B.eval(write(T, B.l(Ei), B.l(Acc)))};
+      }));
+      Out.push_back(B.barrier()); // a and b may be overwritten after every lane has read them
+      break;
+    }
+    }
+    return B.block(Out);
+  }
+
+  Expr* castIfNeeded(Type To, Expr* V) { return V->Ty == To ? V : B.cast(To, V); }
+
+  // ---- mma.sync: per-lane fragment registers ----
+
+  /// Row and column of fragment register J of tile L.
+  std::pair<Expr*, Expr*> coords(uint32_t L, const FragmentElement& FE) {
+    Expr* G = B.l(GroupLocal);
+    Expr* T2 = B.l(TwiceTLocal);
+    Expr* R = B.bin(BinaryOp::Add, B.u32(FE.RowConst), FE.RowFromLaneGroup ? G : T2);
+    Expr* Col = B.bin(BinaryOp::Add, B.u32(FE.ColConst), FE.RowFromLaneGroup ? T2 : G);
+    return {R, Col};
+  }
+
+  Stmt* lowerFragments(Expr* E) {
+    const uint32_t T = E->Index;
+    const Type Ty = F.Locals[T].Ty;
+    const Type Elem = Type::scalar(Ty.Elem);
+    const std::vector<uint32_t>& R = Regs[T];
+    std::vector<Stmt*> Out;
+    switch (E->TOp) {
+    case TileOp::Fill:
+    case TileOp::Scale: {
+      uint32_t V = temp(E->Ops[0], Out);
+      for (uint32_t Reg : R)
+        Out.push_back(B.eval(B.assign(
+            Reg, E->TOp == TileOp::Fill ? B.l(V) : B.bin(BinaryOp::Mul, B.l(Reg), B.l(V)))));
+      break;
+    }
+    case TileOp::Load:
+    case TileOp::Store: {
+      std::vector<uint32_t> Args;
+      for (size_t I = 1; I < 5; ++I)
+        Args.push_back(temp(E->Ops[I], Out));
+      std::vector<FragmentElement> Layout = fragmentLayout(Roles[T], Ty.Rows, Ty.Cols);
+      for (size_t J = 0; J < R.size(); ++J) {
+        auto [Row, Col] = coords(T, Layout[J]);
+        uint32_t RowL = temp(Row, Out), ColL = temp(Col, Out);
+        Expr* In = inside(Args, B.l(RowL), B.l(ColL));
+        Expr* Addr = address(Args, B.l(RowL), B.l(ColL), E->Dim == 1);
+        if (E->TOp == TileOp::Load)
+          Out.push_back(B.eval(B.assign(
+              R[J], B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem)))));
+        else
+          Out.push_back(B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, B.l(R[J])))));
+      }
+      break;
+    }
+    case TileOp::Add:
+    case TileOp::Convert: {
+      const std::vector<uint32_t>& U = Regs[E->Ops[0]->Index];
+      for (size_t J = 0; J < R.size(); ++J)
+        Out.push_back(
+            B.eval(B.assign(R[J], E->TOp == TileOp::Add ? B.bin(BinaryOp::Add, B.l(R[J]), B.l(U[J]))
+                                                        : castIfNeeded(Elem, B.l(U[J])))));
+      break;
+    }
+    case TileOp::Mac: {
+      const std::vector<uint32_t>& A = Regs[E->Ops[0]->Index];
+      const std::vector<uint32_t>& Bv = Regs[E->Ops[1]->Index];
+      const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8,
+                     Kb = F.Locals[E->Ops[0]->Index].Ty.Cols / 16;
+      for (uint32_t Ki = 0; Ki < Kb; ++Ki)
+        for (uint32_t Mi = 0; Mi < Mb; ++Mi)
+          for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
+            std::vector<Expr*> Ops;
+            for (uint32_t I = 0; I < 8; ++I)
+              Ops.push_back(B.l(A[(Mi * Kb + Ki) * 8 + I]));
+            for (uint32_t I = 0; I < 4; ++I)
+              Ops.push_back(B.l(Bv[(Ki * Nb + Ni) * 4 + I]));
+            for (uint32_t I = 0; I < 4; ++I)
+              Ops.push_back(B.l(R[(Mi * Nb + Ni) * 4 + I]));
+            std::vector<uint32_t> D;
+            for (uint8_t I = 0; I < 4; ++I) {
+              std::vector<Expr*> Copy;
+              for (Expr* O : Ops)
+                Copy.push_back(B.shallowCopy(O));
+              D.push_back(temp(B.intrinsic(IntrinsicOp::MmaM16N8K16, Elem, Copy, I), Out));
+            }
+            for (uint32_t I = 0; I < 4; ++I)
+              Out.push_back(B.eval(B.assign(R[(Mi * Nb + Ni) * 4 + I], B.l(D[I]))));
+          }
+      break;
+    }
+    }
+    return B.block(Out);
+  }
+
+  Module& M;
+  Function& F;
+  const TileLoweringConfig& C;
+  Builder B;
+  std::string Problem;
+  std::map<uint32_t, Role> Roles;
+  std::map<uint32_t, uint32_t> Scratch;           // tile local -> shared array (portable)
+  std::map<uint32_t, std::vector<uint32_t>> Regs; // tile local -> fragment locals (mma.sync)
+  uint32_t Waves = 0;                             // portable: the scratch's waves per group
+  uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0;
+};
+
+} // namespace
+
+bool TileLowering::usesTiles(const Module& M) {
+  for (const auto& F : M.Functions)
+    for (const Local& L : F->Locals)
+      if (L.Ty.isTile())
+        return true;
+  return false;
+}
+
+namespace {
+
+bool functionFitsMmaSync(const Function* F, std::string& Why) {
+  {
+    std::map<uint32_t, Role> Roles;
+    if (!inferRoles(*F, Roles, Why))
+      return false;
+    for (auto [L, R] : Roles) {
+      const Local& Loc = F->Locals[L];
+      if (!shapeFits(R, Loc.Ty)) {
+        Why = "tile '" + Loc.Name + "' (" + Loc.Ty.str() + ", " + at(Loc.Loc) + ") as " +
+              roleName(R) + " is not a whole number of " + (R == Role::A ? "16x16" : "16x8") +
+              " fragments";
+        return false;
+      }
+    }
+    bool Ok = true;
+    forEachExprIn(F->Body, [&](const Expr* E) {
+      if (!Ok || E->K != Expr::Kind::Tile)
+        return;
+      if (E->TOp == TileOp::Mac) {
+        ScalarType In = F->Locals[E->Ops[0]->Index].Ty.Elem, Acc = F->Locals[E->Index].Ty.Elem;
+        if (In != ScalarType::F16 || Acc != ScalarType::F32) {
+          Why = std::string("Group.mac of ") + bundle::scalarTypeName(In) + " into " +
+                bundle::scalarTypeName(Acc) + " at " + at(E->Loc) +
+                " (the mma.sync tier takes float16 into float32)";
+          Ok = false;
+        }
+      } else if (E->TOp == TileOp::Add || E->TOp == TileOp::Convert) {
+        if (Roles[E->Index] != Roles[E->Ops[0]->Index]) {
+          Why = std::string("'") + tileOpName(E->TOp) + "' at " + at(E->Loc) + " combines " +
+                roleName(Roles[E->Ops[0]->Index]) + " tile with " + roleName(Roles[E->Index]) +
+                " tile (their fragment layouts differ)";
+          Ok = false;
+        }
+      }
+    });
+    if (!Ok)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool TileLowering::fitsMmaSync(const Module& M, std::string& Why) {
+  for (const auto& F : M.Functions)
+    if (!functionFitsMmaSync(F.get(), Why))
+      return false;
+  return true;
+}
+
+bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error) {
+  bool Has = false;
+  for (const Local& L : F.Locals)
+    Has = Has || L.Ty.isTile();
+  if (!Has)
+    return true;
+  std::string Why;
+  if (C.F == TileLoweringConfig::Form::MmaSync && !functionFitsMmaSync(&F, Why)) {
+    Error = "tile lowering of '" + F.Name + "': no mma.sync form: " + Why;
+    return false;
+  }
+  return Lowerer(M, F, C).run(Error);
+}
+
+uint32_t TileLowering::portableBytesPerWave(const Function& F) {
+  uint32_t Bytes = 0;
+  for (const Local& L : F.Locals)
+    if (L.Ty.isTile())
+      Bytes += L.Ty.Rows * L.Ty.Cols * bundle::scalarTypeSize(L.Ty.Elem);
+  return Bytes;
+}
+
+} // namespace cajeta::kir

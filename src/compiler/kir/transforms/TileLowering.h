@@ -1,0 +1,48 @@
+// Lowers tiles (Kir.h's TileOp) to plain KIR, once for every target: the tile loop, the element
+// layout and the multiply-accumulate are written here and nowhere else.
+//
+// Two forms, chosen per target by the mma tier (TierSelection, Feature::CooperativeMatrix):
+//
+// - Portable (the software tile): each tile lives in a workgroup-shared array, one region of
+//   Rows x Cols elements per wave. Lane l of a wave owns elements l, l + width, l + 2 width, ...
+//   (row-major); fill, load, store, scale, add and convert touch only the lane's own elements,
+//   and mac reads the whole of a and b, between two barriers. It needs only barriers and shared
+//   memory, so every backend runs it; the scratch holds ScratchWaves waves per group (a launch
+//   with more is refused: TargetManifest::TileWaves).
+// - MmaSync (NVIDIA sm_80+): each tile is a set of per-lane locals in the register layout of
+//   PTX's mma.sync.m16n8k16 fragments, by the role the tile plays in Group.mac (accumulator,
+//   a or b); mac becomes IntrinsicOp::MmaM16N8K16 per 16x8x16 block. It needs float16 inputs
+//   with float32 accumulators, shapes in whole fragments, and one role per tile (fitsMmaSync).
+#pragma once
+
+#include "compiler/kir/Kir.h"
+
+#include <string>
+
+namespace cajeta::kir {
+
+struct TileLoweringConfig {
+  enum class Form : uint8_t { Portable, MmaSync };
+  Form F = Form::Portable;
+  /// Portable form: the scratch holds as many waves per workgroup as fit in SharedBudget bytes
+  /// beside the kernel's own static shared arrays, at most MaxWaves (Function::TileWaves).
+  uint32_t MaxWaves = 32;
+  uint32_t SharedBudget = 48 * 1024;
+};
+
+class TileLowering {
+public:
+  /// Whether every tile of every kernel of M has an mma.sync form; Why says what does not (with
+  /// the source line), for the [mma-tiering] note.
+  static bool fitsMmaSync(const Module& M, std::string& Why);
+  /// Whether any function of M uses a tile.
+  static bool usesTiles(const Module& M);
+  /// Rewrites F (a function of M, or a copy whose nodes live in M): no Tile expression and no
+  /// tile local remain (tile locals become unused uint32 locals, so local indices keep). False
+  /// with Error set when F holds a tile op that is not a statement of its own.
+  static bool run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error);
+  /// The shared bytes one wave's portable scratch takes in F (0 without tiles).
+  static uint32_t portableBytesPerWave(const Function& F);
+};
+
+} // namespace cajeta::kir

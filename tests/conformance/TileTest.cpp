@@ -1,0 +1,103 @@
+// Conformance of tiles (Kir.h TileOp): Group.mac of float16 into float32 against a float64
+// reference (sizes that are not multiples of the tile, edges masked by the valid rows and
+// columns), and a GEMM epilogue (column-major load, scale, add, convert to float16). Every tier
+// is checked against the reference, not against another tier (their sum orders differ).
+#include "ConformanceSupport.h"
+
+#include <cmath>
+
+namespace conformance {
+namespace {
+
+using Half = xpu::float16;
+
+std::vector<Half> halfData(size_t N, uint64_t Seed) {
+  std::vector<float> F = uniformData<float>(N, Seed, -1, 1);
+  std::vector<Half> H;
+  for (float X : F)
+    H.push_back(Half(X == 0 ? 0.5f : X));
+  return H;
+}
+
+/// Row-major C = A . B in float64 and the sum of |a| |b| per element (the error scale).
+void reference(const std::vector<Half>& A, const std::vector<Half>& B, uint32_t M, uint32_t N,
+               uint32_t K, std::vector<double>& C, std::vector<double>& Scale) {
+  C.assign(size_t(M) * N, 0);
+  Scale.assign(size_t(M) * N, 0);
+  for (uint32_t I = 0; I < M; ++I)
+    for (uint32_t J = 0; J < N; ++J)
+      for (uint32_t L = 0; L < K; ++L) {
+        double P = double(float(A[size_t(I) * K + L])) * double(float(B[size_t(L) * N + J]));
+        C[size_t(I) * N + J] += P;
+        Scale[size_t(I) * N + J] += std::fabs(P);
+      }
+}
+
+TEST(Tile, GemmFloat16IntoFloat32AnySize) {
+  xpu::Program P = compileProgram("Tiles");
+  CONFORMANCE_REQUIRE(P, Float16);
+  struct Case {
+    uint32_t M, N, K, Groups, Block;
+  };
+  for (Case C : {Case{16, 16, 16, 1, 64}, Case{37, 50, 70, 2, 64}, Case{64, 48, 32, 3, 32},
+                 Case{5, 3, 9, 1, 64}, Case{100, 20, 130, 4, 64}}) {
+    std::vector<Half> A = halfData(size_t(C.M) * C.K, 4000 + C.M),
+                      B = halfData(size_t(C.K) * C.N, 5000 + C.N);
+    auto DA = toDevice(A), DB = toDevice(B);
+    auto Out = filledBuffer<float>(size_t(C.M) * C.N + 7, -7.0f); // + 7: nothing past C written
+    runKernel(P.kernel("Tiles.gemm"), xpu::grid(C.Groups), xpu::block(C.Block), Out, DA, DB, C.M,
+              C.N, C.K);
+    std::vector<double> Want, Scale;
+    reference(A, B, C.M, C.N, C.K, Want, Scale);
+    std::vector<float> Got = fromDevice(Out);
+    std::string What =
+        "Tiles.gemm " + std::to_string(C.M) + "x" + std::to_string(C.N) + "x" + std::to_string(C.K);
+    size_t Bad = 0;
+    for (size_t I = 0; I < Want.size(); ++I) {
+      // float16 products are exact in float32; the sums round K times at most.
+      double Tol = 1e-6 * Scale[I] + 1e-30;
+      if (!(std::fabs(Got[I] - Want[I]) <= Tol) && Bad++ < 5)
+        ADD_FAILURE() << What << ": element " << I << " is " << Got[I] << ", want " << Want[I];
+    }
+    EXPECT_EQ(Bad, 0u) << What;
+    for (size_t I = Want.size(); I < Got.size(); ++I)
+      EXPECT_EQ(Got[I], -7.0f) << What << ": written past C at " << I;
+  }
+}
+
+TEST(Tile, EpilogueColumnMajorScaleAddConvert) {
+  xpu::Program P = compileProgram("Tiles");
+  CONFORMANCE_REQUIRE(P, Float16);
+  const uint32_t Groups = 2;
+  std::vector<Half> A = halfData(Groups * 512, 61), Bt = halfData(Groups * 512, 62);
+  std::vector<float> D = uniformData<float>(Groups * 256, 63, -4, 4);
+  const float Alpha = -1.5f;
+  auto DA = toDevice(A), DBt = toDevice(Bt);
+  auto DD = toDevice(D);
+  auto Out = filledBuffer<Half>(Groups * 256, Half(9.0f));
+  runKernel(P.kernel("Tiles.epilogue"), xpu::grid(Groups), xpu::block(32), Out, DA, DBt, DD, Alpha);
+  std::vector<Half> Got = fromDevice(Out);
+  size_t Bad = 0;
+  for (uint32_t G = 0; G < Groups; ++G)
+    for (uint32_t I = 0; I < 16; ++I)
+      for (uint32_t J = 0; J < 16; ++J) {
+        double Sum = 0, Scale = 0;
+        for (uint32_t L = 0; L < 32; ++L) {
+          double Prod =
+              double(float(A[G * 512 + I * 32 + L])) * double(float(Bt[G * 512 + J * 32 + L]));
+          Sum += Prod;
+          Scale += std::fabs(Prod);
+        }
+        double Want = Alpha * Sum + D[G * 256 + I * 16 + J];
+        double GotV = float(Got[G * 256 + I * 16 + J]);
+        // One float16 rounding at the end (relative 2^-11), float32 sums before it.
+        double Tol = std::fabs(Want) * 0x1p-11 + 1e-6 * (std::fabs(Alpha) * Scale + 4) + 0x1p-24;
+        if (!(std::fabs(GotV - Want) <= Tol) && Bad++ < 5)
+          ADD_FAILURE() << "Tiles.epilogue group " << G << " (" << I << ", " << J << ") is " << GotV
+                        << ", want " << Want;
+      }
+  EXPECT_EQ(Bad, 0u);
+}
+
+} // namespace
+} // namespace conformance
