@@ -8,9 +8,10 @@
 #       module per kernel, checked with `cajeta inspect`) and cajeta_gpu_bench in BUILD (default
 #       build-gbench), and gathers BUILD/gpu-bench-carry: bin/cajeta_gpu_bench, lib/
 #       (libcajeta_xpu.so and its non-system deps, and the toolkit's libcupti for our kernels'
-#       GPU time), bundles/*.cjx. It also checks .gl/ (the Vulkan loader for the GPU machine,
-#       which has none: the Debian debs libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libopengl0
-#       libgles2), fetched once per checkout as scripts/device-test.sh's header says:
+#       GPU time; not cuBLAS, ~600 MB: `run` takes the GPU machine's own, CUDA 13 in
+#       /usr/local/cuda), bundles/*.cjx. It also checks .gl/ (the Vulkan loader for the GPU
+#       machine, which has none: the Debian debs libvulkan1 libglvnd0 libegl1 libgl1 libglx0
+#       libopengl0 libgles2), fetched once per checkout as scripts/device-test.sh's header says:
 #         echo /.gl/ >>.git/info/exclude; mkdir -p .gl /tmp/amd64/partial
 #         o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 #         apt-get $o update
@@ -31,8 +32,12 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MODE=${1:-}
 
-# Libraries every Linux with the NVIDIA driver has; everything else ldd names is carried.
-SYSTEM_LIBS='^(linux-vdso|ld-linux|libc\.|libm\.|libpthread|libdl\.|librt\.|libstdc\+\+|libgcc_s|libcuda\.)'
+# Libraries every Linux with the NVIDIA driver has, and cuBLAS (libcublas, libcublasLt: ~600 MB,
+# far over the 64 MiB carry; the GPU machine has the same CUDA 13 toolkit, which `run` puts on
+# LD_LIBRARY_PATH); everything else ldd names is carried.
+SYSTEM_LIBS='^(linux-vdso|ld-linux|libc\.|libm\.|libpthread|libdl\.|librt\.|libstdc\+\+|libgcc_s|libcuda\.|libcublas)'
+# The toolkit's libraries on the GPU machine (cuBLAS for the tilegemm peer).
+CUDA_LIBS="${CUDA_HOME:-/usr/local/cuda}/lib64:${CUDA_HOME:-/usr/local/cuda}/targets/x86_64-linux/lib"
 
 prepare() {
   local Build=${1:-build-gbench}
@@ -119,7 +124,14 @@ run() {
   [[ -x $Carry/bin/cajeta_gpu_bench ]] ||
     { echo "no $Carry/bin/cajeta_gpu_bench: run 'prepare' here first" | tee "$Table"; return 1; }
   vulkan_setup
-  export LD_LIBRARY_PATH="$Carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$Carry/lib:$CUDA_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local Missing
+  Missing=$(ldd "$Carry/bin/cajeta_gpu_bench" | awk '/not found/ {print $1}' | tr '\n' ' ')
+  [[ -z $Missing ]] || {
+    echo "cajeta_gpu_bench cannot load: ${Missing}not found (carried: $Carry/lib; cuBLAS is" \
+      "expected in the machine's CUDA 13 toolkit: $CUDA_LIBS)" | tee "$Table"
+    return 1
+  }
   export XDG_CACHE_HOME="$Out/cache"
   # The bench picks its cuda and Vulkan devices itself; a forced backend has no say.
   unset CAJETA_XPU_BACKEND
@@ -146,5 +158,5 @@ run() {
 case $MODE in
 prepare) shift; prepare "$@" ;;
 run) shift; run "$@" ;;
-*) sed -n '2,28p' "$0"; exit 2 ;;
+*) sed -n '2,29p' "$0"; exit 2 ;;
 esac

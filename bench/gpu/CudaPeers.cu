@@ -1,8 +1,10 @@
-// The CUDA C++ peers: the same kernels as bench/gpu/kernels/*.cj in CUDA C++, CUB's sum, the
-// driver's device-to-device copy and raw cuLaunchKernel, each timed by events and host clock.
+// The CUDA C++ peers: the same kernels as bench/gpu/kernels/*.cj in CUDA C++, CUB's sum, cuBLAS's
+// GEMM, the driver's device-to-device copy and raw cuLaunchKernel, each timed by events and host
+// clock.
 #include "CudaPeers.h"
 
 #include <cub/device/device_reduce.cuh>
+#include <cublas_v2.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -52,6 +54,13 @@ void check(CUresult R, const char* What) {
     Driver.GetErrorName(R, &Name);
   throw std::runtime_error(std::string("CUDA peer: ") + What + ": " +
                            (Name ? Name : std::to_string(int(R)).c_str()));
+}
+
+void check(cublasStatus_t St, const char* What) {
+  if (St == CUBLAS_STATUS_SUCCESS)
+    return;
+  throw std::runtime_error(std::string("cuBLAS peer: ") + What + ": " + cublasGetStatusName(St) +
+                           " (" + cublasGetStatusString(St) + ")");
 }
 
 double nowMs() {
@@ -123,13 +132,56 @@ void PeerBuffer::download(float* Dst) const {
         "cudaMemcpy device to host");
 }
 
+PeerBytes::PeerBytes(size_t Bytes) : Bytes(Bytes) {
+  check(cudaMalloc(&Data, Bytes ? Bytes : 1), "cudaMalloc");
+}
+
+PeerBytes::~PeerBytes() {
+  cudaFree(Data);
+}
+
+void PeerBytes::upload(const void* Src) {
+  check(cudaMemcpy(Data, Src, Bytes, cudaMemcpyHostToDevice), "cudaMemcpy host to device");
+}
+
+void PeerBytes::download(void* Dst) const {
+  check(cudaMemcpy(Dst, Data, Bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device to host");
+}
+
 struct CudaPeers::State {
   cudaStream_t Stream = nullptr;
   cudaEvent_t Start = nullptr, Stop = nullptr;
   void* CubTemp = nullptr;
   size_t CubTempBytes = 0;
   CUfunction Empty = nullptr;
+  cublasHandle_t Blas = nullptr; // made on the first GEMM: the other workloads never load cuBLAS
   char Description[256] = {};
+
+  cublasHandle_t blas() {
+    if (!Blas) {
+      check(cublasCreate(&Blas), "cublasCreate");
+      check(cublasSetStream(Blas, Stream), "cublasSetStream");
+    }
+    return Blas;
+  }
+
+  /// Row-major C (M x N, float32) = A (M x K) * B (K x N), In-typed 2-byte inputs. cuBLAS is
+  /// column-major, where row-major C is C^T (N x M, ld N) = B^T A^T: B (row-major K x N, i.e.
+  /// column-major N x K, ld N) goes first, then A (column-major K x M, ld K).
+  PeerTime gemm(cudaDataType In, const char* What, PeerBuffer& C, const PeerBytes& A,
+                const PeerBytes& B, uint32_t M, uint32_t N, uint32_t K, int Batch) {
+    if (A.bytes() < size_t(M) * K * 2 || B.bytes() < size_t(K) * N * 2 || C.size() < size_t(M) * N)
+      throw std::runtime_error(std::string("cuBLAS peer: ") + What +
+                               ": a buffer is smaller than the matrix it holds");
+    cublasHandle_t H = blas();
+    const float Alpha = 1.0f, Beta = 0.0f;
+    return time(Batch, [&] {
+      check(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K), &Alpha, B.data(), In,
+                         int(N), A.data(), In, int(K), &Beta, C.data(), CUDA_R_32F, int(N),
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            What);
+    });
+  }
 
   /// Runs Enqueue Batch times between two events and returns the per-item times.
   template <class F> PeerTime time(int Batch, F&& Enqueue) {
@@ -172,6 +224,8 @@ CudaPeers::CudaPeers() : S(std::make_unique<State>()) {
 }
 
 CudaPeers::~CudaPeers() {
+  if (S->Blas)
+    cublasDestroy(S->Blas);
   cudaFree(S->CubTemp);
   cudaEventDestroy(S->Start);
   cudaEventDestroy(S->Stop);
@@ -229,6 +283,25 @@ PeerTime CudaPeers::matmul(PeerBuffer& C, const PeerBuffer& A, const PeerBuffer&
   return S->time(Batch, [&] {
     matmulKernel<<<Grid, Block, 0, S->Stream>>>(C.data(), A.data(), B.data(), Rows, Inner, Cols);
   });
+}
+
+PeerTime CudaPeers::gemmF16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M,
+                            uint32_t N, uint32_t K, int Batch) {
+  return S->gemm(CUDA_R_16F, "cublasGemmEx (float16)", C, A, B, M, N, K, Batch);
+}
+
+PeerTime CudaPeers::gemmBf16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M,
+                             uint32_t N, uint32_t K, int Batch) {
+  return S->gemm(CUDA_R_16BF, "cublasGemmEx (bfloat16)", C, A, B, M, N, K, Batch);
+}
+
+std::string CudaPeers::cublasVersion() {
+  int Major = 0, Minor = 0, Patch = 0;
+  check(cublasGetProperty(MAJOR_VERSION, &Major), "cublasGetProperty");
+  check(cublasGetProperty(MINOR_VERSION, &Minor), "cublasGetProperty");
+  check(cublasGetProperty(PATCH_LEVEL, &Patch), "cublasGetProperty");
+  return "cuBLAS " + std::to_string(Major) + "." + std::to_string(Minor) + "." +
+         std::to_string(Patch);
 }
 
 void CudaPeers::rawLaunchCost(int Count, double& LaunchNs, double& SyncNs) {

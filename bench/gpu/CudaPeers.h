@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace cajeta::gpubench {
 
@@ -23,6 +24,26 @@ public:
 private:
   float* Data = nullptr;
   size_t Count = 0;
+};
+
+/// Device memory of Bytes bytes from cudaMalloc, for elements that are not float (the float16 and
+/// bfloat16 GEMM inputs); errors throw std::runtime_error naming the call.
+class PeerBytes {
+public:
+  explicit PeerBytes(size_t Bytes);
+  ~PeerBytes();
+  PeerBytes(const PeerBytes&) = delete;
+  PeerBytes& operator=(const PeerBytes&) = delete;
+
+  /// Copies all bytes() from Src / into Dst.
+  void upload(const void* Src);
+  void download(void* Dst) const;
+  size_t bytes() const { return Bytes; }
+  void* data() const { return Data; }
+
+private:
+  void* Data = nullptr;
+  size_t Bytes = 0;
 };
 
 /// One batch of peer work: host wall time (launches through cudaStreamSynchronize) and GPU time
@@ -52,6 +73,16 @@ public:
   PeerTime cubSum(PeerBuffer& Out, const PeerBuffer& X, uint32_t N, int Batch);
   PeerTime matmul(PeerBuffer& C, const PeerBuffer& A, const PeerBuffer& B, uint32_t Rows,
                   uint32_t Inner, uint32_t Cols, int Batch);
+
+  /// cuBLAS cublasGemmEx: C (float32, row-major M x N) = A (row-major M x K) * B (row-major
+  /// K x N), inputs float16 (gemmF16) or bfloat16 (gemmBf16), float32 accumulation
+  /// (CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT). A and B hold 2-byte elements; C float32.
+  PeerTime gemmF16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M, uint32_t N,
+                   uint32_t K, int Batch);
+  PeerTime gemmBf16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M, uint32_t N,
+                    uint32_t K, int Batch);
+  /// "cuBLAS 13.0.2".
+  std::string cublasVersion();
 
   /// Host nanoseconds per launch of an empty nvcc-built kernel by the raw driver API
   /// (cuLaunchKernel, grid 1 x block 1) over Count launches, not counting the final sync

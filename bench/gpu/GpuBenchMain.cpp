@@ -1,5 +1,5 @@
 // cajeta_gpu_bench: our kernels on the cuda and the Vulkan backend of one NVIDIA GPU, beside nvcc,
-// CUB and raw-driver peers, in one process.
+// CUB, cuBLAS and raw-driver peers, in one process.
 #include "DeviceChoice.h"
 #include "GpuWorkloads.h"
 
@@ -45,7 +45,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
                 Devs.VulkanIndex.c_str(), Devs.VulkanWhy.c_str());
   else
     std::printf("ours on Vulkan: %s\n", Devs.VulkanWhy.c_str());
-  std::printf("median of %d batches per side after %d warm-up (batch %d; matmul %d), "
+  std::printf("median of %d batches per side after %d warm-up (batch %d; matmul, tilegemm %d), "
               "alternating the two sides\n",
               O.Reps, O.Warmup, O.Batch, std::max(1, O.Batch / 5));
   std::string GpuTimeSource = "CUPTI kernel records (extra batches after the timed ones)";
@@ -57,6 +57,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   runReduceBench(C);
   runWaveReduceBench(C);
   runMatMulBench(C);
+  runTileGemmBench(C);
   runLaunchBench(C);
   std::printf("## ours (cuda backend) vs CUDA C++ peers\n\n%s", Table.render().c_str());
   std::printf("\nratio = our rate / peer rate (= peer time / our time for the same work); "

@@ -10,7 +10,8 @@ namespace cajeta::gpubench {
 
 namespace {
 
-const char* const Workloads[] = {"saxpy", "triad", "reduce", "wavesum", "matmul", "launch"};
+const char* const Workloads[] = {"saxpy",  "triad",    "reduce", "wavesum",
+                                 "matmul", "tilegemm", "launch"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -32,14 +33,16 @@ bool GpuBenchOptions::wants(const std::string& Workload) const {
 const char* GpuBenchOptions::usage() {
   return "usage: cajeta_gpu_bench [options]\n"
          "  --bundles DIR    folder with saxpy/triad/reduce/wavereduce/matmul/empty.cjx\n"
+         "                   (and tilegemm.cjx: without it tilegemm is skipped)\n"
          "  --n N            saxpy/triad/copy elements (default 268435456)\n"
          "  --reduce-n N     sum elements, both sums (default 268435456)\n"
          "  --matmul N       square matrix size (default 4096)\n"
+         "  --tilegemm LIST  comma list of square float16 GEMM sizes (default 4096,8192)\n"
          "  --reps N         timed batches per side, median reported (default 20)\n"
          "  --warmup N       untimed batches per side (default 3)\n"
          "  --batch N        launches per timed batch (default 10)\n"
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
-         "  --only LIST      comma list of saxpy,triad,reduce,wavesum,matmul,launch\n"
+         "  --only LIST      comma list of saxpy,triad,reduce,wavesum,matmul,tilegemm,launch\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
          "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
          "  --no-vulkan      run our kernels on the cuda backend only\n"
@@ -99,6 +102,20 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
       if (!number(16384))
         return false;
       O.MatN = uint32_t(V);
+    } else if (Arg == "--tilegemm") {
+      O.TileGemmSizes.clear();
+      std::stringstream List(Value);
+      for (std::string Size; std::getline(List, Size, ',');) {
+        if (!parseUnsigned(Size, 32768, V)) {
+          Error = "--tilegemm wants sizes from 1 to 32768, not '" + Size + "'";
+          return false;
+        }
+        O.TileGemmSizes.push_back(uint32_t(V));
+      }
+      if (O.TileGemmSizes.empty()) {
+        Error = "--tilegemm wants at least one size";
+        return false;
+      }
     } else if (Arg == "--reps" || Arg == "--warmup" || Arg == "--batch" || Arg == "--launches") {
       if (!number(1000000))
         return false;
@@ -112,7 +129,7 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
       for (std::string W; std::getline(List, W, ',');) {
         if (std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
           Error = "--only: unknown workload '" + W +
-                  "' (saxpy, triad, reduce, wavesum, matmul, launch)";
+                  "' (saxpy, triad, reduce, wavesum, matmul, tilegemm, launch)";
           return false;
         }
         O.Only.push_back(W);
@@ -126,6 +143,7 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
     O.StreamN = std::min<uint32_t>(O.StreamN, 100003);
     O.ReduceN = std::min<uint32_t>(O.ReduceN, 1000003);
     O.MatN = std::min<uint32_t>(O.MatN, 200);
+    O.TileGemmSizes = {1024};
     O.Reps = std::min(O.Reps, 3);
     O.Warmup = 1;
     O.Batch = std::min(O.Batch, 2);

@@ -11,7 +11,8 @@ struct GpuBenchOptions {
   std::string BundleDir;
   uint32_t StreamN = 1u << 28; // saxpy, triad, copy: float32 elements per array
   uint32_t ReduceN = 1u << 28;
-  uint32_t MatN = 4096;          // square matrices
+  uint32_t MatN = 4096;                               // square matrices
+  std::vector<uint32_t> TileGemmSizes = {4096, 8192}; // tilegemm: square float16 GEMMs
   int Reps = 20;                 // timed batches per side (the median is reported)
   int Warmup = 3;                // untimed batches per side first
   int Batch = 10;                // launches per timed batch (matmul: 2)

@@ -149,6 +149,7 @@ inline std::string sizeText(uint64_t N) {
 void runStreamBench(GpuBenchContext& C);     // saxpy, triad, triad vs cuMemcpyDtoD
 void runReduceBench(GpuBenchContext& C);     // sum vs CUB
 void runMatMulBench(GpuBenchContext& C);     // tiled matmul vs nvcc
+void runTileGemmBench(GpuBenchContext& C);   // float16 tile GEMM vs cuBLAS (needs tilegemm.cjx)
 void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
 void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
 

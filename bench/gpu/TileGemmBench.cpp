@@ -1,0 +1,186 @@
+// Tile GEMM: C (float32) = A * B (float16, row-major), our tile kernel beside cuBLAS's
+// cublasGemmEx on the same data, checked against cuBLAS and against float64 on the host.
+#include "GpuWorkloads.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+
+namespace cajeta::gpubench {
+
+namespace {
+
+// Our kernel and its launch geometry, all in one place:
+//   gemm16(KernelBuffer<float32> c, KernelBuffer<float16> a, KernelBuffer<float16> b,
+//          uint32 m, uint32 n, uint32 k)
+// with block(BlockThreads) work-items per workgroup, each workgroup computing a BlockM x BlockN
+// block of C, grid(ceil(n / BlockN), ceil(m / BlockM)).
+constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
+constexpr const char* KernelName = "TileGemm.gemm16";
+constexpr uint32_t BlockThreads = 128;
+constexpr uint32_t BlockM = 128; // rows of C per workgroup (grid y)
+constexpr uint32_t BlockN = 128; // columns of C per workgroup (grid x)
+// An element is right when |got - float64| <= Tolerance * sum_k |a_ik| |b_kj|.
+constexpr double Tolerance = 1e-3;
+constexpr uint32_t Samples = 64; // elements checked against float64 on the host
+constexpr double Target = 0;     // ratio ours / cuBLAS to reach (0: none yet)
+
+using Half = xpu::float16;
+
+/// N float16 values, never zero: magnitude in [0.25, 1), sign random, from a hash of (Seed,
+/// index) as makeData, so every run and both sides see the same matrices.
+std::vector<Half> makeHalfData(size_t N, uint32_t Seed) {
+  std::vector<Half> V(N);
+  for (size_t I = 0; I < N; ++I) {
+    uint64_t H = (uint64_t(Seed) << 32 | uint64_t(I)) * 0x9E3779B97F4A7C15ull;
+    H ^= H >> 29;
+    H *= 0xBF58476D1CE4E5B9ull;
+    H ^= H >> 32;
+    float Mag = 0.25f + 0.75f * (float(H >> 40) * (1.0f / 16777216.0f));
+    V[I] = Half((H & 1) ? -Mag : Mag);
+  }
+  return V;
+}
+
+std::string sci(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.1e", V);
+  return Buf;
+}
+
+void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed) {
+  const uint32_t M = Size, N = Size, K = Size;
+  const size_t ElemsA = size_t(M) * K, ElemsB = size_t(K) * N, ElemsC = size_t(M) * N;
+  xpu::KernelStream& S = C.Cuda.stream();
+  xpu::Device& Dev = C.Cuda.device();
+  std::vector<Half> A = makeHalfData(ElemsA, Seed), B = makeHalfData(ElemsB, Seed + 1);
+  xpu::KernelBuffer<Half> OursA(Dev, ElemsA), OursB(Dev, ElemsB);
+  xpu::KernelBuffer<float> OursC(Dev, ElemsC);
+  OursA.upload(A);
+  OursB.upload(B);
+  PeerBytes PeerA(ElemsA * sizeof(Half)), PeerB(ElemsB * sizeof(Half));
+  PeerBuffer PeerC(ElemsC);
+  PeerA.upload(A.data());
+  PeerB.upload(B.data());
+  const xpu::Dim3 Grid = xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
+                  Block = xpu::block(BlockThreads);
+  auto ours = [&] { Gemm.launch(S, Grid, Block)(OursC, OursA, OursB, M, N, K); };
+
+  // C starts as NaN, so an element the kernel never writes cannot pass.
+  std::vector<float> Ours(ElemsC, std::numeric_limits<float>::quiet_NaN()), Peer(ElemsC);
+  OursC.upload(Ours);
+  ours();
+  S.sync();
+  C.Peers.gemmF16(PeerC, PeerA, PeerB, M, N, K, 1);
+  OursC.download(Ours);
+  PeerC.download(Peer.data());
+
+  // Every element against cuBLAS, within the band on a bound of sum_k |a_ik| |b_kj| that costs
+  // no GEMM on the host: K * max_k |a_ik| * max_k |b_kj| (at most 16x the sum here).
+  std::vector<float> RowMaxA(M, 0.0f), ColMaxB(N, 0.0f);
+  for (uint32_t I = 0; I < M; ++I)
+    for (uint32_t Kk = 0; Kk < K; ++Kk)
+      RowMaxA[I] = std::max(RowMaxA[I], std::fabs(float(A[size_t(I) * K + Kk])));
+  for (uint32_t Kk = 0; Kk < K; ++Kk)
+    for (uint32_t J = 0; J < N; ++J)
+      ColMaxB[J] = std::max(ColMaxB[J], std::fabs(float(B[size_t(Kk) * N + J])));
+  size_t NonFinite = 0, OffPeer = 0, First = ElemsC;
+  for (uint32_t I = 0; I < M; ++I)
+    for (uint32_t J = 0; J < N; ++J) {
+      size_t X = size_t(I) * N + J;
+      double Got = Ours[X], Want = Peer[X];
+      bool Bad = !std::isfinite(Got);
+      NonFinite += Bad;
+      if (!Bad && std::fabs(Got - Want) > Tolerance * double(K) * RowMaxA[I] * ColMaxB[J]) {
+        Bad = true;
+        ++OffPeer;
+      }
+      if (Bad && First == ElemsC)
+        First = X;
+    }
+
+  // Samples elements (the four corners first): both sides against float64 and ours against
+  // cuBLAS, each error relative to that element's sum_k |a_ik| |b_kj|; the worst is reported.
+  double WorstOurs = 0, WorstPeer = 0, WorstVsPeer = 0;
+  for (uint32_t Sm = 0; Sm < Samples; ++Sm) {
+    size_t Row = Sm < 4 ? (Sm & 1 ? M - 1 : 0) : (size_t(Sm) * 2654435761u) % M;
+    size_t Col = Sm < 4 ? (Sm & 2 ? N - 1 : 0) : (size_t(Sm) * 40503u + 7) % N;
+    double Ref = 0, AbsSum = 0;
+    for (uint32_t Kk = 0; Kk < K; ++Kk) {
+      double P = double(float(A[Row * K + Kk])) * double(float(B[size_t(Kk) * N + Col]));
+      Ref += P;
+      AbsSum += std::fabs(P);
+    }
+    double Got = Ours[Row * N + Col], Want = Peer[Row * N + Col];
+    auto err = [&](double V, double R) {
+      double E = std::fabs(V - R) / AbsSum;
+      return std::isnan(E) ? std::numeric_limits<double>::infinity() : E;
+    };
+    WorstOurs = std::max(WorstOurs, err(Got, Ref));
+    WorstPeer = std::max(WorstPeer, err(Want, Ref));
+    WorstVsPeer = std::max(WorstVsPeer, err(Got, Want));
+  }
+
+  const std::string Name = "tile gemm f16->f32 " + std::to_string(BlockM) + "x" +
+                           std::to_string(BlockN) + " " + std::to_string(Size) + "^3";
+  std::string Check = "64 samples: vs f64 " + sci(WorstOurs) + " (cuBLAS " + sci(WorstPeer) +
+                      "), vs cuBLAS " + sci(WorstVsPeer) + " of sum|a||b|";
+  bool Ok = true;
+  if (NonFinite || OffPeer) {
+    C.fail("tilegemm " + std::to_string(Size) + ": " + std::to_string(NonFinite) +
+           " elements not finite (or never written) and " + std::to_string(OffPeer) +
+           " off cuBLAS by more than " + sci(Tolerance) + " of K max|a| max|b|, first at row " +
+           std::to_string(First / N) + " column " + std::to_string(First % N));
+    Check += "; " + std::to_string(NonFinite + OffPeer) + " elements wrong";
+    Ok = false;
+  }
+  if (!(WorstOurs <= Tolerance) || !(WorstVsPeer <= Tolerance)) {
+    C.fail("tilegemm " + std::to_string(Size) + ": a sampled element is off by " +
+           sci(std::max(WorstOurs, WorstVsPeer)) + " of its sum|a||b| (band " + sci(Tolerance) +
+           ")");
+    Ok = false;
+  }
+  if (!(WorstPeer <= Tolerance))
+    std::fprintf(stderr, "cajeta_gpu_bench: tilegemm %u: cuBLAS itself is off float64 by %s\n",
+                 Size, sci(WorstPeer).c_str());
+  if (!Ok)
+    Check = "MISMATCH: " + Check;
+
+  const int Batch = std::max(1, C.Options.Batch / 5);
+  Medians Md = measure(C, Batch, ours,
+                       [&](int Bt) { return C.Peers.gemmF16(PeerC, PeerA, PeerB, M, N, K, Bt); });
+  const double Flops = 2.0 * M * double(N) * K;
+  addRow(C, Md,
+         ResultRow{Name, C.Peers.cublasVersion() + " GemmEx f16", Md.Ours, Md.PeerWall, Md.PeerGpu,
+                   Flops, Flops, "TFLOP/s", Target, Check});
+}
+
+} // namespace
+
+void runTileGemmBench(GpuBenchContext& C) {
+  if (!C.Options.wants("tilegemm"))
+    return;
+  const std::string Path = C.Options.BundleDir + "/" + BundleName + ".cjx";
+  if (!std::filesystem::exists(Path)) {
+    std::printf("tilegemm: skipped: no bundle %s (it is built only with cmake "
+                "-DCAJETA_GPU_BENCH_TILES=ON, once the compiler has tiles)\n\n",
+                Path.c_str());
+    std::fflush(stdout);
+    return;
+  }
+  std::optional<xpu::Kernel> Gemm; // keeps its program loaded
+  try {
+    Gemm = C.Cuda.load(BundleName).kernel(KernelName);
+  } catch (const xpu::Error& E) {
+    C.fail(std::string("tilegemm: cannot load ") + KernelName + " from " + Path + ": " + E.what());
+    return;
+  }
+  uint32_t Seed = 11;
+  for (uint32_t Size : C.Options.TileGemmSizes) {
+    runOne(C, *Gemm, Size, Seed);
+    Seed += 2; // fresh matrices for every size
+  }
+}
+
+} // namespace cajeta::gpubench
