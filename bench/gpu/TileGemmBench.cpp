@@ -18,7 +18,7 @@ namespace {
 // block of C, grid(ceil(n / BlockN), ceil(m / BlockM)).
 constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
 constexpr const char* KernelName = "TileGemm.gemm16";
-constexpr uint32_t BlockThreads = 128;
+constexpr uint32_t BlockThreads = 256;
 constexpr uint32_t BlockM = 128; // rows of C per workgroup (grid y)
 constexpr uint32_t BlockN = 128; // columns of C per workgroup (grid x)
 // An element is right when |got - float64| <= Tolerance * sum_k |a_ik| |b_kj|.

@@ -65,6 +65,36 @@ TEST(Tile, GemmFloat16IntoFloat32AnySize) {
   }
 }
 
+TEST(Tile, GemmThroughSharedAlignedAndNot) {
+  xpu::Program P = compileProgram("Tiles");
+  CONFORMANCE_REQUIRE(P, Float16);
+  const uint32_t Groups = 2;
+  std::vector<Half> A = halfData(Groups * 512, 51), B = halfData(Groups * 768, 52);
+  auto DA = toDevice(A), DB = toDevice(B);
+  for (uint32_t Pad : {32u, 40u, 33u}) {
+    auto Out = filledBuffer<float>(Groups * 384, -3.0f);
+    runKernel(P.kernel("Tiles.gemmShared"), xpu::grid(Groups), xpu::block(32), Out, DA, DB, Pad);
+    std::vector<float> Got = fromDevice(Out);
+    size_t Bad = 0;
+    for (uint32_t G = 0; G < Groups; ++G)
+      for (uint32_t I = 0; I < 16; ++I)
+        for (uint32_t J = 0; J < 24; ++J) {
+          double Sum = 0, Scale = 0;
+          for (uint32_t L = 0; L < 32; ++L) {
+            double Prod =
+                double(float(A[G * 512 + I * 32 + L])) * double(float(B[G * 768 + L * 24 + J]));
+            Sum += Prod;
+            Scale += std::fabs(Prod);
+          }
+          float V = Got[G * 384 + I * 24 + J];
+          if (!(std::fabs(V - Sum) <= 1e-6 * Scale) && Bad++ < 5)
+            ADD_FAILURE() << "Tiles.gemmShared pad " << Pad << " group " << G << " (" << I << ", "
+                          << J << ") is " << V << ", want " << Sum;
+        }
+    EXPECT_EQ(Bad, 0u) << "pad " << Pad;
+  }
+}
+
 TEST(Tile, EpilogueColumnMajorScaleAddConvert) {
   xpu::Program P = compileProgram("Tiles");
   CONFORMANCE_REQUIRE(P, Float16);
@@ -97,6 +127,86 @@ TEST(Tile, EpilogueColumnMajorScaleAddConvert) {
                         << ", want " << Want;
       }
   EXPECT_EQ(Bad, 0u);
+}
+
+template <class In> void checkInt8Tiles(const char* Kernel, bool WithC0) {
+  xpu::Program P = compileProgram("TilesOtherTypes");
+  const uint32_t Groups = 3;
+  std::vector<In> A = intData<In>(Groups * 512, 71), B = intData<In>(Groups * 512, 72);
+  std::vector<int32_t> C0 = intData<int32_t>(Groups * 256, 73);
+  auto DA = toDevice(A), DB = toDevice(B);
+  auto DC0 = toDevice(C0);
+  auto Out = filledBuffer<int32_t>(Groups * 256, 5);
+  if (WithC0)
+    runKernel(P.kernel(Kernel), xpu::grid(Groups), xpu::block(64), Out, DA, DB, DC0);
+  else
+    runKernel(P.kernel(Kernel), xpu::grid(Groups), xpu::block(64), Out, DA, DB);
+  std::vector<int32_t> Want(Groups * 256);
+  for (uint32_t G = 0; G < Groups; ++G)
+    for (uint32_t I = 0; I < 16; ++I)
+      for (uint32_t J = 0; J < 16; ++J) {
+        int64_t Sum = WithC0 ? C0[G * 256 + I * 16 + J] : 0;
+        for (uint32_t L = 0; L < 32; ++L)
+          Sum += int64_t(A[G * 512 + I * 32 + L]) * int64_t(B[G * 512 + L * 16 + J]);
+        Want[G * 256 + I * 16 + J] = int32_t(uint32_t(Sum)); // int32 accumulators wrap
+      }
+  expectSame(fromDevice(Out), Want, Kernel);
+}
+
+TEST(Tile, Int8IntoInt32Exact) {
+  checkInt8Tiles<int8_t>("TilesOtherTypes.int8s", true);
+}
+
+TEST(Tile, Uint8IntoInt32Exact) {
+  checkInt8Tiles<uint8_t>("TilesOtherTypes.uint8s", false);
+}
+
+TEST(Tile, Float32ShapesThatAreNotFragments) {
+  xpu::Program P = compileProgram("TilesOtherTypes");
+  const uint32_t Groups = 2;
+  std::vector<float> A = uniformData<float>(Groups * 32, 81, -2, 2),
+                     B = uniformData<float>(Groups * 32, 82, -2, 2);
+  auto DA = toDevice(A), DB = toDevice(B);
+  auto Out = filledBuffer<float>(Groups * 64, 0);
+  const float S = 0.75f;
+  runKernel(P.kernel("TilesOtherTypes.float32s"), xpu::grid(Groups), xpu::block(32), Out, DA, DB,
+            S);
+  std::vector<float> Got = fromDevice(Out);
+  for (uint32_t G = 0; G < Groups; ++G)
+    for (uint32_t I = 0; I < 8; ++I)
+      for (uint32_t J = 0; J < 8; ++J) {
+        double Sum = 1, Scale = 1;
+        for (uint32_t L = 0; L < 4; ++L) {
+          double Prod = double(A[G * 32 + I * 4 + L]) * B[G * 32 + L * 8 + J];
+          Sum += Prod;
+          Scale += std::fabs(Prod);
+        }
+        double Want = S * Sum;
+        EXPECT_NEAR(Got[G * 64 + I * 8 + J], Want, 4e-7 * S * Scale)
+            << "TilesOtherTypes.float32s group " << G << " (" << I << ", " << J << ")";
+      }
+}
+
+TEST(Tile, Float16IntoFloat16) {
+  xpu::Program P = compileProgram("TilesOtherTypes");
+  CONFORMANCE_REQUIRE(P, Float16);
+  std::vector<Half> A = halfData(256, 91), B = halfData(256, 92);
+  auto DA = toDevice(A), DB = toDevice(B);
+  auto Out = filledBuffer<Half>(256, Half(3.0f));
+  runKernel(P.kernel("TilesOtherTypes.halves"), xpu::grid(1), xpu::block(32), Out, DA, DB);
+  std::vector<Half> Got = fromDevice(Out);
+  for (uint32_t I = 0; I < 16; ++I)
+    for (uint32_t J = 0; J < 16; ++J) {
+      double Sum = 0, Scale = 0;
+      for (uint32_t L = 0; L < 16; ++L) {
+        double Prod = double(float(A[I * 16 + L])) * double(float(B[L * 16 + J]));
+        Sum += Prod;
+        Scale += std::fabs(Prod);
+      }
+      // Every product and sum rounds to float16 (relative 2^-11 each, 32 roundings).
+      EXPECT_NEAR(float(Got[I * 16 + J]), Sum, 32 * 0x1p-11 * Scale + 0x1p-14)
+          << "TilesOtherTypes.halves (" << I << ", " << J << ")";
+    }
 }
 
 } // namespace

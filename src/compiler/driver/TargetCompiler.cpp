@@ -62,15 +62,15 @@ kir::TierChoice TargetCompiler::chooseTileTier(const kir::Module& M,
                                                std::optional<kir::ImplTier> Override) const {
   std::string Native = nativeTiles(), Why;
   bool Fits = !Native.empty() && kir::TileLowering::fitsMmaSync(M, Why);
-  std::string Portable = "the software tile: shared memory and barriers";
+  std::string Portable = "the software tile: shared memory and barriers", Demoted;
   if (!Native.empty() && !Fits)
-    Portable += "; the whole program is demoted because " + Why;
+    Demoted = "the whole program is demoted from " + Native + " because " + Why;
   std::string Backend = backend();
   if (name() != Backend)
     Backend += " (" + name() + ")";
   return kir::TierSelection::choose(kir::Feature::CooperativeMatrix, Backend,
                                     Fits ? kir::ImplTier::Native : kir::ImplTier::Portable,
-                                    Override, Native, Portable);
+                                    Override, Native, Portable, Demoted);
 }
 
 void TargetCompiler::reportFailure(Diagnostics& Diags, Stage Raiser, const std::string& What,

@@ -121,7 +121,8 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "buffer_length", "div_trunc",
                                 "rem_trunc",     "shift_left",
                                 "shift_right",   "ftoi_unchecked",
-                                "bitcast",       "mma_m16n8k16"};
+                                "bitcast",       "mma_m16n8k16",
+                                "ldmatrix"};
   return Names[static_cast<unsigned>(Op)];
 }
 

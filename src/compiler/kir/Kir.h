@@ -139,6 +139,12 @@ enum class IntrinsicOp : uint8_t {
   // (0..3) of D = A.B + C (float32). The four results of one product are four expressions with the
   // same operands (LLVM merges them into one instruction).
   MmaM16N8K16,
+  // The same tier's shared-memory load (PTX ldmatrix.sync.aligned.m8n8.b16): Ops = {a float16
+  // shared array, this lane's row start as an element index (16-byte aligned)}; Index = the
+  // number of 8x8 matrices (2 or 4), plus 8 for the transposed form (.trans). Every lane of the
+  // warp takes part. Yields float16 element Dim (0 .. 2 * count - 1) of the lane's fragment:
+  // register Dim / 2, half Dim % 2 (LLVM merges the calls of one load, as for MmaM16N8K16).
+  LdMatrix,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

@@ -184,7 +184,11 @@ private:
     if (S->K == Stmt::Kind::Barrier) {
       What = "barrier";
       Len = 14; // "Barrier.sync()"
-    } else if (const Expr* W = convergentWaveOp(S->E)) {
+    } else if (const Expr* W = convergentWaveOp(S->E); W && W->K == Expr::Kind::Tile) {
+      What = std::string("tile operation '") + tileOpName(W->TOp) +
+             "' (a tile is held by a whole wave)";
+      At = W->Loc;
+    } else if (W) {
       What = std::string("wave operation 'Wave.") + waveOpName(W->WOp) + "'";
       Len = 5 + static_cast<uint32_t>(std::string(waveOpName(W->WOp)).size());
       At = W->Loc;

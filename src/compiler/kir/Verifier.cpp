@@ -631,10 +631,28 @@ private:
       problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
 
+  void verifyLdMatrix(const Expr* E) {
+    if (!ops(E, 2))
+      return;
+    verifyExpr(E->Ops[0], Use::Array);
+    verifyExpr(E->Ops[1], Use::Value);
+    unsigned Count = E->Index & 7;
+    if (E->Ops[0]->K != Expr::Kind::SharedRef || E->Ops[0]->Ty.Elem != ScalarType::F16)
+      problem(E, "ldmatrix reads a float16 shared array, not " + E->Ops[0]->Ty.str());
+    if (E->Ops[1]->Ty != U32)
+      problem(E, "ldmatrix's row start is " + E->Ops[1]->Ty.str() + ", not uint32");
+    if ((Count != 2 && Count != 4) || (E->Index & ~15u))
+      problem(E, "ldmatrix of " + std::to_string(E->Index) + " (2 or 4 matrices, + 8 for .trans)");
+    if (E->Dim >= 2 * Count || E->Ty != Type::scalar(ScalarType::F16))
+      problem(E, "ldmatrix element " + std::to_string(E->Dim) + " of type " + E->Ty.str());
+  }
+
   void verifyIntrinsic(const Expr* E) {
     IntrinsicOp Op = E->IOp;
     if (Op == IntrinsicOp::MmaM16N8K16)
       return verifyMma(E);
+    if (Op == IntrinsicOp::LdMatrix)
+      return verifyLdMatrix(E);
     if (Op > IntrinsicOp::Bitcast)
       return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
     std::string Name = std::string("'") + intrinsicName(Op) + "'";

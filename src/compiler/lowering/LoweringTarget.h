@@ -115,6 +115,12 @@ public:
                                        unsigned Dim) {
     return nullptr;
   }
+  /// The ldmatrix leaf (IntrinsicOp::LdMatrix): float16 element Dim of Count (2 or 4) 8x8
+  /// matrices, transposed or not, whose rows this lane's Ptr (shared memory) starts.
+  virtual llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,
+                                    bool Transposed, unsigned Dim) {
+    return nullptr;
+  }
 
   // --- Wave (subgroup) leaves of the native tier (kir::WaveOp; the walk's KernelWave.cpp lowers
   // each wave primitive to one of these). Every lane of a full wave calls each one (Kir.h). The

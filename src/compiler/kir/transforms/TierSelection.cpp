@@ -56,12 +56,14 @@ std::optional<ImplTier> TierSelection::overrideFor(Feature F, std::string& Warni
 
 TierChoice TierSelection::choose(Feature F, const std::string& Backend, ImplTier Best,
                                  std::optional<ImplTier> Override, const std::string& NativeHow,
-                                 const std::string& PortableHow) {
+                                 const std::string& PortableHow, const std::string& WhyNotNative) {
   TierChoice C;
   std::string Why;
   if (!Override) {
     C.Tier = Best;
-    Why = Best == ImplTier::Native ? "the backend's own instructions" : "no native form here";
+    Why = Best == ImplTier::Native  ? "the backend's own instructions"
+          : WhyNotNative.empty()   ? "no native form here"
+                                   : WhyNotNative;
   } else if (*Override == ImplTier::Portable) {
     C.Tier = ImplTier::Portable;
     Why = overrideVariable(F) + "=software";

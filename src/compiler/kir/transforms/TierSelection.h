@@ -30,7 +30,7 @@ public:
   /// native and the portable realisation for the note.
   static TierChoice choose(Feature F, const std::string& Backend, ImplTier Best,
                            std::optional<ImplTier> Override, const std::string& NativeHow,
-                           const std::string& PortableHow);
+                           const std::string& PortableHow, const std::string& WhyNotNative = "");
 };
 
 } // namespace cajeta::kir

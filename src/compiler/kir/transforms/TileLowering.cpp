@@ -348,6 +348,56 @@ private:
     return {R, Col};
   }
 
+  /// ldmatrix.x4 (x2 for an odd last B block) of every 16-wide block of tile T from shared
+  /// memory: lane l gives the start of row (l % 8) + 8 * ((l / 8) & 1), column 8 * (l / 16) of its
+  /// block; matrix q of the result holds A's a2q, a2q+1 (rows g / g+8, columns 2t / 2t+8), or,
+  /// transposed, B's b0..b3 of two 16x8 blocks.
+  std::vector<Stmt*> matrixLoad(Expr* E, uint32_t T, const std::vector<uint32_t>& Args) {
+    const Type Ty = F.Locals[T].Ty;
+    const std::vector<uint32_t>& R = Regs[T];
+    const Type Half = Type::scalar(ScalarType::F16);
+    std::vector<Stmt*> Out;
+    Expr* Quad = B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(8));
+    uint32_t RowOff =
+        temp(B.bin(BinaryOp::Add, B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(8)),
+                   B.bin(BinaryOp::Mul, B.bin(BinaryOp::And, Quad, B.u32(1)), B.u32(8))),
+             Out);
+    uint32_t ColOff =
+        temp(B.bin(BinaryOp::Mul, B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(16)), B.u32(8)), Out);
+    // One ldmatrix at block (Row0, Col0) of Count matrices; Place(e) is the register element e goes
+    // to.
+    auto Load = [&](uint32_t Row0, uint32_t Col0, unsigned Count, bool Trans,
+                    const std::function<uint32_t(unsigned)>& Place) {
+      Expr* Row = B.bin(BinaryOp::Add, B.u32(Row0), B.l(RowOff));
+      Expr* Col = B.bin(BinaryOp::Add, B.u32(Col0), B.l(ColOff));
+      uint32_t Start = temp(address(Args, Row, Col, false), Out);
+      std::vector<uint32_t> Tmp;
+      for (unsigned El = 0; El < 2 * Count; ++El) {
+        Expr* X = B.intrinsic(IntrinsicOp::LdMatrix, Half, {B.shallowCopy(E->Ops[0]), B.l(Start)},
+                              uint8_t(El));
+        X->Index = Count | (Trans ? 8 : 0);
+        Tmp.push_back(temp(X, Out));
+      }
+      for (unsigned El = 0; El < 2 * Count; ++El)
+        Out.push_back(B.eval(B.assign(R[Place(El)], B.l(Tmp[El]))));
+    };
+    if (Roles[T] == Role::A) {
+      const uint32_t Kb = Ty.Cols / 16;
+      for (uint32_t Mi = 0; Mi < Ty.Rows / 16; ++Mi)
+        for (uint32_t Ki = 0; Ki < Kb; ++Ki)
+          Load(16 * Mi, 16 * Ki, 4, false, [&](unsigned El) { return (Mi * Kb + Ki) * 8 + El; });
+    } else {
+      const uint32_t Nb = Ty.Cols / 8;
+      for (uint32_t Ki = 0; Ki < Ty.Rows / 16; ++Ki)
+        for (uint32_t Ni = 0; Ni < Nb; Ni += 2) {
+          unsigned Count = Ni + 1 < Nb ? 4 : 2;
+          Load(16 * Ki, 8 * Ni, Count, true,
+               [&](unsigned El) { return (Ki * Nb + Ni + El / 4) * 4 + El % 4; });
+        }
+    }
+    return Out;
+  }
+
   Stmt* lowerFragments(Expr* E) {
     const uint32_t T = E->Index;
     const Type Ty = F.Locals[T].Ty;
@@ -368,18 +418,37 @@ private:
       std::vector<uint32_t> Args;
       for (size_t I = 1; I < 5; ++I)
         Args.push_back(temp(E->Ops[I], Out));
+      std::vector<Stmt*> Scalar;
       std::vector<FragmentElement> Layout = fragmentLayout(Roles[T], Ty.Rows, Ty.Cols);
       for (size_t J = 0; J < R.size(); ++J) {
         auto [Row, Col] = coords(T, Layout[J]);
-        uint32_t RowL = temp(Row, Out), ColL = temp(Col, Out);
+        uint32_t RowL = temp(Row, Scalar), ColL = temp(Col, Scalar);
         Expr* In = inside(Args, B.l(RowL), B.l(ColL));
         Expr* Addr = address(Args, B.l(RowL), B.l(ColL), E->Dim == 1);
         if (E->TOp == TileOp::Load)
-          Out.push_back(B.eval(B.assign(
+          Scalar.push_back(B.eval(B.assign(
               R[J], B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem)))));
         else
-          Out.push_back(B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, B.l(R[J])))));
+          Scalar.push_back(
+              B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, B.l(R[J])))));
       }
+      bool Matrix = E->TOp == TileOp::Load && E->Dim == 0 && Ty.Elem == ScalarType::F16 &&
+                    E->Ops[0]->K == Expr::Kind::SharedRef && Roles[T] != Role::Acc;
+      if (!Matrix) {
+        Out.insert(Out.end(), Scalar.begin(), Scalar.end());
+        break;
+      }
+      // A whole tile from 16-byte aligned shared rows: ldmatrix, decided once per wave (every
+      // lane must take part); edges and unaligned rows take the element loads.
+      Expr* Whole = B.bin(
+          BinaryOp::LogicalAnd,
+          B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
+                B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
+          B.bin(BinaryOp::Eq,
+                B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])), B.u32(7)),
+                B.u32(0)));
+      uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
+      Out.push_back(B.ifThen(B.l(WholeL), B.block(matrixLoad(E, T, Args)), B.block(Scalar)));
       break;
     }
     case TileOp::Add:

@@ -946,6 +946,13 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
       return V;
     return unsupported(E, "the target has no mma.sync (kir::TileLowering's native form)");
   }
+  case IntrinsicOp::LdMatrix: {
+    llvm::Value* Addr =
+        elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Type::scalar(kir::ScalarType::F16));
+    if (llvm::Value* V = Target.emitLdMatrix(B, Addr, E->Index & 7, E->Index & 8, E->Dim))
+      return V;
+    return unsupported(E, "the target has no ldmatrix (kir::TileLowering's native form)");
+  }
   default:
     break;
   }

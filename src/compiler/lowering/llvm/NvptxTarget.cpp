@@ -69,6 +69,8 @@ public:
   }
   llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
                                unsigned Dim) override;
+  llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,
+                            bool Transposed, unsigned Dim) override;
   ImplTier tierFor(Feature F) const override {
     return F == Feature::FloatAtomics || F == Feature::WaveOps ? ImplTier::Native
                                                                : ImplTier::Portable;
@@ -549,6 +551,19 @@ llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<l
     Args.push_back(Ops[I]);
   llvm::Value* D = B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {}, Args);
   return B.CreateExtractValue(D, {Dim});
+}
+
+llvm::Value* NvptxTarget::emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,
+                                       bool Transposed, unsigned Dim) {
+  llvm::Intrinsic::ID Id =
+      Count == 4 ? (Transposed ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+                               : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16)
+                 : (Transposed ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
+                               : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
+  llvm::Value* Regs = B.CreateIntrinsic(Id, {Ptr->getType()}, {Ptr}); // overloaded on the pointer
+  llvm::Value* Reg = B.CreateExtractValue(Regs, {Dim / 2});
+  llvm::Value* Pair = B.CreateBitCast(Reg, llvm::FixedVectorType::get(B.getHalfTy(), 2));
+  return B.CreateExtractElement(Pair, uint64_t(Dim % 2));
 }
 
 std::unique_ptr<LoweringTarget> createNvptxTarget(llvm::TargetMachine& TM,
