@@ -33,8 +33,6 @@ bool builtinNeedsImport(const std::string& Name) {
 }
 
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
-  if (Name == "AsyncCopy")
-    return "asynchronous global-to-shared copies are not implemented yet";
   if (Name == "CooperativeMatrix")
     return "CooperativeMatrix with an explicit role is not implemented yet; use Tile";
   if (Name == "Texture2D" || Name == "Sampler")

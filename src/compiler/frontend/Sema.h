@@ -114,6 +114,7 @@ private:
   Value buildAtomic(const Expr* E, const std::string& Method);
   // wave operations (SemaWave.cpp)
   Value buildWave(const Expr* E, const std::string& Method);
+  Value buildAsyncCopy(const Expr* E, const std::string& Method);
   // Tiles (SemaTile.cpp)
   std::optional<kir::Type> resolveTileType(const TypeRef& T);
   kir::Stmt* buildTileDecl(const Stmt* S);

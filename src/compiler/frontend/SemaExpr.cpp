@@ -410,6 +410,13 @@ Sema::Value Sema::buildCall(const Expr* E) {
     Diags.error(E->Range, "'Barrier." + Method + "()' is a statement, not a value");
     return {};
   }
+  if (Name == "AsyncCopy" && !lookupLocal(Name)) {
+    if (!isImported("AsyncCopy")) {
+      Diags.error(Obj->Range, "'AsyncCopy' is not imported; add 'import cajeta.xpu.AsyncCopy;'");
+      return {};
+    }
+    return buildAsyncCopy(E, Method);
+  }
   if (Name == "Group" && !lookupLocal(Name)) {
     if (!isImported("Group")) {
       Diags.error(Obj->Range, "'Group' is not imported; add 'import cajeta.xpu.Group;'");

@@ -122,7 +122,8 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "rem_trunc",     "shift_left",
                                 "shift_right",   "ftoi_unchecked",
                                 "bitcast",       "mma_m16n8k16",
-                                "ldmatrix"};
+                                "ldmatrix",      "async_copy",
+                                "async_commit",  "async_wait"};
   return Names[static_cast<unsigned>(Op)];
 }
 

@@ -145,6 +145,17 @@ enum class IntrinsicOp : uint8_t {
   // warp takes part. Yields float16 element Dim (0 .. 2 * count - 1) of the lane's fragment:
   // register Dim / 2, half Dim % 2 (LLVM merges the calls of one load, as for MmaM16N8K16).
   LdMatrix,
+  // Asynchronous global -> shared copies (AsyncCopy.*), void. Targets without them get plain
+  // copies from kir::AsyncCopyLowering (the copy happens at once; commit and wait do nothing).
+  // AsyncCopy: Ops = {shared array, dst index, buffer, src index, valid} (uint32 indices); Index =
+  //   the element count (count * element size is 4, 8 or 16 bytes): dst[di + j] = j < valid ?
+  //   src[si + j] : 0 for j < count. Visible to the work-item after an AsyncWait that covers its
+  //   group, to the others after that and a barrier.
+  // AsyncCommit: {}: closes this work-item's group of copies issued since the last commit.
+  // AsyncWait: {}, Index = n: waits until at most n of this work-item's groups are in flight.
+  AsyncCopy,
+  AsyncCommit,
+  AsyncWait,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

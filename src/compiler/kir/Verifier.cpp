@@ -631,6 +631,32 @@ private:
       problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
 
+  void verifyAsyncCopy(const Expr* E) {
+    if (!E->Ty.isVoid())
+      problem(E, std::string(intrinsicName(E->IOp)) + " yields void, not " + E->Ty.str());
+    if (E->IOp != IntrinsicOp::AsyncCopy) {
+      ops(E, 0);
+      if (E->IOp == IntrinsicOp::AsyncWait && E->Index > 7)
+        problem(E, "async_wait for " + std::to_string(E->Index) + " groups (0..7)");
+      return;
+    }
+    if (!ops(E, 5))
+      return;
+    verifyExpr(E->Ops[0], Use::Array);
+    verifyExpr(E->Ops[2], Use::Array);
+    for (size_t I : {1, 3, 4}) {
+      verifyExpr(E->Ops[I], Use::Value);
+      if (E->Ops[I]->Ty != U32)
+        problem(E, "async_copy operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    if (E->Ops[0]->K != Expr::Kind::SharedRef || !E->Ops[2]->Ty.isBuffer() ||
+        E->Ops[0]->Ty.Elem != E->Ops[2]->Ty.Elem)
+      return problem(E, "async_copy from " + E->Ops[2]->Ty.str() + " to " + E->Ops[0]->Ty.str());
+    unsigned Bytes = E->Index * bundle::scalarTypeSize(E->Ops[0]->Ty.Elem);
+    if (Bytes != 4 && Bytes != 8 && Bytes != 16)
+      problem(E, "async_copy of " + std::to_string(Bytes) + " bytes (4, 8 or 16)");
+  }
+
   void verifyLdMatrix(const Expr* E) {
     if (!ops(E, 2))
       return;
@@ -653,6 +679,8 @@ private:
       return verifyMma(E);
     if (Op == IntrinsicOp::LdMatrix)
       return verifyLdMatrix(E);
+    if (Op >= IntrinsicOp::AsyncCopy && Op <= IntrinsicOp::AsyncWait)
+      return verifyAsyncCopy(E);
     if (Op > IntrinsicOp::Bitcast)
       return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
     std::string Name = std::string("'") + intrinsicName(Op) + "'";

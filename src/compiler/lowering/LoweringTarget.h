@@ -115,6 +115,14 @@ public:
                                        unsigned Dim) {
     return nullptr;
   }
+  /// Asynchronous global -> shared copies (IntrinsicOp::AsyncCopy, AsyncCommit, AsyncWait).
+  /// Targets without them return false and the pipeline makes the copies plain.
+  virtual bool hasAsyncCopy() const { return false; }
+  /// Count elements of Elem from Src (global) to Dst (shared); lanes at or past Valid are zero.
+  virtual void emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src,
+                             llvm::Type* Elem, unsigned Count, llvm::Value* Valid) {}
+  virtual void emitAsyncCommit(llvm::IRBuilder<>& B) {}
+  virtual void emitAsyncWait(llvm::IRBuilder<>& B, unsigned Pending) {}
   /// The ldmatrix leaf (IntrinsicOp::LdMatrix): float16 element Dim of Count (2 or 4) 8x8
   /// matrices, transposed or not, whose rows this lane's Ptr (shared memory) starts.
   virtual llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,

@@ -4,6 +4,7 @@
 
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Verifier.h"
+#include "compiler/kir/transforms/AsyncCopyLowering.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
@@ -77,6 +78,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                                          Module& M, size_t I, std::string& Error) {
                         return expandWaves(P, M, I, Error);
                       }});
+  if (!C.NativeAsyncCopy)
+    Passes.push_back({"async-copy", [](Module& M, size_t I, std::string&) {
+                        AsyncCopyLowering::run(M, *M.Functions[I]);
+                        return true;
+                      }});
   // The portable wave tier inlines barrier and wave helpers itself.
   if (Portable)
     Passes.push_back({"portable-wave", portableWaves});
@@ -112,8 +118,9 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 }
 
 const std::set<std::string>& pipelinePassNames() {
-  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers", "polyfill",
-                                              "wave-expand", "tile-lowering"};
+  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
+                                              "polyfill",      "wave-expand",
+                                              "tile-lowering", "async-copy"};
   return Names;
 }
 

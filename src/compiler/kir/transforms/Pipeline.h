@@ -30,6 +30,9 @@ struct PipelineConfig {
   WavePrimitives Wave;
   /// How tiles become plain KIR (the mma tier's form and the portable scratch's budget).
   TileLoweringConfig Tiles;
+  /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
+  /// otherwise kir::AsyncCopyLowering makes the copies plain.
+  bool NativeAsyncCopy = false;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

@@ -59,6 +59,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Polyfill = kir::PolyfillConfig::llvm();
   C.Wave = T.wavePrimitives();
   C.Tiles = T.tileLowering(O.TileTier);
+  C.NativeAsyncCopy = T.hasAsyncCopy();
   return C;
 }
 
@@ -946,6 +947,19 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
       return V;
     return unsupported(E, "the target has no mma.sync (kir::TileLowering's native form)");
   }
+  case IntrinsicOp::AsyncCopy: {
+    Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
+    llvm::Value* Dst = elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Elem);
+    llvm::Value* Src = elementAddress(*bufferOf(E->Ops[2]), E->Ops[3], Elem);
+    Target.emitAsyncCopy(B, Dst, Src, memoryType(Ctx, Elem), E->Index, emitExpr(E->Ops[4]));
+    return nullptr;
+  }
+  case IntrinsicOp::AsyncCommit:
+    Target.emitAsyncCommit(B);
+    return nullptr;
+  case IntrinsicOp::AsyncWait:
+    Target.emitAsyncWait(B, E->Index);
+    return nullptr;
   case IntrinsicOp::LdMatrix: {
     llvm::Value* Addr =
         elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Type::scalar(kir::ScalarType::F16));

@@ -60,17 +60,30 @@ public:
     kir::TileLoweringConfig C; // portable: 32 warps of scratch within the 48 KiB static limit
     C.MaxWaves = 32;
     C.SharedBudget = 48 * 1024;
-    llvm::StringRef Cpu = TM.getTargetCPU();
-    unsigned Sm = 0;
-    if (Chosen == ImplTier::Native && Cpu.consume_front("sm_") && !Cpu.getAsInteger(10, Sm) &&
-        Sm >= 80)
+    if (Chosen == ImplTier::Native && smVersion() >= 80)
       C.F = kir::TileLoweringConfig::Form::MmaSync;
     return C;
   }
   llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
                                unsigned Dim) override;
-  llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,
-                            bool Transposed, unsigned Dim) override;
+  llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
+                            unsigned Dim) override;
+  bool hasAsyncCopy() const override { return smVersion() >= 80; }
+  void emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src, llvm::Type* Elem,
+                     unsigned Count, llvm::Value* Valid) override;
+  void emitAsyncCommit(llvm::IRBuilder<>& B) override {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  }
+  void emitAsyncWait(llvm::IRBuilder<>& B, unsigned Pending) override {
+    B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {}, {B.getInt32(Pending)});
+  }
+  unsigned smVersion() const {
+    llvm::StringRef Cpu = TM.getTargetCPU();
+    unsigned Sm = 0;
+    if (Cpu.consume_front("sm_") && !Cpu.getAsInteger(10, Sm))
+      return Sm;
+    return 0;
+  }
   ImplTier tierFor(Feature F) const override {
     return F == Feature::FloatAtomics || F == Feature::WaveOps ? ImplTier::Native
                                                                : ImplTier::Portable;
@@ -551,6 +564,47 @@ llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<l
     Args.push_back(Ops[I]);
   llvm::Value* D = B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {}, Args);
   return B.CreateExtractValue(D, {Dim});
+}
+
+void NvptxTarget::emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src,
+                                llvm::Type* Elem, unsigned Count, llvm::Value* Valid) {
+  // cp.async (cg for 16 bytes: around L1, as CUTLASS does) with a source size, so the elements
+  // at or past Valid are zero-filled; a misaligned pair of addresses takes element copies.
+  const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
+  unsigned Size = unsigned(DL.getTypeStoreSize(Elem)), Bytes = Size * Count;
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::LLVMContext& C = F->getContext();
+  llvm::Value* Misaligned = B.CreateAnd(
+      B.CreateOr(B.CreatePtrToInt(Dst, B.getInt64Ty()), B.CreatePtrToInt(Src, B.getInt64Ty())),
+      B.getInt64(Bytes - 1));
+  auto* Fast = llvm::BasicBlock::Create(C, "async.copy", F);
+  auto* Slow = llvm::BasicBlock::Create(C, "async.plain", F);
+  auto* Done = llvm::BasicBlock::Create(C, "async.done", F);
+  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Fast, Slow);
+  B.SetInsertPoint(Fast);
+  llvm::Value* ValidBytes = B.CreateMul(
+      B.CreateSelect(B.CreateICmpULT(Valid, B.getInt32(Count)), Valid, B.getInt32(Count)),
+      B.getInt32(Size));
+  llvm::Intrinsic::ID Id = Bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
+                           : Bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+  B.CreateIntrinsic(Id, {}, {Dst, Src, ValidBytes});
+  B.CreateBr(Done);
+  B.SetInsertPoint(Slow);
+  for (unsigned J = 0; J < Count; ++J) {
+    // Only the valid elements are read (the rest may lie past the buffer's end).
+    auto* Read = llvm::BasicBlock::Create(C, "async.read", F);
+    auto* Next = llvm::BasicBlock::Create(C, "async.next", F);
+    llvm::Value* To = B.CreateConstInBoundsGEP1_32(Elem, Dst, J);
+    B.CreateStore(llvm::Constant::getNullValue(Elem), To);
+    B.CreateCondBr(B.CreateICmpULT(B.getInt32(J), Valid), Read, Next);
+    B.SetInsertPoint(Read);
+    B.CreateStore(B.CreateLoad(Elem, B.CreateConstInBoundsGEP1_32(Elem, Src, J)), To);
+    B.CreateBr(Next);
+    B.SetInsertPoint(Next);
+  }
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
 }
 
 llvm::Value* NvptxTarget::emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,

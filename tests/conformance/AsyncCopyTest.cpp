@@ -1,0 +1,43 @@
+// Conformance of AsyncCopy (Kir.h IntrinsicOp::AsyncCopy/AsyncCommit/AsyncWait): copies in two
+// groups waited for one at a time, zero fill past the source's valid elements, and sources that
+// are not aligned to the copy's size.
+#include "ConformanceSupport.h"
+
+namespace conformance {
+namespace {
+
+TEST(AsyncCopy, TwoGroupsWaitedInTurnWithZeroFill) {
+  xpu::Program P = compileProgram("AsyncCopies");
+  for (uint32_t N : {1024u, 1000u, 771u}) {
+    const uint32_t Groups = 2;
+    std::vector<float> X = uniformData<float>(N, 300 + N, -10, 10);
+    auto DX = toDevice(X);
+    auto Out = filledBuffer<float>(Groups * 512, -1.0f);
+    runKernel(P.kernel("AsyncCopies.stage"), xpu::grid(Groups), xpu::block(64), Out, DX, N);
+    std::vector<float> Want(Groups * 512);
+    auto At = [&](uint32_t I) { return I < N ? X[I] : 0.0f; };
+    for (uint32_t G = 0; G < Groups; ++G)
+      for (uint32_t K = 0; K < 256; ++K) {
+        Want[G * 512 + K] = 2.0f * At(G * 512 + K);
+        Want[G * 512 + 256 + K] = At(G * 512 + 511 - K);
+      }
+    expectSame(fromDevice(Out), Want, "AsyncCopies.stage n=" + std::to_string(N));
+  }
+}
+
+TEST(AsyncCopy, SourcesNotAlignedToTheCopy) {
+  xpu::Program P = compileProgram("AsyncCopies");
+  std::vector<int16_t> X = intData<int16_t>(300, 310);
+  auto DX = toDevice(X);
+  for (uint32_t Shift : {0u, 1u, 8u, 13u}) {
+    auto Out = filledBuffer<int16_t>(256, 7);
+    runKernel(P.kernel("AsyncCopies.shifted"), xpu::grid(1), xpu::block(32), Out, DX, Shift);
+    std::vector<int16_t> Want(256);
+    for (uint32_t I = 0; I < 256; ++I)
+      Want[I] = X[Shift + 255 - I];
+    expectSame(fromDevice(Out), Want, "AsyncCopies.shifted shift=" + std::to_string(Shift));
+  }
+}
+
+} // namespace
+} // namespace conformance
