@@ -57,9 +57,12 @@ prepare() {
   strip -o "$Carry/bin/cajeta_gpu_bench" "$Bin" || return 1
   strip -o "$Carry/lib/libcajeta_xpu.so" "$Build/lib/libcajeta_xpu.so" || return 1
   cp "$Bundles"/*.cjx "$Carry/bundles/" || return 1
-  # The Vulkan side loads the same bundles: each must carry one spirv payload per kernel.
+  # The Vulkan side loads the same bundles: each must carry one spirv payload per kernel, but
+  # tilegemm, whose software tile does not fit Vulkan's shared memory beside its own staging
+  # arrays (the compiler warns; the bench runs it on the cuda backend only).
   local B
   for B in "$Carry"/bundles/*.cjx; do
+    [[ $(basename "$B") == tilegemm.cjx ]] && continue
     "$Build/bin/cajeta" inspect "$B" | grep -q '^  spirv:' ||
       { echo "$B has no spirv payload ('cajeta inspect $B')"; return 1; }
   done

@@ -84,7 +84,8 @@ typedef enum cajeta_xpu_capability {
   CAJETA_XPU_CAP_FLOAT_ATOMICS,
   CAJETA_XPU_CAP_SHARED_MEMORY,
   CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY,
-  CAJETA_XPU_CAP_COOPERATIVE_MATRIX,
+  CAJETA_XPU_CAP_COOPERATIVE_MATRIX, /* tiles run natively (matrix instructions); they run
+                                        everywhere */
   CAJETA_XPU_CAP_TEXTURES,
   CAJETA_XPU_CAP_RAY_QUERY,
   CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA,   /* fma(a, b, c) rounded once, float32 and float64 */

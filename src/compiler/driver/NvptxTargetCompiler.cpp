@@ -40,6 +40,8 @@ TargetOutput NvptxTargetCompiler::build(const kir::Module& M, const TargetOption
   // The notes (approximate math without libdevice, ...) are the same for every architecture.
   for (const std::string& Note : R.Notes)
     Diags.reportOnce(Severity::Note, Stage::Llvm, Note);
+  for (const std::string& Why : R.Dropped)
+    Diags.report(Severity::Warning, Stage::Llvm, "no " + Sm + " code for " + Why);
   for (const auto& [Kernel, Manifest] : R.Manifests)
     Out.Manifests[Kernel][R.Payload.Target] = Manifest;
   Out.Payloads.push_back(std::move(R.Payload));

@@ -133,17 +133,17 @@ enum class IntrinsicOp : uint8_t {
   FToIUnchecked, // {float}, Ty an integer: round toward zero; the result fits Ty (no NaN)
   Bitcast,       // {v}, Ty a scalar of v's width (int <-> float): the same bits
   // The NVIDIA tensor-core leaf kir::TileLowering makes in its mma.sync tier; no other pass makes
-  // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.m16n8k16.row.col
-  // with float32 accumulators: Ops = the lane's 8 A elements (a0..a7), 4 B elements (b0..b3), all
-  // float16 (Elem of the intrinsic's A/B operands), then 4 float32 C elements; yields element Dim
-  // (0..3) of D = A.B + C (float32). The four results of one product are four expressions with the
-  // same operands (LLVM merges them into one instruction).
+  // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.m16n8k16.row.col,
+  // float16 inputs, float32 accumulators: Ops = the lane's 4 A registers and 2 B registers (uint32,
+  // each two float16: a0a1, a2a3, a4a5, a6a7; b0b1, b2b3, the first in the low half), then its 4
+  // float32 C elements; yields element Dim (0..3) of D = A.B + C. The four results of one product
+  // are four expressions with the same operands (LLVM merges them into one instruction).
   MmaM16N8K16,
   // The same tier's shared-memory load (PTX ldmatrix.sync.aligned.m8n8.b16): Ops = {a float16
   // shared array, this lane's row start as an element index (16-byte aligned)}; Index = the
   // number of 8x8 matrices (2 or 4), plus 8 for the transposed form (.trans). Every lane of the
-  // warp takes part. Yields float16 element Dim (0 .. 2 * count - 1) of the lane's fragment:
-  // register Dim / 2, half Dim % 2 (LLVM merges the calls of one load, as for MmaM16N8K16).
+  // warp takes part. Yields the lane's uint32 register Dim (0 .. count - 1): two float16 of
+  // matrix Dim (LLVM merges the calls of one load, as for MmaM16N8K16).
   LdMatrix,
   // Asynchronous global -> shared copies (AsyncCopy.*), void. Targets without them get plain
   // copies from kir::AsyncCopyLowering (the copy happens at once; commit and wait do nothing).

@@ -200,7 +200,7 @@ private:
       if (E->IOp == IntrinsicOp::MmaM16N8K16)
         S += " d" + std::to_string(E->Dim);
       if (E->IOp == IntrinsicOp::LdMatrix)
-        S += " x" + std::to_string(E->Index & 7) + ((E->Index & 8) ? ".trans" : "") + " e" +
+        S += " x" + std::to_string(E->Index & 7) + ((E->Index & 8) ? ".trans" : "") + " r" +
              std::to_string(E->Dim);
       return S + ops() + ")";
     }

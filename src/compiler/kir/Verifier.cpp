@@ -618,15 +618,13 @@ private:
   }
 
   void verifyMma(const Expr* E) {
-    if (!ops(E, 16))
+    if (!ops(E, 10))
       return;
-    for (size_t I = 0; I < 16; ++I) {
+    for (size_t I = 0; I < 10; ++I) {
       verifyExpr(E->Ops[I], Use::Value);
-      if (I >= 12 ? E->Ops[I]->Ty != Type::scalar(ScalarType::F32) : E->Ops[I]->Ty != E->Ops[0]->Ty)
+      if (E->Ops[I]->Ty != (I >= 6 ? Type::scalar(ScalarType::F32) : U32))
         problem(E, "mma operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
     }
-    if (E->Ops[0]->Ty != Type::scalar(ScalarType::F16))
-      problem(E, "mma inputs are " + E->Ops[0]->Ty.str() + ", not float16");
     if (E->Dim > 3 || E->Ty != Type::scalar(ScalarType::F32))
       problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
@@ -669,8 +667,8 @@ private:
       problem(E, "ldmatrix's row start is " + E->Ops[1]->Ty.str() + ", not uint32");
     if ((Count != 2 && Count != 4) || (E->Index & ~15u))
       problem(E, "ldmatrix of " + std::to_string(E->Index) + " (2 or 4 matrices, + 8 for .trans)");
-    if (E->Dim >= 2 * Count || E->Ty != Type::scalar(ScalarType::F16))
-      problem(E, "ldmatrix element " + std::to_string(E->Dim) + " of type " + E->Ty.str());
+    if (E->Dim >= Count || E->Ty != U32)
+      problem(E, "ldmatrix register " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
 
   void verifyIntrinsic(const Expr* E) {

@@ -110,7 +110,7 @@ public:
   /// form with this target's shared-memory budget, unless the target has native fragments.
   virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;
   /// The mma.sync leaf (IntrinsicOp::MmaM16N8K16): result Dim of one m16n8k16 product with
-  /// float16 A (8 values) and B (4) and float32 C (4). Null where the target has none.
+  /// float16 A (4 i32 pairs) and B (2 pairs) and float32 C (4). Null where the target has none.
   virtual llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
                                        unsigned Dim) {
     return nullptr;
@@ -123,8 +123,8 @@ public:
                              llvm::Type* Elem, unsigned Count, llvm::Value* Valid) {}
   virtual void emitAsyncCommit(llvm::IRBuilder<>& B) {}
   virtual void emitAsyncWait(llvm::IRBuilder<>& B, unsigned Pending) {}
-  /// The ldmatrix leaf (IntrinsicOp::LdMatrix): float16 element Dim of Count (2 or 4) 8x8
-  /// matrices, transposed or not, whose rows this lane's Ptr (shared memory) starts.
+  /// The ldmatrix leaf (IntrinsicOp::LdMatrix): the i32 register Dim (two float16) of Count (2 or
+  /// 4) 8x8 matrices, transposed or not, whose rows this lane's Ptr (shared memory) starts.
   virtual llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,
                                     bool Transposed, unsigned Dim) {
     return nullptr;

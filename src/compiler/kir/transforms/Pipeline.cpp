@@ -16,8 +16,9 @@
 namespace cajeta::kir {
 namespace {
 
-/// One pass over one function of the copy: true, or false with Error set.
-using FunctionPass = std::function<bool(Module&, size_t Index, std::string& Error)>;
+/// One pass over one function of the copy: true, or false with Error set (and Drop set when the
+/// function merely cannot exist on the target).
+using FunctionPass = std::function<bool(Module&, size_t Index, std::string& Error, bool& Drop)>;
 
 struct Pass {
   const char* Name;
@@ -30,7 +31,7 @@ void replaceFunction(Module& M, size_t I, const Function& Copy) {
   M.Functions[I] = cloneFunction(Copy, M);
 }
 
-bool inlineBarrierHelpers(Module& M, size_t I, std::string& Error) {
+bool inlineBarrierHelpers(Module& M, size_t I, std::string& Error, bool&) {
   const Function& F = *M.Functions[I];
   if (!F.IsKernel || !F.HasBarrier)
     return true;
@@ -41,7 +42,7 @@ bool inlineBarrierHelpers(Module& M, size_t I, std::string& Error) {
   return true;
 }
 
-bool portableWaves(Module& M, size_t I, std::string& Error) {
+bool portableWaves(Module& M, size_t I, std::string& Error, bool&) {
   const Function& F = *M.Functions[I];
   if (!F.IsKernel || !F.UsesWave)
     return true;
@@ -67,19 +68,20 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
   // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
   // passes then treat as any other.
-  Passes.push_back({"tile-lowering", [T = C.Tiles](Module& M, size_t I, std::string& Error) {
-                      return TileLowering::run(M, *M.Functions[I], T, Error);
-                    }});
+  Passes.push_back(
+      {"tile-lowering", [T = C.Tiles](Module& M, size_t I, std::string& Error, bool& Drop) {
+         return TileLowering::run(M, *M.Functions[I], T, Error, Drop);
+       }});
   // The wave composites in KIR over the tier's primitives: the target's in the native tier; in
   // the portable tier its own, which portable-wave then builds from shared memory.
   bool Portable = C.WaveTier == ImplTier::Portable;
   if (Portable || C.Wave.Available)
     Passes.push_back({"wave-expand", [P = Portable ? PortableWave::primitives() : C.Wave](
-                                         Module& M, size_t I, std::string& Error) {
+                                         Module& M, size_t I, std::string& Error, bool&) {
                         return expandWaves(P, M, I, Error);
                       }});
   if (!C.NativeAsyncCopy)
-    Passes.push_back({"async-copy", [](Module& M, size_t I, std::string&) {
+    Passes.push_back({"async-copy", [](Module& M, size_t I, std::string&, bool&) {
                         AsyncCopyLowering::run(M, *M.Functions[I]);
                         return true;
                       }});
@@ -90,7 +92,7 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
   // Last, so that what the other passes make is legalized too.
   if (C.Polyfill.any())
-    Passes.push_back({"polyfill", [P = C.Polyfill](Module& M, size_t I, std::string&) {
+    Passes.push_back({"polyfill", [P = C.Polyfill](Module& M, size_t I, std::string&, bool&) {
                         Polyfill::run(M, *M.Functions[I], P);
                         return true;
                       }});
@@ -125,7 +127,7 @@ const std::set<std::string>& pipelinePassNames() {
 }
 
 std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, std::string& Error,
-                                    const PipelineTrace* Trace) {
+                                    const PipelineTrace* Trace, std::vector<std::string>* Dropped) {
   // The emitters trust the pipeline's output: the input must be valid KIR already (cheap: one
   // walk), so a malformed hand-built module is an error here, never a crash in an emitter.
   std::string Problems;
@@ -140,7 +142,21 @@ std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, st
       if (!availableOn(*Out->Functions[I], C.Backend))
         continue;
       std::string Why;
-      if (!P.Run(*Out, I, Why)) {
+      bool Drop = false;
+      bool Ok = P.Run(*Out, I, Why, Drop);
+      if (!Ok && Drop && Dropped && Out->Functions[I]->IsKernel) {
+        // The kernel cannot exist on this target: every other backend keeps it.
+        Function& F = *Out->Functions[I];
+        F.Backends.clear();
+        for (const char* B : {"cpu", "cuda", "hip", "vulkan"})
+          if (B != C.Backend && availableOn(*M.Functions[I], B))
+            F.Backends.push_back(B);
+        if (F.Backends.empty())
+          F.Backends.push_back("none");
+        Dropped->push_back(Why); // names the kernel
+        continue;
+      }
+      if (!Ok) {
         Error = "function '" + Out->Functions[I]->Name + "': pass " + P.Name + " (" + C.Backend +
                 ") failed: " + Why;
         return nullptr;

@@ -60,7 +60,11 @@ const std::set<std::string>& pipelinePassNames();
 /// Error set (naming the pass and the function) when a pass cannot rewrite a function. M must
 /// verify (kir::verify; an error otherwise), so the emitters that take the result may assume
 /// valid KIR; with VerifyEach (or verifyEachPassByDefault) every pass's output is verified too.
+/// With Dropped, a kernel that cannot exist on the target (its software tiles do not fit the
+/// target's shared memory) is left out of the result (not available on C.Backend) and a line
+/// saying why is added to Dropped, instead of failing the whole module.
 std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, std::string& Error,
-                                    const PipelineTrace* Trace = nullptr);
+                                    const PipelineTrace* Trace = nullptr,
+                                    std::vector<std::string>* Dropped = nullptr);
 
 } // namespace cajeta::kir

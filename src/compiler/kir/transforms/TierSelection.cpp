@@ -61,7 +61,7 @@ TierChoice TierSelection::choose(Feature F, const std::string& Backend, ImplTier
   std::string Why;
   if (!Override) {
     C.Tier = Best;
-    Why = Best == ImplTier::Native  ? "the backend's own instructions"
+    Why = Best == ImplTier::Native ? "the backend's own instructions"
           : WhyNotNative.empty()   ? "no native form here"
                                    : WhyNotNative;
   } else if (*Override == ImplTier::Portable) {

@@ -105,6 +105,8 @@ class Lowerer {
 public:
   Lowerer(Module& M, Function& F, const TileLoweringConfig& C) : M(M), F(F), C(C), B(M, F) {}
 
+  bool doesNotFit() const { return DoesNotFit; }
+
   bool run(std::string& Error) {
     if (portable()) {
       uint64_t Own = 0;
@@ -114,6 +116,7 @@ public:
       uint64_t Left = C.SharedBudget > Own ? C.SharedBudget - Own : 0;
       Waves = uint32_t(std::min<uint64_t>(C.MaxWaves, Left / PerWave));
       if (Waves == 0) {
+        DoesNotFit = true;
         Error = "kernel '" + F.Name + "': its tiles take " + std::to_string(PerWave) +
                 " bytes of shared memory per wave in the portable tier, and only " +
                 std::to_string(Left) + " of the target's " + std::to_string(C.SharedBudget) +
@@ -184,8 +187,10 @@ private:
         if (!T.isTile())
           continue;
         std::vector<uint32_t>& R = Regs[L];
-        for (uint32_t J = 0; J < T.Rows * T.Cols / 32; ++J)
-          R.push_back(B.local(F.Locals[L].Name + ".r" + std::to_string(J), Type::scalar(T.Elem)));
+        bool Pairs = packed(L);
+        for (uint32_t J = 0; J < T.Rows * T.Cols / (Pairs ? 64 : 32); ++J)
+          R.push_back(B.local(F.Locals[L].Name + ".r" + std::to_string(J),
+                              Pairs ? u32Ty() : Type::scalar(T.Elem)));
       }
     }
     return Out;
@@ -348,14 +353,57 @@ private:
     return {R, Col};
   }
 
+  /// Whether tile T's fragment registers hold float16 pairs in uint32 locals (the a and b
+  /// operands: mma.sync and ldmatrix take them so) rather than one element each.
+  bool packed(uint32_t T) const {
+    auto It = Roles.find(T);
+    return F.Locals[T].Ty.Elem == ScalarType::F16 && It != Roles.end() && It->second != Role::Acc;
+  }
+  static Type u16Ty() { return Type::scalar(ScalarType::U16); }
+  static Type halfTy() { return Type::scalar(ScalarType::F16); }
+  /// Two float16 values as one uint32 (Lo in the low half).
+  Expr* pack(Expr* Lo, Expr* Hi) {
+    auto Bits = [&](Expr* V) {
+      return B.cast(u32Ty(), B.intrinsic(IntrinsicOp::Bitcast, u16Ty(), {V}));
+    };
+    return B.bin(BinaryOp::Or, Bits(Lo), B.bin(BinaryOp::Shl, Bits(Hi), B.u32(16)));
+  }
+  /// Fragment element J of tile T.
+  Expr* element(uint32_t T, size_t J) {
+    if (!packed(T))
+      return B.l(Regs[T][J]);
+    Expr* Bits = B.l(Regs[T][J / 2]);
+    if (J % 2)
+      Bits = B.bin(BinaryOp::UShr, Bits, B.u32(16));
+    return B.intrinsic(IntrinsicOp::Bitcast, halfTy(), {B.cast(u16Ty(), Bits)});
+  }
+  /// Sets every fragment element J of tile T to Value(J) (each evaluated once).
+  void setElements(uint32_t T, const std::function<Expr*(size_t J)>& Value,
+                   std::vector<Stmt*>& Out) {
+    const Type Ty = F.Locals[T].Ty;
+    size_t Count = size_t(Ty.Rows) * Ty.Cols / 32;
+    if (!packed(T)) {
+      std::vector<uint32_t> V;
+      for (size_t J = 0; J < Count; ++J)
+        V.push_back(temp(Value(J), Out));
+      for (size_t J = 0; J < Count; ++J)
+        Out.push_back(B.eval(B.assign(Regs[T][J], B.l(V[J]))));
+      return;
+    }
+    std::vector<uint32_t> V;
+    for (size_t J = 0; J < Count; J += 2)
+      V.push_back(temp(pack(Value(J), Value(J + 1)), Out));
+    for (size_t P = 0; P < V.size(); ++P)
+      Out.push_back(B.eval(B.assign(Regs[T][P], B.l(V[P]))));
+  }
+
   /// ldmatrix.x4 (x2 for an odd last B block) of every 16-wide block of tile T from shared
   /// memory: lane l gives the start of row (l % 8) + 8 * ((l / 8) & 1), column 8 * (l / 16) of its
-  /// block; matrix q of the result holds A's a2q, a2q+1 (rows g / g+8, columns 2t / 2t+8), or,
-  /// transposed, B's b0..b3 of two 16x8 blocks.
+  /// block; matrix q of the result is A's pair register q (a2q, a2q+1: rows g / g+8, columns
+  /// 2t / 2t+8), or, transposed, B's pair q % 2 of 16x8 block q / 2.
   std::vector<Stmt*> matrixLoad(Expr* E, uint32_t T, const std::vector<uint32_t>& Args) {
     const Type Ty = F.Locals[T].Ty;
     const std::vector<uint32_t>& R = Regs[T];
-    const Type Half = Type::scalar(ScalarType::F16);
     std::vector<Stmt*> Out;
     Expr* Quad = B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(8));
     uint32_t RowOff =
@@ -364,35 +412,32 @@ private:
              Out);
     uint32_t ColOff =
         temp(B.bin(BinaryOp::Mul, B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(16)), B.u32(8)), Out);
-    // One ldmatrix at block (Row0, Col0) of Count matrices; Place(e) is the register element e goes
-    // to.
+    // One ldmatrix at block (Row0, Col0) of Count matrices; matrix q goes to pair register
+    // Place(q).
     auto Load = [&](uint32_t Row0, uint32_t Col0, unsigned Count, bool Trans,
                     const std::function<uint32_t(unsigned)>& Place) {
       Expr* Row = B.bin(BinaryOp::Add, B.u32(Row0), B.l(RowOff));
       Expr* Col = B.bin(BinaryOp::Add, B.u32(Col0), B.l(ColOff));
       uint32_t Start = temp(address(Args, Row, Col, false), Out);
-      std::vector<uint32_t> Tmp;
-      for (unsigned El = 0; El < 2 * Count; ++El) {
-        Expr* X = B.intrinsic(IntrinsicOp::LdMatrix, Half, {B.shallowCopy(E->Ops[0]), B.l(Start)},
-                              uint8_t(El));
+      for (unsigned Q = 0; Q < Count; ++Q) {
+        Expr* X = B.intrinsic(IntrinsicOp::LdMatrix, u32Ty(),
+                              {B.shallowCopy(E->Ops[0]), B.l(Start)}, uint8_t(Q));
         X->Index = Count | (Trans ? 8 : 0);
-        Tmp.push_back(temp(X, Out));
+        Out.push_back(B.eval(B.assign(R[Place(Q)], X)));
       }
-      for (unsigned El = 0; El < 2 * Count; ++El)
-        Out.push_back(B.eval(B.assign(R[Place(El)], B.l(Tmp[El]))));
     };
     if (Roles[T] == Role::A) {
       const uint32_t Kb = Ty.Cols / 16;
       for (uint32_t Mi = 0; Mi < Ty.Rows / 16; ++Mi)
         for (uint32_t Ki = 0; Ki < Kb; ++Ki)
-          Load(16 * Mi, 16 * Ki, 4, false, [&](unsigned El) { return (Mi * Kb + Ki) * 8 + El; });
+          Load(16 * Mi, 16 * Ki, 4, false, [&](unsigned Q) { return (Mi * Kb + Ki) * 4 + Q; });
     } else {
       const uint32_t Nb = Ty.Cols / 8;
       for (uint32_t Ki = 0; Ki < Ty.Rows / 16; ++Ki)
         for (uint32_t Ni = 0; Ni < Nb; Ni += 2) {
           unsigned Count = Ni + 1 < Nb ? 4 : 2;
           Load(16 * Ki, 8 * Ni, Count, true,
-               [&](unsigned El) { return (Ki * Nb + Ni + El / 4) * 4 + El % 4; });
+               [&](unsigned Q) { return (Ki * Nb + Ni + Q / 2) * 2 + Q % 2; });
         }
     }
     return Out;
@@ -402,15 +447,16 @@ private:
     const uint32_t T = E->Index;
     const Type Ty = F.Locals[T].Ty;
     const Type Elem = Type::scalar(Ty.Elem);
-    const std::vector<uint32_t>& R = Regs[T];
+    const size_t Count = size_t(Ty.Rows) * Ty.Cols / 32;
     std::vector<Stmt*> Out;
     switch (E->TOp) {
     case TileOp::Fill:
     case TileOp::Scale: {
       uint32_t V = temp(E->Ops[0], Out);
-      for (uint32_t Reg : R)
-        Out.push_back(B.eval(B.assign(
-            Reg, E->TOp == TileOp::Fill ? B.l(V) : B.bin(BinaryOp::Mul, B.l(Reg), B.l(V)))));
+      bool Fill = E->TOp == TileOp::Fill;
+      setElements(
+          T, [&](size_t J) { return Fill ? B.l(V) : B.bin(BinaryOp::Mul, element(T, J), B.l(V)); },
+          Out);
       break;
     }
     case TileOp::Load:
@@ -420,20 +466,29 @@ private:
         Args.push_back(temp(E->Ops[I], Out));
       std::vector<Stmt*> Scalar;
       std::vector<FragmentElement> Layout = fragmentLayout(Roles[T], Ty.Rows, Ty.Cols);
-      for (size_t J = 0; J < R.size(); ++J) {
+      // Element J's bounds test and address; their temporaries go to To.
+      auto Where = [&](size_t J, std::vector<Stmt*>& To) {
         auto [Row, Col] = coords(T, Layout[J]);
-        uint32_t RowL = temp(Row, Scalar), ColL = temp(Col, Scalar);
-        Expr* In = inside(Args, B.l(RowL), B.l(ColL));
-        Expr* Addr = address(Args, B.l(RowL), B.l(ColL), E->Dim == 1);
-        if (E->TOp == TileOp::Load)
-          Scalar.push_back(B.eval(B.assign(
-              R[J], B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem)))));
-        else
-          Scalar.push_back(
-              B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, B.l(R[J])))));
+        uint32_t RowL = temp(Row, To), ColL = temp(Col, To);
+        return std::make_pair(inside(Args, B.l(RowL), B.l(ColL)),
+                              address(Args, B.l(RowL), B.l(ColL), E->Dim == 1));
+      };
+      if (E->TOp == TileOp::Store) {
+        for (size_t J = 0; J < Count; ++J) {
+          auto [In, Addr] = Where(J, Out);
+          Out.push_back(
+              B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, element(T, J)))));
+        }
+        break;
       }
-      bool Matrix = E->TOp == TileOp::Load && E->Dim == 0 && Ty.Elem == ScalarType::F16 &&
-                    E->Ops[0]->K == Expr::Kind::SharedRef && Roles[T] != Role::Acc;
+      setElements(
+          T,
+          [&](size_t J) {
+            auto [In, Addr] = Where(J, Scalar);
+            return B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem));
+          },
+          Scalar);
+      bool Matrix = E->Dim == 0 && packed(T) && E->Ops[0]->K == Expr::Kind::SharedRef;
       if (!Matrix) {
         Out.insert(Out.end(), Scalar.begin(), Scalar.end());
         break;
@@ -453,26 +508,31 @@ private:
     }
     case TileOp::Add:
     case TileOp::Convert: {
-      const std::vector<uint32_t>& U = Regs[E->Ops[0]->Index];
-      for (size_t J = 0; J < R.size(); ++J)
-        Out.push_back(
-            B.eval(B.assign(R[J], E->TOp == TileOp::Add ? B.bin(BinaryOp::Add, B.l(R[J]), B.l(U[J]))
-                                                        : castIfNeeded(Elem, B.l(U[J])))));
+      uint32_t U = E->Ops[0]->Index;
+      bool Add = E->TOp == TileOp::Add;
+      setElements(
+          T,
+          [&](size_t J) {
+            return Add ? B.bin(BinaryOp::Add, element(T, J), element(U, J))
+                       : castIfNeeded(Elem, element(U, J));
+          },
+          Out);
       break;
     }
     case TileOp::Mac: {
       const std::vector<uint32_t>& A = Regs[E->Ops[0]->Index];
       const std::vector<uint32_t>& Bv = Regs[E->Ops[1]->Index];
+      const std::vector<uint32_t>& R = Regs[T];
       const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8,
                      Kb = F.Locals[E->Ops[0]->Index].Ty.Cols / 16;
       for (uint32_t Ki = 0; Ki < Kb; ++Ki)
         for (uint32_t Mi = 0; Mi < Mb; ++Mi)
           for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
             std::vector<Expr*> Ops;
-            for (uint32_t I = 0; I < 8; ++I)
-              Ops.push_back(B.l(A[(Mi * Kb + Ki) * 8 + I]));
             for (uint32_t I = 0; I < 4; ++I)
-              Ops.push_back(B.l(Bv[(Ki * Nb + Ni) * 4 + I]));
+              Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
+            for (uint32_t I = 0; I < 2; ++I)
+              Ops.push_back(B.l(Bv[(Ki * Nb + Ni) * 2 + I]));
             for (uint32_t I = 0; I < 4; ++I)
               Ops.push_back(B.l(R[(Mi * Nb + Ni) * 4 + I]));
             std::vector<uint32_t> D;
@@ -499,6 +559,7 @@ private:
   std::map<uint32_t, Role> Roles;
   std::map<uint32_t, uint32_t> Scratch;           // tile local -> shared array (portable)
   std::map<uint32_t, std::vector<uint32_t>> Regs; // tile local -> fragment locals (mma.sync)
+  bool DoesNotFit = false;                        // the portable scratch does not fit the target
   uint32_t Waves = 0;                             // portable: the scratch's waves per group
   uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0;
 };
@@ -565,7 +626,9 @@ bool TileLowering::fitsMmaSync(const Module& M, std::string& Why) {
   return true;
 }
 
-bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error) {
+bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error,
+                       bool& DoesNotFit) {
+  DoesNotFit = false;
   bool Has = false;
   for (const Local& L : F.Locals)
     Has = Has || L.Ty.isTile();
@@ -576,7 +639,10 @@ bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std:
     Error = "tile lowering of '" + F.Name + "': no mma.sync form: " + Why;
     return false;
   }
-  return Lowerer(M, F, C).run(Error);
+  Lowerer L(M, F, C);
+  bool Ok = L.run(Error);
+  DoesNotFit = !Ok && L.doesNotFit();
+  return Ok;
 }
 
 uint32_t TileLowering::portableBytesPerWave(const Function& F) {

@@ -39,8 +39,10 @@ public:
   static bool usesTiles(const Module& M);
   /// Rewrites F (a function of M, or a copy whose nodes live in M): no Tile expression and no
   /// tile local remain (tile locals become unused uint32 locals, so local indices keep). False
-  /// with Error set when F holds a tile op that is not a statement of its own.
-  static bool run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error);
+  /// with Error set when F holds a tile op that is not a statement of its own, or (DoesNotFit
+  /// set) when the portable tile's scratch does not fit the target's shared-memory budget.
+  static bool run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error,
+                  bool& DoesNotFit);
   /// The shared bytes one wave's portable scratch takes in F (0 without tiles).
   static uint32_t portableBytesPerWave(const Function& F);
 };

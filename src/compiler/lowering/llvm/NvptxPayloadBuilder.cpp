@@ -92,6 +92,7 @@ std::unique_ptr<llvm::TargetMachine> createMachine(const std::string& Sm, std::s
 struct Lowered {
   std::unique_ptr<llvm::Module> M;
   std::vector<std::string> Notes;
+  std::vector<std::string> Dropped; // kernels left out of this architecture, and why
   bool Libdevice = false;
   std::map<std::string, bundle::TargetManifest> Kernels; // KernelLowering::kernelManifests
 };
@@ -117,7 +118,7 @@ bool emitToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::TargetM
   LO.WaveTier = O.WaveTier;
   LO.TileTier = O.TileTier;
   std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace);
+      kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace, &L.Dropped);
   if (!Prepared)
     return false;
   KernelLowering KL(*Prepared, M, *Target, LO);
@@ -165,10 +166,11 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
   LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
   if (R) {
     R->Notes = L.Notes;
+    R->Dropped = L.Dropped;
     R->Payload.Attributes["math"] = L.Libdevice ? "libdevice" : "approximate";
     for (const auto& KF : KM.Functions) {
-      if (!KF->IsKernel || !kir::availableOn(*KF, "cuda"))
-        continue;
+      if (!KF->IsKernel || !kir::availableOn(*KF, "cuda") || !L.Kernels.count(KF->Name))
+        continue; // not for CUDA, or left out of this architecture (L.Dropped)
       llvm::Function* F = L.M->getFunction(KF->Symbol);
       if (!F) {
         Error = "internal error: kernel '" + KF->Name + "' vanished during optimisation";

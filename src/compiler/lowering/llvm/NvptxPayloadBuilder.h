@@ -43,6 +43,9 @@ struct NvptxBuildResult {
   /// `ptxas -v` when read, else StaticSharedBytes from the IR and the others 0.
   std::map<std::string, bundle::TargetManifest> Manifests;
   std::vector<std::string> Notes; // compiler notes (e.g. approximate math without libdevice)
+  /// Kernels left out of this architecture's PTX, and why (kir::runPipeline's Dropped): the
+  /// bundle has no code for them there, and a device that needs it refuses to load them.
+  std::vector<std::string> Dropped;
 };
 
 class NvptxPayloadBuilder {

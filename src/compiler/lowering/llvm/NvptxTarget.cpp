@@ -548,19 +548,14 @@ llvm::Value* NvptxTarget::emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op,
 
 llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
                                           unsigned Dim) {
-  // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs (a0a1, a2a3,
-  // a4a5, a6a7), B as two, C as four floats; the four results are one call (LLVM merges the
-  // identical calls the walk makes for Dim 0..3).
+  // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs, B as two, C
+  // as four floats; the KIR pairs are uint32 (the same bits). The four results are one call (LLVM
+  // merges the identical calls the walk makes for Dim 0..3).
   llvm::Type* Pair = llvm::FixedVectorType::get(B.getHalfTy(), 2);
-  auto PairOf = [&](llvm::Value* Lo, llvm::Value* Hi) {
-    llvm::Value* V = llvm::PoisonValue::get(Pair);
-    V = B.CreateInsertElement(V, Lo, uint64_t(0));
-    return B.CreateInsertElement(V, Hi, uint64_t(1));
-  };
   std::vector<llvm::Value*> Args;
-  for (unsigned I = 0; I < 12; I += 2)
-    Args.push_back(PairOf(Ops[I], Ops[I + 1]));
-  for (unsigned I = 12; I < 16; ++I)
+  for (unsigned I = 0; I < 6; ++I)
+    Args.push_back(B.CreateBitCast(Ops[I], Pair));
+  for (unsigned I = 6; I < 10; ++I)
     Args.push_back(Ops[I]);
   llvm::Value* D = B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {}, Args);
   return B.CreateExtractValue(D, {Dim});
@@ -615,9 +610,7 @@ llvm::Value* NvptxTarget::emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, u
                  : (Transposed ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16
                                : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16);
   llvm::Value* Regs = B.CreateIntrinsic(Id, {Ptr->getType()}, {Ptr}); // overloaded on the pointer
-  llvm::Value* Reg = B.CreateExtractValue(Regs, {Dim / 2});
-  llvm::Value* Pair = B.CreateBitCast(Reg, llvm::FixedVectorType::get(B.getHalfTy(), 2));
-  return B.CreateExtractElement(Pair, uint64_t(Dim % 2));
+  return B.CreateExtractValue(Regs, {Dim});
 }
 
 std::unique_ptr<LoweringTarget> createNvptxTarget(llvm::TargetMachine& TM,

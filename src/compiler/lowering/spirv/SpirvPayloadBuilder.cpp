@@ -57,12 +57,14 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
                                             const SpirvEmitOptions& Options) {
   SpirvBuildResult R;
   std::string PipelineError;
+  std::vector<std::string> Dropped;
   std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(Source, pipelineConfig(Options), PipelineError, Options.Trace);
+      kir::runPipeline(Source, pipelineConfig(Options), PipelineError, Options.Trace, &Dropped);
   if (!Prepared) {
     R.Errors.push_back(PipelineError);
     return R;
   }
+  R.Errors.insert(R.Errors.end(), Dropped.begin(), Dropped.end());
   const kir::Module& M = *Prepared;
   std::vector<std::string> Imprecise; // kernels using Math.fma or transcendentals
   bool Fma = false, Transcendental = false;

@@ -88,7 +88,9 @@ public:
     case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // no .ftz: PTX without ftz, libdevice ftz=0
     case CAJETA_XPU_CAP_WAVE_OPS:                // shfl.sync / vote.sync / redux.sync
       return true;
-    default: // cooperative matrices, textures, ray query: not in this backend yet
+    case CAJETA_XPU_CAP_COOPERATIVE_MATRIX: // tiles' native tier: mma.sync.m16n8k16 (sm_80+)
+      return computeCapability() >= 80;
+    default: // textures, ray query: not in this backend yet
       return false;
     }
   }
