@@ -6,6 +6,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
@@ -575,7 +576,9 @@ void NvptxTarget::emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Va
   auto* Fast = llvm::BasicBlock::Create(C, "async.copy", F);
   auto* Slow = llvm::BasicBlock::Create(C, "async.plain", F);
   auto* Done = llvm::BasicBlock::Create(C, "async.done", F);
-  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Fast, Slow);
+  // Misaligned copies are the rare case: their block goes out of line.
+  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Fast, Slow,
+                 llvm::MDBuilder(C).createBranchWeights(1u << 20, 1));
   B.SetInsertPoint(Fast);
   llvm::Value* ValidBytes = B.CreateMul(
       B.CreateSelect(B.CreateICmpULT(Valid, B.getInt32(Count)), Valid, B.getInt32(Count)),
