@@ -61,7 +61,7 @@ struct TargetManifest {
   std::string WaveTier;
   /// Kernels that use tiles: "native" (the backend's matrix instructions) or "portable" (the
   /// software tile); and for the portable tile, the waves per workgroup its shared scratch holds
-  /// (a launch with more is refused). Empty / 0 otherwise.
+  /// (a launch with more is refused; 0: sized for the launch's waves). Empty / 0 otherwise.
   std::string TileTier;
   uint32_t TileWaves = 0;
   /// CPU: a second entry that runs the kernel's grid-stride loop a step at a time for the whole

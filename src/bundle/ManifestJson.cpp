@@ -332,9 +332,6 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetM
     if (Out.TileTier != "native" && Out.TileTier != "portable")
       return R.fail(FieldReader::join(Path, "tileTier"),
                     "must be \"native\" or \"portable\", got '" + Out.TileTier + "'");
-    if (Out.TileTier == "portable" && Out.TileWaves == 0)
-      return R.fail(FieldReader::join(Path, "tileWaves"),
-                    "a portable-tile kernel needs at least one wave of scratch");
   }
   if (!J.contains("waveTier")) // optional: written for kernels that use wave ops
     return true;

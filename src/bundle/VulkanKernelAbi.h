@@ -124,12 +124,15 @@ typedef struct CajetaVkStatus {
 #define CAJETA_VK_SPEC_WORKGROUP_SIZE_Y 1u
 #define CAJETA_VK_SPEC_WORKGROUP_SIZE_Z 2u
 #define CAJETA_VK_SPEC_DYNAMIC_SHARED_ELEMENTS 3u
+/// The device's subgroup size (for shared arrays sized per wave: payload attribute
+/// "per_wave_shared_bytes", bytes for each wave of the group beside "static_shared_bytes").
+#define CAJETA_VK_SPEC_SUBGROUP_SIZE 4u
 
 /// Push constants every device has; a larger parameter block is a uniform buffer.
 #define CAJETA_VK_MAX_PUSH_CONSTANT_BYTES 128u
 
 /// Bumped whenever anything above changes (payload attribute "vulkan_abi").
-#define CAJETA_VULKAN_KERNEL_ABI_VERSION 1
+#define CAJETA_VULKAN_KERNEL_ABI_VERSION 2
 
 #ifdef __cplusplus
 static_assert(sizeof(CajetaVkStatus) == 24, "CajetaVkStatus layout");

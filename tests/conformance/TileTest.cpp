@@ -39,7 +39,7 @@ TEST(Tile, GemmFloat16IntoFloat32AnySize) {
   struct Case {
     uint32_t M, N, K, Groups, Block;
   };
-  for (Case C : {Case{16, 16, 16, 1, 64}, Case{37, 50, 70, 2, 64}, Case{64, 48, 32, 3, 32},
+  for (Case C : {Case{16, 16, 16, 1, 64}, Case{37, 50, 70, 2, 64}, Case{64, 48, 32, 3, 128},
                  Case{5, 3, 9, 1, 64}, Case{100, 20, 130, 4, 64}}) {
     std::vector<Half> A = halfData(size_t(C.M) * C.K, 4000 + C.M),
                       B = halfData(size_t(C.K) * C.N, 5000 + C.N);

@@ -18,8 +18,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.5.0 (kir 6, wave 3, tile 1, cpu-abi 2, gpu-abi 1, vulkan-abi 1, "
-         "spirv-emitter 6, llvm 19)";
+  return "cajeta-compiler 0.5.1 (kir 6, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
+         "spirv-emitter 7, llvm 19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {

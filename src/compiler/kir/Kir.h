@@ -333,6 +333,9 @@ struct SharedArray {
   ScalarType Elem = ScalarType::F32;
   uint32_t Count = 0;
   SourceLoc Loc;
+  /// Count elements for each wave of the group, the total fixed when the group size and the
+  /// wave width are (kir::TileLowering's scratch on SPIR-V; Count > 0).
+  bool PerWave = false;
 };
 
 /// A plain class of primitive fields, passed by value, read-only. Fields are laid out as a C

@@ -169,8 +169,11 @@ private:
     if (!F.IsKernel && !F.SharedArrays.empty())
       problem(F.Loc, Kind, "a helper declares shared arrays (only kernels may)");
     unsigned Dynamic = 0;
-    for (const SharedArray& S : F.SharedArrays)
+    for (const SharedArray& S : F.SharedArrays) {
       Dynamic += S.Count == 0;
+      if (S.PerWave && S.Count == 0)
+        problem(F.Loc, Kind, "per-wave shared array '" + S.Name + "' without a count per wave");
+    }
     if (Dynamic > 1)
       problem(F.Loc, Kind, std::to_string(Dynamic) + " dynamic shared arrays (at most one)");
     if (!F.Body) {

@@ -2,6 +2,7 @@
 // through push constants and a uniform parameter block, the pipeline cache across block sizes,
 // --check-bounds reports, capability checks at load. Skips when no Vulkan device exists.
 #include "bundle/BundleWriter.h"
+#include "bundle/VulkanKernelAbi.h"
 
 #include "VulkanDeviceTest.h"
 
@@ -186,11 +187,16 @@ TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
   Pl.Target = "spirv:T.k";
   Pl.Format = "spirv";
   Pl.Bytes.assign(20, 0); // never reaches the driver: the requirement check comes first
-  Pl.Attributes = {{"kernel", "T.k"},          {"entry", "main"},
-                   {"vulkan_abi", "1"},        {"capabilities", "Shader,Kernel"},
-                   {"extensions", ""},         {"param_block", "none"},
-                   {"param_block_bytes", "0"}, {"param_slots", ""},
-                   {"check_bounds", "0"},      {"dynamic_shared_element_bytes", "0"}};
+  Pl.Attributes = {{"kernel", "T.k"},
+                   {"entry", "main"},
+                   {"vulkan_abi", std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION)},
+                   {"capabilities", "Shader,Kernel"},
+                   {"extensions", ""},
+                   {"param_block", "none"},
+                   {"param_block_bytes", "0"},
+                   {"param_slots", ""},
+                   {"check_bounds", "0"},
+                   {"dynamic_shared_element_bytes", "0"}};
   Desc.Payloads.push_back(Pl);
   std::vector<uint8_t> Bytes = BundleWriter::write(Desc);
   try {

@@ -108,7 +108,9 @@ public:
   bool doesNotFit() const { return DoesNotFit; }
 
   bool run(std::string& Error) {
-    if (portable()) {
+    if (portable() && C.ScratchSizedAtLaunch) {
+      Waves = 1; // per wave: SharedArray::PerWave
+    } else if (portable()) {
       uint64_t Own = 0;
       for (const SharedArray& S : F.SharedArrays)
         Own += uint64_t(S.Count) * bundle::scalarTypeSize(S.Elem);
@@ -176,6 +178,7 @@ private:
         if (!T.isTile())
           continue;
         Scratch[L] = B.shared(F.Locals[L].Name + ".tile", T.Elem, T.Rows * T.Cols * Waves);
+        F.SharedArrays[Scratch[L]].PerWave = C.ScratchSizedAtLaunch;
       }
     } else {
       LaneLocal = Def("tile.lane", Lane);

@@ -28,6 +28,10 @@ struct TileLoweringConfig {
   /// beside the kernel's own static shared arrays, at most MaxWaves (Function::TileWaves).
   uint32_t MaxWaves = 32;
   uint32_t SharedBudget = 48 * 1024;
+  /// Portable form: the scratch holds exactly the launch's waves instead (SharedArray::PerWave,
+  /// for targets that size shared memory when the group size is known: SPIR-V); the budget and
+  /// MaxWaves are then unused and Function::TileWaves stays 0.
+  bool ScratchSizedAtLaunch = false;
 };
 
 class TileLowering {

@@ -157,6 +157,8 @@ bool SpirvEmitter::run(SpirvKernel& Out) {
   for (const kir::SharedArray& S : Kernel.SharedArrays) {
     if (S.Count == 0)
       Out.DynamicSharedElementBytes = bundle::scalarTypeSize(S.Elem);
+    else if (S.PerWave)
+      Out.PerWaveSharedBytes += S.Count * bundle::scalarTypeSize(S.Elem);
     else
       Out.StaticSharedBytes += S.Count * bundle::scalarTypeSize(S.Elem);
   }
@@ -224,6 +226,9 @@ void SpirvEmitter::emitKernelFunction() {
   // The workgroup size is specialised at launch (spec ids 0, 1, 2).
   uint32_t X = Mb.specConstU32(1, 0), Y = Mb.specConstU32(1, 1), Z = Mb.specConstU32(1, 2);
   WorkgroupSize = Mb.specConstComposite(Mb.typeVector(u32(), 3), {X, Y, Z});
+  GroupSizeIds[0] = X;
+  GroupSizeIds[1] = Y;
+  GroupSizeIds[2] = Z;
   Mb.decorate(WorkgroupSize, spv::Decoration::BuiltIn, {uint32_t(spv::BuiltIn::WorkgroupSize)});
   Mb.addName(X, "cj_group_size_x");
   Mb.addName(Y, "cj_group_size_y");

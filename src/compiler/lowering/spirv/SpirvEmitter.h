@@ -54,6 +54,7 @@ struct SpirvKernel {
   uint32_t ParamBlockBytes = 0;          // 0: no block
   bool ParamBlockIsUniform = false;      // too big for push constants: a uniform buffer
   uint32_t StaticSharedBytes = 0;
+  uint32_t PerWaveSharedBytes = 0;        // SharedArray::PerWave arrays, for each wave of the group
   uint32_t DynamicSharedElementBytes = 0; // 0: no dynamic shared array
   bool UsesNativeFloatAtomicAdd = false;
   /// Math.fma / transcendentals emitted through GLSL.std.450, whose precision Vulkan does not
@@ -220,6 +221,8 @@ private:
   std::vector<bool> SharedBits;
   std::map<spv::BuiltIn, uint32_t> Builtins;
   uint32_t WorkgroupSize = 0;
+  uint32_t GroupSizeIds[3] = {0, 0, 0}; // the spec constants of WorkgroupSize
+  uint32_t WavesPerGroup = 0;           // spec-constant expression, made on first use
   uint32_t StatusVar = 0;
   uint32_t FailedFlag = 0; // Private bool: a bounds failure happened in this work-item
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> Helpers;

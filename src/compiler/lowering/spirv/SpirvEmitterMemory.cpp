@@ -81,6 +81,24 @@ uint32_t SpirvEmitter::sharedVar(uint32_t Index) {
   Type ET = Type::scalar(S.Elem);
   uint32_t Elem = SharedBits[Index] ? Mb.typeInt(ET.bits()) : valueType(ET);
   uint32_t Len = S.Count ? Mb.constU32(S.Count) : 0;
+  if (S.PerWave) {
+    // Count for each wave: Count * ceil(x * y * z / subgroup size), the subgroup size being
+    // specialisation constant 4 (the runtime gives the device's).
+    if (!WavesPerGroup) {
+      uint32_t W = Mb.specConstU32(32, 4);
+      Mb.addName(W, "cj_subgroup_size");
+      uint32_t Items = Mb.specConstOp(
+          u32(), spv::Op::OpIMul,
+          {Mb.specConstOp(u32(), spv::Op::OpIMul, {GroupSizeIds[0], GroupSizeIds[1]}),
+           GroupSizeIds[2]});
+      uint32_t Up =
+          Mb.specConstOp(u32(), spv::Op::OpISub,
+                         {Mb.specConstOp(u32(), spv::Op::OpIAdd, {Items, W}), Mb.constU32(1)});
+      WavesPerGroup = Mb.specConstOp(u32(), spv::Op::OpUDiv, {Up, W});
+      Mb.addName(WavesPerGroup, "cj_waves_per_group");
+    }
+    Len = Mb.specConstOp(u32(), spv::Op::OpIMul, {Len, WavesPerGroup});
+  }
   if (!Len) { // the dynamic array: its element count is specialisation constant 3
     Len = Mb.specConstU32(1, 3);
     Mb.addName(Len, "cj_dynamic_shared_elements");

@@ -204,6 +204,14 @@ uint32_t SpirvModuleBuilder::specConstComposite(uint32_t Type, const Words& Part
   return Id;
 }
 
+uint32_t SpirvModuleBuilder::specConstOp(uint32_t Type, spv::Op Op, const Words& Operands) {
+  uint32_t Id = newId();
+  Words Ops{Type, Id, uint32_t(Op)};
+  Ops.insert(Ops.end(), Operands.begin(), Operands.end());
+  inst(Globals, spv::Op::OpSpecConstantOp, Ops);
+  return Id;
+}
+
 uint32_t SpirvModuleBuilder::globalVariable(uint32_t PointerType, spv::StorageClass SC,
                                             uint32_t Initializer) {
   uint32_t Id = newId();

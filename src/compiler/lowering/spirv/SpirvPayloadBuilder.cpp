@@ -30,12 +30,10 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   C.Wave.ReduceInt32 = true; // GroupNonUniformArithmetic: the order cannot change the result
   C.Wave.ScanInt32 = true;
   C.Wave.BroadcastFirstWord = true; // OpGroupNonUniformBroadcastFirst
-  // Tiles: the portable tile (VK_KHR_cooperative_matrix is not emitted yet). The subgroup size
-  // is known only at run time, so the scratch is sized by bytes: 32 KiB beside the kernel's own
-  // arrays (lavapipe's and most desktop GPUs' maxComputeSharedMemorySize; a device with less
-  // refuses the launch by name). A launch with more waves than fit is refused (tileWaves).
-  C.Tiles.MaxWaves = 256;
-  C.Tiles.SharedBudget = 32 * 1024;
+  // Tiles: the portable tile (VK_KHR_cooperative_matrix is not emitted yet), its scratch sized
+  // for the launch's waves by specialisation constants (the group size and the subgroup size);
+  // a launch whose scratch exceeds the device's workgroup memory is refused by name.
+  C.Tiles.ScratchSizedAtLaunch = true;
   return C;
 }
 
@@ -104,6 +102,7 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
         {"param_slots", join(Slots)},
         {"check_bounds", Options.CheckBounds ? "1" : "0"},
         {"dynamic_shared_element_bytes", std::to_string(K.DynamicSharedElementBytes)},
+        {"per_wave_shared_bytes", std::to_string(K.PerWaveSharedBytes)},
     };
     bundle::TargetManifest TM;
     TM.Symbol = K.EntryPoint;

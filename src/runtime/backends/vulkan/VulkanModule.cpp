@@ -147,15 +147,15 @@ void addDenormPreserve(std::vector<uint32_t>& Words, const VulkanFeatures& F) {
 
 VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
                                   uint32_t DynamicElements) {
-  std::array<uint32_t, 4> Key = {Block[0], Block[1], Block[2], DynamicElements};
+  std::array<uint32_t, 5> Key = {Block[0], Block[1], Block[2], DynamicElements, Device.waveWidth()};
   std::lock_guard<std::mutex> Lock(Mutex);
   auto It = Pipelines.find(Key);
   if (It != Pipelines.end())
     return It->second;
-  VkSpecializationMapEntry Entries[4];
-  for (uint32_t E = 0; E != 4; ++E)
-    Entries[E] = {E, E * 4, 4}; // ids 0..3 (VulkanKernelAbi.h); an id the module lacks is ignored
-  VkSpecializationInfo Spec{4, Entries, sizeof(Key), Key.data()};
+  VkSpecializationMapEntry Entries[5];
+  for (uint32_t E = 0; E != 5; ++E)
+    Entries[E] = {E, E * 4, 4}; // ids 0..4 (VulkanKernelAbi.h); an id the module lacks is ignored
+  VkSpecializationInfo Spec{5, Entries, sizeof(Key), Key.data()};
   VkComputePipelineCreateInfo Info{};
   Info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
   Info.stage = {};
@@ -282,6 +282,8 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
   K->CheckBounds = Attr("check_bounds") == "1";
   K->DynamicSharedElementBytes = Number("dynamic_shared_element_bytes");
   K->StaticSharedBytes = Number("static_shared_bytes");
+  if (!Attr("per_wave_shared_bytes").empty()) // absent: no per-wave arrays
+    K->PerWaveSharedBytes = Number("per_wave_shared_bytes");
 
   // Requirements, before anything is created: a missing feature names itself.
   for (const std::string& Cap : splitList(Attr("capabilities")))

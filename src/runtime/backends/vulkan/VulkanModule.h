@@ -34,7 +34,8 @@ public:
   bool CheckBounds = false;
   uint32_t DynamicSharedElementBytes = 0;
   uint32_t StaticSharedBytes = 0;
-  bool UsesSubgroups = false; // wave ops (a GroupNonUniform capability): full subgroups wanted
+  uint32_t PerWaveSharedBytes = 0; // for each wave of the group (the portable tile's scratch)
+  bool UsesSubgroups = false;      // wave ops (a GroupNonUniform capability): full subgroups wanted
 
   VkShaderModule Shader = VK_NULL_HANDLE;
   VkDescriptorSetLayout SetLayout = VK_NULL_HANDLE;
@@ -46,7 +47,7 @@ public:
 
 private:
   std::mutex Mutex;
-  std::map<std::array<uint32_t, 4>, VkPipeline> Pipelines;
+  std::map<std::array<uint32_t, 5>, VkPipeline> Pipelines; // group size, dynamic, subgroup
 };
 
 class VulkanModule : public BackendModule {

@@ -504,7 +504,11 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
                          const void* Tag) {
   usable();
   auto& K = *static_cast<VulkanKernel*>(const_cast<void*>(Entry));
-  checkLimits(Info, Geometry, K.StaticSharedBytes);
+  // The portable tile's scratch: PerWaveSharedBytes for each wave of this group.
+  uint64_t Items = uint64_t(Geometry.Block[0]) * Geometry.Block[1] * Geometry.Block[2];
+  uint64_t Width = std::max<uint32_t>(1, Device.waveWidth());
+  checkLimits(Info, Geometry,
+              K.StaticSharedBytes + K.PerWaveSharedBytes * ((Items + Width - 1) / Width));
   const VkPhysicalDeviceLimits& L = Device.properties().limits;
   for (uint32_t P : K.BufferParams) {
     uint64_t Bytes = Args[P].Length * bundle::scalarTypeSize(Info.Params[P].Type);
