@@ -127,6 +127,9 @@ typedef struct CajetaVkStatus {
 /// The device's subgroup size (for shared arrays sized per wave: payload attribute
 /// "per_wave_shared_bytes", bytes for each wave of the group beside "static_shared_bytes").
 #define CAJETA_VK_SPEC_SUBGROUP_SIZE 4u
+/// Device.supports(Capability.X) in a kernel, where the compiler leaves it to the device: a bool
+/// specialisation constant with id CAJETA_VK_SPEC_CAPABILITY_BASE + X (cajeta_xpu_capability).
+#define CAJETA_VK_SPEC_CAPABILITY_BASE 16u
 
 /// Push constants every device has; a larger parameter block is a uniform buffer.
 #define CAJETA_VK_MAX_PUSH_CONSTANT_BYTES 128u

@@ -128,8 +128,8 @@ void addEmitCommand(CLI::App& App) {
       TO.CheckBounds = O->CheckBounds;
       TO.Cpu = O->Cpu;
       TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
-      if (kir::TileLowering::usesTiles(*F.Kir)) {
-        std::string Warning;
+      {
+        std::string Warning; // printed by builds of programs with tiles, not here
         auto Override = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
         TO.TileTier = Target->chooseTileTier(*F.Kir, Override).Tier;
       }

@@ -117,10 +117,10 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   // Tiles are tiered per target (mma.sync needs sm_80): one note per target.
   std::optional<kir::ImplTier> TileOverride;
   const bool UsesTiles = kir::TileLowering::usesTiles(*F.Kir);
-  if (UsesTiles) {
+  {
     std::string Warning;
     TileOverride = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
-    if (!Warning.empty())
+    if (!Warning.empty() && UsesTiles)
       Diags.report(Severity::Warning, Stage::Driver, Warning);
   }
   for (const std::string& Note : Skipped)
@@ -132,11 +132,11 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     TO.Cpu = Options.Cpu;
     TO.GpuFootprint = Options.GpuFootprint;
     TO.WaveTier = WaveTiers[T->backend()];
-    if (UsesTiles) {
-      kir::TierChoice Tile = T->chooseTileTier(*F.Kir, TileOverride);
+    // Every program gets a tile tier: Device.supports(Capability.CooperativeMatrix) folds to it.
+    kir::TierChoice Tile = T->chooseTileTier(*F.Kir, TileOverride);
+    if (UsesTiles)
       Diags.report(Severity::Note, Stage::Driver, Tile.Note);
-      TO.TileTier = Tile.Tier;
-    }
+    TO.TileTier = Tile.Tier;
     Outputs.push_back(T->build(*F.Kir, TO, Diags));
     if (!Outputs.back().Ok)
       return Finish(false);

@@ -115,6 +115,7 @@ private:
   // wave operations (SemaWave.cpp)
   Value buildWave(const Expr* E, const std::string& Method);
   Value buildAsyncCopy(const Expr* E, const std::string& Method);
+  Value buildDeviceQuery(const Expr* E, const std::string& Method); // SemaCapability.cpp
   // Tiles (SemaTile.cpp)
   std::optional<kir::Type> resolveTileType(const TypeRef& T);
   kir::Stmt* buildTileDecl(const Stmt* S);

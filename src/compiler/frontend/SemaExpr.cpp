@@ -410,6 +410,13 @@ Sema::Value Sema::buildCall(const Expr* E) {
     Diags.error(E->Range, "'Barrier." + Method + "()' is a statement, not a value");
     return {};
   }
+  if (Name == "Device" && !lookupLocal(Name)) {
+    if (!isImported("Device")) {
+      Diags.error(Obj->Range, "'Device' is not imported; add 'import cajeta.xpu.Device;'");
+      return {};
+    }
+    return buildDeviceQuery(E, Method);
+  }
   if (Name == "AsyncCopy" && !lookupLocal(Name)) {
     if (!isImported("AsyncCopy")) {
       Diags.error(Obj->Range, "'AsyncCopy' is not imported; add 'import cajeta.xpu.AsyncCopy;'");

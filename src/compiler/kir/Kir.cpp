@@ -123,7 +123,8 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "shift_right",   "ftoi_unchecked",
                                 "bitcast",       "mma_m16n8k16",
                                 "ldmatrix",      "async_copy",
-                                "async_commit",  "async_wait"};
+                                "async_commit",  "async_wait",
+                                "supports"};
   return Names[static_cast<unsigned>(Op)];
 }
 

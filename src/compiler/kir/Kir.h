@@ -156,6 +156,11 @@ enum class IntrinsicOp : uint8_t {
   AsyncCopy,
   AsyncCommit,
   AsyncWait,
+  // Device.supports(Capability.X) in a kernel: {}, Index = the capability (cajeta_xpu_capability),
+  // yields bool, uniform. kir::runPipeline folds it to a constant where the target knows the
+  // answer (PipelineConfig::Capabilities); SPIR-V asks the device through a specialisation
+  // constant (the rest).
+  Supports,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

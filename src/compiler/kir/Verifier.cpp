@@ -3,6 +3,8 @@
 // the POD of a field read, a call argument).
 #include "compiler/kir/Verifier.h"
 
+#include "cajeta/xpu/cajeta_xpu.h"
+
 #include <set>
 
 namespace cajeta::kir {
@@ -682,6 +684,13 @@ private:
       return verifyLdMatrix(E);
     if (Op >= IntrinsicOp::AsyncCopy && Op <= IntrinsicOp::AsyncWait)
       return verifyAsyncCopy(E);
+    if (Op == IntrinsicOp::Supports) {
+      ops(E, 0);
+      if (!E->Ty.isBool() || E->Index >= CAJETA_XPU_CAP_COUNT)
+        problem(E,
+                "supports of capability " + std::to_string(E->Index) + " yielding " + E->Ty.str());
+      return;
+    }
     if (Op > IntrinsicOp::Bitcast)
       return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
     std::string Name = std::string("'") + intrinsicName(Op) + "'";

@@ -106,6 +106,10 @@ public:
 
   /// The tier a feature gets on this backend; Portable unless a backend has it natively.
   virtual ImplTier tierFor(Feature F) const { return ImplTier::Portable; }
+  /// Device.supports(Capability.X) as this target answers it at compile time, by capability
+  /// (kir::PipelineConfig::Capabilities: 1, 0, or -1 for "ask the device"); TileTier is the
+  /// tile tier the driver chose (CooperativeMatrix means the native one).
+  virtual std::vector<int8_t> capabilities(ImplTier TileTier) const { return {}; }
   /// How kir::TileLowering lowers tiles here, given the tier the driver chose: the portable
   /// form with this target's shared-memory budget, unless the target has native fragments.
   virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;

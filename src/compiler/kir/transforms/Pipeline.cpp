@@ -4,6 +4,7 @@
 
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Verifier.h"
+#include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/AsyncCopyLowering.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/Polyfill.h"
@@ -64,8 +65,28 @@ bool expandWaves(const WavePrimitives& P, Module& M, size_t I, std::string& Erro
   return !F.UsesWave || WaveExpand::run(M, F, P, Error);
 }
 
+/// Device.supports(Capability.X) with a known answer becomes that constant, first, so that the
+/// branch not taken never reaches the other passes or the emitter.
+bool foldCapabilities(const std::vector<int8_t>& Known, Module& M, size_t I) {
+  Function& F = *M.Functions[I];
+  auto Fold = [&](Expr* E) -> Expr* {
+    if (E->K != Expr::Kind::Intrinsic || E->IOp != IntrinsicOp::Supports ||
+        E->Index >= Known.size() || Known[E->Index] < 0)
+      return E;
+    Expr* C = M.newExpr(Expr::Kind::Const, E->Ty, E->Loc);
+    C->IntValue = Known[E->Index] ? 1 : 0;
+    return C;
+  };
+  rewriteExprs(F.Body, Fold);
+  return true;
+}
+
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
+  Passes.push_back(
+      {"fold-capabilities", [K = C.Capabilities](Module& M, size_t I, std::string&, bool&) {
+         return foldCapabilities(K, M, I);
+       }});
   // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
   // passes then treat as any other.
   Passes.push_back(

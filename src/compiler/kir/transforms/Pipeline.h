@@ -30,6 +30,10 @@ struct PipelineConfig {
   WavePrimitives Wave;
   /// How tiles become plain KIR (the mma tier's form and the portable scratch's budget).
   TileLoweringConfig Tiles;
+  /// What the target knows of Device.supports(Capability.X) at compile time, by capability:
+  /// 1 true, 0 false, -1 decided on the device (left for the emitter); the fold-capabilities
+  /// pass makes the known ones constants. Empty: nothing known.
+  std::vector<int8_t> Capabilities{};
   /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
   /// otherwise kir::AsyncCopyLowering makes the copies plain.
   bool NativeAsyncCopy = false;

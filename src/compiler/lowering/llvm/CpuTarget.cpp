@@ -3,6 +3,8 @@
 // work-item loops of barrier fission, and --check-bounds reports.
 #include "compiler/lowering/llvm/CpuTarget.h"
 
+#include "cajeta/xpu/cajeta_xpu.h"
+
 #include "bundle/CpuKernelAbi.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
@@ -54,6 +56,15 @@ public:
   bool workgroupRunsOnOneThread() const override { return true; }
   llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext&) override {
     return B.getInt32(Opts.WaveWidth);
+  }
+  std::vector<int8_t> capabilities(ImplTier) const override {
+    // The CPU backend's answers (runtime CpuBackend): everything but cooperative matrices,
+    // textures and ray query.
+    std::vector<int8_t> C(CAJETA_XPU_CAP_COUNT, 1);
+    C[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = 0;
+    C[CAJETA_XPU_CAP_TEXTURES] = 0;
+    C[CAJETA_XPU_CAP_RAY_QUERY] = 0;
+    return C;
   }
   kir::TileLoweringConfig tileLowering(ImplTier) const override {
     // The portable tile; a group's shared arrays live in host memory, so the scratch holds the

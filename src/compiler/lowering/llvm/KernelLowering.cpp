@@ -60,6 +60,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Wave = T.wavePrimitives();
   C.Tiles = T.tileLowering(O.TileTier);
   C.NativeAsyncCopy = T.hasAsyncCopy();
+  C.Capabilities = T.capabilities(O.TileTier);
   return C;
 }
 
@@ -954,6 +955,8 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     Target.emitAsyncCopy(B, Dst, Src, memoryType(Ctx, Elem), E->Index, emitExpr(E->Ops[4]));
     return nullptr;
   }
+  case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
+    return unsupported(E, "Device.supports was not folded for this target");
   case IntrinsicOp::AsyncCommit:
     Target.emitAsyncCommit(B);
     return nullptr;

@@ -3,11 +3,12 @@
 #include "compiler/lowering/llvm/NvptxTarget.h"
 
 #include "bundle/GpuKernelAbi.h"
+#include "cajeta/xpu/cajeta_xpu.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <llvm/IR/InlineAsm.h>
-#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -56,6 +57,16 @@ public:
   bool hasNativeBarrier() const override { return true; }
   void emitBarrier(llvm::IRBuilder<>& B, const WorkItemContext& W) override {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  }
+  std::vector<int8_t> capabilities(ImplTier TileTier) const override {
+    // The CUDA backend's answers for this architecture (runtime CudaBackend), the tile tier as
+    // the driver chose it for this program.
+    std::vector<int8_t> C(CAJETA_XPU_CAP_COUNT, 1);
+    C[CAJETA_XPU_CAP_FLOAT16] = smVersion() >= 53;
+    C[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = TileTier == ImplTier::Native && smVersion() >= 80;
+    C[CAJETA_XPU_CAP_TEXTURES] = 0;
+    C[CAJETA_XPU_CAP_RAY_QUERY] = 0;
+    return C;
   }
   kir::TileLoweringConfig tileLowering(ImplTier Chosen) const override {
     kir::TileLoweringConfig C; // portable: 32 warps of scratch within the 48 KiB static limit

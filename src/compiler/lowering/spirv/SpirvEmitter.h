@@ -221,8 +221,9 @@ private:
   std::vector<bool> SharedBits;
   std::map<spv::BuiltIn, uint32_t> Builtins;
   uint32_t WorkgroupSize = 0;
-  uint32_t GroupSizeIds[3] = {0, 0, 0}; // the spec constants of WorkgroupSize
-  uint32_t WavesPerGroup = 0;           // spec-constant expression, made on first use
+  uint32_t GroupSizeIds[3] = {0, 0, 0};        // the spec constants of WorkgroupSize
+  uint32_t WavesPerGroup = 0;                  // spec-constant expression, made on first use
+  std::map<uint32_t, uint32_t> SupportsConsts; // capability -> its bool spec constant
   uint32_t StatusVar = 0;
   uint32_t FailedFlag = 0; // Private bool: a bounds failure happened in this work-item
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> Helpers;

@@ -4,6 +4,8 @@
 // the KIR polyfill (kir/transforms/Polyfill), as raw primitives this file maps onto single ops.
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
+#include "bundle/VulkanKernelAbi.h"
+
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include <cassert>
@@ -478,6 +480,15 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::FToIUnchecked:
   case IntrinsicOp::Bitcast:
     return emitRawPrimitive(E);
+  case IntrinsicOp::Supports: {
+    // What the pipeline could not fold is the device's answer at pipeline creation.
+    uint32_t& Id = SupportsConsts[E->Index];
+    if (!Id) {
+      Id = Mb.specConstBool(false, CAJETA_VK_SPEC_CAPABILITY_BASE + E->Index);
+      Mb.addName(Id, "cj_supports_" + std::to_string(E->Index));
+    }
+    return Id;
+  }
   case IntrinsicOp::BufferLength: {
     assert(E->Ops.size() == 1 && E->Ty == Type::scalar(kir::ScalarType::U64) &&
            "verified KIR: buffer length");

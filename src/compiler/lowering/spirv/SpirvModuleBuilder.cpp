@@ -196,6 +196,14 @@ uint32_t SpirvModuleBuilder::specConstU32(uint32_t Default, uint32_t SpecId) {
   return Id;
 }
 
+uint32_t SpirvModuleBuilder::specConstBool(bool Default, uint32_t SpecId) {
+  uint32_t Id = newId();
+  inst(Globals, Default ? spv::Op::OpSpecConstantTrue : spv::Op::OpSpecConstantFalse,
+       {typeBool(), Id});
+  decorate(Id, spv::Decoration::SpecId, {SpecId});
+  return Id;
+}
+
 uint32_t SpirvModuleBuilder::specConstComposite(uint32_t Type, const Words& Parts) {
   uint32_t Id = newId();
   Words Ops{Type, Id};

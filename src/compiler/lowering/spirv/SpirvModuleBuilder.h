@@ -64,6 +64,8 @@ public:
   uint32_t constBool(bool Value);
   uint32_t constNull(uint32_t Type);
   uint32_t specConstU32(uint32_t Default, uint32_t SpecId);
+  /// A bool specialisation constant (OpSpecConstantTrue/False) with SpecId.
+  uint32_t specConstBool(bool Default, uint32_t SpecId);
   uint32_t specConstComposite(uint32_t Type, const Words& Parts);
   /// OpSpecConstantOp: Op over spec constants (and constants), evaluated at specialisation.
   uint32_t specConstOp(uint32_t Type, spv::Op Op, const Words& Operands);

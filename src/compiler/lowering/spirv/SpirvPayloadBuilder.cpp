@@ -1,6 +1,8 @@
 // SpirvPayloadBuilder: emit each Vulkan kernel and package it as a bundle payload.
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
+#include "cajeta/xpu/cajeta_xpu.h"
+
 #include "bundle/Hash.h"
 #include "bundle/VulkanKernelAbi.h"
 #include "compiler/lowering/spirv/SpirvTools.h"
@@ -34,6 +36,17 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   // for the launch's waves by specialisation constants (the group size and the subgroup size);
   // a launch whose scratch exceeds the device's workgroup memory is refused by name.
   C.Tiles.ScratchSizedAtLaunch = true;
+  // Device.supports: what every Vulkan device of ours answers alike is folded; the rest (wave
+  // ops, float16/64, 64-bit and float atomics, denormals) is asked through specialisation
+  // constants (VulkanKernelAbi.h).
+  C.Capabilities.assign(CAJETA_XPU_CAP_COUNT, -1);
+  C.Capabilities[CAJETA_XPU_CAP_SHARED_MEMORY] = 1;
+  C.Capabilities[CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY] = 1;
+  C.Capabilities[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = 0;
+  C.Capabilities[CAJETA_XPU_CAP_TEXTURES] = 0;
+  C.Capabilities[CAJETA_XPU_CAP_RAY_QUERY] = 0;
+  C.Capabilities[CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA] = 0;
+  C.Capabilities[CAJETA_XPU_CAP_PRECISE_TRANSCENDENTALS] = 0;
   return C;
 }
 

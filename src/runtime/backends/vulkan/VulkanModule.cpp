@@ -152,10 +152,17 @@ VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
   auto It = Pipelines.find(Key);
   if (It != Pipelines.end())
     return It->second;
-  VkSpecializationMapEntry Entries[5];
-  for (uint32_t E = 0; E != 5; ++E)
-    Entries[E] = {E, E * 4, 4}; // ids 0..4 (VulkanKernelAbi.h); an id the module lacks is ignored
-  VkSpecializationInfo Spec{5, Entries, sizeof(Key), Key.data()};
+  // Ids 0..4 (VulkanKernelAbi.h), then the device's answer to each capability a kernel may ask
+  // (Device.supports in device code); an id the module lacks is ignored.
+  std::vector<uint32_t> Data(Key.begin(), Key.end());
+  std::vector<VkSpecializationMapEntry> Entries;
+  for (uint32_t E = 0; E != Key.size(); ++E)
+    Entries.push_back({E, E * 4, 4});
+  for (uint32_t C = 0; C != CAJETA_XPU_CAP_COUNT; ++C) {
+    Entries.push_back({CAJETA_VK_SPEC_CAPABILITY_BASE + C, uint32_t(Data.size() * 4), 4});
+    Data.push_back(Device.supports(cajeta_xpu_capability(C)) ? VK_TRUE : VK_FALSE);
+  }
+  VkSpecializationInfo Spec{uint32_t(Entries.size()), Entries.data(), Data.size() * 4, Data.data()};
   VkComputePipelineCreateInfo Info{};
   Info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
   Info.stage = {};
