@@ -95,6 +95,30 @@ TEST(Tile, GemmThroughSharedAlignedAndNot) {
   }
 }
 
+TEST(Tile, CooperativeMatrixWithDeclaredRoles) {
+  xpu::Program P = compileProgram("Tiles");
+  CONFORMANCE_REQUIRE(P, Float16);
+  const uint32_t Groups = 2;
+  std::vector<Half> A = halfData(Groups * 256, 41), Bt = halfData(Groups * 256, 42);
+  auto DA = toDevice(A), DBt = toDevice(Bt);
+  auto Out = filledBuffer<float>(Groups * 256, -2.0f);
+  runKernel(P.kernel("Tiles.explicitRoles"), xpu::grid(Groups), xpu::block(32), Out, DA, DBt);
+  std::vector<float> Got = fromDevice(Out);
+  for (uint32_t G = 0; G < Groups; ++G)
+    for (uint32_t I = 0; I < 16; ++I)
+      for (uint32_t J = 0; J < 16; ++J) {
+        double Sum = 0, Scale = 0;
+        for (uint32_t K = 0; K < 16; ++K) {
+          double Prod =
+              double(float(A[G * 256 + I * 16 + K])) * double(float(Bt[G * 256 + J * 16 + K]));
+          Sum += Prod;
+          Scale += std::fabs(Prod);
+        }
+        EXPECT_NEAR(Got[G * 256 + I * 16 + J], Sum, 1e-6 * Scale + 1e-30)
+            << "Tiles.explicitRoles group " << G << " (" << I << ", " << J << ")";
+      }
+}
+
 TEST(Tile, EpilogueColumnMajorScaleAddConvert) {
   xpu::Program P = compileProgram("Tiles");
   CONFORMANCE_REQUIRE(P, Float16);

@@ -33,8 +33,6 @@ bool builtinNeedsImport(const std::string& Name) {
 }
 
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
-  if (Name == "CooperativeMatrix")
-    return "CooperativeMatrix with an explicit role is not implemented yet; use Tile";
   if (Name == "Texture2D" || Name == "Sampler")
     return "textures are not implemented yet";
   if (Name == "AccelerationStructure" || Name == "RayQuery")

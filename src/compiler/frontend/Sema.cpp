@@ -157,7 +157,7 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
     }
     return kir::Type::buffer(Elem->Elem);
   }
-  if (T.Name == "Tile") {
+  if (T.Name == "Tile" || T.Name == "CooperativeMatrix") {
     Diags.error(T.Range, "a tile cannot be used as " + std::string(Where) +
                              "; tiles are local variables of @Kernel methods");
     return std::nullopt;

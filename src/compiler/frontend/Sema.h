@@ -117,7 +117,7 @@ private:
   Value buildAsyncCopy(const Expr* E, const std::string& Method);
   Value buildDeviceQuery(const Expr* E, const std::string& Method); // SemaCapability.cpp
   // Tiles (SemaTile.cpp)
-  std::optional<kir::Type> resolveTileType(const TypeRef& T);
+  std::optional<kir::Type> resolveTileType(const TypeRef& T, kir::TileUse* Use = nullptr);
   kir::Stmt* buildTileDecl(const Stmt* S);
   Value buildTileMethod(const Expr* E, uint32_t Tile, const std::string& Method);
   Value buildGroup(const Expr* E, const std::string& Method);

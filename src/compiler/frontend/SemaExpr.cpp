@@ -431,8 +431,8 @@ Sema::Value Sema::buildCall(const Expr* E) {
     }
     return buildGroup(E, Method);
   }
-  if (Name == "Tile" && !lookupLocal(Name)) {
-    Diags.error(E->Range, "'Tile." + Method +
+  if ((Name == "Tile" || Name == "CooperativeMatrix") && !lookupLocal(Name)) {
+    Diags.error(E->Range, "'" + Name + "." + Method +
                               "(...)' initialises a tile declaration, as in "
                               "'Tile<float16, 16, 16> a = Tile." +
                               Method + "(...);'");

@@ -94,7 +94,8 @@ kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
   int Sig = -1;
   if (S->VarType.Name == "Shared")
     return buildSharedDecl(S);
-  if (S->VarType.Name == "Tile" && !S->VarType.Args.empty())
+  if ((S->VarType.Name == "Tile" || S->VarType.Name == "CooperativeMatrix") &&
+      !S->VarType.Args.empty())
     return buildTileDecl(S);
   if (S->VarType.Name == "KernelBuffer") {
     Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "

@@ -23,15 +23,36 @@ bool tileElementAllowed(ScalarType T) {
 
 } // namespace
 
-std::optional<Type> Sema::resolveTileType(const TypeRef& T) {
-  if (!isImported("Tile")) {
-    Diags.error(T.Range, "'Tile' is not imported; add 'import cajeta.xpu.Tile;'");
+std::optional<Type> Sema::resolveTileType(const TypeRef& T, kir::TileUse* Use) {
+  bool Explicit = T.Name == "CooperativeMatrix";
+  if (!isImported(T.Name)) {
+    Diags.error(T.Range,
+                "'" + T.Name + "' is not imported; add 'import cajeta.xpu." + T.Name + ";'");
     return std::nullopt;
   }
-  const char* Shape = "Tile takes an element type and two sizes, as in Tile<float16, 16, 16>";
-  if (T.Args.size() != 3 || T.Args[0].IsInteger || !T.Args[1].IsInteger || !T.Args[2].IsInteger) {
+  const char* Shape = Explicit ? "CooperativeMatrix takes an element type, two sizes and a use, "
+                                 "as in CooperativeMatrix<float16, 16, 16, MatrixA>"
+                               : "Tile takes an element type and two sizes, as in "
+                                 "Tile<float16, 16, 16>";
+  if (T.Args.size() != (Explicit ? 4u : 3u) || T.Args[0].IsInteger || !T.Args[1].IsInteger ||
+      !T.Args[2].IsInteger || (Explicit && T.Args[3].IsInteger)) {
     Diags.error(T.Range, Shape);
     return std::nullopt;
+  }
+  if (Explicit) {
+    const std::string& U = T.Args[3].Name;
+    kir::TileUse Declared = U == "MatrixA"       ? kir::TileUse::MatrixA
+                            : U == "MatrixB"     ? kir::TileUse::MatrixB
+                            : U == "Accumulator" ? kir::TileUse::Accumulator
+                                                 : kir::TileUse::Inferred;
+    if (Declared == kir::TileUse::Inferred) {
+      Diags.error(T.Args[3].Range, "a cooperative matrix's use is MatrixA, MatrixB or "
+                                   "Accumulator, not '" +
+                                       U + "'");
+      return std::nullopt;
+    }
+    if (Use)
+      *Use = Declared;
   }
   auto Elem = primitiveByName(T.Args[0].Name);
   if (!Elem || !T.Args[0].Args.empty() || !tileElementAllowed(*Elem)) {
@@ -241,6 +262,20 @@ Sema::Value Sema::buildGroup(const Expr* E, const std::string& Method) {
   for (int I = 0; I < 3; ++I)
     if (!(L[I] = tileArg(E->Ops[1 + I], "Group.mac")))
       return {};
+  // A CooperativeMatrix plays only the role it declares.
+  static const kir::TileUse Position[3] = {kir::TileUse::Accumulator, kir::TileUse::MatrixA,
+                                           kir::TileUse::MatrixB};
+  static const char* Names[4] = {"", "MatrixA", "MatrixB", "Accumulator"};
+  static const char* Roles[3] = {"the accumulator (c)", "the a operand", "the b operand"};
+  for (int I = 0; I < 3; ++I) {
+    kir::TileUse U = Fn().Locals[*L[I]].Use;
+    if (U != kir::TileUse::Inferred && U != Position[I]) {
+      Diags.error(E->Ops[1 + I]->Range, "'" + E->Ops[1 + I]->Text +
+                                            "' is a cooperative matrix of use " + Names[int(U)] +
+                                            ", here " + Roles[I] + " of Group.mac (c, a, b)");
+      return {};
+    }
+  }
   const Type C = Fn().Locals[*L[0]].Ty, A = Fn().Locals[*L[1]].Ty, B = Fn().Locals[*L[2]].Ty;
   if (A.Elem != B.Elem || !kir::tileMacTypesAllowed(A.Elem, C.Elem)) {
     Diags.error(E->Range, "Group.mac of " + A.str() + " and " + B.str() + " into " + C.str() +
@@ -263,19 +298,23 @@ Sema::Value Sema::buildGroup(const Expr* E, const std::string& Method) {
 }
 
 kir::Stmt* Sema::buildTileDecl(const Stmt* S) {
-  std::optional<Type> Ty = resolveTileType(S->VarType);
+  kir::TileUse Use = kir::TileUse::Inferred;
+  std::optional<Type> Ty = resolveTileType(S->VarType, &Use);
   if (!Ty)
     return nullptr;
   std::vector<kir::Stmt*> Out;
   for (const Stmt::Declarator& D : S->Vars) {
     uint32_t L = declareLocal(D.Name, *Ty, D.Range);
+    Fn().Locals[L].Use = Use;
     kir::Expr* Init = nullptr;
     const Expr* I = D.Init;
     if (!I) {
       Init = tileOp(TileOp::Fill, L, {tileZero(Ty->Elem, D.Range)}, D.Range);
     } else if (I->K == Expr::Kind::Call && I->Ops[0]->K == Expr::Kind::Member &&
-               I->Ops[0]->Ops[0]->K == Expr::Kind::Name && I->Ops[0]->Ops[0]->Text == "Tile" &&
-               !lookupLocal("Tile")) {
+               I->Ops[0]->Ops[0]->K == Expr::Kind::Name &&
+               (I->Ops[0]->Ops[0]->Text == "Tile" ||
+                I->Ops[0]->Ops[0]->Text == "CooperativeMatrix") &&
+               !lookupLocal(I->Ops[0]->Ops[0]->Text)) {
       const std::string& Method = I->Ops[0]->Text;
       std::string Full = "Tile." + Method;
       size_t Given = I->Ops.size() - 1;

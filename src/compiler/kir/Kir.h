@@ -315,10 +315,15 @@ struct Stmt {
   uint32_t LoopId = 0;     // Loop: its own id (unique in the function); Break/Continue: the target
 };
 
+/// The role a tile plays in TileOp::Mac: inferred from its uses, or declared by
+/// CooperativeMatrix<T, R, C, Use>.
+enum class TileUse : uint8_t { Inferred, MatrixA, MatrixB, Accumulator };
+
 struct Local {
   std::string Name; // source name (not unique: shadowing in sibling scopes gives two locals)
   Type Ty;
   SourceLoc Loc;
+  TileUse Use = TileUse::Inferred; // tiles declared as CooperativeMatrix
 };
 
 struct Param {

@@ -86,6 +86,11 @@ bool inferRoles(const Function& F, std::map<uint32_t, Role>& Roles, std::string&
       Ok = false;
     }
   };
+  for (uint32_t L = 0; L < F.Locals.size(); ++L)
+    if (F.Locals[L].Ty.isTile() && F.Locals[L].Use != TileUse::Inferred)
+      Roles.emplace(L, F.Locals[L].Use == TileUse::MatrixA   ? Role::A
+                       : F.Locals[L].Use == TileUse::MatrixB ? Role::B
+                                                             : Role::Acc);
   forEachExprIn(F.Body, [&](const Expr* E) {
     if (E->K == Expr::Kind::Tile && E->TOp == TileOp::Mac) {
       Set(E->Index, Role::Acc, E->Loc);
