@@ -4,14 +4,11 @@
 #include "bundle/BundleFormat.h"
 #include "bundle/Hash.h"
 #include "bundle/ManifestJson.h"
+#include "bundle/RegularFile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace cajeta::bundle {
 
@@ -29,45 +26,6 @@ std::string hex64(uint64_t V) {
   char Buf[19];
   std::snprintf(Buf, sizeof(Buf), "0x%016llx", static_cast<unsigned long long>(V));
   return Buf;
-}
-
-/// Reads the regular file at \p Path whole; on failure \p Error names the path and the reason.
-bool readWholeFile(const std::string& Path, std::vector<uint8_t>& Out, std::string& Error) {
-  int Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (Fd < 0) {
-    Error = "cannot open bundle '" + Path + "': " + std::strerror(errno);
-    return false;
-  }
-  auto Fail = [&](const std::string& Message) {
-    Error = Message;
-    ::close(Fd);
-    return false;
-  };
-  struct stat St;
-  if (::fstat(Fd, &St) != 0)
-    return Fail("cannot stat bundle '" + Path + "': " + std::strerror(errno));
-  if (!S_ISREG(St.st_mode))
-    return Fail("cannot read bundle '" + Path + "': not a regular file");
-  try {
-    Out.resize(size_t(St.st_size));
-  } catch (const std::exception&) {
-    return Fail("cannot read bundle '" + Path + "': " + std::to_string(St.st_size) +
-                " bytes do not fit in memory");
-  }
-  size_t Done = 0;
-  while (Done < Out.size()) {
-    ssize_t N = ::read(Fd, Out.data() + Done, Out.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0)
-      return Fail("cannot read bundle '" + Path + "': " + std::strerror(errno));
-    if (N == 0)
-      break;
-    Done += size_t(N);
-  }
-  Out.resize(Done); // the file shrank while we read it: parse what is there
-  ::close(Fd);
-  return true;
 }
 
 std::string plural(uint64_t N, const char* Word) {
@@ -314,7 +272,7 @@ BundleReadResult BundleReader::read(const uint8_t* Data, size_t Size) {
 BundleReadResult BundleReader::readFile(const std::string& Path) {
   BundleReadResult R;
   std::vector<uint8_t> Bytes;
-  if (!readWholeFile(Path, Bytes, R.Error))
+  if (!readRegularFile(Path, "bundle", Bytes, R.Error))
     return R;
   R = read(Bytes.data(), Bytes.size());
   if (!R.Ok)

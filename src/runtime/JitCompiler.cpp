@@ -6,6 +6,7 @@
 #include "bundle/BundleReader.h"
 #include "bundle/BundleWriter.h"
 #include "bundle/Hash.h"
+#include "bundle/RegularFile.h"
 #include "runtime/CacheDirectory.h"
 #include "runtime/CompilerLibrary.h"
 #include "runtime/RuntimeError.h"
@@ -64,10 +65,10 @@ static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, BackendD
 static const char* VersionFileName = "compiler-version";
 
 static std::string cachedCompilerVersion(const std::string& Dir) {
-  std::ifstream In(Dir + "/" + VersionFileName);
-  std::string Line;
-  std::getline(In, Line);
-  return Line;
+  std::string Text, Error;
+  if (!bundle::readRegularFile(Dir + "/" + VersionFileName, "the cache's version", Text, Error))
+    return ""; // absent or not a regular file: the cache is treated as another compiler's
+  return Text.substr(0, Text.find('\n'));
 }
 
 /// The exact architectures of the device the program will load on (or of every device present),
@@ -171,14 +172,10 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
 
 std::shared_ptr<LoadedProgram> JitCompiler::compileFile(const std::string& Path,
                                                         const JitOptions& Options) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    fail(CAJETA_XPU_ERROR, fmt::format("cannot read the source file '{}'", Path));
-  std::stringstream Text;
-  Text << In.rdbuf();
-  if (In.bad())
-    fail(CAJETA_XPU_ERROR, fmt::format("error while reading the source file '{}'", Path));
-  return compile(Text.str(), Path, Options);
+  std::string Text, Error;
+  if (!bundle::readRegularFile(Path, "the source file", Text, Error))
+    fail(CAJETA_XPU_ERROR, Error);
+  return compile(Text, Path, Options);
 }
 
 } // namespace cajeta::xpu::rt

@@ -1,6 +1,8 @@
 // `cajeta`: the command-line toolchain (build, inspect, emit, devices).
 #include "Commands.h"
 
+#include "bundle/RegularFile.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -12,14 +14,11 @@ namespace cajeta::cli {
 int ExitCode = 0;
 
 bool readSourceFile(const std::string& Path, std::string& Out) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    std::cerr << "cajeta: error: cannot read '" << Path << "': " << std::strerror(errno) << "\n";
+  std::string Error;
+  if (!bundle::readRegularFile(Path, "source file", Out, Error)) {
+    std::cerr << "cajeta: error: " << Error << "\n";
     return false;
   }
-  std::ostringstream S;
-  S << In.rdbuf();
-  Out = S.str();
   return true;
 }
 

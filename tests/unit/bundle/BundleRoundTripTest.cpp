@@ -4,6 +4,7 @@
 #include "bundle/BundleWriter.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -151,6 +152,17 @@ TEST(BundleReadFile, DirectoryIsRejected) {
   EXPECT_FALSE(R.Ok);
   EXPECT_NE(R.Error.find(Dir), std::string::npos) << R.Error;
   EXPECT_NE(R.Error.find("not a regular file"), std::string::npos) << R.Error;
+  std::filesystem::remove_all(Dir);
+}
+
+TEST(BundleReadFile, AFifoIsRejectedWithoutBlocking) {
+  // Opening a FIFO for reading waits for a writer; the reader must refuse it at once.
+  std::string Dir = tempDir();
+  std::string Path = Dir + "/pipe.cjx";
+  ASSERT_EQ(::mkfifo(Path.c_str(), 0600), 0);
+  BundleReadResult R = BundleReader::readFile(Path);
+  EXPECT_FALSE(R.Ok);
+  EXPECT_NE(R.Error.find("a FIFO, not a regular file"), std::string::npos) << R.Error;
   std::filesystem::remove_all(Dir);
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <utility>
 
 using namespace cajeta::xpu;
@@ -75,6 +76,11 @@ TEST(Jit, WithoutACompilerLibraryTheErrorSaysWhatToDo) {
   }
   EXPECT_TRUE(contains(messageOf<Error>([&] { Program::compileFile(Dir + "/absent.cj"); }),
                        "cannot read the source file"));
+  // A FIFO as the source is refused at once (opening it for reading would wait for a writer).
+  std::string Fifo = Dir + "/pipe.cj";
+  ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(contains(messageOf<Error>([&] { Program::compileFile(Fifo); }),
+                       "a FIFO, not a regular file"));
 }
 
 TEST(Jit, CacheDirectoryFollowsXdgThenHome) {

@@ -1,0 +1,20 @@
+// Reads a whole file that a user named (a bundle, a source file, a cache entry), refusing
+// anything that is not a regular file without blocking on it: opening a FIFO for reading waits
+// for a writer, so the file is opened non-blocking and checked before it is read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cajeta::bundle {
+
+/// Reads the regular file at Path whole into Out. False with Error ("cannot read <What>
+/// '<Path>': <why>") when it cannot be opened, is not a regular file (a FIFO, a directory, a
+/// device) or a read fails.
+bool readRegularFile(const std::string& Path, const char* What, std::vector<uint8_t>& Out,
+                     std::string& Error);
+/// The same into a string (source files).
+bool readRegularFile(const std::string& Path, const char* What, std::string& Out,
+                     std::string& Error);
+
+} // namespace cajeta::bundle
