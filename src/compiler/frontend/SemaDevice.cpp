@@ -307,6 +307,19 @@ kir::Stmt* Sema::buildSharedDecl(const Stmt* S) {
       Diags.error(D.Range, "variable '" + D.Name + "' is already defined in this method");
       continue;
     }
+    // The CPU backend, the floor every kernel must run on, keeps a workgroup's shared arrays on
+    // one worker thread's stack (64 MiB): the language allows 48 MiB of them per kernel.
+    constexpr uint64_t MaxStaticShared = uint64_t(48) << 20;
+    uint64_t Total = uint64_t(Count) * bundle::scalarTypeSize(Elem);
+    for (const kir::SharedArray& A : Current->Fn->SharedArrays)
+      Total += uint64_t(A.Count) * bundle::scalarTypeSize(A.Elem);
+    if (Total > MaxStaticShared) {
+      Diags.error(Init->Range,
+                  "kernel '" + Current->Fn->Name + "' would declare " + std::to_string(Total) +
+                      " bytes of shared arrays; at most 48 MiB (" +
+                      std::to_string(MaxStaticShared) + ") are allowed, the CPU backend's limit");
+      // declared anyway below, so that its uses raise no further errors
+    }
     SharedByName[D.Name] = static_cast<uint32_t>(Current->Fn->SharedArrays.size());
     Current->Fn->SharedArrays.push_back({D.Name, Elem, Count, loc(D.Range)});
   }

@@ -110,6 +110,8 @@ public:
   /// (kir::PipelineConfig::Capabilities: 1, 0, or -1 for "ask the device"); TileTier is the
   /// tile tier the driver chose (CooperativeMatrix means the native one).
   virtual std::vector<int8_t> capabilities(ImplTier TileTier) const { return {}; }
+  /// The most static shared memory a kernel may declare on this target (0: no limit).
+  virtual uint64_t maxStaticSharedBytes() const { return 0; }
   /// How kir::TileLowering lowers tiles here, given the tier the driver chose: the portable
   /// form with this target's shared-memory budget, unless the target has native fragments.
   virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;

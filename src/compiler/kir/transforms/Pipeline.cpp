@@ -188,6 +188,33 @@ std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, st
     if (Trace && Trace->Out && (Trace->PrintAfterAll || Trace->PrintAfter.count(P.Name)))
       *Trace->Out += "; KIR after " + std::string(P.Name) + " (" + C.Backend + ")\n" + dump(*Out);
   }
+  if (C.MaxStaticSharedBytes)
+    for (auto& FP : Out->Functions) {
+      Function& F = *FP;
+      if (!F.IsKernel || !availableOn(F, C.Backend))
+        continue;
+      uint64_t Bytes = 0;
+      for (const SharedArray& S : F.SharedArrays)
+        if (!S.PerWave)
+          Bytes += uint64_t(S.Count) * bundle::scalarTypeSize(S.Elem);
+      if (Bytes <= C.MaxStaticSharedBytes)
+        continue;
+      std::string Why = "kernel '" + F.Name + "': its " + std::to_string(Bytes) +
+                        " bytes of static shared memory exceed the " +
+                        std::to_string(C.MaxStaticSharedBytes) +
+                        " a kernel may declare here; a dynamic shared array (sized at launch) "
+                        "can be larger";
+      if (!Dropped) {
+        Error = Why;
+        return nullptr;
+      }
+      std::vector<std::string> Others;
+      for (const char* B : {"cpu", "cuda", "hip", "vulkan"})
+        if (B != C.Backend && availableOn(F, B))
+          Others.push_back(B);
+      F.Backends = Others.empty() ? std::vector<std::string>{"none"} : Others;
+      Dropped->push_back(Why);
+    }
   return Out;
 }
 

@@ -34,6 +34,9 @@ struct PipelineConfig {
   /// 1 true, 0 false, -1 decided on the device (left for the emitter); the fold-capabilities
   /// pass makes the known ones constants. Empty: nothing known.
   std::vector<int8_t> Capabilities{};
+  /// The most static shared memory a kernel may declare on the target (its arrays and the
+  /// software tile's scratch; 0: no limit). A kernel over it is dropped (with Dropped) or fails.
+  uint64_t MaxStaticSharedBytes = 0;
   /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
   /// otherwise kir::AsyncCopyLowering makes the copies plain.
   bool NativeAsyncCopy = false;

@@ -81,6 +81,7 @@ public:
   llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
                             unsigned Dim) override;
   bool hasAsyncCopy() const override { return smVersion() >= 80; }
+  uint64_t maxStaticSharedBytes() const override { return 48 * 1024; } // PTX `.shared` limit
   void emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src, llvm::Type* Elem,
                      unsigned Count, llvm::Value* Valid) override;
   void emitAsyncCommit(llvm::IRBuilder<>& B) override {
