@@ -597,7 +597,29 @@ Stmt* Parser::parseFor(uint32_t Begin) {
   return S;
 }
 
+bool Parser::enterNesting() {
+  if (++Nesting <= MaxNesting)
+    return true;
+  if (Nesting == MaxNesting + 1)
+    errorHere("the code nests too deeply here (more than " + std::to_string(MaxNesting) +
+              " levels of statements, blocks and expressions); split it into helpers or "
+              "locals");
+  while (!at(Tok::Eof)) // nothing after this point can be trusted: stop here
+    take();
+  return false;
+}
+
 Stmt* Parser::parseStatement() {
+  if (!enterNesting()) {
+    leaveNesting();
+    return nullptr;
+  }
+  Stmt* S = parseStatementNested();
+  leaveNesting();
+  return S;
+}
+
+Stmt* Parser::parseStatementNested() {
   uint32_t Begin = tok().Range.Begin;
   switch (tok().Kind) {
   case Tok::LBrace:
@@ -726,7 +748,14 @@ Expr* Parser::invalid(SourceRange R) {
 }
 
 Expr* Parser::parseExpr() {
-  return parseAssignment();
+  uint32_t Begin = tok().Range.Begin;
+  if (!enterNesting()) {
+    leaveNesting();
+    return invalid({Begin, Begin});
+  }
+  Expr* E = parseAssignment();
+  leaveNesting();
+  return E;
 }
 
 static bool isAssignOp(Tok K) {
@@ -847,6 +876,17 @@ bool Parser::looksLikeCast() const {
 }
 
 Expr* Parser::parseUnary() {
+  uint32_t Begin = tok().Range.Begin;
+  if (!enterNesting()) { // - - - ... x recurses here without passing parseExpr
+    leaveNesting();
+    return invalid({Begin, Begin});
+  }
+  Expr* E = parseUnaryNested();
+  leaveNesting();
+  return E;
+}
+
+Expr* Parser::parseUnaryNested() {
   uint32_t Begin = tok().Range.Begin;
   switch (tok().Kind) {
   case Tok::Plus:

@@ -53,12 +53,23 @@ private:
   Expr* parsePostfix(Expr* E);
   Expr* parsePrimary();
   Expr* parseAlloc();
+  Stmt* parseStatementNested();
+  Expr* parseUnaryNested();
   Expr* invalid(SourceRange R);
   bool looksLikeCast() const;
+
+  /// Statements and expressions nest at most MaxNesting deep: every later phase recurses over
+  /// them, and a deeper program would overflow the compiler's stack (in a JIT, the user's).
+  static constexpr unsigned MaxNesting = 1024;
+  /// Enters one more level of nesting; false (reported once, the rest of the input skipped)
+  /// past MaxNesting. Pair with leaveNesting.
+  bool enterNesting();
+  void leaveNesting() { --Nesting; }
 
   std::vector<Token> Toks;
   size_t Pos = 0;
   unsigned PendingGreater = 0; // a '>>' closed two generic lists
+  unsigned Nesting = 0;
   AstContext& Ctx;
   Diagnostics& Diags;
 };
