@@ -3,6 +3,7 @@
 // CooperativeMatrix takes the tile path exactly where the device has native tiles, with the same
 // product either way.
 #include "ConformanceSupport.h"
+#include "MatrixReference.h"
 
 #include <cmath>
 
@@ -24,12 +25,7 @@ TEST(Degrade, TilePathOnlyWhereTilesAreNative) {
   xpu::Program P = compileProgram("Degrade");
   CONFORMANCE_REQUIRE(P, Float16);
   const uint32_t Groups = 3;
-  std::vector<float> F = uniformData<float>(Groups * 512, 77, -1, 1);
-  std::vector<xpu::float16> A, B;
-  for (uint32_t I = 0; I < Groups * 256; ++I) {
-    A.push_back(xpu::float16(F[I]));
-    B.push_back(xpu::float16(F[Groups * 256 + I]));
-  }
+  std::vector<xpu::float16> A = halfData(Groups * 256, 77), B = halfData(Groups * 256, 78);
   auto DA = toDevice(A), DB = toDevice(B);
   auto C = filledBuffer<float>(Groups * 256, -1.0f);
   auto Path = filledBuffer<int32_t>(Groups, 0);
@@ -40,13 +36,10 @@ TEST(Degrade, TilePathOnlyWhereTilesAreNative) {
   for (uint32_t G = 0; G < Groups; ++G)
     for (uint32_t I = 0; I < 16; ++I)
       for (uint32_t J = 0; J < 16; ++J) {
-        double Sum = 0, Scale = 0;
-        for (uint32_t K = 0; K < 16; ++K) {
-          double Prod =
-              double(float(A[G * 256 + I * 16 + K])) * double(float(B[G * 256 + K * 16 + J]));
-          Sum += Prod;
-          Scale += std::fabs(Prod);
-        }
+        DotRef R = dot(
+            16, [&](uint32_t K) { return float(A[G * 256 + I * 16 + K]); },
+            [&](uint32_t K) { return float(B[G * 256 + K * 16 + J]); });
+        double Sum = R.Sum, Scale = R.Scale;
         EXPECT_NEAR(Got[G * 256 + I * 16 + J], Sum, 1e-6 * Scale + 1e-30)
             << "Degrade.gemm16 group " << G << " (" << I << ", " << J << ")";
       }

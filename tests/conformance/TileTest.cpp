@@ -3,6 +3,7 @@
 // columns), and a GEMM epilogue (column-major load, scale, add, convert to float16). Every tier
 // is checked against the reference, not against another tier (their sum orders differ).
 #include "ConformanceSupport.h"
+#include "MatrixReference.h"
 
 #include <cmath>
 
@@ -11,26 +12,19 @@ namespace {
 
 using Half = xpu::float16;
 
-std::vector<Half> halfData(size_t N, uint64_t Seed) {
-  std::vector<float> F = uniformData<float>(N, Seed, -1, 1);
-  std::vector<Half> H;
-  for (float X : F)
-    H.push_back(Half(X == 0 ? 0.5f : X));
-  return H;
-}
-
 /// Row-major C = A . B in float64 and the sum of |a| |b| per element (the error scale).
 void reference(const std::vector<Half>& A, const std::vector<Half>& B, uint32_t M, uint32_t N,
                uint32_t K, std::vector<double>& C, std::vector<double>& Scale) {
   C.assign(size_t(M) * N, 0);
   Scale.assign(size_t(M) * N, 0);
   for (uint32_t I = 0; I < M; ++I)
-    for (uint32_t J = 0; J < N; ++J)
-      for (uint32_t L = 0; L < K; ++L) {
-        double P = double(float(A[size_t(I) * K + L])) * double(float(B[size_t(L) * N + J]));
-        C[size_t(I) * N + J] += P;
-        Scale[size_t(I) * N + J] += std::fabs(P);
-      }
+    for (uint32_t J = 0; J < N; ++J) {
+      DotRef R = dot(
+          K, [&](uint32_t L) { return float(A[size_t(I) * K + L]); },
+          [&](uint32_t L) { return float(B[size_t(L) * N + J]); });
+      C[size_t(I) * N + J] = R.Sum;
+      Scale[size_t(I) * N + J] = R.Scale;
+    }
 }
 
 TEST(Tile, GemmFloat16IntoFloat32AnySize) {
@@ -79,13 +73,10 @@ TEST(Tile, GemmThroughSharedAlignedAndNot) {
     for (uint32_t G = 0; G < Groups; ++G)
       for (uint32_t I = 0; I < 16; ++I)
         for (uint32_t J = 0; J < 24; ++J) {
-          double Sum = 0, Scale = 0;
-          for (uint32_t L = 0; L < 32; ++L) {
-            double Prod =
-                double(float(A[G * 512 + I * 32 + L])) * double(float(B[G * 768 + L * 24 + J]));
-            Sum += Prod;
-            Scale += std::fabs(Prod);
-          }
+          DotRef R = dot(
+              32, [&](uint32_t L) { return float(A[G * 512 + I * 32 + L]); },
+              [&](uint32_t L) { return float(B[G * 768 + L * 24 + J]); });
+          double Sum = R.Sum, Scale = R.Scale;
           float V = Got[G * 384 + I * 24 + J];
           if (!(std::fabs(V - Sum) <= 1e-6 * Scale) && Bad++ < 5)
             ADD_FAILURE() << "Tiles.gemmShared pad " << Pad << " group " << G << " (" << I << ", "
@@ -107,13 +98,10 @@ TEST(Tile, CooperativeMatrixWithDeclaredRoles) {
   for (uint32_t G = 0; G < Groups; ++G)
     for (uint32_t I = 0; I < 16; ++I)
       for (uint32_t J = 0; J < 16; ++J) {
-        double Sum = 0, Scale = 0;
-        for (uint32_t K = 0; K < 16; ++K) {
-          double Prod =
-              double(float(A[G * 256 + I * 16 + K])) * double(float(Bt[G * 256 + J * 16 + K]));
-          Sum += Prod;
-          Scale += std::fabs(Prod);
-        }
+        DotRef R = dot(
+            16, [&](uint32_t K) { return float(A[G * 256 + I * 16 + K]); },
+            [&](uint32_t K) { return float(Bt[G * 256 + J * 16 + K]); });
+        double Sum = R.Sum, Scale = R.Scale;
         EXPECT_NEAR(Got[G * 256 + I * 16 + J], Sum, 1e-6 * Scale + 1e-30)
             << "Tiles.explicitRoles group " << G << " (" << I << ", " << J << ")";
       }
@@ -135,13 +123,10 @@ TEST(Tile, EpilogueColumnMajorScaleAddConvert) {
   for (uint32_t G = 0; G < Groups; ++G)
     for (uint32_t I = 0; I < 16; ++I)
       for (uint32_t J = 0; J < 16; ++J) {
-        double Sum = 0, Scale = 0;
-        for (uint32_t L = 0; L < 32; ++L) {
-          double Prod =
-              double(float(A[G * 512 + I * 32 + L])) * double(float(Bt[G * 512 + J * 32 + L]));
-          Sum += Prod;
-          Scale += std::fabs(Prod);
-        }
+        DotRef R = dot(
+            32, [&](uint32_t L) { return float(A[G * 512 + I * 32 + L]); },
+            [&](uint32_t L) { return float(Bt[G * 512 + J * 32 + L]); });
+        double Sum = R.Sum, Scale = R.Scale;
         double Want = Alpha * Sum + D[G * 256 + I * 16 + J];
         double GotV = float(Got[G * 256 + I * 16 + J]);
         // One float16 rounding at the end (relative 2^-11), float32 sums before it.
@@ -199,14 +184,11 @@ TEST(Tile, Float32ShapesThatAreNotFragments) {
   for (uint32_t G = 0; G < Groups; ++G)
     for (uint32_t I = 0; I < 8; ++I)
       for (uint32_t J = 0; J < 8; ++J) {
-        double Sum = 1, Scale = 1;
-        for (uint32_t L = 0; L < 4; ++L) {
-          double Prod = double(A[G * 32 + I * 4 + L]) * B[G * 32 + L * 8 + J];
-          Sum += Prod;
-          Scale += std::fabs(Prod);
-        }
-        double Want = S * Sum;
-        EXPECT_NEAR(Got[G * 64 + I * 8 + J], Want, 4e-7 * S * Scale)
+        // The accumulator starts at 1 (Tile.fill(1.0f)).
+        DotRef R = dot(
+            4, [&](uint32_t L) { return A[G * 32 + I * 4 + L]; },
+            [&](uint32_t L) { return B[G * 32 + L * 8 + J]; });
+        EXPECT_NEAR(Got[G * 64 + I * 8 + J], S * (1 + R.Sum), 4e-7 * S * (1 + R.Scale))
             << "TilesOtherTypes.float32s group " << G << " (" << I << ", " << J << ")";
       }
 }
@@ -221,12 +203,10 @@ TEST(Tile, Float16IntoFloat16) {
   std::vector<Half> Got = fromDevice(Out);
   for (uint32_t I = 0; I < 16; ++I)
     for (uint32_t J = 0; J < 16; ++J) {
-      double Sum = 0, Scale = 0;
-      for (uint32_t L = 0; L < 16; ++L) {
-        double Prod = double(float(A[I * 16 + L])) * double(float(B[L * 16 + J]));
-        Sum += Prod;
-        Scale += std::fabs(Prod);
-      }
+      DotRef R = dot(
+          16, [&](uint32_t L) { return float(A[I * 16 + L]); },
+          [&](uint32_t L) { return float(B[L * 16 + J]); });
+      double Sum = R.Sum, Scale = R.Scale;
       // Every product and sum rounds to float16 (relative 2^-11 each, 32 roundings).
       EXPECT_NEAR(float(Got[I * 16 + J]), Sum, 32 * 0x1p-11 * Scale + 0x1p-14)
           << "TilesOtherTypes.halves (" << I << ", " << J << ")";

@@ -81,6 +81,16 @@ bool foldCapabilities(const std::vector<int8_t>& Known, Module& M, size_t I) {
   return true;
 }
 
+/// A kernel that cannot exist on Backend (runPipeline's Dropped): every other backend it was
+/// available on keeps it; the target's emitter skips it.
+void leaveOut(Function& F, const std::string& Backend) {
+  std::vector<std::string> Others;
+  for (const char* B : {"cpu", "cuda", "hip", "vulkan"})
+    if (B != Backend && availableOn(F, B))
+      Others.push_back(B);
+  F.Backends = Others.empty() ? std::vector<std::string>{"none"} : Others;
+}
+
 std::vector<Pass> passesFor(const PipelineConfig& C) {
   std::vector<Pass> Passes;
   Passes.push_back(
@@ -166,14 +176,7 @@ std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, st
       bool Drop = false;
       bool Ok = P.Run(*Out, I, Why, Drop);
       if (!Ok && Drop && Dropped && Out->Functions[I]->IsKernel) {
-        // The kernel cannot exist on this target: every other backend keeps it.
-        Function& F = *Out->Functions[I];
-        F.Backends.clear();
-        for (const char* B : {"cpu", "cuda", "hip", "vulkan"})
-          if (B != C.Backend && availableOn(*M.Functions[I], B))
-            F.Backends.push_back(B);
-        if (F.Backends.empty())
-          F.Backends.push_back("none");
+        leaveOut(*Out->Functions[I], C.Backend);
         Dropped->push_back(Why); // names the kernel
         continue;
       }
@@ -208,11 +211,7 @@ std::unique_ptr<Module> runPipeline(const Module& M, const PipelineConfig& C, st
         Error = Why;
         return nullptr;
       }
-      std::vector<std::string> Others;
-      for (const char* B : {"cpu", "cuda", "hip", "vulkan"})
-        if (B != C.Backend && availableOn(F, B))
-          Others.push_back(B);
-      F.Backends = Others.empty() ? std::vector<std::string>{"none"} : Others;
+      leaveOut(F, C.Backend);
       Dropped->push_back(Why);
     }
   return Out;
