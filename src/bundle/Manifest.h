@@ -49,6 +49,48 @@ struct ParamInfo {
   std::vector<std::string> FunctionTable;
 };
 
+/// A cost as a polynomial in a kernel's scalar parameters and its launch geometry: the sum over
+/// Terms of Coefficient times the product of Variables. A variable is a scalar parameter's name,
+/// "items" (the launch's work-items) or "groups" (its workgroups). Unknown, when not empty, says
+/// why no polynomial bounds the cost (a loop whose trip count is read from a buffer) and Terms is
+/// then empty.
+struct CostTerm {
+  double Coefficient = 0;
+  std::vector<std::string> Variables;
+};
+struct CostExpr {
+  std::vector<CostTerm> Terms;
+  std::string Unknown;
+};
+
+/// What a kernel does to one buffer parameter, beyond its access mode (ParamInfo::Mode).
+struct BufferSchedule {
+  uint32_t Param = 0;         // index into KernelInfo::Params
+  bool Accumulates = false;   // every write is an atomic read-modify-write: commutes with others
+  bool Streaming = false;     // touched once per element at unit stride across work-items
+  CostExpr BytesRead;         // bytes the launch reads from this buffer
+  CostExpr BytesWritten;      // bytes it writes
+};
+
+/// The scheduling section of a (kernel, target) manifest (spec 17.8 "kernel manifests"), derived
+/// from the kernel's KIR.
+struct SchedulingManifest {
+  CostExpr BytesRead;    // all buffers
+  CostExpr BytesWritten; // all buffers
+  CostExpr Operations;   // arithmetic operations
+  std::vector<BufferSchedule> Buffers;
+  /// Tile granularity: the unit a launch can be split at. A workgroup always; TileRows x TileCols
+  /// the largest Tile a wave holds (0 x 0 when the kernel has none).
+  uint32_t TileRows = 0;
+  uint32_t TileCols = 0;
+  /// Running the launch again from the start gives the same result: it reads no buffer it also
+  /// writes and accumulates into none.
+  bool Restartable = false;
+  /// Group-boundary yield points: the barriers at which every work-item of a group stands, so a
+  /// group could be paused there (0: the group runs to its end).
+  uint32_t YieldPoints = 0;
+};
+
 /// The per-(kernel, target) manifest: what the runtime needs to launch one kernel's code.
 struct TargetManifest {
   std::string Symbol;     // entry symbol in the target's payload
@@ -69,6 +111,8 @@ struct TargetManifest {
   /// than one step each); empty / -1 where there is none.
   std::string StepSymbol;
   int32_t StepCountParam = -1;
+  /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.
+  std::optional<SchedulingManifest> Scheduling;
 };
 
 struct KernelInfo {
