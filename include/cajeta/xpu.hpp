@@ -8,4 +8,5 @@
 #include "cajeta/xpu/Program.hpp"
 #include "cajeta/xpu/Scheduler.hpp"
 #include "cajeta/xpu/Stream.hpp"
+#include "cajeta/xpu/Submission.hpp"
 #include "cajeta/xpu/cajeta_xpu.h"

@@ -29,12 +29,22 @@ struct LaunchGeometry {
   uint32_t DynamicSharedBytes; // the kernel's dynamic shared array, 0 when none
 };
 
-/// What a kernel reported about itself (a --check-bounds failure).
+/// When a launch may start, in monotonicNowNs nanoseconds (Submission): not before EarliestNs,
+/// and not at all after LatestNs (0: no deadline).
+struct DispatchWindow {
+  uint64_t EarliestNs = 0;
+  uint64_t LatestNs = 0;
+};
+
+/// What a kernel reported about itself (a --check-bounds failure), or a launch its queue dropped
+/// because its dispatch window had closed (MissedByNs: how late it would have started).
 struct KernelFailure {
   bool Failed = false;
   uint32_t Param = 0;
   uint64_t Index = 0;
   uint64_t Length = 0;
+  bool DeadlineMissed = false;
+  uint64_t MissedByNs = 0;
 };
 
 /// What a kernel's code object needs per work-item and per workgroup, read from the loaded code
@@ -89,6 +99,17 @@ public:
   /// Tag comes back with the kernel's failure from synchronize().
   virtual void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                       const LaunchGeometry& Geometry, const void* Tag) = 0;
+  /// Whether the queue starts its kernels itself (the CPU worker) and so can honour a dispatch
+  /// window when it starts one (launchWithin). Queues that hand launches to a driver answer
+  /// false: the stream then holds a windowed launch on the host until the work it follows has
+  /// finished, and checks the window itself (DispatchGate).
+  virtual bool dispatchesWindows() const { return false; }
+  /// A launch that starts no earlier than Window.EarliestNs and, once Window.LatestNs has passed,
+  /// is dropped and reported by synchronize as a failure with DeadlineMissed. Only called where
+  /// dispatchesWindows().
+  virtual void launchWithin(const void* Kernel, const bundle::KernelInfo& Info,
+                            const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                            const void* Tag, const DispatchWindow& Window);
   /// Copies ordered on the queue. Staged: Src is consumed before the call returns (pinned
   /// staging) and Dst is filled when the queue passes the copy. Not staged: the caller keeps
   /// the host memory untouched until it has synchronized the queue.

@@ -9,6 +9,7 @@
 #include "runtime/Runtime.h"
 #include "runtime/Stream.h"
 #include "runtime/scheduler/Scheduler.h"
+#include "runtime/scheduler/Submission.h"
 #include "runtime/scheduler/Trace.h"
 
 #include <fmt/format.h>
@@ -437,7 +438,7 @@ int cajeta_xpu_kernel_launch(cajeta_xpu_kernel* K, cajeta_xpu_stream* S, const u
                              const uint32_t Block[3], const cajeta_xpu_arg* Args, size_t Count) {
   return guarded([&] {
     require(K, "kernel", __func__);
-    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, 0, Args, Count);
+    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, 0, Args, Count, Submission{});
   });
 }
 
@@ -447,7 +448,27 @@ int cajeta_xpu_kernel_launch_shared(cajeta_xpu_kernel* K, cajeta_xpu_stream* S,
                                     size_t Count) {
   return guarded([&] {
     require(K, "kernel", __func__);
-    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, DynamicSharedBytes, Args, Count);
+    fromHandle(K)->launch(streamOrCurrent(S), Grid, Block, DynamicSharedBytes, Args, Count,
+                          Submission{});
+  });
+}
+
+uint64_t cajeta_xpu_now_ns(void) {
+  return monotonicNowNs();
+}
+
+int cajeta_xpu_kernel_submit(cajeta_xpu_kernel* K, const cajeta_xpu_submission* Sub,
+                             const uint32_t Grid[3], const uint32_t Block[3],
+                             uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count,
+                             cajeta_xpu_resource_descriptor* Out) {
+  return guarded([&] {
+    require(K, "kernel", __func__);
+    require(Sub, "submission", __func__);
+    const Kernel& Impl = *fromHandle(K);
+    Stream& S = streamOrCurrent(Sub->size >= sizeof(cajeta_xpu_submission) ? Sub->stream : nullptr);
+    Submission Checked = Submission::fromC(*Sub, S.device(), Impl.name().c_str());
+    thread_local std::vector<cajeta_xpu_buffer_access> Accesses;
+    Impl.launch(S, Grid, Block, DynamicSharedBytes, Args, Count, Checked, Out, &Accesses);
   });
 }
 

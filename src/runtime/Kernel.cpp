@@ -6,6 +6,9 @@
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
+#include "runtime/scheduler/DispatchGate.h"
+#include "runtime/scheduler/ResourceDescriptor.h"
+#include "runtime/scheduler/Submission.h"
 
 #include "bundle/CpuKernelAbi.h"
 
@@ -219,7 +222,7 @@ constexpr size_t PodAlignment = 64;    // the most a POD may need (ManifestJson 
 } // namespace
 
 void Kernel::enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
-                       size_t Count) const {
+                       size_t Count, const Submission& Sub) const {
   // Everything on the stack: a launch allocates nothing in the common case.
   std::array<MarshalledArg, InlineCount> SmallArgs;
   std::array<std::shared_ptr<Buffer>, InlineCount> SmallBuffers;
@@ -244,11 +247,13 @@ void Kernel::enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_x
   marshalArgs(Args, Count, Out, Pods, Buffers);
   for (size_t I : PodSlots)
     Out[I].Ptr = Pods + Slots[I].PodOffset;
-  S.launch(*this, Program, Out, Buffers, Count, Geometry);
+  S.launch(*this, Program, Out, Buffers, Count, Geometry, Sub);
 }
 
 void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
-                    uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count) const {
+                    uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count,
+                    const Submission& Sub, cajeta_xpu_resource_descriptor* Described,
+                    std::vector<cajeta_xpu_buffer_access>* Accesses) const {
   BackendDevice& Device = Program.device();
   if (!Entry)
     fail(CAJETA_XPU_LAUNCH_ERROR,
@@ -269,7 +274,11 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 
   LaunchGeometry Geometry{
       {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
-  enqueueOn(S, Geometry, Args, Count);
+  if (Sub.LatestNs)
+    DispatchGate({Sub.EarliestNs, Sub.LatestNs}, Info.Name).refuseIfClosed("at submit");
+  enqueueOn(S, Geometry, Args, Count, Sub);
+  if (Described && Accesses)
+    describeSubmission(*this, Args, Count, Geometry, Sub, *Accesses, *Described);
 }
 
 const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G) const {
@@ -281,6 +290,8 @@ const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G)
 }
 
 std::string Kernel::describeFailure(const KernelFailure& Failure) const {
+  if (Failure.DeadlineMissed)
+    return DispatchGate::missedMessage(Info.Name, Failure.MissedByNs, "at dispatch");
   if (Failure.Param & CAJETA_CPU_SHARED_PARAM_BIT) {
     uint32_t Array = Failure.Param & ~CAJETA_CPU_SHARED_PARAM_BIT;
     std::string Which = Array < Info.SharedArrays.size()

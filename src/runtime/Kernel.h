@@ -14,6 +14,7 @@ namespace cajeta::xpu::rt {
 class Buffer;
 class LoadedProgram;
 class Stream;
+struct Submission;
 
 class Kernel {
 public:
@@ -38,10 +39,18 @@ public:
   }
   const KernelFootprint& footprint() const { return Footprint; }
 
-  /// Checks arity, kinds, exact types, devices and geometry, then enqueues the launch on S and
-  /// borrows its buffers until S is synced. Throws RuntimeError (launch error) before enqueuing.
+  /// The manifest of the program's target (null for a kernel without code there).
+  const bundle::TargetManifest* manifest() const { return Manifest; }
+  void setManifest(const bundle::TargetManifest* M) { Manifest = M; }
+
+  /// Checks arity, kinds, exact types, devices and geometry, then enqueues the launch on S as
+  /// Sub (a missed deadline is thrown, nothing enqueued) and borrows its buffers until S is
+  /// synced. Throws RuntimeError (launch error) before enqueuing. Described, when not null,
+  /// receives the resource descriptor; its accesses live in Accesses.
   void launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
-              uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count) const;
+              uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count,
+              const Submission& Sub, cajeta_xpu_resource_descriptor* Described = nullptr,
+              std::vector<cajeta_xpu_buffer_access>* Accesses = nullptr) const;
 
   /// The message for a kernel-reported failure (an out-of-range index).
   std::string describeFailure(const KernelFailure& Failure) const;
@@ -66,13 +75,14 @@ private:
                    std::shared_ptr<Buffer>* Buffers) const;
   /// Marshals the arguments in stack storage and hands the launch to S.
   void enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
-                 size_t Count) const;
+                 size_t Count, const Submission& Sub) const;
   void marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
   [[noreturn]] void launchError(const std::string& Message) const;
 
   const LoadedProgram& Program;
   const bundle::KernelInfo& Info;
   const void* Entry;
+  const bundle::TargetManifest* Manifest = nullptr;
   const void* StepEntry = nullptr;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;

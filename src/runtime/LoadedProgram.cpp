@@ -6,7 +6,9 @@
 #include "runtime/RuntimeError.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cajeta::xpu::rt {
 
@@ -40,6 +42,7 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
   P->Device = Pick.Device;
   P->Module = P->Device->loadModule(*Pick.Payload);
   const std::string& Target = Pick.Payload->Target;
+  std::vector<std::string> Unclassified; // kernels whose manifest has no scheduling section
   for (const bundle::KernelInfo& K : P->Desc.Kernels) {
     auto It = K.Targets.find(Target);
     bool Excluded = !K.Backends.empty() && std::find(K.Backends.begin(), K.Backends.end(),
@@ -81,6 +84,9 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       }
     }
     auto Made = std::make_unique<Kernel>(*P, K, Entry, Footprint);
+    Made->setManifest(&It->second);
+    if (!It->second.Scheduling)
+      Unclassified.push_back(K.Name);
     if (const std::string& Steps = It->second.StepSymbol; !Steps.empty()) {
       int32_t Count = It->second.StepCountParam;
       if (Count < 0 || size_t(Count) >= K.Params.size() ||
@@ -97,6 +103,14 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
     }
     P->Kernels.push_back(std::move(Made));
   }
+  if (!Unclassified.empty())
+    std::fprintf(stderr,
+                 "cajeta: note: bundle %s (compiler '%s'): %s %s no scheduling manifest for "
+                 "target '%s'; %s as unclassified submissions\n",
+                 Origin.c_str(), P->Desc.CompilerVersion.c_str(),
+                 fmt::format("{}", fmt::join(Unclassified, ", ")).c_str(),
+                 Unclassified.size() == 1 ? "has" : "have", Target.c_str(),
+                 Unclassified.size() == 1 ? "it runs" : "they run");
   return P;
 }
 

@@ -8,7 +8,9 @@
 #include "runtime/Kernel.h"
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/scheduler/DispatchGate.h"
 #include "runtime/scheduler/Scheduler.h"
+#include "runtime/scheduler/Submission.h"
 #include "runtime/scheduler/Trace.h"
 
 #include <algorithm>
@@ -74,7 +76,7 @@ void Stream::noteAccesses(const BufferUse* Uses, size_t Count, uint64_t TraceTs)
 
 void Stream::traceCommand(Trace& T, uint64_t TraceStart, const char* Kind,
                           const std::string& CommandName, const std::string& Geometry,
-                          const std::vector<StreamPosition>& Waited) {
+                          const std::vector<StreamPosition>& Waited, const Submission* Sub) {
   Trace::Command C;
   C.Device = Clock->deviceName();
   C.Stream = Name;
@@ -84,6 +86,16 @@ void Stream::traceCommand(Trace& T, uint64_t TraceStart, const char* Kind,
   C.End = T.now();
   C.Seq = Enqueued;
   C.Geometry = Geometry;
+  if (Sub) {
+    C.Policy = policyName(Sub->Policy);
+    if (Sub->hasWindow()) {
+      uint64_t Now = monotonicNowNs();
+      auto Ms = [&](uint64_t At) { return (double(At) - double(Now)) / 1e6; };
+      C.Window = fmt::format("[{}, {}] ms from its issue",
+                             Sub->EarliestNs ? fmt::format("{:.3f}", Ms(Sub->EarliestNs)) : "-",
+                             Sub->LatestNs ? fmt::format("{:.3f}", Ms(Sub->LatestNs)) : "-");
+    }
+  }
   T.command(C);
   for (const StreamPosition& W : Waited)
     T.edge(W.Clock->deviceName(), W.Clock->streamName(), W.TraceTs, C.Device, Name, TraceStart);
@@ -142,7 +154,7 @@ void Stream::keepAlive(std::shared_ptr<DeviceAllocation> Memory) {
 
 void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg* Args,
                     const std::shared_ptr<Buffer>* Buffers, size_t Count,
-                    const LaunchGeometry& Geometry) {
+                    const LaunchGeometry& Geometry, const Submission& Sub) {
   // The buffers the kernel reads or writes, by its manifest's access modes.
   constexpr size_t InlineUses = 12;
   std::array<BufferUse, InlineUses> SmallUses;
@@ -164,6 +176,16 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
   std::vector<std::shared_ptr<BackendEvent>> Waits =
       eventsToFollow(Uses, UseCount, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
+  bool Windowed = Sub.hasWindow();
+  if (Windowed && !Queue->dispatchesWindows()) {
+    // Issuing is starting only on an idle queue: wait for what it follows, inside the window.
+    DispatchGate Gate({Sub.EarliestNs, Sub.LatestNs}, K.name());
+    if (Enqueued > Completed)
+      Waits.push_back(Queue->record());
+    Gate.waitFor(Waits);
+    Gate.waitForOpening();
+    Waits.clear();
+  }
   for (const std::shared_ptr<BackendEvent>& E : Waits)
     Queue->wait(*E);
   for (size_t I = 0; I != Count; ++I) {
@@ -180,7 +202,11 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     InFlightPrograms.push_back(Program.shared_from_this());
     LastProgram = &Program;
   }
-  Queue->launch(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K);
+  if (Windowed && Queue->dispatchesWindows())
+    Queue->launchWithin(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K,
+                        {Sub.EarliestNs, Sub.LatestNs});
+  else
+    Queue->launch(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K);
   ++Enqueued;
   noteAccesses(Uses, UseCount, TraceStart);
   if (T)
@@ -188,7 +214,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
                  fmt::format("grid [{},{},{}] block [{},{},{}]", Geometry.Grid[0], Geometry.Grid[1],
                              Geometry.Grid[2], Geometry.Block[0], Geometry.Block[1],
                              Geometry.Block[2]),
-                 Waited);
+                 Waited, &Sub);
 }
 
 void Stream::issue(Command& C) {
@@ -231,7 +257,8 @@ void Stream::drainLocked() {
     recordErrorLocked(E.status(), E.what());
   }
   for (const QueuedFailure& F : Failures)
-    recordErrorLocked(CAJETA_XPU_LAUNCH_ERROR,
+    recordErrorLocked(F.Failure.DeadlineMissed ? CAJETA_XPU_DEADLINE_MISSED
+                                               : CAJETA_XPU_LAUNCH_ERROR,
                       static_cast<const Kernel*>(F.Tag)->describeFailure(F.Failure));
   Failures.clear();
   InFlightMemory.clear(); // deferred releases happen here, once the device has passed them

@@ -16,6 +16,7 @@ namespace cajeta::xpu::rt {
 class DeviceAllocation;
 class Kernel;
 class LoadedProgram;
+struct Submission;
 class Trace;
 
 class Stream {
@@ -33,9 +34,12 @@ public:
   uint64_t enqueue(Command&& C);
   /// Borrows Buffers (non-null entries), fills their pointers and lengths into Args, keeps their
   /// memory and Program alive until the device has passed the launch, and enqueues it.
-  /// Everything about the arguments has been checked.
+  /// Everything about the arguments has been checked. A submission with a window is started
+  /// inside it or not at all: by the queue where it dispatches windows, else held here until
+  /// the work it follows has finished (a missed deadline is thrown, nothing enqueued).
   void launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg* Args,
-              const std::shared_ptr<Buffer>* Buffers, size_t Count, const LaunchGeometry& Geometry);
+              const std::shared_ptr<Buffer>* Buffers, size_t Count, const LaunchGeometry& Geometry,
+              const Submission& Sub);
   /// Copies Bytes from Src to Dst (allocations of this stream's device) after the work queued
   /// so far, and waits for it (a buffer resize); Src stays alive until then.
   void copyWithinAndWait(const std::shared_ptr<DeviceAllocation>& Dst,
@@ -66,7 +70,8 @@ private:
   void noteAccesses(const BufferUse* Uses, size_t Count, uint64_t TraceTs);
   /// Records a command issued from TraceStart until now, and the edges of what it waited for.
   void traceCommand(Trace& T, uint64_t TraceStart, const char* Kind, const std::string& Name,
-                    const std::string& Geometry, const std::vector<StreamPosition>& Waited);
+                    const std::string& Geometry, const std::vector<StreamPosition>& Waited,
+                    const Submission* Sub = nullptr);
   void issue(Command& C);
   void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
   void drainLocked();

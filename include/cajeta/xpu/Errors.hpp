@@ -28,6 +28,13 @@ class LaunchError : public Error {
 public:
   using Error::Error;
 };
+/// The spec's name for a refused or failed launch.
+using XpuLaunchException = LaunchError;
+/// A submission whose window closed before it could start: refused, never run late.
+class DeadlineMissed : public LaunchError {
+public:
+  using LaunchError::LaunchError;
+};
 class BorrowError : public Error {
 public:
   using Error::Error;
@@ -54,6 +61,8 @@ namespace detail {
     throw CompileError(Message, cajeta_xpu_last_diagnostics());
   case CAJETA_XPU_LAUNCH_ERROR:
     throw LaunchError(Message);
+  case CAJETA_XPU_DEADLINE_MISSED:
+    throw DeadlineMissed(Message);
   case CAJETA_XPU_BORROW_ERROR:
     throw BorrowError(Message);
   case CAJETA_XPU_OUT_OF_DEVICE_MEMORY:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cajeta/xpu/Buffer.hpp"
+#include "cajeta/xpu/Submission.hpp"
 
 #include <array>
 #include <cstring>
@@ -115,6 +116,31 @@ private:
   uint32_t DynamicShared;
 };
 
+/// Binds arguments to a submission: submitter(args...) checks them, submits the launch and
+/// returns its resource descriptor.
+class Submitter {
+public:
+  template <class... Args> ResourceDescriptor operator()(Args&&... As) const {
+    std::array<cajeta_xpu_arg, sizeof...(Args)> Packed{detail::toArg(As)...};
+    cajeta_xpu_resource_descriptor D{};
+    detail::check(cajeta_xpu_kernel_submit(K, &Sub.raw(), G.data(), B.data(), DynamicShared,
+                                           Packed.data(), Packed.size(), &D));
+    return ResourceDescriptor::fromC(D);
+  }
+
+private:
+  friend class Kernel;
+  Submitter(cajeta_xpu_kernel* K, const KernelSubmission& Sub, Dim3 Grid, Dim3 Block,
+            uint32_t DynamicShared)
+      : K(K), Sub(Sub), G{Grid.x, Grid.y, Grid.z}, B{Block.x, Block.y, Block.z},
+        DynamicShared(DynamicShared) {}
+  cajeta_xpu_kernel* K;
+  KernelSubmission Sub;
+  std::array<uint32_t, 3> G;
+  std::array<uint32_t, 3> B;
+  uint32_t DynamicShared;
+};
+
 /// What a kernel's loaded code needs (cajeta_xpu_kernel_footprint): registers and local bytes
 /// per work-item, static shared bytes per workgroup, and the most work-items per workgroup its
 /// code allows (0: no limit of its own).
@@ -131,6 +157,12 @@ public:
   /// byte size of the kernel's dynamic shared array (`shared T[]`) if it has one.
   Launcher launch(KernelStream& S, Dim3 Grid, Dim3 Block, uint32_t DynamicSharedBytes = 0) const {
     return Launcher(K, S.handle(), Grid, Block, DynamicSharedBytes);
+  }
+  /// Launch as a submission (spec 17.8): its policy, window, budgets, capture identity and
+  /// stream; the call returns the resource descriptor. A closed window throws DeadlineMissed.
+  Submitter launch(const KernelSubmission& Sub, Dim3 Grid, Dim3 Block,
+                   uint32_t DynamicSharedBytes = 0) const {
+    return Submitter(K, Sub, Grid, Block, DynamicSharedBytes);
   }
   std::string name() const { return cajeta_xpu_kernel_name(K); }
   KernelFootprint footprint() const {

@@ -1,7 +1,7 @@
 // The runtime's scheduling switches.
 #pragma once
 
-#include "cajeta/xpu/cajeta_xpu.h"
+#include "cajeta/xpu/Program.hpp"
 
 namespace cajeta::xpu {
 
@@ -12,6 +12,13 @@ public:
   /// does at start). Returns the previous setting.
   static bool bypass(bool On) { return cajeta_xpu_scheduler_set_bypass(On ? 1 : 0) != 0; }
   static bool bypassed() { return cajeta_xpu_scheduler_bypassed() != 0; }
+  /// The explicit form of kernel.launch(sub, grid, block)(args): submit(k, sub, grid,
+  /// block)(args) fills the read, write and accumulate sets from the manifest, bound to the
+  /// buffers passed, enqueues the launch and returns the kernel's resource descriptor.
+  static Submitter submit(const Kernel& K, const KernelSubmission& Sub, Dim3 Grid, Dim3 Block,
+                          uint32_t DynamicSharedBytes = 0) {
+    return K.launch(Sub, Grid, Block, DynamicSharedBytes);
+  }
 };
 
 } // namespace cajeta::xpu

@@ -24,7 +24,8 @@ typedef enum cajeta_xpu_status {
   CAJETA_XPU_BORROW_ERROR = 4,         /* a buffer is borrowed by a kernel on another stream */
   CAJETA_XPU_OUT_OF_DEVICE_MEMORY = 5, /* allocation failed */
   CAJETA_XPU_BUNDLE_ERROR = 6,         /* malformed bundle, missing payload/symbol, ... */
-  CAJETA_XPU_BACKEND_UNAVAILABLE = 7   /* no (forced) backend with a device and a payload */
+  CAJETA_XPU_BACKEND_UNAVAILABLE = 7,  /* no (forced) backend with a device and a payload */
+  CAJETA_XPU_DEADLINE_MISSED = 8       /* a submission's window closed before it could start */
 } cajeta_xpu_status;
 
 /* The message of the last failed call on this thread ("" if none). Valid until the next call
@@ -262,6 +263,82 @@ CAJETA_XPU_API int cajeta_xpu_kernel_launch_shared(cajeta_xpu_kernel* kernel,
                                                    const uint32_t grid[3], const uint32_t block[3],
                                                    uint32_t dynamic_shared_bytes,
                                                    const cajeta_xpu_arg* args, size_t arg_count);
+
+/* ---- Submissions (spec 17.8). ----------------------------------------------------------- */
+/* Every launch is a submission; the plain launches above are submissions at the default policy
+   on the given stream. */
+typedef enum cajeta_xpu_policy {
+  CAJETA_XPU_POLICY_THROUGHPUT = 0, /* the default */
+  CAJETA_XPU_POLICY_LATENCY = 1,
+  CAJETA_XPU_POLICY_FRAME_BUDGET = 2,
+  CAJETA_XPU_POLICY_ENERGY = 3
+} cajeta_xpu_policy;
+
+typedef enum cajeta_xpu_protection {
+  CAJETA_XPU_PROTECTION_NONE = 0,
+  CAJETA_XPU_PROTECTION_ISOLATED = 1 /* no co-runner may share the device's compute units */
+} cajeta_xpu_protection;
+
+/* Nanoseconds of the monotonic clock that submission windows are given in (CLOCK_MONOTONIC,
+   std::chrono::steady_clock on Linux). */
+CAJETA_XPU_API uint64_t cajeta_xpu_now_ns(void);
+
+typedef struct cajeta_xpu_submission {
+  uint32_t size;             /* sizeof(cajeta_xpu_submission), so the struct can grow */
+  uint32_t policy;           /* cajeta_xpu_policy */
+  uint64_t earliest_ns;      /* the kernel starts no earlier (cajeta_xpu_now_ns clock); 0: now */
+  uint64_t latest_ns;        /* it starts no later, or never: 0 for no deadline */
+  uint32_t protection;       /* cajeta_xpu_protection */
+  uint32_t compute_units;    /* the most compute units it may occupy; 0: the whole device */
+  uint64_t capture_id;       /* nonzero: consecutive submissions with this id form a chain that is
+                                recorded once and replayed */
+  double energy_joules;      /* an energy budget; 0: none */
+  cajeta_xpu_stream* stream; /* NULL: the calling thread's current stream */
+} cajeta_xpu_submission;
+
+/* What a submission touches, from the kernel's manifest bound to the buffers passed. */
+typedef enum cajeta_xpu_access {
+  CAJETA_XPU_ACCESS_READ = 1,
+  CAJETA_XPU_ACCESS_WRITE = 2,
+  CAJETA_XPU_ACCESS_READ_WRITE = 3,
+  CAJETA_XPU_ACCESS_ACCUMULATE = 4 /* only atomic read-modify-writes: commutes with others */
+} cajeta_xpu_access;
+
+typedef struct cajeta_xpu_buffer_access {
+  cajeta_xpu_buffer* buffer;
+  uint32_t param;     /* the kernel parameter it was passed to (0-based) */
+  uint32_t access;    /* cajeta_xpu_access */
+  uint32_t streaming; /* 1: each element touched once at unit stride across work-items */
+  double bytes_read;  /* -1: unknown */
+  double bytes_written;
+} cajeta_xpu_buffer_access;
+
+/* The kernel's resource descriptor for one submission. */
+typedef struct cajeta_xpu_resource_descriptor {
+  const char* kernel;  /* qualified name, owned by the program */
+  uint32_t classified; /* 0: the manifest has no scheduling section (an unclassified
+                          submission; the costs are then -1) */
+  uint32_t policy;     /* cajeta_xpu_policy */
+  cajeta_xpu_kernel_footprint footprint;
+  double bytes_read; /* the launch's cost expressions evaluated; -1: unknown */
+  double bytes_written;
+  double operations;
+  uint32_t restartable;  /* 1: running it again from the start gives the same result */
+  uint32_t yield_points; /* group-boundary yield points (barriers) */
+  size_t access_count;
+  const cajeta_xpu_buffer_access* accesses; /* valid until the next submit on this thread */
+} cajeta_xpu_resource_descriptor;
+
+/* Launches as a submission: the checks of cajeta_xpu_kernel_launch_shared, then the window: a
+   submission whose window has closed is refused (CAJETA_XPU_DEADLINE_MISSED) and never runs late;
+   the window is checked again when the kernel is dispatched to the device, and a miss found then
+   is reported by the stream's sync. out (may be NULL) receives the resource descriptor. */
+CAJETA_XPU_API int cajeta_xpu_kernel_submit(cajeta_xpu_kernel* kernel,
+                                            const cajeta_xpu_submission* submission,
+                                            const uint32_t grid[3], const uint32_t block[3],
+                                            uint32_t dynamic_shared_bytes,
+                                            const cajeta_xpu_arg* args, size_t arg_count,
+                                            cajeta_xpu_resource_descriptor* out);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,10 @@ void Trace::command(const Command& C) {
   nlohmann::json Args{{"seq", C.Seq}};
   if (!C.Geometry.empty())
     Args["geometry"] = C.Geometry;
+  if (!C.Policy.empty())
+    Args["policy"] = C.Policy;
+  if (!C.Window.empty())
+    Args["window"] = C.Window;
   // At least 1 us long, so that arrows have a slice to bind to.
   Events.push_back(nlohmann::json{
       {"ph", "X"},

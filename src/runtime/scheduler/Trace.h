@@ -30,6 +30,8 @@ public:
     uint64_t Start = 0, End = 0;
     uint64_t Seq = 0;     // its number on the stream
     std::string Geometry; // "grid [4,1,1] block [256,1,1]" (launches)
+    std::string Policy;   // the submission's policy (launches)
+    std::string Window;   // "starts within 1.500 ms of its issue" (windowed launches)
   };
   void command(const Command& C);
   /// An ordering edge: the command at FromTs on stream From was waited for by the command at ToTs

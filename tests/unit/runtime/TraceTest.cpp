@@ -43,6 +43,7 @@ TEST(Trace, LaunchesCopiesStreamsAndOrderingEdges) {
     if (Ph == "X" && E["name"] == "K.sleepy") {
       SleepyTid = E["tid"];
       EXPECT_EQ(E["args"]["geometry"], "grid [1,1,1] block [1,1,1]");
+      EXPECT_EQ(E["args"]["policy"], "throughput"); // a plain launch: the default policy
     }
     if (Ph == "X" && E["name"] == "K.saxpy")
       SaxpyTid = E["tid"];

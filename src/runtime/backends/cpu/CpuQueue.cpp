@@ -4,7 +4,9 @@
 #include "bundle/CpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/scheduler/Submission.h"
 
+#include <chrono>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -71,6 +73,23 @@ KernelFailure runKernel(ThreadPool& Pool, const void* Kernel, const MarshalledAr
   return Failure;
 }
 
+/// Waits until the window opens (the worker holds the commands after it, in order); a failure
+/// with DeadlineMissed when it has closed, so the kernel is not run.
+KernelFailure missedWindow(const DispatchWindow& Window) {
+  uint64_t Now = monotonicNowNs();
+  if (Now < Window.EarliestNs) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(Window.EarliestNs - Now));
+    Now = monotonicNowNs();
+  }
+  KernelFailure Failure;
+  if (Window.LatestNs && Now > Window.LatestNs) {
+    Failure.Failed = true;
+    Failure.DeadlineMissed = true;
+    Failure.MissedByNs = Now - Window.LatestNs;
+  }
+  return Failure;
+}
+
 } // namespace
 
 CpuQueue::CpuQueue(ThreadPool& Pool, const std::string& DeviceName)
@@ -96,6 +115,20 @@ void CpuQueue::push(Work&& W) {
 
 void CpuQueue::launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                       const LaunchGeometry& Geometry, const void* Tag) {
+  push(makeLaunch(Kernel, Info, Args, Geometry, Tag));
+}
+
+void CpuQueue::launchWithin(const void* Kernel, const bundle::KernelInfo& Info,
+                            const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                            const void* Tag, const DispatchWindow& Window) {
+  Work W = makeLaunch(Kernel, Info, Args, Geometry, Tag);
+  W.Window = Window;
+  push(std::move(W));
+}
+
+CpuQueue::Work CpuQueue::makeLaunch(const void* Kernel, const bundle::KernelInfo& Info,
+                                    const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                                    const void* Tag) {
   Work W;
   W.What = Work::Kind::Launch;
   W.Kernel = Kernel;
@@ -121,7 +154,7 @@ void CpuQueue::launch(const void* Kernel, const bundle::KernelInfo& Info, const 
       At += (Args[I].Length + PodAlignment - 1) / PodAlignment * PodAlignment;
     }
   }
-  push(std::move(W));
+  return W;
 }
 
 void CpuQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) {
@@ -210,7 +243,10 @@ void CpuQueue::run() {
 void CpuQueue::execute(Work& W) {
   switch (W.What) {
   case Work::Kind::Launch: {
-    KernelFailure Failure = runKernel(Pool, W.Kernel, W.Args.data(), W.Geometry);
+    KernelFailure Failure =
+        W.Window.LatestNs || W.Window.EarliestNs ? missedWindow(W.Window) : KernelFailure{};
+    if (!Failure.Failed)
+      Failure = runKernel(Pool, W.Kernel, W.Args.data(), W.Geometry);
     if (Failure.Failed) {
       std::lock_guard<std::mutex> Lock(Mutex);
       Failures.push_back({W.Tag, Failure});

@@ -29,6 +29,10 @@ public:
 
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, const void* Tag) override;
+  bool dispatchesWindows() const override { return true; }
+  void launchWithin(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+                    const LaunchGeometry& Geometry, const void* Tag,
+                    const DispatchWindow& Window) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
@@ -62,7 +66,12 @@ private:
     size_t Bytes = 0;
     std::vector<uint8_t> Staging;
     std::shared_ptr<BackendEvent> WaitFor;
+    DispatchWindow Window; // a launch's, checked when the worker starts it
   };
+
+  /// A launch's Work: its arguments and POD bytes copied.
+  Work makeLaunch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
+                  const LaunchGeometry& Geometry, const void* Tag);
 
   void push(Work&& W);
   void run();

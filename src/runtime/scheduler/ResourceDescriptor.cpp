@@ -1,0 +1,155 @@
+// Resource descriptors (ResourceDescriptor.h).
+#include "runtime/scheduler/ResourceDescriptor.h"
+
+#include "runtime/Kernel.h"
+#include "runtime/scheduler/Submission.h"
+
+#include <cstring>
+#include <optional>
+
+namespace cajeta::xpu::rt {
+
+namespace {
+
+/// A scalar argument's value as a number (the cost polynomials' variables).
+std::optional<double> scalarValue(const cajeta_xpu_arg& A, bundle::ScalarType T) {
+  if (A.kind != CAJETA_XPU_ARG_SCALAR)
+    return std::nullopt;
+  uint64_t Bits = A.value.bits;
+  switch (T) {
+  case bundle::ScalarType::Bool:
+    return Bits ? 1.0 : 0.0;
+  case bundle::ScalarType::I8:
+    return double(int8_t(Bits));
+  case bundle::ScalarType::I16:
+    return double(int16_t(Bits));
+  case bundle::ScalarType::I32:
+    return double(int32_t(Bits));
+  case bundle::ScalarType::I64:
+    return double(int64_t(Bits));
+  case bundle::ScalarType::U8:
+    return double(uint8_t(Bits));
+  case bundle::ScalarType::U16:
+    return double(uint16_t(Bits));
+  case bundle::ScalarType::U32:
+    return double(uint32_t(Bits));
+  case bundle::ScalarType::U64:
+    return double(Bits);
+  case bundle::ScalarType::F32: {
+    float F;
+    uint32_t Low = uint32_t(Bits);
+    std::memcpy(&F, &Low, sizeof(F));
+    return double(F);
+  }
+  case bundle::ScalarType::F64: {
+    double D;
+    std::memcpy(&D, &Bits, sizeof(D));
+    return D;
+  }
+  case bundle::ScalarType::F16:
+    return std::nullopt; // no cost is written in a float16 parameter
+  }
+  return std::nullopt;
+}
+
+class CostEvaluator {
+public:
+  CostEvaluator(const bundle::KernelInfo& Info, const cajeta_xpu_arg* Args, const LaunchGeometry& G)
+      : Info(Info), Args(Args) {
+    Groups = double(G.Grid[0]) * G.Grid[1] * G.Grid[2];
+    Items = Groups * G.Block[0] * G.Block[1] * G.Block[2];
+  }
+
+  /// The polynomial's value, or -1 when it is unknown or names a variable with no value.
+  double operator()(const bundle::CostExpr& E) const {
+    if (!E.Unknown.empty())
+      return -1;
+    double Sum = 0;
+    for (const bundle::CostTerm& T : E.Terms) {
+      double Term = T.Coefficient;
+      for (const std::string& V : T.Variables) {
+        std::optional<double> Value = lookup(V);
+        if (!Value)
+          return -1;
+        Term *= *Value;
+      }
+      Sum += Term;
+    }
+    return Sum;
+  }
+
+private:
+  std::optional<double> lookup(const std::string& Name) const {
+    if (Name == "items")
+      return Items;
+    if (Name == "groups")
+      return Groups;
+    for (size_t I = 0; I != Info.Params.size(); ++I)
+      if (Info.Params[I].Name == Name && Info.Params[I].Kind == bundle::ParamKind::Scalar)
+        return scalarValue(Args[I], Info.Params[I].Type);
+    return std::nullopt;
+  }
+
+  const bundle::KernelInfo& Info;
+  const cajeta_xpu_arg* Args;
+  double Groups = 0, Items = 0;
+};
+
+uint32_t accessOf(bundle::Access Mode, bool Accumulates) {
+  if (Accumulates)
+    return CAJETA_XPU_ACCESS_ACCUMULATE;
+  switch (Mode) {
+  case bundle::Access::Read:
+    return CAJETA_XPU_ACCESS_READ;
+  case bundle::Access::Write:
+    return CAJETA_XPU_ACCESS_WRITE;
+  default:
+    return CAJETA_XPU_ACCESS_READ_WRITE;
+  }
+}
+
+} // namespace
+
+void describeSubmission(const Kernel& K, const cajeta_xpu_arg* Args, size_t Count,
+                        const LaunchGeometry& Geometry, const Submission& Sub,
+                        std::vector<cajeta_xpu_buffer_access>& Storage,
+                        cajeta_xpu_resource_descriptor& Out) {
+  const bundle::KernelInfo& Info = K.info();
+  const bundle::SchedulingManifest* Sched =
+      K.manifest() && K.manifest()->Scheduling ? &*K.manifest()->Scheduling : nullptr;
+  CostEvaluator Cost(Info, Args, Geometry);
+  Storage.clear();
+  for (size_t I = 0; I != Count && I != Info.Params.size(); ++I) {
+    const bundle::ParamInfo& P = Info.Params[I];
+    if (P.Kind != bundle::ParamKind::Buffer || P.Mode == bundle::Access::None)
+      continue;
+    const bundle::BufferSchedule* B = nullptr;
+    if (Sched)
+      for (const bundle::BufferSchedule& S : Sched->Buffers)
+        if (S.Param == I)
+          B = &S;
+    cajeta_xpu_buffer_access A{};
+    A.buffer = Args[I].value.buffer;
+    A.param = uint32_t(I);
+    A.access = accessOf(P.Mode, B && B->Accumulates);
+    A.streaming = B && B->Streaming ? 1 : 0;
+    A.bytes_read = B ? Cost(B->BytesRead) : -1;
+    A.bytes_written = B ? Cost(B->BytesWritten) : -1;
+    Storage.push_back(A);
+  }
+  const KernelFootprint& F = K.footprint();
+  Out = cajeta_xpu_resource_descriptor{};
+  Out.kernel = Info.Name.c_str();
+  Out.classified = Sched ? 1 : 0;
+  Out.policy = Sub.Policy;
+  Out.footprint = {F.Registers, F.LocalBytes, F.SharedBytes, F.MaxThreads};
+  Out.bytes_read = Sched ? Cost(Sched->BytesRead) : -1;
+  Out.bytes_written = Sched ? Cost(Sched->BytesWritten) : -1;
+  Out.operations = Sched ? Cost(Sched->Operations) : -1;
+  Out.restartable = Sched && Sched->Restartable ? 1 : 0;
+  Out.yield_points = Sched ? Sched->YieldPoints : 0;
+  Out.access_count = Storage.size();
+  Out.accesses = Storage.data();
+}
+
+} // namespace cajeta::xpu::rt
