@@ -9,6 +9,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -327,6 +328,35 @@ void CudaPeers::runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
   double T2 = nowMs();
   LaunchNs = (T1 - T0) * 1e6 / Count;
   SyncNs = (T2 - T0) * 1e6 / Count;
+}
+
+void CudaPeers::graphLaunchCost(int Count, int Links, double& LaunchNs, double& SyncNs) {
+  cudaGraph_t Graph;
+  check(cudaGraphCreate(&Graph, 0), "cudaGraphCreate");
+  cudaGraphNode_t Prev = nullptr;
+  for (int I = 0; I < Links; ++I) {
+    cudaKernelNodeParams P{};
+    P.func = reinterpret_cast<void*>(emptyKernel);
+    P.gridDim = dim3(1);
+    P.blockDim = dim3(1);
+    cudaGraphNode_t Node;
+    check(cudaGraphAddKernelNode(&Node, Graph, Prev ? &Prev : nullptr, Prev ? 1 : 0, &P),
+          "cudaGraphAddKernelNode");
+    Prev = Node;
+  }
+  cudaGraphExec_t Exec;
+  check(cudaGraphInstantiate(&Exec, Graph, 0), "cudaGraphInstantiate");
+  int Replays = std::max(1, Count / Links);
+  double T0 = nowMs();
+  for (int I = 0; I < Replays; ++I)
+    check(cudaGraphLaunch(Exec, S->Stream), "cudaGraphLaunch");
+  double T1 = nowMs();
+  check(cudaStreamSynchronize(S->Stream), "cudaStreamSynchronize");
+  double T2 = nowMs();
+  cudaGraphExecDestroy(Exec);
+  cudaGraphDestroy(Graph);
+  LaunchNs = (T1 - T0) * 1e6 / (double(Replays) * Links);
+  SyncNs = (T2 - T0) * 1e6 / (double(Replays) * Links);
 }
 
 } // namespace cajeta::gpubench

@@ -90,6 +90,10 @@ public:
   void rawLaunchCost(int Count, double& LaunchNs, double& SyncNs);
   /// The same through the runtime API's triple-chevron launch.
   void runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs);
+  /// Host nanoseconds per kernel of a CUDA graph of Links empty kernels in a line (built once
+  /// with cudaGraphAddKernelNode, instantiated once), launched Count / Links times with
+  /// cudaGraphLaunch; SyncNs includes the final cudaStreamSynchronize.
+  void graphLaunchCost(int Count, int Links, double& LaunchNs, double& SyncNs);
 
 private:
   struct State;

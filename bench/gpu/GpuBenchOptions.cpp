@@ -11,7 +11,7 @@ namespace cajeta::gpubench {
 namespace {
 
 const char* const Workloads[] = {"saxpy",  "triad",    "reduce", "wavesum",
-                                 "matmul", "tilegemm", "launch"};
+                                 "matmul", "tilegemm", "launch", "chain"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -42,7 +42,8 @@ const char* GpuBenchOptions::usage() {
          "  --warmup N       untimed batches per side (default 3)\n"
          "  --batch N        launches per timed batch (default 10)\n"
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
-         "  --only LIST      comma list of saxpy,triad,reduce,wavesum,matmul,tilegemm,launch\n"
+         "  --only LIST      comma list of "
+         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
          "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
          "  --no-vulkan      run our kernels on the cuda backend only\n"
@@ -129,7 +130,7 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
       for (std::string W; std::getline(List, W, ',');) {
         if (std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
           Error = "--only: unknown workload '" + W +
-                  "' (saxpy, triad, reduce, wavesum, matmul, tilegemm, launch)";
+                  "' (saxpy, triad, reduce, wavesum, matmul, tilegemm, launch, chain)";
           return false;
         }
         O.Only.push_back(W);

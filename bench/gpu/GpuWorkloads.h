@@ -150,6 +150,7 @@ void runStreamBench(GpuBenchContext& C);     // saxpy, triad, triad vs cuMemcpyD
 void runReduceBench(GpuBenchContext& C);     // sum vs CUB
 void runMatMulBench(GpuBenchContext& C);     // tiled matmul vs nvcc
 void runTileGemmBench(GpuBenchContext& C);   // float16 tile GEMM vs cuBLAS (needs tilegemm.cjx)
+void runChainBench(GpuBenchContext& C);      // chain replay and submission cost vs graphs
 void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
 void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
 

@@ -82,6 +82,23 @@ public:
   virtual bool done() = 0;
 };
 
+/// One launch of a chain (consecutive submissions with one capture identity), owning its
+/// arguments: a POD argument's Ptr points into Pods. Moved, never copied.
+struct ChainLaunch {
+  const void* Kernel = nullptr;
+  const bundle::KernelInfo* Info = nullptr;
+  std::vector<MarshalledArg> Args;
+  std::vector<uint8_t> Pods;
+  LaunchGeometry Geometry{};
+  const void* Tag = nullptr;
+
+  ChainLaunch() = default;
+  ChainLaunch(ChainLaunch&&) = default;
+  ChainLaunch& operator=(ChainLaunch&&) = default;
+  ChainLaunch(const ChainLaunch&) = delete;
+  ChainLaunch& operator=(const ChainLaunch&) = delete;
+};
+
 /// A kernel failure read back from a device queue, with the tag its launch was given.
 struct QueuedFailure {
   const void* Tag;
@@ -110,6 +127,14 @@ public:
   virtual void launchWithin(const void* Kernel, const bundle::KernelInfo& Info,
                             const MarshalledArg* Args, const LaunchGeometry& Geometry,
                             const void* Tag, const DispatchWindow& Window);
+  /// Whether the queue records chains and replays them (launchChain); where it does not, the
+  /// stream issues a chain's launches one by one as they come.
+  virtual bool recordsChains() const { return false; }
+  /// Issues a chain's launches, in order, as one unit. The first time for Id it records them
+  /// (a CUDA graph, a list run by the CPU worker); later, when they are the recording's kernels
+  /// with its geometry, it replays the recording with the arguments updated, and otherwise it
+  /// records them anew. Only called where recordsChains().
+  virtual void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches);
   /// Copies ordered on the queue. Staged: Src is consumed before the call returns (pinned
   /// staging) and Dst is filled when the queue passes the copy. Not staged: the caller keeps
   /// the host memory untouched until it has synchronized the queue.

@@ -26,6 +26,7 @@ public:
          KernelFootprint Footprint = {});
 
   const std::string& name() const { return Info.Name; }
+  const LoadedProgram& program() const { return Program; }
   const bundle::KernelInfo& info() const { return Info; }
   const void* entry() const { return Entry; }
   /// The entry to run with these (marshalled) arguments and geometry: the step-at-a-time entry

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <fmt/format.h>
 
 namespace cajeta::xpu::rt {
@@ -106,6 +107,7 @@ std::shared_ptr<BackendEvent> Stream::eventAfter(uint64_t Seq) {
   if (Completed >= Seq || !Queue)
     return nullptr;
   if (!LastEvent || LastEventSeq < Seq) {
+    closeChainLocked();
     LastEvent = Queue->record();
     LastEventSeq = Enqueued;
   }
@@ -122,6 +124,7 @@ uint64_t Stream::enqueue(Command&& C) {
   if (Copy)
     Waits = eventsToFollow(&Use, 1, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
+  closeChainLocked();
   for (const std::shared_ptr<BackendEvent>& E : Waits)
     Queue->wait(*E);
   issue(C);
@@ -136,6 +139,7 @@ uint64_t Stream::enqueue(Command&& C) {
 void Stream::copyWithinAndWait(const std::shared_ptr<DeviceAllocation>& Dst,
                                const std::shared_ptr<DeviceAllocation>& Src, size_t Bytes) {
   std::lock_guard<std::mutex> Lock(Mutex);
+  closeChainLocked();
   Queue->copyWithinDevice(Dst->data(), Src->data(), Bytes);
   keepAlive(Src);
   keepAlive(Dst);
@@ -177,6 +181,9 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
       eventsToFollow(Uses, UseCount, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
   bool Windowed = Sub.hasWindow();
+  bool Chained = Sub.CaptureId && !Windowed && Queue->recordsChains();
+  if (!Chained || Sub.CaptureId != ChainId)
+    closeChainLocked();
   if (Windowed && !Queue->dispatchesWindows()) {
     // Issuing is starting only on an idle queue: wait for what it follows, inside the window.
     DispatchGate Gate({Sub.EarliestNs, Sub.LatestNs}, K.name());
@@ -202,7 +209,9 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     InFlightPrograms.push_back(Program.shared_from_this());
     LastProgram = &Program;
   }
-  if (Windowed && Queue->dispatchesWindows())
+  if (Chained)
+    chainLaunchLocked(K, Args, Geometry, Sub.CaptureId);
+  else if (Windowed && Queue->dispatchesWindows())
     Queue->launchWithin(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K,
                         {Sub.EarliestNs, Sub.LatestNs});
   else
@@ -215,6 +224,53 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
                              Geometry.Grid[2], Geometry.Block[0], Geometry.Block[1],
                              Geometry.Block[2]),
                  Waited, &Sub);
+}
+
+void Stream::chainLaunchLocked(const Kernel& K, const MarshalledArg* Args,
+                               const LaunchGeometry& Geometry, uint64_t Id) {
+  const bundle::KernelInfo& Info = K.info();
+  ChainLaunch L;
+  L.Kernel = K.entryFor(Args, Geometry);
+  L.Info = &Info;
+  L.Args.assign(Args, Args + Info.Params.size());
+  L.Geometry = Geometry;
+  L.Tag = &K;
+  // POD bytes, each at an offset aligned as a launch's POD storage is (the caller's storage is
+  // gone by the time the chain is issued).
+  constexpr size_t PodAlignment = 64;
+  auto Padded = [](size_t Bytes) {
+    return (Bytes + PodAlignment - 1) / PodAlignment * PodAlignment;
+  };
+  size_t PodBytes = 0;
+  for (size_t I = 0; I != Info.Params.size(); ++I)
+    if (Info.Params[I].Kind == bundle::ParamKind::Pod)
+      PodBytes += Padded(Args[I].Length);
+  if (PodBytes) {
+    L.Pods.resize(PodBytes + PodAlignment);
+    auto Base = reinterpret_cast<uintptr_t>(L.Pods.data());
+    uint8_t* At = L.Pods.data() + (PodAlignment - Base % PodAlignment) % PodAlignment;
+    for (size_t I = 0; I != Info.Params.size(); ++I) {
+      if (Info.Params[I].Kind != bundle::ParamKind::Pod)
+        continue;
+      std::memcpy(At, Args[I].Ptr, Args[I].Length);
+      L.Args[I].Ptr = At;
+      At += Padded(Args[I].Length);
+    }
+  }
+  ChainId = Id;
+  Chain.push_back(std::move(L));
+  std::shared_ptr<const LoadedProgram> P = K.program().shared_from_this();
+  if (std::find(ChainPrograms.begin(), ChainPrograms.end(), P) == ChainPrograms.end())
+    ChainPrograms.push_back(std::move(P));
+}
+
+void Stream::closeChainLocked() {
+  if (Chain.empty())
+    return;
+  std::vector<ChainLaunch> Launches;
+  Launches.swap(Chain);
+  Queue->launchChain(ChainId, Launches);
+  ChainId = 0;
 }
 
 void Stream::issue(Command& C) {
@@ -250,6 +306,11 @@ void Stream::issue(Command& C) {
 }
 
 void Stream::drainLocked() {
+  try {
+    closeChainLocked();
+  } catch (const RuntimeError& E) {
+    recordErrorLocked(E.status(), E.what());
+  }
   Failures.clear();
   try {
     Queue->synchronize(Failures);

@@ -73,6 +73,11 @@ private:
                     const std::string& Geometry, const std::vector<StreamPosition>& Waited,
                     const Submission* Sub = nullptr);
   void issue(Command& C);
+  /// Adds a launch to the open chain (its arguments bound), opening it as chain Id. Locked.
+  void chainLaunchLocked(const Kernel& K, const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                         uint64_t Id);
+  /// Issues the open chain, if any, as one unit (BackendQueue::launchChain). Locked.
+  void closeChainLocked();
   void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
   void drainLocked();
   void recordErrorLocked(cajeta_xpu_status Status, std::string Message);
@@ -91,6 +96,11 @@ private:
   std::vector<std::shared_ptr<const LoadedProgram>> InFlightPrograms;
   const LoadedProgram* LastProgram = nullptr;
   std::vector<QueuedFailure> Failures;
+  // The open chain: launches of consecutive submissions with capture identity ChainId, held
+  // until another command, a sync or another identity closes it (queues that record chains).
+  uint64_t ChainId = 0;
+  std::vector<ChainLaunch> Chain;
+  std::vector<std::shared_ptr<const LoadedProgram>> ChainPrograms; // recordings refer to them
   std::shared_ptr<StreamClock> Clock;
   std::shared_ptr<BackendEvent> LastEvent; // eventAfter's, covering commands up to LastEventSeq
   uint64_t LastEventSeq = 0;

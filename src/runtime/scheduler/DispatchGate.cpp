@@ -62,15 +62,3 @@ void DispatchGate::waitForOpening() const {
 }
 
 } // namespace cajeta::xpu::rt
-
-namespace cajeta::xpu::rt {
-
-void BackendQueue::launchWithin(const void*, const bundle::KernelInfo& Info, const MarshalledArg*,
-                                const LaunchGeometry&, const void*, const DispatchWindow&) {
-  // Streams gate windowed launches themselves on queues that do not dispatch windows.
-  fail(CAJETA_XPU_ERROR, fmt::format("{}: internal error: this queue does not dispatch windowed "
-                                     "launches",
-                                     Info.Name));
-}
-
-} // namespace cajeta::xpu::rt

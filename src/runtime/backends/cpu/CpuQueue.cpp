@@ -126,6 +126,13 @@ void CpuQueue::launchWithin(const void* Kernel, const bundle::KernelInfo& Info,
   push(std::move(W));
 }
 
+void CpuQueue::launchChain(uint64_t, std::vector<ChainLaunch>& Launches) {
+  Work W;
+  W.What = Work::Kind::Chain;
+  W.Chain.swap(Launches); // they own their arguments and POD bytes already
+  push(std::move(W));
+}
+
 CpuQueue::Work CpuQueue::makeLaunch(const void* Kernel, const bundle::KernelInfo& Info,
                                     const MarshalledArg* Args, const LaunchGeometry& Geometry,
                                     const void* Tag) {
@@ -253,6 +260,15 @@ void CpuQueue::execute(Work& W) {
     }
     return;
   }
+  case Work::Kind::Chain:
+    for (const ChainLaunch& L : W.Chain) {
+      KernelFailure Failure = runKernel(Pool, L.Kernel, L.Args.data(), L.Geometry);
+      if (Failure.Failed) {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        Failures.push_back({L.Tag, Failure});
+      }
+    }
+    return;
   case Work::Kind::Copy:
     std::memmove(W.Dst, W.Src, W.Bytes);
     return;

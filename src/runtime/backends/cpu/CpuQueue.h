@@ -33,6 +33,9 @@ public:
   void launchWithin(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                     const LaunchGeometry& Geometry, const void* Tag,
                     const DispatchWindow& Window) override;
+  /// A chain is one command: its launches run back to back on the worker.
+  bool recordsChains() const override { return true; }
+  void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
@@ -55,7 +58,8 @@ private:
   /// One queued command. A launch owns copies of its arguments and POD bytes; a staged copy owns
   /// the host bytes it was given.
   struct Work {
-    enum class Kind : uint8_t { Launch, Copy, Wait } What = Kind::Copy;
+    enum class Kind : uint8_t { Launch, Chain, Copy, Wait } What = Kind::Copy;
+    std::vector<ChainLaunch> Chain;
     const void* Kernel = nullptr;
     std::vector<MarshalledArg> Args;
     std::unique_ptr<uint8_t, FreeDeleter> Pods;

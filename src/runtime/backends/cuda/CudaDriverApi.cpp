@@ -65,8 +65,21 @@ bool CudaDriverApi::load(std::string& Error) {
             resolve(Lib, "cuFuncGetAttribute", cuFuncGetAttribute, Error) &&
             resolve(Lib, "cuFuncSetAttribute", cuFuncSetAttribute, Error) &&
             resolve(Lib, "cuLaunchKernel", cuLaunchKernel, Error);
-  if (!Ok)
+  if (!Ok) {
     ::dlclose(Lib);
+    return false;
+  }
+  // Graphs are optional: without every one of them, chains are issued launch by launch.
+  std::string Missing;
+  if (!(resolve(Lib, "cuGraphCreate", cuGraphCreate, Missing) &&
+        resolve(Lib, "cuGraphAddKernelNode_v2", cuGraphAddKernelNode, Missing) &&
+        resolve(Lib, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags, Missing) &&
+        resolve(Lib, "cuGraphLaunch", cuGraphLaunch, Missing) &&
+        resolve(Lib, "cuGraphExecKernelNodeSetParams_v2", cuGraphExecKernelNodeSetParams,
+                Missing) &&
+        resolve(Lib, "cuGraphExecDestroy", cuGraphExecDestroy, Missing) &&
+        resolve(Lib, "cuGraphDestroy", cuGraphDestroy, Missing)))
+    cuGraphDestroy = nullptr;
   return Ok; // on success the library stays loaded for the life of the process
 }
 

@@ -22,6 +22,24 @@ using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
 using CUevent = CUevent_st*;
 using CUhostFn = void (*)(void*);
+struct CUgraph_st;
+struct CUgraphNode_st;
+struct CUgraphExec_st;
+using CUgraph = CUgraph_st*;
+using CUgraphNode = CUgraphNode_st*;
+using CUgraphExec = CUgraphExec_st*;
+
+/// CUDA_KERNEL_NODE_PARAMS_v2: kern and ctx are ignored when func is set.
+struct CudaKernelNodeParams {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+  void* kern;
+  CUcontext ctx;
+};
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
@@ -90,6 +108,18 @@ struct CudaDriverApi {
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void**, void**);
+
+  // CUDA graphs (chains), resolved when the driver has them (CUDA 12+); null otherwise.
+  CUresult (*cuGraphCreate)(CUgraph*, unsigned) = nullptr;
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t,
+                                   const CudaKernelNodeParams*) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode,
+                                             const CudaKernelNodeParams*) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
+  bool hasGraphs() const { return cuGraphDestroy != nullptr; }
 
   /// Loads the driver library and every entry point; false with Error set when it cannot.
   bool load(std::string& Error);

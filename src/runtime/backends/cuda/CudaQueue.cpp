@@ -4,6 +4,7 @@
 
 #include "bundle/GpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/backends/cuda/CudaKernelParams.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@ namespace {
 constexpr unsigned DefaultSharedLimit = 48 * 1024; // above it a kernel must opt in
 constexpr size_t MinStagingBytes = 64 * 1024;
 constexpr size_t MaxPooledBytes = 256u << 20; // free pinned memory kept after a synchronize
-constexpr size_t MaxParams = 64;
+constexpr size_t MaxParams = MaxKernelParams;
 
 class CudaEvent : public BackendEvent {
 public:
@@ -103,26 +104,8 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
   if (Used == SlotCount)
     harvestAsync();
   CUdeviceptr Status = Slots + CUdeviceptr(Used) * sizeof(CajetaGpuStatus);
-  // GpuKernelAbi.h: one entry per PTX parameter, a buffer taking two, then the status record.
   void* Params[2 * MaxParams + 1];
-  size_t N = 0;
-  for (size_t I = 0, E = Info.Params.size(); I != E; ++I) {
-    auto& A = const_cast<MarshalledArg&>(Args[I]);
-    switch (Info.Params[I].Kind) {
-    case bundle::ParamKind::Buffer:
-      Params[N++] = &A.Ptr; // a CUdeviceptr is the pointer's bits
-      Params[N++] = &A.Length;
-      break;
-    case bundle::ParamKind::Scalar:
-    case bundle::ParamKind::Function:
-      Params[N++] = &A.Bits; // little-endian: the param's size in the low bytes
-      break;
-    case bundle::ParamKind::Pod:
-      Params[N++] = A.Ptr; // the POD's bytes, copied by the driver at the call
-      break;
-    }
-  }
-  Params[N++] = &Status;
+  packKernelParams(Info, Args, &Status, Params);
   if (Geometry.DynamicSharedBytes > DefaultSharedLimit)
     check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  int(Geometry.DynamicSharedBytes)),
@@ -141,6 +124,42 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
                      Info.Name, DeviceName, Api.describe(R), Regs, Local, Shared));
   }
   SlotTags[Used++] = Tag;
+}
+
+void CudaQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
+  bindContext(Api, Ctx);
+  std::unique_ptr<CudaGraphChain>& Chain = Chains[Id];
+  if (Chain && Chain->matches(Launches)) {
+    Chain->update(Launches);
+  } else {
+    auto Recorded = std::make_unique<CudaGraphChain>(Api, DeviceName, Stream, Launches);
+    if (Chain) // it may still run: freed once the queue is synchronised
+      RetiredChains.push_back(std::move(Chain));
+    Chain = std::move(Recorded);
+  }
+  Chain->launch(Stream);
+  if (std::find(LaunchedChains.begin(), LaunchedChains.end(), Chain.get()) == LaunchedChains.end())
+    LaunchedChains.push_back(Chain.get());
+}
+
+void CudaQueue::harvestChains() {
+  for (CudaGraphChain* Chain : LaunchedChains) {
+    uint32_t Count = uint32_t(Chain->tags().size());
+    size_t Bytes = size_t(Count) * sizeof(CajetaGpuStatus);
+    Harvest H;
+    H.Block = acquire(Bytes);
+    H.Tags = Chain->tags();
+    H.Count = Count;
+    CUresult R = Api.cuMemcpyDtoHAsync(H.Block.Ptr, Chain->statusRecords(), Bytes, Stream);
+    if (R != CUDA_SUCCESS) {
+      giveBack(H.Block);
+      check(R, "copying a chain's status records back");
+    }
+    Harvests.push_back(std::move(H));
+    check(Api.cuMemsetD8Async(Chain->statusRecords(), 0, Bytes, Stream),
+          "resetting a chain's status records");
+  }
+  LaunchedChains.clear();
 }
 
 void CudaQueue::harvestAsync() {
@@ -184,7 +203,9 @@ void CudaQueue::synchronize(std::vector<QueuedFailure>& Failures) {
     Tail = acquire(TailBytes);
     R = Api.cuMemcpyDtoHAsync(Tail.Ptr, Slots, TailBytes, Stream);
   }
+  harvestChains();
   CUresult Synced = Api.cuStreamSynchronize(Stream);
+  RetiredChains.clear();
   for (Harvest& H : Harvests) {
     bool Any = false;
     if (Synced == CUDA_SUCCESS)

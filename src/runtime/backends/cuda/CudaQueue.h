@@ -4,7 +4,10 @@
 
 #include "runtime/Backend.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
+#include "runtime/backends/cuda/CudaGraphChain.h"
 
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -24,6 +27,8 @@ public:
 
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, const void* Tag) override;
+  bool recordsChains() const override { return Api.hasGraphs(); }
+  void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
@@ -60,6 +65,8 @@ private:
   void trimPool();
   void finishLater(HostCopy* Copy);
   void harvestAsync();
+  /// Copies back the status records of the chains launched since the last synchronize.
+  void harvestChains();
   void collect(const void* Records, const std::vector<const void*>& Tags, uint32_t Count,
                std::vector<QueuedFailure>& Failures, bool& AnyFailed) const;
 
@@ -71,6 +78,11 @@ private:
   std::vector<const void*> SlotTags;
   uint32_t Used = 0;
   std::vector<Harvest> Harvests;
+  // Chains by capture identity; those launched since the last synchronize (their status records
+  // are read then), and recordings replaced meanwhile (freed then).
+  std::map<uint64_t, std::unique_ptr<CudaGraphChain>> Chains;
+  std::vector<CudaGraphChain*> LaunchedChains;
+  std::vector<std::unique_ptr<CudaGraphChain>> RetiredChains;
   std::mutex PoolMutex; // staging blocks come back on the driver's callback thread
   std::vector<Staging> FreeBlocks;
   std::vector<Staging> AllBlocks;

@@ -1,0 +1,145 @@
+// Chains (spec 17.8 "captures short-kernel chains for replay"): consecutive submissions on a
+// stream with one capture identity are recorded once and replayed (a CUDA graph on the cuda
+// backend, one worker command on the CPU; Vulkan issues them one by one). Replays must compute
+// what the same launches issued one by one compute, with new arguments, after the sequence
+// changes, beside copies and other streams, and report a kernel's failure.
+#include "ConformanceSupport.h"
+
+namespace conformance {
+namespace {
+
+constexpr uint32_t N = 1024;
+constexpr uint32_t Block = 128;
+constexpr uint32_t Links = 20;
+
+std::vector<int32_t> iota(int32_t From) {
+  std::vector<int32_t> V(N);
+  for (uint32_t I = 0; I < N; ++I)
+    V[I] = From + int32_t(I);
+  return V;
+}
+
+/// Links launches of plusOne, back and forth between A and B, as chain Id: A ends Links higher.
+void submitChain(const xpu::Kernel& PlusOne, xpu::KernelStream& S, uint64_t Id,
+                 xpu::KernelBuffer<int32_t>& A, xpu::KernelBuffer<int32_t>& B) {
+  xpu::KernelSubmission Sub = xpu::KernelSubmission(S).capture(Id);
+  for (uint32_t L = 0; L < Links; L += 2) {
+    PlusOne.launch(Sub, xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+    PlusOne.launch(Sub, xpu::grid(N / Block), xpu::block(Block))(A, B, N);
+  }
+}
+
+TEST(Chain, ReplaysComputeWhatSingleLaunchesCompute) {
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  auto A = toDevice(iota(0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  for (int Replay = 1; Replay <= 3; ++Replay) {
+    submitChain(PlusOne, S, 7, A, B);
+    S.sync();
+    expectSame(fromDevice(A), iota(int32_t(Links) * Replay), "A after a replay");
+  }
+  // Several replays before one sync.
+  for (int Replay = 0; Replay < 4; ++Replay)
+    submitChain(PlusOne, S, 7, A, B);
+  S.sync();
+  expectSame(fromDevice(A), iota(int32_t(Links) * 7), "A after four replays and one sync");
+}
+
+TEST(Chain, AReplayTakesItsOwnArguments) {
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  auto A = toDevice(iota(0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  auto C = toDevice(iota(1000));
+  auto D = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  submitChain(PlusOne, S, 11, A, B);
+  submitChain(PlusOne, S, 11, C, D); // the same kernels and geometry, other buffers
+  S.sync();
+  expectSame(fromDevice(A), iota(int32_t(Links)), "A, recorded");
+  expectSame(fromDevice(C), iota(1000 + int32_t(Links)), "C, replayed with new buffers");
+  // A scalar argument changes too: fill with another value.
+  xpu::Kernel Fill = P.kernel("StreamOrder.fill");
+  for (int32_t V : {3, 4}) {
+    Fill.launch(xpu::KernelSubmission(S).capture(12), xpu::grid(N / Block), xpu::block(Block))(A, V,
+                                                                                               N);
+    S.sync();
+    expectSame(fromDevice(A), std::vector<int32_t>(N, V), "fill replayed with a new value");
+  }
+}
+
+TEST(Chain, ANewSequenceUnderTheSameIdentityIsRecordedAnew) {
+  xpu::Program P = compileProgram("StreamOrder");
+  auto A = toDevice(iota(0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  submitChain(P.kernel("StreamOrder.plusOne"), S, 5, A, B);
+  S.sync();
+  // Same identity: a fill then one plusOne, other geometry.
+  xpu::KernelSubmission Sub = xpu::KernelSubmission(S).capture(5);
+  P.kernel("StreamOrder.fill").launch(Sub, xpu::grid(N / 64), xpu::block(64))(A, 40, N);
+  P.kernel("StreamOrder.plusOne").launch(Sub, xpu::grid(N / 64), xpu::block(64))(B, A, N);
+  S.sync();
+  expectSame(fromDevice(B), std::vector<int32_t>(N, 41), "the new sequence");
+}
+
+TEST(Chain, CopiesAndOtherStreamsSeeTheChainInOrder) {
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  auto A = toDevice(iota(0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  auto Out = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S, Other;
+  submitChain(PlusOne, S, 9, A, B);
+  // An upload on S closes the chain: it is ordered after it.
+  std::vector<int32_t> Fresh = iota(500);
+  A.uploadAsync(S, Fresh.data(), Fresh.size());
+  submitChain(PlusOne, S, 9, A, B);
+  // Another stream reads A: it waits for the chain's writes (the access-set ordering).
+  PlusOne.launch(Other, xpu::grid(N / Block), xpu::block(Block))(Out, A, N);
+  Other.sync();
+  S.sync();
+  expectSame(fromDevice(Out), iota(500 + int32_t(Links) + 1), "Out on another stream");
+  expectSame(fromDevice(A), iota(500 + int32_t(Links)), "A");
+}
+
+TEST(Chain, AFailureInAReplayIsReportedAtSync) {
+  xpu::CompileOptions Checked;
+  Checked.checkBounds = true;
+  xpu::Program P = compileProgram("CheckBoundsBuffer", Checked);
+  xpu::Kernel Scatter = P.kernel("CheckBoundsBuffer.scatter");
+  const uint32_t Len = 256;
+  std::vector<uint32_t> Where(Len);
+  for (uint32_t I = 0; I < Len; ++I)
+    Where[I] = I;
+  auto Dest = toDevice(std::vector<int32_t>(Len, -1));
+  auto InRange = toDevice(Where);
+  Where[77] = 4000;
+  auto OutOfRange = toDevice(Where);
+  xpu::KernelStream S;
+  xpu::KernelSubmission Sub = xpu::KernelSubmission(S).capture(3);
+  for (int Replay = 0; Replay < 2; ++Replay) { // recorded, then replayed: no failure
+    Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
+    Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
+    S.sync();
+  }
+  Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
+  Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, OutOfRange, Len);
+  try {
+    S.sync();
+    FAIL() << "the out-of-range index in the replayed chain was not reported";
+  } catch (const xpu::LaunchError& E) {
+    std::string What = E.what();
+    EXPECT_NE(What.find("CheckBoundsBuffer.scatter"), std::string::npos) << What;
+    EXPECT_NE(What.find("4000"), std::string::npos) << What;
+  }
+  // The next replay is clean again.
+  Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
+  Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
+  S.sync();
+}
+
+} // namespace
+} // namespace conformance
