@@ -94,6 +94,9 @@ run() {
   CAJETA_XPU_BACKEND=cuda "$Carry/bin/conformance_tests" \
     --gtest_output="xml:$Out/conformance-cuda.xml" > "$Out/conformance-cuda.log" 2>&1 || Rc=1
   echo "conformance_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda.log" | tr '\n' ' ')" >> "$Summary"
+  CAJETA_XPU_BACKEND=cuda CAJETA_XPU_TRACE="$Out/trace-cuda.json" "$Carry/bin/conformance_tests" \
+    --gtest_filter='TraceDevice.*:Chain.*' > "$Out/conformance-cuda-trace.log" 2>&1 || Rc=1
+  echo "conformance_tests TraceDevice.*:Chain.* (cuda, CAJETA_XPU_TRACE): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-trace.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
     --gtest_filter='Wave*' > "$Out/conformance-cuda-wave-software.log" 2>&1 || Rc=1
   echo "conformance_tests Wave* (cuda, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-wave-software.log" | tr '\n' ' ')" >> "$Summary"

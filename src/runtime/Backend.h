@@ -99,6 +99,14 @@ struct ChainLaunch {
   ChainLaunch& operator=(const ChainLaunch&) = delete;
 };
 
+/// When launches ran on the device, for the trace (monotonicNowNs clock): one launch, or a
+/// chain of Launches whose first launch has Tag.
+struct DeviceSpan {
+  const void* Tag = nullptr;
+  uint32_t Launches = 1;
+  uint64_t StartNs = 0, EndNs = 0;
+};
+
 /// A kernel failure read back from a device queue, with the tag its launch was given.
 struct QueuedFailure {
   const void* Tag;
@@ -127,6 +135,11 @@ public:
   virtual void launchWithin(const void* Kernel, const bundle::KernelInfo& Info,
                             const MarshalledArg* Args, const LaunchGeometry& Geometry,
                             const void* Tag, const DispatchWindow& Window);
+  /// Tracing: from now on, records when each launch (or chain) runs on the device. False where
+  /// the backend cannot; the trace then has the host's issue times only.
+  virtual bool timeLaunches() { return false; }
+  /// Appends the spans of the launches synchronize has seen complete, and forgets them.
+  virtual void takeDeviceSpans(std::vector<DeviceSpan>& /*Out*/) {}
   /// Whether the queue records chains and replays them (launchChain); where it does not, the
   /// stream issues a chain's launches one by one as they come.
   virtual bool recordsChains() const { return false; }

@@ -29,7 +29,10 @@ std::string Stream::nextName(const char* Suffix) {
 Stream::Stream(BackendDevice& Device, std::string Name)
     : Device(Device), Name(std::move(Name)), Queue(Device.createQueue()),
       Clock(std::make_shared<StreamClock>(
-          *this, this->Name, fmt::format("{} '{}'", Device.backendName(), Device.name()))) {}
+          *this, this->Name, fmt::format("{} '{}'", Device.backendName(), Device.name()))) {
+  if (Trace::active())
+    DeviceTimes = Queue->timeLaunches();
+}
 
 Stream::~Stream() {
   {
@@ -317,6 +320,8 @@ void Stream::drainLocked() {
   } catch (const RuntimeError& E) {
     recordErrorLocked(E.status(), E.what());
   }
+  if (DeviceTimes)
+    traceDeviceSpansLocked();
   for (const QueuedFailure& F : Failures)
     recordErrorLocked(F.Failure.DeadlineMissed ? CAJETA_XPU_DEADLINE_MISSED
                                                : CAJETA_XPU_LAUNCH_ERROR,
@@ -327,6 +332,19 @@ void Stream::drainLocked() {
   LastProgram = nullptr;
   LastEvent.reset();
   Completed = Enqueued;
+}
+
+void Stream::traceDeviceSpansLocked() {
+  Trace* T = Trace::active();
+  Spans.clear();
+  Queue->takeDeviceSpans(Spans);
+  for (const DeviceSpan& S : Spans) {
+    const std::string& Kernel = static_cast<const rt::Kernel*>(S.Tag)->name();
+    T->deviceSlice(Clock->deviceName(), Name,
+                   S.Launches == 1 ? Kernel
+                                   : fmt::format("chain of {} from {}", S.Launches, Kernel),
+                   S.StartNs, S.EndNs);
+  }
 }
 
 void Stream::waitFor(uint64_t Seq) {

@@ -80,6 +80,8 @@ private:
   void closeChainLocked();
   void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
   void drainLocked();
+  /// Puts the device times the queue recorded into the trace.
+  void traceDeviceSpansLocked();
   void recordErrorLocked(cajeta_xpu_status Status, std::string Message);
   void endBorrows();
 
@@ -101,6 +103,8 @@ private:
   uint64_t ChainId = 0;
   std::vector<ChainLaunch> Chain;
   std::vector<std::shared_ptr<const LoadedProgram>> ChainPrograms; // recordings refer to them
+  bool DeviceTimes = false; // tracing, and the queue records when launches run
+  std::vector<DeviceSpan> Spans;
   std::shared_ptr<StreamClock> Clock;
   std::shared_ptr<BackendEvent> LastEvent; // eventAfter's, covering commands up to LastEventSeq
   uint64_t LastEventSeq = 0;

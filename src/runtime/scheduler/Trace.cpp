@@ -88,6 +88,23 @@ void Trace::command(const Command& C) {
       {"args", Args}}.dump());
 }
 
+void Trace::deviceSlice(const std::string& Device, const std::string& Stream,
+                        const std::string& Name, uint64_t StartNs, uint64_t EndNs) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  uint32_t Pid = pid(Device);
+  uint64_t OriginNs = Origin * 1000;
+  uint64_t Start = StartNs > OriginNs ? (StartNs - OriginNs) / 1000 : 0;
+  uint64_t End = EndNs > OriginNs ? (EndNs - OriginNs) / 1000 : 0;
+  Events.push_back(nlohmann::json{{"ph", "X"},
+                                  {"cat", "device"},
+                                  {"name", Name},
+                                  {"pid", Pid},
+                                  {"tid", tid(Pid, Stream + " on the device")},
+                                  {"ts", Start},
+                                  {"dur", std::max<uint64_t>(End > Start ? End - Start : 0, 1)}}
+                       .dump());
+}
+
 void Trace::edge(const std::string& FromDevice, const std::string& From, uint64_t FromTs,
                  const std::string& ToDevice, const std::string& To, uint64_t ToTs) {
   std::lock_guard<std::mutex> Lock(Mutex);

@@ -34,6 +34,10 @@ public:
     std::string Window;   // "starts within 1.500 ms of its issue" (windowed launches)
   };
   void command(const Command& C);
+  /// When a command ran on the device (monotonicNowNs clock): a slice on the track
+  /// "<Stream> on the device".
+  void deviceSlice(const std::string& Device, const std::string& Stream, const std::string& Name,
+                   uint64_t StartNs, uint64_t EndNs);
   /// An ordering edge: the command at FromTs on stream From was waited for by the command at ToTs
   /// on stream To.
   void edge(const std::string& FromDevice, const std::string& From, uint64_t FromTs,

@@ -32,6 +32,8 @@ TEST(Trace, LaunchesCopiesStreamsAndOrderingEdges) {
   ASSERT_TRUE(J["traceEvents"].is_array());
   std::map<int, std::string> Threads; // tid -> stream name
   int SleepyTid = -1, SaxpyTid = -1, Uploads = 0;
+  int SleepyDeviceTid = -1, SaxpyDeviceTid = -1;
+  uint64_t SleepyDeviceTs = 0, SleepyDeviceDur = 0, SaxpyDeviceTs = 0;
   std::map<uint64_t, int> FlowStart, FlowEnd; // id -> tid
   for (const auto& E : J["traceEvents"]) {
     std::string Ph = E["ph"];
@@ -40,15 +42,24 @@ TEST(Trace, LaunchesCopiesStreamsAndOrderingEdges) {
     if (Ph == "M" && E["name"] == "process_name") {
       EXPECT_NE(std::string(E["args"]["name"]).find("cpu '"), std::string::npos) << E.dump();
     }
-    if (Ph == "X" && E["name"] == "K.sleepy") {
+    if (Ph == "X" && E.value("cat", "") == "launch" && E["name"] == "K.sleepy") {
       SleepyTid = E["tid"];
       EXPECT_EQ(E["args"]["geometry"], "grid [1,1,1] block [1,1,1]");
       EXPECT_EQ(E["args"]["policy"], "throughput"); // a plain launch: the default policy
     }
-    if (Ph == "X" && E["name"] == "K.saxpy")
+    if (Ph == "X" && E.value("cat", "") == "launch" && E["name"] == "K.saxpy")
       SaxpyTid = E["tid"];
     if (Ph == "X" && E["name"] == "upload")
       ++Uploads;
+    if (Ph == "X" && E.value("cat", "") == "device" && E["name"] == "K.sleepy") {
+      SleepyDeviceTid = E["tid"];
+      SleepyDeviceTs = E["ts"];
+      SleepyDeviceDur = E["dur"];
+    }
+    if (Ph == "X" && E.value("cat", "") == "device" && E["name"] == "K.saxpy") {
+      SaxpyDeviceTid = E["tid"];
+      SaxpyDeviceTs = E["ts"];
+    }
     if (Ph == "s")
       FlowStart[E["id"]] = E["tid"];
     if (Ph == "f")
@@ -65,4 +76,12 @@ TEST(Trace, LaunchesCopiesStreamsAndOrderingEdges) {
   for (const auto& [Id, Tid] : FlowStart)
     Edge |= Tid == SleepyTid && FlowEnd.count(Id) && FlowEnd[Id] == SaxpyTid;
   EXPECT_TRUE(Edge) << J.dump(1);
+  // When each kernel ran, on a track of its own per stream: saxpy started after sleepy ended
+  // (it was ordered after it), and sleepy ran for its 20 ms.
+  ASSERT_NE(SleepyDeviceTid, -1) << J.dump(1);
+  ASSERT_NE(SaxpyDeviceTid, -1) << J.dump(1);
+  EXPECT_EQ(Threads[SleepyDeviceTid], A.name() + " on the device");
+  EXPECT_EQ(Threads[SaxpyDeviceTid], B.name() + " on the device");
+  EXPECT_GE(SleepyDeviceDur, 15000u);
+  EXPECT_GE(SaxpyDeviceTs, SleepyDeviceTs + SleepyDeviceDur);
 }

@@ -126,6 +126,17 @@ void CpuQueue::launchWithin(const void* Kernel, const bundle::KernelInfo& Info,
   push(std::move(W));
 }
 
+bool CpuQueue::timeLaunches() {
+  Timing = true;
+  return true;
+}
+
+void CpuQueue::takeDeviceSpans(std::vector<DeviceSpan>& Out) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Out.insert(Out.end(), Spans.begin(), Spans.end());
+  Spans.clear();
+}
+
 void CpuQueue::launchChain(uint64_t, std::vector<ChainLaunch>& Launches) {
   Work W;
   W.What = Work::Kind::Chain;
@@ -248,6 +259,22 @@ void CpuQueue::run() {
 }
 
 void CpuQueue::execute(Work& W) {
+  bool Timed = Timing.load(std::memory_order_relaxed) &&
+               (W.What == Work::Kind::Launch || W.What == Work::Kind::Chain);
+  uint64_t Start = Timed ? monotonicNowNs() : 0;
+  perform(W);
+  if (Timed) {
+    DeviceSpan Span;
+    Span.Tag = W.What == Work::Kind::Launch ? W.Tag : W.Chain.front().Tag;
+    Span.Launches = W.What == Work::Kind::Launch ? 1 : uint32_t(W.Chain.size());
+    Span.StartNs = Start;
+    Span.EndNs = monotonicNowNs();
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Spans.push_back(Span);
+  }
+}
+
+void CpuQueue::perform(Work& W) {
   switch (W.What) {
   case Work::Kind::Launch: {
     KernelFailure Failure =

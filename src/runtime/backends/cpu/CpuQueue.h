@@ -5,6 +5,7 @@
 
 #include "runtime/Backend.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -33,6 +34,8 @@ public:
   void launchWithin(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                     const LaunchGeometry& Geometry, const void* Tag,
                     const DispatchWindow& Window) override;
+  bool timeLaunches() override;
+  void takeDeviceSpans(std::vector<DeviceSpan>& Out) override;
   /// A chain is one command: its launches run back to back on the worker.
   bool recordsChains() const override { return true; }
   void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) override;
@@ -79,7 +82,9 @@ private:
 
   void push(Work&& W);
   void run();
+  /// Runs W, timing it for the trace when asked to.
   void execute(Work& W);
+  void perform(Work& W);
 
   ThreadPool& Pool;
   std::string DeviceName;
@@ -90,6 +95,8 @@ private:
   uint64_t Enqueued = 0; // only the owning stream's thread touches it
   bool Stopping = false;
   std::vector<QueuedFailure> Failures;
+  std::atomic<bool> Timing{false};
+  std::vector<DeviceSpan> Spans; // guarded by Mutex
   std::optional<std::pair<cajeta_xpu_status, std::string>> FirstError;
   std::thread Worker;
 };

@@ -69,6 +69,13 @@ bool CudaDriverApi::load(std::string& Error) {
     ::dlclose(Lib);
     return false;
   }
+  // Optional: the trace's device times, and graphs (without every graph entry point, chains
+  // are issued launch by launch).
+  cuEventElapsedTime =
+      reinterpret_cast<decltype(cuEventElapsedTime)>(::dlsym(Lib, "cuEventElapsedTime_v2"));
+  if (!cuEventElapsedTime)
+    cuEventElapsedTime =
+        reinterpret_cast<decltype(cuEventElapsedTime)>(::dlsym(Lib, "cuEventElapsedTime"));
   // Graphs are optional: without every one of them, chains are issued launch by launch.
   std::string Missing;
   if (!(resolve(Lib, "cuGraphCreate", cuGraphCreate, Missing) &&

@@ -120,6 +120,8 @@ struct CudaDriverApi {
   CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
   bool hasGraphs() const { return cuGraphDestroy != nullptr; }
+  /// For the trace's device times; null when the driver lacks it.
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
 
   /// Loads the driver library and every entry point; false with Error set when it cannot.
   bool load(std::string& Error);

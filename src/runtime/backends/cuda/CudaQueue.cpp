@@ -5,6 +5,7 @@
 #include "bundle/GpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cuda/CudaKernelParams.h"
+#include "runtime/scheduler/Submission.h"
 
 #include <fmt/format.h>
 
@@ -80,6 +81,10 @@ CudaQueue::~CudaQueue() {
   Api.cuStreamSynchronize(Stream); // host callbacks have run once this returns
   Api.cuStreamDestroy(Stream);
   Api.cuMemFree(Slots);
+  for (const TimedLaunch& T : Timed) {
+    Api.cuEventDestroy(T.Start);
+    Api.cuEventDestroy(T.End);
+  }
   for (Harvest& H : Harvests)
     giveBack(H.Block);
   for (Staging& B : AllBlocks)
@@ -110,10 +115,13 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
     check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  int(Geometry.DynamicSharedBytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  CUevent Before = Timing ? timingEvent() : nullptr;
   CUresult R = Api.cuLaunchKernel(Fn, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2],
                                   Geometry.Block[0], Geometry.Block[1], Geometry.Block[2],
                                   Geometry.DynamicSharedBytes, Stream, Params, nullptr);
   if (R != CUDA_SUCCESS) {
+    if (Before)
+      Api.cuEventDestroy(Before);
     int Regs = 0, Local = 0, Shared = 0;
     Api.cuFuncGetAttribute(&Regs, CU_FUNC_ATTRIBUTE_NUM_REGS, Fn);
     Api.cuFuncGetAttribute(&Local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, Fn);
@@ -124,6 +132,52 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
                      Info.Name, DeviceName, Api.describe(R), Regs, Local, Shared));
   }
   SlotTags[Used++] = Tag;
+  if (Before)
+    Timed.push_back({Tag, 1, Before, timingEvent()});
+}
+
+CUevent CudaQueue::timingEvent() {
+  CUevent E = nullptr;
+  check(Api.cuEventCreate(&E, 0), "cuEventCreate (timing)");
+  CUresult R = Api.cuEventRecord(E, Stream);
+  if (R != CUDA_SUCCESS) {
+    Api.cuEventDestroy(E);
+    check(R, "cuEventRecord (timing)");
+  }
+  return E;
+}
+
+bool CudaQueue::timeLaunches() {
+  Timing = Api.cuEventElapsedTime != nullptr;
+  return Timing;
+}
+
+void CudaQueue::takeDeviceSpans(std::vector<DeviceSpan>& Out) {
+  Out.insert(Out.end(), Spans.begin(), Spans.end());
+  Spans.clear();
+}
+
+void CudaQueue::resolveTimes() {
+  if (Timed.empty())
+    return;
+  CUevent Anchor = nullptr;
+  uint64_t AnchorNs = 0;
+  if (Api.cuEventCreate(&Anchor, 0) == CUDA_SUCCESS &&
+      Api.cuEventRecord(Anchor, Stream) == CUDA_SUCCESS &&
+      Api.cuEventSynchronize(Anchor) == CUDA_SUCCESS)
+    AnchorNs = monotonicNowNs(); // the stream is idle: the anchor ran just now
+  for (const TimedLaunch& T : Timed) {
+    float StartMs = 0, EndMs = 0;
+    if (AnchorNs && Api.cuEventElapsedTime(&StartMs, T.Start, Anchor) == CUDA_SUCCESS &&
+        Api.cuEventElapsedTime(&EndMs, T.End, Anchor) == CUDA_SUCCESS)
+      Spans.push_back({T.Tag, T.Launches, AnchorNs - uint64_t(double(StartMs) * 1e6),
+                       AnchorNs - uint64_t(double(EndMs) * 1e6)});
+    Api.cuEventDestroy(T.Start);
+    Api.cuEventDestroy(T.End);
+  }
+  Timed.clear();
+  if (Anchor)
+    Api.cuEventDestroy(Anchor);
 }
 
 void CudaQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
@@ -137,7 +191,10 @@ void CudaQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
       RetiredChains.push_back(std::move(Chain));
     Chain = std::move(Recorded);
   }
+  CUevent Before = Timing ? timingEvent() : nullptr;
   Chain->launch(Stream);
+  if (Before)
+    Timed.push_back({Launches.front().Tag, uint32_t(Launches.size()), Before, timingEvent()});
   if (std::find(LaunchedChains.begin(), LaunchedChains.end(), Chain.get()) == LaunchedChains.end())
     LaunchedChains.push_back(Chain.get());
 }
@@ -206,6 +263,8 @@ void CudaQueue::synchronize(std::vector<QueuedFailure>& Failures) {
   harvestChains();
   CUresult Synced = Api.cuStreamSynchronize(Stream);
   RetiredChains.clear();
+  if (Synced == CUDA_SUCCESS)
+    resolveTimes();
   for (Harvest& H : Harvests) {
     bool Any = false;
     if (Synced == CUDA_SUCCESS)

@@ -27,6 +27,8 @@ public:
 
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, const void* Tag) override;
+  bool timeLaunches() override;
+  void takeDeviceSpans(std::vector<DeviceSpan>& Out) override;
   bool recordsChains() const override { return Api.hasGraphs(); }
   void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
@@ -65,6 +67,10 @@ private:
   void trimPool();
   void finishLater(HostCopy* Copy);
   void harvestAsync();
+  /// A timing event recorded on the stream now.
+  CUevent timingEvent();
+  /// Turns Timed into Spans (the stream has drained).
+  void resolveTimes();
   /// Copies back the status records of the chains launched since the last synchronize.
   void harvestChains();
   void collect(const void* Records, const std::vector<const void*>& Tags, uint32_t Count,
@@ -83,6 +89,16 @@ private:
   std::map<uint64_t, std::unique_ptr<CudaGraphChain>> Chains;
   std::vector<CudaGraphChain*> LaunchedChains;
   std::vector<std::unique_ptr<CudaGraphChain>> RetiredChains;
+  // The trace's device times: timing events around each launch or chain, turned into spans at
+  // synchronize against an event the host waits for.
+  struct TimedLaunch {
+    const void* Tag;
+    uint32_t Launches;
+    CUevent Start, End;
+  };
+  bool Timing = false;
+  std::vector<TimedLaunch> Timed;
+  std::vector<DeviceSpan> Spans;
   std::mutex PoolMutex; // staging blocks come back on the driver's callback thread
   std::vector<Staging> FreeBlocks;
   std::vector<Staging> AllBlocks;

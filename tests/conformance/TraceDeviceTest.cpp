@@ -1,0 +1,68 @@
+// CAJETA_XPU_TRACE's device side: when kernels and chains ran on the device, per stream, on every
+// backend that records it (the CPU worker, CUDA timing events; the Vulkan queue records none
+// yet). Runs only with the variable set: ctest's conformance_trace on the CPU, and
+// scripts/device-test.sh on CUDA.
+#include "ConformanceSupport.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace conformance {
+namespace {
+
+constexpr uint32_t N = 4096;
+constexpr uint32_t Block = 128;
+
+TEST(TraceDevice, KernelsAndChainsHaveDeviceSlices) {
+  const char* Path = std::getenv("CAJETA_XPU_TRACE");
+  if (!Path || !*Path)
+    GTEST_SKIP() << "CAJETA_XPU_TRACE is not set (ctest's conformance_trace sets it)";
+  xpu::Program P = compileProgram("StreamOrder");
+  if (P.device().backend() == "vulkan")
+    GTEST_SKIP() << "the Vulkan queue records no device times yet";
+  auto A = toDevice(std::vector<int32_t>(N, 0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  uint32_t Rounds = P.device().runsOnHostCpu() ? 20000 : 2000000;
+  P.kernel("StreamOrder.slowFill")
+      .launch(S, xpu::grid(N / Block), xpu::block(Block))(A, 1, Rounds, 0u, N);
+  xpu::KernelSubmission Chain = xpu::KernelSubmission(S).capture(21);
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  PlusOne.launch(Chain, xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+  PlusOne.launch(Chain, xpu::grid(N / Block), xpu::block(Block))(A, B, N);
+  PlusOne.launch(Chain, xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+  S.sync();
+  ASSERT_EQ(cajeta_xpu_trace_flush(), CAJETA_XPU_SUCCESS);
+
+  std::ifstream In(Path);
+  ASSERT_TRUE(In) << Path;
+  nlohmann::json J = nlohmann::json::parse(In);
+  std::map<int, std::string> Threads;
+  for (const auto& E : J["traceEvents"])
+    if (E["ph"] == "M" && E["name"] == "thread_name")
+      Threads[E["tid"]] = E["args"]["name"];
+  uint64_t SlowEnd = 0, ChainStart = 0;
+  bool Slow = false, Chained = false;
+  for (const auto& E : J["traceEvents"]) {
+    if (E["ph"] != "X" || E.value("cat", "") != "device" ||
+        Threads[E["tid"]] != S.name() + " on the device")
+      continue;
+    if (E["name"] == "StreamOrder.slowFill") {
+      Slow = true;
+      SlowEnd = uint64_t(E["ts"]) + uint64_t(E["dur"]);
+    }
+    // A recorded chain is one span; a backend that issues chains launch by launch has three.
+    std::string Name = E["name"];
+    if (Name == "chain of 3 from StreamOrder.plusOne" ||
+        (Name == "StreamOrder.plusOne" && !Chained)) {
+      Chained = true;
+      ChainStart = E["ts"];
+    }
+  }
+  EXPECT_TRUE(Slow) << J.dump(1);
+  EXPECT_TRUE(Chained) << J.dump(1);
+  EXPECT_GE(ChainStart + 1, SlowEnd) << "the chain ran before the kernel it follows ended";
+}
+
+} // namespace
+} // namespace conformance
