@@ -83,6 +83,37 @@ void runStreamBench(GpuBenchContext& C) {
                     });
   }
 
+  if (C.Options.wants("saxpy")) {
+    // The round trip: one launch of a 4 M-element saxpy, then sync, alone; Vulkan at most 1.5x
+    // the CUDA time.
+    constexpr uint32_t Small = 1u << 22;
+    std::vector<float> SmallX(X.begin(), X.begin() + Small), SmallY(Y.begin(), Y.begin() + Small);
+    xpu::Kernel Saxpy = C.Cuda.load("saxpy").kernel("GpuBench.saxpy");
+    xpu::KernelBuffer<float> CX = C.Cuda.buffer(SmallX), CY = C.Cuda.buffer(SmallY);
+    const xpu::Dim3 SmallGrid = xpu::grid(Small / 256);
+    auto cudaOnce = [&] { Saxpy.launch(S, SmallGrid, Block)(CY, CX, A, Small); };
+    cudaOnce();
+    S.sync();
+    std::vector<float> Ours;
+    CY.download(Ours);
+    compareBackends(C, BackendRow{"saxpy n=2^22, one launch + sync", "round trip", 1.5}, 0,
+                    [&](OursDevice& V, BackendRow& R) {
+                      xpu::Kernel VSaxpy = V.load("saxpy").kernel("GpuBench.saxpy");
+                      xpu::KernelBuffer<float> VX = V.buffer(SmallX), VY = V.buffer(SmallY);
+                      auto vulkanOnce = [&] {
+                        VSaxpy.launch(V.stream(), SmallGrid, Block)(VY, VX, A, Small);
+                      };
+                      vulkanOnce();
+                      V.stream().sync();
+                      std::vector<float> Got;
+                      VY.download(Got);
+                      R.Check = checkAgainstCuda(C, "saxpy", Got, Ours);
+                      BackendMedians T = timeBackends(C, 1, cudaOnce, vulkanOnce);
+                      R.CudaMs = T.CudaMs;
+                      R.VulkanMs = T.VulkanMs;
+                    });
+  }
+
   if (!C.Options.wants("triad"))
     return;
   xpu::Program P = C.Cuda.load("triad");

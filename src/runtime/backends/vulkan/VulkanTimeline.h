@@ -64,6 +64,7 @@ private:
   VulkanDevice& Device;
   const VulkanApi& Api;
   VkSemaphore Semaphore = VK_NULL_HANDLE;
+  bool SpinBeforeBlocking; // a GPU: wait polls briefly before it sleeps
   mutable std::mutex Mutex;
   uint64_t Submitted = 0;
   uint64_t Reached = 0;                            // the highest value seen reached
