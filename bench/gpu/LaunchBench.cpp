@@ -50,9 +50,9 @@ void runLaunchBench(GpuBenchContext& C) {
     C.Table.add(
         ResultRow{What, Peer, Ours * 1e-6, PeerNs * 1e-6, 0, 1, 1, "M launches/s", Target, Note});
   };
-  // The target: ours at most 1.1x raw's cost, i.e. a ratio (raw time / ours) of at least 1/1.1.
+  // The target: every launch is a scheduled submission, and still at least 0.95x raw's rate.
   row("empty launch, host cost incl. final sync", "raw cuLaunchKernel", median(OursS), median(RawS),
-      1 / 1.1);
+      0.95);
   row("empty launch, enqueue calls only", "raw cuLaunchKernel", median(OursL), median(RawL), 0);
   row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
 
