@@ -329,6 +329,8 @@ private:
   std::vector<std::vector<const Expr*>> Assigns; // per local: its assignments
   std::vector<Poly> Memo;                        // resolveLocal, by 2 * local + bound
   std::vector<int8_t> MemoState;                 // 0 not yet, 1 visiting, 2 done
+  static constexpr int MaxLocalChain = 64;
+  int LocalDepth = 0;    // resolveLocal calls on the stack
   bool InRepeat = false; // inside a loop that runs its body more than once per element
   int GridVar = -1;      // the counter of the grid-stride loop around, if any
 
@@ -484,8 +486,14 @@ private:
     const Expr* V = singleValue(Local);
     if (!V)
       return Poly::unknown("held in '" + F.Locals[Local].Name + "', assigned more than once");
+    // A bounded chain of locals keeps the recursion shallow on generated code.
+    if (LocalDepth >= MaxLocalChain)
+      return Poly::unknown("computed through more than " + std::to_string(MaxLocalChain) +
+                           " locals");
     MemoState[Slot] = 1;
+    ++LocalDepth;
     Poly P = resolve(V, B);
+    --LocalDepth;
     Memo[Slot] = P;
     MemoState[Slot] = 2;
     return P;

@@ -337,6 +337,23 @@ TEST(SchedulingAnalysis, BranchTakesTheLargerArmPerBuffer) {
   EXPECT_TRUE(R.buffer("y").Streaming);
 }
 
+TEST(SchedulingAnalysis, LoopBoundsFollowABoundedChainOfLocals) {
+  auto chain = [](int Length) {
+    std::string Body = "@Kernel static void k(KernelBuffer<float32> out, KernelBuffer<float32> x, "
+                       "uint32 n) {\n  uint32 a0 = n;\n";
+    for (int I = 1; I < Length; ++I)
+      Body += "  uint32 a" + std::to_string(I) + " = a" + std::to_string(I - 1) + " + 1u;\n";
+    Body += "  float32 s = 0;\n  for (uint32 k = 0; k < a" + std::to_string(Length - 1) +
+            "; k++) { s += x[k]; }\n  out[KernelThread.globalIdX()] = s;\n}";
+    return schedule(Body, "k");
+  };
+  EXPECT_EQ(formatCost(chain(20).buffer("x").BytesRead), "4*n*items + 76*items");
+  // Past 64 locals the count is unknown, not a deep recursion.
+  Result R = chain(300);
+  EXPECT_EQ(R.buffer("x").BytesRead.Unknown,
+            "loop at line 305 runs a count computed through more than 64 locals");
+}
+
 TEST(SchedulingAnalysis, TenThousandStatementsAnalyseInLinearTime) {
   // A long kernel whose statements each add a known cost: the result checks the walk, the clock
   // that it does not revisit (a quadratic walk over 10,000 statements takes seconds).
