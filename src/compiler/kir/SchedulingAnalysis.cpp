@@ -13,6 +13,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace cajeta::kir {
@@ -312,6 +313,10 @@ public:
       if (E->K == Expr::Kind::Assign && !E->Ops.empty() && E->Index < Assigns.size())
         Assigns[E->Index].push_back(E);
     });
+    forEachStmt(F.Body, [&](const Stmt* S) {
+      if (S->K == Stmt::Kind::Continue)
+        Continued.insert(S->LoopId);
+    });
   }
 
   Summary run() {
@@ -330,9 +335,10 @@ private:
   std::vector<Poly> Memo;                        // resolveLocal, by 2 * local + bound
   std::vector<int8_t> MemoState;                 // 0 not yet, 1 visiting, 2 done
   static constexpr int MaxLocalChain = 64;
-  int LocalDepth = 0;    // resolveLocal calls on the stack
-  bool InRepeat = false; // inside a loop that runs its body more than once per element
-  int GridVar = -1;      // the counter of the grid-stride loop around, if any
+  int LocalDepth = 0;           // resolveLocal calls on the stack
+  std::set<uint32_t> Continued; // loops that a `continue` targets
+  bool InRepeat = false;        // inside a loop that runs its body more than once per element
+  int GridVar = -1;             // the counter of the grid-stride loop around, if any
 
   const Expr* singleValue(uint32_t Local) const {
     return Local < Assigns.size() && Assigns[Local].size() == 1 ? Assigns[Local][0]->Ops[0]
@@ -529,8 +535,36 @@ private:
     }
   }
 
-  /// Matches `counter OP bound` with the counter assigned once before the loop and once in its
-  /// step, `counter = counter +/- increment`.
+  /// The assignments that run exactly once per iteration of L: those of its step and, when no
+  /// `continue` skips them, of the statements at the top of its body (`while (r < n) { ...;
+  /// r++; }`). Only the top level is looked at, so each statement is seen for one loop.
+  std::vector<const Expr*> onceAnIteration(const Stmt* L) const {
+    std::vector<const Expr*> Out;
+    auto Collect = [&](const Stmt* S) {
+      forEachExpr(S->E, [&](const Expr* E) {
+        if (E->K == Expr::Kind::Assign)
+          Out.push_back(E);
+      });
+    };
+    forEachStmt(L->Step, Collect);
+    if (Continued.count(L->LoopId))
+      return Out;
+    std::vector<const Stmt*> Work = {L->LoopBody};
+    while (!Work.empty()) {
+      const Stmt* S = Work.back();
+      Work.pop_back();
+      if (!S)
+        continue;
+      if (S->K == Stmt::Kind::Block)
+        Work.insert(Work.end(), S->Body.begin(), S->Body.end());
+      else if (S->K == Stmt::Kind::Eval)
+        Collect(S);
+    }
+    return Out;
+  }
+
+  /// Matches the loop's condition: `counter OP bound`, or a conjunction of conditions of which
+  /// one matches (the loop ends when that one fails).
   LoopShape classify(const Stmt* L) {
     const Expr* C = L->E;
     if (C && C->K == Expr::Kind::Const && C->IntValue == 0) {
@@ -540,18 +574,37 @@ private:
     }
     if (!C || C->K == Expr::Kind::Const)
       return unbounded(L, "runs until a break");
-    bool Compare = C->K == Expr::Kind::Binary &&
-                   (C->BOp == BinaryOp::Lt || C->BOp == BinaryOp::Le || C->BOp == BinaryOp::Gt ||
-                    C->BOp == BinaryOp::Ge || C->BOp == BinaryOp::Ne);
-    if (!Compare)
+    std::vector<const Expr*> Conjuncts = {C}, Compares;
+    while (!Conjuncts.empty()) {
+      const Expr* X = Conjuncts.back();
+      Conjuncts.pop_back();
+      if (X->K == Expr::Kind::Binary && X->BOp == BinaryOp::LogicalAnd) {
+        Conjuncts.push_back(X->Ops[1]);
+        Conjuncts.push_back(X->Ops[0]);
+      } else if (X->K == Expr::Kind::Binary &&
+                 (X->BOp == BinaryOp::Lt || X->BOp == BinaryOp::Le || X->BOp == BinaryOp::Gt ||
+                  X->BOp == BinaryOp::Ge || X->BOp == BinaryOp::Ne)) {
+        Compares.push_back(X);
+      }
+    }
+    if (Compares.empty())
       return unbounded(L, "has a condition that is not a comparison with a counter");
-    std::vector<const Expr*> StepAssigns;
-    forEachStmt(L->Step, [&](const Stmt* S) {
-      forEachExpr(S->E, [&](const Expr* E) {
-        if (E->K == Expr::Kind::Assign)
-          StepAssigns.push_back(E);
-      });
-    });
+    std::vector<const Expr*> Steps = onceAnIteration(L);
+    LoopShape First;
+    for (size_t I = 0; I < Compares.size(); ++I) {
+      LoopShape S = classifyCompare(L, Compares[I], Steps);
+      if (S.K != LoopShape::Unbounded)
+        return S;
+      if (I == 0)
+        First = S;
+    }
+    return First;
+  }
+
+  /// `counter OP bound` with the counter assigned once before the loop and once an iteration
+  /// (Steps), `counter = counter +/- increment`.
+  LoopShape classifyCompare(const Stmt* L, const Expr* C,
+                            const std::vector<const Expr*>& StepAssigns) {
     auto counterOf = [&](const Expr* Side) -> int {
       while (Side->K == Expr::Kind::Cast)
         Side = Side->Ops[0];
@@ -573,13 +626,13 @@ private:
         if (P.isUnknown() && P.Unknown.rfind("held in", 0) != 0)
           return unbounded(L, "runs a count " + P.Unknown);
       }
-      return unbounded(L, "has no counter that its step changes");
+      return unbounded(L, "has no counter that each iteration steps");
     }
     BinaryOp Op = CounterLeft ? C->BOp : mirror(C->BOp);
     const Expr* BoundE = CounterLeft ? C->Ops[1] : C->Ops[0];
     const std::string& Name = F.Locals[K].Name;
     if (Assigns[K].size() != 2)
-      return unbounded(L, "changes its counter '" + Name + "' outside its step");
+      return unbounded(L, "changes its counter '" + Name + "' elsewhere than once an iteration");
     const Expr* StepA = nullptr;
     for (const Expr* A : StepAssigns)
       if (A->Index == uint32_t(K)) {
@@ -663,9 +716,14 @@ private:
       addConstant(To, -Inclusive);
       std::swap(From, To); // the count is To - From either way
     }
-    // ceil((To - From) / Step) <= (To - From + Step - 1) / Step; a geometry step is >= 1.
+    // ceil((To - From) / Step) <= (To - From + Step - 1) / Step; a geometry step is >= 1. A
+    // constant count is exact.
     double By = Step > 0 ? Step : 1;
     Poly Trip = plus(To, From, -1);
+    if (std::optional<double> N = Trip.constantValue()) {
+      S.Trip = Poly::constant(std::max(0.0, std::ceil(*N / By)));
+      return S;
+    }
     addConstant(Trip, By - 1);
     S.Trip = dropNegative(plus({}, Trip, 1 / By));
     return S;

@@ -4,9 +4,11 @@
 // Costs are polynomials over the kernel's scalar parameters, "items" (the launch's work-items)
 // and "groups" (its workgroups), taken as non-negative; every cost is an upper bound:
 // - straight-line code runs once per work-item (a factor of items);
-// - a counted loop (`for (k = s; k < b; k += c)` and its <=, >, >=, != forms, the counter
-//   stepped by a constant) multiplies its body by ceil((b - s) / c), the bound and start
-//   polynomials in the parameters (through locals assigned once); negative terms are dropped;
+// - a counted loop (`for (k = s; k < b; k += c)` and its <=, >, >=, != forms, or a while loop
+//   that steps its counter at the top level of its body; the counter stepped by a constant
+//   once an iteration and assigned nowhere else; in a conjunction, the first such comparison)
+//   multiplies its body by ceil((b - s) / c), the bound and start polynomials in the
+//   parameters (through locals assigned once); negative terms are dropped;
 // - a grid-stride loop (`for (i, T v : buf.range(n))`, or `i` from the global id stepped by the
 //   global size) costs n iterations across the launch, not per work-item; a group-stride loop
 //   (local id stepped by the group size) b iterations per group. Both assume a 1-D launch: a

@@ -134,6 +134,40 @@ TEST(SchedulingAnalysis, LoopFormsBoundTheirTripCount) {
   EXPECT_EQ(formatCost(R.buffer("x").BytesRead), "12*n*items + 9*m*items + 7*items");
 }
 
+TEST(SchedulingAnalysis, WhileLoopsSteppedInTheirBodyAreCounted) {
+  const char* Src = "@Kernel static void k(KernelBuffer<float32> out, KernelBuffer<float32> x, "
+                    "uint32 n) {\n" // line 3
+                    "  uint32 i = KernelThread.globalIdX();\n"
+                    "  float32 s = 0;\n"
+                    "  uint32 r = 0;\n"
+                    "  while (r < n) { s += x[r]; r++; }\n"
+                    "  uint32 q = 0;\n"
+                    "  while (s > 0.0f && q < 8u) { s -= x[q]; q += 2u; }\n" // 4 at most
+                    "  out[i] = s;\n"
+                    "}\n"
+                    "@Kernel static void skips(KernelBuffer<float32> out, KernelBuffer<float32> x, "
+                    "uint32 n) {\n"
+                    "  uint32 i = KernelThread.globalIdX();\n"
+                    "  float32 s = 0;\n"
+                    "  uint32 r = 0;\n"
+                    "  while (r < n) {\n" // line 16
+                    "    if (x[r] > 0.0f) { s += 1.0f; continue; }\n"
+                    "    r++;\n"
+                    "  }\n"
+                    "  uint32 q = 0;\n"
+                    "  while (q < n) { if (s > 0.0f) { q++; } }\n" // line 21
+                    "  out[i] = s;\n"
+                    "}";
+  Result R = schedule(Src, "k");
+  EXPECT_EQ(formatCost(R.buffer("x").BytesRead), "4*n*items + 16*items");
+  // A continue skips the step (the loop may not end), and so does a step under a branch.
+  R = schedule(Src, "skips");
+  EXPECT_EQ(R.buffer("x").BytesRead.Unknown,
+            "loop at line 16 has no counter that each iteration steps");
+  R = schedule(std::string(Src).replace(std::string(Src).find("continue; "), 10, ""), "skips");
+  EXPECT_EQ(R.S.Operations.Unknown, "loop at line 21 has no counter that each iteration steps");
+}
+
 TEST(SchedulingAnalysis, GridStrideLoopCostsItsCountAcrossTheLaunch) {
   const char* Src =
       "@Kernel static void scale(KernelBuffer<float32> out, KernelBuffer<float32> in, "
