@@ -540,12 +540,19 @@ private:
   /// r++; }`). Only the top level is looked at, so each statement is seen for one loop.
   std::vector<const Expr*> onceAnIteration(const Stmt* L) const {
     std::vector<const Expr*> Out;
-    auto Collect = [&](const Stmt* S) {
-      forEachExpr(S->E, [&](const Expr* E) {
-        if (E->K == Expr::Kind::Assign)
-          Out.push_back(E);
-      });
+    // Not under a select's arms or the right of && / ||: those may not run.
+    std::function<void(const Expr*)> Always = [&](const Expr* E) {
+      if (!E)
+        return;
+      if (E->K == Expr::Kind::Assign)
+        Out.push_back(E);
+      bool Lazy = E->K == Expr::Kind::Select ||
+                  (E->K == Expr::Kind::Binary &&
+                   (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr));
+      for (size_t I = 0; I < (Lazy ? size_t(1) : E->Ops.size()); ++I)
+        Always(E->Ops[I]);
     };
+    auto Collect = [&](const Stmt* S) { Always(S->E); };
     forEachStmt(L->Step, Collect);
     if (Continued.count(L->LoopId))
       return Out;

@@ -157,6 +157,13 @@ TEST(SchedulingAnalysis, WhileLoopsSteppedInTheirBodyAreCounted) {
                     "  uint32 q = 0;\n"
                     "  while (q < n) { if (s > 0.0f) { q++; } }\n" // line 21
                     "  out[i] = s;\n"
+                    "}\n"
+                    "@Kernel static void lazy(KernelBuffer<float32> out, KernelBuffer<float32> x, "
+                    "uint32 n) {\n"
+                    "  float32 s = 0;\n"
+                    "  uint32 r = 0;\n"
+                    "  while (r < n) { s += x[0]; bool b = s > 1.0f && r++ < n; }\n" // line 27
+                    "  out[0] = s;\n"
                     "}";
   Result R = schedule(Src, "k");
   EXPECT_EQ(formatCost(R.buffer("x").BytesRead), "4*n*items + 16*items");
@@ -166,6 +173,10 @@ TEST(SchedulingAnalysis, WhileLoopsSteppedInTheirBodyAreCounted) {
             "loop at line 16 has no counter that each iteration steps");
   R = schedule(std::string(Src).replace(std::string(Src).find("continue; "), 10, ""), "skips");
   EXPECT_EQ(R.S.Operations.Unknown, "loop at line 21 has no counter that each iteration steps");
+  // A step on the right of && may not run.
+  R = schedule(Src, "lazy");
+  EXPECT_EQ(R.buffer("x").BytesRead.Unknown,
+            "loop at line 27 has no counter that each iteration steps");
 }
 
 TEST(SchedulingAnalysis, GridStrideLoopCostsItsCountAcrossTheLaunch) {
