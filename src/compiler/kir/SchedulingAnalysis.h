@@ -7,14 +7,16 @@
 // - a counted loop (`for (k = s; k < b; k += c)` and its <=, >, >=, != forms, or a while loop
 //   that steps its counter at the top level of its body; the counter stepped by a constant
 //   once an iteration and assigned nowhere else; in a conjunction, the first such comparison)
-//   multiplies its body by ceil((b - s) / c), the bound and start polynomials in the
-//   parameters (through locals assigned once); negative terms are dropped;
+//   multiplies its body by (b - s + c - 1) / c >= ceil((b - s) / c) (that exactly when it is a
+//   constant), the bound and start polynomials in the parameters (through locals assigned
+//   once); negative terms are dropped;
 // - a grid-stride loop (`for (i, T v : buf.range(n))`, or `i` from the global id stepped by the
 //   global size) costs n iterations across the launch, not per work-item; a group-stride loop
 //   (local id stepped by the group size) b iterations per group. Both assume a 1-D launch: a
 //   kernel that reads y or z geometry gets the per-work-item bound instead;
-// - a branch costs the term-wise maximum of its two arms (valid as the variables are >= 0);
-//   a select likewise; early returns and breaks are ignored;
+// - a branch costs the term-wise maximum of its two arms, for each buffer and for operations
+//   (valid as the variables are >= 0); a select likewise; early returns and breaks are
+//   ignored;
 // - a helper call adds the helper's cost with its parameters replaced by the arguments;
 // - a loop whose count is not such a polynomial (read from a buffer, depending on the
 //   work-item, no condition) makes every non-zero cost inside it unknown, with the reason and
