@@ -2,6 +2,7 @@
 #include "bundle/ManifestJson.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -29,6 +30,41 @@ std::optional<uint64_t> parseCodeHashHex(const std::string& Text) {
   return Value;
 }
 
+/// Integral coefficients as JSON integers ("4", not "4.0").
+json numberToJson(double V) {
+  if (V == std::nearbyint(V) && std::fabs(V) < 9007199254740992.0)
+    return V < 0 ? json(static_cast<int64_t>(V)) : json(static_cast<uint64_t>(V));
+  return json(V);
+}
+
+/// A cost: an array of terms {"coefficient", "variables"}, or {"unknown": reason}.
+json costToJson(const CostExpr& C) {
+  if (!C.Unknown.empty())
+    return json{{"unknown", C.Unknown}};
+  json Terms = json::array();
+  for (const CostTerm& T : C.Terms)
+    Terms.push_back(json{{"coefficient", numberToJson(T.Coefficient)}, {"variables", T.Variables}});
+  return Terms;
+}
+
+json schedulingToJson(const SchedulingManifest& S) {
+  json Buffers = json::array();
+  for (const BufferSchedule& B : S.Buffers)
+    Buffers.push_back(json{{"param", B.Param},
+                           {"accumulates", B.Accumulates},
+                           {"streaming", B.Streaming},
+                           {"bytesRead", costToJson(B.BytesRead)},
+                           {"bytesWritten", costToJson(B.BytesWritten)}});
+  return json{{"bytesRead", costToJson(S.BytesRead)},
+              {"bytesWritten", costToJson(S.BytesWritten)},
+              {"operations", costToJson(S.Operations)},
+              {"buffers", std::move(Buffers)},
+              {"tileRows", S.TileRows},
+              {"tileCols", S.TileCols},
+              {"restartable", S.Restartable},
+              {"yieldPoints", S.YieldPoints}};
+}
+
 json targetToJson(const TargetManifest& T) {
   json J{{"symbol", T.Symbol},
          {"codeHash", codeHashHex(T.CodeHash)},
@@ -45,6 +81,8 @@ json targetToJson(const TargetManifest& T) {
     J["stepSymbol"] = T.StepSymbol;
     J["stepCountParam"] = T.StepCountParam;
   }
+  if (T.Scheduling)
+    J["scheduling"] = schedulingToJson(*T.Scheduling);
   return J;
 }
 
@@ -206,6 +244,13 @@ public:
     return member(Obj, ObjPath, Key, json::value_t::object, "an object");
   }
 
+  /// Adds " (kernel 'Name')" to the error unless it names the kernel already.
+  void nameKernel(const std::string& Name) {
+    std::string Tag = "kernel '" + Name + "'";
+    if (Error.find(Tag) == std::string::npos)
+      Error += " (" + Tag + ")";
+  }
+
   bool requireObject(const json& V, const std::string& Path) {
     if (V.is_object())
       return true;
@@ -304,7 +349,102 @@ bool parseParam(FieldReader& R, const json& J, const std::string& Path, ParamInf
   return true;
 }
 
-bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetManifest& Out) {
+/// A cost of kernel K: its variables must be K's scalar parameters, "items" or "groups".
+bool parseCost(FieldReader& R, const json& J, const std::string& ObjPath, const char* Key,
+               const KernelInfo& K, CostExpr& Out) {
+  std::string Path = FieldReader::join(ObjPath, Key);
+  auto It = J.find(Key);
+  if (It == J.end())
+    return R.fail(Path, "is missing");
+  if (It->is_object())
+    return R.nonEmptyString(*It, Path, "unknown", Out.Unknown);
+  if (!It->is_array())
+    return R.fail(Path, std::string("must be an array of terms or an object with \"unknown\", "
+                                    "got ") +
+                            It->type_name());
+  for (size_t I = 0; I < It->size(); ++I) {
+    const json& T = (*It)[I];
+    std::string TermPath = FieldReader::index(Path, I);
+    if (!R.requireObject(T, TermPath))
+      return false;
+    std::string CoefPath = FieldReader::join(TermPath, "coefficient");
+    auto C = T.find("coefficient");
+    if (C == T.end())
+      return R.fail(CoefPath, "is missing");
+    if (!C->is_number())
+      return R.fail(CoefPath, std::string("must be a number, got ") + C->type_name());
+    CostTerm Term;
+    Term.Coefficient = C->get<double>();
+    if (!std::isfinite(Term.Coefficient))
+      return R.fail(CoefPath, "must be a finite number");
+    std::string VarsPath = FieldReader::join(TermPath, "variables");
+    const json* Vars = R.array(T, TermPath, "variables");
+    if (!Vars)
+      return false;
+    for (size_t V = 0; V < Vars->size(); ++V) {
+      const json& Name = (*Vars)[V];
+      if (!Name.is_string())
+        return R.fail(FieldReader::index(VarsPath, V),
+                      std::string("must be a string, got ") + Name.type_name());
+      const std::string& N = Name.get_ref<const std::string&>();
+      bool Known = N == "items" || N == "groups";
+      for (const ParamInfo& P : K.Params)
+        Known |= P.Kind == ParamKind::Scalar && P.Name == N;
+      if (!Known)
+        return R.fail(FieldReader::index(VarsPath, V),
+                      "names '" + N + "', which is neither a scalar parameter of kernel '" +
+                          K.Name + "' nor items or groups");
+      Term.Variables.push_back(N);
+    }
+    Out.Terms.push_back(std::move(Term));
+  }
+  return true;
+}
+
+bool parseScheduling(FieldReader& R, const json& J, const std::string& Path, const KernelInfo& K,
+                     SchedulingManifest& Out) {
+  if (!R.requireObject(J, Path))
+    return false;
+  if (!parseCost(R, J, Path, "bytesRead", K, Out.BytesRead) ||
+      !parseCost(R, J, Path, "bytesWritten", K, Out.BytesWritten) ||
+      !parseCost(R, J, Path, "operations", K, Out.Operations) ||
+      !R.u32(J, Path, "tileRows", Out.TileRows) || !R.u32(J, Path, "tileCols", Out.TileCols) ||
+      !R.boolean(J, Path, "restartable", Out.Restartable) ||
+      !R.u32(J, Path, "yieldPoints", Out.YieldPoints))
+    return false;
+  std::string BuffersPath = FieldReader::join(Path, "buffers");
+  const json* Buffers = R.array(J, Path, "buffers");
+  if (!Buffers)
+    return false;
+  std::set<uint32_t> Seen;
+  for (size_t I = 0; I < Buffers->size(); ++I) {
+    const json& B = (*Buffers)[I];
+    std::string BufferPath = FieldReader::index(BuffersPath, I);
+    BufferSchedule S;
+    if (!R.requireObject(B, BufferPath) || !R.u32(B, BufferPath, "param", S.Param))
+      return false;
+    std::string ParamPath = FieldReader::join(BufferPath, "param");
+    if (S.Param >= K.Params.size())
+      return R.fail(ParamPath, "is " + std::to_string(S.Param) + " but kernel '" + K.Name +
+                                   "' has " + std::to_string(K.Params.size()) + " parameters");
+    if (K.Params[S.Param].Kind != ParamKind::Buffer)
+      return R.fail(ParamPath, "is " + std::to_string(S.Param) + ", parameter '" +
+                                   K.Params[S.Param].Name + "' of kernel '" + K.Name +
+                                   "', which is not a buffer");
+    if (!Seen.insert(S.Param).second)
+      return R.fail(ParamPath, "repeats parameter " + std::to_string(S.Param));
+    if (!R.boolean(B, BufferPath, "accumulates", S.Accumulates) ||
+        !R.boolean(B, BufferPath, "streaming", S.Streaming) ||
+        !parseCost(R, B, BufferPath, "bytesRead", K, S.BytesRead) ||
+        !parseCost(R, B, BufferPath, "bytesWritten", K, S.BytesWritten))
+      return false;
+    Out.Buffers.push_back(std::move(S));
+  }
+  return true;
+}
+
+bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const KernelInfo& K,
+                 TargetManifest& Out) {
   if (!R.requireObject(J, Path))
     return false;
   std::string Hash;
@@ -325,6 +465,14 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, TargetM
         !R.u32(J, Path, "stepCountParam", Param))
       return false;
     Out.StepCountParam = int32_t(Param);
+  }
+  if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
+    SchedulingManifest S;
+    if (!parseScheduling(R, J.at("scheduling"), FieldReader::join(Path, "scheduling"), K, S)) {
+      R.nameKernel(K.Name);
+      return false;
+    }
+    Out.Scheduling = std::move(S);
   }
   if (J.contains("tileTier")) { // optional: written for kernels that use tiles
     if (!R.string(J, Path, "tileTier", Out.TileTier) || !R.u32(J, Path, "tileWaves", Out.TileWaves))
@@ -368,7 +516,7 @@ bool parseKernel(FieldReader& R, const json& J, const std::string& Path, KernelI
     if (Name.empty())
       return R.fail(TargetsPath, "has a target with an empty name");
     TargetManifest T;
-    if (!parseTarget(R, Value, TargetsPath + "." + Name, T))
+    if (!parseTarget(R, Value, TargetsPath + "." + Name, Out, T))
       return false;
     Out.Targets.emplace(Name, std::move(T));
   }

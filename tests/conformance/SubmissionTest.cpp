@@ -52,6 +52,15 @@ TEST(Submission, DescribesWhatTheLaunchTouches) {
   EXPECT_EQ(D.writes[0].buffer, Out.handle());
   EXPECT_EQ(D.writes[0].access, xpu::AccessMode::Write);
   EXPECT_TRUE(D.accumulates.empty());
+  // The manifest's costs, evaluated for this launch (N work-items, one element each).
+  EXPECT_TRUE(D.classified);
+  EXPECT_EQ(D.bytesRead, std::optional<double>(4.0 * N));
+  EXPECT_EQ(D.bytesWritten, std::optional<double>(4.0 * N));
+  EXPECT_EQ(D.reads[0].bytesRead, std::optional<double>(4.0 * N));
+  EXPECT_TRUE(D.reads[0].streaming);
+  EXPECT_TRUE(D.writes[0].streaming);
+  EXPECT_TRUE(D.restartable);
+  EXPECT_EQ(D.yieldPoints, 0u);
   EXPECT_EQ(D.footprint.max_threads, K.footprint().maxThreads);
   EXPECT_EQ(D.footprint.registers, K.footprint().registers);
 }

@@ -2,12 +2,44 @@
 #include "Commands.h"
 
 #include "bundle/BundleReader.h"
+#include "bundle/CostExpr.h"
 #include "bundle/ManifestJson.h"
 
 #include <iomanip>
 #include <iostream>
 
 namespace cajeta::cli {
+
+/// A target's scheduling section: a summary line, then a line per buffer parameter.
+static void printScheduling(const bundle::KernelInfo& K, const bundle::SchedulingManifest& S) {
+  std::cout << "      scheduling: reads " << bundle::formatCost(S.BytesRead) << " bytes, writes "
+            << bundle::formatCost(S.BytesWritten) << " bytes, " << bundle::formatCost(S.Operations)
+            << " operations; " << (S.Restartable ? "restartable" : "not restartable") << "; "
+            << S.YieldPoints << " yield point" << (S.YieldPoints == 1 ? "" : "s")
+            << "; tile granularity workgroup";
+  if (S.TileRows)
+    std::cout << ", " << S.TileRows << "x" << S.TileCols << " tiles";
+  std::cout << "\n";
+  for (const bundle::BufferSchedule& B : S.Buffers) {
+    if (B.Param >= K.Params.size())
+      continue;
+    const bundle::ParamInfo& Par = K.Params[B.Param];
+    std::cout << "        " << Par.Name << ": " << bundle::accessName(Par.Mode);
+    if (B.Accumulates)
+      std::cout << ", accumulates";
+    if (B.Streaming)
+      std::cout << ", streaming";
+    bool Reads = !B.BytesRead.Terms.empty() || !B.BytesRead.Unknown.empty();
+    bool Writes = !B.BytesWritten.Terms.empty() || !B.BytesWritten.Unknown.empty();
+    if (Reads)
+      std::cout << ", " << bundle::formatCost(B.BytesRead) << " bytes read";
+    if (Writes)
+      std::cout << ", " << bundle::formatCost(B.BytesWritten) << " bytes written";
+    if (!Reads && !Writes)
+      std::cout << ", untouched";
+    std::cout << "\n";
+  }
+}
 
 static void printProgram(const bundle::Program& P) {
   std::cout << "compiler: " << P.CompilerVersion << "\n";
@@ -30,6 +62,8 @@ static void printProgram(const bundle::Program& P) {
                 << std::setfill(' ') << ", registers " << TM.Registers << ", spill "
                 << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B"
                 << (TM.WaveTier.empty() ? "" : ", wave ops " + TM.WaveTier) << "\n";
+      if (TM.Scheduling)
+        printScheduling(K, *TM.Scheduling);
     }
   }
   std::cout << "payloads: " << P.Payloads.size() << "\n";

@@ -9,6 +9,7 @@
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
+#include "compiler/kir/SchedulingAnalysis.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/TierSelection.h"
 
@@ -18,8 +19,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.5.1 (kir 6, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
-         "spirv-emitter 7, llvm 19)";
+  return "cajeta-compiler 0.6.0 (kir 6, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
+         "spirv-emitter 7, sched 1, llvm 19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
@@ -143,6 +144,9 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   }
   bundle::Program& P = R.Program;
   P.CompilerVersion = version();
+  // The scheduling section is target-independent: one analysis of Sema's KIR per kernel,
+  // copied into each of its targets' manifests.
+  kir::SchedulingAnalysis Scheduling(*F.Kir);
   for (const auto& Fn : F.Kir->Functions) {
     if (!Fn->IsKernel)
       continue;
@@ -162,6 +166,11 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
       if (auto It = Out.Manifests.find(Fn->Name); It != Out.Manifests.end())
         for (const auto& [Target, Manifest] : It->second)
           K.Targets[Target] = Manifest;
+    if (!K.Targets.empty()) {
+      bundle::SchedulingManifest Sched = Scheduling.analyze(*Fn);
+      for (auto& [Target, Manifest] : K.Targets)
+        Manifest.Scheduling = Sched;
+    }
     P.Kernels.push_back(std::move(K));
   }
   for (TargetOutput& Out : Outputs)

@@ -1,6 +1,7 @@
 // Resource descriptors (ResourceDescriptor.h).
 #include "runtime/scheduler/ResourceDescriptor.h"
 
+#include "bundle/CostExpr.h"
 #include "runtime/Kernel.h"
 #include "runtime/scheduler/Submission.h"
 
@@ -62,20 +63,9 @@ public:
 
   /// The polynomial's value, or -1 when it is unknown or names a variable with no value.
   double operator()(const bundle::CostExpr& E) const {
-    if (!E.Unknown.empty())
-      return -1;
-    double Sum = 0;
-    for (const bundle::CostTerm& T : E.Terms) {
-      double Term = T.Coefficient;
-      for (const std::string& V : T.Variables) {
-        std::optional<double> Value = lookup(V);
-        if (!Value)
-          return -1;
-        Term *= *Value;
-      }
-      Sum += Term;
-    }
-    return Sum;
+    std::optional<double> V =
+        bundle::evaluateCost(E, [this](const std::string& Name) { return lookup(Name); });
+    return V ? *V : -1;
   }
 
 private:

@@ -362,3 +362,196 @@ TEST(ManifestJson, WaveFieldErrors) {
   expectError(J, "manifest field 'kernels[0].targets.cpu-x86_64.waveTier' must be \"native\" or "
                  "\"portable\", got 'fast'");
 }
+
+namespace {
+
+CostExpr costOf(std::vector<CostTerm> Terms) {
+  CostExpr E;
+  E.Terms = std::move(Terms);
+  return E;
+}
+
+/// The sample program with a scheduling section on K.saxpy's CPU manifest (y, x, a, n).
+Program scheduledProgram() {
+  Program P = test::sampleProgram();
+  SchedulingManifest S;
+  S.BytesRead = costOf({{8, {"items"}}, {0.5, {"n", "n"}}});
+  S.BytesWritten = costOf({{4, {"items"}}});
+  S.Operations.Unknown = "loop at line 7 runs a count read from a buffer";
+  BufferSchedule Y;
+  Y.Param = 0;
+  Y.Accumulates = true;
+  Y.BytesRead = costOf({{4, {"items"}}});
+  Y.BytesWritten = costOf({{4, {"items"}}});
+  BufferSchedule X;
+  X.Param = 1;
+  X.Streaming = true;
+  X.BytesRead = costOf({{4, {"items"}}, {0.5, {"n", "n"}}, {3, {}}, {1, {"groups"}}});
+  S.Buffers = {Y, X};
+  S.TileRows = 16;
+  S.TileCols = 32;
+  S.Restartable = false;
+  S.YieldPoints = 3;
+  P.Kernels[0].Targets["cpu-x86_64"].Scheduling = S;
+  return P;
+}
+
+json scheduledJson() {
+  return manifestToJson(scheduledProgram());
+}
+
+void expectSameCost(const CostExpr& A, const CostExpr& B) {
+  EXPECT_EQ(A.Unknown, B.Unknown);
+  ASSERT_EQ(A.Terms.size(), B.Terms.size());
+  for (size_t I = 0; I < A.Terms.size(); ++I) {
+    EXPECT_EQ(A.Terms[I].Coefficient, B.Terms[I].Coefficient);
+    EXPECT_EQ(A.Terms[I].Variables, B.Terms[I].Variables);
+  }
+}
+
+const char* SchedPath = "kernels[0].targets.cpu-x86_64.scheduling";
+
+} // namespace
+
+TEST(ManifestJson, SchedulingLayout) {
+  json J = scheduledJson();
+  const json& S = J["kernels"][0]["targets"]["cpu-x86_64"]["scheduling"];
+  EXPECT_EQ(S["bytesRead"], json::parse(R"([{"coefficient": 8, "variables": ["items"]},
+                                            {"coefficient": 0.5, "variables": ["n", "n"]}])"));
+  EXPECT_EQ(S["operations"], (json{{"unknown", "loop at line 7 runs a count read from a buffer"}}));
+  EXPECT_EQ(S["buffers"][0]["param"], 0);
+  EXPECT_EQ(S["buffers"][0]["accumulates"], true);
+  EXPECT_EQ(S["buffers"][1]["streaming"], true);
+  EXPECT_EQ(S["tileRows"], 16);
+  EXPECT_EQ(S["tileCols"], 32);
+  EXPECT_EQ(S["restartable"], false);
+  EXPECT_EQ(S["yieldPoints"], 3);
+  // Integral coefficients are written as integers.
+  EXPECT_TRUE(S["bytesWritten"][0]["coefficient"].is_number_integer());
+  // No section where the manifest has none.
+  EXPECT_FALSE(J["kernels"][0]["targets"]["nvptx-sm_90"].contains("scheduling"));
+}
+
+TEST(ManifestJson, SchedulingRoundTrips) {
+  Program In = scheduledProgram();
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(json::parse(manifestToJson(In).dump()), Out, Error)) << Error;
+  const std::optional<SchedulingManifest>& A = In.Kernels[0].Targets.at("cpu-x86_64").Scheduling;
+  const std::optional<SchedulingManifest>& B = Out.Kernels[0].Targets.at("cpu-x86_64").Scheduling;
+  ASSERT_TRUE(B.has_value());
+  expectSameCost(A->BytesRead, B->BytesRead);
+  expectSameCost(A->BytesWritten, B->BytesWritten);
+  expectSameCost(A->Operations, B->Operations);
+  ASSERT_EQ(B->Buffers.size(), 2u);
+  for (size_t I = 0; I < 2; ++I) {
+    EXPECT_EQ(A->Buffers[I].Param, B->Buffers[I].Param);
+    EXPECT_EQ(A->Buffers[I].Accumulates, B->Buffers[I].Accumulates);
+    EXPECT_EQ(A->Buffers[I].Streaming, B->Buffers[I].Streaming);
+    expectSameCost(A->Buffers[I].BytesRead, B->Buffers[I].BytesRead);
+    expectSameCost(A->Buffers[I].BytesWritten, B->Buffers[I].BytesWritten);
+  }
+  EXPECT_EQ(B->TileRows, 16u);
+  EXPECT_EQ(B->TileCols, 32u);
+  EXPECT_FALSE(B->Restartable);
+  EXPECT_EQ(B->YieldPoints, 3u);
+  // Manifests without the section (older compilers) load without one.
+  EXPECT_FALSE(Out.Kernels[0].Targets.at("nvptx-sm_90").Scheduling.has_value());
+  EXPECT_FALSE(Out.Kernels[1].Targets.at("cpu-x86_64").Scheduling.has_value());
+}
+
+TEST(ManifestJson, SchedulingFieldErrors) {
+  std::string Path = SchedPath;
+  auto Sched = [](json& J) -> json& {
+    return J["kernels"][0]["targets"]["cpu-x86_64"]["scheduling"];
+  };
+
+  json J = scheduledJson();
+  Sched(J).erase("operations");
+  expectError(J, "manifest field '" + Path + ".operations' is missing (kernel 'K.saxpy')");
+
+  J = scheduledJson();
+  Sched(J)["bytesRead"] = "8*items";
+  expectError(J, "manifest field '" + Path +
+                     ".bytesRead' must be an array of terms or an object with \"unknown\", got "
+                     "string (kernel 'K.saxpy')");
+
+  J = scheduledJson();
+  Sched(J)["operations"] = json::object();
+  expectError(J, "manifest field '" + Path + ".operations.unknown' is missing (kernel 'K.saxpy')");
+
+  J = scheduledJson();
+  Sched(J)["operations"] = json{{"unknown", ""}};
+  expectError(J, "manifest field '" + Path +
+                     ".operations.unknown' must not be empty (kernel 'K.saxpy')");
+
+  // A variable that is neither a scalar parameter nor items / groups: an unknown name, a buffer.
+  J = scheduledJson();
+  Sched(J)["bytesRead"][1]["variables"][1] = "m";
+  expectError(J, "manifest field '" + Path +
+                     ".bytesRead[1].variables[1]' names 'm', which is neither a scalar parameter "
+                     "of kernel 'K.saxpy' nor items or groups");
+  J = scheduledJson();
+  Sched(J)["buffers"][1]["bytesRead"][0]["variables"][0] = "x";
+  expectError(J, "manifest field '" + Path +
+                     ".buffers[1].bytesRead[0].variables[0]' names 'x', which is neither a "
+                     "scalar parameter of kernel 'K.saxpy' nor items or groups");
+  J = scheduledJson();
+  Sched(J)["bytesWritten"][0]["variables"][0] = 3;
+  expectError(J, "manifest field '" + Path +
+                     ".bytesWritten[0].variables[0]' must be a string, got number (kernel "
+                     "'K.saxpy')");
+
+  // Coefficients: a number, finite.
+  J = scheduledJson();
+  Sched(J)["bytesWritten"][0]["coefficient"] = "4";
+  expectError(J, "manifest field '" + Path +
+                     ".bytesWritten[0].coefficient' must be a number, got string (kernel "
+                     "'K.saxpy')");
+  for (double Bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    J = scheduledJson();
+    Sched(J)["bytesRead"][0]["coefficient"] = Bad;
+    expectError(J, "manifest field '" + Path +
+                       ".bytesRead[0].coefficient' must be a finite number (kernel 'K.saxpy')");
+  }
+  J = scheduledJson();
+  Sched(J)["bytesRead"][0].erase("variables");
+  expectError(J,
+              "manifest field '" + Path + ".bytesRead[0].variables' is missing (kernel 'K.saxpy')");
+
+  // Buffer entries: a parameter in range that is a buffer, once.
+  J = scheduledJson();
+  Sched(J)["buffers"][1]["param"] = 4u;
+  expectError(J, "manifest field '" + Path +
+                     ".buffers[1].param' is 4 but kernel 'K.saxpy' has 4 parameters");
+  J = scheduledJson();
+  Sched(J)["buffers"][1]["param"] = 3u;
+  expectError(J, "manifest field '" + Path +
+                     ".buffers[1].param' is 3, parameter 'n' of kernel 'K.saxpy', which is not "
+                     "a buffer");
+  J = scheduledJson();
+  Sched(J)["buffers"][1]["param"] = 0u;
+  expectError(J, "manifest field '" + Path +
+                     ".buffers[1].param' repeats parameter 0 (kernel 'K.saxpy')");
+  J = scheduledJson();
+  Sched(J)["buffers"][0]["streaming"] = 1;
+  expectError(J, "manifest field '" + Path +
+                     ".buffers[0].streaming' must be a boolean, got number (kernel 'K.saxpy')");
+
+  // The scalar fields.
+  J = scheduledJson();
+  Sched(J)["tileRows"] = -16;
+  expectError(J, "manifest field '" + Path +
+                     ".tileRows' must be an unsigned integer, got a negative integer (kernel "
+                     "'K.saxpy')");
+  J = scheduledJson();
+  Sched(J)["restartable"] = "yes";
+  expectError(J, "manifest field '" + Path +
+                     ".restartable' must be a boolean, got string (kernel 'K.saxpy')");
+  J = scheduledJson();
+  Sched(J).erase("yieldPoints");
+  expectError(J, "manifest field '" + Path + ".yieldPoints' is missing (kernel 'K.saxpy')");
+  J = scheduledJson();
+  Sched(J) = json::array();
+  expectError(J, "manifest field '" + Path + "' must be an object, got array (kernel 'K.saxpy')");
+}
