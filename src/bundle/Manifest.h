@@ -139,6 +139,9 @@ struct Payload {
 /// Everything a .cjx holds.
 struct Program {
   std::string CompilerVersion;
+  /// A JIT cache entry's key, recorded when the entry was written and checked when it is read
+  /// (an entry stored under another entry's name is not served); empty in other bundles.
+  std::string CacheKey;
   std::vector<KernelInfo> Kernels;
   std::vector<Payload> Payloads;
 

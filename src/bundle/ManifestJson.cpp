@@ -563,6 +563,8 @@ bool parseProgram(FieldReader& R, const json& J, Program& Out) {
     return R.fail("<root>", std::string("must be an object, got ") + J.type_name());
   if (!R.string(J, "", "compilerVersion", Out.CompilerVersion))
     return false;
+  if (J.contains("cacheKey") && !R.string(J, "", "cacheKey", Out.CacheKey))
+    return false;
   const json* Kernels = R.array(J, "", "kernels");
   if (!Kernels)
     return false;
@@ -601,9 +603,12 @@ json manifestToJson(const Program& P) {
   json Payloads = json::array();
   for (const Payload& Pl : P.Payloads)
     Payloads.push_back(payloadToJson(Pl));
-  return json{{"compilerVersion", P.CompilerVersion},
-              {"kernels", std::move(Kernels)},
-              {"payloads", std::move(Payloads)}};
+  json J{{"compilerVersion", P.CompilerVersion},
+         {"kernels", std::move(Kernels)},
+         {"payloads", std::move(Payloads)}};
+  if (!P.CacheKey.empty())
+    J["cacheKey"] = P.CacheKey;
+  return J;
 }
 
 bool manifestFromJson(const json& J, Program& Out, std::string& Error) {

@@ -9,7 +9,7 @@
 namespace cajeta::bundle {
 
 /// The manifest of \p P as JSON. Layout (keys are camelCase):
-///   { "compilerVersion": str,
+///   { "compilerVersion": str, "cacheKey": str (optional: JIT cache entries),
 ///     "kernels": [ { "name", "sourceFile", "sourceLine",
 ///                    "params": [ { "name", "kind", "type", "access" } ],
 ///                    "targets": { "<target>": { "symbol", "codeHash" (16 hex digits),

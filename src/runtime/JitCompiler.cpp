@@ -40,7 +40,8 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   return bundle::hash128Hex(Text.data(), Text.size());
 }
 
-static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, BackendDevice* On) {
+static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, const std::string& Key,
+                                               BackendDevice* On) {
   std::error_code Ec;
   if (!std::filesystem::exists(Path, Ec))
     return nullptr;
@@ -48,6 +49,14 @@ static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, BackendD
   if (!R.Ok) {
     std::fprintf(stderr, "cajeta: warning: ignoring corrupt JIT cache entry %s: %s\n", Path.c_str(),
                  R.Error.c_str());
+    return nullptr;
+  }
+  if (R.Value.CacheKey != Key) {
+    std::fprintf(stderr,
+                 "cajeta: warning: ignoring JIT cache entry %s: it was stored under %s, not "
+                 "under its own name\n",
+                 Path.c_str(),
+                 R.Value.CacheKey.empty() ? "no key" : ("key " + R.Value.CacheKey).c_str());
     return nullptr;
   }
   try {
@@ -114,11 +123,13 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
                                       : cachedCompilerVersion(Dir);
   if (!Compiler && Version.empty())
     throw *NoCompiler;
-  std::string CacheFile;
-  if (!Dir.empty())
-    CacheFile = Dir + "/" + cacheKey(Version, Source, FileName, Options) + ".cjx";
+  std::string CacheFile, Key;
+  if (!Dir.empty()) {
+    Key = cacheKey(Version, Source, FileName, Options);
+    CacheFile = Dir + "/" + Key + ".cjx";
+  }
   if (!CacheFile.empty())
-    if (std::shared_ptr<LoadedProgram> Hit = tryCache(CacheFile, Options.Device))
+    if (std::shared_ptr<LoadedProgram> Hit = tryCache(CacheFile, Key, Options.Device))
       return Hit;
   if (!Compiler)
     fail(CAJETA_XPU_ERROR,
@@ -162,6 +173,7 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
                                               Compiler->Path, FileName, R.Error));
   if (!CacheFile.empty()) {
     std::string Error;
+    R.Value.CacheKey = Key;
     if (!bundle::BundleWriter::writeFile(R.Value, CacheFile, Error))
       std::fprintf(stderr, "cajeta: warning: cannot write the JIT cache: %s\n", Error.c_str());
     else if (cachedCompilerVersion(Dir) != Version)

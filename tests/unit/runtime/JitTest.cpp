@@ -173,6 +173,30 @@ TEST(Jit, CorruptCacheEntryIsRecompiledAndReplaced) {
   EXPECT_TRUE(Program::compileSource("class K {}", "k.cj").fromCache());
 }
 
+TEST(Jit, AnEntryStoredUnderAnotherNameIsNotServed) {
+  // Two valid entries; one copied over the other's name must not be served for the other's
+  // source (it would run the wrong program): it is recompiled and replaced.
+  std::string Dir = scratch("jit-swapped");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  Program::compileSource("class K { /* a */ }", "a.cj");
+  std::vector<fs::path> First = cacheFiles(Dir + "/cajeta");
+  ASSERT_EQ(First.size(), 1u);
+  Program::compileSource("class K { /* b */ }", "b.cj");
+  std::vector<fs::path> Both = cacheFiles(Dir + "/cajeta");
+  ASSERT_EQ(Both.size(), 2u);
+  fs::path Second = Both[0] == First[0] ? Both[1] : Both[0];
+  fs::copy_file(Second, First[0], fs::copy_options::overwrite_existing);
+  int Before = compilerCalls();
+  testing::internal::CaptureStderr();
+  Program Again = Program::compileSource("class K { /* a */ }", "a.cj");
+  std::string Warning = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(Again.fromCache());
+  EXPECT_EQ(compilerCalls(), Before + 1);
+  EXPECT_TRUE(contains(Warning, "it was stored under key " + Second.stem().string())) << Warning;
+  EXPECT_TRUE(Program::compileSource("class K { /* a */ }", "a.cj").fromCache());
+}
+
 TEST(Jit, CompileErrorCarriesTheDiagnostics) {
   std::string Dir = scratch("jit-error");
   EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
