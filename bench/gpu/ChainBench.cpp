@@ -61,7 +61,7 @@ void runChainBench(GpuBenchContext& C) {
     std::snprintf(Note, sizeof(Note), "%.3f us vs %.3f us per kernel (%d kernels x %d)",
                   Ours * 1e-3, PeerNs * 1e-3, Count, C.Options.Reps);
     C.Table.add(
-        ResultRow{What, Peer, Ours * 1e-6, PeerNs * 1e-6, 0, 1, 1, "M kernels/s", Target, Note});
+        ResultRow{What, Peer, Ours * 1e-6, PeerNs * 1e-6, 0, 1, 1, "M launches/s", Target, Note});
   };
   // Targets: a replayed chain at most half the host cost of single launches (ratio >= 2).
   row("20-kernel chain replayed (capture), incl. sync", "ours, single launches", median(Chain),
