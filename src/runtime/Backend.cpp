@@ -20,4 +20,11 @@ void BackendQueue::launchChain(uint64_t, std::vector<ChainLaunch>& Launches) {
                                      Launches.empty() ? "a chain" : Launches[0].Info->Name));
 }
 
+void BackendQueue::launchChainWithin(uint64_t, std::vector<ChainLaunch>& Launches,
+                                     const DispatchWindow&) {
+  fail(CAJETA_XPU_ERROR,
+       fmt::format("{}: internal error: this queue does not dispatch windowed chains",
+                   Launches.empty() ? "a chain" : Launches[0].Info->Name));
+}
+
 } // namespace cajeta::xpu::rt

@@ -148,6 +148,11 @@ public:
   /// with its geometry, it replays the recording with the arguments updated, and otherwise it
   /// records them anew. Only called where recordsChains().
   virtual void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches);
+  /// The same with a dispatch window for the whole chain, checked when the queue starts it (a
+  /// late chain is dropped whole and reported by synchronize as its first launch's missed
+  /// deadline). Only called where dispatchesWindows() and recordsChains().
+  virtual void launchChainWithin(uint64_t Id, std::vector<ChainLaunch>& Launches,
+                                 const DispatchWindow& Window);
   /// Copies ordered on the queue. Staged: Src is consumed before the call returns (pinned
   /// staging) and Dst is filled when the queue passes the copy. Not staged: the caller keeps
   /// the host memory untouched until it has synchronized the queue.

@@ -274,7 +274,8 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 
   LaunchGeometry Geometry{
       {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
-  if (Sub.LatestNs)
+  // A chain member's window is checked when its chain is dispatched, all or nothing.
+  if (Sub.LatestNs && !Sub.CaptureId)
     DispatchGate({Sub.EarliestNs, Sub.LatestNs}, Info.Name).refuseIfClosed("at submit");
   enqueueOn(S, Geometry, Args, Count, Sub);
   if (Described && Accesses)
@@ -290,6 +291,10 @@ const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G)
 }
 
 std::string Kernel::describeFailure(const KernelFailure& Failure) const {
+  if (Failure.DeadlineMissed && Failure.Index > 1) // a chain, dropped whole
+    return fmt::format("{} (the first of a chain of {} launches: none was run)",
+                       DispatchGate::missedMessage(Info.Name, Failure.MissedByNs, "at dispatch"),
+                       Failure.Index);
   if (Failure.DeadlineMissed)
     return DispatchGate::missedMessage(Info.Name, Failure.MissedByNs, "at dispatch");
   if (Failure.Param & CAJETA_CPU_SHARED_PARAM_BIT) {

@@ -184,10 +184,12 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
       eventsToFollow(Uses, UseCount, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
   bool Windowed = Sub.hasWindow();
-  bool Chained = Sub.CaptureId && !Windowed && Queue->recordsChains();
+  // A chain's window is checked once, when the chain is dispatched (closeChainLocked): all of
+  // it runs, or none.
+  bool Chained = Sub.CaptureId && Queue->recordsChains();
   if (!Chained || Sub.CaptureId != ChainId)
     closeChainLocked();
-  if (Windowed && !Queue->dispatchesWindows()) {
+  if (Windowed && !Chained && !Queue->dispatchesWindows()) {
     // Issuing is starting only on an idle queue: wait for what it follows, inside the window.
     DispatchGate Gate({Sub.EarliestNs, Sub.LatestNs}, K.name());
     if (Enqueued > Completed)
@@ -213,7 +215,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     LastProgram = &Program;
   }
   if (Chained)
-    chainLaunchLocked(K, Args, Geometry, Sub.CaptureId);
+    chainLaunchLocked(K, Args, Geometry, Sub);
   else if (Windowed && Queue->dispatchesWindows())
     Queue->launchWithin(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K,
                         {Sub.EarliestNs, Sub.LatestNs});
@@ -230,7 +232,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
 }
 
 void Stream::chainLaunchLocked(const Kernel& K, const MarshalledArg* Args,
-                               const LaunchGeometry& Geometry, uint64_t Id) {
+                               const LaunchGeometry& Geometry, const Submission& Sub) {
   const bundle::KernelInfo& Info = K.info();
   ChainLaunch L;
   L.Kernel = K.entryFor(Args, Geometry);
@@ -260,7 +262,9 @@ void Stream::chainLaunchLocked(const Kernel& K, const MarshalledArg* Args,
       At += Padded(Args[I].Length);
     }
   }
-  ChainId = Id;
+  if (Chain.empty())
+    ChainWindow = {Sub.EarliestNs, Sub.LatestNs};
+  ChainId = Sub.CaptureId;
   Chain.push_back(std::move(L));
   std::shared_ptr<const LoadedProgram> P = K.program().shared_from_this();
   if (std::find(ChainPrograms.begin(), ChainPrograms.end(), P) == ChainPrograms.end())
@@ -272,8 +276,33 @@ void Stream::closeChainLocked() {
     return;
   std::vector<ChainLaunch> Launches;
   Launches.swap(Chain);
-  Queue->launchChain(ChainId, Launches);
+  uint64_t Id = ChainId;
+  DispatchWindow Window = ChainWindow;
   ChainId = 0;
+  ChainWindow = {};
+  if (!Window.EarliestNs && !Window.LatestNs) {
+    Queue->launchChain(Id, Launches);
+    return;
+  }
+  if (Queue->dispatchesWindows()) {
+    Queue->launchChainWithin(Id, Launches, Window);
+    return;
+  }
+  // Issuing is starting only on an idle queue (as for a single windowed launch). A miss drops
+  // the whole chain and is reported at sync: this may run inside another command's call.
+  try {
+    DispatchGate Gate(Window, Launches.front().Info->Name);
+    Gate.waitFor({Queue->record()});
+    Gate.waitForOpening();
+  } catch (const RuntimeError& E) {
+    if (E.status() != CAJETA_XPU_DEADLINE_MISSED)
+      throw;
+    recordErrorLocked(E.status(), fmt::format("{} (the first of a chain of {} launches, capture "
+                                              "{}: none was run)",
+                                              E.what(), Launches.size(), Id));
+    return;
+  }
+  Queue->launchChain(Id, Launches);
 }
 
 void Stream::issue(Command& C) {

@@ -73,9 +73,10 @@ private:
                     const std::string& Geometry, const std::vector<StreamPosition>& Waited,
                     const Submission* Sub = nullptr);
   void issue(Command& C);
-  /// Adds a launch to the open chain (its arguments bound), opening it as chain Id. Locked.
+  /// Adds a launch to the open chain (its arguments bound), opening it as chain Sub.CaptureId
+  /// with Sub's window. Locked.
   void chainLaunchLocked(const Kernel& K, const MarshalledArg* Args, const LaunchGeometry& Geometry,
-                         uint64_t Id);
+                         const Submission& Sub);
   /// Issues the open chain, if any, as one unit (BackendQueue::launchChain). Locked.
   void closeChainLocked();
   void keepAlive(std::shared_ptr<DeviceAllocation> Memory);
@@ -102,6 +103,7 @@ private:
   // until another command, a sync or another identity closes it (queues that record chains).
   uint64_t ChainId = 0;
   std::vector<ChainLaunch> Chain;
+  DispatchWindow ChainWindow; // the window of the chain's first submission
   std::vector<std::shared_ptr<const LoadedProgram>> ChainPrograms; // recordings refer to them
   bool DeviceTimes = false; // tracing, and the queue records when launches run
   std::vector<DeviceSpan> Spans;

@@ -5,6 +5,8 @@
 // changes, beside copies and other streams, and report a kernel's failure.
 #include "ConformanceSupport.h"
 
+#include <chrono>
+
 namespace conformance {
 namespace {
 
@@ -103,6 +105,43 @@ TEST(Chain, CopiesAndOtherStreamsSeeTheChainInOrder) {
   S.sync();
   expectSame(fromDevice(Out), iota(500 + int32_t(Links) + 1), "Out on another stream");
   expectSame(fromDevice(A), iota(500 + int32_t(Links)), "A");
+}
+
+TEST(Chain, AChainWhoseWindowClosesRunsNoneOfItsLaunches) {
+  // A chain's window is its first submission's, checked once when the chain is dispatched: a
+  // frame that cannot start in time is dropped whole, never half run.
+  xpu::Program P = compileProgram("StreamOrder");
+  auto A = toDevice(std::vector<int32_t>(N, 0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  // 20 ms or more of work ahead on S.
+  uint32_t Rounds = slowFillRounds(P, A);
+  P.kernel("StreamOrder.slowFill")
+      .launch(S, xpu::grid(N / Block), xpu::block(Block))(A, 3, Rounds, 0u, N);
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  xpu::KernelSubmission Frame =
+      xpu::KernelSubmission(S).capture(4).within(std::chrono::milliseconds(1));
+  bool Missed = false;
+  try {
+    PlusOne.launch(Frame, xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+    PlusOne.launch(Frame, xpu::grid(N / Block), xpu::block(Block))(B, B, N);
+    PlusOne.launch(Frame, xpu::grid(N / Block), xpu::block(Block))(B, B, N);
+  } catch (const xpu::DeadlineMissed&) {
+    Missed = true;
+  }
+  try {
+    S.sync();
+  } catch (const xpu::DeadlineMissed& E) {
+    Missed = true;
+    EXPECT_NE(std::string(E.what()).find("deadline missed"), std::string::npos) << E.what();
+  }
+  EXPECT_TRUE(Missed) << "a chain that could not start within 1 ms was not reported";
+  expectSame(fromDevice(B), std::vector<int32_t>(N, 0), "no launch of the late chain ran");
+  // The same chain with time to spare runs whole.
+  PlusOne.launch(xpu::KernelSubmission(S).capture(4).within(std::chrono::seconds(10)),
+                 xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+  S.sync();
+  expectSame(fromDevice(B), iota(4), "the chain in time");
 }
 
 TEST(Chain, AFailureInAReplayIsReportedAtSync) {

@@ -1,6 +1,9 @@
 // Shared helpers of the conformance tests: program paths, compilation, bool buffers, ULP checks.
 #include "ConformanceSupport.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <cstdlib>
 #include <memory>
 
@@ -86,6 +89,24 @@ void expectUlpNear(float Got, float Want, uint64_t MaxUlp, const std::string& Wh
 }
 void expectUlpNear(double Got, double Want, uint64_t MaxUlp, const std::string& What) {
   expectUlpNearImpl(Got, Want, MaxUlp, What);
+}
+
+uint32_t slowFillRounds(const xpu::Program& P, xpu::KernelBuffer<int32_t>& Data) {
+  const uint32_t N = uint32_t(Data.size()), Block = 128; // N: a multiple of Block
+  uint32_t Rounds = P.device().runsOnHostCpu() ? 2000 : 200000;
+  uint32_t Limit =
+      P.device().backend() == "vulkan" && P.device().runsOnHostCpu() ? 60000 : 1u << 30;
+  xpu::KernelStream S;
+  for (;;) {
+    auto Start = std::chrono::steady_clock::now();
+    P.kernel("StreamOrder.slowFill")
+        .launch(S, xpu::grid(N / Block), xpu::block(Block))(Data, 3, Rounds, 0u, N);
+    S.sync();
+    if (std::chrono::steady_clock::now() - Start >= std::chrono::milliseconds(20) ||
+        Rounds >= Limit)
+      return Rounds;
+    Rounds = std::min(Limit, Rounds * 4);
+  }
 }
 
 } // namespace conformance

@@ -75,6 +75,11 @@ template <class... Args> void run1D(const xpu::Kernel& K, size_t N, uint32_t Blo
   runKernel(K, xpu::grid(groupsFor(N, Block)), xpu::block(Block), std::forward<Args>(A)...);
 }
 
+/// Spin rounds that keep StreamOrder.slowFill over Data (a work-item per element, blocks of 128)
+/// busy for at least 20 ms on the device of P (growing from a guess; lavapipe's loops stop at
+/// 65,535 iterations, so its rounds stay below that).
+uint32_t slowFillRounds(const xpu::Program& P, xpu::KernelBuffer<int32_t>& Data);
+
 template <class T> xpu::KernelBuffer<T> toDevice(const std::vector<T>& Host) {
   xpu::KernelBuffer<T> B(Host.size());
   B.upload(Host);

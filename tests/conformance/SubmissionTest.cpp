@@ -15,24 +15,6 @@ using Clock = xpu::SubmissionClock;
 constexpr uint32_t N = 4096;
 constexpr uint32_t Block = 128;
 
-/// Spin rounds that keep StreamOrder.slowFill busy for at least 20 ms on this device (doubling
-/// from a guess; lavapipe's loops stop at 65,535 iterations, so its rounds stay below that).
-uint32_t busyRounds(const xpu::Program& P, xpu::KernelBuffer<int32_t>& Data) {
-  uint32_t Rounds = P.device().runsOnHostCpu() ? 2000 : 200000;
-  uint32_t Limit =
-      P.device().backend() == "vulkan" && P.device().runsOnHostCpu() ? 60000 : 1u << 30;
-  xpu::KernelStream S;
-  for (;;) {
-    auto Start = Clock::now();
-    P.kernel("StreamOrder.slowFill")
-        .launch(S, xpu::grid(N / Block), xpu::block(Block))(Data, 3, Rounds, 0u, N);
-    S.sync();
-    if (Clock::now() - Start >= 20ms || Rounds >= Limit)
-      return Rounds;
-    Rounds = std::min(Limit, Rounds * 4);
-  }
-}
-
 TEST(Submission, DescribesWhatTheLaunchTouches) {
   xpu::Program P = compileProgram("StreamOrder");
   auto In = toDevice(std::vector<int32_t>(N, 5));
@@ -104,7 +86,7 @@ TEST(Submission, AClosedWindowIsRefusedAtSubmit) {
 TEST(Submission, AWindowThatClosesBehindBusyWorkNeverRunsLate) {
   xpu::Program P = compileProgram("StreamOrder");
   auto Data = toDevice(std::vector<int32_t>(N, 0));
-  uint32_t Rounds = busyRounds(P, Data);
+  uint32_t Rounds = slowFillRounds(P, Data);
   xpu::KernelStream S;
   P.kernel("StreamOrder.slowFill")
       .launch(S, xpu::grid(N / Block), xpu::block(Block))(Data, 3, Rounds, 0u, N);

@@ -144,6 +144,15 @@ void CpuQueue::launchChain(uint64_t, std::vector<ChainLaunch>& Launches) {
   push(std::move(W));
 }
 
+void CpuQueue::launchChainWithin(uint64_t, std::vector<ChainLaunch>& Launches,
+                                 const DispatchWindow& Window) {
+  Work W;
+  W.What = Work::Kind::Chain;
+  W.Chain.swap(Launches);
+  W.Window = Window;
+  push(std::move(W));
+}
+
 CpuQueue::Work CpuQueue::makeLaunch(const void* Kernel, const bundle::KernelInfo& Info,
                                     const MarshalledArg* Args, const LaunchGeometry& Geometry,
                                     const void* Tag) {
@@ -288,6 +297,15 @@ void CpuQueue::perform(Work& W) {
     return;
   }
   case Work::Kind::Chain:
+    if (W.Window.LatestNs || W.Window.EarliestNs) {
+      KernelFailure Missed = missedWindow(W.Window);
+      if (Missed.Failed) { // the whole chain is dropped, reported as its first launch's miss
+        Missed.Index = W.Chain.size();
+        std::lock_guard<std::mutex> Lock(Mutex);
+        Failures.push_back({W.Chain.front().Tag, Missed});
+        return;
+      }
+    }
     for (const ChainLaunch& L : W.Chain) {
       KernelFailure Failure = runKernel(Pool, L.Kernel, L.Args.data(), L.Geometry);
       if (Failure.Failed) {

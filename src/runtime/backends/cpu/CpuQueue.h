@@ -39,6 +39,8 @@ public:
   /// A chain is one command: its launches run back to back on the worker.
   bool recordsChains() const override { return true; }
   void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) override;
+  void launchChainWithin(uint64_t Id, std::vector<ChainLaunch>& Launches,
+                         const DispatchWindow& Window) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
