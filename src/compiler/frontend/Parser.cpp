@@ -330,6 +330,14 @@ void Parser::parseMember(ClassDecl& C) {
     }
     P.Name = take().Text;
     P.Range = rangeFrom(PBegin);
+    if (M.Params.size() == MaxParams) {
+      Diags.error(P.Range, "too many parameters: a method takes at most " +
+                               std::to_string(MaxParams) +
+                               "; pass a POD class or a buffer instead");
+      while (!at(Tok::RParen) && !at(Tok::Eof) && !at(Tok::LBrace))
+        take();
+      break;
+    }
     M.Params.push_back(std::move(P));
     if (!accept(Tok::Comma))
       break;

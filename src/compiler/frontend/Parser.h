@@ -61,6 +61,9 @@ private:
   /// Statements and expressions nest at most MaxNesting deep: every later phase recurses over
   /// them, and a deeper program would overflow the compiler's stack (in a JIT, the user's).
   static constexpr unsigned MaxNesting = 1024;
+  /// A method takes at most MaxParams parameters: later phases are not linear in them, and no
+  /// backend passes more than a few dozen (kernels: Sema's MaxKernelParams).
+  static constexpr unsigned MaxParams = 255;
   /// Enters one more level of nesting; false (reported once, the rest of the input skipped)
   /// past MaxNesting. Pair with leaveNesting.
   bool enterNesting();

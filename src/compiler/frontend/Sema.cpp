@@ -252,6 +252,15 @@ void Sema::declareFunctions() {
       } else {
         FI.Valid = false;
       }
+      // The most a launch passes on every backend (the cuda backend's parameter array).
+      constexpr size_t MaxKernelParams = 64;
+      if (IsKernel && Me.Params.size() > MaxKernelParams) {
+        Diags.error(Me.NameRange,
+                    "a @Kernel method takes at most " + std::to_string(MaxKernelParams) +
+                        " parameters (what every backend can pass); this one has " +
+                        std::to_string(Me.Params.size()) + ": group scalars in a POD class");
+        FI.Valid = false;
+      }
       std::set<std::string> ParamNames;
       for (const Param& P : Me.Params) {
         for (const Annotation& A : P.Annotations)
