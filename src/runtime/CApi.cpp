@@ -139,6 +139,11 @@ uint64_t cajeta_xpu_device_max_dynamic_shared_bytes(const cajeta_xpu_device* D) 
 unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->maxWorkgroupSize() : 0;
 }
+
+uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->maxLoopIterations() : 0;
+}
+
 int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* D) {
   return D && fromHandle(D)->runsOnHostCpu() ? 1 : 0;
 }

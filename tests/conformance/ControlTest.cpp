@@ -336,5 +336,30 @@ TEST(Control, ZeroInitialisedLocals) {
   expectSame(boolsFromDevice(Flags), std::vector<uint8_t>(N, 0), "ZeroInit bool");
 }
 
+/// x after N steps of LongLoop.lcg's recurrence.
+uint32_t lcgAfter(uint64_t N) {
+  uint32_t X = 1;
+  for (uint64_t K = 0; K < N; ++K)
+    X = X * 1664525u + 1013904223u;
+  return X;
+}
+
+TEST(Control, AMillionIterationLoopRunsToItsEnd) {
+  // Where the driver stops loops early the device says so (maxLoopIterations), and the loop
+  // indeed stops there; everywhere else it runs to its end.
+  xpu::Program P = compileProgram("LongLoop");
+  const uint32_t N = 1000000;
+  auto Out = toDevice(std::vector<uint32_t>(2, 0));
+  run1D(P.kernel("LongLoop.lcg"), 1, 1, Out, N);
+  uint64_t Limit = P.device().maxLoopIterations();
+  uint32_t Got = fromDevice(Out)[0];
+  if (Limit && Limit < N) {
+    EXPECT_EQ(Got, lcgAfter(Limit))
+        << P.device().name() << " reports a loop limit of " << Limit << " iterations";
+    return;
+  }
+  EXPECT_EQ(Got, lcgAfter(N)) << P.device().name() << " (" << P.device().backend() << ")";
+}
+
 } // namespace
 } // namespace conformance

@@ -22,6 +22,9 @@ void addDevicesCommand(CLI::App& App) {
                   << ", max workgroup size: " << D.maxWorkgroupSize()
                   << ", max dynamic shared bytes: " << D.maxDynamicSharedBytes()
                   << ", wave width: " << D.waveWidth() << "\n";
+        if (uint64_t Loops = D.maxLoopIterations())
+          std::cout << "      loops: the driver ends every loop after " << Loops
+                    << " iterations, silently\n";
         std::string Yes, No;
         for (xpu::Capability C : xpu::allCapabilities()) {
           std::string& List = D.supports(C) ? Yes : No;

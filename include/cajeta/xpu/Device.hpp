@@ -53,6 +53,9 @@ public:
   /// Whether its code runs on the host's CPU cores (the cpu backend, lavapipe) rather than on
   /// an accelerator.
   bool runsOnHostCpu() const { return cajeta_xpu_device_runs_on_host_cpu(H) != 0; }
+  /// The most iterations the driver lets one loop run (it ends the loop there, silently); 0 where
+  /// there is no such limit.
+  uint64_t maxLoopIterations() const { return cajeta_xpu_device_max_loop_iterations(H); }
   bool supports(Capability C) const {
     return cajeta_xpu_device_supports(H, static_cast<cajeta_xpu_capability>(C)) != 0;
   }

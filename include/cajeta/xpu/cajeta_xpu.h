@@ -75,6 +75,9 @@ CAJETA_XPU_API unsigned cajeta_xpu_device_wave_width(const cajeta_xpu_device* de
 /* Nonzero when the device's code runs on the host's CPU cores: the cpu backend, or a CPU-type
    Vulkan device such as Mesa's lavapipe. */
 CAJETA_XPU_API int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* device);
+/* The most iterations the device's driver lets one loop run before it silently ends the loop
+   (Mesa's llvmpipe: 65,535); 0 where there is no such limit. */
+CAJETA_XPU_API uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_device* device);
 /* Optional features; cajeta_xpu_device_supports answers per device from what its backend really
    offers (never "yes" for an emulation that is not there). */
 typedef enum cajeta_xpu_capability {
