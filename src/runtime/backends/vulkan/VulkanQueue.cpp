@@ -503,6 +503,22 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
                          const MarshalledArg* Args, const LaunchGeometry& Geometry,
                          const void* Tag) {
   usable();
+  materializeMappedReads();
+  Batch& B = open();
+  recordLaunch(B, Entry, Info, Args, Geometry, Tag);
+  counted(B);
+  // Keep the device busy: while none of this stream's work runs there, submit the launch now
+  // rather than at the next sync, so the device works while the host records what follows; while a
+  // batch runs, launches gather into the next one. (Batching until sync left the GPU idle for the
+  // whole recording of a launch loop.)
+  if (Open && Open->Commands && Device.submitsWhenIdle() &&
+      Timeline->reached() >= Timeline->lastSubmitted())
+    flush("an idle device");
+}
+
+void VulkanQueue::recordLaunch(Batch& B, const void* Entry, const bundle::KernelInfo& Info,
+                               const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                               const void* Tag) {
   auto& K = *static_cast<VulkanKernel*>(const_cast<void*>(Entry));
   // The portable tile's scratch: PerWaveSharedBytes for each wave of this group.
   uint64_t Items = uint64_t(Geometry.Block[0]) * Geometry.Block[1] * Geometry.Block[2];
@@ -536,10 +552,8 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
       std::memcpy(ParamBlock.data() + Slot.Offset, &A.Bits, std::min<size_t>(Slot.Size, 8));
   }
 
-  materializeMappedReads();
-  Batch& B = open();
   // Descriptors: buffers at their parameter index, then the status record and uniform block,
-  // both in the batch's host memory until the batch has completed.
+  // both in B's host memory until the device has passed B.
   VkDescriptorSet Set = allocateSet(B, K.SetLayout, Info.Name);
   Infos.clear();
   Infos.reserve(K.BufferParams.size() + 2);
@@ -592,14 +606,6 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
   Api.vkCmdDispatch(B.Cmd, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2]);
   if (Status)
     B.Statuses.emplace_back(Tag, Status);
-  counted(B);
-  // Keep the device busy: while none of this stream's work runs there, submit the launch now
-  // rather than at the next sync, so the device works while the host records what follows; while a
-  // batch runs, launches gather into the next one. (Batching until sync left the GPU idle for the
-  // whole recording of a launch loop.)
-  if (Open && Open->Commands && Device.submitsWhenIdle() &&
-      Timeline->reached() >= Timeline->lastSubmitted())
-    flush("an idle device");
 }
 
 // --- events and synchronisation -----------------------------------------------------------------

@@ -92,6 +92,10 @@ private:
   void finishMappedReads();
   void checkLimits(const bundle::KernelInfo& Info, const LaunchGeometry& Geometry,
                    uint64_t StaticSharedBytes) const;
+  /// Records one launch into B: its descriptor set, status record and parameter block in B's
+  /// pools and host memory, the barrier its hazards need, and the dispatch.
+  void recordLaunch(Batch& B, const void* Kernel, const bundle::KernelInfo& Info,
+                    const MarshalledArg* Args, const LaunchGeometry& Geometry, const void* Tag);
 
   VulkanDevice& Device;
   const VulkanApi& Api;
