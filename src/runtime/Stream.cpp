@@ -204,6 +204,9 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     Buffer::View V = Buffers[I]->view();
     Args[I].Ptr = V.Memory->data();
     Args[I].Length = V.Count;
+    if (Chained && std::find(ChainAllocations.begin(), ChainAllocations.end(), V.Memory) ==
+                       ChainAllocations.end())
+      ChainAllocations.push_back(V.Memory);
     keepAlive(std::move(V.Memory));
     if (Buffers[I]->borrow(*this, K.name()))
       Borrowed.push_back(Buffers[I]);
@@ -272,8 +275,21 @@ void Stream::closeChainLocked() {
     return;
   std::vector<ChainLaunch> Launches;
   Launches.swap(Chain);
-  Queue->launchChain(ChainId, Launches);
+  // The previous chain's allocations under this identity are released only after the queue has
+  // replaced a recording that binds them (InFlightMemory keeps them until the device is done).
+  std::vector<std::shared_ptr<DeviceAllocation>> Allocations;
+  Allocations.swap(ChainAllocations);
+  uint64_t Id = ChainId;
   ChainId = 0;
+  std::vector<std::shared_ptr<DeviceAllocation>>& Kept = ChainMemory[Id];
+  try {
+    Queue->launchChain(Id, Launches);
+  } catch (...) {
+    // Which recording the queue kept is unknown: keep both chains' allocations.
+    Kept.insert(Kept.end(), Allocations.begin(), Allocations.end());
+    throw;
+  }
+  Kept.swap(Allocations);
 }
 
 void Stream::issue(Command& C) {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace cajeta::xpu::rt {
 
@@ -103,6 +104,12 @@ private:
   uint64_t ChainId = 0;
   std::vector<ChainLaunch> Chain;
   std::vector<std::shared_ptr<const LoadedProgram>> ChainPrograms; // recordings refer to them
+  // The allocations the open chain binds, and those of the chain last issued under each
+  // identity: a recording may bind them (a Vulkan command buffer's descriptor sets), so they
+  // live until that identity is issued with other buffers or the stream ends, and a new buffer
+  // can never take a recorded one's place (its address, its driver handle).
+  std::vector<std::shared_ptr<DeviceAllocation>> ChainAllocations;
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<DeviceAllocation>>> ChainMemory;
   bool DeviceTimes = false; // tracing, and the queue records when launches run
   std::vector<DeviceSpan> Spans;
   std::shared_ptr<StreamClock> Clock;
