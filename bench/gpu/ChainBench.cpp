@@ -21,9 +21,11 @@ void runChainBench(GpuBenchContext& C) {
   // nanoseconds per kernel including the sync.
   auto sample = [&](auto&& LaunchOne) {
     double T0 = nowMs();
-    for (int R = 0; R < Replays; ++R)
+    for (int R = 0; R < Replays; ++R) {
       for (int L = 0; L < Links; ++L)
         LaunchOne();
+      Stream.endChain(); // one chain per 20 (a no-op for single launches)
+    }
     Stream.sync();
     return (nowMs() - T0) * 1e6 / Count;
   };

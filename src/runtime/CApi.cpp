@@ -181,6 +181,13 @@ int cajeta_xpu_stream_sync(cajeta_xpu_stream* S) {
   });
 }
 
+int cajeta_xpu_stream_end_chain(cajeta_xpu_stream* S) {
+  return guarded([&] {
+    require(S, "stream", __func__);
+    fromHandle(S)->endChain();
+  });
+}
+
 int cajeta_xpu_stream_device(cajeta_xpu_stream* S, cajeta_xpu_device** Out) {
   return guarded([&] {
     require(S, "stream", __func__);

@@ -206,6 +206,9 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     Buffer::View V = Buffers[I]->view();
     Args[I].Ptr = V.Memory->data();
     Args[I].Length = V.Count;
+    if (Chained && std::find(ChainAllocations.begin(), ChainAllocations.end(), V.Memory) ==
+                       ChainAllocations.end())
+      ChainAllocations.push_back(V.Memory);
     keepAlive(std::move(V.Memory));
     if (Buffers[I]->borrow(*this, K.name()))
       Borrowed.push_back(Buffers[I]);
@@ -280,29 +283,39 @@ void Stream::closeChainLocked() {
   DispatchWindow Window = ChainWindow;
   ChainId = 0;
   ChainWindow = {};
-  if (!Window.EarliestNs && !Window.LatestNs) {
-    Queue->launchChain(Id, Launches);
-    return;
+  // The previous chain's allocations under this identity are released only after the queue has
+  // replaced a recording that binds them (InFlightMemory keeps them until the device is done).
+  std::vector<std::shared_ptr<DeviceAllocation>> Allocations;
+  Allocations.swap(ChainAllocations);
+  if (Window.EarliestNs || Window.LatestNs) {
+    if (Queue->dispatchesWindows()) {
+      Queue->launchChainWithin(Id, Launches, Window);
+      return; // the CPU queue binds nothing: its allocations need no keeping
+    }
+    // Issuing is starting only on an idle queue (as for a single windowed launch). A miss drops
+    // the whole chain and is reported at sync: this may run inside another command's call.
+    try {
+      DispatchGate Gate(Window, Launches.front().Info->Name);
+      Gate.waitFor({Queue->record()});
+      Gate.waitForOpening();
+    } catch (const RuntimeError& E) {
+      if (E.status() != CAJETA_XPU_DEADLINE_MISSED)
+        throw;
+      recordErrorLocked(E.status(), fmt::format("{} (the first of a chain of {} launches, "
+                                                "capture {}: none was run)",
+                                                E.what(), Launches.size(), Id));
+      return;
+    }
   }
-  if (Queue->dispatchesWindows()) {
-    Queue->launchChainWithin(Id, Launches, Window);
-    return;
-  }
-  // Issuing is starting only on an idle queue (as for a single windowed launch). A miss drops
-  // the whole chain and is reported at sync: this may run inside another command's call.
+  std::vector<std::shared_ptr<DeviceAllocation>>& Kept = ChainMemory[Id];
   try {
-    DispatchGate Gate(Window, Launches.front().Info->Name);
-    Gate.waitFor({Queue->record()});
-    Gate.waitForOpening();
-  } catch (const RuntimeError& E) {
-    if (E.status() != CAJETA_XPU_DEADLINE_MISSED)
-      throw;
-    recordErrorLocked(E.status(), fmt::format("{} (the first of a chain of {} launches, capture "
-                                              "{}: none was run)",
-                                              E.what(), Launches.size(), Id));
-    return;
+    Queue->launchChain(Id, Launches);
+  } catch (...) {
+    // Which recording the queue kept is unknown: keep both chains' allocations.
+    Kept.insert(Kept.end(), Allocations.begin(), Allocations.end());
+    throw;
   }
-  Queue->launchChain(Id, Launches);
+  Kept.swap(Allocations);
 }
 
 void Stream::issue(Command& C) {
@@ -380,6 +393,11 @@ void Stream::waitFor(uint64_t Seq) {
   std::lock_guard<std::mutex> Lock(Mutex);
   if (Completed < Seq)
     drainLocked();
+}
+
+void Stream::endChain() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  closeChainLocked();
 }
 
 void Stream::sync() {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace cajeta::xpu::rt {
 
@@ -48,6 +49,8 @@ public:
   void waitFor(uint64_t Seq);
   /// Waits for all queued work, ends the borrows of its launches, rethrows the first error.
   void sync();
+  /// Issues the open chain now (a missed window is reported at sync).
+  void endChain();
 
   /// An event that completes once this stream has passed its command Seq; null when it has.
   /// Other streams ask through the stream's StreamClock.
@@ -105,6 +108,12 @@ private:
   std::vector<ChainLaunch> Chain;
   DispatchWindow ChainWindow; // the window of the chain's first submission
   std::vector<std::shared_ptr<const LoadedProgram>> ChainPrograms; // recordings refer to them
+  // The allocations the open chain binds, and those of the chain last issued under each
+  // identity: a recording may bind them (a Vulkan command buffer's descriptor sets), so they
+  // live until that identity is issued with other buffers or the stream ends, and a new buffer
+  // can never take a recorded one's place (its address, its driver handle).
+  std::vector<std::shared_ptr<DeviceAllocation>> ChainAllocations;
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<DeviceAllocation>>> ChainMemory;
   bool DeviceTimes = false; // tracing, and the queue records when launches run
   std::vector<DeviceSpan> Spans;
   std::shared_ptr<StreamClock> Clock;

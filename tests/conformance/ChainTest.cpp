@@ -1,8 +1,9 @@
 // Chains (spec 17.8 "captures short-kernel chains for replay"): consecutive submissions on a
 // stream with one capture identity are recorded once and replayed (a CUDA graph on the cuda
-// backend, one worker command on the CPU; Vulkan issues them one by one). Replays must compute
-// what the same launches issued one by one compute, with new arguments, after the sequence
-// changes, beside copies and other streams, and report a kernel's failure.
+// backend, one worker command on the CPU, a resubmitted command buffer on Vulkan). Replays must
+// compute what the same launches issued one by one compute, with new arguments, after the
+// sequence changes, beside copies and other streams, while earlier replays are still pending,
+// on buffers whose contents changed, and report a kernel's failure.
 #include "ConformanceSupport.h"
 
 #include <chrono>
@@ -42,11 +43,80 @@ TEST(Chain, ReplaysComputeWhatSingleLaunchesCompute) {
     S.sync();
     expectSame(fromDevice(A), iota(int32_t(Links) * Replay), "A after a replay");
   }
-  // Several replays before one sync.
-  for (int Replay = 0; Replay < 4; ++Replay)
+  // Several replays before one sync, each ended by endChain.
+  for (int Replay = 0; Replay < 4; ++Replay) {
     submitChain(PlusOne, S, 7, A, B);
+    S.endChain();
+  }
   S.sync();
   expectSame(fromDevice(A), iota(int32_t(Links) * 7), "A after four replays and one sync");
+  // Without endChain, four rounds under one identity are one chain of 80 launches (a new
+  // recording), and compute the same.
+  for (int Round = 0; Round < 4; ++Round)
+    submitChain(PlusOne, S, 7, A, B);
+  S.sync();
+  expectSame(fromDevice(A), iota(int32_t(Links) * 11), "A after one chain of four rounds");
+}
+
+TEST(Chain, ReplaysWhileEarlierOnesArePending) {
+  // Two identities alternate over the same buffers with no sync in between: each closes the
+  // other's chain, so every chain after the first two is a replay with the recording's
+  // arguments, issued while the chains before it may still run.
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  auto A = toDevice(iota(0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  const int Rounds = 6;
+  for (int Round = 0; Round < Rounds; ++Round) {
+    submitChain(PlusOne, S, 21, A, B);
+    submitChain(PlusOne, S, 22, A, B);
+  }
+  S.sync();
+  expectSame(fromDevice(A), iota(int32_t(Links) * 2 * Rounds), "A after alternating replays");
+  // The same identity again, its arguments unchanged, after the other one ran in between.
+  submitChain(PlusOne, S, 21, A, B);
+  S.sync();
+  expectSame(fromDevice(A), iota(int32_t(Links) * (2 * Rounds + 1)), "A after one more replay");
+}
+
+TEST(Chain, AReplayReadsTheBuffersCurrentContents) {
+  // A replay with exactly the recording's arguments reads what the buffers hold now: written
+  // by an upload, and by a launch outside the chain, since the recording.
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  xpu::Kernel Fill = P.kernel("StreamOrder.fill");
+  auto A = toDevice(iota(0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  submitChain(PlusOne, S, 31, A, B);
+  S.sync();
+  expectSame(fromDevice(A), iota(int32_t(Links)), "A, recorded");
+  A.upload(iota(300));
+  submitChain(PlusOne, S, 31, A, B);
+  S.sync();
+  expectSame(fromDevice(A), iota(300 + int32_t(Links)), "A, replayed after an upload");
+  Fill.launch(S, xpu::grid(N / Block), xpu::block(Block))(A, 9, N);
+  submitChain(PlusOne, S, 31, A, B);
+  S.sync();
+  expectSame(fromDevice(A), std::vector<int32_t>(N, 9 + int32_t(Links)),
+             "A, replayed after a fill on the stream");
+}
+
+TEST(Chain, NewBuffersAfterTheRecordedOnesAreFreed) {
+  // The recorded buffer is released and a new one of the same size made: it may come back at the
+  // same address and with the same driver handle, and must not be served by the recording.
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Kernel Fill = P.kernel("StreamOrder.fill");
+  xpu::KernelStream S;
+  for (int32_t Round = 0; Round < 8; ++Round) {
+    auto A = toDevice(iota(100 * Round));
+    xpu::KernelSubmission Sub = xpu::KernelSubmission(S).capture(41);
+    Fill.launch(Sub, xpu::grid(N / Block), xpu::block(Block))(A, 6, N);
+    Fill.launch(Sub, xpu::grid(N / Block), xpu::block(Block))(A, 7, N);
+    S.sync();
+    expectSame(fromDevice(A), std::vector<int32_t>(N, 7), "A, a new buffer each round");
+  }
 }
 
 TEST(Chain, AReplayTakesItsOwnArguments) {
@@ -177,6 +247,46 @@ TEST(Chain, AFailureInAReplayIsReportedAtSync) {
   // The next replay is clean again.
   Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
   Scatter.launch(Sub, xpu::grid(Len / 64), xpu::block(64))(Dest, InRange, Len);
+  S.sync();
+}
+
+TEST(Chain, AFailureInAnyReplaySinceTheLastSyncIsReported) {
+  // The same arguments each time (a replay on Vulkan), the index buffer's contents change: the
+  // middle replay fails, the ones around it do not, and one sync after all of them reports it.
+  xpu::CompileOptions Checked;
+  Checked.checkBounds = true;
+  xpu::Program P = compileProgram("CheckBoundsBuffer", Checked);
+  xpu::Kernel Scatter = P.kernel("CheckBoundsBuffer.scatter");
+  const uint32_t Len = 256;
+  std::vector<uint32_t> InRange(Len);
+  for (uint32_t I = 0; I < Len; ++I)
+    InRange[I] = I;
+  std::vector<uint32_t> OutOfRange = InRange;
+  OutOfRange[5] = 5000;
+  auto Dest = toDevice(std::vector<int32_t>(Len, -1));
+  auto Where = toDevice(InRange);
+  auto Other = toDevice(std::vector<int32_t>(Len, -1));
+  xpu::KernelStream S;
+  auto Replay = [&](const std::vector<uint32_t>& Indices) {
+    Where.uploadAsync(S, Indices.data(), Indices.size());
+    Scatter.launch(xpu::KernelSubmission(S).capture(61), xpu::grid(Len / 64),
+                   xpu::block(64))(Dest, Where, Len);
+    // Another identity in between: the chain above closes and may still run.
+    Scatter.launch(xpu::KernelSubmission(S).capture(62), xpu::grid(Len / 64),
+                   xpu::block(64))(Other, Where, Len);
+  };
+  Replay(InRange);
+  S.sync();
+  Replay(OutOfRange);
+  Replay(InRange);
+  try {
+    S.sync();
+    FAIL() << "the out-of-range index in a replay before the last one was not reported";
+  } catch (const xpu::LaunchError& E) {
+    std::string What = E.what();
+    EXPECT_NE(What.find("5000"), std::string::npos) << What;
+  }
+  Replay(InRange);
   S.sync();
 }
 

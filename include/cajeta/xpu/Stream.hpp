@@ -54,6 +54,9 @@ public:
   /// Waits for the stream's work, ends the borrows of its launches and rethrows the first error
   /// it hit since the last sync (LaunchError for a failed kernel).
   void sync() { detail::check(cajeta_xpu_stream_sync(H)); }
+  /// Ends the open chain (KernelSubmission::capture): issued now as one unit; the next
+  /// submission with its identity replays it.
+  void endChain() { detail::check(cajeta_xpu_stream_end_chain(H)); }
   Event record() {
     cajeta_xpu_event* E = nullptr;
     detail::check(cajeta_xpu_stream_record(H, &E));

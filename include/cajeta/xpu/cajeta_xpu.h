@@ -120,6 +120,10 @@ CAJETA_XPU_API void cajeta_xpu_stream_destroy(cajeta_xpu_stream* stream);
 /* Waits for all queued work, ends the borrows of its launches, and returns the first error the
    stream hit since the last sync (CAJETA_XPU_LAUNCH_ERROR for a failed kernel). */
 CAJETA_XPU_API int cajeta_xpu_stream_sync(cajeta_xpu_stream* stream);
+/* Ends the stream's open chain (consecutive submissions with one capture identity): its
+   launches are issued now, as one unit, and the next submission with that identity starts a
+   replay. Any other command on the stream, and sync, end it too. No chain open: nothing to do. */
+CAJETA_XPU_API int cajeta_xpu_stream_end_chain(cajeta_xpu_stream* stream);
 CAJETA_XPU_API int cajeta_xpu_stream_device(cajeta_xpu_stream* stream, cajeta_xpu_device** out);
 /* A name used in messages: "stream 3", "stream 1 (current)". */
 CAJETA_XPU_API const char* cajeta_xpu_stream_name(const cajeta_xpu_stream* stream);

@@ -1,17 +1,22 @@
 // The vulkan backend's stream queue on a real Vulkan device (lavapipe in CI): many launches in
 // batches and one sync, events ordering two streams, async copies ordered with launches, per-launch
-// parameter blocks, and a --check-bounds failure in the middle of a batch. Skips without a device;
+// parameter blocks, a --check-bounds failure in the middle of a batch, and chains replayed rather
+// than recorded again while their arguments stay the same. Skips without a device;
 // ctest runs it once more with CAJETA_XPU_VULKAN_NO_TIMELINE=1 (the fence fallback).
 #include "VulkanDeviceTest.h"
 
 #include <cajeta/xpu.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -219,6 +224,69 @@ TEST_F(VulkanQueue, ACheckBoundsFailureMidBatchIsReportedAtSyncAndTheStreamGoesO
   EXPECT_EQ(Got, std::vector<int32_t>(N, 201));
   Small.download(Got);
   EXPECT_EQ(Got, (std::vector<int32_t>{0, 0, 0, 7}));
+}
+
+/// What Body writes to stderr, with CAJETA_XPU_DEBUG set (a Vulkan queue then prints how many
+/// chains it recorded and replayed when it goes away).
+std::string debugOutputOf(const std::function<void()>& Body) {
+  std::FILE* Log = std::tmpfile();
+  EXPECT_NE(Log, nullptr);
+  if (!Log)
+    return "";
+  std::fflush(stderr);
+  int Saved = dup(2);
+  dup2(fileno(Log), 2);
+  setenv("CAJETA_XPU_DEBUG", "1", 1);
+  try {
+    Body();
+  } catch (...) {
+    unsetenv("CAJETA_XPU_DEBUG");
+    dup2(Saved, 2);
+    close(Saved);
+    std::fclose(Log);
+    throw;
+  }
+  unsetenv("CAJETA_XPU_DEBUG");
+  std::fflush(stderr);
+  dup2(Saved, 2);
+  close(Saved);
+  std::string Text;
+  std::rewind(Log);
+  char Chunk[256];
+  while (size_t Got = std::fread(Chunk, 1, sizeof(Chunk), Log))
+    Text.append(Chunk, Got);
+  std::fclose(Log);
+  return Text;
+}
+
+TEST_F(VulkanQueue, AChainWithTheSameArgumentsIsReplayedNotRecordedAgain) {
+  xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
+  xpu::Kernel Bump = P.kernel("Q.bump");
+  xpu::KernelBuffer<int32_t> Out(N), Other(N);
+  Out.upload(std::vector<int32_t>(N, 0));
+  Other.upload(std::vector<int32_t>(N, 0));
+  std::string Log = debugOutputOf([&] {
+    xpu::KernelStream S(P.device());
+    auto Chain = [&](xpu::KernelBuffer<int32_t>& B, int32_t By) {
+      xpu::KernelSubmission Sub = xpu::KernelSubmission(S).capture(5);
+      for (int I = 0; I < 4; ++I)
+        Bump.launch(Sub, xpu::grid(1), xpu::block(N))(B, By, N);
+      S.sync();
+    };
+    Chain(Out, 1); // recorded
+    Chain(Out, 1); // replayed
+    Out.upload(std::vector<int32_t>(N, 100));
+    Chain(Out, 1);   // replayed, on the buffer's new contents
+    Chain(Out, 2);   // another scalar: recorded
+    Chain(Other, 2); // another buffer: recorded
+    Chain(Other, 2); // replayed
+  });                // the stream's queue goes away here and prints its counts
+  EXPECT_NE(Log.find("a stream's chains: 3 recorded, 3 replayed"), std::string::npos) << Log;
+  std::vector<int32_t> Got;
+  Out.download(Got);
+  EXPECT_EQ(Got, std::vector<int32_t>(N, 100 + 4 + 8));
+  Other.download(Got);
+  EXPECT_EQ(Got, std::vector<int32_t>(N, 16));
 }
 
 } // namespace

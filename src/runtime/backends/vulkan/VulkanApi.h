@@ -47,6 +47,7 @@ namespace cajeta::xpu::rt::vulkan {
   X(vkDestroyCommandPool)                                                                          \
   X(vkAllocateCommandBuffers)                                                                      \
   X(vkResetCommandBuffer)                                                                          \
+  X(vkFreeCommandBuffers)                                                                          \
   X(vkBeginCommandBuffer)                                                                          \
   X(vkEndCommandBuffer)                                                                            \
   X(vkCmdBindPipeline)                                                                             \

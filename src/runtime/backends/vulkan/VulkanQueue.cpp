@@ -1,14 +1,17 @@
 // Vulkan queues: launches and copies recorded into a stream's open command buffer, barriers where
 // one command depends on another, batches submitted when the stream's earlier work is done, on
 // events, downloads and synchronize (or when full), and per-batch resources recycled once the
-// stream's timeline passes them.
+// stream's timeline passes them. Chains are recorded once into a command buffer of their own
+// (VulkanChain) and resubmitted while their arguments stay the same.
 #include "runtime/backends/vulkan/VulkanQueue.h"
 
+#include "runtime/backends/vulkan/VulkanChain.h"
 #include "runtime/backends/vulkan/VulkanModule.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace cajeta::xpu::rt::vulkan {
@@ -68,6 +71,7 @@ VulkanQueue::VulkanQueue(VulkanDevice& Device)
   const VkPhysicalDeviceLimits& L = Device.properties().limits;
   Alignment =
       std::max<size_t>({16, L.minStorageBufferOffsetAlignment, L.minUniformBufferOffsetAlignment});
+  Debug = std::getenv("CAJETA_XPU_DEBUG") != nullptr;
 }
 
 VulkanQueue::~VulkanQueue() {
@@ -82,6 +86,12 @@ VulkanQueue::~VulkanQueue() {
     }
   }
   Timeline->dropCopies();
+  if (Debug && ChainRecordings)
+    fmt::print(stderr, "cajeta-xpu: vulkan: a stream's chains: {} recorded, {} replayed\n",
+               ChainRecordings, ChainReplays);
+  LaunchedChains.clear();
+  RetiredChains.clear();
+  Chains.clear();
   for (std::unique_ptr<Batch>& B : InFlight)
     Spare.push_back(std::move(B));
   if (Open)
@@ -239,7 +249,7 @@ void VulkanQueue::retire(Batch& B) {
 }
 
 void VulkanQueue::retireReached() {
-  if (InFlight.empty())
+  if (InFlight.empty() && LaunchedChains.empty() && RetiredChains.empty())
     return;
   uint64_t Reached = Timeline->reached(); // finishes the downloads up to it first
   while (!InFlight.empty() && InFlight.front()->Value <= Reached) {
@@ -247,6 +257,7 @@ void VulkanQueue::retireReached() {
     Spare.push_back(std::move(InFlight.front()));
     InFlight.pop_front();
   }
+  collectChains(Reached);
 }
 
 bool VulkanQueue::idle() {
@@ -503,6 +514,22 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
                          const MarshalledArg* Args, const LaunchGeometry& Geometry,
                          const void* Tag) {
   usable();
+  materializeMappedReads();
+  Batch& B = open();
+  recordLaunch(B, Entry, Info, Args, Geometry, Tag);
+  counted(B);
+  // Keep the device busy: while none of this stream's work runs there, submit the launch now
+  // rather than at the next sync, so the device works while the host records what follows; while a
+  // batch runs, launches gather into the next one. (Batching until sync left the GPU idle for the
+  // whole recording of a launch loop.)
+  if (Open && Open->Commands && Device.submitsWhenIdle() &&
+      Timeline->reached() >= Timeline->lastSubmitted())
+    flush("an idle device");
+}
+
+void VulkanQueue::recordLaunch(Batch& B, const void* Entry, const bundle::KernelInfo& Info,
+                               const MarshalledArg* Args, const LaunchGeometry& Geometry,
+                               const void* Tag) {
   auto& K = *static_cast<VulkanKernel*>(const_cast<void*>(Entry));
   // The portable tile's scratch: PerWaveSharedBytes for each wave of this group.
   uint64_t Items = uint64_t(Geometry.Block[0]) * Geometry.Block[1] * Geometry.Block[2];
@@ -536,10 +563,8 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
       std::memcpy(ParamBlock.data() + Slot.Offset, &A.Bits, std::min<size_t>(Slot.Size, 8));
   }
 
-  materializeMappedReads();
-  Batch& B = open();
   // Descriptors: buffers at their parameter index, then the status record and uniform block,
-  // both in the batch's host memory until the batch has completed.
+  // both in B's host memory until the device has passed B (a chain: until it is destroyed).
   VkDescriptorSet Set = allocateSet(B, K.SetLayout, Info.Name);
   Infos.clear();
   Infos.reserve(K.BufferParams.size() + 2);
@@ -592,14 +617,84 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
   Api.vkCmdDispatch(B.Cmd, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2]);
   if (Status)
     B.Statuses.emplace_back(Tag, Status);
-  counted(B);
-  // Keep the device busy: while none of this stream's work runs there, submit the launch now
-  // rather than at the next sync, so the device works while the host records what follows; while a
-  // batch runs, launches gather into the next one. (Batching until sync left the GPU idle for the
-  // whole recording of a launch loop.)
-  if (Open && Open->Commands && Device.submitsWhenIdle() &&
-      Timeline->reached() >= Timeline->lastSubmitted())
-    flush("an idle device");
+}
+
+// --- chains -------------------------------------------------------------------------------------
+
+std::unique_ptr<VulkanChain> VulkanQueue::recordChain(const std::vector<ChainLaunch>& Launches) {
+  auto Chain = std::make_unique<VulkanChain>(Device, Pool, Launches);
+  Batch& B = Chain->recording();
+  try {
+    // Barriers between the launches where one's buffers meet another's, as in a batch; the
+    // chain's first launch follows the barrier at its start.
+    for (const ChainLaunch& L : Launches)
+      recordLaunch(B, L.Kernel, *L.Info, L.Args.data(), L.Geometry, L.Tag);
+    Chain->finish();
+  } catch (...) {
+    destroyChain(std::move(Chain)); // never submitted
+    throw;
+  }
+  return Chain;
+}
+
+void VulkanQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
+  usable();
+  materializeMappedReads(); // a pending mapped read is staged before the chain can write
+  std::unique_ptr<VulkanChain>& Chain = Chains[Id];
+  if (Chain && Chain->matches(Launches)) {
+    ++ChainReplays;
+  } else {
+    std::unique_ptr<VulkanChain> Recorded = recordChain(Launches);
+    if (Chain)
+      retireChain(std::move(Chain));
+    Chain = std::move(Recorded);
+    ++ChainRecordings;
+  }
+  // The stream's open batch goes first (with the waits it carries); otherwise the chain's submit
+  // carries the pending waits itself.
+  if (Open && Open->Commands)
+    flush("a chain");
+  static const std::vector<VulkanTimeline::HostCopy> NoCopies;
+  uint64_t Value = Timeline->submit(Chain->commandBuffer(), WaitSemaphores, WaitValues, NoCopies,
+                                    "vkQueueSubmit of a chain");
+  WaitSemaphores.clear();
+  WaitValues.clear();
+  Chain->submitted(Value);
+  if (std::find(LaunchedChains.begin(), LaunchedChains.end(), Chain.get()) == LaunchedChains.end())
+    LaunchedChains.push_back(Chain.get());
+}
+
+void VulkanQueue::retireChain(std::unique_ptr<VulkanChain> Chain) {
+  if (Chain->lastSubmit() == 0 || Timeline->reached() >= Chain->lastSubmit()) {
+    collectChains(Timeline->reached()); // reads its records before it goes
+    destroyChain(std::move(Chain));
+    return;
+  }
+  RetiredChains.push_back(std::move(Chain)); // it may still run, or be pending
+}
+
+void VulkanQueue::collectChains(uint64_t Reached) {
+  // Each record collects the failures of every submit since it was last read; one whose submit
+  // is still pending is read later (at the latest, at synchronize).
+  auto Passed = [&](VulkanChain* C) { return C->lastSubmit() <= Reached; };
+  for (VulkanChain* C : LaunchedChains)
+    if (Passed(C))
+      C->collect(Failed);
+  LaunchedChains.erase(std::remove_if(LaunchedChains.begin(), LaunchedChains.end(), Passed),
+                       LaunchedChains.end());
+  for (std::unique_ptr<VulkanChain>& C : RetiredChains)
+    if (Passed(C.get()))
+      destroyChain(std::move(C));
+  RetiredChains.erase(std::remove(RetiredChains.begin(), RetiredChains.end(), nullptr),
+                      RetiredChains.end());
+}
+
+void VulkanQueue::destroyChain(std::unique_ptr<VulkanChain> Chain) {
+  // Its host memory serves batches from now on; the rest goes with it.
+  Batch& B = Chain->recording();
+  for (HostBuffer& H : B.Blocks)
+    FreeBlocks.push_back(H);
+  B.Blocks.clear();
 }
 
 // --- events and synchronisation -----------------------------------------------------------------

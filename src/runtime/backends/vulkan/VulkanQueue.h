@@ -1,5 +1,6 @@
 // A runtime stream's Vulkan queue: launches and copies recorded into a command buffer with the
-// barriers their hazards need, submitted in batches that signal the stream's timeline.
+// barriers their hazards need, submitted in batches that signal the stream's timeline; chains
+// recorded once into a command buffer of their own (VulkanChain) and resubmitted.
 #pragma once
 
 #include "bundle/VulkanKernelAbi.h"
@@ -10,9 +11,12 @@
 
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace cajeta::xpu::rt::vulkan {
+
+class VulkanChain;
 
 class VulkanQueue : public BackendQueue {
 public:
@@ -24,6 +28,11 @@ public:
 
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, const void* Tag) override;
+  bool recordsChains() const override { return true; }
+  /// Records the chain into a command buffer of its own, or resubmits the recording when the
+  /// launches are the recording's with exactly its arguments (VulkanChain::matches): a command
+  /// buffer bakes its descriptor sets and parameters, so other arguments are recorded anew.
+  void launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) override;
   void copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) override;
   void copyWithinDevice(void* Dst, const void* Src, size_t Bytes) override;
@@ -33,13 +42,17 @@ public:
 
   /// Whether streams' progress is a timeline semaphore (else a fence per submit).
   bool usesTimeline() const { return Timeline->semaphore() != VK_NULL_HANDLE; }
-  /// Submits so far (each a batch of commands, or an event's wait-and-signal).
+  /// Submits so far (each a batch of commands, a chain, or an event's wait-and-signal).
   uint64_t submits() const { return Timeline->lastSubmitted(); }
+  /// Chains recorded and chains replayed (resubmitted) so far; with CAJETA_XPU_DEBUG set, the
+  /// queue prints both when it goes away.
+  uint64_t chainRecordings() const { return ChainRecordings; }
+  uint64_t chainReplays() const { return ChainReplays; }
 
   /// Commands a batch holds before it is submitted without waiting.
   static constexpr uint32_t BatchCommands = 256;
 
-private:
+  // What a recording is made of: a stream's batch or a chain's command buffer (VulkanChain).
   /// A buffer a command reads or writes, for the barriers between commands.
   struct Use {
     VkBuffer Buffer;
@@ -67,6 +80,8 @@ private:
     uint32_t Commands = 0;
     uint64_t Value = 0; // the timeline value its submit signals
   };
+
+private:
   /// A download from host-mapped device memory, copied straight out once the device is idle.
   struct MappedRead {
     void* Dst;
@@ -92,6 +107,18 @@ private:
   void finishMappedReads();
   void checkLimits(const bundle::KernelInfo& Info, const LaunchGeometry& Geometry,
                    uint64_t StaticSharedBytes) const;
+  /// Records one launch into B (a stream's open batch or a chain's recording): its descriptor
+  /// set, status record and parameter block in B's pools and host memory, the barrier its
+  /// hazards need, and the dispatch.
+  void recordLaunch(Batch& B, const void* Kernel, const bundle::KernelInfo& Info,
+                    const MarshalledArg* Args, const LaunchGeometry& Geometry, const void* Tag);
+  std::unique_ptr<VulkanChain> recordChain(const std::vector<ChainLaunch>& Launches);
+  /// Keeps a replaced recording until the timeline has passed its last submit.
+  void retireChain(std::unique_ptr<VulkanChain> Chain);
+  /// Reads back the failures of the chains submitted since the last collection (the timeline
+  /// has passed them) and destroys the retired chains it has passed.
+  void collectChains(uint64_t Reached);
+  void destroyChain(std::unique_ptr<VulkanChain> Chain);
 
   VulkanDevice& Device;
   const VulkanApi& Api;
@@ -108,6 +135,13 @@ private:
   std::vector<MappedRead> MappedReads;
   std::vector<QueuedFailure> Failed; // read back from retired batches, in launch order
   std::string LostReason;
+  // Chains by capture identity; replaced ones until the timeline passes them; those submitted
+  // since their status records were last read.
+  std::unordered_map<uint64_t, std::unique_ptr<VulkanChain>> Chains;
+  std::vector<std::unique_ptr<VulkanChain>> RetiredChains;
+  std::vector<VulkanChain*> LaunchedChains;
+  uint64_t ChainRecordings = 0, ChainReplays = 0;
+  bool Debug = false; // CAJETA_XPU_DEBUG
   // Scratch reused by every launch.
   std::vector<uint8_t> ParamBlock;
   std::vector<VkDescriptorBufferInfo> Infos;
