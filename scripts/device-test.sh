@@ -187,6 +187,9 @@ vulkan_run() {
   CAJETA_XPU_BACKEND=vulkan "$Carry/bin/conformance_tests" \
     --gtest_output="xml:$Out/conformance-vulkan.xml" > "$Out/conformance-vulkan.log" 2>&1 || Rc=1
   echo "conformance_tests (CAJETA_XPU_BACKEND=vulkan): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan.log" | tr '\n' ' ')" >> "$Summary"
+  CAJETA_XPU_BACKEND=vulkan CAJETA_XPU_TRACE="$Out/trace-vulkan.json" "$Carry/bin/conformance_tests" \
+    --gtest_filter='TraceDevice.*' > "$Out/conformance-vulkan-trace.log" 2>&1 || Rc=1
+  echo "conformance_tests TraceDevice.* (vulkan, CAJETA_XPU_TRACE): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-trace.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=vulkan CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
     --gtest_filter='Wave*' > "$Out/conformance-vulkan-wave-software.log" 2>&1 || Rc=1
   echo "conformance_tests Wave* (vulkan, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-wave-software.log" | tr '\n' ' ')" >> "$Summary"

@@ -1,7 +1,7 @@
-// CAJETA_XPU_TRACE's device side: when kernels and chains ran on the device, per stream, on every
-// backend that records it (the CPU worker, CUDA timing events; the Vulkan queue records none
-// yet). Runs only with the variable set: ctest's conformance_trace on the CPU, and
-// scripts/device-test.sh on CUDA.
+// CAJETA_XPU_TRACE's device side: when kernels and chains ran on the device, per stream (the CPU
+// worker's clock, CUDA timing events, Vulkan timestamps with calibrated clocks). Runs only with
+// the variable set: ctest's conformance_trace (CPU) and conformance_trace_on_lavapipe, and
+// scripts/device-test.sh on CUDA and Vulkan.
 #include "ConformanceSupport.h"
 
 #include <fstream>
@@ -18,8 +18,9 @@ TEST(TraceDevice, KernelsAndChainsHaveDeviceSlices) {
   if (!Path || !*Path)
     GTEST_SKIP() << "CAJETA_XPU_TRACE is not set (ctest's conformance_trace sets it)";
   xpu::Program P = compileProgram("StreamOrder");
-  if (P.device().backend() == "vulkan")
-    GTEST_SKIP() << "the Vulkan queue records no device times yet";
+  // The Vulkan queue times the launches of its batches, not those inside a recorded chain's
+  // command buffer (a chain's replays may be pending at once).
+  bool ChainsTimed = P.device().backend() != "vulkan";
   auto A = toDevice(std::vector<int32_t>(N, 0));
   auto B = toDevice(std::vector<int32_t>(N, 0));
   xpu::KernelStream S;
@@ -60,6 +61,8 @@ TEST(TraceDevice, KernelsAndChainsHaveDeviceSlices) {
     }
   }
   EXPECT_TRUE(Slow) << J.dump(1);
+  if (!ChainsTimed)
+    return;
   EXPECT_TRUE(Chained) << J.dump(1);
   EXPECT_GE(ChainStart + 1, SlowEnd) << "the chain ran before the kernel it follows ended";
 }

@@ -64,13 +64,21 @@ namespace cajeta::xpu::rt::vulkan {
   X(vkCreateSemaphore)                                                                             \
   X(vkDestroySemaphore)                                                                            \
   X(vkQueueSubmit)                                                                                 \
-  X(vkQueueWaitIdle)
+  X(vkQueueWaitIdle)                                                                               \
+  X(vkCreateQueryPool)                                                                             \
+  X(vkDestroyQueryPool)                                                                            \
+  X(vkCmdResetQueryPool)                                                                           \
+  X(vkCmdWriteTimestamp)                                                                           \
+  X(vkGetQueryPoolResults)
 
 // Timeline semaphore functions (Vulkan 1.2, or VK_KHR_timeline_semaphore): null where the loader
 // has neither name; the device then signals its queues' progress with fences.
+// VK_EXT_calibrated_timestamps (the trace's device times): null where the loader lacks it.
 #define CAJETA_VK_OPTIONAL_FUNCTIONS(X)                                                            \
   X(vkWaitSemaphores)                                                                              \
-  X(vkGetSemaphoreCounterValue)
+  X(vkGetSemaphoreCounterValue)                                                                    \
+  X(vkGetPhysicalDeviceCalibrateableTimeDomainsEXT)                                                \
+  X(vkGetCalibratedTimestampsEXT)
 
 /// The loader and the instance; every pointer is valid once load() returned true.
 class VulkanApi {

@@ -20,10 +20,11 @@ namespace {
 
 /// Device extensions enabled when present (the ones SPIR-V kernels may require).
 const char* const WantedExtensions[] = {
-    "VK_KHR_8bit_storage",        "VK_KHR_16bit_storage",
-    "VK_KHR_shader_float16_int8", "VK_KHR_shader_atomic_int64",
-    "VK_EXT_shader_atomic_float", "VK_KHR_storage_buffer_storage_class",
-    "VK_KHR_timeline_semaphore",  "VK_EXT_subgroup_size_control",
+    "VK_KHR_8bit_storage",          "VK_KHR_16bit_storage",
+    "VK_KHR_shader_float16_int8",   "VK_KHR_shader_atomic_int64",
+    "VK_EXT_shader_atomic_float",   "VK_KHR_storage_buffer_storage_class",
+    "VK_KHR_timeline_semaphore",    "VK_EXT_subgroup_size_control",
+    "VK_EXT_calibrated_timestamps",
 };
 
 /// A test switch: set, and neither empty nor "0".
@@ -77,6 +78,8 @@ bool VulkanDevice::init(std::string& Error) {
     return false;
   }
   QueueFamily = Pick;
+  Features.TimestampBits = Families[Pick].timestampValidBits;
+  Features.TimestampPeriodNs = Props.limits.timestampPeriod;
 
   uint32_t NE = 0;
   Api.vkEnumerateDeviceExtensionProperties(Phys, nullptr, &NE, nullptr);
@@ -155,6 +158,19 @@ bool VulkanDevice::init(std::string& Error) {
     Features.DenormPreserve[0] = FC.shaderDenormPreserveFloat16;
     Features.DenormPreserve[1] = FC.shaderDenormPreserveFloat32;
     Features.DenormPreserve[2] = FC.shaderDenormPreserveFloat64;
+  }
+  if (Has("VK_EXT_calibrated_timestamps") && Api.vkGetPhysicalDeviceCalibrateableTimeDomainsEXT &&
+      Api.vkGetCalibratedTimestampsEXT) {
+    uint32_t N = 0;
+    Api.vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(Phys, &N, nullptr);
+    std::vector<VkTimeDomainEXT> Domains(N);
+    Api.vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(Phys, &N, Domains.data());
+    bool Dev = false, Mono = false;
+    for (VkTimeDomainEXT D : Domains) {
+      Dev |= D == VK_TIME_DOMAIN_DEVICE_EXT;
+      Mono |= D == VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT;
+    }
+    Features.CalibratedMonotonic = Dev && Mono;
   }
   if (Core12 || Has("VK_KHR_driver_properties")) {
     // Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations without an error.

@@ -37,7 +37,12 @@ struct VulkanFeatures {
   /// require full subgroups when its block's x size is a multiple of MaxSubgroupSize.
   bool FullSubgroups = false;
   uint32_t MaxSubgroupSize = 0;
-  bool TimelineSemaphore = false;   // streams signal timeline semaphores (else fences)
+  bool TimelineSemaphore = false; // streams signal timeline semaphores (else fences)
+  // The trace's device times: timestamps on the compute queue, and the device's clock read
+  // together with CLOCK_MONOTONIC (VK_EXT_calibrated_timestamps). 0 / false where missing.
+  uint32_t TimestampBits = 0;
+  float TimestampPeriodNs = 0;
+  bool CalibratedMonotonic = false;
   std::set<std::string> Extensions; // the device extensions enabled
 };
 

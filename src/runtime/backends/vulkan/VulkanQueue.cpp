@@ -97,6 +97,8 @@ VulkanQueue::~VulkanQueue() {
   if (Open)
     Spare.push_back(std::move(Open));
   for (std::unique_ptr<Batch>& B : Spare) {
+    if (B->Queries)
+      Api.vkDestroyQueryPool(D, B->Queries, nullptr);
     for (VkDescriptorPool P : B->Pools)
       Api.vkDestroyDescriptorPool(D, P, nullptr);
     for (HostBuffer& H : B->Blocks)
@@ -157,6 +159,18 @@ VulkanQueue::Batch& VulkanQueue::open() {
   Api.vkCmdPipelineBarrier(B->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &Barrier, 0, nullptr, 0,
                            nullptr);
+  if (Timing) {
+    if (!B->Queries) {
+      VkQueryPoolCreateInfo QCI{};
+      QCI.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+      QCI.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      QCI.queryCount = 2 * BatchCommands;
+      if (Api.vkCreateQueryPool(Device.handle(), &QCI, nullptr, &B->Queries) != VK_SUCCESS)
+        B->Queries = VK_NULL_HANDLE; // this batch goes untimed
+    }
+    if (B->Queries)
+      Api.vkCmdResetQueryPool(B->Cmd, B->Queries, 0, 2 * BatchCommands);
+  }
   Open = std::move(B);
   return *Open;
 }
@@ -219,7 +233,47 @@ void VulkanQueue::flush(const char* Why) {
   }
 }
 
+bool VulkanQueue::timeLaunches() {
+  const VulkanFeatures& F = Device.features();
+  Timing = F.TimestampBits && F.TimestampPeriodNs > 0 && F.CalibratedMonotonic;
+  return Timing;
+}
+
+void VulkanQueue::takeDeviceSpans(std::vector<DeviceSpan>& Out) {
+  Out.insert(Out.end(), Spans.begin(), Spans.end());
+  Spans.clear();
+}
+
+void VulkanQueue::readTimes(Batch& B) {
+  uint32_t Count = uint32_t(2 * B.TimedTags.size());
+  std::vector<uint64_t> Ticks(Count);
+  if (Api.vkGetQueryPoolResults(Device.handle(), B.Queries, 0, Count,
+                                Ticks.size() * sizeof(uint64_t), Ticks.data(), sizeof(uint64_t),
+                                VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    return;
+  // The device clock and CLOCK_MONOTONIC read together: a tick's host time is counted back from
+  // them (the batch has completed, so every tick is earlier).
+  VkCalibratedTimestampInfoEXT Info[2]{};
+  Info[0].sType = Info[1].sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_EXT;
+  Info[0].timeDomain = VK_TIME_DOMAIN_DEVICE_EXT;
+  Info[1].timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT;
+  uint64_t Now[2] = {0, 0}, Deviation = 0;
+  if (Api.vkGetCalibratedTimestampsEXT(Device.handle(), 2, Info, Now, &Deviation) != VK_SUCCESS)
+    return;
+  const VulkanFeatures& F = Device.features();
+  uint64_t Mask = F.TimestampBits >= 64 ? ~uint64_t(0) : (uint64_t(1) << F.TimestampBits) - 1;
+  auto HostNs = [&](uint64_t Tick) {
+    double Back = double((Now[0] - Tick) & Mask) * F.TimestampPeriodNs;
+    return Now[1] - uint64_t(Back);
+  };
+  for (size_t I = 0; I != B.TimedTags.size(); ++I)
+    Spans.push_back({B.TimedTags[I], 1, HostNs(Ticks[2 * I]), HostNs(Ticks[2 * I + 1])});
+}
+
 void VulkanQueue::retire(Batch& B) {
+  if (B.Queries && B.Value && !B.TimedTags.empty())
+    readTimes(B);
+  B.TimedTags.clear();
   for (auto& [Tag, Status] : B.Statuses) {
     if (!Status->Failed || !B.Value)
       continue;
@@ -614,7 +668,16 @@ void VulkanQueue::recordLaunch(Batch& B, const void* Entry, const bundle::Kernel
   if (K.ParamBlock == VulkanKernel::Block::PushConstant && K.ParamBlockBytes)
     Api.vkCmdPushConstants(B.Cmd, K.Layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, K.ParamBlockBytes,
                            ParamBlock.data());
+  bool Timed = B.Queries && B.TimedTags.size() < BatchCommands;
+  if (Timed)
+    Api.vkCmdWriteTimestamp(B.Cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, B.Queries,
+                            uint32_t(2 * B.TimedTags.size()));
   Api.vkCmdDispatch(B.Cmd, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2]);
+  if (Timed) {
+    Api.vkCmdWriteTimestamp(B.Cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, B.Queries,
+                            uint32_t(2 * B.TimedTags.size() + 1));
+    B.TimedTags.push_back(Tag);
+  }
   if (Status)
     B.Statuses.emplace_back(Tag, Status);
 }

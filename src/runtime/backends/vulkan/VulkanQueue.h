@@ -29,6 +29,10 @@ public:
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, const void* Tag) override;
   bool recordsChains() const override { return true; }
+  /// Timestamps around each launch of the stream's batches (not inside recorded chains), turned
+  /// into host time with the calibrated clocks when the batch retires.
+  bool timeLaunches() override;
+  void takeDeviceSpans(std::vector<DeviceSpan>& Out) override;
   /// Records the chain into a command buffer of its own, or resubmits the recording when the
   /// launches are the recording's with exactly its arguments (VulkanChain::matches): a command
   /// buffer bakes its descriptor sets and parameters, so other arguments are recorded anew.
@@ -79,6 +83,9 @@ public:
     VkAccessFlags SinceWrites = 0;
     uint32_t Commands = 0;
     uint64_t Value = 0; // the timeline value its submit signals
+    // Tracing: a start and an end timestamp per launch (queries 2i, 2i+1), reset at open.
+    VkQueryPool Queries = VK_NULL_HANDLE;
+    std::vector<const void*> TimedTags;
   };
 
 private:
@@ -141,6 +148,10 @@ private:
   std::vector<std::unique_ptr<VulkanChain>> RetiredChains;
   std::vector<VulkanChain*> LaunchedChains;
   uint64_t ChainRecordings = 0, ChainReplays = 0;
+  bool Timing = false;
+  std::vector<DeviceSpan> Spans;
+  /// Reads a retired batch's timestamps into Spans.
+  void readTimes(Batch& B);
   bool Debug = false; // CAJETA_XPU_DEBUG
   // Scratch reused by every launch.
   std::vector<uint8_t> ParamBlock;
