@@ -1,6 +1,8 @@
 // Chains recorded into a Vulkan command buffer (VulkanChain.h).
 #include "runtime/backends/vulkan/VulkanChain.h"
 
+#include "runtime/backends/vulkan/VulkanStatusRecord.h"
+
 #include <cstring>
 
 namespace cajeta::xpu::rt::vulkan {
@@ -126,12 +128,7 @@ void VulkanChain::collect(std::vector<QueuedFailure>& Failed) {
     auto* Record = const_cast<CajetaVkStatus*>(Status);
     if (!Record->Failed)
       continue;
-    KernelFailure F;
-    F.Failed = true;
-    F.Param = Record->FailedParam;
-    F.Index = Record->FailedIndex;
-    F.Length = Record->FailedLength;
-    Failed.push_back({Tag, F});
+    Failed.push_back({Tag, failureOf(*Record)});
     std::memset(Record, 0, sizeof(CajetaVkStatus));
   }
 }

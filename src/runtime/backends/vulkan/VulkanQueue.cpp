@@ -7,6 +7,7 @@
 
 #include "runtime/backends/vulkan/VulkanChain.h"
 #include "runtime/backends/vulkan/VulkanModule.h"
+#include "runtime/backends/vulkan/VulkanStatusRecord.h"
 
 #include <fmt/format.h>
 
@@ -275,14 +276,8 @@ void VulkanQueue::retire(Batch& B) {
     readTimes(B);
   B.TimedTags.clear();
   for (auto& [Tag, Status] : B.Statuses) {
-    if (!Status->Failed || !B.Value)
-      continue;
-    KernelFailure F;
-    F.Failed = true;
-    F.Param = Status->FailedParam;
-    F.Index = Status->FailedIndex;
-    F.Length = Status->FailedLength;
-    Failed.push_back({Tag, F});
+    if (Status->Failed && B.Value)
+      Failed.push_back({Tag, failureOf(*Status)});
   }
   B.Statuses.clear();
   B.Copies.clear();
