@@ -108,6 +108,8 @@ __global__ void matmulKernel(float* c, const float* a, const float* b, unsigned 
 }
 
 __global__ void emptyKernel() {}
+// The same with one pointer parameter, as each of our kernels takes its status record.
+__global__ void emptyKernelWithPointer(unsigned long long*) {}
 
 unsigned blocksFor(uint32_t N, unsigned Block) {
   return (N + Block - 1) / Block;
@@ -155,6 +157,7 @@ struct CudaPeers::State {
   void* CubTemp = nullptr;
   size_t CubTempBytes = 0;
   CUfunction Empty = nullptr;
+  CUfunction EmptyWithPointer = nullptr;
   cublasHandle_t Blas = nullptr; // made on the first GEMM: the other workloads never load cuBLAS
   char Description[256] = {};
 
@@ -213,6 +216,9 @@ CudaPeers::CudaPeers() : S(std::make_unique<State>()) {
   check(cudaGetFuncBySymbol(&Fn, reinterpret_cast<const void*>(&emptyKernel)),
         "cudaGetFuncBySymbol(emptyKernel)");
   S->Empty = reinterpret_cast<CUfunction>(Fn);
+  check(cudaGetFuncBySymbol(&Fn, reinterpret_cast<const void*>(&emptyKernelWithPointer)),
+        "cudaGetFuncBySymbol(emptyKernelWithPointer)");
+  S->EmptyWithPointer = reinterpret_cast<CUfunction>(Fn);
   cudaDeviceProp P{};
   check(cudaGetDeviceProperties(&P, 0), "cudaGetDeviceProperties");
   int Driver = 0, Runtime = 0;
@@ -311,6 +317,21 @@ void CudaPeers::rawLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
   for (int I = 0; I < Count; ++I)
     check(Driver.LaunchKernel(S->Empty, 1, 1, 1, 1, 1, 1, 0, Stream, nullptr, nullptr),
           "cuLaunchKernel(emptyKernel)");
+  double T1 = nowMs();
+  check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
+  double T2 = nowMs();
+  LaunchNs = (T1 - T0) * 1e6 / Count;
+  SyncNs = (T2 - T0) * 1e6 / Count;
+}
+
+void CudaPeers::rawLaunchCostWithPointer(int Count, double& LaunchNs, double& SyncNs) {
+  CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
+  unsigned long long Ptr = 0;
+  void* Params[] = {&Ptr};
+  double T0 = nowMs();
+  for (int I = 0; I < Count; ++I)
+    check(Driver.LaunchKernel(S->EmptyWithPointer, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
+          "cuLaunchKernel(emptyKernelWithPointer)");
   double T1 = nowMs();
   check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
   double T2 = nowMs();

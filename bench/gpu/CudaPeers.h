@@ -88,6 +88,9 @@ public:
   /// (cuLaunchKernel, grid 1 x block 1) over Count launches, not counting the final sync
   /// (SyncNs: the whole loop including cuStreamSynchronize, per launch).
   void rawLaunchCost(int Count, double& LaunchNs, double& SyncNs);
+  /// The same for an empty kernel with one pointer parameter (each of our kernels takes its
+  /// status record): what the parameter itself costs the driver.
+  void rawLaunchCostWithPointer(int Count, double& LaunchNs, double& SyncNs);
   /// The same through the runtime API's triple-chevron launch.
   void runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs);
   /// Host nanoseconds per kernel of a CUDA graph of Links empty kernels in a line (built once

@@ -28,8 +28,9 @@ void runLaunchBench(GpuBenchContext& C) {
     oursSample(L, S);
     C.Peers.rawLaunchCost(Count, L, S);
     C.Peers.runtimeLaunchCost(Count, L, S);
+    C.Peers.rawLaunchCostWithPointer(Count, L, S);
   }
-  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS;
+  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS, PtrL, PtrS;
   for (int I = 0; I < C.Options.Reps; ++I) {
     oursSample(L, S);
     OursL.push_back(L);
@@ -40,6 +41,9 @@ void runLaunchBench(GpuBenchContext& C) {
     C.Peers.runtimeLaunchCost(Count, L, S);
     RtL.push_back(L);
     RtS.push_back(S);
+    C.Peers.rawLaunchCostWithPointer(Count, L, S);
+    PtrL.push_back(L);
+    PtrS.push_back(S);
   }
   // Work = one launch; the rate column is millions of launches per second of host time.
   auto row = [&](const std::string& What, const std::string& Peer, double Ours, double PeerNs,
@@ -55,6 +59,8 @@ void runLaunchBench(GpuBenchContext& C) {
       0.95);
   row("empty launch, enqueue calls only", "raw cuLaunchKernel", median(OursL), median(RawL), 0);
   row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
+  row("empty launch, host cost incl. final sync", "raw cuLaunchKernel, one pointer parameter",
+      median(OursS), median(PtrS), 0);
 
   // Vulkan beside cuda: Count launches then one sync per batch, alternating; no target (none is
   // set for launch cost).
