@@ -275,8 +275,13 @@ BundleReadResult BundleReader::readFile(const std::string& Path) {
   if (!readRegularFile(Path, "bundle", Bytes, R.Error))
     return R;
   R = read(Bytes.data(), Bytes.size());
-  if (!R.Ok)
-    R.Error = Path + ": " + R.Error;
+  if (R.Ok)
+    return R;
+  R.Error = Path + ": " + R.Error;
+  bool Source = Path.size() > 3 && Path.compare(Path.size() - 3, 3, ".cj") == 0;
+  if (Source && !looksLikeBundle(Bytes.data(), Bytes.size()))
+    R.Error += " (it looks like Cajeta source: compile it with `cajeta build " + Path +
+               " -o <bundle>.cjx`, or load it with Program::compileFile)";
   return R;
 }
 

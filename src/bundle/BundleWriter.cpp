@@ -88,7 +88,18 @@ bool BundleWriter::writeFile(const Program& P, const std::string& Path, std::str
   std::string Temp = Path + ".tmp.XXXXXX";
   int Fd = ::mkstemp(Temp.data());
   if (Fd < 0) {
-    Error = systemError("cannot create a temporary file for bundle", Path);
+    // Name what is wrong where the user can act on it: usually the folder.
+    std::string Folder =
+        Path.find('/') == std::string::npos ? "." : Path.substr(0, Path.rfind('/'));
+    if (Folder.empty())
+      Folder = "/";
+    struct stat St {};
+    if (::stat(Folder.c_str(), &St) != 0)
+      Error = "cannot write bundle '" + Path + "': the folder '" + Folder + "' does not exist";
+    else if (!S_ISDIR(St.st_mode))
+      Error = "cannot write bundle '" + Path + "': '" + Folder + "' is not a folder";
+    else
+      Error = systemError("cannot create a temporary file for bundle", Path);
     return false;
   }
   auto Abandon = [&](const std::string& Message) {

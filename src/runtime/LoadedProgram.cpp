@@ -15,7 +15,7 @@ namespace cajeta::xpu::rt {
 std::shared_ptr<LoadedProgram> LoadedProgram::fromFile(const std::string& Path, BackendDevice* On) {
   bundle::BundleReadResult R = bundle::BundleReader::readFile(Path);
   if (!R.Ok)
-    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle '{}': {}", Path, R.Error));
+    fail(CAJETA_XPU_BUNDLE_ERROR, R.Error); // it starts with the path
   return fromProgram(std::move(R.Value), Path, false, On);
 }
 

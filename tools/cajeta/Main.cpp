@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "bundle/RegularFile.h"
+#include "cajeta/compiler.h"
 
 #include <cerrno>
 #include <cstring>
@@ -27,11 +28,24 @@ bool readSourceFile(const std::string& Path, std::string& Out) {
 int main(int argc, char** argv) {
   CLI::App App{"cajeta: the Cajeta XPU toolchain (kernel compiler and runtime tools)", "cajeta"};
   App.require_subcommand(1);
-  App.set_version_flag("--version", "cajeta 0.1.0");
+  // One version: the compiler's, which is also what bundles record and the JIT cache keys on.
+  App.set_version_flag("--version", std::string("cajeta: ") + cajeta_compiler_version());
   cajeta::cli::addBuildCommand(App);
   cajeta::cli::addInspectCommand(App);
   cajeta::cli::addEmitCommand(App);
   cajeta::cli::addDevicesCommand(App);
+  // A word that is not a subcommand names itself (CLI11 would only say one is required).
+  std::string Valid;
+  bool Known = false;
+  for (const CLI::App* Sub : App.get_subcommands([](CLI::App*) { return true; })) {
+    Valid += (Valid.empty() ? "" : ", ") + Sub->get_name();
+    Known |= argc > 1 && Sub->get_name() == argv[1];
+  }
+  if (argc > 1 && argv[1][0] != '-' && !Known) {
+    std::cerr << "cajeta: error: unknown subcommand '" << argv[1] << "' (valid: " << Valid
+              << "; see cajeta --help)\n";
+    return 2;
+  }
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError& E) {

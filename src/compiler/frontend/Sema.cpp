@@ -91,10 +91,14 @@ void Sema::checkAnnotations(const Method& Me, const ClassDecl& C) {
       if (A.Args.empty())
         Diags.error(A.Range, "'@Backend' needs at least one backend name (\"cpu\", \"cuda\", "
                              "\"hip\", \"vulkan\")");
-      for (const std::string& B : A.Args)
+      std::set<std::string> Named;
+      for (const std::string& B : A.Args) {
         if (!Backends.count(B))
           Diags.error(A.Range, "unknown backend '" + B +
                                    "' in @Backend (expected cpu, cuda, hip or vulkan)");
+        else if (!Named.insert(B).second)
+          Diags.error(A.Range, "backend '" + B + "' is named twice in @Backend");
+      }
     }
   }
 }
@@ -203,6 +207,10 @@ void Sema::declareFunctions() {
       Diags.error(C.NameRange, "duplicate class '" + C.Name + "'");
     if (C.HasSuper)
       Diags.error(C.SuperRange, "'extends' and 'implements' are not supported in kernel programs");
+    std::set<std::string> FieldNames;
+    for (const Field& F : C.Fields)
+      if (!FieldNames.insert(F.Name).second)
+        Diags.error(F.Range, "duplicate field '" + F.Name + "' in class '" + C.Name + "'");
     for (const Method& Me : C.Methods) {
       checkAnnotations(Me, C);
       bool IsKernel = Me.annotation("Kernel") != nullptr;
