@@ -40,6 +40,29 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   return bundle::hash128Hex(Text.data(), Text.size());
 }
 
+/// What CompileError::what() says: the count of errors and the first, so that printing what()
+/// and diagnostics() does not show every message twice.
+static std::string compileErrorSummary(const std::string& FileName, const std::string& Diags) {
+  size_t Errors = 0, At = 0;
+  std::string First;
+  for (size_t Line = 0; Line < Diags.size(); Line = At + 1) {
+    At = Diags.find('\n', Line);
+    if (At == std::string::npos)
+      At = Diags.size();
+    std::string Text = Diags.substr(Line, At - Line);
+    if (Text.find(": error: ") == std::string::npos)
+      continue;
+    if (!Errors++)
+      First = Text;
+  }
+  if (!Errors)
+    return fmt::format("{}: compilation failed (see the diagnostics)", FileName);
+  if (Errors == 1)
+    return First;
+  return fmt::format("{} (and {} more error{}; see the diagnostics)", First, Errors - 1,
+                     Errors == 2 ? "" : "s");
+}
+
 static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, const std::string& Key,
                                                BackendDevice* On) {
   std::error_code Ec;
@@ -158,7 +181,7 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
     if (Diags.empty())
       Diags = fmt::format("{}: error: compilation failed (status {}) with no diagnostics", FileName,
                           Rc);
-    throw RuntimeError(CAJETA_XPU_COMPILE_ERROR, Diags, Diags);
+    throw RuntimeError(CAJETA_XPU_COMPILE_ERROR, compileErrorSummary(FileName, Diags), Diags);
   }
   // Warnings reach the user; notes alone (e.g. "host method left out") are noise for a program
   // that launches from C++, so a note-only report stays quiet.

@@ -88,5 +88,29 @@ TEST(Programs, Stencil) {
   expectSame(fromDevice(Out), Want, "Stencil.run");
 }
 
+TEST(Programs, ACompileErrorSaysEachMessageOnce) {
+  // what() is a summary (the first error and how many more); diagnostics() has them all, so a
+  // program that prints both shows each message once.
+  const char* Source = "import cajeta.xpu.*;\n"
+                       "class K {\n"
+                       "    @Kernel\n"
+                       "    static void k(KernelBuffer<int32> out) {\n"
+                       "        out[0] = undefinedA;\n"
+                       "        out[1] = undefinedB;\n"
+                       "    }\n"
+                       "}\n";
+  try {
+    xpu::Program::compileSource(Source, "twice.cj");
+    FAIL() << "no CompileError";
+  } catch (const xpu::CompileError& E) {
+    std::string What = E.what(), Diags = E.diagnostics();
+    EXPECT_NE(What.find("twice.cj:5:"), std::string::npos) << What;
+    EXPECT_NE(What.find("and 1 more error"), std::string::npos) << What;
+    EXPECT_EQ(What.find("undefinedB"), std::string::npos) << What;
+    EXPECT_NE(Diags.find("twice.cj:5:"), std::string::npos) << Diags;
+    EXPECT_NE(Diags.find("twice.cj:6:"), std::string::npos) << Diags;
+  }
+}
+
 } // namespace
 } // namespace conformance
