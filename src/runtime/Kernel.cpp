@@ -25,6 +25,55 @@ static uint64_t scalarMask(bundle::ScalarType T) {
   return Bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * Bytes)) - 1;
 }
 
+static bool isIntegerType(uint32_t Type) {
+  switch (Type) {
+  case CAJETA_XPU_INT8:
+  case CAJETA_XPU_INT16:
+  case CAJETA_XPU_INT32:
+  case CAJETA_XPU_INT64:
+  case CAJETA_XPU_UINT8:
+  case CAJETA_XPU_UINT16:
+  case CAJETA_XPU_UINT32:
+  case CAJETA_XPU_UINT64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// An integer argument's value as the C++ side passed it: negative only for a signed type.
+static __int128 integerValue(const cajeta_xpu_arg& A) {
+  uint64_t B = A.value.bits;
+  switch (A.type) {
+  case CAJETA_XPU_INT8:
+    return int8_t(B);
+  case CAJETA_XPU_INT16:
+    return int16_t(B);
+  case CAJETA_XPU_INT32:
+    return int32_t(B);
+  case CAJETA_XPU_INT64:
+    return int64_t(B);
+  case CAJETA_XPU_UINT8:
+    return uint8_t(B);
+  case CAJETA_XPU_UINT16:
+    return uint16_t(B);
+  case CAJETA_XPU_UINT32:
+    return uint32_t(B);
+  default:
+    return B;
+  }
+}
+
+/// Whether V is a value of the integer type T.
+static bool fitsInteger(__int128 V, bundle::ScalarType T) {
+  unsigned Bits = 8 * bundle::scalarTypeSize(T);
+  bool Signed = T == bundle::ScalarType::I8 || T == bundle::ScalarType::I16 ||
+                T == bundle::ScalarType::I32 || T == bundle::ScalarType::I64;
+  __int128 Lo = Signed ? -(__int128(1) << (Bits - 1)) : 0;
+  __int128 Hi = Signed ? (__int128(1) << (Bits - 1)) - 1 : (__int128(1) << Bits) - 1;
+  return V >= Lo && V <= Hi;
+}
+
 static const char* cTypeName(uint32_t Type) {
   if (Type > uint32_t(bundle::ScalarType::F64))
     return "an unknown scalar type";
@@ -122,11 +171,23 @@ void Kernel::marshalScalar(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& O
   const char* WantType = bundle::scalarTypeName(Want.Type);
   if (Got.kind != CAJETA_XPU_ARG_SCALAR)
     launchError(fmt::format("{} expects {}, got {}", argLabel(I), WantType, cKindName(Got.kind)));
-  if (Got.type != uint32_t(Want.Type))
-    launchError(fmt::format("{} expects {}, got {}", argLabel(I), WantType, cTypeName(Got.type)));
+  Out.Length = 0;
+  if (Got.type != uint32_t(Want.Type)) {
+    // Between integer types, a value the parameter's type holds is taken as it is (a literal 4
+    // for a uint32 parameter is an int on the C++ side); anything else is refused.
+    bool Integers = isIntegerType(Got.type) && isIntegerType(uint32_t(Want.Type));
+    if (!Integers)
+      launchError(fmt::format("{} expects {}, got {}", argLabel(I), WantType, cTypeName(Got.type)));
+    __int128 V = integerValue(Got);
+    if (!fitsInteger(V, Want.Type))
+      launchError(fmt::format(
+          "{} expects {}; the {} value {} does not fit", argLabel(I), WantType, cTypeName(Got.type),
+          V < 0 ? fmt::format("-{}", uint64_t(-V)) : fmt::format("{}", uint64_t(V))));
+    Out.Bits = uint64_t(V) & Want.Mask;
+    return;
+  }
   Out.Bits = Want.Type == bundle::ScalarType::Bool ? uint64_t(Got.value.bits != 0)
                                                    : Got.value.bits & Want.Mask;
-  Out.Length = 0;
 }
 
 void Kernel::marshalPod(size_t I, const cajeta_xpu_arg& Got, uint8_t* PodBase,

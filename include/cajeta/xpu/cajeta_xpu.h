@@ -257,7 +257,8 @@ typedef struct cajeta_xpu_arg {
   } value;
 } cajeta_xpu_arg;
 
-/* Checks arity, kinds and exact types against the kernel's manifest and the geometry against
+/* Checks arity, kinds and types against the kernel's manifest (an integer scalar of another
+   integer type is taken when the parameter's type holds its value) and the geometry against
    the device, then enqueues the launch on `stream` and returns before it runs. Buffers passed
    are borrowed by the launch until `stream` is synced. */
 CAJETA_XPU_API int cajeta_xpu_kernel_launch(cajeta_xpu_kernel* kernel, cajeta_xpu_stream* stream,

@@ -91,9 +91,30 @@ TEST(Launch, WrongScalarTypeNamesTheParameter) {
   std::string M = messageOf<LaunchError>(
       [&] { P.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 3.0, 4u); });
   EXPECT_EQ(M, "K.saxpy: argument 3 ('a') expects float32, got float64");
+  // An integer of another type is taken when the parameter's type holds its value (a literal
+  // 4 is an int in C++), and refused naming the value when it does not.
   M = messageOf<LaunchError>(
-      [&] { P.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 3.0f, 4); });
-  EXPECT_EQ(M, "K.saxpy: argument 4 ('n') expects uint32, got int32");
+      [&] { P.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 3.0f, -1); });
+  EXPECT_EQ(M, "K.saxpy: argument 4 ('n') expects uint32; the int32 value -1 does not fit");
+  M = messageOf<LaunchError>(
+      [&] { P.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 3.0f, int64_t(1) << 32); });
+  EXPECT_EQ(M, "K.saxpy: argument 4 ('n') expects uint32; the int64 value 4294967296 does not fit");
+  M = messageOf<LaunchError>(
+      [&] { P.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 3, 4u); });
+  EXPECT_EQ(M, "K.saxpy: argument 3 ('a') expects float32, got int32");
+}
+
+TEST(Launch, AnIntegerOfAnotherTypeThatFitsIsTaken) {
+  Program P = loadTestProgram();
+  KernelBuffer<float> X(4), Y(4);
+  X.upload(std::vector<float>{1, 2, 3, 4});
+  Y.upload(std::vector<float>{0, 0, 0, 0});
+  KernelStream S;
+  P.kernel("K.saxpy").launch(S, grid(1), block(4))(Y, X, 2.0f, 3); // int 3 for uint32 n
+  S.sync();
+  std::vector<float> Got;
+  Y.download(Got);
+  EXPECT_EQ(Got, (std::vector<float>{2, 4, 6, 0}));
 }
 
 TEST(Launch, WrongArityAndKindAreRejected) {
