@@ -208,6 +208,9 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
 std::shared_ptr<LoadedProgram> JitCompiler::compileFile(const std::string& Path,
                                                         const JitOptions& Options) {
   std::string Text, Error;
+  std::error_code Ec;
+  if (!std::filesystem::exists(Path, Ec))
+    fail(CAJETA_XPU_NOT_FOUND, fmt::format("the source file '{}' does not exist", Path));
   if (!bundle::readRegularFile(Path, "the source file", Text, Error))
     fail(CAJETA_XPU_ERROR, Error);
   return compile(Text, Path, Options);

@@ -127,8 +127,8 @@ const Kernel& LoadedProgram::kernel(const std::string& Name) const {
   std::string Available;
   for (const std::unique_ptr<Kernel>& K : Kernels)
     Available += (Available.empty() ? "" : ", ") + K->name();
-  fail(CAJETA_XPU_ERROR, fmt::format("no kernel '{}' in the program (available: {})", Name,
-                                     Available.empty() ? "none" : Available));
+  fail(CAJETA_XPU_NOT_FOUND, fmt::format("no kernel '{}' in the program (available: {})", Name,
+                                         Available.empty() ? "none" : Available));
 }
 
 } // namespace cajeta::xpu::rt

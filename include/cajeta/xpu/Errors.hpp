@@ -47,6 +47,11 @@ class BundleError : public Error {
 public:
   using Error::Error;
 };
+/// A kernel name the program does not have, or a source file that does not exist.
+class NotFound : public Error {
+public:
+  using Error::Error;
+};
 class BackendUnavailable : public Error {
 public:
   using Error::Error;
@@ -69,6 +74,8 @@ namespace detail {
     throw OutOfDeviceMemory(Message);
   case CAJETA_XPU_BUNDLE_ERROR:
     throw BundleError(Message);
+  case CAJETA_XPU_NOT_FOUND:
+    throw NotFound(Message);
   case CAJETA_XPU_BACKEND_UNAVAILABLE:
     throw BackendUnavailable(Message);
   default:

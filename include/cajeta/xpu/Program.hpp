@@ -220,7 +220,7 @@ public:
     return Program(P);
   }
 
-  /// By qualified name ("K.saxpy"); an unknown name throws Error listing the available ones.
+  /// By qualified name ("K.saxpy"); an unknown name throws NotFound listing the available ones.
   Kernel kernel(const std::string& QualifiedName) const {
     cajeta_xpu_kernel* K = nullptr;
     detail::check(cajeta_xpu_program_kernel(P.get(), QualifiedName.c_str(), &K));

@@ -25,7 +25,8 @@ typedef enum cajeta_xpu_status {
   CAJETA_XPU_OUT_OF_DEVICE_MEMORY = 5, /* allocation failed */
   CAJETA_XPU_BUNDLE_ERROR = 6,         /* malformed bundle, missing payload/symbol, ... */
   CAJETA_XPU_BACKEND_UNAVAILABLE = 7,  /* no (forced) backend with a device and a payload */
-  CAJETA_XPU_DEADLINE_MISSED = 8       /* a submission's window closed before it could start */
+  CAJETA_XPU_DEADLINE_MISSED = 8,      /* a submission's window closed before it could start */
+  CAJETA_XPU_NOT_FOUND = 9             /* no kernel of that name, or no such source file */
 } cajeta_xpu_status;
 
 /* The message of the last failed call on this thread ("" if none). Valid until the next call
@@ -208,7 +209,7 @@ CAJETA_XPU_API void cajeta_xpu_program_release(cajeta_xpu_program* program);
 CAJETA_XPU_API size_t cajeta_xpu_program_kernel_count(const cajeta_xpu_program* program);
 CAJETA_XPU_API cajeta_xpu_kernel* cajeta_xpu_program_kernel_at(const cajeta_xpu_program* program,
                                                                size_t index);
-/* By qualified name ("K.saxpy"); unknown: CAJETA_XPU_ERROR listing the available kernels. */
+/* By qualified name ("K.saxpy"); unknown: CAJETA_XPU_NOT_FOUND listing the available kernels. */
 CAJETA_XPU_API int cajeta_xpu_program_kernel(const cajeta_xpu_program* program, const char* name,
                                              cajeta_xpu_kernel** out);
 CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_program_device(const cajeta_xpu_program* program);

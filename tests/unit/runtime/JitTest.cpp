@@ -74,8 +74,8 @@ TEST(Jit, WithoutACompilerLibraryTheErrorSaysWhatToDo) {
     EXPECT_TRUE(contains(M, "/nonexistent/libcajeta_compiler.so"));
     EXPECT_TRUE(contains(M, "Program::load"));
   }
-  EXPECT_TRUE(contains(messageOf<Error>([&] { Program::compileFile(Dir + "/absent.cj"); }),
-                       "cannot read the source file"));
+  EXPECT_TRUE(contains(messageOf<NotFound>([&] { Program::compileFile(Dir + "/absent.cj"); }),
+                       "absent.cj' does not exist"));
   // A FIFO as the source is refused at once (opening it for reading would wait for a writer).
   std::string Fifo = Dir + "/pipe.cj";
   ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
@@ -195,6 +195,12 @@ TEST(Jit, AnEntryStoredUnderAnotherNameIsNotServed) {
   EXPECT_EQ(compilerCalls(), Before + 1);
   EXPECT_TRUE(contains(Warning, "it was stored under key " + Second.stem().string())) << Warning;
   EXPECT_TRUE(Program::compileSource("class K { /* a */ }", "a.cj").fromCache());
+}
+
+TEST(Jit, AMissingSourceFileIsNotFound) {
+  std::string M =
+      messageOf<NotFound>([&] { Program::compileFile(scratch("jit-missing") + "/no-such.cj"); });
+  EXPECT_TRUE(contains(M, "no-such.cj' does not exist")) << M;
 }
 
 TEST(Jit, CompileErrorCarriesTheDiagnostics) {

@@ -156,7 +156,7 @@ TEST(Launch, BadGeometryIsRejected) {
 
 TEST(Launch, UnknownKernelListsTheAvailableOnes) {
   Program P = loadTestProgram();
-  std::string M = messageOf<Error>([&] { P.kernel("K.nope"); });
+  std::string M = messageOf<NotFound>([&] { P.kernel("K.nope"); });
   EXPECT_TRUE(contains(M, "no kernel 'K.nope'"));
   EXPECT_TRUE(contains(M, "K.saxpy, K.coords, K.sleepy, K.checked, K.scalars, K.align"));
   EXPECT_EQ(P.kernelNames(),
