@@ -33,7 +33,14 @@ struct DriverApi {
   PFN_cuMemcpyDtoDAsync_v3020 MemcpyDtoDAsync = nullptr;
   PFN_cuStreamSynchronize_v2000 StreamSynchronize = nullptr;
   PFN_cuGetErrorName_v6000 GetErrorName = nullptr;
+  PFN_cuModuleLoadData_v2000 ModuleLoadData = nullptr;
+  PFN_cuModuleGetFunction_v2000 ModuleGetFunction = nullptr;
 };
+
+/// The PTX our compiler makes for an empty kernel (cajeta emit --target=ptx), loaded by the raw
+/// peer through the driver's JIT as our runtime loads it.
+const char* const EmptyKernelPtx = ".version 7.8\n.target sm_90\n.address_size 64\n"
+                                   ".visible .entry e(.param .u64 p)\n{\n\tret;\n}\n";
 
 DriverApi Driver;
 
@@ -158,6 +165,7 @@ struct CudaPeers::State {
   size_t CubTempBytes = 0;
   CUfunction Empty = nullptr;
   CUfunction EmptyWithPointer = nullptr;
+  CUfunction EmptyFromPtx = nullptr; // loaded on first use
   cublasHandle_t Blas = nullptr; // made on the first GEMM: the other workloads never load cuBLAS
   char Description[256] = {};
 
@@ -209,6 +217,8 @@ CudaPeers::CudaPeers() : S(std::make_unique<State>()) {
   resolve(Driver.MemcpyDtoDAsync, "cuMemcpyDtoDAsync", 3020);
   resolve(Driver.StreamSynchronize, "cuStreamSynchronize", 2000);
   resolve(Driver.GetErrorName, "cuGetErrorName", 6000);
+  resolve(Driver.ModuleLoadData, "cuModuleLoadData", 2000);
+  resolve(Driver.ModuleGetFunction, "cuModuleGetFunction", 2000);
   check(cudaStreamCreateWithFlags(&S->Stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaEventCreate(&S->Start), "cudaEventCreate");
   check(cudaEventCreate(&S->Stop), "cudaEventCreate");
@@ -332,6 +342,26 @@ void CudaPeers::rawLaunchCostWithPointer(int Count, double& LaunchNs, double& Sy
   for (int I = 0; I < Count; ++I)
     check(Driver.LaunchKernel(S->EmptyWithPointer, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
           "cuLaunchKernel(emptyKernelWithPointer)");
+  double T1 = nowMs();
+  check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
+  double T2 = nowMs();
+  LaunchNs = (T1 - T0) * 1e6 / Count;
+  SyncNs = (T2 - T0) * 1e6 / Count;
+}
+
+void CudaPeers::rawLaunchCostOfPtx(int Count, double& LaunchNs, double& SyncNs) {
+  if (!S->EmptyFromPtx) {
+    CUmodule M = nullptr;
+    check(Driver.ModuleLoadData(&M, EmptyKernelPtx), "cuModuleLoadData(empty kernel PTX)");
+    check(Driver.ModuleGetFunction(&S->EmptyFromPtx, M, "e"), "cuModuleGetFunction(e)");
+  }
+  CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
+  unsigned long long Ptr = 0;
+  void* Params[] = {&Ptr};
+  double T0 = nowMs();
+  for (int I = 0; I < Count; ++I)
+    check(Driver.LaunchKernel(S->EmptyFromPtx, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
+          "cuLaunchKernel(empty kernel from PTX)");
   double T1 = nowMs();
   check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
   double T2 = nowMs();

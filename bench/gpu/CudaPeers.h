@@ -91,6 +91,9 @@ public:
   /// The same for an empty kernel with one pointer parameter (each of our kernels takes its
   /// status record): what the parameter itself costs the driver.
   void rawLaunchCostWithPointer(int Count, double& LaunchNs, double& SyncNs);
+  /// The same for the PTX our compiler makes for an empty kernel, JIT-loaded by the driver
+  /// (cuModuleLoadData) as our runtime loads it.
+  void rawLaunchCostOfPtx(int Count, double& LaunchNs, double& SyncNs);
   /// The same through the runtime API's triple-chevron launch.
   void runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs);
   /// Host nanoseconds per kernel of a CUDA graph of Links empty kernels in a line (built once

@@ -29,8 +29,9 @@ void runLaunchBench(GpuBenchContext& C) {
     C.Peers.rawLaunchCost(Count, L, S);
     C.Peers.runtimeLaunchCost(Count, L, S);
     C.Peers.rawLaunchCostWithPointer(Count, L, S);
+    C.Peers.rawLaunchCostOfPtx(Count, L, S);
   }
-  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS, PtrL, PtrS;
+  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS, PtrL, PtrS, PtxL, PtxS;
   for (int I = 0; I < C.Options.Reps; ++I) {
     oursSample(L, S);
     OursL.push_back(L);
@@ -44,6 +45,9 @@ void runLaunchBench(GpuBenchContext& C) {
     C.Peers.rawLaunchCostWithPointer(Count, L, S);
     PtrL.push_back(L);
     PtrS.push_back(S);
+    C.Peers.rawLaunchCostOfPtx(Count, L, S);
+    PtxL.push_back(L);
+    PtxS.push_back(S);
   }
   // Work = one launch; the rate column is millions of launches per second of host time.
   auto row = [&](const std::string& What, const std::string& Peer, double Ours, double PeerNs,
@@ -61,6 +65,8 @@ void runLaunchBench(GpuBenchContext& C) {
   row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
   row("empty launch, host cost incl. final sync", "raw cuLaunchKernel, one pointer parameter",
       median(OursS), median(PtrS), 0);
+  row("empty launch, host cost incl. final sync", "raw cuLaunchKernel of our PTX (driver JIT)",
+      median(OursS), median(PtxS), 0);
 
   // Vulkan beside cuda: Count launches then one sync per batch, alternating; no target (none is
   // set for launch cost).

@@ -109,6 +109,10 @@ TEST(Programs, ACompileErrorSaysEachMessageOnce) {
     EXPECT_EQ(What.find("undefinedB"), std::string::npos) << What;
     EXPECT_NE(Diags.find("twice.cj:5:"), std::string::npos) << Diags;
     EXPECT_NE(Diags.find("twice.cj:6:"), std::string::npos) << Diags;
+  } catch (const xpu::Error& E) {
+    // A machine without the compiler library (the GPU machine runs from a JIT cache filled
+    // elsewhere) cannot compile a new source; there is no compile error to look at.
+    GTEST_SKIP() << "no compiler here: " << E.what();
   }
 }
 
