@@ -76,8 +76,8 @@ template <class... Args> void run1D(const xpu::Kernel& K, size_t N, uint32_t Blo
 }
 
 /// Spin rounds that keep StreamOrder.slowFill over Data (a work-item per element, blocks of 128)
-/// busy for at least 20 ms on the device of P (growing from a guess; lavapipe's loops stop at
-/// 65,535 iterations, so its rounds stay below that).
+/// busy for at least 20 ms on the device of P (growing from a guess, and never past the
+/// device's loop limit, Device::maxLoopIterations).
 uint32_t slowFillRounds(const xpu::Program& P, xpu::KernelBuffer<int32_t>& Data);
 
 template <class T> xpu::KernelBuffer<T> toDevice(const std::vector<T>& Host) {
