@@ -13,16 +13,19 @@ void runLaunchBench(GpuBenchContext& C) {
   const int Count = C.Options.Launches;
   // One sample: Count launches of grid 1 x block 1, then one sync; per launch, the host time of
   // the launch calls alone and of the whole loop including the sync.
-  auto oursSample = [&](double& LaunchNs, double& SyncNs) {
+  auto sampleOn = [&](xpu::KernelStream& On, double& LaunchNs, double& SyncNs) {
     double T0 = nowMs();
     for (int I = 0; I < Count; ++I)
-      Empty.launch(Stream, xpu::grid(1), xpu::block(1))();
+      Empty.launch(On, xpu::grid(1), xpu::block(1))();
     double T1 = nowMs();
-    Stream.sync();
+    On.sync();
     double T2 = nowMs();
     LaunchNs = (T1 - T0) * 1e6 / Count;
     SyncNs = (T2 - T0) * 1e6 / Count;
   };
+  auto oursSample = [&](double& LaunchNs, double& SyncNs) { sampleOn(Stream, LaunchNs, SyncNs); };
+  // The same on a stream made here, which has seen no copies (the shared one has).
+  xpu::KernelStream Fresh(P.device());
   double L = 0, S = 0;
   for (int I = 0; I < C.Options.Warmup; ++I) {
     oursSample(L, S);
@@ -31,11 +34,13 @@ void runLaunchBench(GpuBenchContext& C) {
     C.Peers.rawLaunchCostWithPointer(Count, L, S);
     C.Peers.rawLaunchCostOfPtx(Count, L, S);
   }
-  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS, PtrL, PtrS, PtxL, PtxS;
+  std::vector<double> OursL, OursS, RawL, RawS, RtL, RtS, PtrL, PtrS, PtxL, PtxS, FreshS;
   for (int I = 0; I < C.Options.Reps; ++I) {
     oursSample(L, S);
     OursL.push_back(L);
     OursS.push_back(S);
+    sampleOn(Fresh, L, S);
+    FreshS.push_back(S);
     C.Peers.rawLaunchCost(Count, L, S);
     RawL.push_back(L);
     RawS.push_back(S);
@@ -67,6 +72,8 @@ void runLaunchBench(GpuBenchContext& C) {
       median(OursS), median(PtrS), 0);
   row("empty launch, host cost incl. final sync", "raw cuLaunchKernel of our PTX (driver JIT)",
       median(OursS), median(PtxS), 0);
+  row("empty launch on a new stream, host cost incl. final sync", "raw cuLaunchKernel",
+      median(FreshS), median(RawS), 0);
 
   // Vulkan beside cuda: Count launches then one sync per batch, alternating; no target (none is
   // set for launch cost).
