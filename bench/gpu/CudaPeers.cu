@@ -166,6 +166,7 @@ struct CudaPeers::State {
   CUfunction Empty = nullptr;
   CUfunction EmptyWithPointer = nullptr;
   CUfunction EmptyFromPtx = nullptr; // loaded on first use
+  void* StatusLike = nullptr;         // device memory its pointer parameter points at
   cublasHandle_t Blas = nullptr; // made on the first GEMM: the other workloads never load cuBLAS
   char Description[256] = {};
 
@@ -356,7 +357,11 @@ void CudaPeers::rawLaunchCostOfPtx(int Count, double& LaunchNs, double& SyncNs) 
     check(Driver.ModuleGetFunction(&S->EmptyFromPtx, M, "e"), "cuModuleGetFunction(e)");
   }
   CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
-  unsigned long long Ptr = 0;
+  // A real device address, as ours passes its status record (a null pointer might take a
+  // shorter way through the driver).
+  if (!S->StatusLike)
+    check(cudaMalloc(&S->StatusLike, 256), "cudaMalloc");
+  unsigned long long Ptr = reinterpret_cast<unsigned long long>(S->StatusLike);
   void* Params[] = {&Ptr};
   double T0 = nowMs();
   for (int I = 0; I < Count; ++I)

@@ -70,8 +70,9 @@ void runLaunchBench(GpuBenchContext& C) {
   row("empty launch, host cost incl. final sync", "nvcc <<<1,1>>>", median(OursS), median(RtS), 0);
   row("empty launch, host cost incl. final sync", "raw cuLaunchKernel, one pointer parameter",
       median(OursS), median(PtrS), 0);
-  row("empty launch, host cost incl. final sync", "raw cuLaunchKernel of our PTX (driver JIT)",
-      median(OursS), median(PtxS), 0);
+  row("empty launch, host cost incl. final sync",
+      "raw cuLaunchKernel of our PTX (driver JIT), a device pointer", median(OursS), median(PtxS),
+      0);
   row("empty launch on a new stream, host cost incl. final sync", "raw cuLaunchKernel",
       median(FreshS), median(RawS), 0);
 
