@@ -322,32 +322,33 @@ std::string CudaPeers::cublasVersion() {
          std::to_string(Patch);
 }
 
-void CudaPeers::rawLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
-  CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
+namespace {
+/// Count raw cuLaunchKernel calls of Fn (grid 1 x block 1) on Stream, then a sync: host
+/// nanoseconds per launch for the calls alone and with the sync.
+void timeRawLaunches(CUfunction Fn, void** Params, CUstream Stream, int Count, double& LaunchNs,
+                     double& SyncNs) {
   double T0 = nowMs();
   for (int I = 0; I < Count; ++I)
-    check(Driver.LaunchKernel(S->Empty, 1, 1, 1, 1, 1, 1, 0, Stream, nullptr, nullptr),
-          "cuLaunchKernel(emptyKernel)");
+    check(Driver.LaunchKernel(Fn, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
+          "cuLaunchKernel(an empty kernel)");
   double T1 = nowMs();
   check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
   double T2 = nowMs();
   LaunchNs = (T1 - T0) * 1e6 / Count;
   SyncNs = (T2 - T0) * 1e6 / Count;
 }
+} // namespace
+
+void CudaPeers::rawLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
+  timeRawLaunches(S->Empty, nullptr, reinterpret_cast<CUstream>(S->Stream), Count, LaunchNs,
+                  SyncNs);
+}
 
 void CudaPeers::rawLaunchCostWithPointer(int Count, double& LaunchNs, double& SyncNs) {
-  CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
   unsigned long long Ptr = 0;
   void* Params[] = {&Ptr};
-  double T0 = nowMs();
-  for (int I = 0; I < Count; ++I)
-    check(Driver.LaunchKernel(S->EmptyWithPointer, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
-          "cuLaunchKernel(emptyKernelWithPointer)");
-  double T1 = nowMs();
-  check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
-  double T2 = nowMs();
-  LaunchNs = (T1 - T0) * 1e6 / Count;
-  SyncNs = (T2 - T0) * 1e6 / Count;
+  timeRawLaunches(S->EmptyWithPointer, Params, reinterpret_cast<CUstream>(S->Stream), Count,
+                  LaunchNs, SyncNs);
 }
 
 void CudaPeers::rawLaunchCostOfPtx(int Count, double& LaunchNs, double& SyncNs) {
@@ -356,22 +357,13 @@ void CudaPeers::rawLaunchCostOfPtx(int Count, double& LaunchNs, double& SyncNs) 
     check(Driver.ModuleLoadData(&M, EmptyKernelPtx), "cuModuleLoadData(empty kernel PTX)");
     check(Driver.ModuleGetFunction(&S->EmptyFromPtx, M, "e"), "cuModuleGetFunction(e)");
   }
-  CUstream Stream = reinterpret_cast<CUstream>(S->Stream);
-  // A real device address, as ours passes its status record (a null pointer might take a
-  // shorter way through the driver).
+  // A real device address, as ours passes its status record.
   if (!S->StatusLike)
     check(cudaMalloc(&S->StatusLike, 256), "cudaMalloc");
   unsigned long long Ptr = reinterpret_cast<unsigned long long>(S->StatusLike);
   void* Params[] = {&Ptr};
-  double T0 = nowMs();
-  for (int I = 0; I < Count; ++I)
-    check(Driver.LaunchKernel(S->EmptyFromPtx, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
-          "cuLaunchKernel(empty kernel from PTX)");
-  double T1 = nowMs();
-  check(Driver.StreamSynchronize(Stream), "cuStreamSynchronize");
-  double T2 = nowMs();
-  LaunchNs = (T1 - T0) * 1e6 / Count;
-  SyncNs = (T2 - T0) * 1e6 / Count;
+  timeRawLaunches(S->EmptyFromPtx, Params, reinterpret_cast<CUstream>(S->Stream), Count,
+                  LaunchNs, SyncNs);
 }
 
 void CudaPeers::runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs) {
