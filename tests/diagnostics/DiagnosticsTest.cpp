@@ -87,14 +87,16 @@ TEST(DiagnosticRendering, MultiCharacterRangeGetsTildes) {
                            "              ^~~~~~~\n");
 }
 
-TEST(DiagnosticRendering, HostMethodsAreReportedInOneNote) {
+TEST(DiagnosticRendering, HostMethodsAreCheckedAtTheirLines) {
   auto R = Compiler::runFrontend("t.cj", "class K {\n  @Kernel static void k() {}\n"
-                                         "  static void run() { int[] x = heap int[3]; }\n"
-                                         "  static void main() { }\n}\n");
-  EXPECT_TRUE(R.Ok) << R.Diagnostics;
-  EXPECT_EQ(R.Diagnostics, "t.cj: note: host methods 'K.run', 'K.main' left out: the host "
-                           "subset is not compiled yet; launch the kernels from C++ "
-                           "(cajeta/xpu.hpp)\n");
+                                         "  static void run() { int32[] x = heap int32[3]; }\n"
+                                         "  static void main() { float32 y = nope; }\n}\n");
+  EXPECT_FALSE(R.Ok);
+  EXPECT_EQ(R.Diagnostics, "t.cj:4:36: error: unknown name 'nope'\n"
+                           "  static void main() { float32 y = nope; }\n"
+                           "                                   ^~~~\n");
+  ASSERT_NE(R.HostKir, nullptr);
+  EXPECT_EQ(R.HostKir->Functions.size(), 2u);
 }
 
 TEST(DiagnosticRendering, ManyErrorsStopAtTheLimit) {

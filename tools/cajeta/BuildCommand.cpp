@@ -48,6 +48,10 @@ void addBuildCommand(CLI::App& App) {
       ExitCode = 1;
       return;
     }
+    if (R.HostKir && !R.HostKir->Functions.empty())
+      std::cerr << O->Input << ": note: the bundle holds the kernels; the host methods ("
+                << R.HostKir->Functions.size() << ") run with `cajeta run " << O->Input
+                << "` or are replaced by C++ host code (cajeta/xpu.hpp)\n";
     std::string Out = O->Output;
     if (Out.empty()) {
       Out = O->Input;

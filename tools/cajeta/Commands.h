@@ -11,6 +11,7 @@ void addBuildCommand(CLI::App& App);
 void addInspectCommand(CLI::App& App);
 void addEmitCommand(CLI::App& App);
 void addDevicesCommand(CLI::App& App);
+void addRunCommand(CLI::App& App);
 
 /// Reads a whole file; on failure prints "cajeta: error: cannot read 'path': reason" and
 /// returns false.

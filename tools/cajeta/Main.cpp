@@ -1,4 +1,4 @@
-// `cajeta`: the command-line toolchain (build, inspect, emit, devices).
+// `cajeta`: the command-line toolchain (build, run, inspect, emit, devices).
 #include "Commands.h"
 
 #include "bundle/RegularFile.h"
@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   cajeta::cli::addInspectCommand(App);
   cajeta::cli::addEmitCommand(App);
   cajeta::cli::addDevicesCommand(App);
+  cajeta::cli::addRunCommand(App);
   // A word that is not a subcommand names itself (CLI11 would only say one is required).
   std::string Valid;
   bool Known = false;

@@ -34,15 +34,19 @@ FrontendResult Compiler::runFrontend(const std::string& FileName, const std::str
   frontend::CompilationUnit Unit = P.parseUnit();
   frontend::Sema S(Unit, Diags);
   R.Kir = S.run();
+  R.HostKir = S.takeHostModule();
   std::string Invalid; // the frontend must never produce invalid KIR
   if (!Diags.hasErrors() && !kir::verify(*R.Kir, Invalid))
     Diags.error({0, 0}, "internal compiler error: the frontend produced invalid KIR:\n" + Invalid);
+  if (!Diags.hasErrors() && !kir::verify(*R.HostKir, Invalid))
+    Diags.error({0, 0},
+                "internal compiler error: the frontend produced invalid host KIR:\n" + Invalid);
   if (!Diags.hasErrors()) {
     kir::analyzeAccess(*R.Kir);
     bool AnyKernel = false;
     for (const auto& F : R.Kir->Functions)
       AnyKernel |= F->IsKernel;
-    if (!AnyKernel)
+    if (!AnyKernel && R.HostKir->Functions.empty())
       Diags.warning({0, 0}, "no @Kernel methods in this file; the bundle will be empty");
   }
   R.Ok = !Diags.hasErrors();
@@ -84,6 +88,7 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   R.Diagnostics = F.Diagnostics;
   if (!F.Ok)
     return R;
+  R.HostKir = std::move(F.HostKir);
   Diagnostics& Diags = *F.Sink; // the later stages report after the frontend
   auto Finish = [&](bool Ok) {
     R.Diagnostics = Diags.render();

@@ -32,12 +32,14 @@ struct FrontendResult {
   std::unique_ptr<frontend::SourceFile> File;
   std::unique_ptr<cajeta::Diagnostics> Sink; // reports about *File
   std::unique_ptr<kir::Module> Kir;
+  std::unique_ptr<kir::Module> HostKir; // the host methods (kir::Module::IsHost)
 };
 
 struct CompileResult {
   bool Ok = false;
   std::string Diagnostics; // errors, warnings and notes, rendered
   bundle::Program Program;
+  std::unique_ptr<kir::Module> HostKir; // the host methods, for `cajeta run` (HostJit)
 };
 
 class Compiler {

@@ -38,6 +38,8 @@ struct Expr {
     Cast,
     Alloc,     // `new`/`heap`/`shared` allocation (device-subset checks)
     MethodRef, // Class::method (Text = method, CastType.Name = class)
+    NamedArg,  // `grid: [4]` in an argument list: Text = the name, Ops[0] = the value
+    ArrayLit,  // `[4, 2]`: Ops = the elements
     Invalid,
   };
   Kind K = Kind::Invalid;
@@ -79,6 +81,7 @@ struct Stmt {
     std::string Name;
     SourceRange Range;
     Expr* Init = nullptr;
+    bool Borrowed = false; // initialised with `#=`
   };
   std::vector<Declarator> Vars; // LocalVar; ForRange: [index, element]
   Expr* Cond = nullptr;         // If/While/DoWhile/For condition; ExprStmt/Return value;
@@ -103,8 +106,8 @@ struct Method {
   TypeRef ReturnType; // Name "void" for void
   std::string Name;
   std::vector<Param> Params;
-  Stmt* Body = nullptr; // null for host methods (their bodies are skipped) and abstract ones
-  bool BodySkipped = false;
+  Stmt* Body = nullptr; // null for abstract methods
+  bool IsHost = false;  // neither @Kernel nor @Device: host code
   SourceRange NameRange;
   SourceRange Range;
 

@@ -240,8 +240,19 @@ Token Lexer::lexString(uint32_t Start, char Quote) {
   ++Pos;
   std::string Value;
   while (Pos < S.size() && S[Pos] != Quote && S[Pos] != '\n') {
-    if (S[Pos] == '\\' && Pos + 1 < S.size())
-      ++Pos;
+    if (S[Pos] == '\\' && Pos + 1 < S.size() && S[Pos + 1] != '\n') {
+      // Java's escapes; any other is an error at the backslash.
+      char E = S[Pos + 1];
+      static const std::string From = "ntr0\\\"'", To = "\n\t\r" + std::string(1, '\0') + "\\\"'";
+      size_t At = From.find(E);
+      if (At == std::string::npos)
+        Diags.error({uint32_t(Pos), uint32_t(Pos + 2)},
+                    std::string("unknown escape sequence '\\") + E +
+                        "' (known: \\n \\t \\r \\0 \\\\ \\\" \\')");
+      Value += At == std::string::npos ? E : To[At];
+      Pos += 2;
+      continue;
+    }
     Value += S[Pos++];
   }
   if (Pos >= S.size() || S[Pos] != Quote) {
@@ -285,22 +296,55 @@ Token Lexer::next() {
   };
   // Longest first.
   static const Op Ops[] = {
-      {">>>=", Tok::UShrAssign}, {"<<=", Tok::ShlAssign},  {">>=", Tok::ShrAssign},
-      {">>>", Tok::UShr},        {"::", Tok::ColonColon},  {"==", Tok::EqEq},
-      {"!=", Tok::NotEq},        {"<=", Tok::LessEq},      {">=", Tok::GreaterEq},
-      {"&&", Tok::AmpAmp},       {"||", Tok::PipePipe},    {"++", Tok::PlusPlus},
-      {"--", Tok::MinusMinus},   {"+=", Tok::PlusAssign},  {"-=", Tok::MinusAssign},
-      {"*=", Tok::StarAssign},   {"/=", Tok::SlashAssign}, {"%=", Tok::PercentAssign},
-      {"&=", Tok::AmpAssign},    {"|=", Tok::PipeAssign},  {"^=", Tok::CaretAssign},
-      {"<<", Tok::Shl},          {">>", Tok::Shr},         {"(", Tok::LParen},
-      {")", Tok::RParen},        {"{", Tok::LBrace},       {"}", Tok::RBrace},
-      {"[", Tok::LBracket},      {"]", Tok::RBracket},     {";", Tok::Semi},
-      {",", Tok::Comma},         {".", Tok::Dot},          {"@", Tok::At},
-      {"?", Tok::Question},      {":", Tok::Colon},        {"=", Tok::Assign},
-      {"<", Tok::Less},          {">", Tok::Greater},      {"!", Tok::Bang},
-      {"~", Tok::Tilde},         {"+", Tok::Plus},         {"-", Tok::Minus},
-      {"*", Tok::Star},          {"/", Tok::Slash},        {"%", Tok::Percent},
-      {"&", Tok::Amp},           {"|", Tok::Pipe},         {"^", Tok::Caret},
+      {">>>=", Tok::UShrAssign},
+      {"<<=", Tok::ShlAssign},
+      {"#=", Tok::HashAssign},
+      {">>=", Tok::ShrAssign},
+      {">>>", Tok::UShr},
+      {"::", Tok::ColonColon},
+      {"==", Tok::EqEq},
+      {"!=", Tok::NotEq},
+      {"<=", Tok::LessEq},
+      {">=", Tok::GreaterEq},
+      {"&&", Tok::AmpAmp},
+      {"||", Tok::PipePipe},
+      {"++", Tok::PlusPlus},
+      {"--", Tok::MinusMinus},
+      {"+=", Tok::PlusAssign},
+      {"-=", Tok::MinusAssign},
+      {"*=", Tok::StarAssign},
+      {"/=", Tok::SlashAssign},
+      {"%=", Tok::PercentAssign},
+      {"&=", Tok::AmpAssign},
+      {"|=", Tok::PipeAssign},
+      {"^=", Tok::CaretAssign},
+      {"<<", Tok::Shl},
+      {">>", Tok::Shr},
+      {"(", Tok::LParen},
+      {")", Tok::RParen},
+      {"{", Tok::LBrace},
+      {"}", Tok::RBrace},
+      {"[", Tok::LBracket},
+      {"]", Tok::RBracket},
+      {";", Tok::Semi},
+      {",", Tok::Comma},
+      {".", Tok::Dot},
+      {"@", Tok::At},
+      {"?", Tok::Question},
+      {":", Tok::Colon},
+      {"=", Tok::Assign},
+      {"<", Tok::Less},
+      {">", Tok::Greater},
+      {"!", Tok::Bang},
+      {"~", Tok::Tilde},
+      {"+", Tok::Plus},
+      {"-", Tok::Minus},
+      {"*", Tok::Star},
+      {"/", Tok::Slash},
+      {"%", Tok::Percent},
+      {"&", Tok::Amp},
+      {"|", Tok::Pipe},
+      {"^", Tok::Caret},
   };
   for (const Op& O : Ops) {
     size_t Len = std::char_traits<char>::length(O.Spelling);

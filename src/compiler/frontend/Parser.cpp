@@ -354,12 +354,8 @@ void Parser::parseMember(ClassDecl& C) {
     syncToMember();
     return;
   }
-  if (IsDeviceCode) {
-    M.Body = parseBlock();
-  } else {
-    skipBalancedBody();
-    M.BodySkipped = true;
-  }
+  M.IsHost = !IsDeviceCode;
+  M.Body = parseBlock();
   M.Range = rangeFrom(Begin);
   C.Methods.push_back(std::move(M));
 }
@@ -515,7 +511,8 @@ Stmt* Parser::parseLocalVar(TypeRef Type, uint32_t Begin) {
     Stmt::Declarator D;
     D.Range = tok().Range;
     D.Name = take().Text;
-    if (accept(Tok::Assign)) {
+    if (at(Tok::Assign) || at(Tok::HashAssign)) {
+      D.Borrowed = take().Kind == Tok::HashAssign;
       D.Init = parseExpr();
     } else if (at(Tok::Unknown) || at(Tok::Colon)) {
       errorHere("expected '=' or ';' after the variable name, found " + describe(tok()));
@@ -947,7 +944,18 @@ Expr* Parser::parsePostfix(Expr* E) {
       Expr* C = Ctx.newExpr(Expr::Kind::Call, {Begin, Begin});
       C->Ops.push_back(E);
       while (!at(Tok::RParen) && !at(Tok::Eof)) {
-        C->Ops.push_back(parseExpr());
+        if ((at(Tok::Identifier) || at(Tok::KwShared)) && tok(1).Kind == Tok::Colon) {
+          // A named argument: launch(s, grid: [4], block: [256]).
+          uint32_t ArgBegin = tok().Range.Begin;
+          Expr* N = Ctx.newExpr(Expr::Kind::NamedArg, {ArgBegin, ArgBegin});
+          N->Text = take().Text;
+          take(); // :
+          N->Ops = {parseExpr()};
+          N->Range = rangeFrom(ArgBegin);
+          C->Ops.push_back(N);
+        } else {
+          C->Ops.push_back(parseExpr());
+        }
         if (!accept(Tok::Comma))
           break;
       }
@@ -1052,6 +1060,20 @@ Expr* Parser::parsePrimary() {
   case Tok::KwHeap:
   case Tok::KwShared:
     return parseAlloc();
+  case Tok::LBracket: {
+    // An array literal: [4] or [8, 8] (launch geometry).
+    take();
+    Expr* E = Ctx.newExpr(Expr::Kind::ArrayLit, {Begin, Begin});
+    while (!at(Tok::RBracket) && !at(Tok::Eof)) {
+      E->Ops.push_back(parseExpr());
+      if (!accept(Tok::Comma))
+        break;
+    }
+    if (!expect(Tok::RBracket, "']' to close the array"))
+      return invalid(rangeFrom(Begin));
+    E->Range = rangeFrom(Begin);
+    return E;
+  }
   case Tok::KwNull:
   case Tok::KwThis:
   case Tok::KwSuper: {

@@ -30,19 +30,7 @@ std::unique_ptr<kir::Module> Sema::run() {
   if (!Diags.hasErrors())
     checkUniformity();
 
-  std::vector<std::string> HostMethods;
-  for (const ClassDecl& C : Unit.Classes)
-    for (const Method& Me : C.Methods)
-      if (Me.BodySkipped)
-        HostMethods.push_back(C.Name + "." + Me.Name);
-  if (!HostMethods.empty()) {
-    std::string List;
-    for (const std::string& H : HostMethods)
-      List += (List.empty() ? "'" : ", '") + H + "'";
-    Diags.fileNote("host method" + std::string(HostMethods.size() > 1 ? "s " : " ") + List +
-                   " left out: the host subset is not compiled yet; launch the kernels from C++ "
-                   "(cajeta/xpu.hpp)");
-  }
+  buildHostModule();
   return std::move(M);
 }
 
@@ -130,6 +118,9 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
     Diags.error(T.Range, "a function type is written Fn<R(A, B)>, as in Fn<float32(float32)>");
     return std::nullopt;
   }
+  if (InHost && (T.ArrayDims > 0 || T.Name == "KernelBuffer" || T.Name == "KernelStream" ||
+                 T.Name == "Event" || T.Name == "String"))
+    return resolveHostType(T, Where);
   if (T.ArrayDims > 0) {
     Diags.error(T.Range, "arrays are host memory and cannot be used in device code; use "
                          "KernelBuffer<T> parameters");
@@ -176,6 +167,12 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
   }
   for (const ClassDecl& C : Unit.Classes)
     if (C.Name == T.Name) {
+      if (InHost) {
+        Diags.error(T.Range, "class type '" + T.Name + "' cannot be used as " + Where +
+                                 " in host code yet (the host subset has primitives, arrays, "
+                                 "buffers, streams and events)");
+        return std::nullopt;
+      }
       if (!AllowBuffer) {
         Diags.error(T.Range, "class type '" + T.Name + "' cannot be used as " + Where +
                                  "; POD classes are passed as parameters");

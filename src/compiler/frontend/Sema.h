@@ -21,6 +21,9 @@ public:
   /// Checks the unit and builds its KIR; returns the module even with errors (callers check
   /// Diags.hasErrors()).
   std::unique_ptr<kir::Module> run();
+  /// After run(): the host part, a host module (kir::Module::IsHost) of the unit's host methods
+  /// (empty when it has none).
+  std::unique_ptr<kir::Module> takeHostModule() { return std::move(HostM); }
 
 private:
   /// A typed KIR expression plus, for unsuffixed literals, the constant (which adapts to its
@@ -135,6 +138,22 @@ private:
   Value buildFnCall(const Expr* E, uint32_t Local, int Sig);
   bool checkFnValue(const Value& V, int WantSig, SourceRange R);
 
+  // host code (SemaHost.cpp)
+  void buildHostModule();
+  void declareHostFunctions();
+  std::optional<kir::Type> resolveHostType(const TypeRef& T, const char* Where);
+  /// A call in host code: launches, runtime objects' methods, printing, System.exit; returns
+  /// false when E is none of these (an ordinary call, Math.*) and buildCall goes on.
+  bool buildHostCall(const Expr* E, Value& Out);
+  Value buildHostMethod(const Expr* E, Value Obj, const std::string& Method);
+  Value buildHostAlloc(const Expr* E);
+  Value buildHostMember(const Expr* E);
+  Value buildLaunch(const Expr* E);
+  Value buildPrint(const Expr* E, bool Newline);
+  kir::Expr* launchGeometry(const Expr* A, const char* What, std::vector<kir::Expr*>& Out);
+  void printParts(const Expr* E, std::vector<kir::Expr*>& Out, bool& Ok);
+  kir::Expr* hostOp(kir::HostOp Op, kir::Type Ty, std::vector<kir::Expr*> Ops, SourceRange R);
+
   // expressions (SemaExpr.cpp)
   Value buildExpr(const Expr* E);
   /// Negated: the literal is the operand of a unary minus (so -9223372036854775808L fits).
@@ -195,6 +214,13 @@ private:
   std::vector<LoopScope> Loops;
   uint32_t NextLoopId = 0;
   std::vector<std::string> PendingLabels;
+
+  // host code
+  bool InHost = false;                 // building a host method (M is the host module)
+  std::unique_ptr<kir::Module> HostM;  // the host module (swapped into M while building it)
+  std::vector<FunctionInfo> DeviceFns; // the device functions while Functions holds the host's
+  std::map<std::string, uint32_t> DeviceFnByName;
+  std::string MainArgs; // main's String[] parameter: not available yet
 };
 
 } // namespace cajeta::frontend

@@ -56,6 +56,12 @@ Sema::Value Sema::buildDeviceQuery(const Expr* E, const std::string& Method) {
     Diags.error(A->Range, "unknown capability '" + A->Text + "' (there are " + List + ")");
     return {};
   }
+  if (InHost) { // asked of the program's device at run time
+    kir::Expr* R =
+        hostOp(kir::HostOp::Supports, kir::Type::scalar(bundle::ScalarType::Bool), {}, E->Range);
+    R->Index = It->second;
+    return value(R, E->Range);
+  }
   kir::Expr* R = M->newExpr(kir::Expr::Kind::Intrinsic, kir::Type::scalar(bundle::ScalarType::Bool),
                             loc(E->Range));
   R->IOp = kir::IntrinsicOp::Supports;

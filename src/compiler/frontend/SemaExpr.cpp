@@ -277,6 +277,19 @@ Sema::Value Sema::buildFloatLiteral(const Expr* E) {
 }
 
 kir::Expr* Sema::buildBufferOperand(const Expr* E) {
+  if (InHost) {
+    Value V = buildExpr(E);
+    if (!V)
+      return nullptr;
+    if (V.E->Ty.isHeapArray())
+      return V.E;
+    if (V.E->Ty.isHandle(Type::BufferHandle))
+      Diags.error(E->Range, "host code cannot index a KernelBuffer (its memory is the device's); "
+                            "download it into an array and index that");
+    else
+      Diags.error(E->Range, "expected an array, found " + describe(V.E->Ty, V.Lit));
+    return nullptr;
+  }
   if (E->K == Expr::Kind::Name && !lookupLocal(E->Text)) {
     auto S = SharedByName.find(E->Text);
     if (S != SharedByName.end()) {
@@ -336,6 +349,10 @@ Sema::Value Sema::buildName(const Expr* E) {
                               E->Text + "[i]'");
     return {};
   }
+  if (InHost && !MainArgs.empty() && E->Text == MainArgs) {
+    Diags.error(E->Range, "main's command-line arguments are not available to host code yet");
+    return {};
+  }
   if (E->Text == "this" || E->Text == "super") {
     Diags.error(E->Range, "'" + E->Text + "' is not available in static device code");
     return {};
@@ -358,6 +375,8 @@ Sema::Value Sema::buildName(const Expr* E) {
 // ---- calls ----
 
 Sema::Value Sema::buildCall(const Expr* E) {
+  if (Value Host; InHost && buildHostCall(E, Host))
+    return Host;
   const Expr* Callee = E->Ops[0];
   if (Callee->K == Expr::Kind::Name) {
     if (auto L = lookupLocal(Callee->Text)) {
@@ -567,6 +586,15 @@ Sema::Value Sema::buildDeviceCall(const Expr* E, const std::string& Class,
   std::string Qualified = Class + "." + Method;
   SourceRange CalleeRange = E->Ops[0]->Range;
   auto It = FunctionByName.find(Qualified);
+  if (auto D = DeviceFnByName.find(Qualified); InHost && D != DeviceFnByName.end()) {
+    if (DeviceFns[D->second].Fn->IsKernel)
+      Diags.error(CalleeRange, "'" + Qualified + "' is a kernel; launch it: " + Qualified +
+                                   ".launch(stream, grid: [...], block: [...])(args)");
+    else
+      Diags.error(CalleeRange,
+                  "'" + Qualified + "' is a @Device method; only device code can call it");
+    return {};
+  }
   if (It == FunctionByName.end()) {
     for (const ClassDecl& C : Unit.Classes)
       if (C.Name == Class)
@@ -1165,12 +1193,24 @@ Sema::Value Sema::buildExpr(const Expr* E) {
   case Expr::Kind::BoolLit:
     return value(intConst(BoolTy, E->Text == "true", E->Range), E->Range);
   case Expr::Kind::StringLit:
-    Diags.error(E->Range, "strings and characters are not supported in device code");
+    if (InHost)
+      Diags.error(E->Range, "a string can only be printed (System.out.println(\"x = \" + x)) "
+                            "in host code");
+    else
+      Diags.error(E->Range, "strings and characters are not supported in device code");
+    return {};
+  case Expr::Kind::NamedArg:
+    Diags.error(E->Range, "a named argument ('" + E->Text +
+                              ": ...') belongs to a launch: "
+                              "k.launch(s, grid: [...], block: [...])(args)");
+    return {};
+  case Expr::Kind::ArrayLit:
+    Diags.error(E->Range, "an array literal ([...]) is a launch's grid or block");
     return {};
   case Expr::Kind::Name:
     return buildName(E);
   case Expr::Kind::Member:
-    return buildField(E);
+    return InHost ? buildHostMember(E) : buildField(E);
   case Expr::Kind::MethodRef:
     return buildMethodRef(E);
   case Expr::Kind::Call:
@@ -1190,6 +1230,8 @@ Sema::Value Sema::buildExpr(const Expr* E) {
   case Expr::Kind::Cast:
     return buildCast(E);
   case Expr::Kind::Alloc:
+    if (InHost)
+      return buildHostAlloc(E);
     if (E->Op == Tok::KwShared)
       Diags.error(E->Range, "a shared array is declared as 'Shared<T> name = shared T[N];'");
     else

@@ -97,7 +97,9 @@ kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
   if ((S->VarType.Name == "Tile" || S->VarType.Name == "CooperativeMatrix") &&
       !S->VarType.Args.empty())
     return buildTileDecl(S);
-  if (S->VarType.Name == "KernelBuffer") {
+  if (InHost) {
+    Ty = resolveType(S->VarType, false, "a local variable", &Sig);
+  } else if (S->VarType.Name == "KernelBuffer") {
     Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "
                                   "directly");
     SkipInits = true;
@@ -108,13 +110,21 @@ kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
   }
   for (const Stmt::Declarator& D : S->Vars) {
     kir::Expr* Init = nullptr;
-    if (D.Init && !(SkipInits && D.Init->K == Expr::Kind::Name)) {
+    // A string for a String variable: the type's error says it.
+    bool StringForString =
+        !Ty && S->VarType.Name == "String" && D.Init && D.Init->K == Expr::Kind::StringLit;
+    if (D.Init && !(SkipInits && D.Init->K == Expr::Kind::Name) && !StringForString) {
       Value V = buildExpr(D.Init);
       if (V && Ty && checkFnValue(V, Sig, D.Init->Range))
         Init = convert(V, *Ty, D.Init->Range, "the initialiser");
     }
     if (!Ty)
       continue;
+    if (Ty->isHostValue() && !D.Init) {
+      Diags.error(D.Range, "'" + D.Name + "' needs an initialiser: a " + Ty->str() +
+                               " variable always refers to one");
+      continue;
+    }
     // Zero, false, or for a function value the no-op tag.
     if (!Init && !D.Init)
       Init = Ty->isFloat() ? floatConst(*Ty, 0.0, D.Range)

@@ -81,6 +81,7 @@ enum class Tok : uint8_t {
   ShlAssign,
   ShrAssign,
   UShrAssign,
+  HashAssign, // `#=`: binds a borrowed reference (KernelStream s #= KernelStream.current())
   EqEq,
   NotEq,
   Less,

@@ -38,6 +38,9 @@ std::unique_ptr<Module> cloneModule(const Module& M) {
   auto C = std::make_unique<Module>();
   C->SourceFile = M.SourceFile;
   C->Pods = M.Pods;
+  C->IsHost = M.IsHost;
+  C->Strings = M.Strings;
+  C->Kernels = M.Kernels;
   for (const auto& F : M.Functions)
     C->Functions.push_back(cloneFunction(*F, *C));
   return C;

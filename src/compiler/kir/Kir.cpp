@@ -62,6 +62,20 @@ std::string Type::str() const {
   case Tile:
     return std::string("Tile<") + bundle::scalarTypeName(Elem) + ", " + std::to_string(Rows) +
            ", " + std::to_string(Cols) + ">";
+  case HeapArray:
+    return std::string(bundle::scalarTypeName(Elem)) + "[]";
+  case Handle:
+    switch (Object) {
+    case BufferHandle:
+      return std::string("KernelBuffer<") + bundle::scalarTypeName(Elem) + ">";
+    case StreamHandle:
+      return "KernelStream";
+    case EventHandle:
+      return "Event";
+    }
+    return "?";
+  case String:
+    return "String";
   }
   return "?";
 }
@@ -79,6 +93,73 @@ Stmt* Module::newStmt(Stmt::Kind K, SourceLoc Loc) {
   S.K = K;
   S.Loc = Loc;
   return &S;
+}
+
+const char* hostOpName(HostOp Op) {
+  switch (Op) {
+  case HostOp::ArrayNew:
+    return "array.new";
+  case HostOp::ArrayLength:
+    return "array.length";
+  case HostOp::BufferNew:
+    return "buffer.new";
+  case HostOp::BufferUpload:
+    return "buffer.upload";
+  case HostOp::BufferDownload:
+    return "buffer.download";
+  case HostOp::BufferLength:
+    return "buffer.length";
+  case HostOp::StreamCurrent:
+    return "stream.current";
+  case HostOp::StreamNew:
+    return "stream.new";
+  case HostOp::StreamSync:
+    return "stream.sync";
+  case HostOp::StreamRecord:
+    return "stream.record";
+  case HostOp::StreamWait:
+    return "stream.wait";
+  case HostOp::EventSync:
+    return "event.sync";
+  case HostOp::Launch:
+    return "launch";
+  case HostOp::Supports:
+    return "supports";
+  case HostOp::Print:
+    return "print";
+  case HostOp::PrintNewline:
+    return "println";
+  case HostOp::Exit:
+    return "exit";
+  }
+  return "?";
+}
+
+int hostOperandCount(HostOp Op) {
+  switch (Op) {
+  case HostOp::StreamCurrent:
+  case HostOp::StreamNew:
+  case HostOp::Supports:
+  case HostOp::PrintNewline:
+    return 0;
+  case HostOp::ArrayNew:
+  case HostOp::ArrayLength:
+  case HostOp::BufferNew:
+  case HostOp::BufferLength:
+  case HostOp::StreamSync:
+  case HostOp::StreamRecord:
+  case HostOp::EventSync:
+  case HostOp::Print:
+  case HostOp::Exit:
+    return 1;
+  case HostOp::StreamWait:
+    return 2;
+  case HostOp::BufferUpload:
+  case HostOp::BufferDownload:
+  case HostOp::Launch:
+    return -1;
+  }
+  return -1;
 }
 
 const Function* Module::findFunction(const std::string& Name) const {

@@ -26,12 +26,19 @@ struct SourceLoc {
 /// parameters only, read-only), or a tile (a kernel's local only, read and written by Tile
 /// expressions only; kir::TileLowering replaces every tile before an emitter runs).
 /// Function-typed source values are plain uint32 tags in KIR.
+///
+/// Host code (a Module with IsHost) has three more kinds, each a pointer-sized value: a heap
+/// array of scalars (`heap float32[n]`), a runtime object (Handle: a KernelBuffer, KernelStream
+/// or Event) and a string constant (the operand of a Print only).
 struct Type {
-  enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod, Tile };
+  enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod, Tile, HeapArray, Handle, String };
+  enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle };
   Kind K = Void;
-  ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared/Tile: the element type
+  ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared/Tile/HeapArray and a
+                                     // buffer Handle: the element type
   uint32_t PodIndex = 0;             // Pod: index into Module::Pods
   uint16_t Rows = 0, Cols = 0;       // Tile: the shape
+  HandleKind Object = BufferHandle;  // Handle: what it refers to
 
   static Type voidTy() { return {}; }
   static Type scalar(ScalarType T) { return {Scalar, T}; }
@@ -41,6 +48,11 @@ struct Type {
   static Type tile(ScalarType T, uint32_t Rows, uint32_t Cols) {
     return {Tile, T, 0, uint16_t(Rows), uint16_t(Cols)};
   }
+  static Type heapArray(ScalarType T) { return {HeapArray, T}; }
+  static Type handle(HandleKind H, ScalarType T = ScalarType::I32) {
+    return {Handle, T, 0, 0, 0, H};
+  }
+  static Type string() { return {String}; }
 
   bool isVoid() const { return K == Void; }
   bool isScalar() const { return K == Scalar; }
@@ -48,6 +60,12 @@ struct Type {
   bool isShared() const { return K == Shared; }
   bool isPod() const { return K == Pod; }
   bool isTile() const { return K == Tile; }
+  bool isHeapArray() const { return K == HeapArray; }
+  bool isHandle() const { return K == Handle; }
+  bool isHandle(HandleKind H) const { return K == Handle && Object == H; }
+  bool isString() const { return K == String; }
+  /// A host value: a heap array, a handle or a string (pointers in the lowering).
+  bool isHostValue() const { return K == HeapArray || K == Handle || K == String; }
   /// Indexable memory: a buffer or a shared array (operand 0 of Load/Store/Atomic).
   bool isArray() const { return K == Buffer || K == Shared; }
   bool isBool() const { return K == Scalar && Elem == ScalarType::Bool; }
@@ -64,7 +82,9 @@ struct Type {
       return PodIndex == O.PodIndex;
     if (K == Tile)
       return Elem == O.Elem && Rows == O.Rows && Cols == O.Cols;
-    return K == Void || Elem == O.Elem;
+    if (K == Handle)
+      return Object == O.Object && (Object != BufferHandle || Elem == O.Elem);
+    return K == Void || K == String || Elem == O.Elem;
   }
   bool operator!=(const Type& O) const { return !(*this == O); }
 };
@@ -234,6 +254,30 @@ enum class TileOp : uint8_t {
   Convert, // {u}: a tile local of the same shape: every element = u's converted (Cast rules)
 };
 
+/// Host operations (Expr::Kind::Host), in host modules only: each is one call into the host
+/// support ABI (cajeta/xpu/cajeta_host.h). Line-numbered failures (a closed window, a length
+/// mismatch) end the program there with the exception's name and the source line.
+enum class HostOp : uint8_t {
+  ArrayNew,       // {count int64}: Ty a HeapArray, zero-filled
+  ArrayLength,    // {array}: int32 (Java's `a.length`)
+  BufferNew,      // {count int64}: Ty a buffer Handle of the element type
+  BufferUpload,   // {buffer, array[, stream]}: void; with a stream the Async form
+  BufferDownload, // {buffer, array[, stream]}: void
+  BufferLength,   // {buffer}: uint64
+  StreamCurrent,  // {}: a stream Handle
+  StreamNew,      // {}: a stream Handle
+  StreamSync,     // {stream}: void
+  StreamRecord,   // {stream}: an event Handle
+  StreamWait,     // {stream, event}: void
+  EventSync,      // {event}: void
+  Launch,         // {stream, grid x, y, z, block x, y, z (uint32), args...}: void; Index: the
+                  // kernel, Module::Kernels[Index]; args typed as its parameters
+  Supports,       // {}: bool; Index = the capability (cajeta_xpu_capability)
+  Print,          // {value}: a scalar or a String; void
+  PrintNewline,   // {}: void
+  Exit,           // {status int32}: void; ends the program
+};
+
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
 enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
 
@@ -267,6 +311,8 @@ struct Expr {
                // no-op that yields the zero value of Ty.
     Tile,      // TOp on tile local Index (TileOp: operands and semantics); Ty void. Tile locals
                // appear only as Index or as Local operands of Tile expressions.
+    Host,      // HOp over Ops (HostOp: operands and result); host modules only
+    StringConst, // Module::Strings[Index]; Ty String (a Print operand only)
   };
   Kind K = Kind::Const;
   Type Ty;
@@ -278,6 +324,7 @@ struct Expr {
   MemoryOrder Order = MemoryOrder::Relaxed;
   WaveOp WOp = WaveOp::Width;
   TileOp TOp = TileOp::Fill;
+  HostOp HOp = HostOp::Print;
   std::vector<uint32_t> Targets; // Dispatch
   uint8_t Dim = 0;
   uint32_t Index = 0;
@@ -387,12 +434,24 @@ struct Function {
   std::vector<bundle::Access> ParamAccess;
 };
 
-/// A compiled program's device part. Owns every node.
+/// A kernel as host code launches it (HostOp::Launch): its qualified name and parameter types.
+struct KernelRef {
+  std::string Name; // "K.saxpy"
+  std::vector<Type> Params;
+};
+
+/// A compiled program's device part, or (IsHost) its host part. Owns every node.
 class Module {
 public:
   std::string SourceFile;
-  std::vector<std::unique_ptr<Function>> Functions; // kernels and @Device helpers
+  std::vector<std::unique_ptr<Function>> Functions; // kernels and @Device helpers; host
+                                                    // methods in a host module
   std::vector<PodType> Pods;
+  /// A host module: Functions are host methods (Locals, Params and values may be host values,
+  /// Host and StringConst expressions appear); no kernels, shared arrays, waves or tiles.
+  bool IsHost = false;
+  std::vector<std::string> Strings; // host: StringConst texts
+  std::vector<KernelRef> Kernels;   // host: the kernels HostOp::Launch names
 
   Expr* newExpr(Expr::Kind K, Type Ty, SourceLoc Loc);
   Stmt* newStmt(Stmt::Kind K, SourceLoc Loc);
@@ -427,6 +486,9 @@ Type waveResultType(WaveOp Op, Type Operand);
 /// Whether E is a wave op that every lane of the wave must reach (all but width and laneId, and
 /// every tile op).
 bool isConvergentWaveOp(const Expr* E);
+const char* hostOpName(HostOp Op);
+/// Operands of a Host expression, or -1 when it varies (Launch: 7 + args; uploads: 2 or 3).
+int hostOperandCount(HostOp Op);
 const char* tileOpName(TileOp Op); // the source method name: "fill", "load", "mac", ...
 /// Operands of a Tile expression (Load/Store 5, Fill/Mac 1-2, ...).
 unsigned tileOperandCount(TileOp Op);

@@ -179,6 +179,16 @@ private:
         S += " col-major";
       return S + ops() + ")";
     }
+    case Expr::Kind::Host: {
+      std::string S = "(host." + std::string(hostOpName(E->HOp)) + " " + T;
+      if (E->HOp == HostOp::Launch)
+        S += " " + (E->Index < M.Kernels.size() ? M.Kernels[E->Index].Name : "?");
+      if (E->HOp == HostOp::Supports)
+        S += " #" + std::to_string(E->Index);
+      return S + ops() + ")";
+    }
+    case Expr::Kind::StringConst:
+      return "\"" + (E->Index < M.Strings.size() ? M.Strings[E->Index] : "?") + "\"";
     case Expr::Kind::Field: {
       std::string Name = "?";
       const Type& PT = E->Ops[0]->Ty;

@@ -50,6 +50,10 @@ const char* exprKindName(Expr::Kind K) {
     return "Dispatch";
   case Expr::Kind::Tile:
     return "Tile";
+  case Expr::Kind::Host:
+    return "Host";
+  case Expr::Kind::StringConst:
+    return "StringConst";
   }
   return "unknown expression";
 }
@@ -149,10 +153,12 @@ private:
     const char* Kind = F.IsKernel ? "kernel" : "helper";
     if (F.IsKernel && !F.ReturnType.isVoid())
       problem(F.Loc, Kind, "a kernel returns void, not " + F.ReturnType.str());
-    if (!F.ReturnType.isVoid() && !F.ReturnType.isScalar())
+    if (!F.ReturnType.isVoid() && !F.ReturnType.isScalar() && !hostValue(F.ReturnType))
       problem(F.Loc, Kind, "only a scalar can be returned, not " + F.ReturnType.str());
+    if (M.IsHost && F.IsKernel)
+      problem(F.Loc, Kind, "a kernel in a host module");
     for (const Param& P : F.Params) {
-      if (P.Ty.isVoid() || P.Ty.isShared())
+      if (P.Ty.isVoid() || P.Ty.isShared() || (P.Ty.isHostValue() && !hostValue(P.Ty)))
         problem(P.Loc, Kind, "parameter '" + P.Name + "' has type " + P.Ty.str());
       if (P.Ty.isPod() && P.Ty.PodIndex >= M.Pods.size())
         problem(P.Loc, Kind,
@@ -166,7 +172,7 @@ private:
                       " is not a helper");
     }
     for (const Local& L : F.Locals)
-      if (!L.Ty.isScalar() && !(L.Ty.isTile() && F.IsKernel))
+      if (!L.Ty.isScalar() && !(L.Ty.isTile() && F.IsKernel) && !hostValue(L.Ty))
         problem(L.Loc, Kind, "local '" + L.Name + "' has type " + L.Ty.str() + ", not a scalar");
     if (!F.IsKernel && !F.SharedArrays.empty())
       problem(F.Loc, Kind, "a helper declares shared arrays (only kernels may)");
@@ -184,6 +190,9 @@ private:
     }
     verifyStmt(F.Body);
   }
+
+  /// A heap array, handle or string where one may be (a host module; strings: Print only).
+  bool hostValue(Type T) const { return M.IsHost && (T.isHeapArray() || T.isHandle()); }
 
   bool isHelper(uint32_t I) const {
     return I < M.Functions.size() && M.Functions[I] && !M.Functions[I]->IsKernel;
@@ -294,15 +303,16 @@ private:
       problem(E, "a buffer parameter used as a value");
     if (E->K == Expr::Kind::Param && E->Ty.isPod() && U != Use::PodRead && U != Use::CallArg)
       problem(E, "a POD parameter used as a value");
-    if (U == Use::Array &&
-        !((E->K == Expr::Kind::Param && E->Ty.isBuffer()) || E->K == Expr::Kind::SharedRef))
+    if (U == Use::Array && !((E->K == Expr::Kind::Param && E->Ty.isBuffer()) ||
+                             E->K == Expr::Kind::SharedRef || hostValue(E->Ty)))
       problem(E, "expected a buffer parameter or a shared array, got " + E->Ty.str());
     if (U == Use::PodRead && !(E->K == Expr::Kind::Param && E->Ty.isPod()))
       problem(E, "expected a POD parameter, got " + E->Ty.str());
     if (U == Use::TileArg && !(E->K == Expr::Kind::Local && E->Ty.isTile()))
       problem(E, "expected a tile local, got " + E->Ty.str());
     if ((U == Use::Value || U == Use::CallArg) && !E->Ty.isScalar() && !E->Ty.isVoid() &&
-        E->K != Expr::Kind::Param && E->K != Expr::Kind::SharedRef)
+        E->K != Expr::Kind::Param && E->K != Expr::Kind::SharedRef && !hostValue(E->Ty) &&
+        E->K != Expr::Kind::StringConst)
       problem(E, "a value of type " + E->Ty.str());
 
     switch (E->K) {
@@ -407,6 +417,14 @@ private:
       return verifyDispatch(E);
     case Expr::Kind::Tile:
       return verifyTile(E);
+    case Expr::Kind::Host:
+      return verifyHost(E);
+    case Expr::Kind::StringConst:
+      if (!M.IsHost)
+        problem(E, "a string outside a host module");
+      if (!E->Ty.isString() || E->Index >= M.Strings.size())
+        problem(E, "no string " + std::to_string(E->Index) + " of type String");
+      return;
     }
     problem(E->Loc, "expression", "unknown expression kind " + std::to_string(unsigned(E->K)));
   }
@@ -487,7 +505,7 @@ private:
   /// Operand 0 of a memory access; false when it is not an array (reported).
   bool verifyArray(const Expr* E) {
     verifyExpr(E->Ops[0], Use::Array);
-    return E->Ops[0]->Ty.isArray();
+    return E->Ops[0]->Ty.isArray() || hostValue(E->Ops[0]->Ty);
   }
 
   void verifyIndex(const Expr* E) {
@@ -546,6 +564,112 @@ private:
     for (const char* Backend : {"cpu", "cuda", "hip", "vulkan"})
       if (availableOn(*Fn, Backend) && !availableOn(F, Backend))
         problem(E, What + ": '" + F.Name + "' is not available on " + Backend + ", its caller is");
+  }
+
+  /// Operand I of host op E has type T (or, with Kind, is a handle of that kind).
+  void hostOperand(const Expr* E, size_t I, Type T) {
+    if (E->Ops[I]->Ty != T)
+      problem(E, std::string(hostOpName(E->HOp)) + ": operand " + std::to_string(I) + " is " +
+                     E->Ops[I]->Ty.str() + ", not " + T.str());
+  }
+  void hostHandle(const Expr* E, size_t I, Type::HandleKind H) {
+    if (!E->Ops[I]->Ty.isHandle(H))
+      problem(E, std::string(hostOpName(E->HOp)) + ": operand " + std::to_string(I) + " is " +
+                     E->Ops[I]->Ty.str() + ", not a " + Type::handle(H).str());
+  }
+
+  void verifyHost(const Expr* E) {
+    if (!M.IsHost)
+      return problem(E, "a host operation outside a host module");
+    if (!nonNullOps(E))
+      return;
+    int Want = hostOperandCount(E->HOp);
+    size_t N = E->Ops.size();
+    if (Want >= 0 && N != size_t(Want))
+      return problem(E, std::string(hostOpName(E->HOp)) + " takes " + std::to_string(Want) +
+                            " operands, got " + std::to_string(N));
+    for (const Expr* O : E->Ops)
+      verifyExpr(O, Use::Value);
+    const Type I64 = Type::scalar(ScalarType::I64);
+    auto Result = [&](Type T) {
+      if (E->Ty != T)
+        problem(E, std::string(hostOpName(E->HOp)) + " yields " + T.str() + ", not " + E->Ty.str());
+    };
+    switch (E->HOp) {
+    case HostOp::ArrayNew:
+      hostOperand(E, 0, I64);
+      if (!E->Ty.isHeapArray())
+        problem(E, "array.new yields " + E->Ty.str());
+      return;
+    case HostOp::ArrayLength:
+      if (!E->Ops[0]->Ty.isHeapArray())
+        problem(E, "array.length of " + E->Ops[0]->Ty.str());
+      return Result(Type::scalar(ScalarType::I32));
+    case HostOp::BufferNew:
+      hostOperand(E, 0, I64);
+      if (!E->Ty.isHandle(Type::BufferHandle))
+        problem(E, "buffer.new yields " + E->Ty.str());
+      return;
+    case HostOp::BufferUpload:
+    case HostOp::BufferDownload:
+      if (N != 2 && N != 3)
+        return problem(E, std::string(hostOpName(E->HOp)) + " takes 2 or 3 operands");
+      hostHandle(E, 0, Type::BufferHandle);
+      if (E->Ops[1]->Ty != Type::heapArray(E->Ops[0]->Ty.Elem))
+        problem(E, std::string(hostOpName(E->HOp)) + ": a " + E->Ops[1]->Ty.str() + " for a " +
+                       E->Ops[0]->Ty.str());
+      if (N == 3)
+        hostHandle(E, 2, Type::StreamHandle);
+      return Result(Type::voidTy());
+    case HostOp::BufferLength:
+      hostHandle(E, 0, Type::BufferHandle);
+      return Result(U64);
+    case HostOp::StreamCurrent:
+    case HostOp::StreamNew:
+      return Result(Type::handle(Type::StreamHandle));
+    case HostOp::StreamSync:
+      hostHandle(E, 0, Type::StreamHandle);
+      return Result(Type::voidTy());
+    case HostOp::StreamRecord:
+      hostHandle(E, 0, Type::StreamHandle);
+      return Result(Type::handle(Type::EventHandle));
+    case HostOp::StreamWait:
+      hostHandle(E, 0, Type::StreamHandle);
+      hostHandle(E, 1, Type::EventHandle);
+      return Result(Type::voidTy());
+    case HostOp::EventSync:
+      hostHandle(E, 0, Type::EventHandle);
+      return Result(Type::voidTy());
+    case HostOp::Launch: {
+      if (E->Index >= M.Kernels.size())
+        return problem(E, "launch of kernel " + std::to_string(E->Index) + ": no such kernel");
+      const KernelRef& K = M.Kernels[E->Index];
+      if (N != 7 + K.Params.size())
+        return problem(E, "launch of '" + K.Name + "' with " + std::to_string(N) +
+                              " operands, not 7 + " + std::to_string(K.Params.size()));
+      hostHandle(E, 0, Type::StreamHandle);
+      for (size_t I = 1; I < 7; ++I)
+        hostOperand(E, I, U32);
+      for (size_t I = 0; I < K.Params.size(); ++I) {
+        Type P = K.Params[I];
+        Type Want = P.isBuffer() ? Type::handle(Type::BufferHandle, P.Elem) : P;
+        hostOperand(E, 7 + I, Want);
+      }
+      return Result(Type::voidTy());
+    }
+    case HostOp::Supports:
+      return Result(Type::scalar(ScalarType::Bool));
+    case HostOp::Print:
+      if (!E->Ops[0]->Ty.isScalar() && !E->Ops[0]->Ty.isString())
+        problem(E, "print of " + E->Ops[0]->Ty.str());
+      return Result(Type::voidTy());
+    case HostOp::PrintNewline:
+      return Result(Type::voidTy());
+    case HostOp::Exit:
+      hostOperand(E, 0, Type::scalar(ScalarType::I32));
+      return Result(Type::voidTy());
+    }
+    problem(E, "unknown host operation " + std::to_string(unsigned(E->HOp)));
   }
 
   void verifyArgs(const Expr* E, size_t First) {

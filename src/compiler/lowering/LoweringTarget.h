@@ -33,6 +33,7 @@ struct BufferValue {
   llvm::Value* Ptr = nullptr;
   llvm::Value* Length = nullptr;
   llvm::Value* ParamIndex = nullptr;
+  bool HostArray = false; // a host heap array: every index is checked (Java's rule)
 };
 
 /// One parameter's value: a scalar (Scalar set) or a buffer. A POD parameter's Scalar is a

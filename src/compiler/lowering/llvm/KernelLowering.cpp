@@ -26,7 +26,7 @@ KernelLowering::KernelLowering(const kir::Module& KM, llvm::Module& LM, Lowering
 llvm::Type* KernelLowering::valueType(llvm::LLVMContext& C, Type T) {
   if (T.isVoid())
     return llvm::Type::getVoidTy(C);
-  if (T.isBuffer() || T.isShared() || T.isPod())
+  if (T.isBuffer() || T.isShared() || T.isPod() || T.isHostValue())
     return llvm::PointerType::get(C, 0);
   switch (T.Elem) {
   case kir::ScalarType::Bool:
@@ -108,12 +108,16 @@ void KernelLowering::declareHelper(size_t I) {
     if (Opts.CheckBounds)
       Params.push_back(B.getInt32Ty());
   }
-  assert((KF.ReturnType.isVoid() || KF.ReturnType.isScalar()) &&
-         "verified KIR: only a scalar can be returned");
+  assert((KF.ReturnType.isVoid() || KF.ReturnType.isScalar() || KF.ReturnType.isHostValue()) &&
+         "verified KIR: only a scalar (in host code, a host value) can be returned");
   auto* FT = llvm::FunctionType::get(valueType(Ctx, KF.ReturnType), Params, false);
   std::string Name = KF.Symbol.empty() ? "cj_helper_" + std::to_string(I) : KF.Symbol;
-  auto* F = llvm::Function::Create(FT, llvm::GlobalValue::InternalLinkage, Name, LM);
-  F->addFnAttr(llvm::Attribute::AlwaysInline);
+  // Host methods are the program's entry points: external, and left to the inliner's judgement.
+  auto* F = llvm::Function::Create(
+      FT, KM.IsHost ? llvm::GlobalValue::ExternalLinkage : llvm::GlobalValue::InternalLinkage, Name,
+      LM);
+  if (!KM.IsHost)
+    F->addFnAttr(llvm::Attribute::AlwaysInline);
   F->addFnAttr(llvm::Attribute::NoUnwind);
   Helpers[I] = F;
 }
@@ -246,7 +250,8 @@ void KernelLowering::createLocals(FunctionState& FS) {
   llvm::BasicBlock& Entry = FS.F->getEntryBlock();
   llvm::IRBuilder<> AB(&Entry, Entry.getFirstInsertionPt());
   for (const kir::Local& L : FS.KF->Locals) {
-    assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
+    assert((L.Ty.isScalar() || L.Ty.isHostValue()) &&
+           "verified KIR: locals are scalars (and, in host code, host values)");
     FS.Locals.push_back(AB.CreateAlloca(valueType(Ctx, L.Ty), nullptr, L.Name));
   }
 }
@@ -468,8 +473,9 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     return B.CreateLoad(valueType(Ctx, E->Ty), localAddress(E->Index));
   }
   case Expr::Kind::Param:
-    assert(E->Index < Cur->Args.size() && Cur->Args[E->Index].Scalar && E->Ty.isScalar() &&
-           E->Ty == Cur->KF->Params[E->Index].Ty && "verified KIR: scalar parameter reads");
+    assert(E->Index < Cur->Args.size() && Cur->Args[E->Index].Scalar &&
+           (E->Ty.isScalar() || E->Ty.isHostValue()) && E->Ty == Cur->KF->Params[E->Index].Ty &&
+           "verified KIR: scalar parameter reads");
     return Cur->Args[E->Index].Scalar;
   case Expr::Kind::Unary:
     return emitUnary(E);
@@ -513,6 +519,10 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     return emitWave(E);
   case Expr::Kind::Tile:
     llvm_unreachable("the pipeline's tile-lowering pass leaves no tile op");
+  case Expr::Kind::Host:
+    return emitHost(E);
+  case Expr::Kind::StringConst:
+    return emitStringConst(E);
   }
   llvm_unreachable("verified KIR: unknown expression kind");
 }
@@ -699,6 +709,8 @@ llvm::Value* KernelLowering::emitSelect(const Expr* E) {
 }
 
 const BufferValue* KernelLowering::bufferOf(const Expr* E) {
+  if (E->Ty.isHeapArray())
+    return hostArrayOf(E);
   if (E->K == Expr::Kind::SharedRef) {
     assert(E->Index < Cur->Shared.size() && "verified KIR: a shared array of this kernel");
     return &Cur->Shared[E->Index];
@@ -713,15 +725,19 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
   assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
   llvm::Value* Index = emitExpr(IndexExpr);
   Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
-  if (Opts.CheckBounds) {
+  if (Opts.CheckBounds || Buf.HostArray) {
     // A negative signed index is a huge unsigned one: out of range too.
     llvm::Value* InRange = B.CreateICmpULT(Index, Buf.Length);
     llvm::BasicBlock* Ok = newBlock("bounds.ok");
     llvm::BasicBlock* Bad = newBlock("bounds.bad");
     B.CreateCondBr(InRange, Ok, Bad);
     B.SetInsertPoint(Bad);
-    Target.emitBoundsFailure(B, Cur->WorkItem, Buf.ParamIndex, Index, Buf.Length);
-    B.CreateBr(Cur->FailBlock);
+    if (Buf.HostArray) {
+      emitHostIndexFailure(IndexExpr, Index, Buf.Length);
+    } else {
+      Target.emitBoundsFailure(B, Cur->WorkItem, Buf.ParamIndex, Index, Buf.Length);
+      B.CreateBr(Cur->FailBlock);
+    }
     B.SetInsertPoint(Ok);
   }
   return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);

@@ -9,6 +9,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -96,6 +97,7 @@ private:
     llvm::Value* Park = nullptr;
     std::map<uint32_t, unsigned> GroupLoops; // barrier loops being lowered: id -> depth (1-based)
     std::set<const kir::Stmt*> BarrierStmts; // statements that contain a barrier
+    std::deque<BufferValue> HostArrays;      // host: heap arrays as indexed (bufferOf)
   };
 
   void declareHelper(size_t I);
@@ -153,6 +155,18 @@ private:
   llvm::Value* emitCall(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<llvm::Value*> Args);
   /// Whether this lowering declared helper Callee; reports the call E otherwise.
   bool callable(const kir::Expr* E, uint32_t Callee);
+
+  // Host modules (KernelHost.cpp): host methods as external functions, heap arrays, and the
+  // HostOp calls into the host support ABI (cajeta/xpu/cajeta_host.h).
+  llvm::Value* emitHost(const kir::Expr* E);
+  llvm::Value* emitStringConst(const kir::Expr* E);
+  /// A heap array's element pointer and length (Java's checked indexing).
+  const BufferValue* hostArrayOf(const kir::Expr* E);
+  /// Declares (once) the host support function Name of type FT.
+  llvm::FunctionCallee hostFunction(const char* Name, llvm::FunctionType* FT);
+  /// Calls cajeta_host_index_fail for Index and Length at E's line; the block ends unreachable.
+  void emitHostIndexFailure(const kir::Expr* IndexExpr, llvm::Value* Index, llvm::Value* Length);
+  llvm::Value* lineOf(const kir::Expr* E);
 
   // Atomics (KernelAtomics.cpp).
   llvm::Value* emitAtomic(const kir::Expr* E);

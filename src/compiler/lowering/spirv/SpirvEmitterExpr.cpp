@@ -84,6 +84,10 @@ uint32_t SpirvEmitter::emitExpr(const Expr* E) {
   case Expr::Kind::Tile:
     assert(false && "the pipeline's tile-lowering pass leaves no tile op");
     return 0;
+  case Expr::Kind::Host:
+  case Expr::Kind::StringConst:
+    assert(false && "verified KIR: host operations only in host modules");
+    return 0;
   }
   assert(false && "verified KIR: unknown expression kind");
   return 0;

@@ -1,0 +1,97 @@
+/* The host-code support ABI: what compiled Cajeta host code (`cajeta run`, host methods of a
+   Cajeta program) calls. Host code is compiled by LLVM; every operation on a runtime object
+   (buffers, streams, events, kernel launches), every heap array and every print goes through one
+   of these functions, built on the runtime's C ABI (cajeta_xpu.h).
+
+   Failures: a function given a `line` reports a failure as an uncaught exception of the
+   program, `<file>:<line>: error: <ExceptionName>: <message>` on stderr (ExceptionName is
+   XpuLaunchException, OutOfDeviceMemory, ... as the runtime's typed error says;
+   ArrayIndexOutOfBoundsException, NegativeArraySizeException for arrays), flushes stdout, and
+   ends the process with exit status 1. Nothing after the failure runs. */
+#ifndef CAJETA_HOST_H
+#define CAJETA_HOST_H
+
+#include "cajeta/xpu/cajeta_xpu.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Session. ---------------------------------------------------------------------------- */
+/* Starts a host session over `program` (retained until cajeta_host_end): its kernels are what
+   cajeta_host_launch finds by name, its device is where buffers are allocated. `file` is the
+   source file name failures print. Returns 0, or nonzero with cajeta_xpu_last_error set. */
+CAJETA_XPU_API int cajeta_host_begin(const char* file, cajeta_xpu_program* program);
+/* Ends the session: flushes stdout, syncs and destroys the streams host code created, destroys
+   every buffer and event and frees every array it allocated, releases the program. */
+CAJETA_XPU_API void cajeta_host_end(void);
+/* System.exit(status): flushes stdout and ends the process with `status`. */
+CAJETA_XPU_API void cajeta_host_exit(int32_t status);
+
+/* ---- Heap arrays (`heap T[n]`). ------------------------------------------------------------ */
+/* An array is a pointer to its header: the int64 element count at offset 0, the elements from
+   offset CAJETA_HOST_ARRAY_DATA_OFFSET, zero-initialised and aligned to 16 bytes. Freed at
+   cajeta_host_end. count < 0: NegativeArraySizeException. */
+#define CAJETA_HOST_ARRAY_DATA_OFFSET 16
+CAJETA_XPU_API void* cajeta_host_array_new(int64_t count, uint32_t element_size, uint32_t line);
+/* a[index] with index outside [0, length): ArrayIndexOutOfBoundsException ("Index 5 out of
+   bounds for length 4", as Java says). Never returns. */
+CAJETA_XPU_API void cajeta_host_index_fail(int64_t index, int64_t length, uint32_t line);
+
+/* ---- Device buffers (`heap KernelBuffer<T>(n)`). ------------------------------------------ */
+/* `type` is a cajeta_xpu_scalar_type. count < 0: NegativeArraySizeException. */
+CAJETA_XPU_API cajeta_xpu_buffer* cajeta_host_buffer_new(int64_t count, uint32_t type,
+                                                         uint32_t line);
+/* buf.upload(array) / buf.uploadAsync(array, stream) (stream NULL: the synchronous form). The
+   array's element type is the buffer's (the compiler checks it); its length must equal the
+   buffer's, else an XpuLaunchException-style error naming both lengths. */
+CAJETA_XPU_API void cajeta_host_buffer_upload(cajeta_xpu_buffer* buffer, const void* array,
+                                              cajeta_xpu_stream* stream, uint32_t line);
+CAJETA_XPU_API void cajeta_host_buffer_download(cajeta_xpu_buffer* buffer, void* array,
+                                                cajeta_xpu_stream* stream, uint32_t line);
+/* buf.length(): the element count. */
+CAJETA_XPU_API int64_t cajeta_host_buffer_length(const cajeta_xpu_buffer* buffer);
+
+/* ---- Streams and events. ----------------------------------------------------------------- */
+CAJETA_XPU_API cajeta_xpu_stream* cajeta_host_stream_current(uint32_t line);
+/* heap KernelStream(): a new stream on the program's device. */
+CAJETA_XPU_API cajeta_xpu_stream* cajeta_host_stream_new(uint32_t line);
+CAJETA_XPU_API void cajeta_host_stream_sync(cajeta_xpu_stream* stream, uint32_t line);
+CAJETA_XPU_API cajeta_xpu_event* cajeta_host_stream_record(cajeta_xpu_stream* stream,
+                                                           uint32_t line);
+CAJETA_XPU_API void cajeta_host_stream_wait(cajeta_xpu_stream* stream, cajeta_xpu_event* event,
+                                            uint32_t line);
+CAJETA_XPU_API void cajeta_host_event_sync(cajeta_xpu_event* event, uint32_t line);
+
+/* ---- Launch. ------------------------------------------------------------------------------ */
+/* kernel.launch(stream, grid: [...], block: [...])(args): `kernel` is the kernel's qualified
+   name ("K.saxpy"); geometry = {grid x, y, z, block x, y, z}. The arguments are checked by the
+   runtime as cajeta_xpu_kernel_launch does. */
+CAJETA_XPU_API void cajeta_host_launch(const char* kernel, cajeta_xpu_stream* stream,
+                                       const uint32_t geometry[6], const cajeta_xpu_arg* args,
+                                       uint32_t arg_count, uint32_t line);
+
+/* ---- Queries. ----------------------------------------------------------------------------- */
+/* Device.supports(Capability.X) on the program's device (a cajeta_xpu_capability): 1 or 0. */
+CAJETA_XPU_API int32_t cajeta_host_supports(uint32_t capability);
+
+/* ---- Printing (System.out.print / println). ------------------------------------------------ */
+/* Numbers print as Java prints them: integers in decimal, float32 as Float.toString and float64
+   as Double.toString (the shortest digits that read back to the same value; plain notation for
+   1e-3 <= |x| < 1e7 with at least one digit after the point, else d.dddE[-]n; NaN, Infinity,
+   -Infinity, -0.0), bool as true/false. */
+CAJETA_XPU_API void cajeta_host_print_str(const char* text);
+CAJETA_XPU_API void cajeta_host_print_i64(int64_t value);
+CAJETA_XPU_API void cajeta_host_print_u64(uint64_t value);
+CAJETA_XPU_API void cajeta_host_print_f32(float value);
+CAJETA_XPU_API void cajeta_host_print_f64(double value);
+CAJETA_XPU_API void cajeta_host_print_bool(int32_t value);
+CAJETA_XPU_API void cajeta_host_print_newline(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

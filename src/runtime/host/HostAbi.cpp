@@ -1,0 +1,216 @@
+// The host-code support ABI (cajeta_host.h) over the runtime's C ABI and the host session.
+#include "cajeta/xpu/cajeta_host.h"
+
+#include "runtime/LastError.h"
+#include "runtime/host/HostSession.h"
+#include "runtime/host/JavaNumberFormat.h"
+
+#include <fmt/format.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace cajeta::xpu::rt;
+
+namespace {
+
+HostSession& session() {
+  return HostSession::get();
+}
+
+int64_t arrayLength(const void* Array) {
+  int64_t Length;
+  std::memcpy(&Length, Array, sizeof(Length));
+  return Length;
+}
+
+/// Host code's null references, reported as Java reports them.
+template <class T> void requireObject(T* Object, const char* What, uint32_t Line) {
+  if (!Object)
+    session().fail(Line, "NullPointerException", fmt::format("the {} is null", What));
+}
+
+void check(int Status, uint32_t Line) {
+  if (Status != CAJETA_XPU_SUCCESS)
+    session().failStatus(Line, Status);
+}
+
+/// The array and the buffer of an upload or download: the buffer's element count, which the
+/// array's length must equal.
+size_t checkTransfer(cajeta_xpu_buffer* Buffer, const void* Array, bool Upload, uint32_t Line) {
+  requireObject(Buffer, "buffer", Line);
+  requireObject(Array, "array", Line);
+  int64_t Length = arrayLength(Array);
+  size_t Count = cajeta_xpu_buffer_count(Buffer);
+  if (Length < 0 || uint64_t(Length) != Count)
+    session().fail(Line, "IllegalArgumentException",
+                   Upload
+                       ? fmt::format("upload of an array of length {} into a buffer of length {}",
+                                     Length, Count)
+                       : fmt::format("download of a buffer of length {} into an array of length {}",
+                                     Count, Length));
+  return Count;
+}
+
+void print(const std::string& Text) {
+  std::fwrite(Text.data(), 1, Text.size(), stdout);
+}
+
+} // namespace
+
+extern "C" {
+
+// ---- Session ----------------------------------------------------------------------------
+
+int cajeta_host_begin(const char* File, cajeta_xpu_program* Program) {
+  return guarded([&] { session().begin(File, Program); });
+}
+
+void cajeta_host_end(void) {
+  session().end();
+}
+
+void cajeta_host_exit(int32_t Status) {
+  HostSession::exitProcess(Status);
+}
+
+// ---- Heap arrays ------------------------------------------------------------------------
+
+void* cajeta_host_array_new(int64_t Count, uint32_t ElementSize, uint32_t Line) {
+  return session().newArray(Count, ElementSize, Line);
+}
+
+void cajeta_host_index_fail(int64_t Index, int64_t Length, uint32_t Line) {
+  session().fail(Line, "ArrayIndexOutOfBoundsException",
+                 fmt::format("Index {} out of bounds for length {}", Index, Length));
+}
+
+// ---- Device buffers ---------------------------------------------------------------------
+
+cajeta_xpu_buffer* cajeta_host_buffer_new(int64_t Count, uint32_t Type, uint32_t Line) {
+  if (Count < 0)
+    session().fail(Line, "NegativeArraySizeException", std::to_string(Count));
+  cajeta_xpu_buffer* Buffer = nullptr;
+  check(cajeta_xpu_buffer_create(session().device(Line), cajeta_xpu_scalar_type(Type),
+                                 size_t(Count), &Buffer),
+        Line);
+  session().adopt(Buffer);
+  return Buffer;
+}
+
+void cajeta_host_buffer_upload(cajeta_xpu_buffer* Buffer, const void* Array,
+                               cajeta_xpu_stream* Stream, uint32_t Line) {
+  size_t Count = checkTransfer(Buffer, Array, true, Line);
+  const void* Data = static_cast<const char*>(Array) + CAJETA_HOST_ARRAY_DATA_OFFSET;
+  check(Stream ? cajeta_xpu_buffer_write_async(Buffer, Stream, Data, Count)
+               : cajeta_xpu_buffer_write(Buffer, nullptr, Data, Count),
+        Line);
+}
+
+void cajeta_host_buffer_download(cajeta_xpu_buffer* Buffer, void* Array, cajeta_xpu_stream* Stream,
+                                 uint32_t Line) {
+  size_t Count = checkTransfer(Buffer, Array, false, Line);
+  void* Data = static_cast<char*>(Array) + CAJETA_HOST_ARRAY_DATA_OFFSET;
+  check(Stream ? cajeta_xpu_buffer_read_async(Buffer, Stream, Data, Count)
+               : cajeta_xpu_buffer_read(Buffer, nullptr, Data, Count),
+        Line);
+}
+
+int64_t cajeta_host_buffer_length(const cajeta_xpu_buffer* Buffer) {
+  return int64_t(cajeta_xpu_buffer_count(Buffer));
+}
+
+// ---- Streams and events -----------------------------------------------------------------
+
+cajeta_xpu_stream* cajeta_host_stream_current(uint32_t Line) {
+  return session().currentStream(Line);
+}
+
+cajeta_xpu_stream* cajeta_host_stream_new(uint32_t Line) {
+  cajeta_xpu_stream* Stream = nullptr;
+  check(cajeta_xpu_stream_create(session().device(Line), &Stream), Line);
+  session().adopt(Stream);
+  return Stream;
+}
+
+void cajeta_host_stream_sync(cajeta_xpu_stream* Stream, uint32_t Line) {
+  requireObject(Stream, "stream", Line);
+  check(cajeta_xpu_stream_sync(Stream), Line);
+}
+
+cajeta_xpu_event* cajeta_host_stream_record(cajeta_xpu_stream* Stream, uint32_t Line) {
+  requireObject(Stream, "stream", Line);
+  cajeta_xpu_event* Event = nullptr;
+  check(cajeta_xpu_stream_record(Stream, &Event), Line);
+  session().adopt(Event);
+  return Event;
+}
+
+void cajeta_host_stream_wait(cajeta_xpu_stream* Stream, cajeta_xpu_event* Event, uint32_t Line) {
+  requireObject(Stream, "stream", Line);
+  requireObject(Event, "event", Line);
+  check(cajeta_xpu_stream_wait(Stream, Event), Line);
+}
+
+void cajeta_host_event_sync(cajeta_xpu_event* Event, uint32_t Line) {
+  requireObject(Event, "event", Line);
+  check(cajeta_xpu_event_sync(Event), Line);
+}
+
+// ---- Launch -----------------------------------------------------------------------------
+
+void cajeta_host_launch(const char* Kernel, cajeta_xpu_stream* Stream, const uint32_t Geometry[6],
+                        const cajeta_xpu_arg* Args, uint32_t ArgCount, uint32_t Line) {
+  cajeta_xpu_kernel* K = session().kernel(Kernel, Line);
+  requireObject(Geometry, "launch geometry", Line);
+  cajeta_xpu_stream* On = Stream ? Stream : session().currentStream(Line);
+  check(cajeta_xpu_kernel_launch(K, On, Geometry, Geometry + 3, Args, ArgCount), Line);
+}
+
+// ---- Queries ----------------------------------------------------------------------------
+
+int32_t cajeta_host_supports(uint32_t Capability) {
+  if (Capability >= uint32_t(CAJETA_XPU_CAP_COUNT))
+    return 0;
+  // Without a session (no program yet): the default device, where a program would load.
+  cajeta_xpu_device* Device = nullptr;
+  if (session().active())
+    Device = session().device(0);
+  else if (cajeta_xpu_device_default(&Device) != CAJETA_XPU_SUCCESS)
+    return 0;
+  return cajeta_xpu_device_supports(Device, cajeta_xpu_capability(Capability)) ? 1 : 0;
+}
+
+// ---- Printing ---------------------------------------------------------------------------
+
+void cajeta_host_print_str(const char* Text) {
+  std::fputs(Text ? Text : "null", stdout);
+}
+
+void cajeta_host_print_i64(int64_t Value) {
+  std::printf("%" PRId64, Value);
+}
+
+void cajeta_host_print_u64(uint64_t Value) {
+  std::printf("%" PRIu64, Value);
+}
+
+void cajeta_host_print_f32(float Value) {
+  print(JavaNumberFormat::formatFloat(Value));
+}
+
+void cajeta_host_print_f64(double Value) {
+  print(JavaNumberFormat::formatDouble(Value));
+}
+
+void cajeta_host_print_bool(int32_t Value) {
+  std::fputs(Value ? "true" : "false", stdout);
+}
+
+void cajeta_host_print_newline(void) {
+  std::fputc('\n', stdout);
+}
+
+} // extern "C"

@@ -1,0 +1,133 @@
+// `cajeta run k.cj [--main Class.method]`: compiles a whole Cajeta program, its kernels into a
+// bundle the runtime loads and its host methods with the JIT, and runs its entry point, as
+// `java File.java` runs a single-file program. The exit status is the program's.
+#include "Commands.h"
+#include "HostSymbols.h"
+
+#include "bundle/BundleWriter.h"
+#include "cajeta/xpu/cajeta_host.h"
+#include "compiler/driver/Compiler.h"
+#include "compiler/lowering/llvm/HostJit.h"
+
+#include <iostream>
+
+namespace cajeta::cli {
+
+namespace {
+
+/// The entry point: --main's method, else a `main`, else the only parameterless host method.
+const kir::Function* findEntry(const kir::Module& Host, const std::string& Wanted,
+                               std::string& Error) {
+  auto Runnable = [](const kir::Function& F) {
+    return F.Params.empty() &&
+           (F.ReturnType.isVoid() || F.ReturnType == kir::Type::scalar(kir::ScalarType::I32));
+  };
+  if (!Wanted.empty()) {
+    const kir::Function* F = Host.findFunction(Wanted);
+    if (!F) {
+      Error = "no host method '" + Wanted + "' (--main names a static method as Class.method)";
+      return nullptr;
+    }
+    if (!Runnable(*F))
+      Error = "'" + Wanted +
+              "' cannot be the entry point: it must take no parameters (or "
+              "String[] args, as main) and return void or int32";
+    return Runnable(*F) ? F : nullptr;
+  }
+  std::vector<const kir::Function*> Mains, Candidates;
+  for (const auto& F : Host.Functions) {
+    if (!Runnable(*F))
+      continue;
+    Candidates.push_back(F.get());
+    if (F->Name.size() > 5 && F->Name.compare(F->Name.size() - 5, 5, ".main") == 0)
+      Mains.push_back(F.get());
+  }
+  const std::vector<const kir::Function*>& Pick = Mains.empty() ? Candidates : Mains;
+  if (Pick.size() == 1)
+    return Pick[0];
+  if (Pick.empty()) {
+    Error = "no entry point: add 'public static void main(String[] args)' (or a parameterless "
+            "static method such as run())";
+    return nullptr;
+  }
+  std::string List;
+  for (const kir::Function* F : Pick)
+    List += (List.empty() ? "" : ", ") + F->Name;
+  Error = "several possible entry points (" + List + "); choose one with --main Class.method";
+  return nullptr;
+}
+
+int run(const std::string& Input, const std::string& Main) {
+  std::string Source;
+  if (!readSourceFile(Input, Source))
+    return 1;
+  driver::CompileOptions CO;
+  driver::CompileResult R = driver::Compiler::compile(Input, Source, CO);
+  // A successful run prints only the program's output; warnings still show.
+  if (!R.Ok || R.Diagnostics.find("warning:") != std::string::npos)
+    std::cerr << R.Diagnostics;
+  if (!R.Ok)
+    return 1;
+  std::string Error;
+  const kir::Function* Entry = findEntry(*R.HostKir, Main, Error);
+  if (!Entry) {
+    std::cerr << "cajeta: error: " << Error << "\n";
+    return 1;
+  }
+  lowering::HostJit Jit;
+  if (!Jit.compile(*R.HostKir, hostSymbols(), Error)) {
+    std::cerr << "cajeta: error: " << Error << "\n";
+    return 1;
+  }
+  void* Code = Jit.lookup(Entry->Symbol, Error);
+  if (!Code) {
+    std::cerr << "cajeta: error: " << Error << "\n";
+    return 1;
+  }
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(R.Program);
+  cajeta_xpu_program* Program = nullptr;
+  if (cajeta_xpu_program_load_memory(Bytes.data(), Bytes.size(), &Program) != 0 ||
+      cajeta_host_begin(Input.c_str(), Program) != 0) {
+    std::cerr << "cajeta: error: " << cajeta_xpu_last_error() << "\n";
+    if (Program)
+      cajeta_xpu_program_release(Program);
+    return 1;
+  }
+  cajeta_xpu_program_release(Program); // the session holds it
+  int Status = 0;
+  if (Entry->ReturnType.isVoid())
+    reinterpret_cast<void (*)()>(Code)();
+  else
+    Status = reinterpret_cast<int32_t (*)()>(Code)();
+  cajeta_host_end();
+  return Status;
+}
+
+} // namespace
+
+void addRunCommand(CLI::App& App) {
+  struct Options {
+    std::string Input, Main;
+    std::vector<std::string> Args;
+  };
+  auto O = std::make_shared<Options>();
+  CLI::App* Cmd = App.add_subcommand(
+      "run", "Compile a .cj program and run it: its kernels on the best device, its host code "
+             "with the JIT");
+  Cmd->add_option("input", O->Input, "Cajeta source file")->required();
+  Cmd->add_option("--main", O->Main,
+                  "The entry point, Class.method (default: main, or the only parameterless "
+                  "static host method)");
+  Cmd->add_option("args", O->Args, "Arguments after --, for the program");
+  Cmd->callback([O] {
+    if (!O->Args.empty()) {
+      std::cerr << "cajeta: error: command-line arguments are not passed to Cajeta programs "
+                   "yet\n";
+      ExitCode = 2;
+      return;
+    }
+    ExitCode = run(O->Input, O->Main);
+  });
+}
+
+} // namespace cajeta::cli
