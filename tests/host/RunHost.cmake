@@ -1,7 +1,27 @@
-# Runs `cajeta run PROGRAM` and compares what it prints with PROGRAM's expectations: stdout with
-# <name>.out exactly, the exit status with <name>.rc (0 when absent), and each line of
-# <name>.err (when present) as a substring of stderr.
-execute_process(COMMAND ${CAJETA} run ${PROGRAM}
+# Runs PROGRAM and compares what it prints with PROGRAM's expectations: stdout with <name>.out
+# exactly, the exit status with <name>.rc (0 when absent), and each line of <name>.err (when
+# present) as a substring of stderr.
+#   MODE run (default): `cajeta run PROGRAM`.
+#   MODE exe: `cajeta build --exe PROGRAM -o EXE`, then EXE (the native executable).
+if(NOT MODE)
+  set(MODE run)
+endif()
+if(MODE STREQUAL "run")
+  set(Command ${CAJETA} run ${PROGRAM})
+elseif(MODE STREQUAL "exe")
+  get_filename_component(ExeDir ${EXE} DIRECTORY)
+  file(MAKE_DIRECTORY ${ExeDir})
+  file(REMOVE ${EXE})
+  execute_process(COMMAND ${CAJETA} build --exe ${PROGRAM} -o ${EXE}
+    OUTPUT_VARIABLE Out ERROR_VARIABLE Err RESULT_VARIABLE Rc)
+  if(NOT "${Rc}" STREQUAL "0" OR NOT EXISTS ${EXE})
+    message(FATAL_ERROR "cajeta build --exe: exit status ${Rc}\nstdout:\n${Out}\nstderr:\n${Err}")
+  endif()
+  set(Command ${EXE})
+else()
+  message(FATAL_ERROR "MODE must be run or exe, not '${MODE}'")
+endif()
+execute_process(COMMAND ${Command}
   OUTPUT_VARIABLE Out ERROR_VARIABLE Err RESULT_VARIABLE Rc)
 get_filename_component(Dir ${PROGRAM} DIRECTORY)
 get_filename_component(Name ${PROGRAM} NAME_WE)

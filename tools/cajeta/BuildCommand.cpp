@@ -1,24 +1,83 @@
 // `cajeta build k.cj -o k.cjx`: compile a program into a bundle (AOT).
+// `cajeta build --exe k.cj -o k`: compile a whole program into a native executable that needs only
+// libcajeta_xpu.so (no LLVM), for machines where `cajeta run` cannot compile.
 #include "Commands.h"
+#include "EntryPoint.h"
+#include "HostSymbols.h"
 
 #include "bundle/BundleWriter.h"
 #include "compiler/driver/Compiler.h"
+#include "compiler/lowering/llvm/HostExecutableBuilder.h"
 
 #include <iostream>
 #include <vector>
 
 namespace cajeta::cli {
 
+namespace {
+
+/// Input without its extension, then Suffix ("k.cj" -> "k" + Suffix).
+std::string defaultOutput(const std::string& Input, const std::string& Suffix) {
+  std::string Out = Input;
+  size_t Dot = Out.rfind('.');
+  size_t Slash = Out.rfind('/');
+  if (Dot != std::string::npos && (Slash == std::string::npos || Dot > Slash))
+    Out.resize(Dot);
+  return Out + Suffix;
+}
+
+/// `--exe`: the host code, the bundle and a main, linked against the runtime library.
+int buildExecutable(const std::string& Input, const std::string& Cpu, const std::string& Main,
+                    std::string Output, const driver::CompileResult& R) {
+  if (Output.empty())
+    Output = defaultOutput(Input, "");
+  if (Output == Input) {
+    std::cerr << "cajeta: error: the executable would replace the source file '" << Input
+              << "'; name it with -o\n";
+    return 1;
+  }
+  std::string Error;
+  const kir::Function* Entry = R.HostKir ? findEntry(*R.HostKir, Main, Error) : nullptr;
+  if (!Entry) {
+    std::cerr << "cajeta: error: " << (Error.empty() ? "the program has no host part" : Error)
+              << "\n";
+    return 1;
+  }
+  lowering::HostExecutableOptions O;
+  O.Cpu = Cpu;
+  O.SourceFile = Input;
+  O.RuntimeLibraryDir = runtimeLibraryDir();
+  std::vector<uint8_t> Bundle = bundle::BundleWriter::write(R.Program);
+  if (!lowering::HostExecutableBuilder::build(*R.HostKir, *Entry, Bundle, O, Output, Error)) {
+    std::cerr << "cajeta: error: " << Error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
 void addBuildCommand(CLI::App& App) {
   struct Options {
     std::string Input, Output, Cpu = "native";
     std::vector<std::string> GpuArchs;
     bool CheckBounds = false;
+    bool Exe = false;
+    std::string Main;
   };
   auto O = std::make_shared<Options>();
-  CLI::App* Cmd = App.add_subcommand("build", "Compile a .cj program into a .cjx bundle");
+  CLI::App* Cmd = App.add_subcommand(
+      "build", "Compile a .cj program into a .cjx bundle, or with --exe a native executable");
   Cmd->add_option("input", O->Input, "Cajeta source file")->required();
-  Cmd->add_option("-o,--output", O->Output, "Bundle to write (default: input with .cjx)");
+  Cmd->add_option("-o,--output", O->Output,
+                  "Bundle to write (default: input with .cjx); with --exe, the executable "
+                  "(default: input without .cj)");
+  Cmd->add_flag("--exe", O->Exe,
+                "Write a native executable of the whole program (host code, kernels and a main) "
+                "that needs only libcajeta_xpu.so, instead of a bundle");
+  Cmd->add_option("--main", O->Main,
+                  "With --exe: the entry point, Class.method (default: main, or the only "
+                  "parameterless static host method)");
   Cmd->add_flag("--check-bounds", O->CheckBounds,
                 "Check every buffer index; an out-of-range access stops the kernel and its "
                 "stream's sync() reports kernel, buffer, index and length");
@@ -32,6 +91,11 @@ void addBuildCommand(CLI::App& App) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Cmd->callback([O] {
+    if (!O->Exe && !O->Main.empty()) {
+      std::cerr << "cajeta: error: --main chooses the entry point of an executable; add --exe\n";
+      ExitCode = 2;
+      return;
+    }
     std::string Source;
     if (!readSourceFile(O->Input, Source)) {
       ExitCode = 1;
@@ -48,19 +112,16 @@ void addBuildCommand(CLI::App& App) {
       ExitCode = 1;
       return;
     }
+    if (O->Exe) {
+      ExitCode = buildExecutable(O->Input, O->Cpu, O->Main, O->Output, R);
+      return;
+    }
     if (R.HostKir && !R.HostKir->Functions.empty())
       std::cerr << O->Input << ": note: the bundle holds the kernels; the host methods ("
                 << R.HostKir->Functions.size() << ") run with `cajeta run " << O->Input
+                << "`, are built into an executable with `cajeta build --exe " << O->Input
                 << "` or are replaced by C++ host code (cajeta/xpu.hpp)\n";
-    std::string Out = O->Output;
-    if (Out.empty()) {
-      Out = O->Input;
-      size_t Dot = Out.rfind('.');
-      size_t Slash = Out.rfind('/');
-      if (Dot != std::string::npos && (Slash == std::string::npos || Dot > Slash))
-        Out.resize(Dot);
-      Out += ".cjx";
-    }
+    std::string Out = O->Output.empty() ? defaultOutput(O->Input, ".cjx") : O->Output;
     std::string Error;
     if (!bundle::BundleWriter::writeFile(R.Program, Out, Error)) {
       std::cerr << "cajeta: error: " << Error << "\n";

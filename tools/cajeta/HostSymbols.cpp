@@ -3,6 +3,9 @@
 
 #include "cajeta/xpu/cajeta_host.h"
 
+#include <dlfcn.h>
+#include <filesystem>
+
 namespace cajeta::cli {
 
 std::vector<lowering::HostSymbol> hostSymbols() {
@@ -10,6 +13,9 @@ std::vector<lowering::HostSymbol> hostSymbols() {
   { #F, reinterpret_cast < void*>(&F) }
   return {
       CAJETA_HOST_SYMBOL(cajeta_host_exit),
+      CAJETA_HOST_SYMBOL(cajeta_host_pending),
+      CAJETA_HOST_SYMBOL(cajeta_host_catch),
+      CAJETA_HOST_SYMBOL(cajeta_host_print_caught),
       CAJETA_HOST_SYMBOL(cajeta_host_array_new),
       CAJETA_HOST_SYMBOL(cajeta_host_index_fail),
       CAJETA_HOST_SYMBOL(cajeta_host_buffer_new),
@@ -31,8 +37,18 @@ std::vector<lowering::HostSymbol> hostSymbols() {
       CAJETA_HOST_SYMBOL(cajeta_host_print_f64),
       CAJETA_HOST_SYMBOL(cajeta_host_print_bool),
       CAJETA_HOST_SYMBOL(cajeta_host_print_newline),
+      CAJETA_HOST_SYMBOL(cajeta_host_printf),
   };
 #undef CAJETA_HOST_SYMBOL
+}
+
+std::string runtimeLibraryDir() {
+  Dl_info Info{};
+  if (!::dladdr(reinterpret_cast<void*>(&cajeta_xpu_last_error), &Info) || !Info.dli_fname)
+    return {};
+  std::error_code EC;
+  std::filesystem::path Library = std::filesystem::canonical(Info.dli_fname, EC);
+  return EC ? std::string() : Library.parent_path().string();
 }
 
 } // namespace cajeta::cli

@@ -4,10 +4,15 @@
 
 #include "compiler/lowering/llvm/HostJit.h"
 
+#include <string>
 #include <vector>
 
 namespace cajeta::cli {
 
 std::vector<lowering::HostSymbol> hostSymbols();
+
+/// The folder of the libcajeta_xpu.so this executable runs with (found with dladdr on one of its
+/// functions), what `cajeta build --exe` links against; empty when it cannot be told.
+std::string runtimeLibraryDir();
 
 } // namespace cajeta::cli

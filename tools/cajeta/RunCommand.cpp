@@ -2,6 +2,7 @@
 // bundle the runtime loads and its host methods with the JIT, and runs its entry point, as
 // `java File.java` runs a single-file program. The exit status is the program's.
 #include "Commands.h"
+#include "EntryPoint.h"
 #include "HostSymbols.h"
 
 #include "bundle/BundleWriter.h"
@@ -14,48 +15,6 @@
 namespace cajeta::cli {
 
 namespace {
-
-/// The entry point: --main's method, else a `main`, else the only parameterless host method.
-const kir::Function* findEntry(const kir::Module& Host, const std::string& Wanted,
-                               std::string& Error) {
-  auto Runnable = [](const kir::Function& F) {
-    return F.Params.empty() &&
-           (F.ReturnType.isVoid() || F.ReturnType == kir::Type::scalar(kir::ScalarType::I32));
-  };
-  if (!Wanted.empty()) {
-    const kir::Function* F = Host.findFunction(Wanted);
-    if (!F) {
-      Error = "no host method '" + Wanted + "' (--main names a static method as Class.method)";
-      return nullptr;
-    }
-    if (!Runnable(*F))
-      Error = "'" + Wanted +
-              "' cannot be the entry point: it must take no parameters (or "
-              "String[] args, as main) and return void or int32";
-    return Runnable(*F) ? F : nullptr;
-  }
-  std::vector<const kir::Function*> Mains, Candidates;
-  for (const auto& F : Host.Functions) {
-    if (!Runnable(*F))
-      continue;
-    Candidates.push_back(F.get());
-    if (F->Name.size() > 5 && F->Name.compare(F->Name.size() - 5, 5, ".main") == 0)
-      Mains.push_back(F.get());
-  }
-  const std::vector<const kir::Function*>& Pick = Mains.empty() ? Candidates : Mains;
-  if (Pick.size() == 1)
-    return Pick[0];
-  if (Pick.empty()) {
-    Error = "no entry point: add 'public static void main(String[] args)' (or a parameterless "
-            "static method such as run())";
-    return nullptr;
-  }
-  std::string List;
-  for (const kir::Function* F : Pick)
-    List += (List.empty() ? "" : ", ") + F->Name;
-  Error = "several possible entry points (" + List + "); choose one with --main Class.method";
-  return nullptr;
-}
 
 int run(const std::string& Input, const std::string& Main) {
   std::string Source;
@@ -80,7 +39,9 @@ int run(const std::string& Input, const std::string& Main) {
     return 1;
   }
   void* Code = Jit.lookup(Entry->Symbol, Error);
-  if (!Code) {
+  const kir::Function* Init = staticInitializer(*R.HostKir);
+  void* InitCode = Code && Init ? Jit.lookup(Init->Symbol, Error) : nullptr;
+  if (!Code || (Init && !InitCode)) {
     std::cerr << "cajeta: error: " << Error << "\n";
     return 1;
   }
@@ -94,12 +55,20 @@ int run(const std::string& Input, const std::string& Main) {
     return 1;
   }
   cajeta_xpu_program_release(Program); // the session holds it
+  // The static fields first (they may allocate: inside the session); an exception there leaves
+  // the entry point unrun, as a failed class initialisation does in Java.
+  if (InitCode)
+    reinterpret_cast<void (*)()>(InitCode)();
   int Status = 0;
-  if (Entry->ReturnType.isVoid())
-    reinterpret_cast<void (*)()>(Code)();
-  else
-    Status = reinterpret_cast<int32_t (*)()>(Code)();
-  cajeta_host_end();
+  if (!InitCode || !cajeta_host_pending()) {
+    if (Entry->ReturnType.isVoid())
+      reinterpret_cast<void (*)()>(Code)();
+    else
+      Status = reinterpret_cast<int32_t (*)()>(Code)();
+  }
+  // An uncaught exception (or a failure of unsynced work) that the end reports makes it 1.
+  if (cajeta_host_end() != 0)
+    Status = 1;
   return Status;
 }
 

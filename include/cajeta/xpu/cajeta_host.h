@@ -3,11 +3,15 @@
    (buffers, streams, events, kernel launches), every heap array and every print goes through one
    of these functions, built on the runtime's C ABI (cajeta_xpu.h).
 
-   Failures: a function given a `line` reports a failure as an uncaught exception of the
-   program, `<file>:<line>: error: <ExceptionName>: <message>` on stderr (ExceptionName is
-   XpuLaunchException, OutOfDeviceMemory, ... as the runtime's typed error says;
-   ArrayIndexOutOfBoundsException, NegativeArraySizeException for arrays), flushes stdout, and
-   ends the process with exit status 1. Nothing after the failure runs. */
+   Exceptions: a function given a `line` that fails raises an exception of host code (its class
+   is XpuLaunchException, OutOfDeviceMemory, ... as the runtime's typed error says;
+   ArrayIndexOutOfBoundsException, NegativeArraySizeException, IllegalArgumentException for
+   arrays; cajeta/xpu/HostExceptions.hpp lists them with their parents): the exception becomes
+   this thread's pending one and the function returns a zero value. Compiled host code asks
+   cajeta_host_pending() after every such call (and after every call of a host method) and
+   unwinds to a catch clause that matches (cajeta_host_catch) or returns to its caller; one that
+   reaches the entry point is reported by cajeta_host_end as `<file>:<line>: error: <Class>:
+   <message>` on stderr, and the program's exit status is 1. */
 #ifndef CAJETA_HOST_H
 #define CAJETA_HOST_H
 
@@ -26,10 +30,22 @@ extern "C" {
    source file name failures print. Returns 0, or nonzero with cajeta_xpu_last_error set. */
 CAJETA_XPU_API int cajeta_host_begin(const char* file, cajeta_xpu_program* program);
 /* Ends the session: flushes stdout, syncs and destroys the streams host code created, destroys
-   every buffer and event and frees every array it allocated, releases the program. */
-CAJETA_XPU_API void cajeta_host_end(void);
+   every buffer and event and frees every array it allocated, releases the program. Then
+   reports the pending (uncaught) exception, or else a failure of work host code never synced.
+   Returns 1 when it reported one (the program's exit status is then 1), else 0. */
+CAJETA_XPU_API int32_t cajeta_host_end(void);
 /* System.exit(status): flushes stdout and ends the process with `status`. */
 CAJETA_XPU_API void cajeta_host_exit(int32_t status);
+
+/* ---- Exceptions. ------------------------------------------------------------------------- */
+/* 1 when this thread has a pending exception (raised and not caught). */
+CAJETA_XPU_API int32_t cajeta_host_pending(void);
+/* catch (A | B e): when the pending exception is an A or a B (comma-separated class names; a
+   descendant class matches its parent), catches it, makes it the caught exception and returns
+   1; otherwise returns 0 and it stays pending. */
+CAJETA_XPU_API int32_t cajeta_host_catch(const char* classes);
+/* Prints e.getMessage() of the exception caught last. */
+CAJETA_XPU_API void cajeta_host_print_caught(void);
 
 /* ---- Heap arrays (`heap T[n]`). ------------------------------------------------------------ */
 /* An array is a pointer to its header: the int64 element count at offset 0, the elements from
@@ -38,7 +54,7 @@ CAJETA_XPU_API void cajeta_host_exit(int32_t status);
 #define CAJETA_HOST_ARRAY_DATA_OFFSET 16
 CAJETA_XPU_API void* cajeta_host_array_new(int64_t count, uint32_t element_size, uint32_t line);
 /* a[index] with index outside [0, length): ArrayIndexOutOfBoundsException ("Index 5 out of
-   bounds for length 4", as Java says). Never returns. */
+   bounds for length 4", as Java says). Raises it (always). */
 CAJETA_XPU_API void cajeta_host_index_fail(int64_t index, int64_t length, uint32_t line);
 
 /* ---- Device buffers (`heap KernelBuffer<T>(n)`). ------------------------------------------ */
@@ -47,7 +63,7 @@ CAJETA_XPU_API cajeta_xpu_buffer* cajeta_host_buffer_new(int64_t count, uint32_t
                                                          uint32_t line);
 /* buf.upload(array) / buf.uploadAsync(array, stream) (stream NULL: the synchronous form). The
    array's element type is the buffer's (the compiler checks it); its length must equal the
-   buffer's, else an XpuLaunchException-style error naming both lengths. */
+   buffer's, else an IllegalArgumentException naming both lengths. */
 CAJETA_XPU_API void cajeta_host_buffer_upload(cajeta_xpu_buffer* buffer, const void* array,
                                               cajeta_xpu_stream* stream, uint32_t line);
 CAJETA_XPU_API void cajeta_host_buffer_download(cajeta_xpu_buffer* buffer, void* array,
@@ -90,6 +106,11 @@ CAJETA_XPU_API void cajeta_host_print_f32(float value);
 CAJETA_XPU_API void cajeta_host_print_f64(double value);
 CAJETA_XPU_API void cajeta_host_print_bool(int32_t value);
 CAJETA_XPU_API void cajeta_host_print_newline(void);
+/* System.out.printf's conversion `spec` (one Java format specifier, "%-8.3f", checked against the
+   value's type by the compiler) of a value of cajeta_xpu_scalar_type `type` whose bits are
+   `bits` (a signed integer sign-extended, an unsigned one zero-extended, a float's own bits),
+   as java.util.Formatter renders it. */
+CAJETA_XPU_API void cajeta_host_printf(const char* spec, uint32_t type, uint64_t bits);
 
 #ifdef __cplusplus
 }

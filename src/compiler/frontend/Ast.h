@@ -70,6 +70,7 @@ struct Stmt {
     Continue,
     Return,
     Labeled,
+    Try, // Then: the body; Catches: the clauses
     Empty,
     Unsupported, // Unsupported: throw/try/switch...: Text names it
   };
@@ -91,6 +92,14 @@ struct Stmt {
   Stmt* Then = nullptr;         // If then; loops: body; Labeled: the statement
   Stmt* Else = nullptr;
   std::string Label; // Break/Continue target, Labeled name; Unsupported: keyword
+  struct CatchClause {
+    std::vector<TypeRef> Types; // catch (A | B e)
+    std::string Var;
+    SourceRange Range; // the clause's head, `catch (A e)`
+    Stmt* Body = nullptr;
+  };
+  std::vector<CatchClause> Catches; // Try
+  SourceRange FinallyRange;         // Try: a `finally` clause (not supported), else empty
 };
 
 struct Param {
@@ -124,6 +133,7 @@ struct Field {
   std::string Name;
   SourceRange Range;
   bool IsStatic = false;
+  Expr* Init = nullptr; // `= value`
 };
 
 struct ClassDecl {

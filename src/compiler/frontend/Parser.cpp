@@ -298,9 +298,12 @@ void Parser::parseMember(ClassDecl& C) {
   if (!at(Tok::LParen)) {
     // A field: T name [= init] ;
     Field F{RetType, Name, NameRange, IsStatic};
-    while (!at(Tok::Semi) && !at(Tok::Eof) && !at(Tok::RBrace))
-      take();
-    expect(Tok::Semi, "';' after the field");
+    if (accept(Tok::Assign))
+      F.Init = parseExpr();
+    if (!expect(Tok::Semi, "';' after the field"))
+      while (!at(Tok::Semi) && !at(Tok::Eof) && !at(Tok::RBrace))
+        take();
+    accept(Tok::Semi);
     C.Fields.push_back(std::move(F));
     return;
   }
@@ -527,6 +530,55 @@ Stmt* Parser::parseLocalVar(TypeRef Type, uint32_t Begin) {
   return S;
 }
 
+Stmt* Parser::parseTry(uint32_t Begin) {
+  // try Block (catch '(' Type ('|' Type)* Name ')' Block)* [finally Block]
+  Stmt* S = Ctx.newStmt(Stmt::Kind::Try, {Begin, Begin});
+  if (!at(Tok::LBrace)) {
+    errorHere("expected '{' after 'try', found " + describe(tok()));
+    syncToStatement();
+    return nullptr;
+  }
+  S->Then = parseBlock();
+  while (at(Tok::KwCatch)) {
+    uint32_t ClauseBegin = tok().Range.Begin;
+    take();
+    Stmt::CatchClause C;
+    expect(Tok::LParen, "'(' after 'catch'");
+    do {
+      TypeRef T;
+      if (!parseType(T)) {
+        syncToStatement();
+        return nullptr;
+      }
+      C.Types.push_back(std::move(T));
+    } while (accept(Tok::Pipe));
+    if (at(Tok::Identifier))
+      C.Var = take().Text;
+    else
+      errorHere("expected the exception's name after its class, found " + describe(tok()));
+    expect(Tok::RParen, "')' after the catch parameter");
+    C.Range = rangeFrom(ClauseBegin);
+    if (!at(Tok::LBrace)) {
+      errorHere("expected '{' to open the catch block, found " + describe(tok()));
+      syncToStatement();
+      return nullptr;
+    }
+    C.Body = parseBlock();
+    S->Catches.push_back(std::move(C));
+  }
+  if (at(Tok::KwFinally)) {
+    uint32_t FinallyBegin = tok().Range.Begin;
+    take();
+    if (at(Tok::LBrace))
+      parseBlock();
+    S->FinallyRange = rangeFrom(FinallyBegin);
+  }
+  if (S->Catches.empty() && S->FinallyRange.Begin == S->FinallyRange.End)
+    Diags.error(rangeFrom(Begin), "a 'try' needs a 'catch' (or 'finally') clause");
+  S->Range = rangeFrom(Begin);
+  return S;
+}
+
 Stmt* Parser::parseFor(uint32_t Begin) {
   expect(Tok::LParen, "'(' after 'for'");
   // Grid-stride form: for (i, T v : buf.range(n))
@@ -688,8 +740,10 @@ Stmt* Parser::parseStatementNested() {
     expect(Tok::Semi, "';' after return");
     return S;
   }
-  case Tok::KwThrow:
   case Tok::KwTry:
+    take();
+    return parseTry(Begin);
+  case Tok::KwThrow:
   case Tok::KwSwitch: {
     Stmt* S = Ctx.newStmt(Stmt::Kind::Unsupported, tok().Range);
     S->Label = tok().Text;

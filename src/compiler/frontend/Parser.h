@@ -42,6 +42,7 @@ private:
   Stmt* parseBlock();
   Stmt* parseLocalVar(TypeRef Type, uint32_t Begin);
   Stmt* parseFor(uint32_t Begin);
+  Stmt* parseTry(uint32_t Begin);
   bool looksLikeDeclaration() const;
 
   // expressions

@@ -49,7 +49,7 @@ private:
 
   /// Something assignable: a local or a buffer element.
   struct LValue {
-    enum Kind { Invalid, Local, Element } K = Invalid;
+    enum Kind { Invalid, Local, Element, Global } K = Invalid; // Global: host static field
     uint32_t LocalId = 0;
     kir::Expr* Buffer = nullptr;
     kir::Expr* Index = nullptr;
@@ -141,17 +141,29 @@ private:
   // host code (SemaHost.cpp)
   void buildHostModule();
   void declareHostFunctions();
+  void declareStaticFields();
+  void buildStaticInit();
+  /// The static field a name denotes in host code: Class.Name, or Name in the current class.
+  std::optional<uint32_t> staticField(const std::string& Class, const std::string& Name) const;
   std::optional<kir::Type> resolveHostType(const TypeRef& T, const char* Where);
   /// A call in host code: launches, runtime objects' methods, printing, System.exit; returns
   /// false when E is none of these (an ordinary call, Math.*) and buildCall goes on.
   bool buildHostCall(const Expr* E, Value& Out);
   Value buildHostMethod(const Expr* E, Value Obj, const std::string& Method);
   Value buildHostAlloc(const Expr* E);
+  kir::Stmt* buildTry(const Stmt* S);
+  /// Whether E is `e.getMessage()` of an enclosing catch clause's exception e.
+  bool isCaughtMessage(const Expr* E) const;
   Value buildHostMember(const Expr* E);
   Value buildLaunch(const Expr* E);
   Value buildPrint(const Expr* E, bool Newline);
+  Value buildPrintf(const Expr* E);
+  /// E's value in a new temporary (Evals gets the assignment), for output built before printed.
+  kir::Expr* evaluateFirst(kir::Expr* X, std::vector<kir::Expr*>& Evals);
   kir::Expr* launchGeometry(const Expr* A, const char* What, std::vector<kir::Expr*>& Out);
-  void printParts(const Expr* E, std::vector<kir::Expr*>& Out, bool& Ok);
+  /// The parts of a print argument: Evals computes each value into a temporary, Out prints.
+  void printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector<kir::Expr*>& Out,
+                  bool& Ok);
   kir::Expr* hostOp(kir::HostOp Op, kir::Type Ty, std::vector<kir::Expr*> Ops, SourceRange R);
 
   // expressions (SemaExpr.cpp)
@@ -220,7 +232,9 @@ private:
   std::unique_ptr<kir::Module> HostM;  // the host module (swapped into M while building it)
   std::vector<FunctionInfo> DeviceFns; // the device functions while Functions holds the host's
   std::map<std::string, uint32_t> DeviceFnByName;
-  std::string MainArgs; // main's String[] parameter: not available yet
+  std::string MainArgs;                         // main's String[] parameter: not available yet
+  std::vector<std::string> CatchVars;           // the exceptions of the enclosing catch clauses
+  std::map<std::string, uint32_t> StaticFields; // "Class.name" -> host module global
 };
 
 } // namespace cajeta::frontend

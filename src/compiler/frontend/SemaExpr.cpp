@@ -4,6 +4,7 @@
 #include "compiler/frontend/Builtins.h"
 #include "compiler/frontend/TypeRules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -348,6 +349,18 @@ Sema::Value Sema::buildName(const Expr* E) {
     Diags.error(E->Range, "buffer '" + E->Text + "' cannot be used as a value; index it, as in '" +
                               E->Text + "[i]'");
     return {};
+  }
+  if (InHost && !lookupLocal(E->Text) &&
+      std::find(CatchVars.begin(), CatchVars.end(), E->Text) != CatchVars.end()) {
+    Diags.error(E->Range, "host code uses a caught exception only as " + E->Text +
+                              ".getMessage(), printed (System.out.println(" + E->Text +
+                              ".getMessage()))");
+    return {};
+  }
+  if (auto G = InHost ? staticField(Current->Class->Name, E->Text) : std::nullopt) {
+    kir::Expr* R = M->newExpr(kir::Expr::Kind::Global, M->Globals[*G].Ty, loc(E->Range));
+    R->Index = *G;
+    return value(R, E->Range);
   }
   if (InHost && !MainArgs.empty() && E->Text == MainArgs) {
     Diags.error(E->Range, "main's command-line arguments are not available to host code yet");
@@ -724,6 +737,12 @@ Sema::LValue Sema::buildLValue(const Expr* E) {
       L.Ty = Fn().Locals[*Id].Ty;
       return L;
     }
+    if (auto G = InHost ? staticField(Current->Class->Name, E->Text) : std::nullopt) {
+      L.K = LValue::Global;
+      L.LocalId = *G;
+      L.Ty = M->Globals[*G].Ty;
+      return L;
+    }
     if (BufferParams.count(E->Text)) {
       Diags.error(E->Range, "cannot assign to buffer '" + E->Text +
                                 "'; assign to its elements, "
@@ -744,6 +763,14 @@ Sema::LValue Sema::buildLValue(const Expr* E) {
     L.Ty = V.E->Ty;
     return L;
   }
+  if (E->K == Expr::Kind::Member && E->Ops[0]->K == Expr::Kind::Name && InHost &&
+      !lookupLocal(E->Ops[0]->Text))
+    if (auto G = staticField(E->Ops[0]->Text, E->Text)) {
+      L.K = LValue::Global;
+      L.LocalId = *G;
+      L.Ty = M->Globals[*G].Ty;
+      return L;
+    }
   if (E->K == Expr::Kind::Member && E->Ops[0]->K == Expr::Kind::Name &&
       PodParams.count(E->Ops[0]->Text)) {
     Diags.error(E->Range, "POD parameters are read-only; copy the field into a local first");
@@ -755,6 +782,11 @@ Sema::LValue Sema::buildLValue(const Expr* E) {
 }
 
 kir::Expr* Sema::readLValue(const LValue& L, SourceRange R) {
+  if (L.K == LValue::Global) {
+    kir::Expr* E = M->newExpr(kir::Expr::Kind::Global, L.Ty, loc(R));
+    E->Index = L.LocalId;
+    return E;
+  }
   if (L.K == LValue::Local) {
     kir::Expr* E = M->newExpr(kir::Expr::Kind::Local, L.Ty, loc(R));
     E->Index = L.LocalId;
@@ -766,6 +798,12 @@ kir::Expr* Sema::readLValue(const LValue& L, SourceRange R) {
 }
 
 kir::Expr* Sema::writeLValue(const LValue& L, kir::Expr* V, SourceRange R) {
+  if (L.K == LValue::Global) {
+    kir::Expr* E = M->newExpr(kir::Expr::Kind::GlobalAssign, L.Ty, loc(R));
+    E->Index = L.LocalId;
+    E->Ops = {V};
+    return E;
+  }
   if (L.K == LValue::Local) {
     kir::Expr* E = M->newExpr(kir::Expr::Kind::Assign, L.Ty, loc(R));
     E->Index = L.LocalId;

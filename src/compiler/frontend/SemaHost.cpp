@@ -6,6 +6,10 @@
 
 #include "compiler/frontend/Builtins.h"
 #include "compiler/frontend/TypeRules.h"
+#include "compiler/kir/HostBorrowCheck.h"
+
+#include "cajeta/xpu/FormatSpec.hpp"
+#include "cajeta/xpu/HostExceptions.hpp"
 
 #include <set>
 
@@ -66,10 +70,17 @@ void Sema::buildHostModule() {
   std::vector<CallSite> DeviceCalls = std::move(Calls);
   Calls.clear();
   InHost = true;
+  declareStaticFields();
   declareHostFunctions();
   for (FunctionInfo& FI : Functions)
     if (FI.Valid)
       buildFunction(FI);
+  buildStaticInit();
+  if (!Diags.hasErrors())
+    for (const kir::BorrowProblem& P : kir::checkHostBorrows(*M)) {
+      uint32_t Offset = Diags.file().offsetOf(P.At.Line, P.At.Col);
+      Diags.error({Offset, Offset + 1}, P.Message);
+    }
   InHost = false;
   Calls = std::move(DeviceCalls);
   Functions = std::move(DeviceFns);
@@ -77,6 +88,70 @@ void Sema::buildHostModule() {
   DeviceFns.clear();
   DeviceFnByName.clear();
   std::swap(M, HostM);
+}
+
+void Sema::declareStaticFields() {
+  for (const ClassDecl& C : Unit.Classes)
+    for (const Field& F : C.Fields) {
+      if (!F.IsStatic)
+        continue;
+      auto T = resolveType(F.Type, true, "a static field");
+      if (!T)
+        continue;
+      if (T->isHostValue() && !F.Init) {
+        Diags.error(F.Range, "static field '" + F.Name + "' needs an initialiser: a " + T->str() +
+                                 " always refers to one");
+        continue;
+      }
+      StaticFields[C.Name + "." + F.Name] = static_cast<uint32_t>(M->Globals.size());
+      M->Globals.push_back({C.Name + "." + F.Name, *T, loc(F.Range)});
+    }
+}
+
+std::optional<uint32_t> Sema::staticField(const std::string& Class, const std::string& Name) const {
+  auto It = StaticFields.find(Class + "." + Name);
+  if (It == StaticFields.end())
+    return std::nullopt;
+  return It->second;
+}
+
+void Sema::buildStaticInit() {
+  // One function assigns every static field its initialiser, class by class in declaration
+  // order (Java's order within a class); the program runs it before its entry point.
+  auto Fn = std::make_unique<kir::Function>();
+  Fn->Name = "<static initialisers>";
+  Fn->Symbol = "cjh_static_init";
+  Fn->ReturnType = Type::voidTy();
+  FunctionInfo FI;
+  FI.Fn = Fn.get();
+  FI.Index = static_cast<uint32_t>(M->Functions.size());
+  std::vector<kir::Stmt*> Body;
+  for (const ClassDecl& C : Unit.Classes) {
+    FI.Class = &C;
+    Current = &FI;
+    Scopes.clear();
+    pushScope();
+    for (const Field& F : C.Fields) {
+      auto G = F.IsStatic && F.Init ? staticField(C.Name, F.Name) : std::nullopt;
+      if (!G)
+        continue;
+      const kir::Global& Gl = M->Globals[*G];
+      kir::Expr* V = convert(buildExpr(F.Init), Gl.Ty, F.Init->Range, "the initialiser");
+      if (!V)
+        continue;
+      kir::Expr* A = M->newExpr(kir::Expr::Kind::GlobalAssign, Gl.Ty, loc(F.Range));
+      A->Index = *G;
+      A->Ops = {V};
+      Body.push_back(evalStmt(A, F.Range));
+    }
+    popScope();
+  }
+  Current = nullptr;
+  if (Body.empty())
+    return;
+  Fn->Body = makeBlock(std::move(Body), {});
+  M->StaticInit = static_cast<int32_t>(FI.Index);
+  M->Functions.push_back(std::move(Fn));
 }
 
 void Sema::declareHostFunctions() {
@@ -256,6 +331,12 @@ Sema::Value Sema::buildHostMember(const Expr* E) {
   }
   if (isName(Obj, "Capability") || isName(Obj, "Device"))
     return buildField(E); // the device-code messages apply
+  if (Obj->K == Expr::Kind::Name && !lookupLocal(Obj->Text))
+    if (auto G = staticField(Obj->Text, E->Text)) {
+      kir::Expr* R = M->newExpr(kir::Expr::Kind::Global, M->Globals[*G].Ty, loc(E->Range));
+      R->Index = *G;
+      return value(R, E->Range);
+    }
   Value V = buildExpr(Obj);
   if (!V)
     return {};
@@ -272,6 +353,12 @@ Sema::Value Sema::buildHostMember(const Expr* E) {
 
 bool Sema::buildHostCall(const Expr* E, Value& Out) {
   const Expr* Callee = E->Ops[0];
+  if (isCaughtMessage(E)) {
+    Diags.error(E->Range, "an exception's message is printed, as in System.out.println(\"failed: "
+                          "\" + e.getMessage()); host code has no String values yet");
+    Out = {};
+    return true;
+  }
   // k.launch(s, grid: [...], block: [...])(args)
   if (Callee->K == Expr::Kind::Call && Callee->Ops[0]->K == Expr::Kind::Member &&
       Callee->Ops[0]->Text == "launch") {
@@ -284,9 +371,13 @@ bool Sema::buildHostCall(const Expr* E, Value& Out) {
   const std::string& Method = Callee->Text;
   if (Obj->K == Expr::Kind::Member && isName(Obj->Ops[0], "System") &&
       (Obj->Text == "out" || Obj->Text == "err")) {
+    if (Method == "printf" || Method == "format") {
+      Out = buildPrintf(E);
+      return true;
+    }
     if (Obj->Text == "err" || (Method != "println" && Method != "print")) {
-      Diags.error(Callee->Range, "host code prints with System.out.println and "
-                                 "System.out.print (" +
+      Diags.error(Callee->Range, "host code prints with System.out.println, System.out.print "
+                                 "and System.out.printf (" +
                                      std::string(Obj->Text == "err" ? "System.err" : Method) +
                                      " is not supported yet)");
       Out = {};
@@ -578,7 +669,51 @@ Sema::Value Sema::buildLaunch(const Expr* E) {
   return value(L, E->Range);
 }
 
-void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Out, bool& Ok) {
+kir::Stmt* Sema::buildTry(const Stmt* S) {
+  if (S->FinallyRange.End > S->FinallyRange.Begin)
+    Diags.error(S->FinallyRange, "'finally' is not supported in host code yet");
+  kir::Stmt* T = M->newStmt(kir::Stmt::Kind::Try, loc(S->Range));
+  T->Then = buildBlock(S->Then, true);
+  for (const Stmt::CatchClause& C : S->Catches) {
+    std::string Classes;
+    for (const TypeRef& Ty : C.Types) {
+      if (!xpu::findHostException(Ty.Name.c_str())) {
+        std::string Known;
+        for (const xpu::HostExceptionClass& K : xpu::HostExceptionClasses)
+          Known += (Known.empty() ? "" : ", ") + std::string(K.Name);
+        Diags.error(Ty.Range, "unknown exception class '" + Ty.Name + "' (host code can catch " +
+                                  Known + ")");
+        continue;
+      }
+      Classes += (Classes.empty() ? "" : ",") + Ty.Name;
+    }
+    CatchVars.push_back(C.Var);
+    kir::Stmt* Handler = buildBlock(C.Body, true);
+    CatchVars.pop_back();
+    if (Classes.empty())
+      continue;
+    T->Catches.push_back(Classes);
+    T->Body.push_back(Handler ? Handler : makeBlock({}, C.Range));
+  }
+  if (T->Catches.empty())
+    return T->Then; // nothing to catch (the errors are reported)
+  return T;
+}
+
+bool Sema::isCaughtMessage(const Expr* E) const {
+  if (E->K != Expr::Kind::Call || E->Ops.size() != 1 || E->Ops[0]->K != Expr::Kind::Member ||
+      E->Ops[0]->Text != "getMessage" || E->Ops[0]->Ops[0]->K != Expr::Kind::Name)
+    return false;
+  const std::string& Var = E->Ops[0]->Ops[0]->Text;
+  return !CatchVars.empty() && Var == CatchVars.back() && !lookupLocal(Var);
+}
+
+void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector<kir::Expr*>& Out,
+                      bool& Ok) {
+  if (isCaughtMessage(E)) {
+    Out.push_back(hostOp(HostOp::PrintCaught, Type::voidTy(), {}, E->Range));
+    return;
+  }
   if (E->K == Expr::Kind::StringLit) {
     kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(E->Range));
     S->Index = static_cast<uint32_t>(M->Strings.size());
@@ -587,8 +722,8 @@ void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Out, bool& Ok) {
     return;
   }
   if (isStringExpr(E)) {
-    printParts(E->Ops[0], Out, Ok);
-    printParts(E->Ops[1], Out, Ok);
+    printParts(E->Ops[0], Evals, Out, Ok);
+    printParts(E->Ops[1], Evals, Out, Ok);
     return;
   }
   Value V = buildExpr(E);
@@ -611,7 +746,119 @@ void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Out, bool& Ok) {
   }
   if (X->Ty.Elem == ScalarType::F16)
     X = castTo(X, Type::scalar(ScalarType::F32));
-  Out.push_back(hostOp(HostOp::Print, Type::voidTy(), {X}, E->Range));
+  // As Java builds the whole string before printing it, every part is evaluated (and may raise)
+  // before anything is printed.
+  Out.push_back(hostOp(HostOp::Print, Type::voidTy(), {evaluateFirst(X, Evals)}, E->Range));
+}
+
+kir::Expr* Sema::evaluateFirst(kir::Expr* X, std::vector<kir::Expr*>& Evals) {
+  if (X->K == kir::Expr::Kind::Const)
+    return X;
+  uint32_t T = newTemp(X->Ty);
+  kir::Expr* A = M->newExpr(kir::Expr::Kind::Assign, X->Ty, X->Loc);
+  A->Index = T;
+  A->Ops = {X};
+  Evals.push_back(A);
+  kir::Expr* R = M->newExpr(kir::Expr::Kind::Local, X->Ty, X->Loc);
+  R->Index = T;
+  return R;
+}
+
+Sema::Value Sema::buildPrintf(const Expr* E) {
+  if (E->Ops.size() < 2 || E->Ops[1]->K != Expr::Kind::StringLit) {
+    Diags.error(E->Range, "System.out.printf takes a format string literal first, as in "
+                          "printf(\"%d items in %.3f ms%n\", n, ms)");
+    return {};
+  }
+  const Expr* FormatArg = E->Ops[1];
+  const std::string& Format = FormatArg->Text;
+  std::vector<kir::Expr*> Evals, Prints;
+  std::string Literal;
+  auto flush = [&] {
+    if (Literal.empty())
+      return;
+    kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(FormatArg->Range));
+    S->Index = static_cast<uint32_t>(M->Strings.size());
+    M->Strings.push_back(Literal);
+    Prints.push_back(hostOp(HostOp::Print, Type::voidTy(), {S}, FormatArg->Range));
+    Literal.clear();
+  };
+  size_t Next = 2; // the next argument
+  bool Ok = true;
+  for (size_t At = 0; At < Format.size();) {
+    if (Format[At] != '%') {
+      Literal += Format[At++];
+      continue;
+    }
+    size_t Begin = At;
+    xpu::FormatSpec Spec;
+    if (!xpu::FormatSpec::parse(Format, At, Spec)) {
+      size_t End = std::min(Format.size(), Begin + 4);
+      Diags.error(FormatArg->Range, "unsupported format specifier '" +
+                                        Format.substr(Begin, End - Begin) +
+                                        "...' (host code has %d %o %x %X %e %E %f %g %G %s %S "
+                                        "%b %B %n %% with flags, width and precision)");
+      return {};
+    }
+    std::string Text = Format.substr(Begin, At - Begin);
+    if (!Spec.takesArgument()) {
+      Literal += Spec.Conversion == 'n' ? "\n" : "%";
+      continue;
+    }
+    if (Next >= E->Ops.size()) {
+      Diags.error(FormatArg->Range, "format specifier '" + Text + "' has no argument");
+      return {};
+    }
+    const Expr* A = E->Ops[Next++];
+    if (A->K == Expr::Kind::StringLit) {
+      Diags.error(A->Range, "host code has no String values yet: write the text into the format "
+                            "string itself");
+      Ok = false;
+      continue;
+    }
+    Value V = buildExpr(A);
+    if (!V) {
+      Ok = false;
+      continue;
+    }
+    kir::Expr* X = materialize(V);
+    Type T = X->Ty;
+    const char* Want = !T.isScalar()                                         ? "a primitive value"
+                       : Spec.integral() && !T.isInteger()                   ? "an integer"
+                       : Spec.floating() && !T.isFloat()                     ? "a float"
+                       : std::tolower(Spec.Conversion) == 'b' && !T.isBool() ? "a bool"
+                                                                             : nullptr;
+    if (Want) {
+      Diags.error(A->Range,
+                  "format specifier '" + Text + "' needs " + Want + ", found " +
+                      (V.Lit ? std::string("a constant") : T.str()) +
+                      (Spec.floating() && T.isInteger() ? "; cast it with (float64)" : ""));
+      Ok = false;
+      continue;
+    }
+    // %o and %x print a signed value's bits at its own width, as Java does.
+    if (Spec.Conversion != 'd' && Spec.integral() && T.isSigned())
+      X = castTo(X, Type::scalar(T.Elem == ScalarType::I8    ? ScalarType::U8
+                                 : T.Elem == ScalarType::I16 ? ScalarType::U16
+                                 : T.Elem == ScalarType::I32 ? ScalarType::U32
+                                                             : ScalarType::U64));
+    flush();
+    kir::Expr* P =
+        hostOp(HostOp::PrintFormatted, Type::voidTy(), {evaluateFirst(X, Evals)}, A->Range);
+    P->Index = static_cast<uint32_t>(M->Strings.size());
+    M->Strings.push_back(Text);
+    Prints.push_back(P);
+  }
+  flush();
+  if (!Ok)
+    return {};
+  if (Next < E->Ops.size())
+    Diags.warning(E->Ops[Next]->Range, std::to_string(E->Ops.size() - Next) +
+                                           " argument(s) that no format specifier uses");
+  Evals.insert(Evals.end(), Prints.begin(), Prints.end());
+  kir::Expr* S = M->newExpr(kir::Expr::Kind::Seq, Type::voidTy(), loc(E->Range));
+  S->Ops = std::move(Evals);
+  return value(S, E->Range);
 }
 
 Sema::Value Sema::buildPrint(const Expr* E, bool Newline) {
@@ -621,12 +868,13 @@ Sema::Value Sema::buildPrint(const Expr* E, bool Newline) {
                               " takes one value (join parts with +: \"x = \" + x)");
     return {};
   }
-  std::vector<kir::Expr*> Parts;
+  std::vector<kir::Expr*> Parts, Prints;
   bool Ok = true;
   if (Given == 1)
-    printParts(E->Ops[1], Parts, Ok);
+    printParts(E->Ops[1], Parts, Prints, Ok);
   if (!Ok)
     return {};
+  Parts.insert(Parts.end(), Prints.begin(), Prints.end());
   if (Newline)
     Parts.push_back(hostOp(HostOp::PrintNewline, Type::voidTy(), {}, E->Range));
   kir::Expr* S = M->newExpr(kir::Expr::Kind::Seq, Type::voidTy(), loc(E->Range));

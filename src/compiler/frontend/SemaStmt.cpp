@@ -241,7 +241,16 @@ kir::Stmt* Sema::buildStmt(const Stmt* S) {
     return buildJump(S);
   case Stmt::Kind::Return:
     return buildReturn(S);
+  case Stmt::Kind::Try:
+    if (InHost)
+      return buildTry(S);
+    Diags.error(S->Range, "exceptions are not allowed in device code ('try')");
+    return nullptr;
   case Stmt::Kind::Unsupported:
+    if (InHost && S->Label == "throw") {
+      Diags.error(S->Range, "host code cannot throw yet; it catches what the runtime raises");
+      return nullptr;
+    }
     if (S->Label == "throw" || S->Label == "try")
       Diags.error(S->Range, "exceptions are not allowed in device code ('" + S->Label + "')");
     else

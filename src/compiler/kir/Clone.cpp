@@ -41,6 +41,8 @@ std::unique_ptr<Module> cloneModule(const Module& M) {
   C->IsHost = M.IsHost;
   C->Strings = M.Strings;
   C->Kernels = M.Kernels;
+  C->Globals = M.Globals;
+  C->StaticInit = M.StaticInit;
   for (const auto& F : M.Functions)
     C->Functions.push_back(cloneFunction(*F, *C));
   return C;

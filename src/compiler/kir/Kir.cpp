@@ -127,10 +127,14 @@ const char* hostOpName(HostOp Op) {
     return "supports";
   case HostOp::Print:
     return "print";
+  case HostOp::PrintFormatted:
+    return "printf";
   case HostOp::PrintNewline:
     return "println";
   case HostOp::Exit:
     return "exit";
+  case HostOp::PrintCaught:
+    return "print.caught";
   }
   return "?";
 }
@@ -141,6 +145,7 @@ int hostOperandCount(HostOp Op) {
   case HostOp::StreamNew:
   case HostOp::Supports:
   case HostOp::PrintNewline:
+  case HostOp::PrintCaught:
     return 0;
   case HostOp::ArrayNew:
   case HostOp::ArrayLength:
@@ -150,6 +155,7 @@ int hostOperandCount(HostOp Op) {
   case HostOp::StreamRecord:
   case HostOp::EventSync:
   case HostOp::Print:
+  case HostOp::PrintFormatted:
   case HostOp::Exit:
     return 1;
   case HostOp::StreamWait:

@@ -274,8 +274,11 @@ enum class HostOp : uint8_t {
                   // kernel, Module::Kernels[Index]; args typed as its parameters
   Supports,       // {}: bool; Index = the capability (cajeta_xpu_capability)
   Print,          // {value}: a scalar or a String; void
+  PrintFormatted, // {value}: a scalar; void; Index: Module::Strings[Index] is one Java format
+                  // specifier ("%-8.3f") that Sema checked against the value's type
   PrintNewline,   // {}: void
   Exit,           // {status int32}: void; ends the program
+  PrintCaught,    // {}: void; prints the message of the exception caught last (e.getMessage())
 };
 
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
@@ -312,7 +315,9 @@ struct Expr {
     Tile,      // TOp on tile local Index (TileOp: operands and semantics); Ty void. Tile locals
                // appear only as Index or as Local operands of Tile expressions.
     Host,      // HOp over Ops (HostOp: operands and result); host modules only
-    StringConst, // Module::Strings[Index]; Ty String (a Print operand only)
+    StringConst,  // Module::Strings[Index]; Ty String (a Print operand only)
+    Global,       // host: read static field Module::Globals[Index]
+    GlobalAssign, // host: static field Index = Ops[0]; yields the value
   };
   Kind K = Kind::Const;
   Type Ty;
@@ -346,6 +351,9 @@ struct Stmt {
               // orders shared and global memory (acquire-release). It must be reached by all
               // work-items of the group: Sema rejects barriers under control flow it can prove
               // divergent; a barrier in a helper counts at each call site.
+    Try,      // host modules: run Then; an exception it raises (a pending one after a host op or
+              // a call) goes to the first handler Body[i] whose Catches[i] (comma-separated
+              // class names, cajeta/xpu/HostExceptions.hpp) it is an instance of, or on outward
   };
   Kind K = Kind::Block;
   SourceLoc Loc;
@@ -360,6 +368,7 @@ struct Stmt {
   bool TestAtEnd = false;
   bool GridStride = false; // Loop: made by `for (i, T v : buf.range(n))` (i from the global id)
   uint32_t LoopId = 0;     // Loop: its own id (unique in the function); Break/Continue: the target
+  std::vector<std::string> Catches; // Try: the classes each handler in Body catches
 };
 
 /// The role a tile plays in TileOp::Mac: inferred from its uses, or declared by
@@ -440,6 +449,13 @@ struct KernelRef {
   std::vector<Type> Params;
 };
 
+/// A static field of host code: zero until the module's static initialiser assigns it.
+struct Global {
+  std::string Name; // "K.count"
+  Type Ty;
+  SourceLoc Loc;
+};
+
 /// A compiled program's device part, or (IsHost) its host part. Owns every node.
 class Module {
 public:
@@ -452,6 +468,10 @@ public:
   bool IsHost = false;
   std::vector<std::string> Strings; // host: StringConst texts
   std::vector<KernelRef> Kernels;   // host: the kernels HostOp::Launch names
+  std::vector<Global> Globals;      // host: static fields
+  /// host: Functions[StaticInit] assigns the static fields their initial values, in
+  /// declaration order; the program runs it before its entry point. -1: none.
+  int32_t StaticInit = -1;
 
   Expr* newExpr(Expr::Kind K, Type Ty, SourceLoc Loc);
   Stmt* newStmt(Stmt::Kind K, SourceLoc Loc);

@@ -117,6 +117,16 @@ private:
       indent(D);
       Out << "barrier\n";
       return;
+    case Stmt::Kind::Try:
+      indent(D);
+      Out << "try\n";
+      stmt(S->Then, D + 1);
+      for (size_t I = 0; I < S->Body.size(); ++I) {
+        indent(D);
+        Out << "catch " << (I < S->Catches.size() ? S->Catches[I] : "?") << "\n";
+        stmt(S->Body[I], D + 1);
+      }
+      return;
     }
   }
 
@@ -187,6 +197,11 @@ private:
         S += " #" + std::to_string(E->Index);
       return S + ops() + ")";
     }
+    case Expr::Kind::Global:
+      return "@" + (E->Index < M.Globals.size() ? M.Globals[E->Index].Name : "?");
+    case Expr::Kind::GlobalAssign:
+      return "(set @" + (E->Index < M.Globals.size() ? M.Globals[E->Index].Name : "?") + ops() +
+             ")";
     case Expr::Kind::StringConst:
       return "\"" + (E->Index < M.Strings.size() ? M.Strings[E->Index] : "?") + "\"";
     case Expr::Kind::Field: {

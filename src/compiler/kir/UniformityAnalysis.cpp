@@ -254,6 +254,8 @@ private:
                     " under a condition that depends on the work-item's identity (" + where(*Div) +
                     ") skips a barrier in its loop");
       return;
+    case Stmt::Kind::Try: // host code only; never analysed
+      return;
     }
   }
 

@@ -54,6 +54,10 @@ const char* exprKindName(Expr::Kind K) {
     return "Host";
   case Expr::Kind::StringConst:
     return "StringConst";
+  case Expr::Kind::Global:
+    return "Global";
+  case Expr::Kind::GlobalAssign:
+    return "GlobalAssign";
   }
   return "unknown expression";
 }
@@ -76,6 +80,8 @@ const char* stmtKindName(Stmt::Kind K) {
     return "Return";
   case Stmt::Kind::Barrier:
     return "Barrier";
+  case Stmt::Kind::Try:
+    return "Try";
   }
   return "unknown statement";
 }
@@ -242,6 +248,18 @@ private:
     case Stmt::Kind::Barrier:
       if (!Fn->HasBarrier)
         problem(S, "a barrier in a function not marked HasBarrier");
+      return;
+    case Stmt::Kind::Try:
+      if (!M.IsHost)
+        problem(S, "a try outside a host module");
+      if (!S->Then)
+        problem(S, "no body");
+      if (S->Body.size() != S->Catches.size() || S->Body.empty())
+        problem(S, std::to_string(S->Body.size()) + " handlers for " +
+                       std::to_string(S->Catches.size()) + " catch clauses");
+      verifyStmt(S->Then);
+      for (const Stmt* H : S->Body)
+        verifyStmt(H);
       return;
     }
     problem(S->Loc, "statement", "unknown statement kind " + std::to_string(unsigned(S->K)));
@@ -419,6 +437,22 @@ private:
       return verifyTile(E);
     case Expr::Kind::Host:
       return verifyHost(E);
+    case Expr::Kind::Global:
+    case Expr::Kind::GlobalAssign: {
+      bool Assign = E->K == Expr::Kind::GlobalAssign;
+      if (!M.IsHost)
+        return problem(E, "a static field outside a host module");
+      if (E->Index >= M.Globals.size())
+        return problem(E, "no static field " + std::to_string(E->Index));
+      if (!ops(E, Assign ? 1 : 0))
+        return;
+      if (Assign)
+        verifyExpr(E->Ops[0], Use::Value);
+      if (E->Ty != M.Globals[E->Index].Ty || (Assign && E->Ops[0]->Ty != E->Ty))
+        problem(E, "static field '" + M.Globals[E->Index].Name + "' of type " +
+                       M.Globals[E->Index].Ty.str() + " used as " + E->Ty.str());
+      return;
+    }
     case Expr::Kind::StringConst:
       if (!M.IsHost)
         problem(E, "a string outside a host module");
@@ -664,6 +698,11 @@ private:
         problem(E, "print of " + E->Ops[0]->Ty.str());
       return Result(Type::voidTy());
     case HostOp::PrintNewline:
+    case HostOp::PrintCaught:
+      return Result(Type::voidTy());
+    case HostOp::PrintFormatted:
+      if (!E->Ops[0]->Ty.isScalar() || E->Index >= M.Strings.size())
+        problem(E, "printf of " + E->Ops[0]->Ty.str() + " with format " + std::to_string(E->Index));
       return Result(Type::voidTy());
     case HostOp::Exit:
       hostOperand(E, 0, Type::scalar(ScalarType::I32));

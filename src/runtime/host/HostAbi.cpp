@@ -3,6 +3,7 @@
 
 #include "runtime/LastError.h"
 #include "runtime/host/HostSession.h"
+#include "runtime/host/JavaFormatter.h"
 #include "runtime/host/JavaNumberFormat.h"
 
 #include <fmt/format.h>
@@ -11,13 +12,30 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 using namespace cajeta::xpu::rt;
+using cajeta::xpu::FormatSpec;
 
 namespace {
 
 HostSession& session() {
   return HostSession::get();
+}
+
+/// Runs the body of a C ABI entry: an exception it raises becomes this thread's pending one
+/// (compiled host code checks cajeta_host_pending after the call and unwinds), and the entry
+/// returns Default.
+template <class Body, class R = std::invoke_result_t<Body>> R hostEntry(uint32_t Line, Body B) {
+  try {
+    return B();
+  } catch (const HostException& E) {
+    HostSession::setPending(E);
+  } catch (const std::exception& E) {
+    HostSession::setPending({Line, "XpuException", E.what()});
+  }
+  if constexpr (!std::is_void_v<R>)
+    return R{};
 }
 
 int64_t arrayLength(const void* Array) {
@@ -68,8 +86,20 @@ int cajeta_host_begin(const char* File, cajeta_xpu_program* Program) {
   return guarded([&] { session().begin(File, Program); });
 }
 
-void cajeta_host_end(void) {
-  session().end();
+int32_t cajeta_host_end(void) {
+  return session().end() ? 1 : 0;
+}
+
+int32_t cajeta_host_pending(void) {
+  return HostSession::pending() ? 1 : 0;
+}
+
+int32_t cajeta_host_catch(const char* Classes) {
+  return HostSession::catchPending(Classes) ? 1 : 0;
+}
+
+void cajeta_host_print_caught(void) {
+  print(HostSession::caughtMessage());
 }
 
 void cajeta_host_exit(int32_t Status) {
@@ -79,43 +109,51 @@ void cajeta_host_exit(int32_t Status) {
 // ---- Heap arrays ------------------------------------------------------------------------
 
 void* cajeta_host_array_new(int64_t Count, uint32_t ElementSize, uint32_t Line) {
-  return session().newArray(Count, ElementSize, Line);
+  return hostEntry(Line, [&] { return session().newArray(Count, ElementSize, Line); });
 }
 
 void cajeta_host_index_fail(int64_t Index, int64_t Length, uint32_t Line) {
-  session().fail(Line, "ArrayIndexOutOfBoundsException",
-                 fmt::format("Index {} out of bounds for length {}", Index, Length));
+  hostEntry(Line, [&] {
+    session().fail(Line, "ArrayIndexOutOfBoundsException",
+                   fmt::format("Index {} out of bounds for length {}", Index, Length));
+  });
 }
 
 // ---- Device buffers ---------------------------------------------------------------------
 
 cajeta_xpu_buffer* cajeta_host_buffer_new(int64_t Count, uint32_t Type, uint32_t Line) {
-  if (Count < 0)
-    session().fail(Line, "NegativeArraySizeException", std::to_string(Count));
-  cajeta_xpu_buffer* Buffer = nullptr;
-  check(cajeta_xpu_buffer_create(session().device(Line), cajeta_xpu_scalar_type(Type),
-                                 size_t(Count), &Buffer),
-        Line);
-  session().adopt(Buffer);
-  return Buffer;
+  return hostEntry(Line, [&] {
+    if (Count < 0)
+      session().fail(Line, "NegativeArraySizeException", std::to_string(Count));
+    cajeta_xpu_buffer* Buffer = nullptr;
+    check(cajeta_xpu_buffer_create(session().device(Line), cajeta_xpu_scalar_type(Type),
+                                   size_t(Count), &Buffer),
+          Line);
+    session().adopt(Buffer);
+    return Buffer;
+  });
 }
 
 void cajeta_host_buffer_upload(cajeta_xpu_buffer* Buffer, const void* Array,
                                cajeta_xpu_stream* Stream, uint32_t Line) {
-  size_t Count = checkTransfer(Buffer, Array, true, Line);
-  const void* Data = static_cast<const char*>(Array) + CAJETA_HOST_ARRAY_DATA_OFFSET;
-  check(Stream ? cajeta_xpu_buffer_write_async(Buffer, Stream, Data, Count)
-               : cajeta_xpu_buffer_write(Buffer, nullptr, Data, Count),
-        Line);
+  hostEntry(Line, [&] {
+    size_t Count = checkTransfer(Buffer, Array, true, Line);
+    const void* Data = static_cast<const char*>(Array) + CAJETA_HOST_ARRAY_DATA_OFFSET;
+    check(Stream ? cajeta_xpu_buffer_write_async(Buffer, Stream, Data, Count)
+                 : cajeta_xpu_buffer_write(Buffer, nullptr, Data, Count),
+          Line);
+  });
 }
 
 void cajeta_host_buffer_download(cajeta_xpu_buffer* Buffer, void* Array, cajeta_xpu_stream* Stream,
                                  uint32_t Line) {
-  size_t Count = checkTransfer(Buffer, Array, false, Line);
-  void* Data = static_cast<char*>(Array) + CAJETA_HOST_ARRAY_DATA_OFFSET;
-  check(Stream ? cajeta_xpu_buffer_read_async(Buffer, Stream, Data, Count)
-               : cajeta_xpu_buffer_read(Buffer, nullptr, Data, Count),
-        Line);
+  hostEntry(Line, [&] {
+    size_t Count = checkTransfer(Buffer, Array, false, Line);
+    void* Data = static_cast<char*>(Array) + CAJETA_HOST_ARRAY_DATA_OFFSET;
+    check(Stream ? cajeta_xpu_buffer_read_async(Buffer, Stream, Data, Count)
+                 : cajeta_xpu_buffer_read(Buffer, nullptr, Data, Count),
+          Line);
+  });
 }
 
 int64_t cajeta_host_buffer_length(const cajeta_xpu_buffer* Buffer) {
@@ -125,48 +163,60 @@ int64_t cajeta_host_buffer_length(const cajeta_xpu_buffer* Buffer) {
 // ---- Streams and events -----------------------------------------------------------------
 
 cajeta_xpu_stream* cajeta_host_stream_current(uint32_t Line) {
-  return session().currentStream(Line);
+  return hostEntry(Line, [&] { return session().currentStream(Line); });
 }
 
 cajeta_xpu_stream* cajeta_host_stream_new(uint32_t Line) {
-  cajeta_xpu_stream* Stream = nullptr;
-  check(cajeta_xpu_stream_create(session().device(Line), &Stream), Line);
-  session().adopt(Stream);
-  return Stream;
+  return hostEntry(Line, [&] {
+    cajeta_xpu_stream* Stream = nullptr;
+    check(cajeta_xpu_stream_create(session().device(Line), &Stream), Line);
+    session().adopt(Stream);
+    return Stream;
+  });
 }
 
 void cajeta_host_stream_sync(cajeta_xpu_stream* Stream, uint32_t Line) {
-  requireObject(Stream, "stream", Line);
-  check(cajeta_xpu_stream_sync(Stream), Line);
+  hostEntry(Line, [&] {
+    requireObject(Stream, "stream", Line);
+    check(cajeta_xpu_stream_sync(Stream), Line);
+  });
 }
 
 cajeta_xpu_event* cajeta_host_stream_record(cajeta_xpu_stream* Stream, uint32_t Line) {
-  requireObject(Stream, "stream", Line);
-  cajeta_xpu_event* Event = nullptr;
-  check(cajeta_xpu_stream_record(Stream, &Event), Line);
-  session().adopt(Event);
-  return Event;
+  return hostEntry(Line, [&] {
+    requireObject(Stream, "stream", Line);
+    cajeta_xpu_event* Event = nullptr;
+    check(cajeta_xpu_stream_record(Stream, &Event), Line);
+    session().adopt(Event);
+    return Event;
+  });
 }
 
 void cajeta_host_stream_wait(cajeta_xpu_stream* Stream, cajeta_xpu_event* Event, uint32_t Line) {
-  requireObject(Stream, "stream", Line);
-  requireObject(Event, "event", Line);
-  check(cajeta_xpu_stream_wait(Stream, Event), Line);
+  hostEntry(Line, [&] {
+    requireObject(Stream, "stream", Line);
+    requireObject(Event, "event", Line);
+    check(cajeta_xpu_stream_wait(Stream, Event), Line);
+  });
 }
 
 void cajeta_host_event_sync(cajeta_xpu_event* Event, uint32_t Line) {
-  requireObject(Event, "event", Line);
-  check(cajeta_xpu_event_sync(Event), Line);
+  hostEntry(Line, [&] {
+    requireObject(Event, "event", Line);
+    check(cajeta_xpu_event_sync(Event), Line);
+  });
 }
 
 // ---- Launch -----------------------------------------------------------------------------
 
 void cajeta_host_launch(const char* Kernel, cajeta_xpu_stream* Stream, const uint32_t Geometry[6],
                         const cajeta_xpu_arg* Args, uint32_t ArgCount, uint32_t Line) {
-  cajeta_xpu_kernel* K = session().kernel(Kernel, Line);
-  requireObject(Geometry, "launch geometry", Line);
-  cajeta_xpu_stream* On = Stream ? Stream : session().currentStream(Line);
-  check(cajeta_xpu_kernel_launch(K, On, Geometry, Geometry + 3, Args, ArgCount), Line);
+  hostEntry(Line, [&] {
+    cajeta_xpu_kernel* K = session().kernel(Kernel, Line);
+    requireObject(Geometry, "launch geometry", Line);
+    cajeta_xpu_stream* On = Stream ? Stream : session().currentStream(Line);
+    check(cajeta_xpu_kernel_launch(K, On, Geometry, Geometry + 3, Args, ArgCount), Line);
+  });
 }
 
 // ---- Queries ----------------------------------------------------------------------------
@@ -207,6 +257,17 @@ void cajeta_host_print_f64(double Value) {
 
 void cajeta_host_print_bool(int32_t Value) {
   std::fputs(Value ? "true" : "false", stdout);
+}
+
+void cajeta_host_printf(const char* Spec, uint32_t Type, uint64_t Bits) {
+  FormatSpec S;
+  size_t At = 0;
+  std::string Text = Spec ? Spec : "";
+  if (!FormatSpec::parse(Text, At, S)) { // the compiler checked it; print it as written
+    print(Text);
+    return;
+  }
+  print(JavaFormatter::format(S, cajeta_xpu_scalar_type(Type), Bits));
 }
 
 void cajeta_host_print_newline(void) {

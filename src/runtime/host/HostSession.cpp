@@ -1,6 +1,7 @@
 // The host session's state and its failure reporter.
 #include "runtime/host/HostSession.h"
 
+#include "cajeta/xpu/HostExceptions.hpp"
 #include "cajeta/xpu/cajeta_host.h"
 #include "runtime/Handles.h"
 #include "runtime/LastError.h"
@@ -36,7 +37,7 @@ void HostSession::begin(const char* FileName, cajeta_xpu_program* P) {
   File = FileName && *FileName ? FileName : "<unknown>";
 }
 
-void HostSession::end() {
+bool HostSession::end() {
   std::fflush(stdout);
   std::vector<void*> OwnArrays;
   std::vector<cajeta_xpu_buffer*> OwnBuffers;
@@ -78,15 +79,22 @@ void HostSession::end() {
     cajeta_xpu_stream_destroy(S);
   for (void* A : OwnArrays)
     std::free(A);
-  if (FirstStatus != CAJETA_XPU_SUCCESS) {
-    setLastError(cajeta_xpu_status(FirstStatus), FirstMessage);
-    failStatus(0, FirstStatus);
+  std::fflush(stdout);
+  bool Reported = false;
+  if (pending()) {
+    report(*Pending());
+    Pending().reset();
+    Reported = true;
+  } else if (FirstStatus != CAJETA_XPU_SUCCESS) {
+    report({0, exceptionName(FirstStatus), FirstMessage});
+    Reported = true;
   }
   std::lock_guard<std::mutex> Guard(Lock);
   if (OwnProgram)
     cajeta_xpu_program_release(OwnProgram);
   Program = nullptr;
   File = "<unknown>";
+  return Reported;
 }
 
 void HostSession::exitProcess(int Status) {
@@ -99,10 +107,57 @@ void HostSession::exitProcess(int Status) {
 }
 
 void HostSession::fail(uint32_t Line, const char* Exception, const std::string& Message) const {
+  throw HostException{Line, Exception, Message};
+}
+
+void HostSession::report(const HostException& E) const {
   std::fflush(stdout);
-  std::string Where = Line ? fmt::format("{}:{}", File, Line) : File;
-  std::fprintf(stderr, "%s: error: %s: %s\n", Where.c_str(), Exception, Message.c_str());
-  exitProcess(1);
+  std::string Where = E.Line ? fmt::format("{}:{}", File, E.Line) : File;
+  std::fprintf(stderr, "%s: error: %s: %s\n", Where.c_str(), E.Name.c_str(), E.Message.c_str());
+  std::fflush(stderr);
+}
+
+std::optional<HostException>& HostSession::Pending() {
+  thread_local std::optional<HostException> P;
+  return P;
+}
+
+bool HostSession::pending() {
+  return Pending().has_value();
+}
+
+void HostSession::setPending(HostException E) {
+  if (!Pending()) // the first one wins: compiled code unwinds before raising another
+    Pending() = std::move(E);
+}
+
+bool HostSession::catchPending(const char* Classes) {
+  if (!Pending() || !Classes)
+    return false;
+  std::string List = Classes;
+  for (size_t At = 0; At <= List.size();) {
+    size_t Comma = List.find(',', At);
+    std::string Class =
+        List.substr(At, Comma == std::string::npos ? std::string::npos : Comma - At);
+    if (hostExceptionIsA(Pending()->Name.c_str(), Class.c_str())) {
+      Caught() = std::move(Pending()->Message);
+      Pending().reset();
+      return true;
+    }
+    if (Comma == std::string::npos)
+      break;
+    At = Comma + 1;
+  }
+  return false;
+}
+
+std::string& HostSession::Caught() {
+  thread_local std::string C;
+  return C;
+}
+
+const std::string& HostSession::caughtMessage() {
+  return Caught();
 }
 
 void HostSession::failStatus(uint32_t Line, int Status) const {

@@ -6,11 +6,20 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace cajeta::xpu::rt {
+
+/// An exception of host code (cajeta/xpu/HostExceptions.hpp names the classes): where it was
+/// raised, its class and its message.
+struct HostException {
+  uint32_t Line = 0;
+  std::string Name;
+  std::string Message;
+};
 
 class HostSession {
 public:
@@ -22,16 +31,28 @@ public:
   void begin(const char* File, cajeta_xpu_program* Program);
   /// Flushes stdout, syncs the program device's current stream and the streams host code
   /// created, destroys those streams, every event and buffer, frees every array, releases the
-  /// program. A failure the syncs report (work never synced by host code) is reported as an
-  /// uncaught exception without a line once everything is released.
-  void end();
+  /// program. Then reports an exception still pending (uncaught), or else a failure the syncs
+  /// found (work host code never synced, without a line). Returns whether it reported one.
+  bool end();
 
-  /// Prints "<file>:<line>: error: <Exception>: <Message>" ("<file>: error: ..." for line 0) on
-  /// stderr, flushes stdout and stderr (and the runtime's trace), and ends the process with
-  /// status 1.
+  /// Raises host exception Exception at Line: throws HostException, which the C ABI entry
+  /// (HostAbi.cpp) turns into this thread's pending exception; compiled host code then unwinds
+  /// to a catch clause that matches it, or to the entry point, where end() reports it.
   [[noreturn]] void fail(uint32_t Line, const char* Exception, const std::string& Message) const;
   /// fail() for a C ABI status, with cajeta_xpu_last_error() as the message.
   [[noreturn]] void failStatus(uint32_t Line, int Status) const;
+
+  /// This thread's pending exception (raised and not yet caught).
+  static bool pending();
+  static void setPending(HostException E);
+  /// Catches the pending exception if it is one of Classes (comma-separated class names, with
+  /// their descendants): it becomes the caught one and is no longer pending.
+  static bool catchPending(const char* Classes);
+  /// The message of the exception caught last (e.getMessage()).
+  static const std::string& caughtMessage();
+  /// Prints "<file>:<line>: error: <Exception>: <Message>" ("<file>: error: ..." for line 0) on
+  /// stderr after flushing stdout.
+  void report(const HostException& E) const;
   /// The host program's exception name for a C ABI status.
   static const char* exceptionName(int Status);
   /// Flushes stdout, stderr and the runtime's trace, then ends the process with Status.
@@ -56,6 +77,8 @@ public:
 
 private:
   HostSession() = default;
+  static std::optional<HostException>& Pending();
+  static std::string& Caught();
 
   mutable std::mutex Lock; // the containers; File and Program change only in begin and end
   std::string File = "<unknown>";

@@ -2,6 +2,7 @@
 // launches by qualified name, and failures reported as the program's uncaught exceptions.
 #include "TestBundle.h"
 
+#include <cajeta/xpu/HostExceptions.hpp>
 #include <cajeta/xpu/cajeta_host.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +18,14 @@
 using namespace cajeta::xpu::test;
 
 namespace {
+
+/// Runs Body, which raises, and ends the session as a program's entry point does: the pending
+/// exception is reported and the process exits with cajeta_host_end()'s status (1).
+template <class F> void endAfter(F Body) {
+  Body();
+  std::fflush(stdout);
+  std::_Exit(cajeta_host_end());
+}
 
 /// What Print writes to stdout.
 template <class Fn> std::string printed(Fn&& Print) {
@@ -231,20 +240,44 @@ TEST_F(HostAbi, ArraysAreZeroedAlignedAndCarryTheirCount) {
   EXPECT_EQ(lengthOf(Empty), 0);
 }
 
+TEST_F(HostAbi, ARaisedExceptionIsPendingUntilAClauseOfItsClassOrAParentCatchesIt) {
+  EXPECT_EQ(cajeta_host_pending(), 0);
+  cajeta_host_index_fail(5, 4, 12); // returns: compiled code checks pending and unwinds
+  EXPECT_EQ(cajeta_host_pending(), 1);
+  EXPECT_EQ(cajeta_host_catch("NullPointerException,XpuException"), 0);
+  EXPECT_EQ(cajeta_host_pending(), 1);
+  EXPECT_EQ(cajeta_host_catch("XpuLaunchException,IndexOutOfBoundsException"), 1);
+  EXPECT_EQ(cajeta_host_pending(), 0);
+  testing::internal::CaptureStdout();
+  cajeta_host_print_caught();
+  std::fflush(stdout);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "Index 5 out of bounds for length 4");
+  // The first exception wins until it is caught; a runtime error is an XpuException.
+  const uint32_t Geometry[6] = {1, 1, 1, 1, 1, 1};
+  cajeta_host_launch("K.nope", nullptr, Geometry, nullptr, 0, 30);
+  cajeta_host_array_new(-1, 4, 31);
+  EXPECT_EQ(cajeta_host_catch("Error"), 0);
+  EXPECT_EQ(cajeta_host_catch("XpuException"), 1);
+  EXPECT_EQ(cajeta_host_pending(), 0);
+  EXPECT_TRUE(cajeta::xpu::hostExceptionIsA("DeadlineMissed", "XpuLaunchException"));
+  EXPECT_TRUE(cajeta::xpu::hostExceptionIsA("OutOfMemoryError", "Throwable"));
+  EXPECT_FALSE(cajeta::xpu::hostExceptionIsA("OutOfMemoryError", "Exception"));
+}
+
 TEST_F(HostAbi, IndexFailureIsAnUncaughtArrayIndexOutOfBoundsException) {
-  EXPECT_EXIT(cajeta_host_index_fail(5, 4, 12), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_index_fail(5, 4, 12); }), testing::ExitedWithCode(1),
               "\nMain\\.cj:12: error: ArrayIndexOutOfBoundsException: Index 5 out of bounds for "
               "length 4\n$");
-  EXPECT_EXIT(cajeta_host_index_fail(-1, 0, 7), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_index_fail(-1, 0, 7); }), testing::ExitedWithCode(1),
               "Main\\.cj:7: error: ArrayIndexOutOfBoundsException: Index -1 out of bounds for "
               "length 0");
 }
 
 TEST_F(HostAbi, NegativeSizeIsANegativeArraySizeException) {
-  EXPECT_EXIT(cajeta_host_array_new(-3, 4, 9), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_array_new(-3, 4, 9); }), testing::ExitedWithCode(1),
               "Main\\.cj:9: error: NegativeArraySizeException: -3");
-  EXPECT_EXIT(cajeta_host_buffer_new(-1, CAJETA_XPU_FLOAT32, 10), testing::ExitedWithCode(1),
-              "Main\\.cj:10: error: NegativeArraySizeException: -1");
+  EXPECT_EXIT(endAfter([&] { cajeta_host_buffer_new(-1, CAJETA_XPU_FLOAT32, 10); }),
+              testing::ExitedWithCode(1), "Main\\.cj:10: error: NegativeArraySizeException: -1");
 }
 
 TEST_F(HostAbi, AFailureFlushesStdoutFirst) {
@@ -256,6 +289,7 @@ TEST_F(HostAbi, AFailureFlushesStdoutFirst) {
           std::_Exit(2);
         cajeta_host_print_str("printed before the failure");
         cajeta_host_index_fail(1, 1, 2);
+        endAfter([] {});
       },
       testing::ExitedWithCode(1), "Main\\.cj:2: error: ArrayIndexOutOfBoundsException");
   EXPECT_EQ(readFile(Path), "printed before the failure");
@@ -349,10 +383,12 @@ TEST_F(HostAbi, UploadAndDownloadRoundTripThroughABuffer) {
 TEST_F(HostAbi, ALengthMismatchNamesBothLengths) {
   cajeta_xpu_buffer* B = cajeta_host_buffer_new(4, CAJETA_XPU_FLOAT32, 1);
   void* Short = cajeta_host_array_new(3, sizeof(float), 2);
-  EXPECT_EXIT(cajeta_host_buffer_upload(B, Short, nullptr, 21), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_buffer_upload(B, Short, nullptr, 21); }),
+              testing::ExitedWithCode(1),
               "Main\\.cj:21: error: IllegalArgumentException: upload of an array of length 3 into "
               "a buffer of length 4");
-  EXPECT_EXIT(cajeta_host_buffer_download(B, Short, nullptr, 22), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_buffer_download(B, Short, nullptr, 22); }),
+              testing::ExitedWithCode(1),
               "Main\\.cj:22: error: IllegalArgumentException: download of a buffer of length 4 "
               "into an array of length 3");
 }
@@ -394,7 +430,7 @@ TEST_F(HostAbi, LaunchFindsTheKernelByItsQualifiedName) {
 
 TEST_F(HostAbi, AnUnknownKernelIsNotFound) {
   const uint32_t Geometry[6] = {1, 1, 1, 1, 1, 1};
-  EXPECT_EXIT(cajeta_host_launch("K.nope", nullptr, Geometry, nullptr, 0, 30),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_launch("K.nope", nullptr, Geometry, nullptr, 0, 30); }),
               testing::ExitedWithCode(1),
               "Main\\.cj:30: error: NotFound: no kernel 'K\\.nope' in the program \\(available: "
               "K\\.saxpy, ");
@@ -404,12 +440,12 @@ TEST_F(HostAbi, ARefusedLaunchIsAnXpuLaunchException) {
   cajeta_xpu_buffer* B = cajeta_host_buffer_new(4, CAJETA_XPU_FLOAT32, 1);
   const uint32_t Geometry[6] = {1, 1, 1, 4, 1, 1};
   const cajeta_xpu_arg Args[] = {bufferArg(B), bufferArg(B), f32Arg(1.0f)};
-  EXPECT_EXIT(cajeta_host_launch("K.saxpy", nullptr, Geometry, Args, 3, 31),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_launch("K.saxpy", nullptr, Geometry, Args, 3, 31); }),
               testing::ExitedWithCode(1),
               "Main\\.cj:31: error: XpuLaunchException: K\\.saxpy: expects 4 arguments, got 3");
   const uint32_t ZeroGrid[6] = {0, 1, 1, 4, 1, 1};
   const cajeta_xpu_arg Four[] = {bufferArg(B), bufferArg(B), f32Arg(1.0f), u32Arg(4)};
-  EXPECT_EXIT(cajeta_host_launch("K.saxpy", nullptr, ZeroGrid, Four, 4, 32),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_launch("K.saxpy", nullptr, ZeroGrid, Four, 4, 32); }),
               testing::ExitedWithCode(1),
               "Main\\.cj:32: error: XpuLaunchException: K\\.saxpy: grid \\(0, 1, 1\\) has a zero "
               "dimension");
@@ -424,6 +460,7 @@ TEST_F(HostAbi, AKernelFailureSurfacesAtSync) {
       {
         cajeta_host_launch("K.checked", S, Geometry, Args, 2, 40);
         cajeta_host_stream_sync(S, 41);
+        endAfter([] {});
       },
       testing::ExitedWithCode(1),
       "Main\\.cj:41: error: XpuLaunchException: K\\.checked: index 17 is out of range for buffer "
@@ -432,7 +469,7 @@ TEST_F(HostAbi, AKernelFailureSurfacesAtSync) {
   EXPECT_EXIT(
       {
         cajeta_host_launch("K.checked", S, Geometry, Args, 2, 42);
-        cajeta_host_end();
+        std::_Exit(cajeta_host_end());
       },
       testing::ExitedWithCode(1),
       "\nMain\\.cj: error: XpuLaunchException: K\\.checked: index 17 is out of range");
@@ -472,8 +509,8 @@ TEST_F(HostAbi, AnEventOrdersWorkAcrossTwoStreams) {
 }
 
 TEST_F(HostAbi, NullStreamsAndEventsAreNullPointerExceptions) {
-  EXPECT_EXIT(cajeta_host_stream_sync(nullptr, 50), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_stream_sync(nullptr, 50); }), testing::ExitedWithCode(1),
               "Main\\.cj:50: error: NullPointerException: the stream is null");
-  EXPECT_EXIT(cajeta_host_event_sync(nullptr, 51), testing::ExitedWithCode(1),
+  EXPECT_EXIT(endAfter([&] { cajeta_host_event_sync(nullptr, 51); }), testing::ExitedWithCode(1),
               "Main\\.cj:51: error: NullPointerException: the event is null");
 }

@@ -1,15 +1,12 @@
 // The host part's JIT (HostJit.h).
 #include "compiler/lowering/llvm/HostJit.h"
 
-#include "compiler/kir/transforms/Pipeline.h"
-#include "compiler/lowering/llvm/HostTarget.h"
-#include "compiler/lowering/llvm/KernelLowering.h"
+#include "compiler/lowering/llvm/HostModuleBuilder.h"
 #include "compiler/lowering/llvm/LlvmPipeline.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -56,28 +53,11 @@ bool HostJit::compile(const kir::Module& KM, const std::vector<HostSymbol>& Runt
     return false;
   }
   auto Ctx = std::make_unique<llvm::LLVMContext>();
-  std::string LlvmErrors;
+  LlvmErrors.clear();
   Ctx->setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));
-  auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "host" : KM.SourceFile, *Ctx);
-  M->setTargetTriple((*TM)->getTargetTriple().str());
-  M->setDataLayout((*TM)->createDataLayout());
-  std::unique_ptr<LoweringTarget> Target = createHostTarget(**TM);
-  LoweringOptions LO;
-  kir::PipelineConfig PC = KernelLowering::pipelineConfig(*Target, LO);
-  PC.Backend = "host";
-  std::unique_ptr<kir::Module> Prepared = kir::runPipeline(KM, PC, Error);
-  if (!Prepared)
+  std::unique_ptr<llvm::Module> M = HostModuleBuilder(**TM).build(KM, *Ctx, Error);
+  if (!M)
     return false;
-  KernelLowering KL(*Prepared, *M, *Target, LO);
-  if (!KL.emitModule(Error))
-    return false;
-  std::string Problems;
-  llvm::raw_string_ostream OS(Problems);
-  if (llvm::verifyModule(*M, &OS)) {
-    Error = "internal error: the host lowering produced invalid LLVM IR: " + OS.str();
-    return false;
-  }
-  LlvmPipeline::optimize(*M, **TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
   Ir.clear();
   llvm::raw_string_ostream IrOS(Ir);
   M->print(IrOS, nullptr);

@@ -37,6 +37,9 @@ public:
   const std::string& llvmIr() const { return Ir; }
 
 private:
+  // The context's diagnostic handler appends here; the JIT generates code lazily (at lookup), so
+  // this outlives the context the JIT owns (members are destroyed in reverse order).
+  std::string LlvmErrors;
   std::unique_ptr<llvm::orc::LLJIT> Jit;
   std::string Ir;
 };

@@ -4,6 +4,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
 
 namespace cajeta::lowering {
 
@@ -36,10 +37,69 @@ void KernelLowering::emitHostIndexFailure(const Expr* IndexExpr, llvm::Value* In
                                           llvm::Value* Length) {
   auto* FT = llvm::FunctionType::get(B.getVoidTy(),
                                      {B.getInt64Ty(), B.getInt64Ty(), B.getInt32Ty()}, false);
-  llvm::CallInst* Call =
-      B.CreateCall(hostFunction("cajeta_host_index_fail", FT), {Index, Length, lineOf(IndexExpr)});
-  Call->setDoesNotReturn();
-  B.CreateUnreachable();
+  B.CreateCall(hostFunction("cajeta_host_index_fail", FT), {Index, Length, lineOf(IndexExpr)});
+  B.CreateBr(unwindTarget()); // it always raises
+}
+
+llvm::BasicBlock* KernelLowering::unwindTarget() {
+  if (!Cur->Unwind.empty())
+    return Cur->Unwind.back();
+  if (!Cur->ReturnPending) {
+    Cur->ReturnPending = llvm::BasicBlock::Create(Ctx, "unwind.return", Cur->F);
+    llvm::IRBuilder<> RB(Cur->ReturnPending);
+    llvm::Type* Ret = Cur->F->getReturnType();
+    if (Ret->isVoidTy())
+      RB.CreateRetVoid();
+    else
+      RB.CreateRet(llvm::Constant::getNullValue(Ret));
+  }
+  return Cur->ReturnPending;
+}
+
+void KernelLowering::checkPending() {
+  auto* FT = llvm::FunctionType::get(B.getInt32Ty(), {}, false);
+  llvm::Value* Pending = B.CreateCall(hostFunction("cajeta_host_pending", FT), {});
+  llvm::BasicBlock* Go = newBlock("no.exception");
+  B.CreateCondBr(B.CreateICmpNE(Pending, B.getInt32(0)), unwindTarget(), Go);
+  B.SetInsertPoint(Go);
+}
+
+void KernelLowering::emitTry(const kir::Stmt* S) {
+  llvm::BasicBlock* Dispatch = newBlock("catch.dispatch");
+  llvm::BasicBlock* End = newBlock("try.end");
+  Cur->Unwind.push_back(Dispatch);
+  emitStmt(S->Then);
+  Cur->Unwind.pop_back();
+  branchTo(End);
+  // The first clause whose classes the pending exception is an instance of; else outward.
+  B.SetInsertPoint(Dispatch);
+  auto* FT = llvm::FunctionType::get(B.getInt32Ty(), {B.getPtrTy()}, false);
+  for (size_t I = 0; I < S->Body.size(); ++I) {
+    llvm::Value* Classes = B.CreateGlobalString(S->Catches[I], "catch", 0, &LM);
+    llvm::Value* Caught = B.CreateCall(hostFunction("cajeta_host_catch", FT), {Classes});
+    llvm::BasicBlock* Handler = newBlock("catch");
+    llvm::BasicBlock* Next = newBlock("catch.next");
+    B.CreateCondBr(B.CreateICmpNE(Caught, B.getInt32(0)), Handler, Next);
+    B.SetInsertPoint(Handler);
+    emitStmt(S->Body[I]);
+    branchTo(End);
+    B.SetInsertPoint(Next);
+  }
+  B.CreateBr(unwindTarget());
+  B.SetInsertPoint(End);
+}
+
+llvm::GlobalVariable* KernelLowering::global(uint32_t Index) {
+  assert(Index < KM.Globals.size() && "verified KIR: static fields");
+  if (Globals.size() < KM.Globals.size())
+    Globals.resize(KM.Globals.size(), nullptr);
+  if (!Globals[Index]) {
+    llvm::Type* T = valueType(Ctx, KM.Globals[Index].Ty);
+    Globals[Index] = new llvm::GlobalVariable(LM, T, false, llvm::GlobalValue::InternalLinkage,
+                                              llvm::Constant::getNullValue(T),
+                                              "static." + KM.Globals[Index].Name);
+  }
+  return Globals[Index];
 }
 
 llvm::Value* KernelLowering::emitStringConst(const Expr* E) {
@@ -47,7 +107,31 @@ llvm::Value* KernelLowering::emitStringConst(const Expr* E) {
   return B.CreateGlobalString(KM.Strings[E->Index], "str", 0, &LM);
 }
 
+/// Whether the ABI function of Op can raise an exception (it takes a line).
+static bool raises(HostOp Op) {
+  switch (Op) {
+  case HostOp::ArrayLength:
+  case HostOp::BufferLength:
+  case HostOp::Supports:
+  case HostOp::Print:
+  case HostOp::PrintFormatted:
+  case HostOp::PrintNewline:
+  case HostOp::PrintCaught:
+  case HostOp::Exit:
+    return false;
+  default:
+    return true;
+  }
+}
+
 llvm::Value* KernelLowering::emitHost(const Expr* E) {
+  llvm::Value* V = emitHostOp(E);
+  if (raises(E->HOp) && !B.GetInsertBlock()->getTerminator())
+    checkPending();
+  return V;
+}
+
+llvm::Value* KernelLowering::emitHostOp(const Expr* E) {
   llvm::Type* Ptr = B.getPtrTy();
   llvm::Type* I32 = B.getInt32Ty();
   llvm::Type* I64 = B.getInt64Ty();
@@ -161,6 +245,19 @@ llvm::Value* KernelLowering::emitHost(const Expr* E) {
   }
   case HostOp::PrintNewline:
     Call("cajeta_host_print_newline", Void, {});
+    return nullptr;
+  case HostOp::PrintFormatted: {
+    assert(E->Index < KM.Strings.size() && "verified KIR: format strings");
+    Type T = E->Ops[0]->Ty;
+    llvm::Value* V = Op(0);
+    llvm::Value* Bits = T.isFloat() ? B.CreateBitCast(V, B.getIntNTy(T.bits())) : V;
+    Bits = T.isSigned() ? B.CreateSExt(Bits, I64) : B.CreateZExt(Bits, I64);
+    llvm::Value* Spec = B.CreateGlobalString(KM.Strings[E->Index], "format", 0, &LM);
+    Call("cajeta_host_printf", Void, {Spec, B.getInt32(unsigned(T.Elem)), Bits});
+    return nullptr;
+  }
+  case HostOp::PrintCaught:
+    Call("cajeta_host_print_caught", Void, {});
     return nullptr;
   case HostOp::Exit: {
     llvm::CallInst* C = Call("cajeta_host_exit", Void, {Op(0)});

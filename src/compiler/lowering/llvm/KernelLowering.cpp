@@ -382,6 +382,8 @@ void KernelLowering::emitStmt(const Stmt* S) {
     assert(Target.hasNativeBarrier() && "barrier outside a fission region");
     Target.emitBarrier(B, Cur->WorkItem);
     return;
+  case Stmt::Kind::Try:
+    return emitTry(S);
   }
   llvm_unreachable("verified KIR: unknown statement kind");
 }
@@ -523,6 +525,13 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     return emitHost(E);
   case Expr::Kind::StringConst:
     return emitStringConst(E);
+  case Expr::Kind::Global:
+    return B.CreateLoad(valueType(Ctx, E->Ty), global(E->Index));
+  case Expr::Kind::GlobalAssign: {
+    llvm::Value* V = emitExpr(E->Ops[0]);
+    B.CreateStore(V, global(E->Index));
+    return V;
+  }
   }
   llvm_unreachable("verified KIR: unknown expression kind");
 }
@@ -828,6 +837,8 @@ bool KernelLowering::callable(const Expr* E, uint32_t Callee) {
 llvm::Value* KernelLowering::emitCall(const Expr* E, uint32_t Callee,
                                       llvm::ArrayRef<llvm::Value*> Args) {
   llvm::CallInst* Call = B.CreateCall(Helpers[Callee], Args);
+  if (KM.IsHost) // an exception the callee did not catch goes on unwinding here
+    checkPending();
   if (Opts.CheckBounds) {
     // A bounds failure inside the helper ends this function too.
     llvm::BasicBlock* Ok = newBlock("call.ok");

@@ -95,9 +95,11 @@ private:
     /// Per-work-item i32 state when the kernel can park work-items: 0 runs, 1 returned, 2d left
     /// the barrier loop at depth d (break), 2d+1 waits for its step (continue). Null otherwise.
     llvm::Value* Park = nullptr;
-    std::map<uint32_t, unsigned> GroupLoops; // barrier loops being lowered: id -> depth (1-based)
-    std::set<const kir::Stmt*> BarrierStmts; // statements that contain a barrier
-    std::deque<BufferValue> HostArrays;      // host: heap arrays as indexed (bufferOf)
+    std::map<uint32_t, unsigned> GroupLoops;   // barrier loops being lowered: id -> depth (1-based)
+    std::set<const kir::Stmt*> BarrierStmts;   // statements that contain a barrier
+    std::deque<BufferValue> HostArrays;        // host: heap arrays as indexed (bufferOf)
+    std::vector<llvm::BasicBlock*> Unwind;     // host: the enclosing try statements' dispatches
+    llvm::BasicBlock* ReturnPending = nullptr; // host: returns (a zero value) to unwind
   };
 
   void declareHelper(size_t I);
@@ -159,7 +161,10 @@ private:
   // Host modules (KernelHost.cpp): host methods as external functions, heap arrays, and the
   // HostOp calls into the host support ABI (cajeta/xpu/cajeta_host.h).
   llvm::Value* emitHost(const kir::Expr* E);
+  llvm::Value* emitHostOp(const kir::Expr* E);
   llvm::Value* emitStringConst(const kir::Expr* E);
+  /// The LLVM global of host static field Index (made on first use, zero-initialised).
+  llvm::GlobalVariable* global(uint32_t Index);
   /// A heap array's element pointer and length (Java's checked indexing).
   const BufferValue* hostArrayOf(const kir::Expr* E);
   /// Declares (once) the host support function Name of type FT.
@@ -167,6 +172,11 @@ private:
   /// Calls cajeta_host_index_fail for Index and Length at E's line; the block ends unreachable.
   void emitHostIndexFailure(const kir::Expr* IndexExpr, llvm::Value* Index, llvm::Value* Length);
   llvm::Value* lineOf(const kir::Expr* E);
+  /// After a host op that can raise an exception, or a call of a host method: when one is
+  /// pending, go to the innermost handler dispatch, or return from the function.
+  void checkPending();
+  llvm::BasicBlock* unwindTarget();
+  void emitTry(const kir::Stmt* S);
 
   // Atomics (KernelAtomics.cpp).
   llvm::Value* emitAtomic(const kir::Expr* E);
@@ -201,9 +211,10 @@ private:
   LoweringTarget& Target;
   LoweringOptions Opts;
   llvm::IRBuilder<> B;
-  std::vector<llvm::Function*> Helpers; // index: KM.Functions
-  std::vector<llvm::Function*> Entries; // index: KM.Functions
-  kir::Module Scratch;                  // nodes of inlined kernel copies
+  std::vector<llvm::Function*> Helpers;       // index: KM.Functions
+  std::vector<llvm::Function*> Entries;       // index: KM.Functions
+  std::vector<llvm::GlobalVariable*> Globals; // index: KM.Globals (host modules)
+  kir::Module Scratch;                        // nodes of inlined kernel copies
   std::vector<std::unique_ptr<kir::Function>> Inlined;
   std::map<std::string, bundle::TargetManifest> KernelManifests;
   FunctionState* Cur = nullptr;

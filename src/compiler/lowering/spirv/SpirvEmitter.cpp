@@ -436,6 +436,9 @@ void SpirvEmitter::emitStmt(const Stmt* S) {
     opVoid(spv::Op::OpControlBarrier, {Wg, Wg, Mb.constU32(Sem)});
     return;
   }
+  case Stmt::Kind::Try:
+    assert(false && "verified KIR: try only in host modules");
+    return;
   }
   assert(false && "verified KIR: unknown statement kind");
 }

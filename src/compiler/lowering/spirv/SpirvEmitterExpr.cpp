@@ -86,6 +86,8 @@ uint32_t SpirvEmitter::emitExpr(const Expr* E) {
     return 0;
   case Expr::Kind::Host:
   case Expr::Kind::StringConst:
+  case Expr::Kind::Global:
+  case Expr::Kind::GlobalAssign:
     assert(false && "verified KIR: host operations only in host modules");
     return 0;
   }

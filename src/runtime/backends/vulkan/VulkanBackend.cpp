@@ -76,7 +76,8 @@ public:
           std::to_string(T == Info->Targets.end() ? 0 : T->second.StaticSharedBytes));
       Combined.Bytes.insert(Combined.Bytes.end(), P.Bytes.begin(), P.Bytes.end());
     }
-    if (Names.empty())
+    // A program without kernels (host code only) loads anywhere: nothing in it needs SPIR-V.
+    if (Names.empty() && !Desc.Kernels.empty())
       return nullptr;
     Combined.Attributes["kernels"] = Names;
     return &Combined;

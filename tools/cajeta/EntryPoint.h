@@ -1,0 +1,22 @@
+// Which host method a whole program starts at: shared by `cajeta run` and `cajeta build --exe`,
+// so both pick the same one and refuse the same programs.
+#pragma once
+
+#include "compiler/kir/Kir.h"
+
+#include <string>
+
+namespace cajeta::cli {
+
+/// The entry point of Host: Wanted (--main's Class.method) when given, else the only `main`,
+/// else the only parameterless host method (the static initialiser is none of them); each must
+/// take no parameters and return void or int32. Null with Error set (no entry point, several,
+/// or Wanted missing or unfit).
+const kir::Function* findEntry(const kir::Module& Host, const std::string& Wanted,
+                               std::string& Error);
+
+/// The function that gives Host's static fields their initial values (kir::Module::StaticInit),
+/// which runs before the entry point; null when there is none.
+const kir::Function* staticInitializer(const kir::Module& Host);
+
+} // namespace cajeta::cli
