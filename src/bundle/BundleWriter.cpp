@@ -2,6 +2,7 @@
 #include "bundle/BundleWriter.h"
 
 #include "bundle/BundleFormat.h"
+#include "bundle/BundleReader.h"
 #include "bundle/Hash.h"
 #include "bundle/ManifestJson.h"
 
@@ -77,13 +78,27 @@ std::vector<uint8_t> BundleWriter::write(const Program& P) {
   return Out;
 }
 
-bool BundleWriter::writeFile(const Program& P, const std::string& Path, std::string& Error) {
+bool BundleWriter::writeChecked(const Program& P, std::vector<uint8_t>& Bytes, std::string& Error) {
   if (P.Payloads.size() + 1 > format::MaxSections) {
-    Error = "cannot write bundle '" + Path + "': " + std::to_string(P.Payloads.size()) +
-            " payloads exceed the format's limit of " + std::to_string(format::MaxSections - 1);
+    Error = std::to_string(P.Payloads.size()) + " payloads exceed the format's limit of " +
+            std::to_string(format::MaxSections - 1);
     return false;
   }
-  std::vector<uint8_t> Bytes = write(P);
+  Bytes = write(P);
+  BundleReadResult Back = BundleReader::read(Bytes.data(), Bytes.size());
+  if (!Back.Ok) {
+    Error = "internal error: the bundle written does not read back: " + Back.Error;
+    return false;
+  }
+  return true;
+}
+
+bool BundleWriter::writeFile(const Program& P, const std::string& Path, std::string& Error) {
+  std::vector<uint8_t> Bytes;
+  if (!writeChecked(P, Bytes, Error)) {
+    Error = "cannot write bundle '" + Path + "': " + Error;
+    return false;
+  }
 
   std::string Temp = Path + ".tmp.XXXXXX";
   int Fd = ::mkstemp(Temp.data());

@@ -8,6 +8,7 @@
 #include "compiler/kir/transforms/TierSelection.h"
 #include "compiler/kir/transforms/TileLowering.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -62,7 +63,7 @@ kir::ImplTier waveTier(const driver::TargetCompiler& T, const kir::Module& M,
 
 void addEmitCommand(CLI::App& App) {
   struct Options {
-    std::string Input, Output, Target = "kir", Cpu = "native", Sm = "sm_90";
+    std::string Input, Output, Target = "kir", Cpu = "native", Sm = "sm_90", Kernel;
     bool Unoptimized = false, CheckBounds = false;
     std::vector<std::string> PrintAfter;
     bool PrintAfterAll = false, VerifyEach = false;
@@ -77,7 +78,12 @@ void addEmitCommand(CLI::App& App) {
   Cmd->add_flag("--unoptimized", O->Unoptimized, "LLVM IR before the optimisation pipeline");
   Cmd->add_flag("--check-bounds", O->CheckBounds, "Include buffer bounds checks");
   Cmd->add_option("--cpu", O->Cpu, "CPU for --target=llvm (default native)");
-  Cmd->add_option("-o,--output", O->Output, "Write to this file instead of stdout");
+  Cmd->add_option("-o,--output", O->Output,
+                  "Write to this file instead of stdout; with --target=spirv, a .spv file gets "
+                  "the binary module of one kernel (--kernel), anything else the disassembly");
+  Cmd->add_option("--kernel", O->Kernel,
+                  "The kernel (Class.method) whose SPIR-V module a .spv output holds; needed when "
+                  "the program has more than one");
   Cmd->add_option("--print-after", O->PrintAfter,
                   "Print the KIR to stderr after this pipeline pass (repeatable)")
       ->expected(1) // one name per occurrence, so the input file is never taken as one
@@ -120,7 +126,53 @@ void addEmitCommand(CLI::App& App) {
       return;
     }
     std::string Text;
-    if (O->Target == "kir") {
+    bool Binary = O->Target == "spirv" && O->Output.size() > 4 &&
+                  O->Output.compare(O->Output.size() - 4, 4, ".spv") == 0;
+    if (Binary) {
+      // SPIR-V has one module per kernel (the bundle's spirv:<kernel> payloads): one of them.
+      std::vector<std::string> Kernels;
+      for (const auto& Fn : F.Kir->Functions)
+        if (Fn->IsKernel && kir::availableOn(*Fn, "vulkan"))
+          Kernels.push_back(Fn->Name);
+      std::string List;
+      for (const std::string& K : Kernels)
+        List += (List.empty() ? "" : ", ") + K;
+      std::string Kernel = O->Kernel;
+      if (Kernel.empty() && Kernels.size() == 1)
+        Kernel = Kernels[0];
+      if (Kernel.empty() || std::find(Kernels.begin(), Kernels.end(), Kernel) == Kernels.end()) {
+        std::cerr << "cajeta: error: "
+                  << (Kernels.empty()     ? std::string("the program has no Vulkan kernels")
+                      : O->Kernel.empty() ? "a .spv file holds one kernel's module; choose one "
+                                            "with --kernel (" +
+                                                List + ")"
+                                          : "no kernel '" + O->Kernel + "' (" + List + ")")
+                  << "\n";
+        ExitCode = 1;
+        return;
+      }
+      std::unique_ptr<driver::TargetCompiler> Target = targetNamed("spirv", O->Sm);
+      driver::TargetOptions TO;
+      TO.CheckBounds = O->CheckBounds;
+      TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
+      {
+        std::string Warning;
+        auto Override = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
+        TO.TileTier = Target->chooseTileTier(*F.Kir, Override).Tier;
+      }
+      driver::TargetOutput Built = Target->build(*F.Kir, TO, *F.Sink);
+      std::cerr << F.Sink->render().substr(F.Diagnostics.size());
+      const bundle::Payload* Module = nullptr;
+      for (const bundle::Payload& P : Built.Payloads)
+        if (P.Target == "spirv:" + Kernel)
+          Module = &P;
+      if (!Built.Ok || !Module) {
+        std::cerr << "cajeta: error: no SPIR-V module was built for '" << Kernel << "'\n";
+        ExitCode = 1;
+        return;
+      }
+      Text.assign(Module->Bytes.begin(), Module->Bytes.end());
+    } else if (O->Target == "kir") {
       Text = kir::dump(*F.Kir);
     } else {
       std::unique_ptr<driver::TargetCompiler> Target = targetNamed(O->Target, O->Sm);

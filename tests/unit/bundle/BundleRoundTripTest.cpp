@@ -138,6 +138,31 @@ TEST(BundleRoundTrip, WriteFileIntoMissingDirectoryNamesThePath) {
   EXPECT_NE(Error.find(Path), std::string::npos) << Error;
 }
 
+TEST(BundleRoundTrip, AProgramTheReaderWouldRefuseIsNeverWritten) {
+  Program P = test::sampleProgram();
+  std::vector<uint8_t> Bytes;
+  std::string Error;
+  ASSERT_TRUE(BundleWriter::writeChecked(P, Bytes, Error)) << Error;
+  EXPECT_EQ(Bytes, BundleWriter::write(P));
+  // A POD parameter of size 0: the manifest validator refuses it, so the writer does too.
+  ASSERT_FALSE(P.Kernels.empty());
+  ParamInfo Bad;
+  Bad.Name = "p";
+  Bad.Kind = ParamKind::Pod;
+  Bad.PodName = "P";
+  Bad.PodSize = 0;
+  P.Kernels[0].Params.push_back(Bad);
+  EXPECT_FALSE(BundleWriter::writeChecked(P, Bytes, Error));
+  EXPECT_NE(Error.find("internal error: the bundle written does not read back"), std::string::npos)
+      << Error;
+  std::string Path = testing::TempDir() + "cajeta_refused.cjx";
+  std::remove(Path.c_str());
+  EXPECT_FALSE(BundleWriter::writeFile(P, Path, Error));
+  EXPECT_NE(Error.find("podSize"), std::string::npos) << Error;
+  std::ifstream Probe(Path);
+  EXPECT_FALSE(Probe.good()) << "a refused bundle must not be written";
+}
+
 TEST(BundleReadFile, MissingPathNamesThePath) {
   std::string Path = "/nonexistent-cajeta-dir/missing.cjx";
   BundleReadResult R = BundleReader::readFile(Path);
