@@ -99,6 +99,28 @@ TEST(DiagnosticRendering, HostMethodsAreCheckedAtTheirLines) {
   EXPECT_EQ(R.HostKir->Functions.size(), 2u);
 }
 
+/// A kernel that calls a chain of N @Device helpers, f0 -> f1 -> ... -> f(N-1).
+static std::string helperChain(int N) {
+  std::string Src = "import cajeta.xpu.*;\nclass C {\n";
+  for (int I = 0; I < N; ++I)
+    Src += "  @Device static int32 f" + std::to_string(I) + "(int32 x) { return " +
+           (I + 1 < N ? "f" + std::to_string(I + 1) + "(x)" : std::string("x")) + " + 1; }\n";
+  Src += "  @Kernel static void k(KernelBuffer<int32> b) { b[0] = f0(1); }\n}\n";
+  return Src;
+}
+
+TEST(DiagnosticRendering, AHelperChainPastTheLimitIsOneErrorNotACrash) {
+  auto Ok = Compiler::compile("t.cj", helperChain(256), {});
+  EXPECT_TRUE(Ok.Ok) << Ok.Diagnostics;
+  // 6,500 deep used to overflow the compiler's stack (in a JIT, the user's process).
+  auto Deep = Compiler::compile("t.cj", helperChain(6500), {});
+  EXPECT_FALSE(Deep.Ok);
+  EXPECT_EQ(headerLines(Deep.Diagnostics, "t.cj"),
+            std::vector<std::string>{"t.cj:6503:57: error: this call starts a chain of 6500 helper "
+                                     "calls in 'C.k'; at most 256 are allowed (every helper is "
+                                     "inlined into its kernel)"});
+}
+
 TEST(DiagnosticRendering, ManyErrorsStopAtTheLimit) {
   std::string Src = "class K {\n  @Kernel static void k() {\n";
   for (int I = 0; I < 80; ++I)

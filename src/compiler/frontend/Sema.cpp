@@ -4,6 +4,7 @@
 #include "compiler/frontend/Builtins.h"
 #include "compiler/frontend/TypeRules.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -343,43 +344,98 @@ void Sema::buildFunction(FunctionInfo& FI) {
 }
 
 void Sema::checkRecursion() {
-  std::map<uint32_t, std::vector<const CallSite*>> Edges;
+  std::vector<std::vector<const CallSite*>> Edges(Functions.size());
   for (const CallSite& C : Calls)
     Edges[C.Caller].push_back(&C);
-  // DFS; a back edge closes a cycle, reported at the call that closes it.
+  // Depth-first, with an explicit stack (a chain of thousands of helpers must not overflow the
+  // compiler's): a back edge closes a cycle, reported at the call that closes it.
   std::vector<int> State(Functions.size(), 0);
-  std::vector<uint32_t> Stack;
+  std::vector<std::pair<uint32_t, size_t>> Stack; // function, next edge to follow
   std::set<std::pair<uint32_t, uint32_t>> Reported;
-  std::function<void(uint32_t)> Visit = [&](uint32_t F) {
+  // The longest chain of helper calls below each function (an acyclic graph only: -1 inside a
+  // cycle), to bound it: every helper is inlined into its kernel.
+  std::vector<int> Depth(Functions.size(), 0);
+  auto Enter = [&](uint32_t F) {
     State[F] = 1;
-    Stack.push_back(F);
-    for (const CallSite* C : Edges[F]) {
-      if (State[C->Callee] == 1) {
-        if (!Reported.insert({C->Caller, C->Callee}).second)
-          continue;
-        std::string Path;
-        bool In = false;
-        for (uint32_t S : Stack) {
-          In |= S == C->Callee;
-          if (In)
-            Path += "'" + Functions[S].Fn->Name + "' -> ";
-        }
-        Path += "'" + Functions[C->Callee].Fn->Name + "'";
-        if (C->Caller == C->Callee)
-          Diags.error(C->Range, "recursion is not allowed in device code: '" +
-                                    Functions[C->Callee].Fn->Name + "' calls itself");
-        else
-          Diags.error(C->Range, "recursion is not allowed in device code: " + Path);
-      } else if (State[C->Callee] == 0) {
-        Visit(C->Callee);
-      }
-    }
-    Stack.pop_back();
-    State[F] = 2;
+    Stack.push_back({F, 0});
   };
-  for (uint32_t F = 0; F < Functions.size(); ++F)
-    if (State[F] == 0)
-      Visit(F);
+  for (uint32_t Root = 0; Root < Functions.size(); ++Root) {
+    if (State[Root] != 0)
+      continue;
+    Enter(Root);
+    while (!Stack.empty()) {
+      auto& [F, Next] = Stack.back();
+      if (Next == Edges[F].size()) {
+        State[F] = 2;
+        Stack.pop_back();
+        continue;
+      }
+      const CallSite* C = Edges[F][Next++];
+      if (State[C->Callee] == 0) {
+        Enter(C->Callee);
+        continue;
+      }
+      if (State[C->Callee] != 1 || !Reported.insert({C->Caller, C->Callee}).second)
+        continue;
+      std::string Path;
+      bool In = false;
+      for (const auto& [S, Unused] : Stack) {
+        In |= S == C->Callee;
+        if (In)
+          Path += "'" + Functions[S].Fn->Name + "' -> ";
+      }
+      Path += "'" + Functions[C->Callee].Fn->Name + "'";
+      if (C->Caller == C->Callee)
+        Diags.error(C->Range, "recursion is not allowed in device code: '" +
+                                  Functions[C->Callee].Fn->Name + "' calls itself");
+      else
+        Diags.error(C->Range, "recursion is not allowed in device code: " + Path);
+    }
+  }
+  if (!Reported.empty())
+    return;
+  // Longest call chains, callees first (reverse post-order of an acyclic graph, iteratively).
+  std::vector<uint32_t> Order;
+  std::vector<bool> Done(Functions.size(), false);
+  for (uint32_t Root = 0; Root < Functions.size(); ++Root) {
+    if (Done[Root])
+      continue;
+    std::vector<std::pair<uint32_t, size_t>> Work = {{Root, 0}};
+    Done[Root] = true;
+    while (!Work.empty()) {
+      auto& [F, Next] = Work.back();
+      if (Next < Edges[F].size()) {
+        uint32_t Callee = Edges[F][Next++]->Callee;
+        if (!Done[Callee]) {
+          Done[Callee] = true;
+          Work.push_back({Callee, 0});
+        }
+        continue;
+      }
+      Order.push_back(F);
+      Work.pop_back();
+    }
+  }
+  for (uint32_t F : Order) // callees come before their callers
+    for (const CallSite* C : Edges[F])
+      Depth[F] = std::max(Depth[F], Depth[C->Callee] + 1);
+  std::vector<bool> Called(Functions.size(), false);
+  for (const CallSite& C : Calls)
+    Called[C.Callee] = true;
+  for (uint32_t F = 0; F < Functions.size(); ++F) {
+    // Reported once per chain: at its kernel, or at its first helper when no one calls that.
+    if (Depth[F] <= int(MaxCallDepth) || (!Functions[F].Fn->IsKernel && Called[F]))
+      continue;
+    // The call of the kernel's deepest chain.
+    const CallSite* Deepest = nullptr;
+    for (const CallSite* C : Edges[F])
+      if (!Deepest || Depth[C->Callee] > Depth[Deepest->Callee])
+        Deepest = C;
+    Diags.error(Deepest->Range, "this call starts a chain of " + std::to_string(Depth[F]) +
+                                    " helper calls in '" + Functions[F].Fn->Name + "'; at most " +
+                                    std::to_string(MaxCallDepth) +
+                                    " are allowed (every helper is inlined into its kernel)");
+  }
 }
 
 } // namespace cajeta::frontend

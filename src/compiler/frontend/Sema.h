@@ -226,6 +226,9 @@ private:
   std::vector<LoopScope> Loops;
   uint32_t NextLoopId = 0;
   std::vector<std::string> PendingLabels;
+  /// The longest chain of helper calls a kernel may make (each helper is inlined into it; later
+  /// phases walk such chains recursively).
+  static constexpr unsigned MaxCallDepth = 256;
 
   // host code
   bool InHost = false;                 // building a host method (M is the host module)

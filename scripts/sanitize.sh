@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The sanitizer builds, one command each (a landing step for changes to the runtime or the
+# compiler; too long for CI on 2 cores):
+#
+#   scripts/sanitize.sh asan [CTEST-ARGS...]   AddressSanitizer + UndefinedBehaviorSanitizer over
+#       the whole test suite, in build-asan/ (compiler, runtime, every test).
+#   scripts/sanitize.sh tsan [CTEST-ARGS...]   ThreadSanitizer over the runtime: runtime_tests,
+#       host_abi_tests and the conformance suite on the CPU backend (its Load.* test: 16 threads
+#       launching on shared streams and buffers), in build-tsan/. The compiler is built without
+#       TSan (it is single-threaded, and LLVM itself is not instrumented).
+#
+# Each prints ctest's summary; the exit status is ctest's. JOBS (default 2) sets the build's
+# parallelism; CAJETA_LOAD_LAUNCHES shortens the load test under TSan (default here 2000).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MODE=${1:-}
+shift || true
+JOBS=${JOBS:-2}
+
+configure() {
+  local Dir=$1 Flags=$2
+  cmake -S "$ROOT" -B "$ROOT/$Dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCAJETA_WERROR=ON -DCAJETA_BUILD_BENCH=OFF \
+    -DCMAKE_C_FLAGS="$Flags" -DCMAKE_CXX_FLAGS="$Flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$Flags" -DCMAKE_SHARED_LINKER_FLAGS="$Flags" > /dev/null
+}
+
+case "$MODE" in
+asan)
+  Flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  configure build-asan "$Flags" || exit 1
+  cmake --build "$ROOT/build-asan" -j "$JOBS" || exit 1
+  # LLVM's own allocations are not ours to police: leaks are checked, but the process-lifetime
+  # caches of libLLVM are suppressed by name.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/scripts/lsan.supp}
+  ctest --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS" "$@"
+  ;;
+tsan)
+  Flags="-fsanitize=thread -fno-omit-frame-pointer"
+  configure build-tsan "$Flags" || exit 1
+  cmake --build "$ROOT/build-tsan" -j "$JOBS" --target runtime_tests host_abi_tests \
+    conformance_tests cajeta_compiler || exit 1
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+  export CAJETA_LOAD_LAUNCHES=${CAJETA_LOAD_LAUNCHES:-2000}
+  export CAJETA_XPU_BACKEND=cpu
+  ctest --test-dir "$ROOT/build-tsan" --output-on-failure -j 1 \
+    -R '^(Load\.|Streams\.|Chain\.|Submission\.|Launch\.|Stream|HostAbi|Borrow|Trace)' "$@"
+  ;;
+*)
+  echo "usage: scripts/sanitize.sh asan|tsan [ctest arguments]" >&2
+  exit 2
+  ;;
+esac
