@@ -9,6 +9,7 @@
 #include "bundle/RegularFile.h"
 #include "runtime/CacheDirectory.h"
 #include "runtime/CompilerLibrary.h"
+#include "runtime/JitCacheEntry.h"
 #include "runtime/RuntimeError.h"
 
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 namespace cajeta::xpu::rt {
 
@@ -68,18 +70,21 @@ static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, const st
   std::error_code Ec;
   if (!std::filesystem::exists(Path, Ec))
     return nullptr;
-  bundle::BundleReadResult R = bundle::BundleReader::readFile(Path);
-  if (!R.Ok) {
+  std::vector<uint8_t> Bytes;
+  std::string ReadError;
+  if (!bundle::readRegularFile(Path, "bundle", Bytes, ReadError)) {
     std::fprintf(stderr, "cajeta: warning: ignoring corrupt JIT cache entry %s: %s\n", Path.c_str(),
-                 R.Error.c_str());
+                 ReadError.c_str());
     return nullptr;
   }
-  if (R.Value.CacheKey != Key) {
-    std::fprintf(stderr,
-                 "cajeta: warning: ignoring JIT cache entry %s: it was stored under %s, not "
-                 "under its own name\n",
-                 Path.c_str(),
-                 R.Value.CacheKey.empty() ? "no key" : ("key " + R.Value.CacheKey).c_str());
+  JitCacheEntry R = parseJitCacheEntry(Bytes.data(), Bytes.size(), Key);
+  if (!R.Ok) {
+    if (R.Corrupt)
+      std::fprintf(stderr, "cajeta: warning: ignoring corrupt JIT cache entry %s: %s: %s\n",
+                   Path.c_str(), Path.c_str(), R.Error.c_str());
+    else
+      std::fprintf(stderr, "cajeta: warning: ignoring JIT cache entry %s: %s\n", Path.c_str(),
+                   R.Error.c_str());
     return nullptr;
   }
   try {
@@ -100,7 +105,7 @@ static std::string cachedCompilerVersion(const std::string& Dir) {
   std::string Text, Error;
   if (!bundle::readRegularFile(Dir + "/" + VersionFileName, "the cache's version", Text, Error))
     return ""; // absent or not a regular file: the cache is treated as another compiler's
-  return Text.substr(0, Text.find('\n'));
+  return parseCacheCompilerVersion(Text);
 }
 
 /// The exact architectures of the device the program will load on (or of every device present),

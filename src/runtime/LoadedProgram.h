@@ -28,6 +28,8 @@ public:
   const Kernel& kernel(const std::string& Name) const;
   const std::vector<std::unique_ptr<Kernel>>& kernels() const { return Kernels; }
   BackendDevice& device() const { return *Device; }
+  /// The bundle as loaded: its manifest and every payload (the host payload among them).
+  const bundle::Program& description() const { return Desc; }
   bool fromCache() const { return FromCache; }
 
 private:

@@ -3,6 +3,8 @@
 # present) as a substring of stderr.
 #   MODE run (default): `cajeta run PROGRAM`.
 #   MODE exe: `cajeta build --exe PROGRAM -o EXE`, then EXE (the native executable).
+#   MODE bundle: `cajeta build PROGRAM -o BUNDLE` (a .cjx with the host code), then
+#     `cajeta run BUNDLE` (the runtime runs the host payload; no compiler).
 if(NOT MODE)
   set(MODE run)
 endif()
@@ -18,8 +20,18 @@ elseif(MODE STREQUAL "exe")
     message(FATAL_ERROR "cajeta build --exe: exit status ${Rc}\nstdout:\n${Out}\nstderr:\n${Err}")
   endif()
   set(Command ${EXE})
+elseif(MODE STREQUAL "bundle")
+  get_filename_component(BundleDir ${BUNDLE} DIRECTORY)
+  file(MAKE_DIRECTORY ${BundleDir})
+  file(REMOVE ${BUNDLE})
+  execute_process(COMMAND ${CAJETA} build ${PROGRAM} -o ${BUNDLE}
+    OUTPUT_VARIABLE Out ERROR_VARIABLE Err RESULT_VARIABLE Rc)
+  if(NOT "${Rc}" STREQUAL "0" OR NOT EXISTS ${BUNDLE})
+    message(FATAL_ERROR "cajeta build: exit status ${Rc}\nstdout:\n${Out}\nstderr:\n${Err}")
+  endif()
+  set(Command ${CAJETA} run ${BUNDLE})
 else()
-  message(FATAL_ERROR "MODE must be run or exe, not '${MODE}'")
+  message(FATAL_ERROR "MODE must be run, exe or bundle, not '${MODE}'")
 endif()
 execute_process(COMMAND ${Command}
   OUTPUT_VARIABLE Out ERROR_VARIABLE Err RESULT_VARIABLE Rc)

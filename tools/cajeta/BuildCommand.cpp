@@ -1,12 +1,13 @@
-// `cajeta build k.cj -o k.cjx`: compile a program into a bundle (AOT).
+// `cajeta build k.cj -o k.cjx`: compile a program into a bundle (AOT): its kernels and, when it
+// has host methods, its host part as the "host" payload (`cajeta run k.cjx` runs it).
 // `cajeta build --exe k.cj -o k`: compile a whole program into a native executable that needs only
 // libcajeta_xpu.so (no LLVM), for machines where `cajeta run` cannot compile.
 #include "Commands.h"
-#include "EntryPoint.h"
 #include "HostSymbols.h"
 
 #include "bundle/BundleWriter.h"
 #include "compiler/driver/Compiler.h"
+#include "compiler/driver/HostEntryPoint.h"
 #include "compiler/lowering/llvm/HostExecutableBuilder.h"
 
 #include <iostream>
@@ -37,7 +38,7 @@ int buildExecutable(const std::string& Input, const std::string& Cpu, const std:
     return 1;
   }
   std::string Error;
-  const kir::Function* Entry = R.HostKir ? findEntry(*R.HostKir, Main, Error) : nullptr;
+  const kir::Function* Entry = R.HostKir ? driver::findEntry(*R.HostKir, Main, Error) : nullptr;
   if (!Entry) {
     std::cerr << "cajeta: error: " << (Error.empty() ? "the program has no host part" : Error)
               << "\n";
@@ -105,7 +106,8 @@ void addBuildCommand(CLI::App& App) {
     CO.CheckBounds = O->CheckBounds;
     CO.Cpu = O->Cpu;
     CO.GpuArchs = O->GpuArchs;
-    CO.GpuFootprint = true; // NVPTX: AOT reads registers/spills/shared from ptxas -v
+    CO.GpuFootprint = true;   // NVPTX: AOT reads registers/spills/shared from ptxas -v
+    CO.HostPayload = !O->Exe; // an executable has its host code: its bundle needs only kernels
     driver::CompileResult R = driver::Compiler::compile(O->Input, Source, CO);
     std::cerr << R.Diagnostics;
     if (!R.Ok) {
@@ -116,16 +118,21 @@ void addBuildCommand(CLI::App& App) {
       ExitCode = buildExecutable(O->Input, O->Cpu, O->Main, O->Output, R);
       return;
     }
-    if (R.HostKir && !R.HostKir->Functions.empty())
-      std::cerr << O->Input << ": note: the bundle holds the kernels; the host methods ("
-                << R.HostKir->Functions.size() << ") run with `cajeta run " << O->Input
-                << "`, are built into an executable with `cajeta build --exe " << O->Input
-                << "` or are replaced by C++ host code (cajeta/xpu.hpp)\n";
     std::string Out = O->Output.empty() ? defaultOutput(O->Input, ".cjx") : O->Output;
     std::string Error;
     if (!bundle::BundleWriter::writeFile(R.Program, Out, Error)) {
       std::cerr << "cajeta: error: " << Error << "\n";
       ExitCode = 1;
+      return;
+    }
+    if (R.HostKir && !R.HostKir->Functions.empty()) {
+      std::string Why;
+      if (driver::findEntry(*R.HostKir, "", Why))
+        std::cerr << O->Input << ": note: the bundle holds the host code too: `cajeta run " << Out
+                  << "` runs it\n";
+      else
+        std::cerr << O->Input << ": note: the bundle holds the host code too, without a default "
+                  << "entry point: " << Why << "\n";
     }
   });
 }

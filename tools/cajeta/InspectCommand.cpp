@@ -1,12 +1,17 @@
-// `cajeta inspect k.cjx`: kernels, parameters, manifests and payloads of a bundle.
+// `cajeta inspect k.cjx`: kernels, parameters, manifests and payloads of a bundle (the host
+// payload with its methods and entry point).
 #include "Commands.h"
 
 #include "bundle/BundleReader.h"
 #include "bundle/CostExpr.h"
 #include "bundle/ManifestJson.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace cajeta::cli {
 
@@ -41,6 +46,52 @@ static void printScheduling(const bundle::KernelInfo& K, const bundle::Schedulin
   }
 }
 
+/// Splits a comma-separated attribute ("" is no item).
+static std::vector<std::string> splitList(const std::string& List) {
+  std::vector<std::string> Items;
+  for (size_t At = 0; At < List.size();) {
+    size_t End = List.find(',', At);
+    if (End == std::string::npos)
+      End = List.size();
+    if (End > At)
+      Items.push_back(List.substr(At, End - At));
+    At = End + 1;
+  }
+  return Items;
+}
+
+/// The host payload's attributes, its methods by name: "entry", "methods", "returns_int" and
+/// "static_init" (Compiler.cpp's addHostPayload) read back.
+static void printHostPayload(const bundle::Payload& Pl) {
+  auto Attr = [&](const char* Key) {
+    auto It = Pl.Attributes.find(Key);
+    return It == Pl.Attributes.end() ? std::string() : It->second;
+  };
+  static const std::set<std::string> Host = {"entry", "methods", "returns_int", "static_init"};
+  for (const auto& [Key, Value] : Pl.Attributes)
+    if (!Host.count(Key))
+      std::cout << "    " << Key << " = " << Value << "\n";
+  std::vector<std::string> ReturnsInt = splitList(Attr("returns_int"));
+  std::string Entry = Attr("entry"), EntryName;
+  std::vector<std::string> Methods = splitList(Attr("methods"));
+  std::cout << "    methods: " << Methods.size() << "\n";
+  for (const std::string& M : Methods) {
+    size_t Eq = M.find('=');
+    std::string Name = M.substr(0, Eq), Symbol = Eq == std::string::npos ? "" : M.substr(Eq + 1);
+    bool Int = std::find(ReturnsInt.begin(), ReturnsInt.end(), Name) != ReturnsInt.end();
+    if (!Entry.empty() && Symbol == Entry)
+      EntryName = Name;
+    std::cout << "      " << Name << "  (" << (Int ? "int32" : "void") << ", symbol " << Symbol
+              << ")\n";
+  }
+  if (!Entry.empty())
+    std::cout << "    entry: " << (EntryName.empty() ? Entry : EntryName) << "\n";
+  else
+    std::cout << "    entry: none (`cajeta run --main Class.method` names one)\n";
+  if (std::string Init = Attr("static_init"); !Init.empty())
+    std::cout << "    static initialiser: " << Init << "\n";
+}
+
 static void printProgram(const bundle::Program& P) {
   std::cout << "compiler: " << P.CompilerVersion << "\n";
   std::cout << "kernels: " << P.Kernels.size() << "\n";
@@ -69,6 +120,10 @@ static void printProgram(const bundle::Program& P) {
   std::cout << "payloads: " << P.Payloads.size() << "\n";
   for (const bundle::Payload& Pl : P.Payloads) {
     std::cout << "  " << Pl.Target << ": " << Pl.Format << ", " << Pl.Bytes.size() << " bytes\n";
+    if (Pl.Target == "host") {
+      printHostPayload(Pl);
+      continue;
+    }
     for (const auto& [Key, Value] : Pl.Attributes)
       std::cout << "    " << Key << " = " << Value << "\n";
   }

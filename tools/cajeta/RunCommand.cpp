@@ -1,13 +1,16 @@
 // `cajeta run k.cj [--main Class.method]`: compiles a whole Cajeta program, its kernels into a
 // bundle the runtime loads and its host methods with the JIT, and runs its entry point, as
 // `java File.java` runs a single-file program. The exit status is the program's.
+// `cajeta run k.cjx [--main Class.method]`: runs a bundle `cajeta build` wrote, its host code from
+// the bundle's host payload (cajeta_host_run_program): the runtime alone, no compiler.
 #include "Commands.h"
-#include "EntryPoint.h"
 #include "HostSymbols.h"
 
+#include "bundle/BundleReader.h"
 #include "bundle/BundleWriter.h"
 #include "cajeta/xpu/cajeta_host.h"
 #include "compiler/driver/Compiler.h"
+#include "compiler/driver/HostEntryPoint.h"
 #include "compiler/lowering/llvm/HostJit.h"
 
 #include <iostream>
@@ -16,11 +19,39 @@ namespace cajeta::cli {
 
 namespace {
 
+/// A bundle: loaded on the best device, its host payload run by the runtime.
+int runBundle(const std::string& Input, const std::string& Main) {
+  cajeta_xpu_program* Program = nullptr;
+  if (cajeta_xpu_program_load_file(Input.c_str(), &Program) != 0) {
+    std::cerr << "cajeta: error: " << cajeta_xpu_last_error() << "\n";
+    return 1;
+  }
+  int32_t Status = 0;
+  int Rc =
+      cajeta_host_run_program(Program, Main.empty() ? nullptr : Main.c_str(), nullptr, &Status);
+  if (Rc != 0)
+    std::cerr << "cajeta: error: " << Input << ": " << cajeta_xpu_last_error() << "\n";
+  cajeta_xpu_program_release(Program);
+  return Rc != 0 ? 1 : Status;
+}
+
+bool endsWith(const std::string& S, const char* Suffix) {
+  size_t N = std::char_traits<char>::length(Suffix);
+  return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
+}
+
 int run(const std::string& Input, const std::string& Main) {
+  if (endsWith(Input, ".cjx"))
+    return runBundle(Input, Main);
   std::string Source;
   if (!readSourceFile(Input, Source))
     return 1;
+  // A bundle by another name runs as a bundle, never as source.
+  if (bundle::BundleReader::looksLikeBundle(reinterpret_cast<const uint8_t*>(Source.data()),
+                                            Source.size()))
+    return runBundle(Input, Main);
   driver::CompileOptions CO;
+  CO.HostPayload = false; // the JIT runs the host part
   driver::CompileResult R = driver::Compiler::compile(Input, Source, CO);
   // A successful run prints only the program's output; warnings still show.
   if (!R.Ok || R.Diagnostics.find("warning:") != std::string::npos)
@@ -28,7 +59,7 @@ int run(const std::string& Input, const std::string& Main) {
   if (!R.Ok)
     return 1;
   std::string Error;
-  const kir::Function* Entry = findEntry(*R.HostKir, Main, Error);
+  const kir::Function* Entry = driver::findEntry(*R.HostKir, Main, Error);
   if (!Entry) {
     std::cerr << "cajeta: error: " << Error << "\n";
     return 1;
@@ -39,7 +70,7 @@ int run(const std::string& Input, const std::string& Main) {
     return 1;
   }
   void* Code = Jit.lookup(Entry->Symbol, Error);
-  const kir::Function* Init = staticInitializer(*R.HostKir);
+  const kir::Function* Init = driver::staticInitializer(*R.HostKir);
   void* InitCode = Code && Init ? Jit.lookup(Init->Symbol, Error) : nullptr;
   if (!Code || (Init && !InitCode)) {
     std::cerr << "cajeta: error: " << Error << "\n";
@@ -82,8 +113,9 @@ void addRunCommand(CLI::App& App) {
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand(
       "run", "Compile a .cj program and run it: its kernels on the best device, its host code "
-             "with the JIT");
-  Cmd->add_option("input", O->Input, "Cajeta source file")->required();
+             "with the JIT; or run a .cjx bundle that `cajeta build` wrote");
+  Cmd->add_option("input", O->Input, "Cajeta source file, or a .cjx bundle with host code")
+      ->required();
   Cmd->add_option("--main", O->Main,
                   "The entry point, Class.method (default: main, or the only parameterless "
                   "static host method)");

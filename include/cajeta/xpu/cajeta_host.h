@@ -37,6 +37,23 @@ CAJETA_XPU_API int32_t cajeta_host_end(void);
 /* System.exit(status): flushes stdout and ends the process with `status`. */
 CAJETA_XPU_API void cajeta_host_exit(int32_t status);
 
+/* ---- Running a bundle's host code. ------------------------------------------------------- */
+/* Runs the host code `cajeta build` put into `program`'s bundle (its "host" payload: the host
+   methods compiled ahead of time), as `cajeta run prog.cjx` does: loads the payload from memory
+   (refused when it was compiled for CPU features this machine lacks; its calls of this ABI bind
+   to the loaded libcajeta_xpu.so), picks the entry point `entry` ("Class.method"; NULL for the
+   bundle's default: main, or its only parameterless static method), begins a session over
+   `program` naming `file` in failures (NULL: the source file the bundle was built from), runs
+   the static initialiser and then, unless that raised, the entry point, and ends the session.
+   *status is the program's exit status: the entry's int32 result (0 for void), or 1 when the
+   end reported an uncaught exception. Returns 0 once the program ran, or nonzero with
+   cajeta_xpu_last_error set and nothing run: CAJETA_XPU_BUNDLE_ERROR when the bundle has no host
+   code or a bad one, CAJETA_XPU_NOT_FOUND when `entry` names no runnable host method (the message
+   lists them), CAJETA_XPU_ERROR when there is no default entry point or a session is active.
+   System.exit in the program ends the process. */
+CAJETA_XPU_API int cajeta_host_run_program(cajeta_xpu_program* program, const char* entry,
+                                           const char* file, int32_t* status);
+
 /* ---- Exceptions. ------------------------------------------------------------------------- */
 /* 1 when this thread has a pending exception (raised and not caught). */
 CAJETA_XPU_API int32_t cajeta_host_pending(void);

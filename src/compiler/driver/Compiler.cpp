@@ -4,6 +4,7 @@
 #include "compiler/kir/transforms/TileLowering.h"
 
 #include "compiler/Diagnostics.h"
+#include "compiler/driver/HostEntryPoint.h"
 #include "compiler/driver/TargetCompiler.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
@@ -12,6 +13,7 @@
 #include "compiler/kir/SchedulingAnalysis.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/TierSelection.h"
+#include "compiler/lowering/llvm/HostPayloadBuilder.h"
 
 #include <map>
 #include <optional>
@@ -19,8 +21,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.6.0 (kir 6, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
-         "spirv-emitter 7, sched 1, llvm 19)";
+  return "cajeta-compiler 0.7.0 (kir 6, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
+         "spirv-emitter 7, sched 1, host-payload 1, llvm 19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
@@ -79,6 +81,37 @@ static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn
     PI.Kind = bundle::ParamKind::Scalar;
   }
   return PI;
+}
+
+/// The host part as the bundle's "host" payload: the shared object, plus what a runner needs to
+/// pick and start an entry point without the KIR (cajeta_host_run_program): "entry" (the default
+/// entry point's symbol by findEntry's rules; empty when there is none or several), "methods"
+/// (every runnable method, "Class.method=symbol" comma-separated), "returns_int" (those of them
+/// that return int32, by name), "static_init" (the static initialiser's symbol, when there is
+/// one) and "source_file" (the name failures print). False with the failure reported.
+static bool addHostPayload(const std::string& FileName, const kir::Module& Host,
+                           const CompileOptions& Options, Diagnostics& Diags, bundle::Program& P) {
+  lowering::HostPayloadResult H = lowering::HostPayloadBuilder::build(Host, Options.Cpu);
+  if (!H.Ok) {
+    TargetCompiler::reportFailure(Diags, Stage::Llvm, "host code generation failed: ", H.Error);
+    return false;
+  }
+  std::string Methods, ReturnsInt, Unused;
+  for (const kir::Function* F : runnableMethods(Host)) {
+    Methods += (Methods.empty() ? "" : ",") + F->Name + "=" + F->Symbol;
+    if (!F->ReturnType.isVoid())
+      ReturnsInt += (ReturnsInt.empty() ? "" : ",") + F->Name;
+  }
+  const kir::Function* Entry = findEntry(Host, "", Unused);
+  std::map<std::string, std::string>& A = H.Payload.Attributes;
+  A["entry"] = Entry ? Entry->Symbol : "";
+  A["methods"] = Methods;
+  A["returns_int"] = ReturnsInt;
+  if (const kir::Function* Init = staticInitializer(Host))
+    A["static_init"] = Init->Symbol;
+  A["source_file"] = FileName;
+  P.Payloads.push_back(std::move(H.Payload));
+  return true;
 }
 
 CompileResult Compiler::compile(const std::string& FileName, const std::string& Source,
@@ -181,6 +214,9 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   for (TargetOutput& Out : Outputs)
     for (bundle::Payload& Payload : Out.Payloads)
       P.Payloads.push_back(std::move(Payload));
+  if (Options.HostPayload && R.HostKir && !R.HostKir->Functions.empty() &&
+      !addHostPayload(FileName, *R.HostKir, Options, Diags, P))
+    return Finish(false);
   return Finish(true);
 }
 

@@ -22,6 +22,10 @@ struct CompileOptions {
   /// NVPTX architectures to emit PTX for besides the baseline sm_70 and sm_90 ("sm_86"): the JIT
   /// asks for each CUDA device's exact one. One LLVM cannot target is left out with a note.
   std::vector<std::string> GpuArchs;
+  /// A program with host methods: compile them ahead of time into the bundle's "host" payload
+  /// (for `cajeta run X.cjx` and cajeta_host_run_program). Off for the runtime's JIT, which runs
+  /// kernels for C++ host code, and for `cajeta run X.cj`, which runs the host part in the JIT.
+  bool HostPayload = true;
 };
 
 /// The frontend's result: KIR (with access modes) and the diagnostics, rendered and as the sink
@@ -38,7 +42,7 @@ struct FrontendResult {
 struct CompileResult {
   bool Ok = false;
   std::string Diagnostics; // errors, warnings and notes, rendered
-  bundle::Program Program;
+  bundle::Program Program; // with a "host" payload when HostKir has methods and HostPayload
   std::unique_ptr<kir::Module> HostKir; // the host methods, for `cajeta run` (HostJit)
 };
 

@@ -35,6 +35,7 @@ extern "C" int cajeta_compile_to_bundle(const cajeta_compile_request* Req, void*
   }
   try {
     driver::CompileOptions O;
+    O.HostPayload = false; // the JIT's programs have C++ (or C) host code: only kernels run
     O.CheckBounds = Req->check_bounds != 0;
     if (Req->cpu && *Req->cpu)
       O.Cpu = Req->cpu;

@@ -83,10 +83,9 @@ public:
   static std::vector<std::unique_ptr<TargetCompiler>>
   forBundle(const std::vector<std::string>& ExtraSms, std::vector<std::string>& Skipped);
 
-protected:
   /// Reports a payload builder's Error, prefixed by What: as an internal error of Raiser when
   /// the builder calls it one ("internal error: ..." — invalid IR from a lowering, a kernel lost
-  /// by the optimiser), else as an error.
+  /// by the optimiser), else as an error. (The driver reports the host payload's the same way.)
   static void reportFailure(Diagnostics& Diags, Stage Raiser, const std::string& What,
                             const std::string& Error);
 };

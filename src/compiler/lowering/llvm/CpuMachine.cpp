@@ -1,6 +1,7 @@
 // The x86-64 machine for a `--cpu` name (CpuMachine.h).
 #include "compiler/lowering/llvm/CpuMachine.h"
 
+#include <llvm/ADT/StringMap.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>

@@ -4,6 +4,7 @@
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 
 #include "bundle/Hash.h"
+#include "compiler/lowering/llvm/CpuMachine.h"
 #include "compiler/lowering/llvm/CpuTarget.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/LldElfLinker.h"
@@ -18,98 +19,19 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/Target/TargetOptions.h>
-#include <llvm/TargetParser/Host.h>
 
-#include <algorithm>
 #include <memory>
-#include <mutex>
 
 #include "compiler/lowering/llvm/LlvmPipeline.h"
 
 namespace cajeta::lowering {
 namespace {
 
-constexpr const char* TripleName = "x86_64-unknown-linux-gnu";
 constexpr const char* PayloadTarget = "cpu-x86_64";
 constexpr const char* PayloadFormat = "elf-shared-object";
-
-void initializeX86Once() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-    LLVMInitializeX86AsmParser();
-  });
-}
-
-/// The machine code is generated for: its TargetMachine, CPU name and features.
-struct CpuMachine {
-  std::unique_ptr<llvm::TargetMachine> TM;
-  std::string Cpu;
-  std::string TmFeatures;      // what the TargetMachine was given ("+a,-b,...")
-  std::string EnabledFeatures; // the payload attribute: only the enabled ones, sorted
-};
-
-std::string join(const std::vector<std::string>& Parts) {
-  std::string S;
-  for (const std::string& P : Parts)
-    S += (S.empty() ? "" : ",") + P;
-  return S;
-}
-
-bool createMachine(const CpuBuildOptions& O, CpuMachine& Mach, std::string& Error) {
-  initializeX86Once();
-  std::string LookupError;
-  const llvm::Target* T = llvm::TargetRegistry::lookupTarget(TripleName, LookupError);
-  if (!T) {
-    Error = "no LLVM target for " + std::string(TripleName) + ": " + LookupError;
-    return false;
-  }
-  std::vector<std::string> Enabled;
-  Mach.Cpu = O.Cpu;
-  if (Mach.Cpu.empty() || Mach.Cpu == "native") {
-    Mach.Cpu = llvm::sys::getHostCPUName().str();
-    std::vector<std::string> All;
-    for (const auto& KV : llvm::sys::getHostCPUFeatures()) {
-      All.push_back((KV.second ? "+" : "-") + KV.first().str());
-      if (KV.second)
-        Enabled.push_back("+" + KV.first().str());
-    }
-    std::sort(All.begin(), All.end());
-    Mach.TmFeatures = join(All);
-  }
-  std::unique_ptr<llvm::MCSubtargetInfo> Probe(T->createMCSubtargetInfo(TripleName, "", ""));
-  if (!Probe || !Probe->isCPUStringValid(Mach.Cpu)) {
-    Error = "unknown CPU '" + Mach.Cpu + "' for x86-64 (see `llc -mcpu=help`)";
-    return false;
-  }
-  llvm::TargetOptions TO;
-  TO.AllowFPOpFusion = llvm::FPOpFusion::Strict; // no contraction unless @FastMath says so
-  Mach.TM.reset(T->createTargetMachine(TripleName, Mach.Cpu, Mach.TmFeatures, TO, llvm::Reloc::PIC_,
-                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (!Mach.TM) {
-    Error = "cannot create an x86-64 target machine for CPU '" + Mach.Cpu + "'";
-    return false;
-  }
-  if (Enabled.empty()) { // a named CPU: its features as LLVM knows them
-    const llvm::MCSubtargetInfo* STI = Mach.TM->getMCSubtargetInfo();
-    for (const llvm::SubtargetFeatureKV& KV : STI->getAllProcessorFeatures())
-      if (STI->getFeatureBits().test(KV.Value))
-        Enabled.push_back(std::string("+") + KV.Key);
-  }
-  std::sort(Enabled.begin(), Enabled.end());
-  Mach.EnabledFeatures = join(Enabled);
-  return true;
-}
 
 /// Lowers KM into a fresh module of Ctx and verifies it. Null (Error set) on failure.
 /// Manifests receives each kernel's shared bytes and wave tier (KernelLowering::kernelManifests).
@@ -118,7 +40,7 @@ emitToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Ma
            llvm::LLVMContext& Ctx, std::string& Error,
            std::map<std::string, bundle::TargetManifest>* Manifests = nullptr) {
   auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
-  M->setTargetTriple(TripleName);
+  M->setTargetTriple(CpuTriple);
   M->setDataLayout(Mach.TM->createDataLayout());
   std::unique_ptr<LoweringTarget> Target =
       createCpuTarget(*Mach.TM, {O.CheckBounds, waveWidthFor(Mach.EnabledFeatures)});
@@ -180,7 +102,7 @@ std::string printModule(const llvm::Module& M) {
 CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOptions& O) {
   CpuBuildResult R;
   CpuMachine Mach;
-  if (!createMachine(O, Mach, R.Error))
+  if (!createCpuMachine(O.Cpu, Mach, R.Error))
     return R;
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
@@ -221,7 +143,7 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     return R;
   R.Payload.Target = PayloadTarget;
   R.Payload.Format = PayloadFormat;
-  R.Payload.Attributes = {{"triple", TripleName},
+  R.Payload.Attributes = {{"triple", CpuTriple},
                           {"cpu", Mach.Cpu},
                           {"features", Mach.EnabledFeatures},
                           {"wave_width", std::to_string(waveWidthFor(Mach.EnabledFeatures))}};
@@ -232,7 +154,7 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
 bool CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions& O, bool Optimized,
                                    std::string& Ir, std::string& Error) {
   CpuMachine Mach;
-  if (!createMachine(O, Mach, Error))
+  if (!createCpuMachine(O.Cpu, Mach, Error))
     return false;
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;

@@ -2,6 +2,7 @@
 // (HostExecutableBuilder.h).
 #include "compiler/lowering/llvm/HostExecutableBuilder.h"
 
+#include "compiler/lowering/llvm/CpuMachine.h"
 #include "compiler/lowering/llvm/HostModuleBuilder.h"
 #include "compiler/lowering/llvm/LlvmPipeline.h"
 
@@ -11,73 +12,21 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/FileUtilities.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Program.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/Target/TargetOptions.h>
-#include <llvm/TargetParser/Host.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 
 namespace cajeta::lowering {
 
 namespace {
 
 constexpr const char* RuntimeLibrary = "libcajeta_xpu.so";
-
-void initializeNativeOnce() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
-/// The machine the executable runs on: this process's triple, Cpu ("native": this CPU with its
-/// features), position-independent code (the executable is a PIE), and no FP contraction, as in
-/// the JIT and the kernels.
-std::unique_ptr<llvm::TargetMachine> createMachine(const std::string& Cpu, std::string& Error) {
-  initializeNativeOnce();
-  std::string Triple = llvm::sys::getProcessTriple();
-  std::string LookupError;
-  const llvm::Target* T = llvm::TargetRegistry::lookupTarget(Triple, LookupError);
-  if (!T) {
-    Error = "no LLVM target for " + Triple + ": " + LookupError;
-    return nullptr;
-  }
-  std::string Name = Cpu, Features;
-  if (Name.empty() || Name == "native") {
-    Name = llvm::sys::getHostCPUName().str();
-    std::vector<std::string> All;
-    for (const auto& KV : llvm::sys::getHostCPUFeatures())
-      All.push_back((KV.second ? "+" : "-") + KV.first().str());
-    std::sort(All.begin(), All.end());
-    for (const std::string& F : All)
-      Features += (Features.empty() ? "" : ",") + F;
-  }
-  std::unique_ptr<llvm::MCSubtargetInfo> Probe(T->createMCSubtargetInfo(Triple, "", ""));
-  if (!Probe || !Probe->isCPUStringValid(Name)) {
-    Error = "unknown CPU '" + Name + "' for " + Triple + " (see `llc -mcpu=help`)";
-    return nullptr;
-  }
-  llvm::TargetOptions TO;
-  TO.AllowFPOpFusion = llvm::FPOpFusion::Strict;
-  std::unique_ptr<llvm::TargetMachine> TM(
-      T->createTargetMachine(Triple, Name, Features, TO, llvm::Reloc::PIC_, std::nullopt,
-                             llvm::CodeGenOptLevel::Aggressive));
-  if (!TM)
-    Error = "cannot create a target machine for " + Triple + " and CPU '" + Name + "'";
-  return TM;
-}
 
 /// A constant global of M with external linkage (so tools can find it in the executable).
 llvm::GlobalVariable* addConstant(llvm::Module& M, llvm::Constant* Init, const char* Name,
@@ -247,9 +196,12 @@ bool HostExecutableBuilder::emitObject(const kir::Module& Host, const kir::Funct
                                        const std::vector<uint8_t>& Bundle,
                                        const HostExecutableOptions& O, std::string& Object,
                                        std::string& Error) {
-  std::unique_ptr<llvm::TargetMachine> TM = createMachine(O.Cpu, Error);
-  if (!TM)
+  // The machine the executable runs on: as the kernels' CPU payload, for O.Cpu; the executable
+  // is a PIE, and there is no FP contraction, as in the JIT and the kernels.
+  CpuMachine Mach;
+  if (!createCpuMachine(O.Cpu, Mach, Error))
     return false;
+  llvm::TargetMachine* TM = Mach.TM.get();
   llvm::LLVMContext Ctx;
   std::string LlvmErrors;
   Ctx.setDiagnosticHandler(LlvmPipeline::quietDiagnostics(LlvmErrors));

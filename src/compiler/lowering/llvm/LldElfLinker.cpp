@@ -151,7 +151,7 @@ bool LldElfLinker::linkSharedObject(const std::vector<uint8_t>& Object,
   Shared.clear();
   if (link(Object, Shared, Error))
     return true;
-  Error = "linking the kernel shared object: " + Error;
+  Error = "linking the shared object: " + Error;
   return false;
 }
 

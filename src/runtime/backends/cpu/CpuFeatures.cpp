@@ -1,7 +1,10 @@
 // Host CPU feature detection through __builtin_cpu_supports, keyed by LLVM feature names.
 #include "runtime/backends/cpu/CpuFeatures.h"
 
+#include "runtime/RuntimeError.h"
+
 #include <cstring>
+#include <fmt/format.h>
 #include <sstream>
 
 namespace cajeta::xpu::rt {
@@ -80,6 +83,15 @@ std::string firstMissingCpuFeature(const std::string& Features) {
         return Name;
   }
   return "";
+}
+
+void requireCpuFeatures(const std::string& Features, const std::string& What) {
+  std::string Missing = firstMissingCpuFeature(Features);
+  if (!Missing.empty())
+    fail(CAJETA_XPU_BUNDLE_ERROR,
+         fmt::format("{}: compiled for CPU feature '{}', which this host lacks (payload features: "
+                     "{}); rebuild for this machine, e.g. with --cpu=native",
+                     What, Missing, Features));
 }
 
 } // namespace cajeta::xpu::rt

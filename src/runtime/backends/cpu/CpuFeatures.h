@@ -9,4 +9,9 @@ namespace cajeta::xpu::rt {
 /// Features the host check cannot map are ignored; "-name" entries require nothing.
 std::string firstMissingCpuFeature(const std::string& Features);
 
+/// Throws RuntimeError (bundle error) "<What>: compiled for CPU feature '<name>', which this host
+/// lacks (payload features: ...); rebuild ..." when a payload compiled for Features (its
+/// "features" attribute) cannot run here. What names the payload ("cpu payload").
+void requireCpuFeatures(const std::string& Features, const std::string& What);
+
 } // namespace cajeta::xpu::rt

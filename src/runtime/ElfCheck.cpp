@@ -1,5 +1,5 @@
 // ELF64 header, program header and section header bounds checks.
-#include "runtime/backends/cpu/ElfCheck.h"
+#include "runtime/ElfCheck.h"
 
 #include <cstring>
 #include <elf.h>
