@@ -129,6 +129,10 @@ public:
   /// false: the stream then holds a windowed launch on the host until the work it follows has
   /// finished, and checks the window itself (DispatchGate).
   virtual bool dispatchesWindows() const { return false; }
+  /// The stream gave this queue's work up (a kernel that does not end, Stream::watchdogLocked):
+  /// destroying the queue must not wait for it. The default does nothing (a driver's queue is
+  /// never joined).
+  virtual void abandon() {}
   /// A launch that starts no earlier than Window.EarliestNs and, once Window.LatestNs has passed,
   /// is dropped and reported by synchronize as a failure with DeadlineMissed. Only called where
   /// dispatchesWindows().

@@ -16,8 +16,11 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <thread>
 
 namespace cajeta::xpu::rt {
 
@@ -37,6 +40,14 @@ Stream::Stream(BackendDevice& Device, std::string Name)
 Stream::~Stream() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
+    if (!Abandoned.empty()) {
+      // Its work may never end: the queue, the code and the memory it runs on stay (leaked).
+      (void)Queue.release();
+      new std::vector<std::shared_ptr<const LoadedProgram>>(std::move(InFlightPrograms));
+      new std::vector<std::shared_ptr<DeviceAllocation>>(std::move(InFlightMemory));
+      Clock->detach();
+      return;
+    }
     drainLocked(); // errors not synced are dropped
     LastEvent.reset();
     Queue.reset();
@@ -127,6 +138,7 @@ uint64_t Stream::enqueue(Command&& C) {
   if (Copy)
     Waits = eventsToFollow(&Use, 1, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
+  checkNotAbandonedLocked();
   closeChainLocked();
   for (const std::shared_ptr<BackendEvent>& E : Waits)
     Queue->wait(*E);
@@ -142,11 +154,13 @@ uint64_t Stream::enqueue(Command&& C) {
 void Stream::copyWithinAndWait(const std::shared_ptr<DeviceAllocation>& Dst,
                                const std::shared_ptr<DeviceAllocation>& Src, size_t Bytes) {
   std::lock_guard<std::mutex> Lock(Mutex);
+  checkNotAbandonedLocked();
   closeChainLocked();
   Queue->copyWithinDevice(Dst->data(), Src->data(), Bytes);
   keepAlive(Src);
   keepAlive(Dst);
   ++Enqueued;
+  watchdogLocked();
   drainLocked();
 }
 
@@ -183,6 +197,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
   std::vector<std::shared_ptr<BackendEvent>> Waits =
       eventsToFollow(Uses, UseCount, T ? &Waited : nullptr);
   std::lock_guard<std::mutex> Lock(Mutex);
+  checkNotAbandonedLocked();
   bool Windowed = Sub.hasWindow();
   // A chain's window is checked once, when the chain is dispatched (closeChainLocked): all of
   // it runs, or none.
@@ -217,6 +232,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     InFlightPrograms.push_back(Program.shared_from_this());
     LastProgram = &Program;
   }
+  LastKernel = &K;
   if (Chained)
     chainLaunchLocked(K, Args, Geometry, Sub);
   else if (Windowed && Queue->dispatchesWindows())
@@ -391,8 +407,11 @@ void Stream::traceDeviceSpansLocked() {
 
 void Stream::waitFor(uint64_t Seq) {
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (Completed < Seq)
+  checkNotAbandonedLocked();
+  if (Completed < Seq) {
+    watchdogLocked();
     drainLocked();
+  }
 }
 
 void Stream::endChain() {
@@ -403,6 +422,8 @@ void Stream::endChain() {
 void Stream::sync() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
+    checkNotAbandonedLocked();
+    watchdogLocked();
     drainLocked();
   }
   endBorrows();
@@ -413,6 +434,42 @@ void Stream::sync() {
   }
   if (Error)
     fail(Error->first, Error->second);
+}
+
+void Stream::checkNotAbandonedLocked() const {
+  if (!Abandoned.empty())
+    fail(CAJETA_XPU_LAUNCH_ERROR, Abandoned);
+}
+
+void Stream::watchdogLocked() {
+  static const uint64_t LimitMs = [] {
+    const char* E = std::getenv("CAJETA_XPU_WATCHDOG_MS");
+    return E ? std::strtoull(E, nullptr, 10) : 0ull;
+  }();
+  if (!LimitMs || Enqueued == Completed)
+    return;
+  std::shared_ptr<BackendEvent> Done;
+  try {
+    Done = Queue->record();
+  } catch (const RuntimeError&) {
+    return; // the drain reports it
+  }
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(LimitMs);
+  auto Pause = std::chrono::microseconds(20);
+  while (!Done->done()) {
+    if (std::chrono::steady_clock::now() >= Deadline) {
+      Abandoned = fmt::format(
+          "{}: the work enqueued{} has not finished after {} ms (CAJETA_XPU_WATCHDOG_MS); a "
+          "kernel cannot be stopped, so the stream is abandoned: it keeps running and every "
+          "later use of the stream fails",
+          Name, LastKernel ? " (last launch: '" + LastKernel->name() + "')" : std::string(),
+          LimitMs);
+      Queue->abandon();
+      fail(CAJETA_XPU_LAUNCH_ERROR, Abandoned);
+    }
+    std::this_thread::sleep_for(Pause);
+    Pause = std::min(Pause * 2, std::chrono::microseconds(2000));
+  }
 }
 
 void Stream::endBorrows() {

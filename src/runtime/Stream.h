@@ -87,6 +87,13 @@ private:
   /// Puts the device times the queue recorded into the trace.
   void traceDeviceSpansLocked();
   void recordErrorLocked(cajeta_xpu_status Status, std::string Message);
+  /// CAJETA_XPU_WATCHDOG_MS: waits at most that long for the queue to finish what it has (the
+  /// CPU and GPUs cannot stop a kernel that never ends); past it, abandons the stream: its work
+  /// and everything it needs are left to run for the rest of the process, every later use of
+  /// the stream fails, and the process can still exit. Throws LaunchError then.
+  void watchdogLocked();
+  /// Throws the abandonment's error when the stream was abandoned.
+  void checkNotAbandonedLocked() const;
   void endBorrows();
 
   BackendDevice& Device;
@@ -101,6 +108,8 @@ private:
   std::vector<std::shared_ptr<DeviceAllocation>> InFlightMemory;
   std::vector<std::shared_ptr<const LoadedProgram>> InFlightPrograms;
   const LoadedProgram* LastProgram = nullptr;
+  const Kernel* LastKernel = nullptr; // the last launch's, for the watchdog's message
+  std::string Abandoned;              // non-empty: the watchdog gave the stream up (why)
   std::vector<QueuedFailure> Failures;
   // The open chain: launches of consecutive submissions with capture identity ChainId, held
   // until another command, a sync or another identity closes it (queues that record chains).

@@ -101,7 +101,15 @@ CpuQueue::~CpuQueue() {
     Stopping = true;
   }
   WorkCv.notify_all();
-  Worker.join();
+  if (Abandoned)
+    Worker.detach(); // it may be inside a kernel that never ends
+  else
+    Worker.join();
+}
+
+void CpuQueue::abandon() {
+  Abandoned = true;
+  Pool.abandon();
 }
 
 void CpuQueue::push(Work&& W) {

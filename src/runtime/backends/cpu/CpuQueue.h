@@ -31,6 +31,7 @@ public:
   void launch(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
               const LaunchGeometry& Geometry, const void* Tag) override;
   bool dispatchesWindows() const override { return true; }
+  void abandon() override;
   void launchWithin(const void* Kernel, const bundle::KernelInfo& Info, const MarshalledArg* Args,
                     const LaunchGeometry& Geometry, const void* Tag,
                     const DispatchWindow& Window) override;
@@ -96,6 +97,7 @@ private:
   std::deque<Work> Pending;
   uint64_t Enqueued = 0; // only the owning stream's thread touches it
   bool Stopping = false;
+  std::atomic<bool> Abandoned{false}; // abandon(): the destructor detaches the worker
   std::vector<QueuedFailure> Failures;
   std::atomic<bool> Timing{false};
   std::vector<DeviceSpan> Spans; // guarded by Mutex

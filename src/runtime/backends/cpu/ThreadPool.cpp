@@ -36,7 +36,10 @@ ThreadPool::~ThreadPool() {
   }
   WorkCv.notify_all();
   for (pthread_t T : Threads)
-    pthread_join(T, nullptr);
+    if (Abandoned)
+      pthread_detach(T); // a thread may be inside a kernel that never ends
+    else
+      pthread_join(T, nullptr);
 }
 
 void ThreadPool::runChunks(Job& J) {

@@ -1,6 +1,8 @@
 // A persistent pool of large-stack worker threads that splits a range of workgroups into chunks.
 #pragma once
 
+#include <atomic>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +25,10 @@ public:
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   unsigned participants() const { return unsigned(Threads.size()); }
+
+  /// A kernel on the pool may never end (a stream's watchdog gave it up): the destructor then
+  /// detaches the threads instead of joining them, so the process can exit.
+  void abandon() { Abandoned = true; }
 
   /// Calls Body(Ctx, Begin, End) on pool threads over chunks covering [0, Total) and returns
   /// when every chunk has run. Safe to call from several threads at once.
@@ -49,6 +55,7 @@ private:
   std::condition_variable DoneCv;
   Job* Jobs = nullptr; // jobs that still have chunks to hand out
   bool Stopping = false;
+  std::atomic<bool> Abandoned{false};
   std::vector<pthread_t> Threads;
 };
 
