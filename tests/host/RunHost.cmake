@@ -1,6 +1,7 @@
 # Runs PROGRAM and compares what it prints with PROGRAM's expectations: stdout with <name>.out
 # exactly, the exit status with <name>.rc (0 when absent), and each line of <name>.err (when
-# present) as a substring of stderr.
+# present) as a substring of stderr. <name>.args, when present, holds the program's command-line
+# arguments, one per line.
 #   MODE run (default): `cajeta run PROGRAM`.
 #   MODE exe: `cajeta build --exe PROGRAM -o EXE`, then EXE (the native executable).
 #   MODE bundle: `cajeta build PROGRAM -o BUNDLE` (a .cjx with the host code), then
@@ -33,10 +34,18 @@ elseif(MODE STREQUAL "bundle")
 else()
   message(FATAL_ERROR "MODE must be run, exe or bundle, not '${MODE}'")
 endif()
-execute_process(COMMAND ${Command}
-  OUTPUT_VARIABLE Out ERROR_VARIABLE Err RESULT_VARIABLE Rc)
 get_filename_component(Dir ${PROGRAM} DIRECTORY)
 get_filename_component(Name ${PROGRAM} NAME_WE)
+if(EXISTS ${Dir}/${Name}.args)
+  file(STRINGS ${Dir}/${Name}.args ProgramArgs)
+  if(MODE STREQUAL "exe")
+    list(APPEND Command ${ProgramArgs})
+  else()
+    list(APPEND Command -- ${ProgramArgs})
+  endif()
+endif()
+execute_process(COMMAND ${Command}
+  OUTPUT_VARIABLE Out ERROR_VARIABLE Err RESULT_VARIABLE Rc)
 set(WantRc 0)
 if(EXISTS ${Dir}/${Name}.rc)
   file(STRINGS ${Dir}/${Name}.rc WantRc LIMIT_COUNT 1)

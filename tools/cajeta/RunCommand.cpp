@@ -121,12 +121,11 @@ void addRunCommand(CLI::App& App) {
                   "static host method)");
   Cmd->add_option("args", O->Args, "Arguments after --, for the program");
   Cmd->callback([O] {
-    if (!O->Args.empty()) {
-      std::cerr << "cajeta: error: command-line arguments are not passed to Cajeta programs "
-                   "yet\n";
-      ExitCode = 2;
-      return;
-    }
+    // main(String[] args) sees what follows `--`.
+    std::vector<const char*> Argv;
+    for (const std::string& A : O->Args)
+      Argv.push_back(A.c_str());
+    cajeta_host_set_args(int32_t(Argv.size()), Argv.data());
     ExitCode = run(O->Input, O->Main);
   });
 }

@@ -22,6 +22,7 @@ inline constexpr HostExceptionClass HostExceptionClasses[] = {
     {"ArrayIndexOutOfBoundsException", "IndexOutOfBoundsException"},
     {"NegativeArraySizeException", "RuntimeException"},
     {"IllegalArgumentException", "RuntimeException"},
+    {"NumberFormatException", "IllegalArgumentException"},
     {"IllegalStateException", "RuntimeException"},
     {"NullPointerException", "RuntimeException"},
     // The runtime's typed errors (cajeta/xpu/Errors.hpp), unchecked as Java's are.

@@ -54,6 +54,22 @@ CAJETA_XPU_API void cajeta_host_exit(int32_t status);
 CAJETA_XPU_API int cajeta_host_run_program(cajeta_xpu_program* program, const char* entry,
                                            const char* file, int32_t* status);
 
+/* ---- Command-line arguments and strings. ------------------------------------------------- */
+/* The arguments main(String[] args) sees (copied; call before the entry point runs). */
+CAJETA_XPU_API void cajeta_host_set_args(int32_t count, const char* const* args);
+CAJETA_XPU_API int32_t cajeta_host_arg_count(void);
+/* args[index]: ArrayIndexOutOfBoundsException outside [0, count). */
+CAJETA_XPU_API const char* cajeta_host_arg(int32_t index, uint32_t line);
+/* Integer.parseInt, Long.parseLong, Float.parseFloat, Double.parseDouble as Java reads them;
+   NumberFormatException ("For input string: \"x\"") otherwise. */
+CAJETA_XPU_API int32_t cajeta_host_parse_i32(const char* text, uint32_t line);
+CAJETA_XPU_API int64_t cajeta_host_parse_i64(const char* text, uint32_t line);
+CAJETA_XPU_API float cajeta_host_parse_f32(const char* text, uint32_t line);
+CAJETA_XPU_API double cajeta_host_parse_f64(const char* text, uint32_t line);
+/* s.length() (bytes of its UTF-8) and s.equals(t). */
+CAJETA_XPU_API int32_t cajeta_host_string_length(const char* text);
+CAJETA_XPU_API int32_t cajeta_host_string_equals(const char* a, const char* b);
+
 /* ---- Exceptions. ------------------------------------------------------------------------- */
 /* 1 when this thread has a pending exception (raised and not caught). */
 CAJETA_XPU_API int32_t cajeta_host_pending(void);

@@ -154,6 +154,13 @@ private:
   kir::Stmt* buildTry(const Stmt* S);
   /// Whether E is `e.getMessage()` of an enclosing catch clause's exception e.
   bool isCaughtMessage(const Expr* E) const;
+  /// Whether E names main's `String[] args` (in main, not shadowed by a local).
+  bool isMainArgs(const Expr* E) const;
+  /// Whether E is a String by its shape (a literal, a String local, args[i], or a + of one):
+  /// Java's rule that makes + in a print argument a concatenation.
+  bool isStringValue(const Expr* E) const;
+  Value buildArgAt(const Expr* E);
+  Value buildStringMethod(const Expr* E, Value Obj, const std::string& Method);
   Value buildHostMember(const Expr* E);
   Value buildLaunch(const Expr* E);
   Value buildPrint(const Expr* E, bool Newline);

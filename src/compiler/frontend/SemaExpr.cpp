@@ -111,6 +111,14 @@ kir::Expr* Sema::convert(Value V, Type To, SourceRange R, const char* Context) {
     return V.E;
   if (isWidening(From, To))
     return castTo(V.E, To);
+  if (From.isHostValue() || To.isHostValue()) {
+    Diags.error(R, "a " + From.str() + " is not a " + To.str() + " (in " + Context + ")" +
+                       (From.isString() && To.isScalar()
+                            ? "; read a number from it with Integer.parseInt(s) or "
+                              "Double.parseDouble(s)"
+                            : ""));
+    return nullptr;
+  }
   Diags.error(R, "cannot implicitly convert " + From.str() + " to " + To.str() + " in " + Context +
                      "; cast with '(" + To.str() + ")'");
   return nullptr;
@@ -362,8 +370,9 @@ Sema::Value Sema::buildName(const Expr* E) {
     R->Index = *G;
     return value(R, E->Range);
   }
-  if (InHost && !MainArgs.empty() && E->Text == MainArgs) {
-    Diags.error(E->Range, "main's command-line arguments are not available to host code yet");
+  if (isMainArgs(E)) {
+    Diags.error(E->Range, "main's arguments are used as " + E->Text + ".length and " + E->Text +
+                              "[i] (host code has no String arrays yet)");
     return {};
   }
   if (E->Text == "this" || E->Text == "super") {
@@ -695,6 +704,8 @@ Sema::Value Sema::buildDeviceCall(const Expr* E, const std::string& Class,
 // ---- indexing, lvalues ----
 
 Sema::Value Sema::buildIndex(const Expr* E) {
+  if (isMainArgs(E->Ops[0]))
+    return buildArgAt(E);
   kir::Expr* Buf = buildBufferOperand(E->Ops[0]);
   Value I = buildExpr(E->Ops[1]);
   if (!Buf || !I)
@@ -751,6 +762,10 @@ Sema::LValue Sema::buildLValue(const Expr* E) {
       return L;
     }
     buildName(E); // reports unknown names
+    return L;
+  }
+  if (E->K == Expr::Kind::Index && isMainArgs(E->Ops[0])) {
+    Diags.error(E->Range, "main's arguments are read-only");
     return L;
   }
   if (E->K == Expr::Kind::Index) {
@@ -1049,6 +1064,14 @@ Sema::Value Sema::applyBinary(BinaryOp Op, const std::string& Spelling, Value A,
   if (!A || !B)
     return {};
   auto isBoolValue = [](const Value& V) { return V.Lit == Value::None && V.E->Ty.isBool(); };
+  if ((!A.Lit && A.E->Ty.isString()) || (!B.Lit && B.E->Ty.isString())) {
+    Diags.error(R, Op == BinaryOp::Eq || Op == BinaryOp::Ne
+                       ? "compare strings with s.equals(t) (== would compare references)"
+                       : "operator '" + Spelling +
+                             "' on a String: strings are joined only in System.out.print and "
+                             "println arguments");
+    return {};
+  }
   switch (Op) {
   case BinaryOp::LogicalAnd:
   case BinaryOp::LogicalOr:
@@ -1231,11 +1254,13 @@ Sema::Value Sema::buildExpr(const Expr* E) {
   case Expr::Kind::BoolLit:
     return value(intConst(BoolTy, E->Text == "true", E->Range), E->Range);
   case Expr::Kind::StringLit:
-    if (InHost)
-      Diags.error(E->Range, "a string can only be printed (System.out.println(\"x = \" + x)) "
-                            "in host code");
-    else
-      Diags.error(E->Range, "strings and characters are not supported in device code");
+    if (InHost) { // a String value
+      kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(E->Range));
+      S->Index = static_cast<uint32_t>(M->Strings.size());
+      M->Strings.push_back(E->Text);
+      return value(S, E->Range);
+    }
+    Diags.error(E->Range, "strings and characters are not supported in device code");
     return {};
   case Expr::Kind::NamedArg:
     Diags.error(E->Range, "a named argument ('" + E->Text +

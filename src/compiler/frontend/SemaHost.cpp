@@ -195,7 +195,7 @@ void Sema::declareHostFunctions() {
           Diags.error(P.Range, "duplicate parameter '" + P.Name + "'");
         if (Me.Name == "main" && P.Type.Name == "String" && P.Type.ArrayDims == 1 &&
             Me.Params.size() == 1) {
-          MainArgs = P.Name; // main(String[] args): the entry point; args not passed yet
+          MainArgs = P.Name; // main(String[] args): read through HostOp::ArgCount / ArgAt
           continue;
         }
         auto T = resolveType(P.Type, true, "a parameter");
@@ -221,9 +221,10 @@ void Sema::declareHostFunctions() {
 
 std::optional<Type> Sema::resolveHostType(const TypeRef& T, const char* Where) {
   if (T.Name == "String") {
-    Diags.error(T.Range, std::string("String cannot be used as ") + Where +
-                             " in host code yet; strings are printed (System.out.println(\"x = "
-                             "\" + x))");
+    if (T.ArrayDims == 0 && T.Args.empty())
+      return Type::string();
+    Diags.error(T.Range, std::string("a String array cannot be used as ") + Where +
+                             " in host code yet (main's args is the one there is)");
     return std::nullopt;
   }
   if (T.ArrayDims > 1) {
@@ -331,6 +332,8 @@ Sema::Value Sema::buildHostMember(const Expr* E) {
   }
   if (isName(Obj, "Capability") || isName(Obj, "Device"))
     return buildField(E); // the device-code messages apply
+  if (isMainArgs(Obj) && E->Text == "length")
+    return value(hostOp(HostOp::ArgCount, Type::scalar(ScalarType::I32), {}, E->Range), E->Range);
   if (Obj->K == Expr::Kind::Name && !lookupLocal(Obj->Text))
     if (auto G = staticField(Obj->Text, E->Text)) {
       kir::Expr* R = M->newExpr(kir::Expr::Kind::Global, M->Globals[*G].Ty, loc(E->Range));
@@ -400,6 +403,29 @@ bool Sema::buildHostCall(const Expr* E, Value& Out) {
       Out = S ? value(hostOp(HostOp::Exit, Type::voidTy(), {S}, E->Range), E->Range) : Value{};
       return true;
     }
+    if (Class == "Integer" || Class == "Long" || Class == "Float" || Class == "Double") {
+      bool Floating = Class == "Float" || Class == "Double";
+      bool Wide = Class == "Long" || Class == "Double";
+      std::string Want = Class == "Integer" ? "parseInt" : "parse" + Class;
+      if (Method != Want || E->Ops.size() != 2) {
+        Diags.error(Callee->Range, "host code can call " + Class + "." + Want + "(s) of " + Class);
+        Out = {};
+        return true;
+      }
+      Value S = buildExpr(E->Ops[1]);
+      if (S && (S.Lit || !S.E->Ty.isString()))
+        Diags.error(E->Ops[1]->Range, Class + "." + Want + " takes a String, found " +
+                                          (S.Lit ? std::string("a constant") : S.E->Ty.str()));
+      if (!S || S.Lit || !S.E->Ty.isString()) {
+        Out = {};
+        return true;
+      }
+      Type R = Type::scalar(Floating ? (Wide ? ScalarType::F64 : ScalarType::F32)
+                                     : (Wide ? ScalarType::I64 : ScalarType::I32));
+      Out = value(hostOp(Floating ? HostOp::ParseFloat : HostOp::ParseInt, R, {S.E}, E->Range),
+                  E->Range);
+      return true;
+    }
     if (Class == "KernelStream") {
       if (!isImported("KernelStream"))
         Diags.error(Obj->Range, "'KernelStream' is not imported; add 'import "
@@ -435,6 +461,8 @@ bool Sema::buildHostCall(const Expr* E, Value& Out) {
 }
 
 Sema::Value Sema::buildHostMethod(const Expr* E, Value Obj, const std::string& Method) {
+  if (!Obj.Lit && Obj.E->Ty.isString())
+    return buildStringMethod(E, Obj, Method);
   SourceRange CalleeRange = E->Ops[0]->Range;
   Type T = Obj.E->Ty;
   size_t Given = E->Ops.size() - 1;
@@ -513,6 +541,59 @@ Sema::Value Sema::buildHostMethod(const Expr* E, Value Obj, const std::string& M
   }
   Diags.error(CalleeRange, "a " + (Obj.Lit ? std::string("constant") : T.str()) +
                                " has no method '" + Method + "'");
+  return {};
+}
+
+bool Sema::isStringValue(const Expr* E) const {
+  if (E->K == Expr::Kind::StringLit)
+    return true;
+  if (E->K == Expr::Kind::Name)
+    if (auto L = lookupLocal(E->Text))
+      return Current->Fn->Locals[*L].Ty.isString();
+  if (E->K == Expr::Kind::Index)
+    return isMainArgs(E->Ops[0]);
+  return E->K == Expr::Kind::Binary && E->Op == Tok::Plus &&
+         (isStringValue(E->Ops[0]) || isStringValue(E->Ops[1]));
+}
+
+bool Sema::isMainArgs(const Expr* E) const {
+  if (!InHost || E->K != Expr::Kind::Name || MainArgs.empty() || E->Text != MainArgs ||
+      lookupLocal(E->Text) || !Current || !Current->Decl)
+    return false;
+  const Method& D = *Current->Decl;
+  return D.Name == "main" && D.Params.size() == 1 && D.Params[0].Name == E->Text;
+}
+
+Sema::Value Sema::buildArgAt(const Expr* E) {
+  Value I = buildExpr(E->Ops[1]);
+  kir::Expr* X = I && !I.Lit && I.E->Ty.isInteger()
+                     ? castTo(I.E, Type::scalar(ScalarType::I32))
+                     : convert(I, Type::scalar(ScalarType::I32), E->Ops[1]->Range, "the index");
+  if (!X)
+    return {};
+  return value(hostOp(HostOp::ArgAt, Type::string(), {X}, E->Range), E->Range);
+}
+
+Sema::Value Sema::buildStringMethod(const Expr* E, Value Obj, const std::string& Method) {
+  size_t Given = E->Ops.size() - 1;
+  if (Method == "length" && Given == 0)
+    return value(hostOp(HostOp::StringLength, Type::scalar(ScalarType::I32), {Obj.E}, E->Range),
+                 E->Range);
+  if (Method == "equals" && Given == 1) {
+    Value T = buildExpr(E->Ops[1]);
+    if (!T)
+      return {};
+    if (T.Lit || !T.E->Ty.isString()) {
+      Diags.error(E->Ops[1]->Range, "String.equals takes a String, found " +
+                                        (T.Lit ? std::string("a constant") : T.E->Ty.str()));
+      return {};
+    }
+    return value(
+        hostOp(HostOp::StringEquals, Type::scalar(ScalarType::Bool), {Obj.E, T.E}, E->Range),
+        E->Range);
+  }
+  Diags.error(E->Ops[0]->Range,
+              "host code's String has length() and equals(t) (no method '" + Method + "' yet)");
   return {};
 }
 
@@ -721,7 +802,8 @@ void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector
     Out.push_back(hostOp(HostOp::Print, Type::voidTy(), {S}, E->Range));
     return;
   }
-  if (isStringExpr(E)) {
+  if (isStringExpr(E) || (E->K == Expr::Kind::Binary && E->Op == Tok::Plus &&
+                          (isStringValue(E->Ops[0]) || isStringValue(E->Ops[1])))) {
     printParts(E->Ops[0], Evals, Out, Ok);
     printParts(E->Ops[1], Evals, Out, Ok);
     return;
@@ -737,7 +819,7 @@ void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector
     Ok = false;
     return;
   }
-  if (!X->Ty.isScalar()) {
+  if (!X->Ty.isScalar() && !X->Ty.isString()) {
     Diags.error(E->Range, "a " + X->Ty.str() +
                               " cannot be printed; print its elements (download a buffer "
                               "first)");

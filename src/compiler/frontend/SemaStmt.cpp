@@ -99,6 +99,7 @@ kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
     return buildTileDecl(S);
   if (InHost) {
     Ty = resolveType(S->VarType, false, "a local variable", &Sig);
+    SkipInits = !Ty && AllAllocs; // `T[] a = heap T[n]` with T unknown: one error, at the type
   } else if (S->VarType.Name == "KernelBuffer") {
     Diags.error(S->VarType.Range, "a KernelBuffer cannot be a local variable; use the parameter "
                                   "directly");
@@ -113,7 +114,10 @@ kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
     // A string for a String variable: the type's error says it.
     bool StringForString =
         !Ty && S->VarType.Name == "String" && D.Init && D.Init->K == Expr::Kind::StringLit;
-    if (D.Init && !(SkipInits && D.Init->K == Expr::Kind::Name) && !StringForString) {
+    if (D.Init &&
+        !(SkipInits &&
+          (D.Init->K == Expr::Kind::Name || (InHost && D.Init->K == Expr::Kind::Alloc))) &&
+        !StringForString) {
       Value V = buildExpr(D.Init);
       if (V && Ty && checkFnValue(V, Sig, D.Init->Range))
         Init = convert(V, *Ty, D.Init->Range, "the initialiser");

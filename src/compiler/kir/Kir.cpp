@@ -135,6 +135,18 @@ const char* hostOpName(HostOp Op) {
     return "exit";
   case HostOp::PrintCaught:
     return "print.caught";
+  case HostOp::ArgCount:
+    return "args.length";
+  case HostOp::ArgAt:
+    return "args.at";
+  case HostOp::ParseInt:
+    return "parse.int";
+  case HostOp::ParseFloat:
+    return "parse.float";
+  case HostOp::StringLength:
+    return "string.length";
+  case HostOp::StringEquals:
+    return "string.equals";
   }
   return "?";
 }
@@ -146,7 +158,15 @@ int hostOperandCount(HostOp Op) {
   case HostOp::Supports:
   case HostOp::PrintNewline:
   case HostOp::PrintCaught:
+  case HostOp::ArgCount:
     return 0;
+  case HostOp::ArgAt:
+  case HostOp::ParseInt:
+  case HostOp::ParseFloat:
+  case HostOp::StringLength:
+    return 1;
+  case HostOp::StringEquals:
+    return 2;
   case HostOp::ArrayNew:
   case HostOp::ArrayLength:
   case HostOp::BufferNew:

@@ -29,7 +29,7 @@ struct SourceLoc {
 ///
 /// Host code (a Module with IsHost) has three more kinds, each a pointer-sized value: a heap
 /// array of scalars (`heap float32[n]`), a runtime object (Handle: a KernelBuffer, KernelStream
-/// or Event) and a string constant (the operand of a Print only).
+/// or Event) and a string (a constant, a command-line argument; immutable).
 struct Type {
   enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod, Tile, HeapArray, Handle, String };
   enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle };
@@ -279,6 +279,13 @@ enum class HostOp : uint8_t {
   PrintNewline,   // {}: void
   Exit,           // {status int32}: void; ends the program
   PrintCaught,    // {}: void; prints the message of the exception caught last (e.getMessage())
+  ArgCount,       // {}: int32, the program's command-line arguments (main's args.length)
+  ArgAt,          // {index int32}: String, argument index (args[i]; checked)
+  ParseInt,       // {String}: Ty int32 or int64 (Integer.parseInt, Long.parseLong); raises
+                  // NumberFormatException
+  ParseFloat,     // {String}: Ty float32 or float64 (Float.parseFloat, Double.parseDouble)
+  StringLength,   // {String}: int32 (s.length(), in bytes of its UTF-8)
+  StringEquals,   // {String, String}: bool (s.equals(t))
 };
 
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.

@@ -198,7 +198,7 @@ private:
   }
 
   /// A heap array, handle or string where one may be (a host module; strings: Print only).
-  bool hostValue(Type T) const { return M.IsHost && (T.isHeapArray() || T.isHandle()); }
+  bool hostValue(Type T) const { return M.IsHost && T.isHostValue(); }
 
   bool isHelper(uint32_t I) const {
     return I < M.Functions.size() && M.Functions[I] && !M.Functions[I]->IsKernel;
@@ -700,6 +700,28 @@ private:
     case HostOp::PrintNewline:
     case HostOp::PrintCaught:
       return Result(Type::voidTy());
+    case HostOp::ArgCount:
+      return Result(Type::scalar(ScalarType::I32));
+    case HostOp::ArgAt:
+      hostOperand(E, 0, Type::scalar(ScalarType::I32));
+      return Result(Type::string());
+    case HostOp::ParseInt:
+      hostOperand(E, 0, Type::string());
+      if (E->Ty != Type::scalar(ScalarType::I32) && E->Ty != Type::scalar(ScalarType::I64))
+        problem(E, "parse.int yields " + E->Ty.str());
+      return;
+    case HostOp::ParseFloat:
+      hostOperand(E, 0, Type::string());
+      if (E->Ty != Type::scalar(ScalarType::F32) && E->Ty != Type::scalar(ScalarType::F64))
+        problem(E, "parse.float yields " + E->Ty.str());
+      return;
+    case HostOp::StringLength:
+      hostOperand(E, 0, Type::string());
+      return Result(Type::scalar(ScalarType::I32));
+    case HostOp::StringEquals:
+      hostOperand(E, 0, Type::string());
+      hostOperand(E, 1, Type::string());
+      return Result(Type::scalar(ScalarType::Bool));
     case HostOp::PrintFormatted:
       if (!E->Ops[0]->Ty.isScalar() || E->Index >= M.Strings.size())
         problem(E, "printf of " + E->Ops[0]->Ty.str() + " with format " + std::to_string(E->Index));

@@ -9,10 +9,13 @@
 #include <fmt/format.h>
 
 #include <cinttypes>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 using namespace cajeta::xpu::rt;
 using cajeta::xpu::FormatSpec;
@@ -72,6 +75,71 @@ size_t checkTransfer(cajeta_xpu_buffer* Buffer, const void* Array, bool Upload, 
   return Count;
 }
 
+/// main's arguments (cajeta_host_set_args).
+std::vector<std::string>& programArgs() {
+  static std::vector<std::string> Args;
+  return Args;
+}
+
+[[noreturn]] void numberFormat(const char* Text, uint32_t Line) {
+  session().fail(Line, "NumberFormatException",
+                 Text ? fmt::format("For input string: \"{}\"", Text) : "Cannot parse null string");
+}
+
+/// Integer.parseInt / Long.parseLong: an optional sign, then decimal digits, nothing else.
+int64_t parseInteger(const char* Text, int64_t Min, int64_t Max, uint32_t Line) {
+  if (!Text || !*Text)
+    numberFormat(Text, Line);
+  const char* P = Text;
+  bool Negative = *P == '-';
+  if (*P == '-' || *P == '+')
+    ++P;
+  if (!*P)
+    numberFormat(Text, Line);
+  __int128 V = 0;
+  for (; *P; ++P) {
+    if (*P < '0' || *P > '9')
+      numberFormat(Text, Line);
+    V = V * 10 + (*P - '0');
+    if (V > (__int128)Max + 1)
+      numberFormat(Text, Line);
+  }
+  V = Negative ? -V : V;
+  if (V < Min || V > Max)
+    numberFormat(Text, Line);
+  return int64_t(V);
+}
+
+/// Float.parseFloat / Double.parseDouble: Java trims whitespace and takes decimal or hex
+/// notation, NaN and Infinity, and an f/F/d/D suffix.
+double parseFloating(const char* Text, bool Single, uint32_t Line) {
+  if (!Text)
+    numberFormat(Text, Line);
+  std::string S = Text;
+  size_t B = S.find_first_not_of(" \t\n\r\f\v"), E = S.find_last_not_of(" \t\n\r\f\v");
+  if (B == std::string::npos)
+    numberFormat(Text, Line);
+  S = S.substr(B, E - B + 1);
+  std::string Body = S;
+  if (!Body.empty() && std::strchr("fFdD", Body.back()) &&
+      Body.find("Infinity") == std::string::npos && Body.find("NaN") == std::string::npos)
+    Body.pop_back();
+  std::string Unsigned = Body.empty() || (Body[0] != '+' && Body[0] != '-') ? Body : Body.substr(1);
+  if (Unsigned == "NaN")
+    return std::nan("");
+  if (Unsigned == "Infinity")
+    return Body[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+  // Only digits, a point, an exponent and hex digits: strtod would also take "inf", "nan(...)".
+  if (Unsigned.empty() ||
+      Unsigned.find_first_not_of("0123456789.eExXpPabcdefABCDEF+-") != std::string::npos)
+    numberFormat(Text, Line);
+  char* End = nullptr;
+  double V = Single ? double(std::strtof(Body.c_str(), &End)) : std::strtod(Body.c_str(), &End);
+  if (End != Body.c_str() + Body.size())
+    numberFormat(Text, Line);
+  return V;
+}
+
 void print(const std::string& Text) {
   std::fwrite(Text.data(), 1, Text.size(), stdout);
 }
@@ -88,6 +156,51 @@ int cajeta_host_begin(const char* File, cajeta_xpu_program* Program) {
 
 int32_t cajeta_host_end(void) {
   return session().end() ? 1 : 0;
+}
+
+void cajeta_host_set_args(int32_t Count, const char* const* Args) {
+  std::vector<std::string>& A = programArgs();
+  A.clear();
+  for (int32_t I = 0; I < Count && Args; ++I)
+    A.push_back(Args[I] ? Args[I] : "");
+}
+
+int32_t cajeta_host_arg_count(void) {
+  return int32_t(programArgs().size());
+}
+
+const char* cajeta_host_arg(int32_t Index, uint32_t Line) {
+  return hostEntry(Line, [&]() -> const char* {
+    const std::vector<std::string>& A = programArgs();
+    if (Index < 0 || size_t(Index) >= A.size())
+      session().fail(Line, "ArrayIndexOutOfBoundsException",
+                     fmt::format("Index {} out of bounds for length {}", Index, A.size()));
+    return A[size_t(Index)].c_str();
+  });
+}
+
+int32_t cajeta_host_parse_i32(const char* Text, uint32_t Line) {
+  return hostEntry(Line, [&] { return int32_t(parseInteger(Text, INT32_MIN, INT32_MAX, Line)); });
+}
+
+int64_t cajeta_host_parse_i64(const char* Text, uint32_t Line) {
+  return hostEntry(Line, [&] { return parseInteger(Text, INT64_MIN, INT64_MAX, Line); });
+}
+
+float cajeta_host_parse_f32(const char* Text, uint32_t Line) {
+  return hostEntry(Line, [&] { return float(parseFloating(Text, true, Line)); });
+}
+
+double cajeta_host_parse_f64(const char* Text, uint32_t Line) {
+  return hostEntry(Line, [&] { return parseFloating(Text, false, Line); });
+}
+
+int32_t cajeta_host_string_length(const char* Text) {
+  return Text ? int32_t(std::strlen(Text)) : 0;
+}
+
+int32_t cajeta_host_string_equals(const char* A, const char* B) {
+  return A && B && std::strcmp(A, B) == 0 ? 1 : 0;
 }
 
 int32_t cajeta_host_pending(void) {

@@ -105,16 +105,15 @@ bool addMain(llvm::Module& M, const kir::Function& Entry, const kir::Function* I
   llvm::Value* Argv0 = B.CreateLoad(Ptr, Argv, "argv0");
   llvm::Value* Self = B.CreateSelect(
       HasName, Argv0, B.CreateGlobalString(SourceFile.empty() ? "cajeta" : SourceFile, "self"));
-  // As `cajeta run`: arguments are refused until Cajeta programs can read them.
+  // main(String[] args) sees argv[1..].
   B.CreateCondBr(B.CreateICmpSGT(Argc, B.getInt32(1)), ArgsBB, LoadBB);
 
   B.SetInsertPoint(ArgsBB);
-  B.CreateCall(Dprintf, {B.getInt32(2),
-                         B.CreateGlobalString("%s: error: command-line arguments are not passed "
-                                              "to Cajeta programs yet\n",
-                                              "args.message"),
-                         Self});
-  B.CreateRet(B.getInt32(2));
+  llvm::FunctionCallee SetArgs = M.getOrInsertFunction(
+      "cajeta_host_set_args", llvm::FunctionType::get(B.getVoidTy(), {I32, Ptr}, false));
+  B.CreateCall(SetArgs,
+               {B.CreateSub(Argc, B.getInt32(1)), B.CreateConstInBoundsGEP1_64(Ptr, Argv, 1)});
+  B.CreateBr(LoadBB);
 
   B.SetInsertPoint(LoadBB);
   llvm::Value* Loaded = B.CreateCall(

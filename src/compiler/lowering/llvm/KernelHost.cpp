@@ -118,6 +118,9 @@ static bool raises(HostOp Op) {
   case HostOp::PrintNewline:
   case HostOp::PrintCaught:
   case HostOp::Exit:
+  case HostOp::ArgCount:
+  case HostOp::StringLength:
+  case HostOp::StringEquals:
     return false;
   default:
     return true;
@@ -259,6 +262,22 @@ llvm::Value* KernelLowering::emitHostOp(const Expr* E) {
   case HostOp::PrintCaught:
     Call("cajeta_host_print_caught", Void, {});
     return nullptr;
+  case HostOp::ArgCount:
+    return Call("cajeta_host_arg_count", I32, {});
+  case HostOp::ArgAt:
+    return Call("cajeta_host_arg", Ptr, {Op(0), Line});
+  case HostOp::ParseInt:
+    return Call(E->Ty.bits() == 64 ? "cajeta_host_parse_i64" : "cajeta_host_parse_i32",
+                valueType(Ctx, E->Ty), {Op(0), Line});
+  case HostOp::ParseFloat:
+    return Call(E->Ty.bits() == 64 ? "cajeta_host_parse_f64" : "cajeta_host_parse_f32",
+                valueType(Ctx, E->Ty), {Op(0), Line});
+  case HostOp::StringLength:
+    return Call("cajeta_host_string_length", I32, {Op(0)});
+  case HostOp::StringEquals: {
+    llvm::Value* A = Op(0);
+    return B.CreateICmpNE(Call("cajeta_host_string_equals", I32, {A, Op(1)}), B.getInt32(0));
+  }
   case HostOp::Exit: {
     llvm::CallInst* C = Call("cajeta_host_exit", Void, {Op(0)});
     C->setDoesNotReturn();
