@@ -44,7 +44,7 @@ prepare() {
       cat "$Carry/expect/$Name.build.log"
       Rc=1
     fi
-    cp "$PROGRAMS/$Name".{out,rc,err} "$Carry/expect/" 2>/dev/null
+    cp "$PROGRAMS/$Name".{out,rc,err,args} "$Carry/expect/" 2>/dev/null
   done
   strip --strip-debug -o "$Carry/libcajeta_xpu.so" "$Build/lib/libcajeta_xpu.so" || return 1
   local Xxhash
@@ -138,8 +138,9 @@ run() {
     mkdir -p "$Dir"
     Pass=0 Fail=0 Failed=""
     for Name in "${Exes[@]}"; do
-      local Status=0
-      CAJETA_XPU_BACKEND=$Backend timeout "${HOST_TIMEOUT:-120}" "$Carry/$Name" \
+      local Status=0 Args=()
+      [[ -f $Carry/expect/$Name.args ]] && mapfile -t Args < "$Carry/expect/$Name.args"
+      CAJETA_XPU_BACKEND=$Backend timeout "${HOST_TIMEOUT:-120}" "$Carry/$Name" "${Args[@]}" \
         > "$Dir/$Name.stdout" 2> "$Dir/$Name.stderr" || Status=$?
       local Why
       if Why=$(check "$Carry/expect" "$Name" "$Status" "$Dir/$Name.stdout" "$Dir/$Name.stderr"); then
