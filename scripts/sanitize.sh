@@ -6,8 +6,9 @@
 #       the whole test suite, in build-asan/ (compiler, runtime, every test).
 #   scripts/sanitize.sh tsan [CTEST-ARGS...]   ThreadSanitizer over the runtime: runtime_tests,
 #       host_abi_tests and the conformance suite on the CPU backend (its Load.* test: 16 threads
-#       launching on shared streams and buffers), in build-tsan/. The compiler is built without
-#       TSan (it is single-threaded, and LLVM itself is not instrumented).
+#       launching on shared streams and buffers), in build-tsan/. The runtime is instrumented; the
+#       JIT uses the main build's compiler library (build/lib/libcajeta_compiler.so: build it
+#       first), which compiles one program at a time and links an uninstrumented LLVM anyway.
 #
 # Each prints ctest's summary; the exit status is ctest's. JOBS (default 2) sets the build's
 # parallelism; CAJETA_LOAD_LAUNCHES shortens the load test under TSan (default here 2000).
@@ -19,8 +20,9 @@ shift || true
 JOBS=${JOBS:-2}
 
 configure() {
-  local Dir=$1 Flags=$2
+  local Dir=$1 Flags=$2 Compiler=$3
   cmake -S "$ROOT" -B "$ROOT/$Dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCAJETA_BUILD_COMPILER="$Compiler" \
     -DCAJETA_WERROR=ON -DCAJETA_BUILD_BENCH=OFF \
     -DCMAKE_C_FLAGS="$Flags" -DCMAKE_CXX_FLAGS="$Flags" \
     -DCMAKE_EXE_LINKER_FLAGS="$Flags" -DCMAKE_SHARED_LINKER_FLAGS="$Flags" > /dev/null
@@ -29,7 +31,7 @@ configure() {
 case "$MODE" in
 asan)
   Flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-  configure build-asan "$Flags" || exit 1
+  configure build-asan "$Flags" ON || exit 1
   cmake --build "$ROOT/build-asan" -j "$JOBS" || exit 1
   # LLVM's own allocations are not ours to police: leaks are checked, but the process-lifetime
   # caches of libLLVM are suppressed by name.
@@ -40,9 +42,14 @@ asan)
   ;;
 tsan)
   Flags="-fsanitize=thread -fno-omit-frame-pointer"
-  configure build-tsan "$Flags" || exit 1
+  export CAJETA_COMPILER_LIB=${CAJETA_COMPILER_LIB:-$ROOT/build/lib/libcajeta_compiler.so}
+  if [[ ! -f $CAJETA_COMPILER_LIB ]]; then
+    echo "sanitize.sh tsan: no compiler library at $CAJETA_COMPILER_LIB (build the main build first)" >&2
+    exit 1
+  fi
+  configure build-tsan "$Flags" OFF || exit 1
   cmake --build "$ROOT/build-tsan" -j "$JOBS" --target runtime_tests host_abi_tests \
-    conformance_tests cajeta_compiler || exit 1
+    conformance_tests || exit 1
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
   export CAJETA_LOAD_LAUNCHES=${CAJETA_LOAD_LAUNCHES:-2000}
   export CAJETA_XPU_BACKEND=cpu

@@ -97,9 +97,12 @@ TEST(Submission, AWindowThatClosesBehindBusyWorkNeverRunsLate) {
         .launch(xpu::KernelSubmission(S).within(2ms), xpu::grid(N / Block),
                 xpu::block(Block))(Data, 7, N);
   } catch (const xpu::DeadlineMissed& E) { // held on the host: found before it was issued
+    // (or, on a slow host such as a sanitizer build, already closed when it was submitted)
     Refused = true;
-    EXPECT_NE(std::string(E.what()).find("deadline missed at dispatch"), std::string::npos)
-        << E.what();
+    std::string What = E.what();
+    EXPECT_TRUE(What.find("deadline missed at dispatch") != std::string::npos ||
+                What.find("deadline missed at submit") != std::string::npos)
+        << What;
   }
   try {
     S.sync();
