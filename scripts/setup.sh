@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libxxhash-dev
   cmake ninja-build ccache g++
+  clang-19 libclang-rt-19-dev
   spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers
 )
 

@@ -1,6 +1,8 @@
 // libFuzzer entry point: BundleReader::read must reject or accept any input without crashing.
 #include "bundle/BundleReader.h"
 
+#include "BundleMutator.h" // fixes the checksums of mutants
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
