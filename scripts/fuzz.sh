@@ -23,6 +23,10 @@ if (($#)) && [[ "$1" =~ ^[0-9]+$ ]]; then
   SECONDS_PER_TARGET="$1"
   shift
 fi
+if ((10#$SECONDS_PER_TARGET == 0)); then
+  echo "fuzz.sh: SECONDS_PER_TARGET must be positive (libFuzzer reads 0 as no limit)" >&2
+  exit 2
+fi
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=("${ALL_TARGETS[@]}")
 
