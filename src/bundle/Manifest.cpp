@@ -116,4 +116,17 @@ const Payload* Program::findPayload(const std::string& Target) const {
   return nullptr;
 }
 
+std::vector<std::string> splitAttributeList(const std::string& List) {
+  std::vector<std::string> Items;
+  for (size_t At = 0; At < List.size();) {
+    size_t End = List.find(',', At);
+    if (End == std::string::npos)
+      End = List.size();
+    if (End > At)
+      Items.push_back(List.substr(At, End - At));
+    At = End + 1;
+  }
+  return Items;
+}
+
 } // namespace cajeta::bundle

@@ -65,11 +65,11 @@ struct CostExpr {
 
 /// What a kernel does to one buffer parameter, beyond its access mode (ParamInfo::Mode).
 struct BufferSchedule {
-  uint32_t Param = 0;         // index into KernelInfo::Params
-  bool Accumulates = false;   // every write is an atomic read-modify-write: commutes with others
-  bool Streaming = false;     // touched once per element at unit stride across work-items
-  CostExpr BytesRead;         // bytes the launch reads from this buffer
-  CostExpr BytesWritten;      // bytes it writes
+  uint32_t Param = 0;       // index into KernelInfo::Params
+  bool Accumulates = false; // every write is an atomic read-modify-write: commutes with others
+  bool Streaming = false;   // touched once per element at unit stride across work-items
+  CostExpr BytesRead;       // bytes the launch reads from this buffer
+  CostExpr BytesWritten;    // bytes it writes
 };
 
 /// The scheduling section of a (kernel, target) manifest (spec 17.8 "kernel manifests"), derived
@@ -135,6 +135,10 @@ struct Payload {
       Attributes; // e.g. {"cpu": "sapphirerapids", "features": "+avx2,..."}
   std::vector<uint8_t> Bytes;
 };
+
+/// The items of a payload attribute that holds a list ("kernels", "methods", "buffers", ...):
+/// comma-separated, empty items dropped.
+std::vector<std::string> splitAttributeList(const std::string& List);
 
 /// Everything a .cjx holds.
 struct Program {

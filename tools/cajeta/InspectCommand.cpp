@@ -46,20 +46,6 @@ static void printScheduling(const bundle::KernelInfo& K, const bundle::Schedulin
   }
 }
 
-/// Splits a comma-separated attribute ("" is no item).
-static std::vector<std::string> splitList(const std::string& List) {
-  std::vector<std::string> Items;
-  for (size_t At = 0; At < List.size();) {
-    size_t End = List.find(',', At);
-    if (End == std::string::npos)
-      End = List.size();
-    if (End > At)
-      Items.push_back(List.substr(At, End - At));
-    At = End + 1;
-  }
-  return Items;
-}
-
 /// The host payload's attributes, its methods by name: "entry", "methods", "returns_int" and
 /// "static_init" (Compiler.cpp's addHostPayload) read back.
 static void printHostPayload(const bundle::Payload& Pl) {
@@ -71,9 +57,9 @@ static void printHostPayload(const bundle::Payload& Pl) {
   for (const auto& [Key, Value] : Pl.Attributes)
     if (!Host.count(Key))
       std::cout << "    " << Key << " = " << Value << "\n";
-  std::vector<std::string> ReturnsInt = splitList(Attr("returns_int"));
+  std::vector<std::string> ReturnsInt = bundle::splitAttributeList(Attr("returns_int"));
   std::string Entry = Attr("entry"), EntryName;
-  std::vector<std::string> Methods = splitList(Attr("methods"));
+  std::vector<std::string> Methods = bundle::splitAttributeList(Attr("methods"));
   std::cout << "    methods: " << Methods.size() << "\n";
   for (const std::string& M : Methods) {
     size_t Eq = M.find('=');

@@ -172,6 +172,8 @@ private:
   void printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector<kir::Expr*>& Out,
                   bool& Ok);
   kir::Expr* hostOp(kir::HostOp Op, kir::Type Ty, std::vector<kir::Expr*> Ops, SourceRange R);
+  /// A String value: Text as a module string constant.
+  kir::Expr* stringConst(const std::string& Text, SourceRange R);
 
   // expressions (SemaExpr.cpp)
   Value buildExpr(const Expr* E);

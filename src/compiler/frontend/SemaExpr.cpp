@@ -1255,10 +1255,7 @@ Sema::Value Sema::buildExpr(const Expr* E) {
     return value(intConst(BoolTy, E->Text == "true", E->Range), E->Range);
   case Expr::Kind::StringLit:
     if (InHost) { // a String value
-      kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(E->Range));
-      S->Index = static_cast<uint32_t>(M->Strings.size());
-      M->Strings.push_back(E->Text);
-      return value(S, E->Range);
+      return value(stringConst(E->Text, E->Range), E->Range);
     }
     Diags.error(E->Range, "strings and characters are not supported in device code");
     return {};

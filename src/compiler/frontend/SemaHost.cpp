@@ -47,6 +47,13 @@ bool isName(const Expr* E, const char* Name) {
 
 } // namespace
 
+kir::Expr* Sema::stringConst(const std::string& Text, SourceRange R) {
+  kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(R));
+  S->Index = static_cast<uint32_t>(M->Strings.size());
+  M->Strings.push_back(Text); // the lexer resolved the escapes
+  return S;
+}
+
 kir::Expr* Sema::hostOp(HostOp Op, Type Ty, std::vector<kir::Expr*> Ops, SourceRange R) {
   kir::Expr* E = M->newExpr(kir::Expr::Kind::Host, Ty, loc(R));
   E->HOp = Op;
@@ -796,10 +803,8 @@ void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector
     return;
   }
   if (E->K == Expr::Kind::StringLit) {
-    kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(E->Range));
-    S->Index = static_cast<uint32_t>(M->Strings.size());
-    M->Strings.push_back(E->Text); // the lexer resolved the escapes
-    Out.push_back(hostOp(HostOp::Print, Type::voidTy(), {S}, E->Range));
+    Out.push_back(
+        hostOp(HostOp::Print, Type::voidTy(), {stringConst(E->Text, E->Range)}, E->Range));
     return;
   }
   if (isStringExpr(E) || (E->K == Expr::Kind::Binary && E->Op == Tok::Plus &&
@@ -859,10 +864,8 @@ Sema::Value Sema::buildPrintf(const Expr* E) {
   auto flush = [&] {
     if (Literal.empty())
       return;
-    kir::Expr* S = M->newExpr(kir::Expr::Kind::StringConst, Type::string(), loc(FormatArg->Range));
-    S->Index = static_cast<uint32_t>(M->Strings.size());
-    M->Strings.push_back(Literal);
-    Prints.push_back(hostOp(HostOp::Print, Type::voidTy(), {S}, FormatArg->Range));
+    Prints.push_back(hostOp(HostOp::Print, Type::voidTy(), {stringConst(Literal, FormatArg->Range)},
+                            FormatArg->Range));
     Literal.clear();
   };
   size_t Next = 2; // the next argument

@@ -37,23 +37,10 @@ std::string attribute(const bundle::Payload& P, const char* Key) {
   return It == P.Attributes.end() ? std::string() : It->second;
 }
 
-std::vector<std::string> splitList(const std::string& List) {
-  std::vector<std::string> Items;
-  for (size_t At = 0; At < List.size();) {
-    size_t End = List.find(',', At);
-    if (End == std::string::npos)
-      End = List.size();
-    if (End > At)
-      Items.push_back(List.substr(At, End - At));
-    At = End + 1;
-  }
-  return Items;
-}
-
 std::vector<HostMethod> methodsOf(const bundle::Payload& P) {
-  std::vector<std::string> Ints = splitList(attribute(P, "returns_int"));
+  std::vector<std::string> Ints = bundle::splitAttributeList(attribute(P, "returns_int"));
   std::vector<HostMethod> Methods;
-  for (const std::string& Item : splitList(attribute(P, "methods"))) {
+  for (const std::string& Item : bundle::splitAttributeList(attribute(P, "methods"))) {
     size_t Eq = Item.find('=');
     if (Eq == 0 || Eq == std::string::npos || Eq + 1 == Item.size())
       fail(CAJETA_XPU_BUNDLE_ERROR,

@@ -1,6 +1,7 @@
 // The host session's state and its failure reporter.
 #include "runtime/host/HostSession.h"
 
+#include "bundle/Manifest.h"
 #include "cajeta/xpu/HostExceptions.hpp"
 #include "cajeta/xpu/cajeta_host.h"
 #include "runtime/Handles.h"
@@ -134,20 +135,12 @@ void HostSession::setPending(HostException E) {
 bool HostSession::catchPending(const char* Classes) {
   if (!Pending() || !Classes)
     return false;
-  std::string List = Classes;
-  for (size_t At = 0; At <= List.size();) {
-    size_t Comma = List.find(',', At);
-    std::string Class =
-        List.substr(At, Comma == std::string::npos ? std::string::npos : Comma - At);
+  for (const std::string& Class : bundle::splitAttributeList(Classes))
     if (hostExceptionIsA(Pending()->Name.c_str(), Class.c_str())) {
       Caught() = std::move(Pending()->Message);
       Pending().reset();
       return true;
     }
-    if (Comma == std::string::npos)
-      break;
-    At = Comma + 1;
-  }
   return false;
 }
 

@@ -14,16 +14,6 @@ namespace cajeta::xpu::rt::vulkan {
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& Text) {
-  std::vector<std::string> Out;
-  std::stringstream In(Text);
-  std::string Item;
-  while (std::getline(In, Item, ','))
-    if (!Item.empty())
-      Out.push_back(Item);
-  return Out;
-}
-
 bool parseU32(const std::string& Text, uint32_t& Out) {
   if (Text.empty() || Text.size() > 10)
     return false;
@@ -210,7 +200,7 @@ std::unique_ptr<VulkanModule> VulkanModule::load(VulkanDevice& Device,
     fail(CAJETA_XPU_BUNDLE_ERROR,
          fmt::format("vulkan device '{}': payload '{}' is not a set of SPIR-V kernels",
                      Device.name(), Payload.Target));
-  for (const std::string& K : splitList(It->second))
+  for (const std::string& K : bundle::splitAttributeList(It->second))
     M->addKernel(Payload, K);
   return M;
 }
@@ -257,7 +247,7 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
     Bad(fmt::format("has a module of {} bytes at {} (the set holds {} bytes)", Size, Offset,
                     Payload.Bytes.size()));
   K->ParamCount = Number("param_count");
-  for (const std::string& B : splitList(Attr("buffers"))) {
+  for (const std::string& B : bundle::splitAttributeList(Attr("buffers"))) {
     uint32_t V = 0;
     if (!parseU32(B, V) || V >= K->ParamCount)
       Bad(fmt::format("has a bad buffer parameter index '{}'", B));
@@ -274,7 +264,7 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
       K->ParamBlockBytes > Device.properties().limits.maxPushConstantsSize)
     Bad(fmt::format("has a push-constant block of {} bytes; the device takes {}",
                     K->ParamBlockBytes, Device.properties().limits.maxPushConstantsSize));
-  for (const std::string& S : splitList(Attr("param_slots"))) {
+  for (const std::string& S : bundle::splitAttributeList(Attr("param_slots"))) {
     std::vector<std::string> Parts;
     std::stringstream In(S);
     for (std::string P; std::getline(In, P, ':');)
@@ -293,15 +283,15 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
     K->PerWaveSharedBytes = Number("per_wave_shared_bytes");
 
   // Requirements, before anything is created: a missing feature names itself.
-  for (const std::string& Cap : splitList(Attr("capabilities")))
+  for (const std::string& Cap : bundle::splitAttributeList(Attr("capabilities")))
     K->UsesSubgroups = K->UsesSubgroups || Cap.rfind("GroupNonUniform", 0) == 0;
-  for (const std::string& Cap : splitList(Attr("capabilities")))
+  for (const std::string& Cap : bundle::splitAttributeList(Attr("capabilities")))
     if (std::string Missing = missingCapability(Device.features(), Cap); !Missing.empty())
       fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
            fmt::format("kernel '{}' needs the SPIR-V capability {} ({}), which vulkan device "
                        "'{}' does not offer",
                        Name, Cap, Missing, Device.name()));
-  for (const std::string& Ext : splitList(Attr("extensions")))
+  for (const std::string& Ext : bundle::splitAttributeList(Attr("extensions")))
     if (std::string Missing = missingExtension(Device, Ext); !Missing.empty())
       fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
            fmt::format("kernel '{}' needs the SPIR-V extension {} ({}), which vulkan device '{}' "
