@@ -5,6 +5,7 @@
 #include "bundle/BundleReader.h"
 #include "bundle/Hash.h"
 #include "bundle/ManifestJson.h"
+#include "bundle/RegularFile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -24,19 +25,6 @@ struct SectionSource {
 
 std::string systemError(const std::string& What, const std::string& Path) {
   return What + " '" + Path + "': " + std::strerror(errno);
-}
-
-bool writeAll(int Fd, const uint8_t* Data, size_t Size) {
-  while (Size > 0) {
-    ssize_t N = ::write(Fd, Data, Size);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Data += N;
-    Size -= size_t(N);
-  }
-  return true;
 }
 
 } // namespace

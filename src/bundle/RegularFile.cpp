@@ -60,4 +60,17 @@ bool readRegularFile(const std::string& Path, const char* What, std::string& Out
   return true;
 }
 
+bool writeAll(int Fd, const uint8_t* Data, size_t Size) {
+  while (Size > 0) {
+    ssize_t N = ::write(Fd, Data, Size);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return false;
+    Data += N;
+    Size -= size_t(N);
+  }
+  return true;
+}
+
 } // namespace cajeta::bundle

@@ -3,6 +3,8 @@
 // for a writer, so the file is opened non-blocking and checked before it is read.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,5 +18,8 @@ bool readRegularFile(const std::string& Path, const char* What, std::vector<uint
 /// The same into a string (source files).
 bool readRegularFile(const std::string& Path, const char* What, std::string& Out,
                      std::string& Error);
+
+/// Writes all Size bytes to Fd, retrying short writes and EINTR; false (errno set) otherwise.
+bool writeAll(int Fd, const uint8_t* Data, size_t Size);
 
 } // namespace cajeta::bundle

@@ -1,6 +1,8 @@
 // Loading a shared object from memory: memfd_create + dlopen(/proc/self/fd/N) (SharedObject.h).
 #include "runtime/SharedObject.h"
 
+#include "bundle/RegularFile.h"
+
 #include "runtime/ElfCheck.h"
 #include "runtime/RuntimeError.h"
 
@@ -12,19 +14,6 @@
 #include <unistd.h>
 
 namespace cajeta::xpu::rt {
-
-static bool writeAll(int Fd, const uint8_t* Data, size_t Size) {
-  while (Size) {
-    ssize_t N = ::write(Fd, Data, Size);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Data += N;
-    Size -= size_t(N);
-  }
-  return true;
-}
 
 std::unique_ptr<SharedObject> SharedObject::load(const uint8_t* Data, size_t Size,
                                                  const std::string& What,
@@ -39,7 +28,7 @@ std::unique_ptr<SharedObject> SharedObject::load(const uint8_t* Data, size_t Siz
   int Fd = ::memfd_create(MemfdName.c_str(), MFD_CLOEXEC);
   if (Fd < 0)
     Fail(fmt::format("memfd_create failed: {}", std::strerror(errno)));
-  if (!writeAll(Fd, Data, Size)) {
+  if (!bundle::writeAll(Fd, Data, Size)) {
     int Err = errno;
     ::close(Fd);
     Fail(fmt::format("writing {} bytes to a memfd failed: {}", Size, std::strerror(Err)));

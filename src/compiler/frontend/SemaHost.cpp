@@ -896,8 +896,8 @@ Sema::Value Sema::buildPrintf(const Expr* E) {
     }
     const Expr* A = E->Ops[Next++];
     if (A->K == Expr::Kind::StringLit) {
-      Diags.error(A->Range, "host code has no String values yet: write the text into the format "
-                            "string itself");
+      Diags.error(A->Range, "printf's arguments are numbers and bools here: write the text into "
+                            "the format string itself");
       Ok = false;
       continue;
     }
