@@ -104,6 +104,8 @@ json paramToJson(const ParamInfo& P) {
   }
   if (P.Kind == ParamKind::Function)
     J["functionTable"] = P.FunctionTable;
+  if (P.Accel)
+    J["accel"] = true;
   return J;
 }
 
@@ -342,6 +344,12 @@ bool parseParam(FieldReader& R, const json& J, const std::string& Path, ParamInf
   Out.Kind = *K;
   Out.Type = *T;
   Out.Mode = *A;
+  // Optional: an AccelerationStructure is a uint32 buffer; older manifests have no key.
+  if (J.contains("accel") && !R.boolean(J, Path, "accel", Out.Accel))
+    return false;
+  if (Out.Accel && (Out.Kind != ParamKind::Buffer || Out.Type != ScalarType::U32))
+    return R.fail(FieldReader::join(Path, "accel"), "is true but the parameter is a " + Kind +
+                                                        " of " + Type + ", not a buffer of uint32");
   if (Out.Kind == ParamKind::Pod)
     return parsePodLayout(R, J, Path, Out);
   if (Out.Kind == ParamKind::Function)
