@@ -1,6 +1,7 @@
 // The Cajeta XPU runtime's C++ API: header-only wrappers over the C ABI that throw typed errors.
 #pragma once
 
+#include "cajeta/xpu/AccelerationStructure.hpp"
 #include "cajeta/xpu/Buffer.hpp"
 #include "cajeta/xpu/Device.hpp"
 #include "cajeta/xpu/Errors.hpp"

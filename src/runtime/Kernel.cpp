@@ -6,6 +6,7 @@
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
+#include "runtime/accel/AccelerationStructure.h"
 #include "runtime/scheduler/DispatchGate.h"
 #include "runtime/scheduler/ResourceDescriptor.h"
 #include "runtime/scheduler/Submission.h"
@@ -90,6 +91,8 @@ static const char* cKindName(uint32_t Kind) {
     return "a POD";
   case CAJETA_XPU_ARG_FUNCTION:
     return "a device function";
+  case CAJETA_XPU_ARG_ACCEL:
+    return "an AccelerationStructure";
   default:
     return "an argument of unknown kind";
   }
@@ -101,7 +104,7 @@ Kernel::Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, con
   Slots.reserve(Info.Params.size());
   for (size_t I = 0; I != Info.Params.size(); ++I) {
     const bundle::ParamInfo& P = Info.Params[I];
-    Slot S{P.Kind, P.Type, scalarMask(P.Type), 0};
+    Slot S{P.Kind, P.Type, scalarMask(P.Type), 0, P.Accel && P.Kind == bundle::ParamKind::Buffer};
     if (P.Kind == bundle::ParamKind::Pod) {
       size_t Align = std::max<size_t>(1, P.PodAlign);
       PodBytes = (PodBytes + Align - 1) / Align * Align;
@@ -235,13 +238,44 @@ void Kernel::marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg&
                                         : fmt::format("{}", fmt::join(Table, ", "))));
 }
 
+const std::shared_ptr<Buffer>& Kernel::bufferArg(size_t I, const cajeta_xpu_arg& Got) const {
+  const Slot& Want = Slots[I];
+  const char* WantType = bundle::scalarTypeName(Want.Type);
+  auto What = [&] {
+    if (Got.kind == CAJETA_XPU_ARG_SCALAR)
+      return fmt::format("a scalar {}", cTypeName(Got.type));
+    if (Got.kind == CAJETA_XPU_ARG_BUFFER && Got.value.buffer && Got.value.buffer->Impl)
+      return fmt::format("a buffer of {}", bundle::scalarTypeName(Got.value.buffer->Impl->type()));
+    return std::string(cKindName(Got.kind));
+  };
+  if (Want.Accel && Got.kind != CAJETA_XPU_ARG_ACCEL)
+    launchError(fmt::format("{} expects an AccelerationStructure, got {}", argLabel(I), What()));
+  if (!Want.Accel && Got.kind != CAJETA_XPU_ARG_BUFFER)
+    launchError(fmt::format("{} expects a buffer of {}, got {}", argLabel(I), WantType, What()));
+  if (!Got.value.buffer || !Got.value.buffer->Impl)
+    launchError(fmt::format("{} is a null {}", argLabel(I),
+                            Want.Accel ? "AccelerationStructure" : "buffer"));
+  const std::shared_ptr<Buffer>& Buf = Got.value.buffer->Impl;
+  if (Want.Accel) {
+    // Only a built scene: a hand-made uint32 buffer would send the traversal anywhere.
+    if (!AccelerationStructure::isAccelBuffer(Buf.get()))
+      launchError(fmt::format("{} expects an AccelerationStructure, got a buffer that is not the "
+                              "buffer of a live one (pass cajeta_xpu_accel_buffer)",
+                              argLabel(I)));
+    return Buf;
+  }
+  if (Buf->type() != Want.Type)
+    launchError(fmt::format("{} expects a buffer of {}, got a buffer of {}", argLabel(I), WantType,
+                            bundle::scalarTypeName(Buf->type())));
+  return Buf;
+}
+
 void Kernel::marshalArgs(const cajeta_xpu_arg* Args, size_t Count, MarshalledArg* Out,
                          uint8_t* PodBase, std::shared_ptr<Buffer>* Buffers) const {
   BackendDevice& Device = Program.device();
   for (size_t I = 0; I != Count; ++I) {
     const Slot& Want = Slots[I];
     const cajeta_xpu_arg& Got = Args[I];
-    const char* WantType = bundle::scalarTypeName(Want.Type);
     if (Want.Kind == bundle::ParamKind::Pod) {
       marshalPod(I, Got, PodBase, Out[I]);
       continue;
@@ -251,21 +285,11 @@ void Kernel::marshalArgs(const cajeta_xpu_arg* Args, size_t Count, MarshalledArg
       continue;
     }
     if (Want.Kind == bundle::ParamKind::Buffer) {
-      if (Got.kind != CAJETA_XPU_ARG_BUFFER)
-        launchError(fmt::format("{} expects a buffer of {}, got {}", argLabel(I), WantType,
-                                Got.kind == CAJETA_XPU_ARG_SCALAR
-                                    ? fmt::format("a scalar {}", cTypeName(Got.type))
-                                    : std::string(cKindName(Got.kind))));
-      if (!Got.value.buffer || !Got.value.buffer->Impl)
-        launchError(fmt::format("{} is a null buffer", argLabel(I)));
-      const std::shared_ptr<Buffer>& Buf = Got.value.buffer->Impl;
-      if (Buf->type() != Want.Type)
-        launchError(fmt::format("{} expects a buffer of {}, got a buffer of {}", argLabel(I),
-                                WantType, bundle::scalarTypeName(Buf->type())));
+      const std::shared_ptr<Buffer>& Buf = bufferArg(I, Got);
       if (&Buf->device() != &Device)
-        launchError(fmt::format("{} is a buffer on {} device '{}', not on the launch's {} "
-                                "device '{}'",
-                                argLabel(I), Buf->device().backendName(), Buf->device().name(),
+        launchError(fmt::format("{} is {} on {} device '{}', not on the launch's {} device '{}'",
+                                argLabel(I), Want.Accel ? "an AccelerationStructure" : "a buffer",
+                                Buf->device().backendName(), Buf->device().name(),
                                 Device.backendName(), Device.name()));
       Buffers[I] = Buf;
       Out[I].Ptr = nullptr; // filled in when the launch runs

@@ -62,6 +62,7 @@ private:
     bundle::ScalarType Type;
     uint64_t Mask;      // the scalar's significant bits
     uint32_t PodOffset; // POD only: where its bytes go in the launch's POD storage
+    bool Accel;         // a buffer that is an AccelerationStructure (ParamInfo::Accel)
   };
 
   std::string argLabel(size_t Index) const; // "argument 3 ('a')"
@@ -78,6 +79,9 @@ private:
   void enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_xpu_arg* Args,
                  size_t Count, const Submission& Sub) const;
   void marshalFunction(size_t I, const cajeta_xpu_arg& Got, MarshalledArg& Out) const;
+  /// Checks a buffer or acceleration structure argument (the kind must match the parameter's)
+  /// and returns its buffer.
+  const std::shared_ptr<Buffer>& bufferArg(size_t I, const cajeta_xpu_arg& Got) const;
   [[noreturn]] void launchError(const std::string& Message) const;
 
   const LoadedProgram& Program;

@@ -1,6 +1,7 @@
 // Programs (loaded bundles or JIT-compiled sources), their kernels, and typed launches.
 #pragma once
 
+#include "cajeta/xpu/AccelerationStructure.hpp"
 #include "cajeta/xpu/Buffer.hpp"
 #include "cajeta/xpu/Submission.hpp"
 
@@ -78,8 +79,9 @@ inline cajeta_xpu_arg toArg(DeviceFunction F) {
 
 /// A trivially copyable struct is a POD argument: its bytes in C layout, copied at launch.
 template <class T>
-inline constexpr bool IsPodArg = std::is_class_v<T>&& std::is_trivially_copyable_v<T> &&
-                                 !std::is_same_v<T, float16> && !std::is_same_v<T, DeviceFunction>;
+inline constexpr bool IsPodArg =
+    std::is_class_v<T>&& std::is_trivially_copyable_v<T> && !std::is_same_v<T, float16> &&
+    !std::is_same_v<T, DeviceFunction> && !std::is_same_v<T, AccelerationStructure>;
 
 template <class T>
 requires IsPodArg<T> cajeta_xpu_arg toArg(const T& V) {

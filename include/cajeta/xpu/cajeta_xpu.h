@@ -163,6 +163,62 @@ CAJETA_XPU_API int cajeta_xpu_buffer_read_async(cajeta_xpu_buffer* buffer,
 /* New element count; keeps the first min(old, new) elements. Ordered on the current stream. */
 CAJETA_XPU_API int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* buffer, size_t count);
 
+/* ---- Acceleration structures. ---------------------------------------------------------- */
+/* A scene of triangles and/or axis-aligned boxes that kernels trace rays through (an
+   AccelerationStructure parameter). It is built on the host into a software BVH held in a
+   uint32 buffer of its device; every backend traverses that form. */
+typedef struct cajeta_xpu_accel cajeta_xpu_accel; /* cajeta_xpu_accel_destroy */
+
+typedef enum cajeta_xpu_as_impl {
+  CAJETA_XPU_AS_IMPL_AUTO = 0,    /* the best the device offers: today the software BVH */
+  CAJETA_XPU_AS_IMPL_NATIVE = 1,  /* the driver's BVH and hardware ray query (VK_KHR_ray_query) */
+  CAJETA_XPU_AS_IMPL_SOFTWARE = 2 /* the portable software BVH */
+} cajeta_xpu_as_impl;
+
+/* cajeta_xpu_accel_desc.flags */
+#define CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES 1u /* triangles are candidates a kernel confirms */
+
+typedef struct cajeta_xpu_accel_desc {
+  const float* vertices;   /* xyz per vertex */
+  size_t vertex_count;     /* vertices, not floats */
+  const uint32_t* indices; /* three per triangle; NULL: triangle i is vertices 3i, 3i+1, 3i+2 */
+  size_t triangle_count;
+  const float* aabbs; /* min xyz, max xyz per box */
+  size_t aabb_count;
+  uint32_t flags;         /* CAJETA_XPU_ACCEL_* */
+  uint32_t max_leaf_size; /* primitives per BVH leaf at most; 0: 4; at most 16 */
+} cajeta_xpu_accel_desc;
+
+/* Builds the scene of `desc` (read during the call only) on `device` (NULL: the default device)
+   and uploads it, ordered on the device's current stream, waiting for the copy.
+   CAJETA_GPU_AS_IMPL=native|software overrides `impl`; AUTO and SOFTWARE build the software
+   BVH; NATIVE fails with CAJETA_XPU_BACKEND_UNAVAILABLE (no device here offers hardware ray
+   query). A triangle or box with a NaN or infinite coordinate is left out of the scene (see
+   cajeta_xpu_accel_skipped_count); an index out of range is an error naming the triangle. */
+CAJETA_XPU_API int cajeta_xpu_accel_build(cajeta_xpu_device* device,
+                                          const cajeta_xpu_accel_desc* desc,
+                                          cajeta_xpu_as_impl impl, cajeta_xpu_accel** out);
+/* Drops the handle; a kernel still borrowing the scene's buffer keeps it until it completes. */
+CAJETA_XPU_API void cajeta_xpu_accel_destroy(cajeta_xpu_accel* accel);
+/* The implementation built: CAJETA_XPU_AS_IMPL_SOFTWARE today. */
+CAJETA_XPU_API cajeta_xpu_as_impl cajeta_xpu_accel_impl(const cajeta_xpu_accel* accel);
+/* "auto", "native", "software"; "" for a value outside the enum. */
+CAJETA_XPU_API const char* cajeta_xpu_as_impl_name(cajeta_xpu_as_impl impl);
+CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_accel_device(const cajeta_xpu_accel* accel);
+/* The description's triangles and boxes, and how many of them were left out. */
+CAJETA_XPU_API size_t cajeta_xpu_accel_triangle_count(const cajeta_xpu_accel* accel);
+CAJETA_XPU_API size_t cajeta_xpu_accel_aabb_count(const cajeta_xpu_accel* accel);
+CAJETA_XPU_API size_t cajeta_xpu_accel_skipped_count(const cajeta_xpu_accel* accel);
+/* BVH nodes (0 for an empty scene), bytes of the device buffer, host build time (without the
+   upload) in milliseconds. */
+CAJETA_XPU_API size_t cajeta_xpu_accel_node_count(const cajeta_xpu_accel* accel);
+CAJETA_XPU_API uint64_t cajeta_xpu_accel_bytes(const cajeta_xpu_accel* accel);
+CAJETA_XPU_API double cajeta_xpu_accel_build_ms(const cajeta_xpu_accel* accel);
+/* The uint32 buffer holding the BVH (layout: src/bundle/AccelLayout.h), owned by the accel: do
+   not destroy it. A launch takes the accel as a CAJETA_XPU_ARG_ACCEL argument with this buffer
+   as value.buffer. */
+CAJETA_XPU_API cajeta_xpu_buffer* cajeta_xpu_accel_buffer(const cajeta_xpu_accel* accel);
+
 /* ---- Scheduling. ------------------------------------------------------------------------ */
 /* Launches and copies on different streams that touch the same buffer are ordered by what they
    do to it (a read waits for other streams' last write, a write for their last write and the
@@ -238,8 +294,10 @@ CAJETA_XPU_API const char* cajeta_xpu_jit_cache_dir(void);
 typedef enum cajeta_xpu_arg_kind {
   CAJETA_XPU_ARG_BUFFER = 0,
   CAJETA_XPU_ARG_SCALAR = 1,
-  CAJETA_XPU_ARG_POD = 2,     /* value.pod: a struct in the C layout of the kernel's POD class */
-  CAJETA_XPU_ARG_FUNCTION = 3 /* value.function: a @Device static's qualified name */
+  CAJETA_XPU_ARG_POD = 2,      /* value.pod: a struct in the C layout of the kernel's POD class */
+  CAJETA_XPU_ARG_FUNCTION = 3, /* value.function: a @Device static's qualified name */
+  CAJETA_XPU_ARG_ACCEL = 4     /* value.buffer: cajeta_xpu_accel_buffer of an acceleration
+                                  structure, for an AccelerationStructure parameter */
 } cajeta_xpu_arg_kind;
 
 /* A Function parameter also accepts a CAJETA_XPU_UINT32 scalar: the tag itself (a tag outside

@@ -1,0 +1,97 @@
+// Building an acceleration structure: the implementation choice, the host build, the upload, and
+// the registry of accel buffers that launches check their accel arguments against.
+#include "runtime/accel/AccelerationStructure.h"
+
+#include "runtime/Buffer.h"
+#include "runtime/Runtime.h"
+#include "runtime/RuntimeError.h"
+#include "runtime/Stream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_set>
+
+namespace cajeta::xpu::rt {
+
+namespace {
+
+struct Registry {
+  std::mutex Mutex;
+  std::unordered_set<const Buffer*> Buffers;
+};
+
+Registry& registry() {
+  static Registry* R = new Registry; // never destroyed: accels may outlive static teardown
+  return *R;
+}
+
+} // namespace
+
+cajeta_xpu_as_impl AccelerationStructure::resolveImpl(cajeta_xpu_as_impl Asked) {
+  if (const char* Env = std::getenv("CAJETA_GPU_AS_IMPL"); Env && *Env) {
+    std::string_view V(Env);
+    if (V == "native")
+      Asked = CAJETA_XPU_AS_IMPL_NATIVE;
+    else if (V == "software")
+      Asked = CAJETA_XPU_AS_IMPL_SOFTWARE;
+    else
+      fail(CAJETA_XPU_ERROR, fmt::format("CAJETA_GPU_AS_IMPL is '{}'; the valid values are "
+                                         "'native' and 'software'",
+                                         V));
+  }
+  switch (Asked) {
+  case CAJETA_XPU_AS_IMPL_AUTO:
+  case CAJETA_XPU_AS_IMPL_SOFTWARE:
+    return CAJETA_XPU_AS_IMPL_SOFTWARE;
+  case CAJETA_XPU_AS_IMPL_NATIVE:
+    fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
+         "a native acceleration structure needs hardware ray query (VK_KHR_ray_query), which no "
+         "device here offers; the software BVH (AsImpl Software or Auto) is the portable form "
+         "and runs on every backend");
+  }
+  fail(CAJETA_XPU_ERROR,
+       fmt::format("unknown acceleration structure implementation {}", int(Asked)));
+}
+
+AccelerationStructure::AccelerationStructure(BackendDevice& Device, const BvhBuilder::Scene& S,
+                                             cajeta_xpu_as_impl Asked)
+    : Device(Device), Impl(resolveImpl(Asked)) {
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<uint32_t> Bvh;
+  try {
+    Bvh = BvhBuilder::build(S, &Stats);
+  } catch (const std::invalid_argument& E) {
+    fail(CAJETA_XPU_ERROR, fmt::format("acceleration structure: {}", E.what()));
+  }
+  BuildMillis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+  Words = std::make_shared<Buffer>(Device, bundle::ScalarType::U32, Bvh.size());
+  Stream& On = Runtime::get().currentStream(Device);
+  Command C;
+  C.What = Command::Kind::Write;
+  C.Buf = Words;
+  C.Src = Bvh.data();
+  C.Count = Bvh.size();
+  On.waitFor(On.enqueue(std::move(C)));
+  Registry& R = registry();
+  std::lock_guard<std::mutex> Lock(R.Mutex);
+  R.Buffers.insert(Words.get());
+}
+
+AccelerationStructure::~AccelerationStructure() {
+  Registry& R = registry();
+  std::lock_guard<std::mutex> Lock(R.Mutex);
+  R.Buffers.erase(Words.get());
+}
+
+bool AccelerationStructure::isAccelBuffer(const Buffer* B) {
+  Registry& R = registry();
+  std::lock_guard<std::mutex> Lock(R.Mutex);
+  return R.Buffers.count(B) != 0;
+}
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,151 @@
+// The reference traversal: a stack walk over the BVH's words and Möller–Trumbore per triangle.
+#include "runtime/accel/BvhReference.h"
+
+#include "bundle/AccelLayout.h"
+
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cajeta::xpu::rt {
+
+namespace L = bundle::accel;
+
+namespace {
+
+inline float asFloat(uint32_t W) {
+  return std::bit_cast<float>(W);
+}
+
+inline void cross(const float* A, const float* B, float* Out) {
+  Out[0] = A[1] * B[2] - A[2] * B[1];
+  Out[1] = A[2] * B[0] - A[0] * B[2];
+  Out[2] = A[0] * B[1] - A[1] * B[0];
+}
+
+inline float dot(const float* A, const float* B) {
+  return A[0] * B[0] + A[1] * B[1] + A[2] * B[2];
+}
+
+/// Whether the box of Node overlaps [TNear, TFar] of the ray. A NaN slab end (a zero direction
+/// component with the origin on the slab's plane) leaves the interval as it is.
+inline bool hitsBox(const uint32_t* Node, const float* O, const float* InvDir, float TNear,
+                    float TFar) {
+  for (int A = 0; A < 3; ++A) {
+    float T0 = (asFloat(Node[A]) - O[A]) * InvDir[A];
+    float T1 = (asFloat(Node[3 + A]) - O[A]) * InvDir[A];
+    if (T0 > T1) {
+      float Swap = T0;
+      T0 = T1;
+      T1 = Swap;
+    }
+    T1 += (T1 < 0 ? -T1 : T1) * 4.0e-7f; // 1 + 2 gamma(3): rounding of the slab ends
+    TNear = T0 > TNear ? T0 : TNear;
+    TFar = T1 < TFar ? T1 : TFar;
+  }
+  return TNear <= TFar;
+}
+
+/// Whether a hit at (T, Prim) is nearer than the best so far; equal t: the lower index.
+inline bool nearer(const BvhReference::Hit& Best, float T, uint32_t Prim) {
+  return !Best.Found || T < Best.T || (T == Best.T && Prim < Best.Prim);
+}
+
+} // namespace
+
+BvhReference::BvhReference(std::span<const uint32_t> W) : Words(W) {
+  if (W.size() < L::HeaderWords || W[L::HMagic] != L::Magic || W[L::HVersion] != L::Version)
+    throw std::invalid_argument("not an acceleration structure of layout version " +
+                                std::to_string(L::Version));
+  NodeCount = W[L::HNodeCount];
+  PrimCount = W[L::HPrimCount];
+  NodeBase = W[L::HNodeBase];
+  PrimBase = W[L::HPrimBase];
+  if (uint64_t(NodeBase) + uint64_t(NodeCount) * L::NodeWords > W.size() ||
+      uint64_t(PrimBase) + uint64_t(PrimCount) * L::PrimWords > W.size())
+    throw std::invalid_argument("acceleration structure sections run past its " +
+                                std::to_string(W.size()) + " words");
+}
+
+bool BvhReference::intersect(const Ray& R, const float* V0, const float* E1, const float* E2,
+                             float& T, float& U, float& V) {
+  float P[3], Q[3], S[3];
+  cross(R.Dir, E2, P);
+  float Det = dot(E1, P);
+  if (Det == 0)
+    return false;
+  float InvDet = 1.0f / Det;
+  S[0] = R.Origin[0] - V0[0];
+  S[1] = R.Origin[1] - V0[1];
+  S[2] = R.Origin[2] - V0[2];
+  U = dot(S, P) * InvDet;
+  cross(S, E1, Q);
+  V = dot(R.Dir, Q) * InvDet;
+  T = dot(E2, Q) * InvDet;
+  return U >= 0 && V >= 0 && U + V <= 1 && T >= R.TMin && T < R.TMax;
+}
+
+BvhReference::Hit BvhReference::trace(const Ray& R, Counters* Count) const {
+  Hit Best;
+  if (!NodeCount)
+    return Best;
+  float InvDir[3] = {1.0f / R.Dir[0], 1.0f / R.Dir[1], 1.0f / R.Dir[2]};
+  std::vector<uint32_t> Stack; // at most the tree's depth + 1 entries
+  Stack.reserve(64);
+  Stack.push_back(0);
+  const uint32_t* Nodes = Words.data() + NodeBase;
+  while (!Stack.empty()) {
+    uint32_t N = Stack.back();
+    Stack.pop_back();
+    const uint32_t* Node = Nodes + size_t(N) * L::NodeWords;
+    if (Count)
+      ++Count->Nodes;
+    float TFar = Best.Found && Best.T < R.TMax ? Best.T : R.TMax;
+    if (!hitsBox(Node, R.Origin, InvDir, R.TMin, TFar))
+      continue;
+    uint32_t Info = Node[L::NodeInfo];
+    uint32_t First = Node[L::NodeChild];
+    if ((Info & 3) != L::LeafTag) {
+      // Far child below, near child on top: the near one is the lower side when the ray runs
+      // up the split axis.
+      bool Down = R.Dir[Info] < 0;
+      Stack.push_back(Down ? First : First + 1);
+      Stack.push_back(Down ? First + 1 : First);
+      continue;
+    }
+    uint32_t Prims = Info >> 2;
+    for (uint32_t I = 0; I != Prims; ++I) {
+      const uint32_t* P = Words.data() + PrimBase + size_t(First + I) * L::PrimWords;
+      if (P[L::PrimKind] != L::PrimTriangle)
+        continue;
+      if (Count)
+        ++Count->Triangles;
+      float F[9];
+      std::memcpy(F, P, sizeof(F));
+      float T, U, V;
+      if (intersect(R, F, F + 3, F + 6, T, U, V) && nearer(Best, T, P[L::PrimIndex]))
+        Best = Hit{true, T, U, V, P[L::PrimIndex]};
+    }
+  }
+  return Best;
+}
+
+BvhReference::Hit BvhReference::bruteForce(const BvhBuilder::Scene& S, const Ray& R) {
+  Hit Best;
+  for (size_t I = 0; I != S.TriangleCount; ++I) {
+    if (!BvhBuilder::triangleIsFinite(S, I))
+      continue;
+    float V[9];
+    BvhBuilder::triangle(S, I, V);
+    float E1[3] = {V[3] - V[0], V[4] - V[1], V[5] - V[2]};
+    float E2[3] = {V[6] - V[0], V[7] - V[1], V[8] - V[2]};
+    float T, U, W;
+    if (intersect(R, V, E1, E2, T, U, W) && nearer(Best, T, uint32_t(I)))
+      Best = Hit{true, T, U, W, uint32_t(I)};
+  }
+  return Best;
+}
+
+} // namespace cajeta::xpu::rt

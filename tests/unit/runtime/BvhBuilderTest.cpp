@@ -1,0 +1,548 @@
+// BvhBuilder and BvhReference: the BVH's structure (bundle/AccelLayout.h) on random, regular and
+// broken scenes, and the reference traversal against brute force.
+#include "runtime/accel/BvhBuilder.h"
+#include "bundle/AccelLayout.h"
+#include "runtime/accel/BvhReference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <set>
+#include <vector>
+
+namespace cajeta::xpu::rt {
+namespace {
+
+namespace L = bundle::accel;
+using Scene = BvhBuilder::Scene;
+using Ray = BvhReference::Ray;
+
+float f(uint32_t W) {
+  return std::bit_cast<float>(W);
+}
+
+/// Triangles of sides up to Size around random points of [0, 10]^3, without indices.
+std::vector<float> soup(size_t N, uint32_t Seed, float Size = 1.0f) {
+  std::mt19937 Rng(Seed);
+  std::uniform_real_distribution<float> Pos(0, 10), Off(-Size, Size);
+  std::vector<float> V;
+  V.reserve(N * 9);
+  for (size_t I = 0; I != N; ++I) {
+    float C[3] = {Pos(Rng), Pos(Rng), Pos(Rng)};
+    for (int K = 0; K < 3; ++K)
+      for (int A = 0; A < 3; ++A)
+        V.push_back(C[A] + Off(Rng));
+  }
+  return V;
+}
+
+/// A W x H grid of cells over [0, W] x [0, H] in x and z, heights in y, two triangles a cell.
+struct Heightfield {
+  std::vector<float> Vertices;
+  std::vector<uint32_t> Indices;
+  Heightfield(uint32_t W, uint32_t H) {
+    Vertices.reserve(size_t(W + 1) * (H + 1) * 3);
+    for (uint32_t Z = 0; Z <= H; ++Z)
+      for (uint32_t X = 0; X <= W; ++X) {
+        Vertices.push_back(float(X));
+        Vertices.push_back(std::sin(0.37f * X) * std::cos(0.23f * Z) * 3.0f);
+        Vertices.push_back(float(Z));
+      }
+    Indices.reserve(size_t(W) * H * 6);
+    for (uint32_t Z = 0; Z != H; ++Z)
+      for (uint32_t X = 0; X != W; ++X) {
+        uint32_t A = Z * (W + 1) + X, B = A + 1, C = A + W + 1, D = C + 1;
+        Indices.insert(Indices.end(), {A, B, C, B, D, C});
+      }
+  }
+  Scene scene() const {
+    Scene S;
+    S.Vertices = Vertices;
+    S.Indices = Indices;
+    S.TriangleCount = Indices.size() / 3;
+    return S;
+  }
+};
+
+struct Bounds {
+  float Lo[3], Hi[3];
+};
+
+/// Checks everything the layout promises; returns the centroid bounds of the subtree of Node.
+class StructureCheck {
+public:
+  StructureCheck(const std::vector<uint32_t>& W, const Scene& S, uint32_t LeafSize)
+      : W(W), S(S), LeafSize(LeafSize) {}
+
+  void run() {
+    ASSERT_GE(W.size(), L::HeaderWords);
+    EXPECT_EQ(W[L::HMagic], L::Magic);
+    EXPECT_EQ(W[L::HVersion], L::Version);
+    Nodes = W[L::HNodeCount];
+    Prims = W[L::HPrimCount];
+    EXPECT_EQ(W[L::HNodeBase], L::HeaderWords);
+    EXPECT_EQ(W[L::HParentBase], W[L::HNodeBase] + Nodes * L::NodeWords);
+    EXPECT_EQ(W[L::HPrimBase], W[L::HParentBase] + Nodes);
+    EXPECT_EQ(W.size(), size_t(W[L::HPrimBase]) + size_t(Prims) * L::PrimWords);
+    // The primitives the tree must hold: every finite one of the description, once.
+    std::multiset<std::pair<uint32_t, uint32_t>> Expected;
+    bool Tris = false, Boxes = false;
+    for (size_t T = 0; T != S.TriangleCount; ++T)
+      if (BvhBuilder::triangleIsFinite(S, T)) {
+        Expected.insert({L::PrimTriangle, uint32_t(T)});
+        Tris = true;
+      }
+    for (size_t B = 0; B != S.Aabbs.size() / 6; ++B)
+      if (BvhBuilder::aabbIsFinite(S, B)) {
+        Expected.insert({L::PrimAabb, uint32_t(B)});
+        Boxes = true;
+      }
+    EXPECT_EQ(Prims, Expected.size());
+    EXPECT_EQ(W[L::HKinds], (Tris ? 1u : 0u) | (Boxes ? 2u : 0u));
+    if (!Nodes) {
+      EXPECT_EQ(Prims, 0u);
+      return;
+    }
+    SlotSeen.assign(Prims, 0);
+    NodeSeen.assign(Nodes, 0);
+    EXPECT_EQ(parent(0), L::NoParent);
+    Bounds C;
+    walk(0, C);
+    for (uint32_t N = 0; N != Nodes; ++N)
+      EXPECT_EQ(NodeSeen[N], 1) << "node " << N << " is not reached exactly once";
+    std::multiset<std::pair<uint32_t, uint32_t>> Got;
+    for (uint32_t P = 0; P != Prims; ++P) {
+      EXPECT_EQ(SlotSeen[P], 1) << "slot " << P << " is not in exactly one leaf";
+      const uint32_t* Slot = prim(P);
+      Got.insert({Slot[L::PrimKind], Slot[L::PrimIndex]});
+    }
+    EXPECT_TRUE(Got == Expected) << "the leaves do not hold each finite primitive once";
+  }
+
+  uint32_t Leaves = 0;
+
+private:
+  const uint32_t* node(uint32_t N) const { return &W[W[L::HNodeBase] + N * L::NodeWords]; }
+  uint32_t parent(uint32_t N) const { return W[W[L::HParentBase] + N]; }
+  const uint32_t* prim(uint32_t P) const { return &W[W[L::HPrimBase] + P * L::PrimWords]; }
+
+  static void grow(Bounds& B, const float* P) {
+    for (int A = 0; A < 3; ++A) {
+      B.Lo[A] = std::min(B.Lo[A], P[A]);
+      B.Hi[A] = std::max(B.Hi[A], P[A]);
+    }
+  }
+  static Bounds empty() {
+    float I = std::numeric_limits<float>::infinity();
+    return Bounds{{I, I, I}, {-I, -I, -I}};
+  }
+  /// Whether point P lies in node N's box.
+  bool inside(uint32_t N, const float* P) const {
+    const uint32_t* Node = node(N);
+    for (int A = 0; A < 3; ++A)
+      if (!(f(Node[A]) <= P[A] && P[A] <= f(Node[3 + A])))
+        return false;
+    return true;
+  }
+
+  void walk(uint32_t N, Bounds& Centroids) {
+    ASSERT_LT(N, Nodes);
+    ++NodeSeen[N];
+    Centroids = empty();
+    const uint32_t* Node = node(N);
+    uint32_t Info = Node[L::NodeInfo], First = Node[L::NodeChild];
+    if ((Info & 3) == L::LeafTag) {
+      ++Leaves;
+      uint32_t Count = Info >> 2;
+      EXPECT_GE(Count, 1u);
+      EXPECT_LE(Count, LeafSize);
+      ASSERT_LE(uint64_t(First) + Count, Prims);
+      for (uint32_t P = First; P != First + Count; ++P) {
+        ++SlotSeen[P];
+        const uint32_t* Slot = prim(P);
+        float Pts[6], C[3];
+        if (Slot[L::PrimKind] == L::PrimTriangle) {
+          ASSERT_LT(Slot[L::PrimIndex], S.TriangleCount);
+          float V[9];
+          BvhBuilder::triangle(S, Slot[L::PrimIndex], V);
+          for (int K = 0; K < 3; ++K)
+            EXPECT_TRUE(inside(N, V + 3 * K)) << "triangle " << Slot[L::PrimIndex];
+          EXPECT_EQ(Slot[L::PrimFlags], S.OpaqueTriangles ? L::PrimOpaque : 0u);
+          EXPECT_EQ(f(Slot[0]), V[0]);
+          EXPECT_EQ(f(Slot[3]), V[3] - V[0]);
+          EXPECT_EQ(f(Slot[8]), V[8] - V[2]);
+          for (int A = 0; A < 3; ++A)
+            C[A] = std::min({V[A], V[3 + A], V[6 + A]}) + std::max({V[A], V[3 + A], V[6 + A]});
+        } else {
+          ASSERT_EQ(Slot[L::PrimKind], L::PrimAabb);
+          ASSERT_LT(Slot[L::PrimIndex], S.Aabbs.size() / 6);
+          const float* B = &S.Aabbs[6 * Slot[L::PrimIndex]];
+          std::copy(B, B + 6, Pts);
+          EXPECT_TRUE(inside(N, Pts) && inside(N, Pts + 3)) << "box " << Slot[L::PrimIndex];
+          EXPECT_EQ(Slot[L::PrimFlags], 0u);
+          for (int A = 0; A < 3; ++A)
+            C[A] = Pts[A] + Pts[3 + A];
+        }
+        grow(Centroids, C);
+      }
+      return;
+    }
+    ASSERT_LE(Info, 2u) << "inner node " << N << " has split axis " << Info;
+    ASSERT_EQ(First % 2, 1u) << "node " << N << "'s first child " << First << " is even";
+    ASSERT_LT(First + 1, Nodes);
+    EXPECT_EQ(parent(First), N);
+    EXPECT_EQ(parent(First + 1), N);
+    for (uint32_t Child : {First, First + 1}) {
+      const uint32_t* C = node(Child);
+      for (int A = 0; A < 3; ++A) {
+        EXPECT_LE(f(Node[A]), f(C[A]));
+        EXPECT_GE(f(Node[3 + A]), f(C[3 + A]));
+      }
+    }
+    Bounds Lower, Upper;
+    walk(First, Lower);
+    walk(First + 1, Upper);
+    // The first child holds the lower centroids along the split axis.
+    EXPECT_LE(Lower.Hi[Info], Upper.Lo[Info]) << "node " << N;
+    for (int A = 0; A < 3; ++A) {
+      Centroids.Lo[A] = std::min(Lower.Lo[A], Upper.Lo[A]);
+      Centroids.Hi[A] = std::max(Lower.Hi[A], Upper.Hi[A]);
+    }
+  }
+
+  const std::vector<uint32_t>& W;
+  const Scene& S;
+  uint32_t LeafSize;
+  uint32_t Nodes = 0, Prims = 0;
+  std::vector<int> SlotSeen, NodeSeen;
+};
+
+void checkStructure(const std::vector<uint32_t>& W, const Scene& S, uint32_t LeafSize = 4) {
+  StructureCheck C(W, S, LeafSize);
+  C.run();
+}
+
+Scene soupScene(const std::vector<float>& V) {
+  Scene S;
+  S.Vertices = V;
+  S.TriangleCount = V.size() / 9;
+  return S;
+}
+
+/// A ray from a random point of [-2, 12]^3: toward a random triangle's centroid when Aim, else in
+/// a random direction.
+Ray randomRay(std::mt19937& Rng, const Scene& S, bool Aim) {
+  std::uniform_real_distribution<float> Pos(-2, 12), Dir(-1, 1);
+  Ray R{{Pos(Rng), Pos(Rng), Pos(Rng)}, {0, 0, 0}, 0.0f, std::numeric_limits<float>::infinity()};
+  if (Aim && S.TriangleCount) {
+    float V[9];
+    BvhBuilder::triangle(S, Rng() % S.TriangleCount, V);
+    for (int A = 0; A < 3; ++A)
+      R.Dir[A] = (V[A] + V[3 + A] + V[6 + A]) / 3.0f - R.Origin[A];
+  } else {
+    for (int A = 0; A < 3; ++A)
+      R.Dir[A] = Dir(Rng);
+  }
+  return R;
+}
+
+/// The BVH's nearest hit equals brute force: the same hit or miss, t within 1e-5 relative, and
+/// the same triangle unless both are hit at that t (a shared edge).
+void expectSameHit(const Scene& S, const BvhReference& Bvh, const Ray& R, int RayIndex) {
+  BvhReference::Hit Want = BvhReference::bruteForce(S, R);
+  BvhReference::Hit Got = Bvh.trace(R);
+  ASSERT_EQ(Got.Found, Want.Found) << "ray " << RayIndex;
+  if (!Want.Found)
+    return;
+  EXPECT_LE(std::fabs(Got.T - Want.T), 1e-5f * std::max(1.0f, std::fabs(Want.T)))
+      << "ray " << RayIndex;
+  if (Got.Prim != Want.Prim) {
+    float V[9], E1[3], E2[3], T, U, W;
+    BvhBuilder::triangle(S, Got.Prim, V);
+    for (int A = 0; A < 3; ++A) {
+      E1[A] = V[3 + A] - V[A];
+      E2[A] = V[6 + A] - V[A];
+    }
+    EXPECT_TRUE(BvhReference::intersect(R, V, E1, E2, T, U, W) && T == Got.T)
+        << "ray " << RayIndex << ": triangle " << Got.Prim << " instead of " << Want.Prim;
+  }
+}
+
+TEST(BvhBuilder, RandomSoupHasTheLayoutsStructure) {
+  for (uint32_t Seed : {1u, 2u, 3u}) {
+    std::vector<float> V = soup(3000, Seed);
+    Scene S = soupScene(V);
+    BvhBuilder::Stats Stats;
+    std::vector<uint32_t> W = BvhBuilder::build(S, &Stats);
+    checkStructure(W, S);
+    EXPECT_EQ(Stats.Prims, 3000u);
+    EXPECT_EQ(Stats.Skipped, 0u);
+    EXPECT_EQ(Stats.Nodes, W[L::HNodeCount]);
+    EXPECT_EQ(Stats.Words, W.size());
+    EXPECT_EQ(Stats.Nodes, 2 * Stats.Leaves - 1);
+  }
+}
+
+TEST(BvhBuilder, LeafSizesFromOneToTheLayoutsMaximum) {
+  std::vector<float> V = soup(500, 7);
+  for (uint32_t Leaf : {1u, 2u, 8u, L::MaxLeafSize}) {
+    Scene S = soupScene(V);
+    S.MaxLeafSize = Leaf;
+    std::vector<uint32_t> W = BvhBuilder::build(S);
+    StructureCheck C(W, S, Leaf);
+    C.run();
+    if (Leaf == 1) {
+      EXPECT_EQ(C.Leaves, 500u);
+    }
+  }
+  Scene S = soupScene(V);
+  S.MaxLeafSize = L::MaxLeafSize + 1;
+  EXPECT_THROW(BvhBuilder::build(S), std::invalid_argument);
+}
+
+TEST(BvhBuilder, NonOpaqueTrianglesCarryNoOpaqueFlag) {
+  std::vector<float> V = soup(50, 4);
+  Scene S = soupScene(V);
+  S.OpaqueTriangles = false;
+  checkStructure(BvhBuilder::build(S), S);
+}
+
+TEST(BvhBuilder, EmptySceneHasNoNodes) {
+  Scene S;
+  BvhBuilder::Stats Stats;
+  std::vector<uint32_t> W = BvhBuilder::build(S, &Stats);
+  ASSERT_EQ(W.size(), L::HeaderWords);
+  EXPECT_EQ(W[L::HNodeCount], 0u);
+  EXPECT_EQ(W[L::HPrimCount], 0u);
+  EXPECT_EQ(W[L::HKinds], 0u);
+  checkStructure(W, S);
+  BvhReference Bvh(W);
+  EXPECT_FALSE(Bvh.trace(Ray{{0, 0, 0}, {1, 0, 0}, 0, 1e30f}).Found);
+}
+
+TEST(BvhBuilder, OneTriangleIsARootLeaf) {
+  std::vector<float> V = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  Scene S = soupScene(V);
+  std::vector<uint32_t> W = BvhBuilder::build(S);
+  checkStructure(W, S);
+  ASSERT_EQ(W[L::HNodeCount], 1u);
+  EXPECT_EQ(W[L::HeaderWords + L::NodeInfo], (1u << 2) | L::LeafTag);
+  BvhReference::Hit H = BvhReference(W).trace(Ray{{0.25f, 0.25f, 1}, {0, 0, -1}, 0, 10});
+  ASSERT_TRUE(H.Found);
+  EXPECT_EQ(H.T, 1.0f);
+  EXPECT_EQ(H.U, 0.25f);
+  EXPECT_EQ(H.V, 0.25f);
+  EXPECT_EQ(H.Prim, 0u);
+  // tmax is exclusive, tmin inclusive.
+  EXPECT_FALSE(BvhReference(W).trace(Ray{{0.25f, 0.25f, 1}, {0, 0, -1}, 0, 1.0f}).Found);
+  EXPECT_TRUE(BvhReference(W).trace(Ray{{0.25f, 0.25f, 1}, {0, 0, -1}, 1.0f, 2.0f}).Found);
+}
+
+TEST(BvhBuilder, CoincidentCentroidsSplitAtTheMedian) {
+  std::vector<float> V;
+  for (int I = 0; I != 100; ++I) // the same triangle, 100 times
+    V.insert(V.end(), {0, 0, 0, 1, 0, 0, 0, 1, 0});
+  Scene S = soupScene(V);
+  std::vector<uint32_t> W = BvhBuilder::build(S);
+  checkStructure(W, S);
+  BvhReference::Hit H = BvhReference(W).trace(Ray{{0.2f, 0.2f, 5}, {0, 0, -1}, 0, 100});
+  ASSERT_TRUE(H.Found);
+  EXPECT_EQ(H.Prim, 0u); // equal t: the lowest index
+}
+
+TEST(BvhBuilder, DegenerateTrianglesAreKeptAndNeverHit) {
+  // Triangle 0 is a point, 1 a segment along x, 2 a segment along z: zero area each.
+  std::vector<float> Flat = {2, 2, 2, 2, 2, 2, 2, 2, 2, //
+                             1, 2, 2, 2, 2, 2, 3, 2, 2, //
+                             2, 2, 1, 2, 2, 3, 2, 2, 2};
+  Scene Degenerate = soupScene(Flat);
+  std::vector<uint32_t> W = BvhBuilder::build(Degenerate);
+  checkStructure(W, Degenerate);
+  EXPECT_EQ(W[L::HPrimCount], 3u);
+  BvhReference Only(W);
+  for (Ray R : {Ray{{2, 2, -5}, {0, 0, 1}, 0, 100}, Ray{{2, -5, 2}, {0, 1, 0}, 0, 100},
+                Ray{{0, 2, 2}, {1, 0, 0}, 0, 100}, Ray{{0, 0, 0}, {1, 1, 1}, 0, 100}})
+    EXPECT_FALSE(Only.trace(R).Found);
+
+  std::vector<float> V = soup(200, 9);
+  V.insert(V.begin(), Flat.begin(), Flat.end());
+  Scene S = soupScene(V);
+  BvhBuilder::Stats Stats;
+  W = BvhBuilder::build(S, &Stats);
+  checkStructure(W, S);
+  EXPECT_EQ(Stats.Skipped, 0u);
+  BvhReference Bvh(W);
+  std::mt19937 Rng(5);
+  for (int I = 0; I != 300; ++I)
+    expectSameHit(S, Bvh, randomRay(Rng, S, I % 2), I);
+}
+
+TEST(BvhBuilder, NanAndInfiniteTrianglesAreLeftOutAndCounted) {
+  std::vector<float> V = soup(300, 11);
+  V[9 * 5 + 4] = std::numeric_limits<float>::quiet_NaN();
+  V[9 * 17 + 0] = std::numeric_limits<float>::infinity();
+  V[9 * 18 + 8] = -std::numeric_limits<float>::infinity();
+  for (int K = 0; K < 9; ++K) // one all NaN
+    V[9 * 40 + K] = std::numeric_limits<float>::quiet_NaN();
+  Scene S = soupScene(V);
+  BvhBuilder::Stats Stats;
+  std::vector<uint32_t> W = BvhBuilder::build(S, &Stats);
+  checkStructure(W, S);
+  EXPECT_EQ(Stats.Skipped, 4u);
+  EXPECT_EQ(Stats.Prims, 296u);
+  std::mt19937 Rng(6);
+  BvhReference Bvh(W);
+  for (int I = 0; I != 300; ++I)
+    expectSameHit(S, Bvh, randomRay(Rng, S, I % 2), I);
+
+  std::vector<float> AllNan(27, std::numeric_limits<float>::quiet_NaN());
+  Scene Nothing = soupScene(AllNan);
+  W = BvhBuilder::build(Nothing, &Stats);
+  EXPECT_EQ(W[L::HNodeCount], 0u);
+  EXPECT_EQ(Stats.Skipped, 3u);
+}
+
+TEST(BvhBuilder, IndexOutOfRangeNamesTheTriangleAndTheIndex) {
+  std::vector<float> V = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+  std::vector<uint32_t> I = {0, 1, 2, 1, 7, 2};
+  Scene S;
+  S.Vertices = V;
+  S.Indices = I;
+  S.TriangleCount = 2;
+  try {
+    BvhBuilder::build(S);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& E) {
+    std::string M = E.what();
+    EXPECT_NE(M.find("triangle 1"), std::string::npos) << M;
+    EXPECT_NE(M.find("index 7"), std::string::npos) << M;
+    EXPECT_NE(M.find("4 vertices"), std::string::npos) << M;
+  }
+  S.TriangleCount = 3; // six indices for three triangles
+  EXPECT_THROW(BvhBuilder::build(S), std::invalid_argument);
+  Scene NoIndices;
+  NoIndices.Vertices = V; // four vertices: one triangle
+  NoIndices.TriangleCount = 2;
+  EXPECT_THROW(BvhBuilder::build(NoIndices), std::invalid_argument);
+  std::vector<float> Odd = {0, 0};
+  Scene BadVertices;
+  BadVertices.Vertices = Odd;
+  EXPECT_THROW(BvhBuilder::build(BadVertices), std::invalid_argument);
+}
+
+TEST(BvhBuilder, AabbOnlyAndMixedScenesBuild) {
+  std::mt19937 Rng(12);
+  std::uniform_real_distribution<float> Pos(0, 10), Size(0, 0.5f);
+  std::vector<float> Boxes;
+  for (int I = 0; I != 400; ++I) {
+    float C[3] = {Pos(Rng), Pos(Rng), Pos(Rng)};
+    for (int A = 0; A < 3; ++A)
+      Boxes.push_back(C[A] - Size(Rng));
+    for (int A = 0; A < 3; ++A)
+      Boxes.push_back(C[A] + Size(Rng));
+  }
+  Boxes[6 * 9 + 2] = std::numeric_limits<float>::quiet_NaN();
+  Scene OnlyBoxes;
+  OnlyBoxes.Aabbs = Boxes;
+  BvhBuilder::Stats Stats;
+  std::vector<uint32_t> W = BvhBuilder::build(OnlyBoxes, &Stats);
+  checkStructure(W, OnlyBoxes);
+  EXPECT_EQ(Stats.Skipped, 1u);
+  EXPECT_EQ(W[L::HKinds], 2u);
+  EXPECT_FALSE(BvhReference(W).trace(Ray{{5, 5, -1}, {0, 0, 1}, 0, 1e30f}).Found);
+
+  std::vector<float> V = soup(300, 13);
+  Scene Mixed = soupScene(V);
+  Mixed.Aabbs = Boxes;
+  W = BvhBuilder::build(Mixed, &Stats);
+  checkStructure(W, Mixed);
+  EXPECT_EQ(W[L::HKinds], 3u);
+  EXPECT_EQ(Stats.Prims, 699u);
+  BvhReference Bvh(W);
+  for (int I = 0; I != 300; ++I)
+    expectSameHit(Mixed, Bvh, randomRay(Rng, Mixed, I % 2), I);
+}
+
+TEST(BvhReference, EqualsBruteForceOnRandomSoups) {
+  for (uint32_t Seed : {21u, 22u, 23u}) {
+    std::vector<float> V = soup(2000, Seed, Seed == 23 ? 4.0f : 1.0f);
+    Scene S = soupScene(V);
+    std::vector<uint32_t> W = BvhBuilder::build(S);
+    BvhReference Bvh(W);
+    std::mt19937 Rng(Seed);
+    for (int I = 0; I != 2000; ++I)
+      expectSameHit(S, Bvh, randomRay(Rng, S, I % 2), I);
+  }
+}
+
+TEST(BvhReference, EqualsBruteForceOnAHeightfield) {
+  Heightfield H(32, 32);
+  Scene S = H.scene();
+  std::vector<uint32_t> W = BvhBuilder::build(S);
+  checkStructure(W, S);
+  BvhReference Bvh(W);
+  std::mt19937 Rng(31);
+  std::uniform_real_distribution<float> Over(0, 32), Dir(-1, 1);
+  for (int I = 0; I != 2000; ++I) {
+    Ray R{{Over(Rng), 6.0f, Over(Rng)}, {Dir(Rng), -1.0f, Dir(Rng)}, 0, 1e30f};
+    if (I % 4 == 0) // grazing rays from the side, and axis-parallel ones
+      R = Ray{{-1.0f, Dir(Rng) * 3, Over(Rng)}, {1.0f, Dir(Rng) * 0.1f, 0.0f}, 0, 1e30f};
+    if (I % 4 == 1)
+      R = Ray{{Over(Rng), 5.0f, Over(Rng)}, {0, -1, 0}, 0, 1e30f};
+    expectSameHit(S, Bvh, R, I);
+  }
+}
+
+TEST(BvhReference, RejectsWordsThatAreNotABvh) {
+  std::vector<uint32_t> W(L::HeaderWords, 0);
+  EXPECT_THROW(BvhReference{W}, std::invalid_argument);
+  Scene S;
+  W = BvhBuilder::build(S);
+  W[L::HNodeCount] = 5;
+  EXPECT_THROW(BvhReference{W}, std::invalid_argument);
+}
+
+/// 2M triangles (a 1000 x 1000 heightfield): the build time, printed; the structure spot-checked.
+TEST(BvhBuilder, TwoMillionTriangleHeightfield) {
+  Heightfield H(1000, 1000);
+  Scene S = H.scene();
+  BvhBuilder::Stats Stats;
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<uint32_t> W = BvhBuilder::build(S, &Stats);
+  double Ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+  std::printf("2M-triangle heightfield: %.1f ms, %u nodes, %u leaves, depth %u, %.1f MiB\n", Ms,
+              Stats.Nodes, Stats.Leaves, Stats.MaxDepth, Stats.Words * 4.0 / (1 << 20));
+  RecordProperty("build_ms", std::to_string(Ms));
+  EXPECT_EQ(Stats.Prims, 2000000u);
+  EXPECT_EQ(Stats.Nodes, 2 * Stats.Leaves - 1);
+  BvhReference Bvh(W);
+  std::mt19937 Rng(41);
+  std::uniform_real_distribution<float> Over(1, 998); // the rays land inside the grid
+  BvhReference::Counters Count;
+  for (int I = 0; I != 1000; ++I) {
+    Ray R{{Over(Rng), 10.0f, Over(Rng)}, {0.1f, -1.0f, 0.05f}, 0, 1e30f};
+    BvhReference::Hit Hit = Bvh.trace(R, &Count);
+    if (!Hit.Found) {
+      BvhReference::Hit Want = BvhReference::bruteForce(S, R);
+      FAIL() << "ray " << I << " misses; brute force: " << (Want.Found ? "a hit" : "a miss");
+    }
+    float V[9];
+    BvhBuilder::triangle(S, Hit.Prim, V);
+    float P[3] = {R.Origin[0] + Hit.T * R.Dir[0], R.Origin[2] + Hit.T * R.Dir[2]};
+    // The hit point lies over the triangle's cell.
+    EXPECT_NEAR(P[0], (V[0] + V[3] + V[6]) / 3, 1.0f);
+    EXPECT_NEAR(P[1], (V[2] + V[5] + V[8]) / 3, 1.0f);
+  }
+  std::printf("  %.1f nodes and %.1f triangles visited per ray\n", Count.Nodes / 1000.0,
+              Count.Triangles / 1000.0);
+}
+
+} // namespace
+} // namespace cajeta::xpu::rt
