@@ -40,6 +40,9 @@ struct ParamInfo {
   ParamKind Kind = ParamKind::Scalar;
   ScalarType Type = ScalarType::I32; // buffer: element type; Function: U32; Pod: unused
   Access Mode = Access::None;        // buffers only
+  // Buffer only: the parameter is an AccelerationStructure (its BVH as a uint32 buffer,
+  // bundle/AccelLayout.h); a launch takes an acceleration structure there and nothing else.
+  bool Accel = false;
   // Pod only: the class name, fields, and C layout size/alignment.
   std::string PodName;
   std::vector<PodFieldInfo> Fields;

@@ -12,6 +12,7 @@
 #include "compiler/kir/AccessAnalysis.h"
 #include "compiler/kir/SchedulingAnalysis.h"
 #include "compiler/kir/Verifier.h"
+#include "compiler/kir/transforms/RayQueryLowering.h"
 #include "compiler/kir/transforms/TierSelection.h"
 #include "compiler/lowering/llvm/HostPayloadBuilder.h"
 
@@ -21,7 +22,7 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.7.0 (kir 6, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
+  return "cajeta-compiler 0.8.0 (kir 7, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
          "spirv-emitter 7, sched 1, host-payload 1, llvm 19)";
 }
 
@@ -65,6 +66,7 @@ static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn
   if (Par.Ty.isBuffer()) {
     PI.Kind = bundle::ParamKind::Buffer;
     PI.Mode = Fn.ParamAccess[I];
+    PI.Accel = Par.IsAccel;
   } else if (Par.Ty.isPod()) {
     const kir::PodType& Pod = M.Pods[Par.Ty.PodIndex];
     PI.Kind = bundle::ParamKind::Pod;
@@ -164,6 +166,16 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   }
   for (const std::string& Note : Skipped)
     Diags.report(Severity::Note, Stage::Llvm, Note);
+  // Ray queries have one tier on every target today: the software walk follows the software
+  // BVH, the one implementation an AccelerationStructure is built as here.
+  bool UsesRayQuery = false;
+  for (const auto& Fn : F.Kir->Functions)
+    UsesRayQuery |= kir::RayQueryLowering::uses(*Fn);
+  if (UsesRayQuery)
+    Diags.report(Severity::Note, Stage::Driver,
+                 "[rayquery-tiering] every backend: portable (a stackless walk over the software "
+                 "BVH); no device offers hardware ray query here, so acceleration structures "
+                 "are built as the software BVH");
   std::vector<TargetOutput> Outputs;
   for (const auto& T : Targets) {
     TargetOptions TO;

@@ -9,17 +9,29 @@ namespace cajeta::frontend {
 using kir::IntrinsicOp;
 
 bool isXpuClass(const std::string& Name) {
-  static const std::set<std::string> Names = {"KernelBuffer", "KernelThread",
-                                              "Workgroup",    "KernelStream",
-                                              "Event",        "Kernel",
-                                              "Shared",       "Barrier",
-                                              "Atomics",      "MemoryOrder",
-                                              "Wave",         "Tile",
-                                              "Group",        "CooperativeMatrix",
-                                              "Device",       "Capability",
-                                              "AsyncCopy",    "Texture2D",
-                                              "Sampler",      "AccelerationStructure",
-                                              "RayQuery",     "KernelSubmission",
+  static const std::set<std::string> Names = {"KernelBuffer",
+                                              "KernelThread",
+                                              "Workgroup",
+                                              "KernelStream",
+                                              "Event",
+                                              "Kernel",
+                                              "Shared",
+                                              "Barrier",
+                                              "Atomics",
+                                              "MemoryOrder",
+                                              "Wave",
+                                              "Tile",
+                                              "Group",
+                                              "CooperativeMatrix",
+                                              "Device",
+                                              "Capability",
+                                              "AsyncCopy",
+                                              "Texture2D",
+                                              "Sampler",
+                                              "AccelerationStructure",
+                                              "RayQuery",
+                                              "RayFlags",
+                                              "KernelSubmission",
                                               "Scheduler"};
   return Names.count(Name) != 0;
 }
@@ -35,8 +47,6 @@ bool builtinNeedsImport(const std::string& Name) {
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
   if (Name == "Texture2D" || Name == "Sampler")
     return "textures are not implemented yet";
-  if (Name == "AccelerationStructure" || Name == "RayQuery")
-    return "ray query is not implemented yet";
   return std::nullopt;
 }
 

@@ -153,6 +153,8 @@ std::optional<kir::Type> Sema::resolveType(const TypeRef& T, bool AllowBuffer, c
     }
     return kir::Type::buffer(Elem->Elem);
   }
+  if (T.Name == "AccelerationStructure" || T.Name == "RayQuery")
+    return resolveAccelType(T, AllowBuffer, Where);
   if (T.Name == "Tile" || T.Name == "CooperativeMatrix") {
     Diags.error(T.Range, "a tile cannot be used as " + std::string(Where) +
                              "; tiles are local variables of @Kernel methods");
@@ -285,6 +287,7 @@ void Sema::declareFunctions() {
         KP.Ty = *T;
         KP.Loc = loc(P.Range);
         KP.IsFunction = Sig >= 0;
+        KP.IsAccel = P.Type.Name == "AccelerationStructure";
         Fn->Params.push_back(KP);
         FI.ParamFnSig.push_back(Sig);
       }
@@ -304,6 +307,7 @@ void Sema::buildFunction(FunctionInfo& FI) {
   Scopes.clear();
   BufferParams.clear();
   PodParams.clear();
+  AccelParams.clear();
   SharedByName.clear();
   LocalFnSig.clear();
   Loops.clear();
@@ -315,6 +319,10 @@ void Sema::buildFunction(FunctionInfo& FI) {
   for (uint32_t I = 0; I < Fn.Params.size(); ++I) {
     const kir::Param& P = Fn.Params[I];
     SourceRange R = FI.Decl->Params[I].Range;
+    if (P.IsAccel) {
+      AccelParams[P.Name] = I; // read only by RayQuery.initialize
+      continue;
+    }
     if (P.Ty.isBuffer()) {
       BufferParams[P.Name] = I; // buffers resolve to the parameter itself
       continue;

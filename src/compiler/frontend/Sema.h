@@ -133,6 +133,14 @@ private:
   kir::Expr* tileLocalRef(uint32_t Local, SourceRange R);
   kir::Expr* tileIndexArg(const Expr* A, const std::string& What, const std::string& Method);
   std::optional<uint32_t> tileArg(const Expr* A, const std::string& Method);
+  // Ray queries (SemaRayQuery.cpp)
+  std::optional<kir::Type> resolveAccelType(const TypeRef& T, bool AllowParam, const char* Where);
+  kir::Stmt* buildRayQueryDecl(const Stmt* S);
+  Value buildRayQueryMethod(const Expr* E, uint32_t Query, const std::string& Method);
+  /// RayFlags.X and RayQuery.X constants (int32); false when E is neither.
+  bool buildRayConstant(const Expr* E, Value& Out);
+  /// The AccelerationStructure parameter E names, or null (reported).
+  kir::Expr* buildAccelOperand(const Expr* E, const std::string& Context);
   Value buildField(const Expr* E);
   Value buildMethodRef(const Expr* E);
   Value buildFnCall(const Expr* E, uint32_t Local, int Sig);
@@ -228,6 +236,7 @@ private:
   std::vector<std::map<std::string, uint32_t>> Scopes;
   std::map<std::string, uint32_t> BufferParams; // name -> parameter index
   std::map<std::string, uint32_t> PodParams;    // name -> parameter index
+  std::map<std::string, uint32_t> AccelParams;  // name -> parameter index
   std::map<std::string, uint32_t> SharedByName; // name -> shared array index
   std::map<uint32_t, int> LocalFnSig;           // local -> Fn signature
   std::vector<FnSignature> Signatures;

@@ -65,6 +65,8 @@ std::optional<Type> Sema::resolvePod(const ClassDecl& C, const TypeRef& T) {
 
 Sema::Value Sema::buildField(const Expr* E) {
   const Expr* Obj = E->Ops[0];
+  if (Value C; buildRayConstant(E, C))
+    return C;
   if (Obj->K != Expr::Kind::Name || !PodParams.count(Obj->Text) || lookupLocal(Obj->Text)) {
     if (Obj->K == Expr::Kind::Name && BufferParams.count(Obj->Text) && E->Text == "length")
       Diags.error(E->Range, "'length' is a method; write '" + Obj->Text + ".length()'");

@@ -324,6 +324,18 @@ kir::Expr* Sema::buildBufferOperand(const Expr* E) {
 }
 
 Sema::Value Sema::buildName(const Expr* E) {
+  if (auto L = lookupLocal(E->Text); L && Fn().Locals[*L].Ty.isRayQuery()) {
+    Diags.error(E->Range, "ray query '" + E->Text +
+                              "' is not a value: use its methods (initialize, proceed, "
+                              "committedT, ...)");
+    return {};
+  }
+  if (!lookupLocal(E->Text) && AccelParams.count(E->Text)) {
+    Diags.error(E->Range, "'" + E->Text +
+                              "' is an AccelerationStructure: pass it to a RayQuery's "
+                              "initialize or to a helper's AccelerationStructure parameter");
+    return {};
+  }
   if (auto L = lookupLocal(E->Text); L && Fn().Locals[*L].Ty.isTile()) {
     Diags.error(E->Range, "tile '" + E->Text +
                               "' is not a value: use its methods (load, store, fill, scale, add, "
@@ -481,6 +493,8 @@ Sema::Value Sema::buildCall(const Expr* E) {
   }
   if (auto L = lookupLocal(Name); L && Fn().Locals[*L].Ty.isTile())
     return buildTileMethod(E, *L, Method);
+  if (auto L = lookupLocal(Name); L && Fn().Locals[*L].Ty.isRayQuery())
+    return buildRayQueryMethod(E, *L, Method);
   if (BufferParams.count(Name) && !lookupLocal(Name)) {
     if (Method == "length" && E->Ops.size() == 1) {
       kir::Expr* R =
@@ -659,6 +673,13 @@ Sema::Value Sema::buildDeviceCall(const Expr* E, const std::string& Class,
   for (size_t I = 0; I < Given; ++I) {
     const kir::Param& P = Callee.Fn->Params[I];
     const Expr* A = E->Ops[I + 1];
+    if (P.IsAccel) {
+      kir::Expr* X = buildAccelOperand(A, "argument " + std::to_string(I + 1) + " of '" +
+                                              Qualified + "' ('" + Decl.Params[I].Name + "')");
+      Ok &= X != nullptr;
+      R->Ops.push_back(X);
+      continue;
+    }
     if (P.Ty.isBuffer()) {
       kir::Expr* B = buildBufferOperand(A);
       if (B && B->Ty != P.Ty) {
@@ -737,6 +758,11 @@ Sema::LValue Sema::buildLValue(const Expr* E) {
   LValue L;
   L.Range = E->Range;
   if (E->K == Expr::Kind::Name) {
+    if (auto Id = lookupLocal(E->Text); Id && Fn().Locals[*Id].Ty.isRayQuery()) {
+      Diags.error(E->Range, "cannot assign to ray query '" + E->Text +
+                                "'; call initialize(...) to start a new query");
+      return L;
+    }
     if (auto Id = lookupLocal(E->Text); Id && Fn().Locals[*Id].Ty.isTile()) {
       Diags.error(E->Range, "cannot assign to tile '" + E->Text +
                                 "'; use its methods (load, fill, convertFrom, ...)");

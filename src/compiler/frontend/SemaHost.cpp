@@ -718,9 +718,11 @@ Sema::Value Sema::buildLaunch(const Expr* E) {
     const Expr* A = E->Ops[I + 1];
     std::string Ctx = "argument " + std::to_string(I + 1) + " ('" + P.Name + "')";
     Ref.Params.push_back(P.Ty);
-    if (P.Ty.isPod() || P.IsFunction) {
+    if (P.Ty.isPod() || P.IsFunction || P.IsAccel) {
       Diags.error(A->Range, Ctx + " of '" + Qualified + "' is a " +
-                                (P.IsFunction ? "function" : "POD") +
+                                (P.IsFunction ? "function"
+                                 : P.IsAccel  ? "AccelerationStructure"
+                                              : "POD") +
                                 " parameter; host code cannot pass one yet (launch it from C++)");
       Ok = false;
       continue;

@@ -94,6 +94,8 @@ kir::Stmt* Sema::buildLocalVar(const Stmt* S) {
   int Sig = -1;
   if (S->VarType.Name == "Shared")
     return buildSharedDecl(S);
+  if (S->VarType.Name == "RayQuery" && !InHost)
+    return buildRayQueryDecl(S);
   if ((S->VarType.Name == "Tile" || S->VarType.Name == "CooperativeMatrix") &&
       !S->VarType.Args.empty())
     return buildTileDecl(S);

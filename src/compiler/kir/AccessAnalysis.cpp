@@ -41,6 +41,9 @@ void analyzeAccess(Module& M) {
           bufferParam(E->Ops[0]) >= 0)
         F.ParamAccess[E->Ops[0]->Index] = merge(
             F.ParamAccess[E->Ops[0]->Index], E->TOp == TileOp::Load ? Access::Read : Access::Write);
+      if (E->K == Expr::Kind::RayQuery && E->RQOp == RayQueryOp::Initialize &&
+          bufferParam(E->Ops[0]) >= 0)
+        F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], Access::Read);
       if (E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::AsyncCopy &&
           bufferParam(E->Ops[2]) >= 0)
         F.ParamAccess[E->Ops[2]->Index] = merge(F.ParamAccess[E->Ops[2]->Index], Access::Read);

@@ -76,6 +76,8 @@ std::string Type::str() const {
     return "?";
   case String:
     return "String";
+  case RayQuery:
+    return "RayQuery";
   }
   return "?";
 }
@@ -93,6 +95,55 @@ Stmt* Module::newStmt(Stmt::Kind K, SourceLoc Loc) {
   S.K = K;
   S.Loc = Loc;
   return &S;
+}
+
+const char* rayQueryOpName(RayQueryOp Op) {
+  switch (Op) {
+  case RayQueryOp::Initialize:
+    return "initialize";
+  case RayQueryOp::Proceed:
+    return "proceed";
+  case RayQueryOp::Confirm:
+    return "confirm";
+  case RayQueryOp::Generate:
+    return "generateIntersection";
+  case RayQueryOp::Terminate:
+    return "terminate";
+  case RayQueryOp::Type:
+    return "type";
+  case RayQueryOp::T:
+    return "t";
+  case RayQueryOp::U:
+    return "u";
+  case RayQueryOp::V:
+    return "v";
+  case RayQueryOp::PrimitiveIndex:
+    return "primitiveIndex";
+  case RayQueryOp::FrontFace:
+    return "frontFace";
+  }
+  return "?";
+}
+
+unsigned rayQueryOperandCount(RayQueryOp Op) {
+  return Op == RayQueryOp::Initialize ? 10 : Op == RayQueryOp::Generate ? 1 : 0;
+}
+
+Type rayQueryResultType(RayQueryOp Op) {
+  switch (Op) {
+  case RayQueryOp::Proceed:
+  case RayQueryOp::FrontFace:
+    return Type::scalar(ScalarType::Bool);
+  case RayQueryOp::Type:
+  case RayQueryOp::PrimitiveIndex:
+    return Type::scalar(ScalarType::I32);
+  case RayQueryOp::T:
+  case RayQueryOp::U:
+  case RayQueryOp::V:
+    return Type::scalar(ScalarType::F32);
+  default:
+    return Type::voidTy();
+  }
 }
 
 const char* hostOpName(HostOp Op) {

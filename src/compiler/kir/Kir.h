@@ -25,13 +25,27 @@ struct SourceLoc {
 /// workgroup-shared array (Function::SharedArrays, kernels only), a POD (Module::Pods,
 /// parameters only, read-only), or a tile (a kernel's local only, read and written by Tile
 /// expressions only; kir::TileLowering replaces every tile before an emitter runs).
-/// Function-typed source values are plain uint32 tags in KIR.
+/// Function-typed source values are plain uint32 tags in KIR. An AccelerationStructure
+/// parameter is a uint32 buffer (Param::IsAccel; its layout is bundle/AccelLayout.h) and a
+/// RayQuery a kernel's or helper's local named only by RayQuery expressions
+/// (kir::RayQueryLowering replaces every query by plain locals before an emitter runs).
 ///
 /// Host code (a Module with IsHost) has three more kinds, each a pointer-sized value: a heap
 /// array of scalars (`heap float32[n]`), a runtime object (Handle: a KernelBuffer, KernelStream
 /// or Event) and a string (a constant, a command-line argument; immutable).
 struct Type {
-  enum Kind : uint8_t { Void, Scalar, Buffer, Shared, Pod, Tile, HeapArray, Handle, String };
+  enum Kind : uint8_t {
+    Void,
+    Scalar,
+    Buffer,
+    Shared,
+    Pod,
+    Tile,
+    HeapArray,
+    Handle,
+    String,
+    RayQuery
+  };
   enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle };
   Kind K = Void;
   ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared/Tile/HeapArray and a
@@ -53,6 +67,7 @@ struct Type {
     return {Handle, T, 0, 0, 0, H};
   }
   static Type string() { return {String}; }
+  static Type rayQuery() { return {RayQuery}; }
 
   bool isVoid() const { return K == Void; }
   bool isScalar() const { return K == Scalar; }
@@ -64,6 +79,7 @@ struct Type {
   bool isHandle() const { return K == Handle; }
   bool isHandle(HandleKind H) const { return K == Handle && Object == H; }
   bool isString() const { return K == String; }
+  bool isRayQuery() const { return K == RayQuery; }
   /// A host value: a heap array, a handle or a string (pointers in the lowering).
   bool isHostValue() const { return K == HeapArray || K == Handle || K == String; }
   /// Indexable memory: a buffer or a shared array (operand 0 of Load/Store/Atomic).
@@ -84,7 +100,7 @@ struct Type {
       return Elem == O.Elem && Rows == O.Rows && Cols == O.Cols;
     if (K == Handle)
       return Object == O.Object && (Object != BufferHandle || Elem == O.Elem);
-    return K == Void || K == String || Elem == O.Elem;
+    return K == Void || K == String || K == RayQuery || Elem == O.Elem;
   }
   bool operator!=(const Type& O) const { return !(*this == O); }
 };
@@ -288,6 +304,29 @@ enum class HostOp : uint8_t {
   StringEquals,   // {String, String}: bool (s.equals(t))
 };
 
+/// Ray query operations (Expr::Kind::RayQuery) on the query local Index: the inline ray query of
+/// SPIR-V's SPV_KHR_ray_query, over an AccelerationStructure parameter. Getters read the
+/// candidate (Dim 0) or the committed (Dim 1) intersection. kir::RayQueryLowering writes the
+/// traversal (a stackless walk over the software BVH) and the tests; no emitter sees these.
+enum class RayQueryOp : uint8_t {
+  Initialize, // {accel Param, flags uint32, ox, oy, oz, tmin, dx, dy, dz, tmax (float32)}: void;
+              // starts a new traversal and clears the committed intersection
+  Proceed,    // {}: bool: walks on to the next candidate the kernel decides on (an AABB, or a
+              // triangle that is not opaque) and yields true, or yields false when the walk
+              // is over. Opaque triangles closer than the committed one are committed on the way.
+  Confirm,    // {}: void: commits the candidate triangle
+  Generate,   // {t float32}: void: commits the candidate AABB at t when tmin <= t < committed t
+  Terminate,  // {}: void: ends the walk; the committed intersection stays
+  Type,       // {}: int32: candidate: CandidateTriangle 0, CandidateAabb 1; committed:
+              //   CommittedNone 0, CommittedTriangle 1, CommittedGenerated 2
+  T,          // {}: float32: the distance along the ray (a candidate AABB: where the ray enters)
+  U,          // {}: float32: barycentric u (weight of v1) of a triangle intersection
+  V,          // {}: float32: barycentric v (weight of v2)
+  PrimitiveIndex, // {}: int32: the primitive's index in its description (-1: none)
+  FrontFace,      // {}: bool: the ray comes from the side (v1 - v0) x (v2 - v0) points to
+                  //   (dot(d, n) < 0: counter-clockwise seen from the origin)
+};
+
 /// C++/SPIR-V memory orders for atomics. The language's default is Relaxed.
 enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst };
 
@@ -325,6 +364,7 @@ struct Expr {
     StringConst,  // Module::Strings[Index]; Ty String (a Print operand only)
     Global,       // host: read static field Module::Globals[Index]
     GlobalAssign, // host: static field Index = Ops[0]; yields the value
+    RayQuery,     // RQOp on the query local Index (RayQueryOp: operands and result)
   };
   Kind K = Kind::Const;
   Type Ty;
@@ -337,6 +377,7 @@ struct Expr {
   WaveOp WOp = WaveOp::Width;
   TileOp TOp = TileOp::Fill;
   HostOp HOp = HostOp::Print;
+  RayQueryOp RQOp = RayQueryOp::Proceed;
   std::vector<uint32_t> Targets; // Dispatch
   uint8_t Dim = 0;
   uint32_t Index = 0;
@@ -396,6 +437,8 @@ struct Param {
   /// A function-typed parameter (a uint32 tag): the function index for each tag.
   std::vector<uint32_t> FunctionTable;
   bool IsFunction = false;
+  /// An AccelerationStructure (Ty is a uint32 buffer): only RayQuery Initialize reads it.
+  bool IsAccel = false;
 };
 
 /// A workgroup-shared array declared in a kernel: `Shared<float32> t = shared float32[256];`.
@@ -514,6 +557,11 @@ Type waveResultType(WaveOp Op, Type Operand);
 /// every tile op).
 bool isConvergentWaveOp(const Expr* E);
 const char* hostOpName(HostOp Op);
+const char* rayQueryOpName(RayQueryOp Op); // the source method stem: "proceed", "t", ...
+/// Operands of a RayQuery expression (Initialize 10, Generate 1, the rest 0).
+unsigned rayQueryOperandCount(RayQueryOp Op);
+/// The result type of a RayQuery expression.
+Type rayQueryResultType(RayQueryOp Op);
 /// Operands of a Host expression, or -1 when it varies (Launch: 7 + args; uploads: 2 or 3).
 int hostOperandCount(HostOp Op);
 const char* tileOpName(TileOp Op); // the source method name: "fill", "load", "mac", ...

@@ -189,6 +189,12 @@ private:
         S += " col-major";
       return S + ops() + ")";
     }
+    case Expr::Kind::RayQuery: {
+      std::string S = "(rayquery." + std::string(rayQueryOpName(E->RQOp));
+      if (E->RQOp >= RayQueryOp::Type)
+        S += E->Dim ? ".committed" : ".candidate";
+      return S + " " + local(E->Index) + ops() + ")";
+    }
     case Expr::Kind::Host: {
       std::string S = "(host." + std::string(hostOpName(E->HOp)) + " " + T;
       if (E->HOp == HostOp::Launch)

@@ -5,6 +5,8 @@
 // the launch rather than each work-item: total = items * Item + Launch.
 #include "compiler/kir/SchedulingAnalysis.h"
 
+#include "bundle/AccelLayout.h"
+
 #include "compiler/kir/Walk.h"
 
 #include <algorithm>
@@ -976,6 +978,25 @@ private:
       if (int P = bufferParam(E->Ops[0]); P >= 0)
         access(S, P, E->Ops[1], size(E->Ops[0]->Ty.Elem), E->AOp != AtomicOp::Store,
                E->AOp != AtomicOp::Load, !isCommutativeAtomic(E->AOp));
+      break;
+    case Expr::Kind::RayQuery:
+      // The walk reads as much of the scene as the rays and the tree make it: nothing bounds
+      // the bytes or the operations of a proceed() from the parameters.
+      if (E->RQOp == RayQueryOp::Initialize)
+        if (int P = bufferParam(E->Ops[0]); P >= 0)
+          access(S, P, nullptr, 4 * bundle::accel::HeaderWords, true, false, false);
+      if (E->RQOp == RayQueryOp::Proceed) {
+        std::string Why =
+            "the ray query at line " + std::to_string(E->Loc.Line) + " reads what its rays reach";
+        for (uint32_t P = 0; P < F.Params.size(); ++P)
+          if (F.Params[P].IsAccel) {
+            BufferUse& U = S.Buffers[P];
+            U.Accessed = true;
+            U.NonStreaming = true;
+            addInto(U.Read.Item, Poly::unknown(Why));
+          }
+        addInto(S.Ops.Item, Poly::unknown(Why));
+      }
       break;
     case Expr::Kind::Tile:
       if (E->TOp == TileOp::Load || E->TOp == TileOp::Store)

@@ -58,6 +58,8 @@ const char* exprKindName(Expr::Kind K) {
     return "Global";
   case Expr::Kind::GlobalAssign:
     return "GlobalAssign";
+  case Expr::Kind::RayQuery:
+    return "RayQuery";
   }
   return "unknown expression";
 }
@@ -178,8 +180,12 @@ private:
                       " is not a helper");
     }
     for (const Local& L : F.Locals)
-      if (!L.Ty.isScalar() && !(L.Ty.isTile() && F.IsKernel) && !hostValue(L.Ty))
+      if (!L.Ty.isScalar() && !(L.Ty.isTile() && F.IsKernel) && !L.Ty.isRayQuery() &&
+          !hostValue(L.Ty))
         problem(L.Loc, Kind, "local '" + L.Name + "' has type " + L.Ty.str() + ", not a scalar");
+    for (const Param& P : F.Params)
+      if (P.IsAccel && P.Ty != Type::buffer(ScalarType::U32))
+        problem(P.Loc, Kind, "acceleration structure '" + P.Name + "' is not a uint32 buffer");
     if (!F.IsKernel && !F.SharedArrays.empty())
       problem(F.Loc, Kind, "a helper declares shared arrays (only kernels may)");
     unsigned Dynamic = 0;
@@ -346,6 +352,8 @@ private:
       if (E->Index >= Fn->Locals.size())
         return problem(E, "no local " + std::to_string(E->Index) + " (the function has " +
                               std::to_string(Fn->Locals.size()) + ")");
+      if (Fn->Locals[E->Index].Ty.isRayQuery())
+        problem(E, "ray query local " + std::to_string(E->Index) + " read as a value");
       if (E->Ty != Fn->Locals[E->Index].Ty)
         problem(E, "local " + std::to_string(E->Index) + " of type " +
                        Fn->Locals[E->Index].Ty.str() + " read as " + E->Ty.str());
@@ -435,6 +443,8 @@ private:
       return verifyDispatch(E);
     case Expr::Kind::Tile:
       return verifyTile(E);
+    case Expr::Kind::RayQuery:
+      return verifyRayQuery(E);
     case Expr::Kind::Host:
       return verifyHost(E);
     case Expr::Kind::Global:
@@ -750,6 +760,37 @@ private:
     // Every target takes the same arguments and yields the dispatch's type.
     for (size_t T = 0; T < E->Targets.size(); ++T)
       verifySignature(E, E->Targets[T], "dispatch target " + std::to_string(T), 1);
+  }
+
+  /// Ray query ops (Kir.h's RayQueryOp): a query local as Index, an acceleration-structure
+  /// parameter, float32 ray operands, the op's result type.
+  void verifyRayQuery(const Expr* E) {
+    if (E->RQOp > RayQueryOp::FrontFace)
+      return problem(E, "unknown ray query op " + std::to_string(unsigned(E->RQOp)));
+    std::string Name = std::string("'") + rayQueryOpName(E->RQOp) + "'";
+    if (E->Index >= Fn->Locals.size() || !Fn->Locals[E->Index].Ty.isRayQuery())
+      return problem(E, Name + " on local " + std::to_string(E->Index) + ", not a ray query");
+    if (E->Ty != rayQueryResultType(E->RQOp))
+      problem(E, Name + " yields " + rayQueryResultType(E->RQOp).str() + ", not " + E->Ty.str());
+    if (E->Dim > 1)
+      problem(E, Name + " of intersection " + std::to_string(E->Dim));
+    if (!ops(E, rayQueryOperandCount(E->RQOp)))
+      return;
+    for (size_t I = 0; I < E->Ops.size(); ++I) {
+      const Expr* O = E->Ops[I];
+      if (E->RQOp == RayQueryOp::Initialize && I == 0) {
+        verifyExpr(O, Use::Array);
+        if (O->K != Expr::Kind::Param || O->Index >= Fn->Params.size() ||
+            !Fn->Params[O->Index].IsAccel)
+          problem(E, Name + " of something that is not an acceleration structure parameter");
+        continue;
+      }
+      verifyExpr(O, Use::Value);
+      Type Want = E->RQOp == RayQueryOp::Initialize && I == 1 ? U32 : Type::scalar(ScalarType::F32);
+      if (O->Ty != Want)
+        problem(E, Name + " operand " + std::to_string(I) + " is " + O->Ty.str() + ", not " +
+                       Want.str());
+    }
   }
 
   /// Tile ops (Kir.h's TileOp): a tile local as Index, operands of the op's types, shapes that

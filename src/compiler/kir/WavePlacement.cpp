@@ -79,6 +79,8 @@ private:
     case Expr::Kind::Store:
     case Expr::Kind::Tile:
       return true;
+    case Expr::Kind::RayQuery: // a query's state is its locals; all but the getters change them
+      return E->RQOp < RayQueryOp::Type;
     case Expr::Kind::Atomic:
       return E->AOp != AtomicOp::Load;
     case Expr::Kind::Intrinsic:

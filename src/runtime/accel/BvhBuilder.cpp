@@ -334,8 +334,8 @@ void Build::writePrims(std::vector<uint32_t>& Words, uint32_t PrimBase) const {
       BvhBuilder::triangle(S, Id, V);
       for (int A = 0; A < 3; ++A) {
         F[A] = V[A];
-        F[3 + A] = V[3 + A] - V[A];
-        F[6 + A] = V[6 + A] - V[A];
+        F[3 + A] = V[3 + A];
+        F[6 + A] = V[6 + A];
       }
       std::memcpy(W, F, sizeof(F));
       W[L::PrimIndex] = Id;

@@ -4,9 +4,11 @@
 #include "bundle/AccelLayout.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cajeta::xpu::rt {
@@ -69,22 +71,37 @@ BvhReference::BvhReference(std::span<const uint32_t> W) : Words(W) {
                                 std::to_string(W.size()) + " words");
 }
 
-bool BvhReference::intersect(const Ray& R, const float* V0, const float* E1, const float* E2,
+bool BvhReference::intersect(const Ray& R, const float* V0, const float* V1, const float* V2,
                              float& T, float& U, float& V) {
-  float P[3], Q[3], S[3];
-  cross(R.Dir, E2, P);
-  float Det = dot(E1, P);
+  const float* D = R.Dir;
+  int Kz = std::fabs(D[0]) >= std::fabs(D[1]) ? (std::fabs(D[0]) >= std::fabs(D[2]) ? 0 : 2)
+                                              : (std::fabs(D[1]) >= std::fabs(D[2]) ? 1 : 2);
+  int Kx = (Kz + 1) % 3, Ky = (Kx + 1) % 3;
+  if (D[Kz] < 0)
+    std::swap(Kx, Ky);
+  float Sx = D[Kx] / D[Kz], Sy = D[Ky] / D[Kz], Sz = 1.0f / D[Kz];
+  float X[3], Y[3], Z[3];
+  const float* Vs[3] = {V0, V1, V2};
+  for (int K = 0; K < 3; ++K) {
+    float Ax = Vs[K][Kx] - R.Origin[Kx], Ay = Vs[K][Ky] - R.Origin[Ky],
+          Az = Vs[K][Kz] - R.Origin[Kz];
+    X[K] = Ax - Sx * Az;
+    Y[K] = Ay - Sy * Az;
+    Z[K] = Sz * Az;
+  }
+  float Eu = X[2] * Y[1] - Y[2] * X[1];
+  float Ev = X[0] * Y[2] - Y[0] * X[2];
+  float Ew = X[1] * Y[0] - Y[1] * X[0];
+  if ((Eu < 0 || Ev < 0 || Ew < 0) && (Eu > 0 || Ev > 0 || Ew > 0))
+    return false;
+  float Det = Eu + Ev + Ew;
   if (Det == 0)
     return false;
-  float InvDet = 1.0f / Det;
-  S[0] = R.Origin[0] - V0[0];
-  S[1] = R.Origin[1] - V0[1];
-  S[2] = R.Origin[2] - V0[2];
-  U = dot(S, P) * InvDet;
-  cross(S, E1, Q);
-  V = dot(R.Dir, Q) * InvDet;
-  T = dot(E2, Q) * InvDet;
-  return U >= 0 && V >= 0 && U + V <= 1 && T >= R.TMin && T < R.TMax;
+  float Inv = 1.0f / Det;
+  T = (Eu * Z[0] + Ev * Z[1] + Ew * Z[2]) * Inv;
+  U = Ev * Inv;
+  V = Ew * Inv;
+  return T >= R.TMin && T < R.TMax;
 }
 
 BvhReference::Hit BvhReference::trace(const Ray& R, Counters* Count) const {
@@ -139,10 +156,8 @@ BvhReference::Hit BvhReference::bruteForce(const BvhBuilder::Scene& S, const Ray
       continue;
     float V[9];
     BvhBuilder::triangle(S, I, V);
-    float E1[3] = {V[3] - V[0], V[4] - V[1], V[5] - V[2]};
-    float E2[3] = {V[6] - V[0], V[7] - V[1], V[8] - V[2]};
     float T, U, W;
-    if (intersect(R, V, E1, E2, T, U, W) && nearer(Best, T, uint32_t(I)))
+    if (intersect(R, V, V + 3, V + 6, T, U, W) && nearer(Best, T, uint32_t(I)))
       Best = Hit{true, T, U, W, uint32_t(I)};
   }
   return Best;

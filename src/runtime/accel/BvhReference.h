@@ -18,7 +18,7 @@ public:
     float TMax;
   };
 
-  /// The nearest triangle hit: t, barycentrics (hit point = v0 + u e1 + v e2) and the
+  /// The nearest triangle hit: t, barycentrics (hit point = (1 - u - v) v0 + u v1 + v v2) and the
   /// triangle's index in the description. Boxes are not intersected (they need the kernel's
   /// own test).
   struct Hit {
@@ -41,9 +41,11 @@ public:
   /// ulps so rounding never culls a box a triangle hit lies in. Ties in t go to the lower index.
   Hit trace(const Ray& R, Counters* Count = nullptr) const;
 
-  /// Möller–Trumbore without an epsilon, as the kernels' traversal computes it: det == 0 is a
-  /// miss; a hit needs u >= 0, v >= 0, u + v <= 1 and TMin <= t < TMax. V0, E1, E2: xyz each.
-  static bool intersect(const Ray& R, const float* V0, const float* E1, const float* E2, float& T,
+  /// The watertight test of Woop, Benthin and Wald (2013), as the kernels' traversal computes
+  /// it: the vertices in a frame sheared along the ray, edge functions U, V, W whose signs
+  /// decide (zero counts as inside, so a shared edge or vertex is never missed), det = U + V + W
+  /// == 0 a miss, TMin <= t < TMax; u = V / det, v = W / det. V0, V1, V2: xyz each.
+  static bool intersect(const Ray& R, const float* V0, const float* V1, const float* V2, float& T,
                         float& U, float& V);
 
   /// Every triangle of S that the builder keeps (finite coordinates), tested in turn.

@@ -9,6 +9,7 @@
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
+#include "compiler/kir/transforms/RayQueryLowering.h"
 #include "compiler/kir/transforms/WaveExpand.h"
 
 #include <atomic>
@@ -97,6 +98,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
       {"fold-capabilities", [K = C.Capabilities](Module& M, size_t I, std::string&, bool&) {
          return foldCapabilities(K, M, I);
        }});
+  // Ray queries become loops over the acceleration structure's buffer, before anything else
+  // looks at the function's statements.
+  Passes.push_back({"ray-query", [](Module& M, size_t I, std::string& Error, bool&) {
+                      return RayQueryLowering::run(M, *M.Functions[I], Error);
+                    }});
   // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
   // passes then treat as any other.
   Passes.push_back(
@@ -153,7 +159,8 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
                                               "polyfill",      "wave-expand",
-                                              "tile-lowering", "async-copy"};
+                                              "tile-lowering", "async-copy",
+                                              "ray-query"};
   return Names;
 }
 

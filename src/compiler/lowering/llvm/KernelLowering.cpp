@@ -521,6 +521,8 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     return emitWave(E);
   case Expr::Kind::Tile:
     llvm_unreachable("the pipeline's tile-lowering pass leaves no tile op");
+  case Expr::Kind::RayQuery:
+    llvm_unreachable("the pipeline's ray-query pass leaves no ray query op");
   case Expr::Kind::Host:
     return emitHost(E);
   case Expr::Kind::StringConst:

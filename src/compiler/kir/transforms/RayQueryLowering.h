@@ -1,0 +1,38 @@
+// Lowers inline ray queries (Kir.h's RayQueryOp) to plain KIR, once for every target: the BVH
+// walk, the ray-box and ray-triangle tests and the commit rules are written here and nowhere
+// else, over the software BVH of bundle/AccelLayout.h.
+//
+// Each query local becomes a set of scalar locals (the ray, the walk's position, the candidate
+// and the committed intersection). The walk is stackless (Hapala, Davidovic, Wald and Slusallek,
+// "Efficient Stack-less BVH Traversal for Ray Tracing", 2011): the state is the current node and
+// how it was reached (from its parent, from its sibling, from a child), with parent links and
+// adjacent siblings in the buffer, visiting the child on the ray's side of the split axis first.
+// It needs no per-work-item array, so every backend runs it as it runs any other loop, and a
+// query may live across barriers. proceed() resumes where the last call stopped: in the middle
+// of a leaf when that leaf produced a candidate.
+//
+// Triangles use the watertight test of Woop, Benthin and Wald (2013) in float32: a ray through
+// a shared edge or vertex hits at least one of the triangles that meet there, with no epsilon;
+// a ray parallel to a triangle and a degenerate triangle (det 0) are misses; a hit needs tmin <=
+// t < the committed t. Box tests widen the far distance by a few ulps (Ize 2013).
+#pragma once
+
+#include "compiler/kir/Kir.h"
+
+#include <string>
+
+namespace cajeta::kir {
+
+class RayQueryLowering {
+public:
+  /// Whether F uses a ray query.
+  static bool uses(const Function& F);
+  /// Rewrites F (a function of M, or a copy whose nodes live in M): no RayQuery expression
+  /// remains (query locals become unused uint32 locals, so local indices keep). False with Error
+  /// (naming the source line) when a proceed() sits where its walk cannot go first (the right
+  /// operand of && or ||, an arm of ?:, a do-while condition, a loop's step), or a query is
+  /// used with two acceleration structures or never initialized.
+  static bool run(Module& M, Function& F, std::string& Error);
+};
+
+} // namespace cajeta::kir
