@@ -308,6 +308,7 @@ void Sema::buildFunction(FunctionInfo& FI) {
   BufferParams.clear();
   PodParams.clear();
   AccelParams.clear();
+  QueryScenes.clear();
   SharedByName.clear();
   LocalFnSig.clear();
   Loops.clear();

@@ -237,6 +237,7 @@ private:
   std::map<std::string, uint32_t> BufferParams; // name -> parameter index
   std::map<std::string, uint32_t> PodParams;    // name -> parameter index
   std::map<std::string, uint32_t> AccelParams;  // name -> parameter index
+  std::map<uint32_t, uint32_t> QueryScenes;     // ray query local -> its scene's parameter
   std::map<std::string, uint32_t> SharedByName; // name -> shared array index
   std::map<uint32_t, int> LocalFnSig;           // local -> Fn signature
   std::vector<FnSignature> Signatures;

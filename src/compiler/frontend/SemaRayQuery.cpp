@@ -206,6 +206,16 @@ Sema::Value Sema::buildRayQueryMethod(const Expr* E, uint32_t Query, const std::
     for (kir::Expr* O : Ops)
       if (!O)
         return {};
+    // The walk reads one buffer: every initialize of a query names the same scene.
+    auto [It, New] = QueryScenes.emplace(Query, Ops[0]->Index);
+    if (!New && It->second != Ops[0]->Index) {
+      Diags.error(E->Ops[1]->Range, "ray query '" + Name + "' walks '" +
+                                        Fn().Params[It->second].Name +
+                                        "' already; a query walks one acceleration structure "
+                                        "(declare a second query for '" +
+                                        Fn().Params[Ops[0]->Index].Name + "')");
+      return {};
+    }
     return Make(RayQueryOp::Initialize, std::move(Ops));
   }
   if (Method == "proceed" || Method == "confirm" || Method == "terminate") {
