@@ -21,6 +21,12 @@ public:
   bundle::ScalarType type() const { return Type; }
   size_t count() const;
 
+  /// The buffer of an AccelerationStructure (marked once, before its handle is given out): only
+  /// it binds to a kernel's AccelerationStructure parameter, and the C API does not write or
+  /// resize it.
+  void markAccelerationStructure() { Accel = true; }
+  bool isAccelerationStructure() const { return Accel; }
+
   /// The memory and element count as of now; a command holds the allocation while it runs.
   struct View {
     std::shared_ptr<DeviceAllocation> Memory;
@@ -58,6 +64,7 @@ private:
   std::shared_ptr<DeviceAllocation> Memory;
   size_t Count;
   std::vector<Borrow> Borrows;
+  bool Accel = false;
   BufferAccesses Accesses;
 };
 

@@ -45,6 +45,9 @@ int copy(cajeta_xpu_buffer* Buf, cajeta_xpu_stream* S, const void* Src, void* Ds
     // Without a stream: this thread's current stream of the buffer's own device.
     Stream& On = S ? *fromHandle(S) : Runtime::get().currentStream(Buf->Impl->device());
     const char* Operation = Write ? "upload" : "download";
+    if (Write && Buf->Impl->isAccelerationStructure())
+      fail(CAJETA_XPU_ERROR, "upload: the buffer of an acceleration structure is read-only; "
+                             "build a new AccelerationStructure instead");
     Buf->Impl->checkNotBorrowedElsewhere(On, Operation);
     if (&Buf->Impl->device() != &On.device())
       fail(CAJETA_XPU_ERROR,
@@ -287,6 +290,9 @@ int cajeta_xpu_buffer_read_async(cajeta_xpu_buffer* B, cajeta_xpu_stream* S, voi
 int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* B, size_t Count) {
   return guarded([&] {
     require(B, "buffer", __func__);
+    if (B->Impl->isAccelerationStructure())
+      fail(CAJETA_XPU_ERROR, "resize: the buffer of an acceleration structure is read-only; "
+                             "build a new AccelerationStructure instead");
     Stream& On = Runtime::get().currentStream(B->Impl->device());
     B->Impl->checkNotBorrowedElsewhere(On, "resize");
     B->Impl->resize(Count, On);

@@ -6,7 +6,6 @@
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
-#include "runtime/accel/AccelerationStructure.h"
 #include "runtime/scheduler/DispatchGate.h"
 #include "runtime/scheduler/ResourceDescriptor.h"
 #include "runtime/scheduler/Submission.h"
@@ -258,9 +257,9 @@ const std::shared_ptr<Buffer>& Kernel::bufferArg(size_t I, const cajeta_xpu_arg&
   const std::shared_ptr<Buffer>& Buf = Got.value.buffer->Impl;
   if (Want.Accel) {
     // Only a built scene: a hand-made uint32 buffer would send the traversal anywhere.
-    if (!AccelerationStructure::isAccelBuffer(Buf.get()))
+    if (!Buf->isAccelerationStructure())
       launchError(fmt::format("{} expects an AccelerationStructure, got a buffer that is not the "
-                              "buffer of a live one (pass cajeta_xpu_accel_buffer)",
+                              "buffer of one (pass cajeta_xpu_accel_buffer)",
                               argLabel(I)));
     return Buf;
   }

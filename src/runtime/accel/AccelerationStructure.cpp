@@ -10,26 +10,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <mutex>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_set>
 
 namespace cajeta::xpu::rt {
-
-namespace {
-
-struct Registry {
-  std::mutex Mutex;
-  std::unordered_set<const Buffer*> Buffers;
-};
-
-Registry& registry() {
-  static Registry* R = new Registry; // never destroyed: accels may outlive static teardown
-  return *R;
-}
-
-} // namespace
 
 cajeta_xpu_as_impl AccelerationStructure::resolveImpl(cajeta_xpu_as_impl Asked) {
   if (const char* Env = std::getenv("CAJETA_GPU_AS_IMPL"); Env && *Env) {
@@ -77,21 +61,7 @@ AccelerationStructure::AccelerationStructure(BackendDevice& Device, const BvhBui
   C.Src = Bvh.data();
   C.Count = Bvh.size();
   On.waitFor(On.enqueue(std::move(C)));
-  Registry& R = registry();
-  std::lock_guard<std::mutex> Lock(R.Mutex);
-  R.Buffers.insert(Words.get());
-}
-
-AccelerationStructure::~AccelerationStructure() {
-  Registry& R = registry();
-  std::lock_guard<std::mutex> Lock(R.Mutex);
-  R.Buffers.erase(Words.get());
-}
-
-bool AccelerationStructure::isAccelBuffer(const Buffer* B) {
-  Registry& R = registry();
-  std::lock_guard<std::mutex> Lock(R.Mutex);
-  return R.Buffers.count(B) != 0;
+  Words->markAccelerationStructure();
 }
 
 } // namespace cajeta::xpu::rt

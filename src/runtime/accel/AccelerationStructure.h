@@ -19,7 +19,6 @@ public:
   /// override.
   AccelerationStructure(BackendDevice& Device, const BvhBuilder::Scene& S,
                         cajeta_xpu_as_impl Asked);
-  ~AccelerationStructure();
   AccelerationStructure(const AccelerationStructure&) = delete;
   AccelerationStructure& operator=(const AccelerationStructure&) = delete;
 
@@ -28,8 +27,6 @@ public:
   /// unavailable): no device here offers hardware ray query. An unknown value of the variable
   /// throws naming the valid ones.
   static cajeta_xpu_as_impl resolveImpl(cajeta_xpu_as_impl Asked);
-  /// Whether B is the buffer of a live acceleration structure (a launch's accel argument).
-  static bool isAccelBuffer(const Buffer* B);
 
   BackendDevice& device() const { return Device; }
   const std::shared_ptr<Buffer>& buffer() const { return Words; }

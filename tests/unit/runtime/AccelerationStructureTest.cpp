@@ -242,7 +242,14 @@ TEST(AccelLaunch, AnAccelParameterTakesOnlyAnAccel) {
   uint32_t One[3] = {1, 1, 1};
   EXPECT_EQ(cajeta_xpu_kernel_launch(Trace.handle(), S.handle(), One, One, &Fake, 1),
             CAJETA_XPU_LAUNCH_ERROR);
-  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "not the buffer of a live one"));
+  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "not the buffer of one"));
+  // The accel's own buffer is read-only to the buffer API.
+  cajeta_xpu_buffer* Own = cajeta_xpu_accel_buffer(A.handle());
+  uint32_t Zero = 0;
+  EXPECT_EQ(cajeta_xpu_buffer_write(Own, S.handle(), &Zero, 1), CAJETA_XPU_ERROR);
+  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "acceleration structure is read-only"));
+  EXPECT_EQ(cajeta_xpu_buffer_resize(Own, 4), CAJETA_XPU_ERROR);
+  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "acceleration structure is read-only"));
   Fake.value.buffer = nullptr;
   EXPECT_EQ(cajeta_xpu_kernel_launch(Trace.handle(), S.handle(), One, One, &Fake, 1),
             CAJETA_XPU_LAUNCH_ERROR);
