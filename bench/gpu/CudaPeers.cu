@@ -122,6 +122,95 @@ unsigned blocksFor(uint32_t N, unsigned Block) {
   return (N + Block - 1) / Block;
 }
 
+// ---- primary rays over a software BVH (the words of bundle/AccelLayout.h) -----------------
+
+__device__ __forceinline__ float wordF(const uint32_t* __restrict__ B, uint32_t I) {
+  return __uint_as_float(__ldg(B + I));
+}
+
+__global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ outPrim,
+                                  const uint32_t* __restrict__ bvh, unsigned w, unsigned h,
+                                  float ex, float ey, float ez) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= w * h)
+    return;
+  float o[3] = {ex, ey, ez};
+  float d[3] = {((float)(i % w) + 0.5f) / (float)w - ex, ((float)(i / w) + 0.5f) / (float)h - ey,
+                -ez};
+  float inv[3];
+  unsigned sign = 0;
+  for (int k = 0; k < 3; ++k) {
+    float s = d[k] >= 0 ? fmaxf(d[k], 1e-20f) : fminf(d[k], -1e-20f);
+    inv[k] = 1.0f / s;
+    sign |= d[k] < 0 ? 1u << k : 0u;
+  }
+  // The watertight test's frame.
+  float ad[3] = {fabsf(d[0]), fabsf(d[1]), fabsf(d[2])};
+  int kz = ad[0] >= ad[1] ? (ad[0] >= ad[2] ? 0 : 2) : (ad[1] >= ad[2] ? 1 : 2);
+  int kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
+  if (d[kz] < 0) {
+    int t = kx;
+    kx = ky;
+    ky = t;
+  }
+  float sx = d[kx] / d[kz], sy = d[ky] / d[kz], sz = 1.0f / d[kz];
+  const unsigned nodeCount = bvh[2], nodeBase = bvh[4], primBase = bvh[6];
+  float tmax = 1e30f;
+  int best = -1;
+  unsigned stack[64];
+  int sp = 0;
+  unsigned node = 0;
+  bool more = nodeCount != 0;
+  while (more) {
+    const unsigned nb = nodeBase + node * 8;
+    float tn = 0.0f, tf = tmax;
+    for (int k = 0; k < 3; ++k) {
+      float t0 = (wordF(bvh, nb + k) - o[k]) * inv[k];
+      float t1 = (wordF(bvh, nb + 3 + k) - o[k]) * inv[k];
+      tn = fmaxf(tn, fminf(t0, t1));
+      tf = fminf(tf, fmaxf(t0, t1));
+    }
+    tf = tf > 0 ? tf * 1.0000004f : tf * 0.9999996f;
+    if (tn <= tf) {
+      unsigned info = __ldg(bvh + nb + 7), child = __ldg(bvh + nb + 6);
+      if ((info & 3u) != 3u) {
+        unsigned nearSide = (sign >> info) & 1u;
+        stack[sp++] = child + 1u - nearSide;
+        node = child + nearSide;
+        continue;
+      }
+      for (unsigned p = child, end = child + (info >> 2); p < end; ++p) {
+        const unsigned b = primBase + p * 12;
+        float x[3], y[3], z[3];
+        for (int v = 0; v < 3; ++v) {
+          float az = wordF(bvh, b + 3 * v + kz) - o[kz];
+          x[v] = (wordF(bvh, b + 3 * v + kx) - o[kx]) - sx * az;
+          y[v] = (wordF(bvh, b + 3 * v + ky) - o[ky]) - sy * az;
+          z[v] = sz * az;
+        }
+        float eu = x[2] * y[1] - y[2] * x[1];
+        float ev = x[0] * y[2] - y[0] * x[2];
+        float ew = x[1] * y[0] - y[1] * x[0];
+        if ((eu < 0 || ev < 0 || ew < 0) && (eu > 0 || ev > 0 || ew > 0))
+          continue;
+        float det = eu + ev + ew;
+        if (det == 0)
+          continue;
+        float t = (eu * z[0] + ev * z[1] + ew * z[2]) * (1.0f / det);
+        if (t >= 0.0f && t < tmax) {
+          tmax = t;
+          best = (int)__ldg(bvh + b + 9);
+        }
+      }
+    }
+    if (sp == 0)
+      break;
+    node = stack[--sp];
+  }
+  outT[i] = best >= 0 ? tmax : -1.0f;
+  outPrim[i] = best;
+}
+
 } // namespace
 
 PeerBuffer::PeerBuffer(size_t Count) : Count(Count) {
@@ -311,6 +400,16 @@ PeerTime CudaPeers::gemmF16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& 
 PeerTime CudaPeers::gemmBf16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M,
                              uint32_t N, uint32_t K, int Batch) {
   return S->gemm(CUDA_R_16BF, "cublasGemmEx (bfloat16)", C, A, B, M, N, K, Batch);
+}
+
+PeerTime CudaPeers::primaryRays(PeerBuffer& T, PeerBytes& Prim, const PeerBytes& Bvh, uint32_t W,
+                                uint32_t H, float Ex, float Ey, float Ez, int Batch) {
+  const unsigned Block = 128;
+  return S->time(Batch, [&] {
+    primaryRaysKernel<<<blocksFor(W * H, Block), Block, 0, S->Stream>>>(
+        T.data(), static_cast<int*>(Prim.data()), static_cast<const uint32_t*>(Bvh.data()), W,
+        H, Ex, Ey, Ez);
+  });
 }
 
 std::string CudaPeers::cublasVersion() {

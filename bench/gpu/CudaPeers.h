@@ -84,6 +84,12 @@ public:
   /// "cuBLAS 13.0.2".
   std::string cublasVersion();
 
+  /// raytrace.cj's primary rays by hand in CUDA C++: the same camera, the same BVH words (the
+  /// layout of bundle/AccelLayout.h), a near-first walk with a 64-entry stack and the same
+  /// watertight triangle test. T: W * H floats (t or -1); Prim: W * H int32.
+  PeerTime primaryRays(PeerBuffer& T, PeerBytes& Prim, const PeerBytes& Bvh, uint32_t W, uint32_t H,
+                       float Ex, float Ey, float Ez, int Batch);
+
   /// Host nanoseconds per launch of an empty nvcc-built kernel by the raw driver API
   /// (cuLaunchKernel, grid 1 x block 1) over Count launches, not counting the final sync
   /// (SyncNs: the whole loop including cuStreamSynchronize, per launch).

@@ -58,6 +58,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   runWaveReduceBench(C);
   runMatMulBench(C);
   runTileGemmBench(C);
+  runRayTraceBench(C);
   runLaunchBench(C);
   runChainBench(C);
   std::printf("## ours (cuda backend) vs CUDA C++ peers\n\n%s", Table.render().c_str());

