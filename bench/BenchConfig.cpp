@@ -11,7 +11,8 @@ namespace {
 
 void printUsage(const char* Argv0) {
   std::printf("usage: %s [--smoke] [--reps N] [--warmup N] [--rounds N] [--threads N]\n"
-              "          [--no-sweep] [--stencil-block XxY] [--kernels DIR]\n"
+              "          [--no-sweep] [--stencil-block XxY] [--kernels DIR] [--only LIST]\n"
+              "          [--ray-grid G] [--ray-image WxH]\n"
               "  --smoke          tiny sizes, one run each, verify results only (for ctest)\n"
               "  --reps N         timed runs per measurement, median reported (default 15)\n"
               "  --rounds N       split the runs into N rounds of ours-then-peer (default 3)\n"
@@ -20,7 +21,11 @@ void printUsage(const char* Argv0) {
               "                   compute units, which is what the runtime's pool uses)\n"
               "  --no-sweep       skip the stencil block-shape sweep\n"
               "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
-              "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n",
+              "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n"
+              "  --only LIST      run only these workloads, comma-separated: saxpy, stencil,\n"
+              "                   reduce, matmul, histogram, jit, raytrace (default: all)\n"
+              "  --ray-grid G     raytrace: G x G heightfield, 2 G^2 triangles (default 1000)\n"
+              "  --ray-image WxH  raytrace: image size, one ray per pixel (default 1024x768)\n",
               Argv0);
 }
 
@@ -34,6 +39,13 @@ bool parseUnsigned(const char* Text, unsigned& Out) {
 }
 
 } // namespace
+
+bool runsWorkload(const BenchConfig& Config, const std::string& Name) {
+  if (Config.Only.empty())
+    return true;
+  std::string List = "," + Config.Only + ",";
+  return List.find("," + Name + ",") != std::string::npos;
+}
 
 bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode) {
   Config.KernelDir = CAJETA_BENCH_KERNEL_DIR;
@@ -73,6 +85,39 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     } else if (Arg == "--kernels" && Value) {
       Config.KernelDir = Value;
       ++I;
+    } else if (Arg == "--only" && Value) {
+      Config.Only = Value;
+      std::string Rest = Config.Only + ",";
+      for (size_t At = 0, Comma; (Comma = Rest.find(',', At)) != std::string::npos;
+           At = Comma + 1) {
+        std::string Name = Rest.substr(At, Comma - At);
+        if (Name != "saxpy" && Name != "stencil" && Name != "reduce" && Name != "matmul" &&
+            Name != "histogram" && Name != "jit" && Name != "raytrace") {
+          std::fprintf(stderr, "cajeta_bench: --only: unknown workload '%s'\n", Name.c_str());
+          return false;
+        }
+      }
+      ++I;
+    } else if (Arg == "--ray-grid") {
+      unsigned G = 0;
+      if (!needValue(G))
+        return false;
+      if (G > 20000) {
+        std::fprintf(stderr, "cajeta_bench: --ray-grid wants G <= 20000, got %u\n", G);
+        return false;
+      }
+      Config.RayGrid = G;
+    } else if (Arg == "--ray-image" && Value) {
+      unsigned X = 0, Y = 0;
+      char Tail = 0;
+      if (std::sscanf(Value, "%ux%u%c", &X, &Y, &Tail) != 2 || !X || !Y || X > 16384 || Y > 16384) {
+        std::fprintf(stderr, "cajeta_bench: --ray-image wants WxH up to 16384x16384, got '%s'\n",
+                     Value);
+        return false;
+      }
+      Config.RayImageW = X;
+      Config.RayImageH = Y;
+      ++I;
     } else if (Arg == "--stencil-block" && Value) {
       unsigned X = 0, Y = 0;
       char Tail = 0;
@@ -104,6 +149,10 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.MatmulN = 67;
     Config.HistogramN = 10007;
     Config.HistogramGroups = 3;
+    Config.RayGrid = 23;
+    Config.RayImageW = 37;
+    Config.RayImageH = 29;
+    Config.RayBuildReps = 1;
   }
   return true;
 }

@@ -14,6 +14,7 @@ struct BenchConfig {
   unsigned Threads = 0;       // 0: the CPU device's compute units
   bool SweepBlocks = true;    // time the stencil with several block shapes
   std::string KernelDir = ""; // where the workloads' .cj kernels live
+  std::string Only = "";      // comma-separated workloads to run; empty: all of them
 
   uint32_t SaxpyN = 1u << 24;
   uint32_t StencilW = 4096, StencilH = 4096;
@@ -24,7 +25,14 @@ struct BenchConfig {
   uint32_t MatmulN = 512;                        // n x n matrices, 16x16 tiles
   uint32_t HistogramN = 1u << 24;                // uint8 inputs, 256 bins
   uint32_t HistogramBlock = 256, HistogramGroups = 64;
+  uint32_t RayGrid = 1000;                    // G x G heightfield cells, two triangles each
+  uint32_t RayImageW = 1024, RayImageH = 768; // one primary ray per pixel
+  unsigned RayBuildReps = 3;                  // builds timed per side (a build is not cheap)
 };
+
+/// Whether the workload Name (saxpy, stencil, reduce, matmul, histogram, jit, raytrace) is
+/// selected by --only.
+bool runsWorkload(const BenchConfig& Config, const std::string& Name);
 
 /// Parses argv; on a bad or --help argument prints usage and sets ExitCode (0 for --help).
 bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode);

@@ -30,14 +30,19 @@ int main(int Argc, char** Argv) {
     std::printf("timing: %u warm-up runs, median of %u (ours: launch + sync)\n\n", Config.Warmup,
                 Config.Reps);
 
-    runJitTiming(Config);
-    std::printf("\n");
+    if (runsWorkload(Config, "jit")) {
+      runJitTiming(Config);
+      std::printf("\n");
+    }
     ResultTable Table;
-    runSaxpy(Config, Table);
-    runStencil(Config, Table);
-    runReduce(Config, Table);
-    runMatmul(Config, Table);
-    runHistogram(Config, Table);
+    const struct {
+      const char* Name;
+      void (*Run)(const BenchConfig&, ResultTable&);
+    } Workloads[] = {{"saxpy", runSaxpy},   {"stencil", runStencil},     {"reduce", runReduce},
+                     {"matmul", runMatmul}, {"histogram", runHistogram}, {"raytrace", runRayTrace}};
+    for (const auto& W : Workloads)
+      if (runsWorkload(Config, W.Name))
+        W.Run(Config, Table);
     std::printf("\n");
     Table.print(!Config.Smoke);
     if (!Table.allVerified()) {

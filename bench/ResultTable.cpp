@@ -22,13 +22,14 @@ void ResultTable::print(bool Timed) const {
                 "---------:", "-------:", "----------:", "----------");
   }
   for (const ResultRow& R : Rows) {
-    const char* Status = R.Verified ? "exact" : "MISMATCH";
+    const char* Status = R.Verified ? R.PassLabel.c_str() : "MISMATCH";
     if (!Timed) {
       std::printf("%-36s %-16s %s (%s)\n", R.Workload.c_str(), R.Shape.c_str(), Status,
                   R.Check.c_str());
       continue;
     }
-    const double Work = R.Flops > 0 ? R.Flops : R.Bytes; // GFLOP/s or GB/s
+    // GFLOP/s, GB/s, or millions of items per second.
+    const double Work = R.Items > 0 ? R.Items * 1e3 : R.Flops > 0 ? R.Flops : R.Bytes;
     double OursGbs = Work / (R.OursMs * 1e6);
     double PeerGbs = Work / (R.PeerMs * 1e6);
     std::printf("| %-34s | %-22s | %9.3f | %9.3f | %9.2f | %8.2f | %5.2fx | %8.2fx | %-8s |\n",
@@ -38,7 +39,10 @@ void ResultTable::print(bool Timed) const {
   for (const ResultRow& R : Rows) {
     if (Timed && !R.Verified)
       std::printf("  %s: %s\n", R.Workload.c_str(), R.Check.c_str());
-    if (Timed && R.Flops > 0)
+    if (Timed && R.Items > 0)
+      std::printf("  %s: the rate columns are M%s/s, not GB/s\n", R.Workload.c_str(),
+                  R.ItemUnit.c_str());
+    else if (Timed && R.Flops > 0)
       std::printf("  %s: the rate columns are GFLOP/s, not GB/s\n", R.Workload.c_str());
     if (Timed && !R.Note.empty())
       std::printf("  %s: %s\n", R.Workload.c_str(), R.Note.c_str());

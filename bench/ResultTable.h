@@ -11,13 +11,17 @@ struct ResultRow {
   std::string Shape;    // launch geometry of our kernel
   double Bytes = 0;     // bytes moved by one run (reads + writes of the buffers, once each)
   double Flops = 0;     // when set, the rate columns show GFLOP/s instead of GB/s
+  double Items = 0;     // when set, the rate columns show millions of ItemUnit per second
+  std::string ItemUnit; // "rays", "triangles"
   double OursMs = 0;    // median launch + sync
   double PeerMs = 0;    // median of the OpenMP loop
   double OursMinMs = 0; // fastest run of each side
   double PeerMinMs = 0;
-  bool Verified = false; // our output equals the peer's (exactly)
+  bool Verified = false; // our output equals the peer's (exactly, or within PassLabel's terms)
   std::string Check;     // what the comparison found ("N elements bit-identical", or the diffs)
   std::string Note;      // a remark printed under the table
+
+  std::string PassLabel = "exact"; // the check column of a verified row
 };
 
 class ResultTable {

@@ -12,6 +12,9 @@ void runStencil(const BenchConfig& Config, ResultTable& Table);
 void runReduce(const BenchConfig& Config, ResultTable& Table);
 void runMatmul(const BenchConfig& Config, ResultTable& Table);
 void runHistogram(const BenchConfig& Config, ResultTable& Table);
+/// Primary rays through a heightfield beside Embree 3; without Embree it prints why and adds no
+/// rows.
+void runRayTrace(const BenchConfig& Config, ResultTable& Table);
 
 /// Cold JIT compile of saxpy.cj (cache disabled) and a cache hit, in a private cache folder.
 void runJitTiming(const BenchConfig& Config);
