@@ -52,6 +52,10 @@ constexpr uint32_t PrimTriangle = 0;
 constexpr uint32_t PrimAabb = 1;
 constexpr uint32_t PrimOpaque = 1;
 
+/// Every node is at most MaxDepth - 1 levels below the root (the builder halves primitives
+/// once SAH splits would go deeper), so a walk's stack of MaxDepth entries never overflows.
+constexpr uint32_t MaxDepth = 64;
+
 /// The most primitives a leaf holds (Word7's count has 30 bits; builders keep leaves small).
 constexpr uint32_t MaxLeafSize = 16;
 

@@ -39,6 +39,18 @@ uint32_t Builder::local(const std::string& Name, Type T) {
   return uint32_t(current().Locals.size() - 1);
 }
 
+uint32_t Builder::privateArray(const std::string& Name, ScalarType Elem, uint32_t Count) {
+  current().PrivateArrays.push_back({Name, Elem, Count, Loc});
+  return uint32_t(current().PrivateArrays.size() - 1);
+}
+
+Expr* Builder::privateRef(uint32_t Index) {
+  Expr* E =
+      expr(Expr::Kind::PrivateRef, Type::privateArray(current().PrivateArrays.at(Index).Elem));
+  E->Index = Index;
+  return E;
+}
+
 uint32_t Builder::shared(const std::string& Name, ScalarType Elem, uint32_t Count) {
   current().SharedArrays.push_back({Name, Elem, Count, {}});
   return uint32_t(current().SharedArrays.size() - 1);

@@ -59,6 +59,9 @@ public:
   Expr* length(uint32_t BufParam);
   // Arrays named by an expression (a buffer Param or a SharedRef)
   Expr* sharedRef(uint32_t Index);
+  /// A new private array of the current function, and a reference to one.
+  uint32_t privateArray(const std::string& Name, ScalarType Elem, uint32_t Count);
+  Expr* privateRef(uint32_t Index);
   Expr* loadAt(Expr* Array, Expr* Index);
   Expr* storeAt(Expr* Array, Expr* Index, Expr* Value);
   Expr* lengthOf(Expr* Array);

@@ -78,6 +78,8 @@ std::string Type::str() const {
     return "String";
   case RayQuery:
     return "RayQuery";
+  case Private:
+    return std::string(bundle::scalarTypeName(Elem)) + "[private]";
   }
   return "?";
 }

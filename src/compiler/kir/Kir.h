@@ -44,7 +44,8 @@ struct Type {
     HeapArray,
     Handle,
     String,
-    RayQuery
+    RayQuery,
+    Private
   };
   enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle };
   Kind K = Void;
@@ -68,6 +69,7 @@ struct Type {
   }
   static Type string() { return {String}; }
   static Type rayQuery() { return {RayQuery}; }
+  static Type privateArray(ScalarType T) { return {Private, T}; }
 
   bool isVoid() const { return K == Void; }
   bool isScalar() const { return K == Scalar; }
@@ -80,10 +82,11 @@ struct Type {
   bool isHandle(HandleKind H) const { return K == Handle && Object == H; }
   bool isString() const { return K == String; }
   bool isRayQuery() const { return K == RayQuery; }
+  bool isPrivate() const { return K == Private; }
   /// A host value: a heap array, a handle or a string (pointers in the lowering).
   bool isHostValue() const { return K == HeapArray || K == Handle || K == String; }
-  /// Indexable memory: a buffer or a shared array (operand 0 of Load/Store/Atomic).
-  bool isArray() const { return K == Buffer || K == Shared; }
+  /// Indexable memory: a buffer, a shared array or (Load/Store only) a private array.
+  bool isArray() const { return K == Buffer || K == Shared || K == Private; }
   bool isBool() const { return K == Scalar && Elem == ScalarType::Bool; }
   bool isInteger() const; // any intN/uintN (not bool)
   bool isSigned() const;  // intN
@@ -365,6 +368,8 @@ struct Expr {
     Global,       // host: read static field Module::Globals[Index]
     GlobalAssign, // host: static field Index = Ops[0]; yields the value
     RayQuery,     // RQOp on the query local Index (RayQueryOp: operands and result)
+    PrivateRef,   // the private array Function::PrivateArrays[Index] (operand 0 of Load/Store
+                  // only); Ty = Type::privateArray(elem)
   };
   Kind K = Kind::Const;
   Type Ty;
@@ -454,6 +459,16 @@ struct SharedArray {
   bool PerWave = false;
 };
 
+/// A per-work-item array of a function (passes make them; the source has none): Count elements,
+/// undefined until written, indexed only in range (no bounds check). A function with a barrier
+/// has none (the CPU's work-item loop fission keeps scalar locals only).
+struct PrivateArray {
+  std::string Name;
+  ScalarType Elem = ScalarType::U32;
+  uint32_t Count = 0;
+  SourceLoc Loc;
+};
+
 /// A plain class of primitive fields, passed by value, read-only. Fields are laid out as a C
 /// struct would be (natural alignment, in declaration order); Size includes tail padding.
 struct PodField {
@@ -478,6 +493,7 @@ struct Function {
   /// Every local of the function; Sema initialises each at its declaration.
   std::vector<Local> Locals;
   std::vector<SharedArray> SharedArrays; // kernels only
+  std::vector<PrivateArray> PrivateArrays;
   /// @Backend("cpu", "cuda", ...): the backends this function exists on; empty = all. Sema
   /// guarantees a function only calls helpers available on all of its own backends.
   std::vector<std::string> Backends;

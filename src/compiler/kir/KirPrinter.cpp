@@ -52,6 +52,9 @@ private:
           << bundle::scalarTypeName(F.SharedArrays[I].Elem) << "["
           << (F.SharedArrays[I].Count ? std::to_string(F.SharedArrays[I].Count) : "dynamic")
           << "]\n";
+    for (const PrivateArray& P : F.PrivateArrays)
+      Out << "  private @" << P.Name << " : " << bundle::scalarTypeName(P.Elem) << "[" << P.Count
+          << "]\n";
     for (size_t I = 0; I < F.Locals.size(); ++I)
       Out << "  local " << local(I) << " : " << F.Locals[I].Ty.str() << "\n";
     stmt(F.Body, 1);
@@ -176,6 +179,8 @@ private:
     case Expr::Kind::Call:
       return "(call " + T + " " +
              (E->Index < M.Functions.size() ? M.Functions[E->Index]->Name : "?") + ops() + ")";
+    case Expr::Kind::PrivateRef:
+      return "@" + Cur->PrivateArrays[E->Index].Name;
     case Expr::Kind::SharedRef:
       return "@" + Cur->SharedArrays[E->Index].Name;
     case Expr::Kind::Atomic:

@@ -60,6 +60,8 @@ const char* exprKindName(Expr::Kind K) {
     return "GlobalAssign";
   case Expr::Kind::RayQuery:
     return "RayQuery";
+  case Expr::Kind::PrivateRef:
+    return "PrivateRef";
   }
   return "unknown expression";
 }
@@ -186,6 +188,13 @@ private:
     for (const Param& P : F.Params)
       if (P.IsAccel && P.Ty != Type::buffer(ScalarType::U32))
         problem(P.Loc, Kind, "acceleration structure '" + P.Name + "' is not a uint32 buffer");
+    for (const PrivateArray& P : F.PrivateArrays)
+      if (P.Count == 0)
+        problem(F.Loc, Kind, "private array '" + P.Name + "' has no elements");
+    if (!F.PrivateArrays.empty() && F.HasBarrier)
+      problem(F.Loc, Kind,
+              "a function with a barrier has private arrays (the CPU's work-item "
+              "loop fission keeps scalars only)");
     if (!F.IsKernel && !F.SharedArrays.empty())
       problem(F.Loc, Kind, "a helper declares shared arrays (only kernels may)");
     unsigned Dynamic = 0;
@@ -321,14 +330,17 @@ private:
 
   void verifyExpr(const Expr* E, Use U) {
     // Arrays and PODs only where the context admits them.
+    if (E->K == Expr::Kind::PrivateRef && (U != Use::Array || !PrivateAllowed))
+      problem(E, "a private array outside the array operand of Load/Store");
     if (E->K == Expr::Kind::SharedRef && U != Use::Array)
       problem(E, "a shared array outside the array operand of Load/Store/Atomic/BufferLength");
     if (E->K == Expr::Kind::Param && E->Ty.isBuffer() && U != Use::Array && U != Use::CallArg)
       problem(E, "a buffer parameter used as a value");
     if (E->K == Expr::Kind::Param && E->Ty.isPod() && U != Use::PodRead && U != Use::CallArg)
       problem(E, "a POD parameter used as a value");
-    if (U == Use::Array && !((E->K == Expr::Kind::Param && E->Ty.isBuffer()) ||
-                             E->K == Expr::Kind::SharedRef || hostValue(E->Ty)))
+    if (U == Use::Array &&
+        !((E->K == Expr::Kind::Param && E->Ty.isBuffer()) || E->K == Expr::Kind::SharedRef ||
+          E->K == Expr::Kind::PrivateRef || hostValue(E->Ty)))
       problem(E, "expected a buffer parameter or a shared array, got " + E->Ty.str());
     if (U == Use::PodRead && !(E->K == Expr::Kind::Param && E->Ty.isPod()))
       problem(E, "expected a POD parameter, got " + E->Ty.str());
@@ -423,6 +435,16 @@ private:
       return;
     case Expr::Kind::Intrinsic:
       return verifyIntrinsic(E);
+    case Expr::Kind::PrivateRef:
+      if (!E->Ops.empty())
+        problem(E, "a private array reference has no operands");
+      if (E->Index >= Fn->PrivateArrays.size())
+        return problem(E, "no private array " + std::to_string(E->Index) + " (the function has " +
+                              std::to_string(Fn->PrivateArrays.size()) + ")");
+      if (E->Ty != Type::privateArray(Fn->PrivateArrays[E->Index].Elem))
+        problem(E, "private array '" + Fn->PrivateArrays[E->Index].Name + "' referenced as " +
+                       E->Ty.str());
+      return;
     case Expr::Kind::SharedRef:
       if (!E->Ops.empty())
         problem(E, "a shared array reference has no operands");
@@ -562,7 +584,9 @@ private:
     bool IsStore = E->K == Expr::Kind::Store;
     if (!ops(E, IsStore ? 3 : 2))
       return;
+    PrivateAllowed = true;
     bool Array = verifyArray(E);
+    PrivateAllowed = false;
     verifyIndex(E);
     if (IsStore)
       verifyExpr(E->Ops[2], Use::Value);
@@ -1046,6 +1070,7 @@ private:
 
   const Module& M;
   const Function* Fn = nullptr;
+  bool PrivateAllowed = false;  // verifying the array operand of a Load or Store
   std::vector<uint32_t> Loops;  // enclosing loops, innermost last
   std::set<uint32_t> SeenLoops; // every loop id of the function so far
   std::vector<std::string> Problems;

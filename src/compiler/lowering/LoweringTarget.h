@@ -34,6 +34,7 @@ struct BufferValue {
   llvm::Value* Length = nullptr;
   llvm::Value* ParamIndex = nullptr;
   bool HostArray = false; // a host heap array: every index is checked (Java's rule)
+  bool Private = false;   // a private array: a pass's own indices, never checked
 };
 
 /// One parameter's value: a scalar (Scalar set) or a buffer. A POD parameter's Scalar is a

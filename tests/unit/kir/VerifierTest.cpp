@@ -554,5 +554,27 @@ TEST(KirVerifier, WaveOperandCounts) {
   expectProblem(T3.M, {"Wave: 'Wave.laneId' in a function not marked UsesWave"});
 }
 
+// Private arrays: loads and stores only, and never in a function with a barrier.
+TEST(KirVerifier, PrivateArraysAreLoadAndStoreOperandsOnly) {
+  Fixture T;
+  Builder& K = T.K;
+  uint32_t P = K.privateArray("stack", ScalarType::I32, 8);
+  K.body({K.eval(K.storeAt(K.privateRef(P), K.i32(1), K.i32(7))),
+          T.storeOut(K.loadAt(K.privateRef(P), K.i32(1)))});
+  EXPECT_TRUE(verifyProblems(T.M).empty()) << testing::PrintToString(verifyProblems(T.M));
+
+  Fixture A;
+  uint32_t Q = A.K.privateArray("stack", ScalarType::I32, 8);
+  A.K.body({A.K.eval(A.K.atomic(AtomicOp::Add, MemoryOrder::Relaxed,
+                                {A.K.privateRef(Q), A.K.i32(0), A.K.i32(1)}))});
+  expectProblem(A.M, {"private array outside the array operand of Load/Store"});
+
+  Fixture B;
+  B.K.privateArray("stack", ScalarType::I32, 8);
+  B.K.current().HasBarrier = true;
+  B.K.body({B.K.barrier()});
+  expectProblem(B.M, {"a function with a barrier has private arrays"});
+}
+
 } // namespace
 } // namespace cajeta::kir

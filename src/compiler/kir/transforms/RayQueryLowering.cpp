@@ -79,11 +79,16 @@ struct QueryLocals {
   std::array<uint32_t, 3> Shear{}, OK{};
   uint32_t NodeBase = 0, ParentBase = 0, PrimBase = 0;
   HitLocals Candidate, Committed;
+  // The stack walk's: the far children still to visit (a private array) and their count.
+  uint32_t Stack = 0, Sp = 0;
 };
 
 class Lowerer : public StatementHoister {
 public:
-  Lowerer(Module& M, Function& F) : StatementHoister(M), F(F), B(M, F) {}
+  // A function with a barrier (the CPU floor's work-item fission keeps scalars only) or a wave
+  // op (the portable wave tier inlines it into its kernel) walks without a stack.
+  Lowerer(Module& M, Function& F)
+      : StatementHoister(M), F(F), B(M, F), UseStack(!F.HasBarrier && !F.UsesWave) {}
 
   bool run(std::string& Err) {
     makeLocals();
@@ -155,6 +160,10 @@ private:
       auto Scalar = [&](const char* What, Type T) { return B.local(N + What, T); };
       Q.Node = Scalar("node", U32);
       Q.State = Scalar("state", U32);
+      if (UseStack) {
+        Q.Stack = B.privateArray(N + "stack", ScalarType::U32, accel::MaxDepth);
+        Q.Sp = Scalar("sp", U32);
+      }
       Q.Cursor = Scalar("cursor", U32);
       Q.LeafEnd = Scalar("leafEnd", U32);
       Q.Done = Scalar("done", Bool);
@@ -422,6 +431,8 @@ private:
     Out.push_back(set(Q.LeafEnd, u(0)));
     Out.push_back(set(Q.Node, u(0)));
     Out.push_back(set(Q.State, u(AtRoot)));
+    if (UseStack)
+      Out.push_back(set(Q.Sp, u(0)));
     Out.push_back(set(Q.Pending, B.constBool(false)));
     Out.push_back(
         set(Q.Done, notE(both(Valid, cmp(BinaryOp::Ne, word(Q, u(accel::HNodeCount)), u(0))))));
@@ -603,8 +614,35 @@ private:
     return B.block({set(Q.Done, B.constBool(true)), B.brk(LoopId)});
   }
 
+  /// One step of the stack walk: visit Node (NoNode: the next on the stack), then descend to
+  /// its near child with the far one pushed, or enter it as a leaf. The stack holds at most one
+  /// entry per level, and no tree is accel::MaxDepth deep.
+  Stmt* stackWalkStep(QueryLocals& Q, uint32_t LoopId) {
+    Expr* Empty = cmp(BinaryOp::Eq, l(Q.Node), u(accel::NoParent));
+    Stmt* Pop =
+        B.ifThen(Empty, B.block({B.ifThen(cmp(BinaryOp::Eq, l(Q.Sp), u(0)), finish(Q, LoopId)),
+                                 set(Q.Sp, sub(l(Q.Sp), u(1))),
+                                 set(Q.Node, B.loadAt(B.privateRef(Q.Stack), l(Q.Sp)))}));
+    std::vector<Stmt*> Out = {Pop};
+    Out.push_back(set(Base, add(l(Q.NodeBase), mul(l(Q.Node), u(accel::NodeWords)))));
+    boxTest(Q, Base, Out);
+    Out.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
+    Out.push_back(set(Child, wordAt(Q, Base, accel::NodeChild)));
+    // Parent holds the near side (0: the first child) here.
+    Stmt* Descend = B.block(
+        {set(Parent, B.bin(BinaryOp::And, B.bin(BinaryOp::Shr, l(Q.Sign), l(Info)), u(1))),
+         B.eval(B.storeAt(B.privateRef(Q.Stack), l(Q.Sp), sub(add(l(Child), u(1)), l(Parent)))),
+         set(Q.Sp, add(l(Q.Sp), u(1))), set(Q.Node, add(l(Child), l(Parent)))});
+    Out.push_back(
+        B.ifThen(both(l(Hit), notE(isLeaf())), Descend,
+                 B.block({B.ifThen(l(Hit), enterLeaf(Q)), set(Q.Node, u(accel::NoParent))})));
+    return B.block(Out);
+  }
+
   /// One step of the stackless walk.
   Stmt* walkStep(QueryLocals& Q, uint32_t LoopId) {
+    if (UseStack)
+      return stackWalkStep(Q, LoopId);
     auto nodeWord = [&](Expr* N, uint32_t W) {
       return word(Q, add(add(l(Q.NodeBase), mul(N, u(accel::NodeWords))), u(W)));
     };
@@ -661,6 +699,7 @@ private:
 
   Function& F;
   Builder B;
+  const bool UseStack;
   std::map<uint32_t, QueryLocals> Queries; // by query local
   std::array<uint32_t, 3> Lo{}, Hi{}, X{}, Y{}, Z{}, Edge{}, Abs{};
   uint32_t Swap = 0;

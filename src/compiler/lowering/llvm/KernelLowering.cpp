@@ -254,6 +254,15 @@ void KernelLowering::createLocals(FunctionState& FS) {
            "verified KIR: locals are scalars (and, in host code, host values)");
     FS.Locals.push_back(AB.CreateAlloca(valueType(Ctx, L.Ty), nullptr, L.Name));
   }
+  // Private arrays: allocas too (NVPTX local memory, the CPU's stack); never bounds-checked.
+  for (const kir::PrivateArray& P : FS.KF->PrivateArrays) {
+    BufferValue V;
+    V.Ptr = AB.CreateAlloca(
+        llvm::ArrayType::get(memoryType(Ctx, kir::Type::scalar(P.Elem)), P.Count), nullptr, P.Name);
+    V.Length = AB.getInt64(P.Count);
+    V.Private = true;
+    FS.Private.push_back(V);
+  }
 }
 
 void KernelLowering::emitBody(FunctionState& FS) {
@@ -510,7 +519,8 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
   case Expr::Kind::Intrinsic:
     return emitIntrinsic(E);
   case Expr::Kind::SharedRef:
-    llvm_unreachable("verified KIR: a shared array is only the array operand of an access");
+  case Expr::Kind::PrivateRef:
+    llvm_unreachable("verified KIR: an array is only the array operand of an access");
   case Expr::Kind::Atomic:
     return emitAtomic(E);
   case Expr::Kind::Field:
@@ -726,6 +736,10 @@ const BufferValue* KernelLowering::bufferOf(const Expr* E) {
     assert(E->Index < Cur->Shared.size() && "verified KIR: a shared array of this kernel");
     return &Cur->Shared[E->Index];
   }
+  if (E->K == Expr::Kind::PrivateRef) {
+    assert(E->Index < Cur->Private.size() && "verified KIR: a private array of this function");
+    return &Cur->Private[E->Index];
+  }
   assert(E->K == Expr::Kind::Param && E->Ty.isBuffer() && E->Index < Cur->Args.size() &&
          !Cur->Args[E->Index].Scalar && "verified KIR: a buffer parameter or a shared array");
   return &Cur->Args[E->Index].Buffer;
@@ -736,7 +750,7 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
   assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
   llvm::Value* Index = emitExpr(IndexExpr);
   Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
-  if (Opts.CheckBounds || Buf.HostArray) {
+  if ((Opts.CheckBounds && !Buf.Private) || Buf.HostArray) {
     // A negative signed index is a huge unsigned one: out of range too.
     llvm::Value* InRange = B.CreateICmpULT(Index, Buf.Length);
     llvm::BasicBlock* Ok = newBlock("bounds.ok");
@@ -760,7 +774,15 @@ llvm::Value* KernelLowering::emitLoad(const Expr* E) {
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
   assert(E->Ty == Elem && "verified KIR: load typing");
   llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
-  llvm::Value* V = B.CreateLoad(memoryType(Ctx, Elem), Addr);
+  llvm::LoadInst* V = B.CreateLoad(memoryType(Ctx, Elem), Addr);
+  // A buffer the kernel only reads does not change while it runs (the scheduler orders streams
+  // that share a buffer by what their commands do to it): NVPTX then reads it through the
+  // non-coherent cache (ld.global.nc), and LLVM may hoist the load out of loops.
+  const kir::Function& KF = *Cur->KF;
+  if (KF.IsKernel && E->Ops[0]->K == Expr::Kind::Param &&
+      E->Ops[0]->Index < KF.ParamAccess.size() &&
+      KF.ParamAccess[E->Ops[0]->Index] == bundle::Access::Read)
+    V->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(Ctx, {}));
   if (Elem.isBool()) // bool in memory is a byte; any non-zero byte reads as true
     return B.CreateICmpNE(V, B.getInt8(0));
   return V;

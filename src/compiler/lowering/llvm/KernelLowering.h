@@ -81,7 +81,8 @@ private:
     std::vector<ArgValue> Args;
     /// One per local: its slot, or (fission) an array with one slot per work-item.
     std::vector<llvm::Value*> Locals;
-    std::vector<BufferValue> Shared; // kernels: one per shared array
+    std::vector<BufferValue> Shared;  // kernels: one per shared array
+    std::vector<BufferValue> Private; // one per private array (Ptr: its alloca)
     WorkItemContext WorkItem;
     std::map<uint32_t, LoopTargets> Loops;
     llvm::BasicBlock* ReturnBlock = nullptr; // kernels: end of this work-item

@@ -332,6 +332,15 @@ void SpirvEmitter::emitFunctionBody(FnState& FS) {
                              {Ptr, Id, uint32_t(spv::StorageClass::Function), Mb.constNull(T)});
     FS.Locals.push_back(Id);
   }
+  for (const kir::PrivateArray& P : KF.PrivateArrays) {
+    uint32_t T = Mb.typeArray(valueType(Type::scalar(P.Elem)), Mb.constU32(P.Count));
+    uint32_t Id = Mb.newId();
+    SpirvModuleBuilder::inst(FS.Vars, spv::Op::OpVariable,
+                             {Mb.typePointer(spv::StorageClass::Function, T), Id,
+                              uint32_t(spv::StorageClass::Function)});
+    Mb.addName(Id, P.Name);
+    FS.Privates.push_back(Id);
+  }
   assert((KF.IsKernel || KF.SharedArrays.empty()) && KF.Body &&
          "verified KIR: a body, and shared arrays only in kernels");
   emitStmt(KF.Body);

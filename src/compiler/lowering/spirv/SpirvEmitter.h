@@ -98,9 +98,10 @@ private:
     /// Per KIR parameter: buffers and PODs -> the kernel parameter index they are bound to;
     /// scalars -> the SPIR-V value id.
     std::vector<uint32_t> Params;
-    std::vector<uint32_t> Locals; // Function-storage variables
-    Words Vars;                   // their OpVariable instructions (start of the entry block)
-    Words Header;                 // OpFunction and OpFunctionParameter
+    std::vector<uint32_t> Locals;   // Function-storage variables
+    std::vector<uint32_t> Privates; // Function-storage arrays (kir::PrivateArray)
+    Words Vars;                     // their OpVariable instructions (start of the entry block)
+    Words Header;                   // OpFunction and OpFunctionParameter
     std::vector<Block> Blocks;
     bool Live = false;
     std::set<uint32_t> HasPred;
@@ -110,6 +111,7 @@ private:
   /// An indexable array as the walk sees it.
   struct ArrayRef {
     bool Shared = false;
+    bool Private = false;   // a Function-storage array: value-typed, never bounds-checked
     uint32_t Var = 0;       // the variable (buffer: the Block struct; shared: the array)
     uint32_t ElemType = 0;  // element type in memory
     kir::Type Elem;         // KIR element type

@@ -71,7 +71,8 @@ uint32_t SpirvEmitter::emitExpr(const Expr* E) {
   case Expr::Kind::Intrinsic:
     return emitIntrinsic(E);
   case Expr::Kind::SharedRef:
-    assert(false && "verified KIR: a shared array is only the array operand of an access");
+  case Expr::Kind::PrivateRef:
+    assert(false && "verified KIR: an array is only the array operand of an access");
     return 0;
   case Expr::Kind::Atomic:
     return emitAtomic(E);

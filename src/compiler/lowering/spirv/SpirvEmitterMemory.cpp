@@ -130,6 +130,14 @@ uint32_t SpirvEmitter::statusVar() {
 
 SpirvEmitter::ArrayRef SpirvEmitter::arrayOf(const Expr* E) {
   ArrayRef A;
+  if (E->K == Expr::Kind::PrivateRef) {
+    assert(E->Index < Cur->Privates.size() && "verified KIR: a private array of this function");
+    A.Private = true;
+    A.Var = Cur->Privates[E->Index];
+    A.Elem = Type::scalar(E->Ty.Elem);
+    A.ElemType = valueType(A.Elem);
+    return A;
+  }
   if (E->K == Expr::Kind::SharedRef) {
     // Verified KIR: only kernels have shared arrays, so a SharedRef is one of this kernel's.
     assert(Cur->KF == &Kernel && E->Index < Kernel.SharedArrays.size() &&
@@ -164,11 +172,13 @@ uint32_t SpirvEmitter::elementPointer(const ArrayRef& A, const Expr* IndexExpr, 
     return 0;
   if (IT.bits() < 32) // widen by the index's signedness
     Index = op(IT.isSigned() ? spv::Op::OpSConvert : spv::Op::OpUConvert, u32(), {Index});
-  if (Opts.CheckBounds) {
+  if (Opts.CheckBounds && !A.Private) {
     uint32_t Unused = 0;
     boundsCheck(A, Index, IT, Unused);
   }
-  spv::StorageClass SC = A.Shared ? spv::StorageClass::Workgroup : spv::StorageClass::StorageBuffer;
+  spv::StorageClass SC = A.Shared    ? spv::StorageClass::Workgroup
+                         : A.Private ? spv::StorageClass::Function
+                                     : spv::StorageClass::StorageBuffer;
   uint32_t Elem = A.ElemType;
   uint32_t Var = A.Var;
   if (IntView && !A.Shared) {
@@ -176,7 +186,7 @@ uint32_t SpirvEmitter::elementPointer(const ArrayRef& A, const Expr* IndexExpr, 
     Var = bufferVar(A.KernelParam, true);
   }
   uint32_t Ptr = Mb.typePointer(SC, Elem);
-  if (A.Shared)
+  if (A.Shared || A.Private)
     return op(spv::Op::OpAccessChain, Ptr, {Var, Index});
   return op(spv::Op::OpAccessChain, Ptr, {Var, Mb.constU32(0), Index});
 }
@@ -246,7 +256,7 @@ uint32_t SpirvEmitter::emitLoad(const Expr* E) {
   uint32_t V = op(spv::Op::OpLoad, A.ElemType, {Ptr});
   if (A.Bits)
     return op(spv::Op::OpBitcast, valueType(A.Elem), {V});
-  if (A.Elem.isBool() && !A.Shared) // any non-zero byte reads as true
+  if (A.Elem.isBool() && !A.Shared && !A.Private) // any non-zero byte reads as true
     return op(spv::Op::OpINotEqual, boolTy(), {V, Mb.constInt(8, 0)});
   return V;
 }
@@ -263,7 +273,7 @@ uint32_t SpirvEmitter::emitStore(const Expr* E) {
   uint32_t Mem = V;
   if (A.Bits)
     Mem = op(spv::Op::OpBitcast, A.ElemType, {V});
-  else if (A.Elem.isBool() && !A.Shared)
+  else if (A.Elem.isBool() && !A.Shared && !A.Private)
     Mem = op(spv::Op::OpSelect, A.ElemType, {V, Mb.constInt(8, 1), Mb.constInt(8, 0)});
   opVoid(spv::Op::OpStore, {Ptr, Mem});
   return V;
