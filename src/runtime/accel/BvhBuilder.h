@@ -1,6 +1,13 @@
 // Builds the portable software BVH of an acceleration structure (bundle/AccelLayout.h) on the
 // host: binned SAH over triangles and boxes, written as the one uint32 word array the traversal
 // reads.
+//
+// A build uses several threads: the large nodes at the top split with their binning and
+// partition spread over chunks, the subtrees below them build as independent jobs, and their
+// nodes are numbered as the single-threaded depth-first build numbers them. The words are the
+// same whatever the thread count and timing. The thread count is Scene::Threads, else the
+// environment variable CAJETA_XPU_BUILD_THREADS (a positive number), else the hardware's
+// (std::thread::hardware_concurrency); small scenes build on the calling thread alone.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +27,7 @@ public:
     std::span<const float> Aabbs; // min xyz, max xyz per box
     uint32_t MaxLeafSize = 0;     // 0: DefaultLeafSize; at most bundle::accel::MaxLeafSize
     bool OpaqueTriangles = true;  // false: triangle slots carry no PrimOpaque flag
+    unsigned Threads = 0;         // 0: CAJETA_XPU_BUILD_THREADS, else the hardware's count
   };
 
   struct Stats {

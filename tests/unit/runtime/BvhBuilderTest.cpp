@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <set>
@@ -352,6 +353,33 @@ TEST(BvhBuilder, CoincidentCentroidsSplitAtTheMedian) {
   EXPECT_EQ(H.Prim, 0u); // equal t: the lowest index
 }
 
+/// Triangles at exponentially growing distances, one per leaf: each is found, and the tree fits
+/// a walk's stack of MaxDepth entries (the builder halves instead of SAH splitting once a tree
+/// gets that deep; no scene here drives SAH that deep, so the halving itself is not exercised).
+TEST(BvhBuilder, ExponentialSpacingStaysWithinTheStackDepth) {
+  std::vector<float> V;
+  // At x = 1.5^i, up to 3.7e10: within the float range of the triangle test (its t is a
+  // product of three coordinates over two, so coordinates stay below about 1e12).
+  const int Count = 60;
+  for (int I = 0; I != Count; ++I) {
+    float X = std::pow(1.5f, float(I));
+    V.insert(V.end(), {X, 0, 0, 1.25f * X, 0, 0, X, 0.25f * X, 0});
+  }
+  Scene S = soupScene(V);
+  S.MaxLeafSize = 1;
+  BvhBuilder::Stats Stats;
+  std::vector<uint32_t> W = BvhBuilder::build(S, &Stats);
+  checkStructure(W, S);
+  EXPECT_LT(Stats.MaxDepth, L::MaxDepth);
+  for (int I = 0; I != Count; ++I) {
+    float X = std::pow(1.5f, float(I));
+    Ray R{{1.05f * X, 0.05f * X, X}, {0, 0, -1}, 0, 2 * X};
+    BvhReference::Hit H = BvhReference(W).trace(R);
+    ASSERT_TRUE(H.Found) << "triangle " << I;
+    EXPECT_EQ(H.Prim, uint32_t(I));
+  }
+}
+
 TEST(BvhBuilder, DegenerateTrianglesAreKeptAndNeverHit) {
   // Triangle 0 is a point, 1 a segment along x, 2 a segment along z: zero area each.
   std::vector<float> Flat = {2, 2, 2, 2, 2, 2, 2, 2, 2, //
@@ -504,6 +532,46 @@ TEST(BvhReference, RejectsWordsThatAreNotABvh) {
   EXPECT_THROW(BvhReference{W}, std::invalid_argument);
 }
 
+/// The words do not depend on the thread count: scenes above the size that builds on one
+/// thread, with left-out primitives spread through them (the refs are compacted across chunks).
+TEST(BvhBuilder, ThreadCountsGiveTheSameWords) {
+  Heightfield H(200, 200); // 80000 triangles
+  std::vector<float> V = soup(60000, 51, 0.2f);
+  for (size_t I = 0; I < V.size(); I += 9 * 997)
+    V[I + 4] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> Boxes;
+  std::mt19937 Rng(52);
+  std::uniform_real_distribution<float> Pos(0, 10);
+  for (int I = 0; I != 20000; ++I) {
+    float X = Pos(Rng), Y = Pos(Rng), Z = Pos(Rng);
+    Boxes.insert(Boxes.end(), {X, Y, Z, X + 0.05f, Y + 0.05f, Z + 0.05f});
+  }
+  Scene Mixed = soupScene(V);
+  Mixed.Aabbs = Boxes;
+  for (Scene S : {H.scene(), Mixed}) {
+    S.Threads = 1;
+    BvhBuilder::Stats One;
+    std::vector<uint32_t> Want = BvhBuilder::build(S, &One);
+    checkStructure(Want, S);
+    EXPECT_LT(One.MaxDepth, L::MaxDepth);
+    for (unsigned Threads : {2u, 3u, 4u, 16u}) {
+      S.Threads = Threads;
+      BvhBuilder::Stats Many;
+      std::vector<uint32_t> Got = BvhBuilder::build(S, &Many);
+      EXPECT_TRUE(Got == Want) << Threads << " threads";
+      EXPECT_EQ(Many.Leaves, One.Leaves);
+      EXPECT_EQ(Many.MaxDepth, One.MaxDepth);
+      EXPECT_EQ(Many.Skipped, One.Skipped);
+    }
+    // Threads 0: the environment's count.
+    S.Threads = 0;
+    setenv("CAJETA_XPU_BUILD_THREADS", "4", 1);
+    std::vector<uint32_t> Env = BvhBuilder::build(S);
+    unsetenv("CAJETA_XPU_BUILD_THREADS");
+    EXPECT_TRUE(Env == Want);
+  }
+}
+
 /// 2M triangles (a 1000 x 1000 heightfield): the build time, printed; the structure spot-checked.
 TEST(BvhBuilder, TwoMillionTriangleHeightfield) {
   Heightfield H(1000, 1000);
@@ -516,6 +584,16 @@ TEST(BvhBuilder, TwoMillionTriangleHeightfield) {
   std::printf("2M-triangle heightfield: %.1f ms, %u nodes, %u leaves, depth %u, %.1f MiB\n", Ms,
               Stats.Nodes, Stats.Leaves, Stats.MaxDepth, Stats.Words * 4.0 / (1 << 20));
   RecordProperty("build_ms", std::to_string(Ms));
+  // On one thread: the same words.
+  S.Threads = 1;
+  Start = std::chrono::steady_clock::now();
+  std::vector<uint32_t> One = BvhBuilder::build(S);
+  double OneMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+  std::printf("  on one thread: %.1f ms\n", OneMs);
+  RecordProperty("build_ms_one_thread", std::to_string(OneMs));
+  EXPECT_TRUE(One == W);
+  One = {};
   EXPECT_EQ(Stats.Prims, 2000000u);
   EXPECT_EQ(Stats.Nodes, 2 * Stats.Leaves - 1);
   BvhReference Bvh(W);
