@@ -281,7 +281,8 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "buffer_length", "div_trunc",
                                 "rem_trunc",     "shift_left",
                                 "shift_right",   "ftoi_unchecked",
-                                "bitcast",       "mma_m16n8k16",
+                                "bitcast",       "min_num",
+                                "max_num",       "mma_m16n8k16",
                                 "ldmatrix",      "async_copy",
                                 "async_commit",  "async_wait",
                                 "supports"};

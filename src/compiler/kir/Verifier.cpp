@@ -941,7 +941,7 @@ private:
                 "supports of capability " + std::to_string(E->Index) + " yielding " + E->Ty.str());
       return;
     }
-    if (Op > IntrinsicOp::Bitcast)
+    if (Op > IntrinsicOp::MaxNum)
       return problem(E, "unknown intrinsic " + std::to_string(unsigned(Op)));
     std::string Name = std::string("'") + intrinsicName(Op) + "'";
     if (isGeometry(Op)) {
@@ -987,6 +987,12 @@ private:
     for (const Expr* O : E->Ops)
       verifyExpr(O, Use::Value);
     Type From = E->Ops[0]->Ty, To = E->Ty;
+    if (Op == IntrinsicOp::MinNum || Op == IntrinsicOp::MaxNum) {
+      if (!To.isFloat() || From != To || E->Ops[1]->Ty != To)
+        problem(E, Name + " on " + From.str() + " and " + E->Ops[1]->Ty.str() + " yielding " +
+                       To.str() + ": needs two floats of the result's type");
+      return;
+    }
     if (!Unary) {
       if (!To.isInteger() || From != To || E->Ops[1]->Ty != To)
         problem(E, Name + " on " + From.str() + " and " + E->Ops[1]->Ty.str() + " yielding " +

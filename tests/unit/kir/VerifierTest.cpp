@@ -554,6 +554,17 @@ TEST(KirVerifier, WaveOperandCounts) {
   expectProblem(T3.M, {"Wave: 'Wave.laneId' in a function not marked UsesWave"});
 }
 
+// MinNum / MaxNum: two floats of the result's type.
+TEST(KirVerifier, MinNumTakesTwoFloatsOfItsType) {
+  Fixture T;
+  Builder& K = T.K;
+  K.body({K.eval(K.intrinsic(IntrinsicOp::MinNum, F32, {K.p(T.F), K.p(T.F)}))});
+  EXPECT_TRUE(verifyProblems(T.M).empty()) << testing::PrintToString(verifyProblems(T.M));
+  Fixture A;
+  A.K.body({A.K.eval(A.K.intrinsic(IntrinsicOp::MaxNum, I32, {A.K.p(A.X), A.K.p(A.X)}))});
+  expectProblem(A.M, {"'max_num'", "needs two floats of the result's type"});
+}
+
 // Private arrays: loads and stores only, and never in a function with a barrier.
 TEST(KirVerifier, PrivateArraysAreLoadAndStoreOperandsOnly) {
   Fixture T;

@@ -949,6 +949,10 @@ llvm::Value* KernelLowering::emitRawPrimitive(const Expr* E) {
   llvm::Value* V = emitExpr(E->Ops[1]);
   bool S = To.isSigned();
   switch (Op) {
+  case IntrinsicOp::MinNum:
+    return B.CreateMinNum(A, V);
+  case IntrinsicOp::MaxNum:
+    return B.CreateMaxNum(A, V);
   case IntrinsicOp::DivTrunc:
     return S ? B.CreateSDiv(A, V) : B.CreateUDiv(A, V);
   case IntrinsicOp::RemTrunc:
@@ -991,6 +995,8 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::ShiftRight:
   case IntrinsicOp::FToIUnchecked:
   case IntrinsicOp::Bitcast:
+  case IntrinsicOp::MinNum:
+  case IntrinsicOp::MaxNum:
     return emitRawPrimitive(E);
   case IntrinsicOp::MmaM16N8K16: {
     std::vector<llvm::Value*> Vals;

@@ -489,6 +489,8 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::ShiftRight:
   case IntrinsicOp::FToIUnchecked:
   case IntrinsicOp::Bitcast:
+  case IntrinsicOp::MinNum:
+  case IntrinsicOp::MaxNum:
     return emitRawPrimitive(E);
   case IntrinsicOp::Supports: {
     // What the pipeline could not fold is the device's answer at pipeline creation.
@@ -531,6 +533,10 @@ uint32_t SpirvEmitter::emitRawPrimitive(const Expr* E) {
   uint32_t B = emitExpr(E->Ops[1]);
   bool S = Ty.isSigned();
   switch (Op) {
+  case IntrinsicOp::MinNum: // NMin / NMax: a NaN operand gives the other, as minNum
+    return glsl(T, GLSLstd450NMin, {A, B});
+  case IntrinsicOp::MaxNum:
+    return glsl(T, GLSLstd450NMax, {A, B});
   case IntrinsicOp::DivTrunc:
     return op(S ? spv::Op::OpSDiv : spv::Op::OpUDiv, T, {A, B});
   case IntrinsicOp::RemTrunc: // the sign of the dividend: OpSRem, not OpSMod
