@@ -171,8 +171,9 @@ enum class IntrinsicOp : uint8_t {
   ShiftRight, // {v, count}: v >> count, arithmetic for signed, logical for unsigned; count < bits
   FToIUnchecked, // {float}, Ty an integer: round toward zero; the result fits Ty (no NaN)
   Bitcast,       // {v}, Ty a scalar of v's width (int <-> float): the same bits
-  MinNum,        // {a, b} floats of Ty: the smaller (IEEE minNum: a NaN operand gives the other;
-  MaxNum,        //   -0 and +0 either); the larger. One machine min/max (PTX min.f32, minss)
+  MinNum,        // {a, b} floats of Ty: the smaller / the larger, in one machine instruction
+  MaxNum,        //   where there is one (PTX min.f32, minss); a NaN operand or -0 vs +0 gives
+                 //   either operand
   // The NVIDIA tensor-core leaf kir::TileLowering makes in its mma.sync tier; no other pass makes
   // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.m16n8k16.row.col,
   // float16 inputs, float32 accumulators: Ops = the lane's 4 A registers and 2 B registers (uint32,

@@ -120,6 +120,11 @@ llvm::Value* integerMath(llvm::IRBuilder<>& B, IntrinsicOp Op, llvm::ArrayRef<ll
 
 } // namespace
 
+llvm::Value* LoweringTarget::emitMinNum(llvm::IRBuilder<>& B, llvm::Value* A, llvm::Value* C,
+                                        bool Max) {
+  return B.CreateSelect(Max ? B.CreateFCmpOGT(A, C) : B.CreateFCmpOLT(A, C), A, C);
+}
+
 llvm::Value* LoweringTarget::emitMath(llvm::IRBuilder<>& B, kir::IntrinsicOp Op,
                                       llvm::ArrayRef<llvm::Value*> Ops, kir::Type Ty) {
   if (Ops.empty())

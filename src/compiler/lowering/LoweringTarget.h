@@ -106,6 +106,11 @@ public:
   virtual llvm::Value* emitMath(llvm::IRBuilder<>& B, kir::IntrinsicOp Op,
                                 llvm::ArrayRef<llvm::Value*> Ops, kir::Type Ty);
 
+  /// kir::IntrinsicOp::MinNum / MaxNum (Max) of two floats: either operand for a NaN. The
+  /// default compares and selects (x86 matches that to minss/maxss); a target with a min
+  /// instruction that compare-and-select does not reach says so.
+  virtual llvm::Value* emitMinNum(llvm::IRBuilder<>& B, llvm::Value* A, llvm::Value* C, bool Max);
+
   /// The tier a feature gets on this backend; Portable unless a backend has it natively.
   virtual ImplTier tierFor(Feature F) const { return ImplTier::Portable; }
   /// Device.supports(Capability.X) as this target answers it at compile time, by capability

@@ -950,9 +950,8 @@ llvm::Value* KernelLowering::emitRawPrimitive(const Expr* E) {
   bool S = To.isSigned();
   switch (Op) {
   case IntrinsicOp::MinNum:
-    return B.CreateMinNum(A, V);
   case IntrinsicOp::MaxNum:
-    return B.CreateMaxNum(A, V);
+    return Target.emitMinNum(B, A, V, Op == IntrinsicOp::MaxNum);
   case IntrinsicOp::DivTrunc:
     return S ? B.CreateSDiv(A, V) : B.CreateUDiv(A, V);
   case IntrinsicOp::RemTrunc:

@@ -50,6 +50,10 @@ public:
   void emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W, llvm::Value* ParamIndex,
                          llvm::Value* Index, llvm::Value* Length) override;
   llvm::Value* emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) override;
+  /// PTX min.f32 / max.f32 (NaN-ignoring, as llvm.minnum): compare-and-select stays selp.
+  llvm::Value* emitMinNum(llvm::IRBuilder<>& B, llvm::Value* A, llvm::Value* C, bool Max) override {
+    return Max ? B.CreateMaxNum(A, C) : B.CreateMinNum(A, C);
+  }
   llvm::Value* emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op, llvm::ArrayRef<llvm::Value*> Ops,
                         kir::Type Ty) override;
   BufferValue sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W, const kir::Function& KF,

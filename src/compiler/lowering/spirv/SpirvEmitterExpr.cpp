@@ -533,7 +533,7 @@ uint32_t SpirvEmitter::emitRawPrimitive(const Expr* E) {
   uint32_t B = emitExpr(E->Ops[1]);
   bool S = Ty.isSigned();
   switch (Op) {
-  case IntrinsicOp::MinNum: // NMin / NMax: a NaN operand gives the other, as minNum
+  case IntrinsicOp::MinNum: // NMin / NMax (a NaN operand gives the other: one of them)
     return glsl(T, GLSLstd450NMin, {A, B});
   case IntrinsicOp::MaxNum:
     return glsl(T, GLSLstd450NMax, {A, B});
