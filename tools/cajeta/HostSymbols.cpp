@@ -31,6 +31,7 @@ std::vector<lowering::HostSymbol> hostSymbols() {
       CAJETA_HOST_SYMBOL(cajeta_host_buffer_upload),
       CAJETA_HOST_SYMBOL(cajeta_host_buffer_download),
       CAJETA_HOST_SYMBOL(cajeta_host_buffer_length),
+      CAJETA_HOST_SYMBOL(cajeta_host_accel_new),
       CAJETA_HOST_SYMBOL(cajeta_host_stream_current),
       CAJETA_HOST_SYMBOL(cajeta_host_stream_new),
       CAJETA_HOST_SYMBOL(cajeta_host_stream_sync),

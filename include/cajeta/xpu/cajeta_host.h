@@ -104,6 +104,15 @@ CAJETA_XPU_API void cajeta_host_buffer_download(cajeta_xpu_buffer* buffer, void*
 /* buf.length(): the element count. */
 CAJETA_XPU_API int64_t cajeta_host_buffer_length(const cajeta_xpu_buffer* buffer);
 
+/* ---- Acceleration structures (`heap AccelerationStructure(vertices, indices)`). --------------- */
+/* The software BVH over the triangles of `vertices` (a float32[]: x, y, z per vertex) and
+   `indices` (an int32[]: three vertex indices per triangle) on the program's device, kept until
+   cajeta_host_end. Returns the scene's buffer, which a launch passes as a CAJETA_XPU_ARG_ACCEL
+   argument. A length that is not a multiple of 3 or an index out of range:
+   IllegalArgumentException. */
+CAJETA_XPU_API cajeta_xpu_buffer* cajeta_host_accel_new(const void* vertices, const void* indices,
+                                                        uint32_t line);
+
 /* ---- Streams and events. ----------------------------------------------------------------- */
 CAJETA_XPU_API cajeta_xpu_stream* cajeta_host_stream_current(uint32_t line);
 /* heap KernelStream(): a new stream on the program's device. */

@@ -323,6 +323,29 @@ Sema::Value Sema::buildHostAlloc(const Expr* E) {
       return {};
     return value(hostOp(HostOp::BufferNew, *Ty, {N}, E->Range), E->Range);
   }
+  if (Ty->isHandle(Type::AccelHandle)) {
+    const char* Shape = "an AccelerationStructure is built from its triangles: heap "
+                        "AccelerationStructure(vertices, indices), a float32[] of x, y, z per "
+                        "vertex and an int32[] of three vertex indices per triangle";
+    if (E->Ops.size() != 2) {
+      Diags.error(E->Range, Shape);
+      return {};
+    }
+    std::vector<kir::Expr*> Ops;
+    for (int I = 0; I < 2; ++I) {
+      Value V = buildExpr(E->Ops[I]);
+      if (!V)
+        return {};
+      Type Want = Type::heapArray(I ? ScalarType::I32 : ScalarType::F32);
+      if (V.Lit || V.E->Ty != Want) {
+        Diags.error(E->Ops[I]->Range, std::string(Shape) + "; this is " +
+                                          (V.Lit ? std::string("a constant") : V.E->Ty.str()));
+        return {};
+      }
+      Ops.push_back(V.E);
+    }
+    return value(hostOp(HostOp::AccelNew, *Ty, Ops, E->Range), E->Range);
+  }
   if (Ty->isHandle(Type::StreamHandle) && E->Ops.empty())
     return value(hostOp(HostOp::StreamNew, *Ty, {}, E->Range), E->Range);
   Diags.error(E->Range, "'" + Ty->str() +
@@ -717,12 +740,22 @@ Sema::Value Sema::buildLaunch(const Expr* E) {
     const kir::Param& P = KF.Params[I];
     const Expr* A = E->Ops[I + 1];
     std::string Ctx = "argument " + std::to_string(I + 1) + " ('" + P.Name + "')";
-    Ref.Params.push_back(P.Ty);
-    if (P.Ty.isPod() || P.IsFunction || P.IsAccel) {
+    Ref.Params.push_back(P.IsAccel ? Type::handle(Type::AccelHandle) : P.Ty);
+    if (P.IsAccel) {
+      Value V = buildExpr(A);
+      if (V && (V.Lit || !V.E->Ty.isHandle(Type::AccelHandle))) {
+        Diags.error(A->Range, Ctx + " of '" + Qualified +
+                                  "' expects an AccelerationStructure, found " +
+                                  (V.Lit ? std::string("a constant") : V.E->Ty.str()));
+        V = {};
+      }
+      Ok &= bool(V);
+      Ops.push_back(V ? V.E : nullptr);
+      continue;
+    }
+    if (P.Ty.isPod() || P.IsFunction) {
       Diags.error(A->Range, Ctx + " of '" + Qualified + "' is a " +
-                                (P.IsFunction ? "function"
-                                 : P.IsAccel  ? "AccelerationStructure"
-                                              : "POD") +
+                                (P.IsFunction ? "function" : "POD") +
                                 " parameter; host code cannot pass one yet (launch it from C++)");
       Ok = false;
       continue;

@@ -80,11 +80,8 @@ std::optional<Type> Sema::resolveAccelType(const TypeRef& T, bool AllowParam, co
                              "; declare it as a local variable: 'RayQuery q = new RayQuery();'");
     return std::nullopt;
   }
-  if (InHost) {
-    Diags.error(T.Range, "an AccelerationStructure cannot be used in host code yet; build it "
-                         "and launch its kernels from C++ (cajeta/xpu/AccelerationStructure.hpp)");
-    return std::nullopt;
-  }
+  if (InHost) // a runtime object: heap AccelerationStructure(vertices, indices)
+    return Type::handle(Type::AccelHandle);
   if (!AllowParam) {
     Diags.error(T.Range, std::string("an AccelerationStructure cannot be used as ") + Where +
                              "; acceleration structures are kernel and helper parameters");

@@ -72,6 +72,8 @@ std::string Type::str() const {
       return "KernelStream";
     case EventHandle:
       return "Event";
+    case AccelHandle:
+      return "AccelerationStructure";
     }
     return "?";
   case String:
@@ -200,6 +202,8 @@ const char* hostOpName(HostOp Op) {
     return "string.length";
   case HostOp::StringEquals:
     return "string.equals";
+  case HostOp::AccelNew:
+    return "accel.new";
   }
   return "?";
 }
@@ -219,6 +223,7 @@ int hostOperandCount(HostOp Op) {
   case HostOp::StringLength:
     return 1;
   case HostOp::StringEquals:
+  case HostOp::AccelNew:
     return 2;
   case HostOp::ArrayNew:
   case HostOp::ArrayLength:

@@ -47,7 +47,7 @@ struct Type {
     RayQuery,
     Private
   };
-  enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle };
+  enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle, AccelHandle };
   Kind K = Void;
   ScalarType Elem = ScalarType::I32; // Scalar: the type; Buffer/Shared/Tile/HeapArray and a
                                      // buffer Handle: the element type
@@ -308,6 +308,8 @@ enum class HostOp : uint8_t {
   ParseFloat,     // {String}: Ty float32 or float64 (Float.parseFloat, Double.parseDouble)
   StringLength,   // {String}: int32 (s.length(), in bytes of its UTF-8)
   StringEquals,   // {String, String}: bool (s.equals(t))
+  AccelNew,       // {vertices float32[], indices int32[]}: an AccelerationStructure Handle over
+                  // the triangles (three indices each), built as the software BVH
 };
 
 /// Ray query operations (Expr::Kind::RayQuery) on the query local Index: the inline ray query of

@@ -692,6 +692,10 @@ private:
     case HostOp::BufferLength:
       hostHandle(E, 0, Type::BufferHandle);
       return Result(U64);
+    case HostOp::AccelNew:
+      hostOperand(E, 0, Type::heapArray(ScalarType::F32));
+      hostOperand(E, 1, Type::heapArray(ScalarType::I32));
+      return Result(Type::handle(Type::AccelHandle));
     case HostOp::StreamCurrent:
     case HostOp::StreamNew:
       return Result(Type::handle(Type::StreamHandle));

@@ -247,6 +247,37 @@ cajeta_xpu_buffer* cajeta_host_buffer_new(int64_t Count, uint32_t Type, uint32_t
   });
 }
 
+cajeta_xpu_buffer* cajeta_host_accel_new(const void* Vertices, const void* Indices, uint32_t Line) {
+  return hostEntry(Line, [&] {
+    requireObject(Vertices, "vertices", Line);
+    requireObject(Indices, "indices", Line);
+    int64_t VertexFloats = arrayLength(Vertices), IndexCount = arrayLength(Indices);
+    if (VertexFloats % 3 || IndexCount % 3)
+      session().fail(Line, "IllegalArgumentException",
+                     fmt::format("an AccelerationStructure takes x, y, z per vertex and three "
+                                 "indices per triangle; got {} floats and {} indices",
+                                 VertexFloats, IndexCount));
+    const int32_t* Index = reinterpret_cast<const int32_t*>(static_cast<const char*>(Indices) +
+                                                            CAJETA_HOST_ARRAY_DATA_OFFSET);
+    for (int64_t I = 0; I < IndexCount; ++I)
+      if (Index[I] < 0 || Index[I] >= VertexFloats / 3)
+        session().fail(Line, "IllegalArgumentException",
+                       fmt::format("triangle {}: index {} is out of range ({} vertices)", I / 3,
+                                   Index[I], VertexFloats / 3));
+    cajeta_xpu_accel_desc Desc{};
+    Desc.vertices = reinterpret_cast<const float*>(static_cast<const char*>(Vertices) +
+                                                   CAJETA_HOST_ARRAY_DATA_OFFSET);
+    Desc.vertex_count = uint64_t(VertexFloats / 3);
+    Desc.indices = reinterpret_cast<const uint32_t*>(Index);
+    Desc.triangle_count = uint64_t(IndexCount / 3);
+    cajeta_xpu_accel* Accel = nullptr;
+    check(cajeta_xpu_accel_build(session().device(Line), &Desc, CAJETA_XPU_AS_IMPL_AUTO, &Accel),
+          Line);
+    session().adopt(Accel);
+    return cajeta_xpu_accel_buffer(Accel);
+  });
+}
+
 void cajeta_host_buffer_upload(cajeta_xpu_buffer* Buffer, const void* Array,
                                cajeta_xpu_stream* Stream, uint32_t Line) {
   hostEntry(Line, [&] {

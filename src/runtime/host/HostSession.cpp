@@ -44,6 +44,7 @@ bool HostSession::end() {
   std::vector<cajeta_xpu_buffer*> OwnBuffers;
   std::vector<cajeta_xpu_stream*> OwnStreams;
   std::vector<cajeta_xpu_event*> OwnEvents;
+  std::vector<cajeta_xpu_accel*> OwnAccels;
   cajeta_xpu_program* OwnProgram;
   {
     std::lock_guard<std::mutex> Guard(Lock);
@@ -51,6 +52,7 @@ bool HostSession::end() {
     OwnBuffers.swap(Buffers);
     OwnStreams.swap(Streams);
     OwnEvents.swap(Events);
+    OwnAccels.swap(Accels);
     Kernels.clear();
     OwnProgram = Program;
   }
@@ -76,6 +78,8 @@ bool HostSession::end() {
     cajeta_xpu_event_destroy(E);
   for (cajeta_xpu_buffer* B : OwnBuffers)
     cajeta_xpu_buffer_destroy(B);
+  for (cajeta_xpu_accel* A : OwnAccels)
+    cajeta_xpu_accel_destroy(A);
   for (cajeta_xpu_stream* S : OwnStreams)
     cajeta_xpu_stream_destroy(S);
   for (void* A : OwnArrays)
@@ -263,6 +267,11 @@ void HostSession::adopt(cajeta_xpu_buffer* Buffer) {
 void HostSession::adopt(cajeta_xpu_stream* Stream) {
   std::lock_guard<std::mutex> Guard(Lock);
   Streams.push_back(Stream);
+}
+
+void HostSession::adopt(cajeta_xpu_accel* Accel) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  Accels.push_back(Accel);
 }
 
 void HostSession::adopt(cajeta_xpu_event* Event) {

@@ -74,6 +74,7 @@ public:
   void adopt(cajeta_xpu_buffer* Buffer);
   void adopt(cajeta_xpu_stream* Stream);
   void adopt(cajeta_xpu_event* Event);
+  void adopt(cajeta_xpu_accel* Accel);
 
 private:
   HostSession() = default;
@@ -87,6 +88,7 @@ private:
   std::vector<cajeta_xpu_buffer*> Buffers;
   std::vector<cajeta_xpu_stream*> Streams;
   std::vector<cajeta_xpu_event*> Events;
+  std::vector<cajeta_xpu_accel*> Accels;
   std::unordered_map<std::string, cajeta_xpu_kernel*> Kernels;
 };
 

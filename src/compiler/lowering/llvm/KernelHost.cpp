@@ -170,6 +170,10 @@ llvm::Value* KernelLowering::emitHostOp(const Expr* E) {
   }
   case HostOp::BufferLength:
     return Call("cajeta_host_buffer_length", I64, {Op(0)});
+  case HostOp::AccelNew: {
+    llvm::Value* Vertices = Op(0);
+    return Call("cajeta_host_accel_new", Ptr, {Vertices, Op(1), Line});
+  }
   case HostOp::StreamCurrent:
     return Call("cajeta_host_stream_current", Ptr, {Line});
   case HostOp::StreamNew:
@@ -207,11 +211,14 @@ llvm::Value* KernelLowering::emitHostOp(const Expr* E) {
       llvm::Value* V = Op(7 + I);
       llvm::Value* Slot = B.CreateConstInBoundsGEP2_32(Args->getAllocatedType(), Args, 0, I);
       auto Field = [&](unsigned F) { return B.CreateStructGEP(ArgTy, Slot, F); };
-      B.CreateStore(B.getInt32(P.isBuffer() ? CAJETA_XPU_ARG_BUFFER : CAJETA_XPU_ARG_SCALAR),
+      bool Accel = P.isHandle(Type::AccelHandle); // its value: the scene's buffer
+      B.CreateStore(B.getInt32(Accel          ? CAJETA_XPU_ARG_ACCEL
+                               : P.isBuffer() ? CAJETA_XPU_ARG_BUFFER
+                                              : CAJETA_XPU_ARG_SCALAR),
                     Field(0));
       B.CreateStore(B.getInt32(unsigned(P.Elem)), Field(1));
       B.CreateStore(B.getInt64(0), Field(3));
-      if (P.isBuffer()) {
+      if (P.isBuffer() || Accel) {
         B.CreateStore(V, Field(2));
         continue;
       }
