@@ -66,7 +66,7 @@ void addEmitCommand(CLI::App& App) {
     std::string Input, Output, Target = "kir", Cpu = "native", Sm = "sm_90", Kernel;
     bool Unoptimized = false, CheckBounds = false;
     std::vector<std::string> PrintAfter;
-    bool PrintAfterAll = false, VerifyEach = false;
+    bool PrintAfterAll = false, VerifyEach = false, NativeRayQuery = false;
   };
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand("emit", "Print a program's KIR, LLVM IR, PTX or SPIR-V");
@@ -91,6 +91,9 @@ void addEmitCommand(CLI::App& App) {
   Cmd->add_flag("--print-after-all", O->PrintAfterAll,
                 "Print the KIR to stderr after every pipeline pass");
   Cmd->add_flag("--verify-each", O->VerifyEach, "Verify the KIR after every pipeline pass");
+  Cmd->add_flag("--native-ray-query", O->NativeRayQuery,
+                "--target=spirv: ray queries as SPV_KHR_ray_query over a Vulkan acceleration "
+                "structure (for devices with VK_KHR_ray_query; never in a bundle yet)");
   Cmd->callback([O] {
     for (const std::string& Pass : O->PrintAfter) {
       if (!kir::pipelinePassNames().count(Pass)) {
@@ -154,6 +157,7 @@ void addEmitCommand(CLI::App& App) {
       std::unique_ptr<driver::TargetCompiler> Target = targetNamed("spirv", O->Sm);
       driver::TargetOptions TO;
       TO.CheckBounds = O->CheckBounds;
+      TO.NativeRayQuery = O->NativeRayQuery;
       TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
       {
         std::string Warning;
@@ -179,6 +183,7 @@ void addEmitCommand(CLI::App& App) {
       driver::TargetOptions TO;
       TO.CheckBounds = O->CheckBounds;
       TO.Cpu = O->Cpu;
+      TO.NativeRayQuery = O->NativeRayQuery && O->Target == "spirv";
       TO.WaveTier = waveTier(*Target, *F.Kir, O->Input);
       {
         std::string Warning; // printed by builds of programs with tiles, not here

@@ -11,6 +11,7 @@ lowering::spirv::SpirvEmitOptions spirvOptions(const TargetOptions& O) {
   lowering::spirv::SpirvEmitOptions S;
   S.CheckBounds = O.CheckBounds;
   S.PortableWaveOps = O.WaveTier == kir::ImplTier::Portable;
+  S.NativeRayQuery = O.NativeRayQuery;
   S.Trace = O.Trace;
   return S;
 }

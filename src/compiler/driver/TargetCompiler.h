@@ -32,6 +32,8 @@ struct TargetOptions {
   /// The tile (cooperative-matrix) tier the driver chose for this target.
   kir::ImplTier TileTier = kir::ImplTier::Portable;
   const kir::PipelineTrace* Trace = nullptr; // passed to kir::runPipeline (may be null)
+  /// SPIR-V: ray queries as SPV_KHR_ray_query instead of the software walk (emit only).
+  bool NativeRayQuery = false;
 };
 
 struct TargetOutput {

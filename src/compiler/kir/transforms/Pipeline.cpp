@@ -100,9 +100,10 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
        }});
   // Ray queries become loops over the acceleration structure's buffer, before anything else
   // looks at the function's statements.
-  Passes.push_back({"ray-query", [](Module& M, size_t I, std::string& Error, bool&) {
-                      return RayQueryLowering::run(M, *M.Functions[I], Error);
-                    }});
+  if (!C.NativeRayQuery)
+    Passes.push_back({"ray-query", [](Module& M, size_t I, std::string& Error, bool&) {
+                        return RayQueryLowering::run(M, *M.Functions[I], Error);
+                      }});
   // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
   // passes then treat as any other.
   Passes.push_back(

@@ -40,6 +40,9 @@ struct PipelineConfig {
   /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
   /// otherwise kir::AsyncCopyLowering makes the copies plain.
   bool NativeAsyncCopy = false;
+  /// Leave RayQuery expressions to the emitter (SPIR-V's native ray query) instead of
+  /// kir::RayQueryLowering's software walk.
+  bool NativeRayQuery = false;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

@@ -324,6 +324,15 @@ uint32_t SpirvEmitter::helperFunction(uint32_t Callee, const std::vector<uint32_
 void SpirvEmitter::emitFunctionBody(FnState& FS) {
   const kir::Function& KF = *FS.KF;
   for (const kir::Local& L : KF.Locals) {
+    if (L.Ty.isRayQuery()) { // the native form: an OpTypeRayQueryKHR, initialised by its calls
+      uint32_t Id = Mb.newId();
+      uint32_t Q = Mb.typeRayQuery();
+      SpirvModuleBuilder::inst(FS.Vars, spv::Op::OpVariable,
+                               {Mb.typePointer(spv::StorageClass::Function, Q), Id,
+                                uint32_t(spv::StorageClass::Function)});
+      FS.Locals.push_back(Id);
+      continue;
+    }
     assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
     uint32_t T = valueType(L.Ty);
     uint32_t Ptr = Mb.typePointer(spv::StorageClass::Function, T);

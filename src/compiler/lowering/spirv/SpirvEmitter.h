@@ -31,6 +31,11 @@ struct SpirvEmitOptions {
   /// builds every wave op from primitives that are GroupNonUniform instructions
   /// (SpirvEmitterWave.cpp).
   bool PortableWaveOps = false;
+  /// SPV_KHR_ray_query instead of kir::RayQueryLowering's software walk: an AccelerationStructure
+  /// parameter binds a Vulkan acceleration structure (OpTypeAccelerationStructureKHR) and each
+  /// query is an OpTypeRayQueryKHR. For devices with VK_KHR_ray_query; none here has one, so the
+  /// form is emit-verified only (`cajeta emit --target=spirv --native-ray-query`).
+  bool NativeRayQuery = false;
   /// `cajeta emit --print-after...`: passed to kir::runPipeline by SpirvPayloadBuilder (not
   /// owned; may be null).
   const kir::PipelineTrace* Trace = nullptr;
@@ -98,7 +103,7 @@ private:
     /// Per KIR parameter: buffers and PODs -> the kernel parameter index they are bound to;
     /// scalars -> the SPIR-V value id.
     std::vector<uint32_t> Params;
-    std::vector<uint32_t> Locals;   // Function-storage variables
+    std::vector<uint32_t> Locals;   // Function-storage variables (a ray query's: the query)
     std::vector<uint32_t> Privates; // Function-storage arrays (kir::PrivateArray)
     Words Vars;                     // their OpVariable instructions (start of the entry block)
     Words Header;                   // OpFunction and OpFunctionParameter
@@ -200,6 +205,11 @@ private:
 
   // --- wave operations (SpirvEmitterWave.cpp) ---
   uint32_t emitWave(const kir::Expr* E);
+  // --- native ray query (SpirvEmitterRayQuery.cpp) ---
+  /// A RayQuery expression as SPV_KHR_ray_query instructions (SpirvEmitOptions::NativeRayQuery).
+  uint32_t emitRayQuery(const kir::Expr* E);
+  /// The acceleration structure bound for kernel parameter KernelParam (UniformConstant).
+  uint32_t accelVar(uint32_t KernelParam);
   uint32_t scalarBuiltin(spv::BuiltIn B);
   uint32_t subgroupScope();
   uint32_t waveWidth();
@@ -218,6 +228,7 @@ private:
   uint32_t BlockBytes = 0;
   uint32_t ParamBlockVar = 0;
   std::map<std::pair<uint32_t, bool>, uint32_t> BufferVars; // (param, int view) -> variable
+  std::map<uint32_t, uint32_t> AccelVars;                   // kernel param -> variable
   std::vector<uint32_t> SharedVars;
   std::vector<uint32_t> SharedLengths;
   std::vector<bool> SharedBits;

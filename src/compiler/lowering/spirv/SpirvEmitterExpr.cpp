@@ -85,9 +85,8 @@ uint32_t SpirvEmitter::emitExpr(const Expr* E) {
   case Expr::Kind::Tile:
     assert(false && "the pipeline's tile-lowering pass leaves no tile op");
     return 0;
-  case Expr::Kind::RayQuery:
-    assert(false && "the pipeline's ray-query pass leaves no ray query op");
-    return 0;
+  case Expr::Kind::RayQuery: // left by the pipeline only for the native form
+    return emitRayQuery(E);
   case Expr::Kind::Host:
   case Expr::Kind::StringConst:
   case Expr::Kind::Global:

@@ -122,6 +122,14 @@ uint32_t SpirvModuleBuilder::typeVector(uint32_t Elem, unsigned Count) {
   return dedup(spv::Op::OpTypeVector, {Elem, Count}, Globals);
 }
 
+uint32_t SpirvModuleBuilder::typeRayQuery() {
+  return dedup(spv::Op::OpTypeRayQueryKHR, {}, Globals);
+}
+
+uint32_t SpirvModuleBuilder::typeAccelerationStructure() {
+  return dedup(spv::Op::OpTypeAccelerationStructureKHR, {}, Globals);
+}
+
 uint32_t SpirvModuleBuilder::typeArray(uint32_t Elem, uint32_t LengthId) {
   return dedup(spv::Op::OpTypeArray, {Elem, LengthId}, Globals);
 }

@@ -49,6 +49,8 @@ public:
   uint32_t typeInt(unsigned Width);
   uint32_t typeFloat(unsigned Width);
   uint32_t typeVector(uint32_t Elem, unsigned Count);
+  uint32_t typeRayQuery();              // OpTypeRayQueryKHR
+  uint32_t typeAccelerationStructure(); // OpTypeAccelerationStructureKHR
   uint32_t typeArray(uint32_t Elem, uint32_t LengthId);
   /// A fresh array type, for one that carries an ArrayStride decoration.
   uint32_t typeArrayUnique(uint32_t Elem, uint32_t LengthId);

@@ -36,6 +36,7 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   // for the launch's waves by specialisation constants (the group size and the subgroup size);
   // a launch whose scratch exceeds the device's workgroup memory is refused by name.
   C.Tiles.ScratchSizedAtLaunch = true;
+  C.NativeRayQuery = Options.NativeRayQuery;
   // Device.supports: what every Vulkan device of ours answers alike is folded; the rest (wave
   // ops, float16/64, 64-bit and float atomics, denormals) is asked through specialisation
   // constants (VulkanKernelAbi.h).
