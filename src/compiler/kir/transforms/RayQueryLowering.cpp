@@ -225,6 +225,7 @@ private:
     Info = B.local("rq.info", U32);
     Child = B.local("rq.child", U32);
     Parent = B.local("rq.parent", U32);
+    Side = B.local("rq.side", U32);
   }
 
   /// Every query reads one acceleration structure: the parameter its initialize() names.
@@ -628,11 +629,10 @@ private:
     boxTest(Q, Base, Out);
     Out.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
     Out.push_back(set(Child, wordAt(Q, Base, accel::NodeChild)));
-    // Parent holds the near side (0: the first child) here.
     Stmt* Descend = B.block(
-        {set(Parent, B.bin(BinaryOp::And, B.bin(BinaryOp::Shr, l(Q.Sign), l(Info)), u(1))),
-         B.eval(B.storeAt(B.privateRef(Q.Stack), l(Q.Sp), sub(add(l(Child), u(1)), l(Parent)))),
-         set(Q.Sp, add(l(Q.Sp), u(1))), set(Q.Node, add(l(Child), l(Parent)))});
+        {set(Side, B.bin(BinaryOp::And, B.bin(BinaryOp::Shr, l(Q.Sign), l(Info)), u(1))),
+         B.eval(B.storeAt(B.privateRef(Q.Stack), l(Q.Sp), sub(add(l(Child), u(1)), l(Side)))),
+         set(Q.Sp, add(l(Q.Sp), u(1))), set(Q.Node, add(l(Child), l(Side)))});
     Out.push_back(
         B.ifThen(both(l(Hit), notE(isLeaf())), Descend,
                  B.block({B.ifThen(l(Hit), enterLeaf(Q)), set(Q.Node, u(accel::NoParent))})));
@@ -706,6 +706,7 @@ private:
   uint32_t Swap = 0;
   uint32_t TNear = 0, TFar = 0, Det = 0, InvDet = 0, Tu = 0, Tv = 0, Tt = 0, Hit = 0, Opaque = 0,
            Front = 0, Base = 0, Info = 0, Child = 0, Parent = 0;
+  uint32_t Side = 0; // the stack walk: the near child's side (0: the first child)
 };
 
 } // namespace
