@@ -312,6 +312,18 @@ TEST(RayQuery, EveryIntersectionIsOneCandidate) {
   }
   EXPECT_GE(Checked, Rays.size() * 9 / 10);
   EXPECT_GT(Total, 500u);
+
+  // proceed() on the right of &&: at most k candidates are walked to; a ray with more has one
+  // more candidate after the k-th (reported as -k).
+  const int32_t K = 2;
+  auto Capped = filledBuffer<int32_t>(Rays.size(), 99);
+  run1D(P.kernel("RayQueries.capped"), Rays.size(), 32, A, DRays, Capped, K, int32_t(Rays.size()));
+  std::vector<int32_t> GotCapped = fromDevice(Capped);
+  for (size_t I = 0; I < Rays.size(); ++I) {
+    int32_t All = Got[2 * I] + Got[2 * I + 1];
+    int32_t Want = All > K ? -K : All;
+    EXPECT_EQ(GotCapped[I], Want) << "ray " << I << " with " << All << " candidates";
+  }
 }
 
 TEST(RayQuery, ProceduralSpheresInBoxes) {

@@ -110,6 +110,10 @@ public:
   }
 
 protected:
+  // proceed() on the right of && or || (or in an arm of ?:) walks only when it would be called.
+  bool hoistsConditionalOperands() const override { return true; }
+  uint32_t newLocal(const std::string& Name, Type T) override { return B.local(Name, T); }
+
   Expr* rewriteNode(Expr* E, std::vector<Stmt*>& Pre, bool Hoist) override {
     if (E->K != Expr::Kind::RayQuery)
       return E;
@@ -119,9 +123,8 @@ protected:
     switch (E->RQOp) {
     case RayQueryOp::Proceed: {
       if (!Hoist) {
-        Error = at(E->Loc) + ": proceed() cannot be the right operand of && or ||, an arm of "
-                             "?:, or a do-while condition; call it in a statement of its own or "
-                             "as a while condition";
+        Error = at(E->Loc) + ": proceed() cannot run its walk first here; call it in a "
+                             "statement of its own";
         return E;
       }
       uint32_t Result = B.local("rq.more", Bool);

@@ -29,9 +29,9 @@ public:
   static bool uses(const Function& F);
   /// Rewrites F (a function of M, or a copy whose nodes live in M): no RayQuery expression
   /// remains (query locals become unused uint32 locals, so local indices keep). False with Error
-  /// (naming the source line) when a proceed() sits where its walk cannot go first (the right
-  /// operand of && or ||, an arm of ?:, a do-while condition, a loop's step), or a query is
-  /// used with two acceleration structures or never initialized.
+  /// (naming the source line) when a proceed() is a do-while condition, or a query is used with
+  /// two acceleration structures or never initialized. A proceed() on the right of && or || or
+  /// in an arm of ?: walks only where it would be evaluated (StatementHoister's branches).
   static bool run(Module& M, Function& F, std::string& Error);
 };
 

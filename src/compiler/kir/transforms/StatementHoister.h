@@ -22,6 +22,13 @@ public:
 protected:
   explicit StatementHoister(Module& M) : M(M) {}
 
+  /// Whether a conditionally evaluated operand (the right side of && or ||, an arm of ?:) may
+  /// take statements too: the expression then becomes an if over a temporary, so the operand's
+  /// statements run only when the operand would be evaluated. A pass whose statements must run on
+  /// every work-item alike (a wave op) says no. NewLocal makes the temporary (a local of F).
+  virtual bool hoistsConditionalOperands() const { return false; }
+  virtual uint32_t newLocal(const std::string& Name, Type T) { return 0; }
+
   /// Rewrites every statement under S; returns what replaces S.
   Stmt* rewriteStmt(Stmt* S);
   /// The pass's rewrite of E, whose operands are already rewritten: E itself, or what replaces
@@ -30,6 +37,9 @@ protected:
 
 private:
   Expr* rewriteExpr(Expr* E, std::vector<Stmt*>& Pre, bool Hoist);
+  /// E (&&, || or ?:) whose conditional operands needed statements (Inner, by operand) as an if
+  /// over a temporary appended to Pre; returns the temporary's read.
+  Expr* branchOver(Expr* E, std::vector<std::vector<Stmt*>>& Inner, std::vector<Stmt*>& Pre);
   /// S preceded by Pre, as one block (S alone when Pre is empty).
   Stmt* withPre(std::vector<Stmt*>& Pre, Stmt* S);
 
