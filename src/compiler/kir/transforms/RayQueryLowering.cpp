@@ -544,15 +544,16 @@ private:
     H = both(H, notE(both(flag(Q, FlagCullBackFacing), notE(l(Front)))));
     H = both(H, notE(both(flag(Q, FlagCullFrontFacing), l(Front))));
     Out.push_back(set(Hit, H));
-    // Opacity: the geometry's, unless the ray's flags force it.
+    // Opacity, read only for a hit: the geometry's, unless the ray's flags force it.
     Expr* Own =
         cmp(BinaryOp::Ne,
             B.bin(BinaryOp::And, wordAt(Q, Base, accel::PrimFlags), u(accel::PrimOpaque)), u(0));
-    Out.push_back(set(
-        Opaque, B.bin(BinaryOp::Or, flag(Q, FlagOpaque), both(Own, notE(flag(Q, FlagNoOpaque))))));
-    Out.push_back(
-        set(Hit, both(l(Hit), both(notE(both(flag(Q, FlagCullOpaque), l(Opaque))),
-                                   notE(both(flag(Q, FlagCullNoOpaque), notE(l(Opaque))))))));
+    Stmt* Opacity =
+        B.block({set(Opaque, B.bin(BinaryOp::Or, flag(Q, FlagOpaque),
+                                   both(Own, notE(flag(Q, FlagNoOpaque))))),
+                 set(Hit, both(notE(both(flag(Q, FlagCullOpaque), l(Opaque))),
+                               notE(both(flag(Q, FlagCullNoOpaque), notE(l(Opaque))))))});
+    Out.push_back(B.ifThen(l(Hit), Opacity));
   }
 
   std::vector<Stmt*> setHit(const HitLocals& H, int64_t Type, Expr* T, Expr* U, Expr* V, Expr* Prim,
