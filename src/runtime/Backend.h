@@ -70,6 +70,13 @@ public:
   /// Wave.width() of this payload's code where it is fixed by the payload (the CPU's SIMD width
   /// at compile time); 0 = the device's (BackendDevice::waveWidth).
   virtual uint32_t waveWidth() const { return 0; }
+  /// "" when the loaded code's own record of entry Symbol's parameters agrees with K's manifest,
+  /// otherwise what disagrees, naming the kernel. Backends whose payloads bundle::PayloadAbiCheck
+  /// reads before loading have nothing more to check.
+  virtual std::string checkKernel(const std::string& /*Symbol*/,
+                                  const bundle::KernelInfo& /*K*/) const {
+    return "";
+  }
 };
 
 /// A point in a device queue that the host or another queue can wait for (a CUDA event). Always

@@ -2,6 +2,7 @@
 #include "runtime/LoadedProgram.h"
 
 #include "bundle/BundleReader.h"
+#include "bundle/PayloadAbiCheck.h"
 #include "runtime/Dispatcher.h"
 #include "runtime/RuntimeError.h"
 
@@ -40,8 +41,11 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
   Dispatcher::Choice Pick =
       On ? Dispatcher::chooseOn(P->Desc, *On, Origin) : Dispatcher::choose(P->Desc, Origin);
   P->Device = Pick.Device;
-  P->Module = P->Device->loadModule(*Pick.Payload);
   const std::string& Target = Pick.Payload->Target;
+  // The manifests against the code they describe, before a driver sees the code.
+  if (std::string Problem = bundle::PayloadAbiCheck::checkTarget(P->Desc, Target); !Problem.empty())
+    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: {}", Origin, Problem));
+  P->Module = P->Device->loadModule(*Pick.Payload);
   std::vector<std::string> Unclassified; // kernels whose manifest has no scheduling section
   for (const bundle::KernelInfo& K : P->Desc.Kernels) {
     auto It = K.Targets.find(Target);
@@ -61,6 +65,8 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       fail(CAJETA_XPU_BUNDLE_ERROR,
            fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload", Origin,
                        K.Name, It->second.Symbol, Target));
+    if (std::string Problem = P->Module->checkKernel(It->second.Symbol, K); !Problem.empty())
+      fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: {}", Origin, Problem));
     KernelFootprint Footprint;
     if (!P->Module->footprint(Entry, Footprint)) {
       Footprint.Registers = It->second.Registers;

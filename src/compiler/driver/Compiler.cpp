@@ -1,6 +1,7 @@
 // The compiler driver.
 #include "compiler/driver/Compiler.h"
 
+#include "bundle/PayloadAbiCheck.h"
 #include "compiler/kir/transforms/TileLowering.h"
 
 #include "compiler/Diagnostics.h"
@@ -10,6 +11,7 @@
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
+#include "compiler/kir/ManifestParams.h"
 #include "compiler/kir/SchedulingAnalysis.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/RayQueryLowering.h"
@@ -22,8 +24,8 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.9.2 (kir 10, wave 3, tile 2, cpu-abi 2, gpu-abi 1, vulkan-abi 2, "
-         "spirv-emitter 7, sched 1, host-payload 1, llvm 19)";
+  return "cajeta-compiler 0.9.3 (kir 10, wave 3, tile 2, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
+         "spirv-emitter 8, sched 1, host-payload 1, llvm 19)";
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
@@ -55,34 +57,6 @@ FrontendResult Compiler::runFrontend(const std::string& FileName, const std::str
   R.Ok = !Diags.hasErrors();
   R.Diagnostics = Diags.render();
   return R;
-}
-
-/// How the host marshals parameter I of kernel Fn (the manifest drives the launch).
-static bundle::ParamInfo paramInfo(const kir::Module& M, const kir::Function& Fn, size_t I) {
-  const kir::Param& Par = Fn.Params[I];
-  bundle::ParamInfo PI;
-  PI.Name = Par.Name;
-  PI.Type = Par.Ty.Elem;
-  if (Par.Ty.isBuffer()) {
-    PI.Kind = bundle::ParamKind::Buffer;
-    PI.Mode = Fn.ParamAccess[I];
-    PI.Accel = Par.IsAccel;
-  } else if (Par.Ty.isPod()) {
-    const kir::PodType& Pod = M.Pods[Par.Ty.PodIndex];
-    PI.Kind = bundle::ParamKind::Pod;
-    PI.PodName = Pod.Name;
-    PI.PodSize = Pod.Size;
-    PI.PodAlign = Pod.Align;
-    for (const kir::PodField& F : Pod.Fields)
-      PI.Fields.push_back({F.Name, F.Type, F.Offset});
-  } else if (Par.IsFunction) {
-    PI.Kind = bundle::ParamKind::Function;
-    for (uint32_t T : Par.FunctionTable)
-      PI.FunctionTable.push_back(M.Functions[T]->Name);
-  } else {
-    PI.Kind = bundle::ParamKind::Scalar;
-  }
-  return PI;
 }
 
 /// The host part as the bundle's "host" payload: the shared object, plus what a runner needs to
@@ -205,7 +179,7 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
     K.SourceFile = FileName;
     K.SourceLine = Fn->Loc.Line;
     for (size_t I = 0; I < Fn->Params.size(); ++I)
-      K.Params.push_back(paramInfo(*F.Kir, *Fn, I));
+      K.Params.push_back(kir::manifestParam(*F.Kir, *Fn, I));
     for (const kir::SharedArray& S : Fn->SharedArrays) {
       K.SharedArrays.push_back(S.Name);
       K.DynamicShared |= S.Count == 0;
@@ -226,6 +200,14 @@ CompileResult Compiler::compile(const std::string& FileName, const std::string& 
   for (TargetOutput& Out : Outputs)
     for (bundle::Payload& Payload : Out.Payloads)
       P.Payloads.push_back(std::move(Payload));
+  // The loader holds every manifest against its code (PayloadAbiCheck); the compiler holds its
+  // own output to the same check, so a bundle it writes always passes it.
+  if (std::string Problem = bundle::PayloadAbiCheck::checkProgram(P); !Problem.empty()) {
+    TargetCompiler::reportFailure(Diags, Stage::Driver, "",
+                                  "internal error: the manifests disagree with the code: " +
+                                      Problem);
+    return Finish(false);
+  }
   if (Options.HostPayload && R.HostKir && !R.HostKir->Functions.empty() &&
       !addHostPayload(FileName, *R.HostKir, Options, Diags, P))
     return Finish(false);

@@ -191,8 +191,8 @@ TEST(AccelCpp, BuildMoveAndTypedErrors) {
   EXPECT_TRUE(contains(M, "triangle 0: index 9"));
 }
 
-/// The test kernels plus K.trace: K.coords' code with its buffer declared an acceleration
-/// structure (it writes its coordinates into the BVH's first words, harmlessly for a test).
+/// The test kernels plus K.trace: K.coords' code (TestKernels.c's cj_K_trace) with its buffer
+/// declared an acceleration structure.
 Program loadAccelProgram() {
   bundle::Program P = makeTestProgram();
   bundle::KernelInfo K;
@@ -202,6 +202,7 @@ Program loadAccelProgram() {
   K.Name = "K.trace";
   K.Params[0].Name = "scene";
   K.Params[0].Accel = true;
+  K.Targets["cpu-x86_64"].Symbol = "cj_K_trace";
   P.Kernels.push_back(K);
   std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
   return Program::loadMemory(Bytes.data(), Bytes.size());

@@ -9,6 +9,8 @@
 #include <cajeta/xpu.hpp>
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -170,7 +172,12 @@ TEST_F(VulkanBackend, CapabilitiesComeFromTheDevice) {
   EXPECT_GE(Device->maxDynamicSharedBytes(), 16384u);
 }
 
-TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
+namespace {
+
+/// A bundle of one kernel T.k(KernelBuffer<int32> out) whose SPIR-V is only what the loader
+/// reads before the driver: an entry point "main" and the parameter record of `out` (no
+/// capabilities, no memory model: invalid SPIR-V), declaring the capabilities Capabilities.
+std::vector<uint8_t> skeletonBundle(const std::string& Capabilities) {
   using namespace cajeta::bundle;
   Program Desc;
   Desc.CompilerVersion = "test";
@@ -186,11 +193,17 @@ TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
   Payload Pl;
   Pl.Target = "spirv:T.k";
   Pl.Format = "spirv";
-  Pl.Bytes.assign(20, 0); // never reaches the driver: the requirement check comes first
+  const uint32_t Words[] = {
+      0x07230203,       0x00010300, 0,          2,          0,         (5u << 16) | 15, 5, 1,
+      0x6e69616d,       0, // OpEntryPoint GLCompute "main"
+      (5u << 16) | 330, 0x656a6163, 0x612d6174, 0x62206962, 0x00000034}; // OpModuleProcessed
+                                                                         // "cajeta-abi b4"
+  Pl.Bytes.resize(sizeof Words);
+  std::memcpy(Pl.Bytes.data(), Words, sizeof Words);
   Pl.Attributes = {{"kernel", "T.k"},
                    {"entry", "main"},
                    {"vulkan_abi", std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION)},
-                   {"capabilities", "Shader,Kernel"},
+                   {"capabilities", Capabilities},
                    {"extensions", ""},
                    {"param_block", "none"},
                    {"param_block_bytes", "0"},
@@ -198,14 +211,31 @@ TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
                    {"check_bounds", "0"},
                    {"dynamic_shared_element_bytes", "0"}};
   Desc.Payloads.push_back(Pl);
-  std::vector<uint8_t> Bytes = BundleWriter::write(Desc);
+  return BundleWriter::write(Desc);
+}
+
+std::string loadError(const std::vector<uint8_t>& Bytes) {
   try {
     xpu::Program::loadMemory(Bytes.data(), Bytes.size());
-    FAIL() << "a kernel needing an unknown capability loaded";
   } catch (const xpu::Error& E) {
-    std::string M = E.what();
-    EXPECT_NE(M.find("kernel 'T.k' needs the SPIR-V capability Kernel"), std::string::npos) << M;
+    return E.what();
   }
+  return "<loaded>";
+}
+
+} // namespace
+
+TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
+  // The requirement check comes before the module is validated or reaches the driver.
+  std::string M = loadError(skeletonBundle("Shader,Kernel"));
+  EXPECT_NE(M.find("kernel 'T.k' needs the SPIR-V capability Kernel"), std::string::npos) << M;
+}
+
+TEST_F(VulkanBackend, InvalidSpirvIsRefusedBeforeTheDriverSeesIt) {
+  std::string M = loadError(skeletonBundle("Shader"));
+  EXPECT_NE(M.find("kernel 'T.k': the spirv:T.k payload is not valid SPIR-V for Vulkan 1.1: "),
+            std::string::npos)
+      << M;
 }
 
 TEST_F(VulkanBackend, AHostEmulatedDeviceIsNotTheDefault) {

@@ -6,15 +6,18 @@
 #include "bundle/Hash.h"
 #include "compiler/lowering/llvm/CpuMachine.h"
 #include "compiler/lowering/llvm/CpuTarget.h"
+#include "compiler/lowering/llvm/KernelAbiRecords.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/LldElfLinker.h"
 
 #include <cstdlib>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/DiagnosticHandler.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -111,6 +114,7 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
   std::unique_ptr<llvm::Module> M = emitToLlvm(KM, O, Mach, Ctx, R.Error, &Lowered);
   if (!M)
     return R;
+  addKernelAbiRecords(KM, *M, /*AddressSpace=*/0);
   LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
 
   for (const auto& KF : KM.Functions) {

@@ -5,6 +5,7 @@
 
 #include "bundle/GpuKernelAbi.h"
 #include "bundle/Hash.h"
+#include "compiler/lowering/llvm/KernelAbiRecords.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/NvptxAtomicLegalizer.h"
 #include "compiler/lowering/llvm/NvptxFremRewriter.h"
@@ -163,6 +164,7 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
   Lowered L;
   if (!emitToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
+  addKernelAbiRecords(KM, *L.M, /*AddressSpace=*/1); // a .global beside each .entry
   LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
   if (R) {
     R->Notes = L.Notes;

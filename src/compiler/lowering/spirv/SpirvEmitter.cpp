@@ -2,6 +2,8 @@
 // merges; multi-level break/continue through a pending-jump variable checked at each loop exit).
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
+#include "bundle/KernelAbiRecord.h"
+#include "compiler/kir/ManifestParams.h"
 #include "compiler/kir/transforms/PortableWave.h"
 
 #include <cassert>
@@ -279,6 +281,8 @@ void SpirvEmitter::emitKernelFunction() {
         (Width == 64 && Caps.count(spv::Capability::Float64)))
       Mb.addExecutionMode(FS.FnId, spv::ExecutionMode::SignedZeroInfNanPreserve, {Width});
   Mb.addName(FS.FnId, Kernel.Name);
+  // The parameter list as the manifest marshals it, for the loader to hold the manifest against.
+  Mb.addModuleProcessed("cajeta-abi " + bundle::kernelAbiRecord(kir::manifestParams(M, Kernel)));
 }
 
 uint32_t SpirvEmitter::helperFunction(uint32_t Callee, const std::vector<uint32_t>& Bindings) {

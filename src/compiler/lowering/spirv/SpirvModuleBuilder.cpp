@@ -54,6 +54,12 @@ void SpirvModuleBuilder::addName(uint32_t Id, const std::string& Name) {
   inst(Names, spv::Op::OpName, Ops);
 }
 
+void SpirvModuleBuilder::addModuleProcessed(const std::string& Text) {
+  Words Ops;
+  appendString(Ops, Text);
+  inst(Processed, spv::Op::OpModuleProcessed, Ops); // after every OpName (layout section 7c)
+}
+
 void SpirvModuleBuilder::decorate(uint32_t Id, spv::Decoration D, const Words& Literals) {
   Words Ops{Id, uint32_t(D)};
   Ops.insert(Ops.end(), Literals.begin(), Literals.end());
@@ -250,7 +256,8 @@ Words SpirvModuleBuilder::finish(uint32_t Version) const {
   Out.insert(Out.end(), ExtImports.begin(), ExtImports.end());
   inst(Out, spv::Op::OpMemoryModel,
        {uint32_t(spv::AddressingModel::Logical), uint32_t(spv::MemoryModel::GLSL450)});
-  for (const Words* S : {&EntryPoints, &ExecutionModes, &Names, &Annotations, &Globals, &Functions})
+  for (const Words* S :
+       {&EntryPoints, &ExecutionModes, &Names, &Processed, &Annotations, &Globals, &Functions})
     Out.insert(Out.end(), S->begin(), S->end());
   return Out;
 }

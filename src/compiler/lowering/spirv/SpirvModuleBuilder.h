@@ -37,6 +37,8 @@ public:
                      const Words& Interface);
   void addExecutionMode(uint32_t Function, spv::ExecutionMode Mode, const Words& Literals);
   void addName(uint32_t Id, const std::string& Name);
+  /// An OpModuleProcessed string (a note on how the module was made; drivers ignore it).
+  void addModuleProcessed(const std::string& Text);
   void decorate(uint32_t Id, spv::Decoration D, const Words& Literals = {});
   void decorateMember(uint32_t StructId, uint32_t Member, spv::Decoration D,
                       const Words& Literals = {});
@@ -89,7 +91,7 @@ private:
   std::set<spv::Capability> Capabilities;
   std::set<std::string> Extensions;
   std::map<Words, uint32_t> Unique; // {opcode, operands...} -> result id
-  Words ExtImports, EntryPoints, ExecutionModes, Names, Annotations, Globals, Functions;
+  Words ExtImports, EntryPoints, ExecutionModes, Names, Processed, Annotations, Globals, Functions;
 };
 
 } // namespace cajeta::lowering::spirv

@@ -2,10 +2,12 @@
 // CPU has the features the payload was compiled for.
 #include "runtime/backends/cpu/CpuModule.h"
 
+#include "bundle/KernelAbiRecord.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cpu/CpuFeatures.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 
 namespace cajeta::xpu::rt {
@@ -36,6 +38,13 @@ std::unique_ptr<CpuModule> CpuModule::load(const bundle::Payload& Payload) {
 
 const void* CpuModule::findKernel(const std::string& Symbol) const {
   return Object->symbol(Symbol);
+}
+
+std::string CpuModule::checkKernel(const std::string& Symbol, const bundle::KernelInfo& K) const {
+  const auto* Record =
+      static_cast<const char*>(Object->symbol(bundle::kernelAbiRecordSymbol(Symbol)));
+  std::string Have = Record ? std::string(Record, ::strnlen(Record, 1 << 20)) : std::string();
+  return bundle::checkKernelAbiRecord(K, "cpu payload", Record ? &Have : nullptr, Symbol);
 }
 
 } // namespace cajeta::xpu::rt

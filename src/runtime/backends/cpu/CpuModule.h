@@ -12,6 +12,8 @@ public:
   static std::unique_ptr<CpuModule> load(const bundle::Payload& Payload);
 
   const void* findKernel(const std::string& Symbol) const override;
+  /// The payload's record of Symbol's parameters (KernelAbiRecord.h) against K's manifest.
+  std::string checkKernel(const std::string& Symbol, const bundle::KernelInfo& K) const override;
   /// The payload's "wave_width" attribute: the SIMD width it was compiled for.
   uint32_t waveWidth() const override { return WaveWidth; }
 

@@ -3,6 +3,7 @@
 
 #include "bundle/VulkanKernelAbi.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/backends/vulkan/SpirvValidation.h"
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
 #include <fmt/format.h>
@@ -302,6 +303,8 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
   VkDevice D = Device.handle();
   std::vector<uint32_t> Words(Size / 4);
   std::memcpy(Words.data(), Payload.Bytes.data() + Offset, Size);
+  if (std::string Invalid = SpirvValidation::validate(Words.data(), Words.size()); !Invalid.empty())
+    Bad("is not valid SPIR-V for Vulkan 1.1: " + Invalid);
   addDenormPreserve(Words, Device.features());
   VkShaderModuleCreateInfo SMI{};
   SMI.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;

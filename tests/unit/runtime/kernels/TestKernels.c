@@ -57,6 +57,12 @@ void cj_K_coords(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, u
   })
 }
 
+/* K.trace(AccelerationStructure scene): K.coords' code with its buffer an acceleration structure
+   (it writes into the BVH's first words, harmlessly for a test). */
+void cj_K_trace(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
+  cj_K_coords(Args, L, Begin, End);
+}
+
 /* K.sleepy(KernelBuffer<float32> out, uint32 ms, float32 value): sleeps, then fills out. */
 void cj_K_sleepy(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin, uint64_t End) {
   uint32_t Ms = (uint32_t)Args[1].Bits;
@@ -210,3 +216,20 @@ void cj_K_sharedOob(const CajetaCpuArg* Args, CajetaCpuLaunch* L, uint64_t Begin
   (void)Begin;
   (void)End;
 }
+
+// Each entry's parameter list as the manifest (TestBundle.cpp) marshals it: the record a
+// compiled CPU payload carries beside each kernel (bundle/KernelAbiRecord.h), which the loader
+// holds against the manifest.
+const char cajeta_abi_cj_K_saxpy[] = "b4,b4,sfloat32,suint32";
+const char cajeta_abi_cj_K_coords[] = "b4";
+const char cajeta_abi_cj_K_trace[] = "a4";
+const char cajeta_abi_cj_K_sleepy[] = "b4,suint32,sfloat32";
+const char cajeta_abi_cj_K_checked[] = "b4,suint64";
+const char cajeta_abi_cj_K_scalars[] = "b8,sint8,suint16,sint64,sfloat64,sbool";
+const char cajeta_abi_cj_K_align[] = "b8";
+const char cajeta_abi_cj_K_pod[] = "b8,p24.8";
+const char cajeta_abi_cj_K_apply[] = "b4,f";
+const char cajeta_abi_cj_K_half[] = "b2,sfloat16";
+const char cajeta_abi_cj_K_dynamic[] = "b4";
+const char cajeta_abi_cj_K_deep[] = "b4,suint32";
+const char cajeta_abi_cj_K_sharedOob[] = "b4";
