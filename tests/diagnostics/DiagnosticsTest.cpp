@@ -121,6 +121,28 @@ TEST(DiagnosticRendering, AHelperChainPastTheLimitIsOneErrorNotACrash) {
                                      "inlined into its kernel)"});
 }
 
+/// A class of N kernels, one per line from line 3.
+static std::string manyKernels(int N) {
+  std::string Src = "import cajeta.xpu.*;\nclass K {\n";
+  for (int I = 0; I < N; ++I)
+    Src += "  @Kernel static void k" + std::to_string(I) +
+           "(KernelBuffer<int32> b) { b[0] = " + std::to_string(I) + "; }\n";
+  return Src + "}\n";
+}
+
+TEST(DiagnosticRendering, TenThousandKernelsAreOneErrorInAboutASecond) {
+  EXPECT_TRUE(Compiler::runFrontend("t.cj", manyKernels(1024)).Ok);
+  // A whole build of 10,000 kernels took minutes; the file is refused at the 1,025th.
+  auto R = Compiler::compile("t.cj", manyKernels(10000), {});
+  EXPECT_FALSE(R.Ok);
+  EXPECT_EQ(headerLines(R.Diagnostics, "t.cj"),
+            std::vector<std::string>{
+                "t.cj:1027:23: error: a file may declare at most 1024 kernels ('K.k1024' is one "
+                "more): each is compiled for every backend, so a file of thousands takes minutes "
+                "to build; split the program into several files and load each as its own "
+                "program"});
+}
+
 TEST(DiagnosticRendering, ManyErrorsStopAtTheLimit) {
   std::string Src = "class K {\n  @Kernel static void k() {\n";
   for (int I = 0; I < 80; ++I)

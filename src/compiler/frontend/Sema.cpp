@@ -202,6 +202,7 @@ static std::string mangle(const std::string& Prefix, const std::string& Class,
 
 void Sema::declareFunctions() {
   std::set<std::string> ClassNames;
+  unsigned Kernels = 0;
   for (const ClassDecl& C : Unit.Classes) {
     if (!ClassNames.insert(C.Name).second)
       Diags.error(C.NameRange, "duplicate class '" + C.Name + "'");
@@ -218,6 +219,13 @@ void Sema::declareFunctions() {
       if (!IsKernel && !IsDevice)
         continue;
       std::string Qualified = C.Name + "." + Me.Name;
+      if (IsKernel && ++Kernels == MaxKernels + 1)
+        Diags.error(Me.NameRange,
+                    "a file may declare at most " + std::to_string(MaxKernels) + " kernels ('" +
+                        Qualified +
+                        "' is one more): each is compiled for every backend, so a file of "
+                        "thousands takes minutes to build; split the program into several "
+                        "files and load each as its own program");
       if (IsKernel && IsDevice) {
         Diags.error(Me.NameRange, "'" + Qualified + "' cannot be both @Kernel and @Device");
         continue;

@@ -248,6 +248,9 @@ private:
   /// The longest chain of helper calls a kernel may make (each helper is inlined into it; later
   /// phases walk such chains recursively).
   static constexpr unsigned MaxCallDepth = 256;
+  /// The most kernels one file may declare (a program of 1,024 builds in about 10 s on one core;
+  /// the front end alone handles ten times that in half a second).
+  static constexpr unsigned MaxKernels = 1024;
 
   // host code
   bool InHost = false;                 // building a host method (M is the host module)
