@@ -22,14 +22,20 @@ std::string jitCacheDirectory() {
   return "";
 }
 
-std::string ensureJitCacheDirectory() {
+std::string ensureJitCacheDirectory(std::string& Problem) {
   std::string Dir = jitCacheDirectory();
   if (Dir.empty())
     return "";
   std::error_code Ec;
   std::filesystem::create_directories(Dir, Ec);
-  if (Ec || !std::filesystem::is_directory(Dir, Ec))
+  if (Ec) {
+    Problem = "cannot create '" + Dir + "': " + Ec.message();
     return "";
+  }
+  if (!std::filesystem::is_directory(Dir, Ec)) {
+    Problem = "'" + Dir + "' is not a directory";
+    return "";
+  }
   return Dir;
 }
 

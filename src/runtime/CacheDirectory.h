@@ -9,7 +9,8 @@ namespace cajeta::xpu::rt {
 /// path. Does not touch the file system.
 std::string jitCacheDirectory();
 
-/// jitCacheDirectory(), created if missing; "" when there is none or it cannot be created.
-std::string ensureJitCacheDirectory();
+/// jitCacheDirectory(), created if missing; "" when there is none or it cannot be created (then
+/// Problem says why; it stays empty when the environment names no directory).
+std::string ensureJitCacheDirectory(std::string& Problem);
 
 } // namespace cajeta::xpu::rt

@@ -17,7 +17,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -99,6 +101,19 @@ static std::shared_ptr<LoadedProgram> tryCache(const std::string& Path, const st
 }
 
 /// The cache directory's record of the compiler that last filled it (one line), or "".
+/// A cache that cannot be created or written (read-only, full, not a directory): the run goes on
+/// compiling without it, and says so once per process and directory, not at every compile.
+static void warnCacheUnusable(const std::string& Dir, const std::string& Why) {
+  static std::mutex Mutex;
+  static std::set<std::string> Warned;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (Warned.insert(Dir).second)
+    std::fprintf(stderr,
+                 "cajeta: warning: the JIT cache is not usable (%s); programs are compiled "
+                 "without it (this is said once)\n",
+                 Why.c_str());
+}
+
 static const char* VersionFileName = "compiler-version";
 
 static std::string cachedCompilerVersion(const std::string& Dir) {
@@ -145,7 +160,10 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
   } catch (const RuntimeError& E) {
     NoCompiler = E;
   }
-  std::string Dir = Options.UseCache ? ensureJitCacheDirectory() : std::string();
+  std::string Problem;
+  std::string Dir = Options.UseCache ? ensureJitCacheDirectory(Problem) : std::string();
+  if (!Problem.empty())
+    warnCacheUnusable(jitCacheDirectory(), Problem);
   std::string Version = Compiler      ? Compiler->Version()
                         : Dir.empty() ? ""
                                       : cachedCompilerVersion(Dir);
@@ -203,7 +221,7 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
     std::string Error;
     R.Value.CacheKey = Key;
     if (!bundle::BundleWriter::writeFile(R.Value, CacheFile, Error))
-      std::fprintf(stderr, "cajeta: warning: cannot write the JIT cache: %s\n", Error.c_str());
+      warnCacheUnusable(Dir, Error);
     else if (cachedCompilerVersion(Dir) != Version)
       std::ofstream(Dir + "/" + VersionFileName, std::ios::trunc) << Version << "\n";
   }

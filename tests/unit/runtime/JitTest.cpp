@@ -1,11 +1,17 @@
 // JIT through a stand-in compiler library: cache misses, hits, corrupt entries, errors, cache dir.
 #include "TestProgram.h"
 
+#include <atomic>
+#include <csignal>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 #include <utility>
 
 using namespace cajeta::xpu;
@@ -53,6 +59,33 @@ void expectSaxpyRuns(const Program& P) {
   Y.download(R);
   EXPECT_EQ(R, (std::vector<float>{3, 5, 7}));
 }
+
+size_t occurrences(const std::string& Text, const std::string& Part) {
+  size_t N = 0;
+  for (size_t At = Text.find(Part); At != std::string::npos; At = Text.find(Part, At + 1))
+    ++N;
+  return N;
+}
+
+/// While alive, every file this process writes past Bytes fails with EFBIG, as writes to a full
+/// disk fail with ENOSPC (RLIMIT_FSIZE, with SIGXFSZ ignored so that the write returns).
+class FileSizeLimit {
+public:
+  explicit FileSizeLimit(rlim_t Bytes) {
+    getrlimit(RLIMIT_FSIZE, &Old);
+    OldHandler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit Small{Bytes, Old.rlim_max};
+    setrlimit(RLIMIT_FSIZE, &Small);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &Old);
+    std::signal(SIGXFSZ, OldHandler);
+  }
+
+private:
+  rlimit Old{};
+  void (*OldHandler)(int) = nullptr;
+};
 
 } // namespace
 
@@ -260,4 +293,93 @@ TEST(Jit, CacheServesWithoutTheCompilerLibrary) {
                               "/cajeta (filled by compiler '" + Line +
                               "') and JIT needs the compiler: "));
   EXPECT_TRUE(contains(M, "/nonexistent/libcajeta_compiler.so"));
+}
+
+TEST(Jit, AFullCacheIsSaidOnceAndEveryProgramStillRuns) {
+  std::string Dir = scratch("jit-full");
+  fs::create_directories(Dir + "/cajeta");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  std::string Warnings;
+  {
+    // Room for the CPU payload itself (the loader writes it to a memfd, which the limit counts
+    // but a full disk would not), not for the bundle that holds it.
+    FileSizeLimit Full(makeTestProgram().Payloads[0].Bytes.size() + 256);
+    testing::internal::CaptureStderr();
+    for (int I = 0; I < 3; ++I) {
+      Program P = Program::compileSource("class K { /* " + std::to_string(I) + " */ }", "full.cj");
+      EXPECT_FALSE(P.fromCache());
+      expectSaxpyRuns(P);
+    }
+    Warnings = testing::internal::GetCapturedStderr();
+  }
+  EXPECT_EQ(occurrences(Warnings, "cajeta: warning: the JIT cache is not usable"), 1u) << Warnings;
+  EXPECT_TRUE(contains(Warnings, "File too large")) << Warnings;
+  EXPECT_TRUE(cacheFiles(Dir + "/cajeta").empty()) << "a partial entry or temporary file is left";
+}
+
+TEST(Jit, ACacheDirectoryThatCannotBeMadeIsSaidOnceAndEveryProgramStillRuns) {
+  std::string Dir = scratch("jit-unmakeable");
+  std::ofstream(Dir + "/file") << "a file where the cache's parent folder should be";
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", (Dir + "/file").c_str());
+  testing::internal::CaptureStderr();
+  for (int I = 0; I < 3; ++I) {
+    Program P = Program::compileSource("class K { /* x */ }", "unmakeable.cj");
+    EXPECT_FALSE(P.fromCache());
+    expectSaxpyRuns(P);
+  }
+  std::string Warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(occurrences(Warnings, "cajeta: warning: the JIT cache is not usable (cannot create '" +
+                                      Dir + "/file/cajeta'"),
+            1u)
+      << Warnings;
+}
+
+TEST(Jit, AnEntryRewrittenInPlaceWhileOthersReadItNeverServesWrongCode) {
+  // Another process rewriting an entry without the temporary-file-and-rename protocol (truncate,
+  // then write in pieces): readers see empty, truncated and whole files in turn. Each compile
+  // must serve the whole entry or recompile, and every program computes exactly.
+  std::string Dir = scratch("jit-rewritten");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  const std::string Source = "class K { /* shared */ }";
+  Program::compileSource(Source, "shared.cj");
+  std::vector<fs::path> Files = cacheFiles(Dir + "/cajeta");
+  ASSERT_EQ(Files.size(), 1u);
+  std::vector<char> Whole(fs::file_size(Files[0]));
+  std::ifstream(Files[0], std::ios::binary).read(Whole.data(), std::streamsize(Whole.size()));
+
+  std::atomic<bool> Done{false};
+  std::thread Writer([&] {
+    for (size_t Round = 0; !Done; ++Round) {
+      int Fd = ::open(Files[0].c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (Fd < 0)
+        continue;
+      size_t Cut = (Round * 7919) % Whole.size();
+      (void)!::write(Fd, Whole.data(), Cut);
+      std::this_thread::yield();
+      (void)!::write(Fd, Whole.data() + Cut, Whole.size() - Cut);
+      ::close(Fd);
+    }
+  });
+  testing::internal::CaptureStderr();
+  std::vector<std::thread> Readers;
+  std::atomic<int> Runs{0};
+  for (int T = 0; T < 4; ++T)
+    Readers.emplace_back([&] {
+      for (int I = 0; I < 25; ++I) {
+        expectSaxpyRuns(Program::compileSource(Source, "shared.cj"));
+        ++Runs;
+      }
+    });
+  for (std::thread& R : Readers)
+    R.join();
+  Done = true;
+  Writer.join();
+  // One warning per corrupt read (50-75 of the 100 reads in trials on a 2-core machine).
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Runs.load(), 100);
+  // Whatever the last writer left is whole again: the next compile is served from it.
+  EXPECT_TRUE(Program::compileSource(Source, "shared.cj").fromCache());
 }
