@@ -56,6 +56,12 @@ class BackendUnavailable : public Error {
 public:
   using Error::Error;
 };
+/// The device was lost (a GPU reset, a driver failure): every later use of it, its buffers and
+/// its streams throws this too. Other devices, and programs loaded on them, go on.
+class DeviceLost : public Error {
+public:
+  using Error::Error;
+};
 
 namespace detail {
 
@@ -78,6 +84,8 @@ namespace detail {
     throw NotFound(Message);
   case CAJETA_XPU_BACKEND_UNAVAILABLE:
     throw BackendUnavailable(Message);
+  case CAJETA_XPU_DEVICE_LOST:
+    throw DeviceLost(Message);
   default:
     throw Error(Message);
   }

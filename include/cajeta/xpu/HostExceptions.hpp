@@ -35,6 +35,7 @@ inline constexpr HostExceptionClass HostExceptionClasses[] = {
     {"BundleError", "XpuException"},
     {"BackendUnavailable", "XpuException"},
     {"NotFound", "XpuException"},
+    {"DeviceLost", "XpuException"},
 };
 
 inline const HostExceptionClass* findHostException(const char* Name) {

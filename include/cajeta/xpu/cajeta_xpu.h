@@ -26,7 +26,9 @@ typedef enum cajeta_xpu_status {
   CAJETA_XPU_BUNDLE_ERROR = 6,         /* malformed bundle, missing payload/symbol, ... */
   CAJETA_XPU_BACKEND_UNAVAILABLE = 7,  /* no (forced) backend with a device and a payload */
   CAJETA_XPU_DEADLINE_MISSED = 8,      /* a submission's window closed before it could start */
-  CAJETA_XPU_NOT_FOUND = 9             /* no kernel of that name, or no such source file */
+  CAJETA_XPU_NOT_FOUND = 9,            /* no kernel of that name, or no such source file */
+  CAJETA_XPU_DEVICE_LOST = 10          /* the device was lost (reset, removed, driver failure): its
+                                          buffers and pending work are gone; other devices go on */
 } cajeta_xpu_status;
 
 /* The message of the last failed call on this thread ("" if none). Valid until the next call

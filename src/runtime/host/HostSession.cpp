@@ -171,6 +171,7 @@ void HostSession::failStatus(uint32_t Line, int Status) const {
 //   CAJETA_XPU_BUNDLE_ERROR             BundleError
 //   CAJETA_XPU_BACKEND_UNAVAILABLE      BackendUnavailable
 //   CAJETA_XPU_NOT_FOUND                NotFound
+//   CAJETA_XPU_DEVICE_LOST              DeviceLost
 //   CAJETA_XPU_ERROR and anything else  XpuException (Errors.hpp: Error, the base of the others)
 // Host code's own failures use Java's names: ArrayIndexOutOfBoundsException,
 // NegativeArraySizeException, OutOfMemoryError (a host array), IllegalArgumentException (an
@@ -194,6 +195,8 @@ const char* HostSession::exceptionName(int Status) {
     return "BackendUnavailable";
   case CAJETA_XPU_NOT_FOUND:
     return "NotFound";
+  case CAJETA_XPU_DEVICE_LOST:
+    return "DeviceLost";
   default:
     return "XpuException";
   }

@@ -252,6 +252,8 @@ bool VulkanDevice::init(std::string& Error) {
   // CAJETA_XPU_VULKAN_STAGED=1 copies through staging as on a discrete GPU (to test that path).
   Unified = Uma && memoryType(~0u, Direct) != UINT32_MAX && !envFlag("CAJETA_XPU_VULKAN_STAGED");
   SubmitWhenIdle = !envFlag("CAJETA_XPU_VULKAN_LAZY_SUBMIT");
+  if (const char* After = std::getenv("CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER"); After && *After)
+    LoseAfterSubmits = std::strtoll(After, nullptr, 10);
   return true;
 }
 
@@ -290,14 +292,28 @@ void VulkanDevice::waitIdle() {
 
 VkResult VulkanDevice::submit(const VkSubmitInfo& Submit, VkFence Fence) {
   std::lock_guard<std::mutex> Lock(QueueMutex);
+  if (Lost || (LoseAfterSubmits >= 0 && Submits++ >= LoseAfterSubmits))
+    return VK_ERROR_DEVICE_LOST;
   return Api.vkQueueSubmit(Queue, 1, &Submit, Fence);
 }
 
 void VulkanDevice::check(VkResult R, const std::string& What) const {
   if (R == VK_SUCCESS)
     return;
+  if (R == VK_ERROR_DEVICE_LOST) {
+    Lost = true;
+    checkNotLost(What);
+  }
   fail(R == VK_ERROR_OUT_OF_DEVICE_MEMORY ? CAJETA_XPU_OUT_OF_DEVICE_MEMORY : CAJETA_XPU_ERROR,
        fmt::format("vulkan device '{}': {}: {}", Name, What, VulkanApi::describe(R)));
+}
+
+void VulkanDevice::checkNotLost(const std::string& What) const {
+  if (Lost)
+    fail(CAJETA_XPU_DEVICE_LOST,
+         fmt::format("vulkan device '{}' was lost (VK_ERROR_DEVICE_LOST; seen at {}): its buffers "
+                     "and pending work are gone; other devices go on",
+                     Name, What));
 }
 
 uint32_t VulkanDevice::memoryType(uint32_t Allowed, VkMemoryPropertyFlags Want) const {
@@ -310,6 +326,7 @@ uint32_t VulkanDevice::memoryType(uint32_t Allowed, VkMemoryPropertyFlags Want) 
 // --- memory -------------------------------------------------------------------------------------
 
 void* VulkanDevice::allocate(size_t Bytes) {
+  checkNotLost("allocating a buffer");
   auto B = std::make_unique<DeviceBuffer>();
   B->Bytes = Bytes;
   VkBufferCreateInfo BCI{};
@@ -399,10 +416,12 @@ void VulkanDevice::destroyHostBuffer(HostBuffer& B) {
 // --- queues -------------------------------------------------------------------------------------
 
 std::unique_ptr<BackendQueue> VulkanDevice::createQueue() {
+  checkNotLost("creating a stream");
   return std::make_unique<VulkanQueue>(*this);
 }
 
 std::unique_ptr<BackendModule> VulkanDevice::loadModule(const bundle::Payload& Payload) {
+  checkNotLost("loading a program");
   return VulkanModule::load(*this, Payload);
 }
 

@@ -5,6 +5,7 @@
 #include "runtime/Backend.h"
 #include "runtime/backends/vulkan/VulkanApi.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -102,7 +103,12 @@ public:
   const VulkanFeatures& features() const { return Features; }
   uint32_t queueFamily() const { return QueueFamily; }
   /// Throws RuntimeError naming the device, What and the VkResult unless R is VK_SUCCESS.
+  /// VK_ERROR_DEVICE_LOST marks the device lost and throws CAJETA_XPU_DEVICE_LOST.
   void check(VkResult R, const std::string& What) const;
+  /// Whether the device was lost: every later use of it fails at once, naming the loss.
+  bool lost() const { return Lost.load(); }
+  /// Throws CAJETA_XPU_DEVICE_LOST naming What when the device was lost.
+  void checkNotLost(const std::string& What) const;
   /// Whether a stream submits what it has recorded as soon as none of its work is running on the
   /// device (else at the next event, download, sync or full batch only).
   /// CAJETA_XPU_VULKAN_LAZY_SUBMIT=1 turns it off, for A/B measurements.
@@ -110,7 +116,9 @@ public:
   /// Waits until the device's queue has finished every submit (a stream's timeline semaphore
   /// is destroyed only then: another stream's submit may still hold a wait on it).
   void waitIdle();
-  /// vkQueueSubmit of one batch on the device's queue, which streams share.
+  /// vkQueueSubmit of one batch on the device's queue, which streams share. A fault-injection
+  /// switch for the tests, CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER=N, answers VK_ERROR_DEVICE_LOST
+  /// to every submit after the first N (the driver never sees them), as a lost device would.
   VkResult submit(const VkSubmitInfo& Submit, VkFence Fence);
   /// Throws RuntimeError when the device has no host-visible coherent memory for Bytes.
   HostBuffer createHostBuffer(size_t Bytes, VkBufferUsageFlags Usage);
@@ -133,6 +141,9 @@ private:
   VulkanFeatures Features;
   bool Unified = false; // device-local memory is host-visible too: no staging copies
   bool SubmitWhenIdle = true;
+  mutable std::atomic<bool> Lost{false};
+  int64_t LoseAfterSubmits = -1; // CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER, -1: never
+  int64_t Submits = 0;           // under QueueMutex
   std::string Name;
 };
 

@@ -111,6 +111,7 @@ VulkanQueue::~VulkanQueue() {
 }
 
 void VulkanQueue::usable() const {
+  Device.checkNotLost("a stream's work");
   if (!LostReason.empty())
     fail(CAJETA_XPU_ERROR, fmt::format("vulkan device '{}': a stream whose work failed ({}) can "
                                        "take no more work",

@@ -127,6 +127,12 @@ uint64_t VulkanTimeline::reached() {
 }
 
 void VulkanTimeline::wait(uint64_t Value) {
+  if (Device.lost()) { // what a lost device had not finished never will be
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Reached >= Value)
+      return;
+    Device.checkNotLost("waiting for a stream");
+  }
   if (Semaphore) {
     {
       std::lock_guard<std::mutex> Lock(Mutex);
