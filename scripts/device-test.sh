@@ -94,6 +94,13 @@ run() {
   CAJETA_XPU_BACKEND=cuda "$Carry/bin/conformance_tests" \
     --gtest_output="xml:$Out/conformance-cuda.xml" > "$Out/conformance-cuda.log" 2>&1 || Rc=1
   echo "conformance_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda.log" | tr '\n' ' ')" >> "$Summary"
+  # A kernel that never ends: the watchdog gives its stream up, and the process must still exit
+  # (timeout's 124 says it hung).
+  local WatchdogRc=0
+  CAJETA_XPU_BACKEND=cuda CAJETA_XPU_WATCHDOG_MS=300 timeout 120 "$Carry/bin/conformance_tests" \
+    --gtest_filter='Watchdog.*' > "$Out/conformance-cuda-watchdog.log" 2>&1 || WatchdogRc=$?
+  [[ $WatchdogRc = 0 ]] || Rc=1
+  echo "conformance_tests Watchdog.* (cuda, CAJETA_XPU_WATCHDOG_MS=300): exit $WatchdogRc, $(grep -E '^\[  (PASSED|FAILED|SKIPPED)  \]|tests ran' "$Out/conformance-cuda-watchdog.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=cuda CAJETA_XPU_TRACE="$Out/trace-cuda.json" "$Carry/bin/conformance_tests" \
     --gtest_filter='TraceDevice.*:Chain.*' > "$Out/conformance-cuda-trace.log" 2>&1 || Rc=1
   echo "conformance_tests TraceDevice.*:Chain.* (cuda, CAJETA_XPU_TRACE): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-trace.log" | tr '\n' ' ')" >> "$Summary"

@@ -78,6 +78,12 @@ CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string&
 
 CudaQueue::~CudaQueue() {
   bindContext(Api, Ctx);
+  if (Abandoned) {
+    // cuStreamDestroy returns at once and lets the work finish (it never will); freeing what
+    // the work uses could wait for it, so that stays allocated until the process ends.
+    Api.cuStreamDestroy(Stream);
+    return;
+  }
   Api.cuStreamSynchronize(Stream); // host callbacks have run once this returns
   Api.cuStreamDestroy(Stream);
   Api.cuMemFree(Slots);

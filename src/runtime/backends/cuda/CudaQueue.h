@@ -37,6 +37,9 @@ public:
   std::shared_ptr<BackendEvent> record() override;
   void wait(BackendEvent& E) override;
   void synchronize(std::vector<QueuedFailure>& Failures) override;
+  /// A kernel on this stream never ends (the watchdog gave it up): destroying the queue neither
+  /// waits for it nor frees what it may still use (status records, staging blocks).
+  void abandon() override { Abandoned = true; }
 
   /// Status records a queue cycles through before it copies them back without waiting.
   static constexpr uint32_t SlotCount = 1024;
@@ -80,6 +83,7 @@ private:
   CUcontext Ctx;
   std::string DeviceName;
   CUstream Stream = nullptr;
+  bool Abandoned = false;
   CUdeviceptr Slots = 0;
   std::vector<const void*> SlotTags;
   uint32_t Used = 0;
