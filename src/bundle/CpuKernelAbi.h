@@ -1,5 +1,9 @@
 // The calling convention between CPU kernels (emitted by CpuTarget) and the runtime's CPU backend.
 // Plain C so that both sides, and the tests, agree without sharing code.
+//
+// Beside each entry E the shared object defines `const char cajeta_abi_E[]`, the kernel's
+// parameter record (bundle/KernelAbiRecord.h); the loader refuses a manifest whose parameters
+// disagree with it.
 #pragma once
 
 #include <stdint.h>

@@ -2,7 +2,9 @@
 // backend. Plain C so that both sides, and the tests, agree without sharing code.
 //
 // A kernel of a "nvptx-sm_XX" payload (Format "ptx") is an `.entry` whose name is the
-// TargetManifest::Symbol of that kernel. Its PTX parameters, in order, are:
+// TargetManifest::Symbol of that kernel, with beside it the `.global .b8 cajeta_abi_<entry>[]`
+// parameter record (bundle/KernelAbiRecord.h). The loader holds the manifest against both
+// (bundle/PayloadAbiCheck.h). Its PTX parameters, in order, are:
 //
 //   for each KIR parameter, in declaration order (bundle::KernelInfo::Params):
 //     ParamKind::Buffer    two params: the element base address (u64, a global-memory device

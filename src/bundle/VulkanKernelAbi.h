@@ -4,7 +4,9 @@
 //
 // PAYLOADS. One payload per kernel available on "vulkan": bundle::Payload::Target is
 // "spirv:<kernel name>" (e.g. "spirv:K.saxpy"), Format "spirv", Bytes the SPIR-V 1.3 module
-// (little-endian 32-bit words, passable to vkCreateShaderModule as is). The kernel's
+// (little-endian 32-bit words, passable to vkCreateShaderModule as is), valid for Vulkan 1.1
+// (the runtime validates it before the driver sees it) and carrying the kernel's parameter record
+// (bundle/KernelAbiRecord.h) as OpModuleProcessed "cajeta-abi <record>". The kernel's
 // TargetManifest is under the key "spirv" (KernelInfo::Targets["spirv"]); its Symbol is the
 // module's OpEntryPoint name (GLCompute), StaticSharedBytes the sum of its static shared arrays.
 // Payload attributes (all strings):
