@@ -43,7 +43,9 @@ public:
     if (!R.Ok) {
       R.Error = std::move(Error);
       R.Value = Program();
+      return R;
     }
+    R.Signature = Signature;
     return R;
   }
 
@@ -59,6 +61,8 @@ private:
     std::string Name = "section " + std::to_string(I);
     if (S.Kind == uint32_t(format::SectionKind::Manifest))
       return Name + " (manifest)";
+    if (S.Kind == uint32_t(format::SectionKind::Signature))
+      return Name + " (signature)";
     if (S.Kind != uint32_t(format::SectionKind::Payload))
       return Name;
     if (Manifest && S.PayloadIndex < Manifest->Payloads.size())
@@ -79,6 +83,8 @@ private:
     for (size_t I = 0; I < Sections.size(); ++I)
       if (!checkChecksum(I))
         return false;
+    if (!readSignature())
+      return false;
     attachPayloads(Out);
     return true;
   }
@@ -138,9 +144,20 @@ private:
         ManifestSection = I;
       } else if (S.Kind == uint32_t(format::SectionKind::Payload)) {
         S.PayloadIndex = Payloads++;
+        if (Payloads > format::MaxPayloads)
+          return fail("bundle is corrupt: more than " + std::to_string(format::MaxPayloads) +
+                      " payload sections");
+      } else if (S.Kind == uint32_t(format::SectionKind::Signature)) {
+        // Last in the table (and, checked in readSignature, in the file): a signed bundle is
+        // its unsigned bytes plus this, so there is one way to lay it out.
+        if (I + 1 != Count)
+          return fail("bundle signature (section " + std::to_string(I) + " of " +
+                      std::to_string(Count) + ") is not the last section");
+        SignatureSection = I;
       } else {
         return fail("bundle section " + std::to_string(I) + " has unknown kind " +
-                    std::to_string(S.Kind) + " (expected 1 = manifest or 2 = payload)");
+                    std::to_string(S.Kind) +
+                    " (expected 1 = manifest, 2 = payload or 3 = signature)");
       }
       Sections.push_back(S);
     }
@@ -216,7 +233,7 @@ private:
     std::string ManifestError;
     if (!manifestFromJson(J, Out, ManifestError))
       return fail("bundle manifest is invalid: " + ManifestError);
-    size_t PayloadSections = Sections.size() - 1;
+    size_t PayloadSections = Sections.size() - 1 - (SignatureSection ? 1 : 0);
     if (Out.Payloads.size() != PayloadSections)
       return fail("bundle manifest lists " + plural(Out.Payloads.size(), "payload") +
                   " but the bundle has " + plural(PayloadSections, "payload section"));
@@ -224,7 +241,7 @@ private:
     // manifestFromJson has validated each payloads[i].size as an unsigned integer.
     const nlohmann::json& Listed = J["payloads"];
     for (size_t I = 0; I < Sections.size(); ++I) {
-      if (I == *ManifestSection)
+      if (Sections[I].Kind != uint32_t(format::SectionKind::Payload))
         continue;
       uint64_t Declared = Listed[Sections[I].PayloadIndex]["size"].get<uint64_t>();
       if (Declared != Sections[I].Size)
@@ -232,6 +249,22 @@ private:
                     plural(Declared, "byte") + " but the section has " +
                     plural(Sections[I].Size, "byte"));
     }
+    return true;
+  }
+
+  /// Only after the tiling and checksums are checked.
+  bool readSignature() {
+    if (!SignatureSection)
+      return true;
+    const Section& S = Sections[*SignatureSection];
+    std::string Why;
+    if (S.Offset + S.Size != Size)
+      Why = "its bytes are not the last of the file";
+    else if (SignatureBlock B; BundleSignature::decode(Data + S.Offset, size_t(S.Size), B, Why))
+      Signature = B;
+    if (!Signature)
+      return fail("bundle signature (section " + std::to_string(*SignatureSection) +
+                  ") is malformed: " + Why);
     return true;
   }
 
@@ -248,7 +281,9 @@ private:
   uint32_t Count = 0;
   std::vector<Section> Sections;
   std::optional<size_t> ManifestSection;
+  std::optional<size_t> SignatureSection;
   const Program* Manifest = nullptr;
+  std::optional<SignatureBlock> Signature;
   std::string Error;
 };
 
@@ -269,9 +304,10 @@ BundleReadResult BundleReader::read(const uint8_t* Data, size_t Size) {
   }
 }
 
-BundleReadResult BundleReader::readFile(const std::string& Path) {
+BundleReadResult BundleReader::readFile(const std::string& Path, std::vector<uint8_t>* Kept) {
   BundleReadResult R;
-  std::vector<uint8_t> Bytes;
+  std::vector<uint8_t> Own;
+  std::vector<uint8_t>& Bytes = Kept ? *Kept : Own;
   if (!readRegularFile(Path, "bundle", Bytes, R.Error))
     return R;
   R = read(Bytes.data(), Bytes.size());

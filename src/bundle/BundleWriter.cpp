@@ -67,9 +67,9 @@ std::vector<uint8_t> BundleWriter::write(const Program& P) {
 }
 
 bool BundleWriter::writeChecked(const Program& P, std::vector<uint8_t>& Bytes, std::string& Error) {
-  if (P.Payloads.size() + 1 > format::MaxSections) {
+  if (P.Payloads.size() > format::MaxPayloads) {
     Error = std::to_string(P.Payloads.size()) + " payloads exceed the format's limit of " +
-            std::to_string(format::MaxSections - 1);
+            std::to_string(format::MaxPayloads);
     return false;
   }
   Bytes = write(P);
@@ -87,7 +87,11 @@ bool BundleWriter::writeFile(const Program& P, const std::string& Path, std::str
     Error = "cannot write bundle '" + Path + "': " + Error;
     return false;
   }
+  return writeBytes(Bytes, Path, Error);
+}
 
+bool BundleWriter::writeBytes(const std::vector<uint8_t>& Bytes, const std::string& Path,
+                              std::string& Error) {
   std::string Temp = Path + ".tmp.XXXXXX";
   int Fd = ::mkstemp(Temp.data());
   if (Fd < 0) {

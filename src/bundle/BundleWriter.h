@@ -25,6 +25,11 @@ public:
   /// file in the same directory, flushed, then renamed over \p Path. On failure returns false, sets
   /// \p Error (naming the path and the system's reason) and leaves no temporary file behind.
   static bool writeFile(const Program& P, const std::string& Path, std::string& Error);
+
+  /// Writes bundle bytes made elsewhere (a signed bundle) to \p Path as writeFile does: a
+  /// temporary file in the same directory, flushed, then renamed over \p Path.
+  static bool writeBytes(const std::vector<uint8_t>& Bytes, const std::string& Path,
+                         std::string& Error);
 };
 
 } // namespace cajeta::bundle

@@ -55,4 +55,23 @@ inline void resealTable(std::vector<uint8_t>& Bundle) {
                    hash64(Bundle.data() + format::HeaderSize, Count * format::SectionEntrySize));
 }
 
+/// Recomputes every in-bounds section's checksum and the table's, as someone editing a bundle on
+/// purpose would, so that only a signature can tell.
+inline void resealAll(std::vector<uint8_t>& Bundle) {
+  if (Bundle.size() < format::HeaderSize)
+    return;
+  uint32_t Count = format::loadU32(Bundle.data() + format::HeaderCountAt);
+  if (Count > format::MaxSections ||
+      format::HeaderSize + uint64_t(Count) * format::SectionEntrySize > Bundle.size())
+    return;
+  for (uint32_t I = 0; I < Count; ++I) {
+    uint8_t* E = entry(Bundle, I);
+    uint64_t Offset = format::loadU64(E + format::EntryOffsetAt);
+    uint64_t Size = format::loadU64(E + format::EntrySizeAt);
+    if (Offset <= Bundle.size() && Size <= Bundle.size() - Offset)
+      format::storeU64(E + format::EntryHashAt, hash64(Bundle.data() + Offset, size_t(Size)));
+  }
+  resealTable(Bundle);
+}
+
 } // namespace cajeta::bundle::test
