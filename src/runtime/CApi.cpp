@@ -8,6 +8,7 @@
 #include "runtime/LastError.h"
 #include "runtime/Runtime.h"
 #include "runtime/Stream.h"
+#include "runtime/TrustedKeys.h"
 #include "runtime/scheduler/Scheduler.h"
 #include "runtime/scheduler/Submission.h"
 #include "runtime/scheduler/Trace.h"
@@ -372,6 +373,16 @@ int cajeta_xpu_program_load_memory(const void* Data, size_t Size, cajeta_xpu_pro
   });
 }
 
+int cajeta_xpu_program_load_compiled(const void* Data, size_t Size, cajeta_xpu_program** Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    publish(LoadedProgram::fromMemory(Data, Size,
+                                      fmt::format("compiled in this process ({} bytes)", Size),
+                                      nullptr, /*Verify=*/false),
+            Out);
+  });
+}
+
 int cajeta_xpu_program_compile_file(const char* Path, const cajeta_xpu_compile_options* O,
                                     cajeta_xpu_program** Out) {
   return guarded([&] {
@@ -441,6 +452,20 @@ int cajeta_xpu_kernel_footprint_get(const cajeta_xpu_kernel* K, cajeta_xpu_kerne
     require(Out, "out", __func__);
     const KernelFootprint& F = fromHandle(K)->footprint();
     *Out = cajeta_xpu_kernel_footprint{F.Registers, F.LocalBytes, F.SharedBytes, F.MaxThreads};
+  });
+}
+
+int cajeta_xpu_trust_key_file(const char* Path) {
+  return guarded([&] {
+    require(Path, "path", __func__);
+    TrustedKeys::addFile(Path);
+  });
+}
+
+int cajeta_xpu_trusted_key_count(size_t* Out) {
+  return guarded([&] {
+    require(Out, "out", __func__);
+    *Out = TrustedKeys::current().size();
   });
 }
 

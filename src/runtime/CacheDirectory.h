@@ -9,8 +9,14 @@ namespace cajeta::xpu::rt {
 /// path. Does not touch the file system.
 std::string jitCacheDirectory();
 
-/// jitCacheDirectory(), created if missing; "" when there is none or it cannot be created (then
-/// Problem says why; it stays empty when the environment names no directory).
+/// jitCacheDirectory(), created if missing (its last component owner-only, mode 0700: its
+/// entries are code this process loads as its own); "" when there is none or it cannot be
+/// created (then Problem says why; it stays empty when the environment names no directory).
 std::string ensureJitCacheDirectory(std::string& Problem);
+
+/// Whether only this user can put files into \p Dir: owned by the effective user and writable
+/// by neither group nor others. False with \p Why ("writable by its group (mode 0775)")
+/// otherwise.
+bool userPrivateDirectory(const std::string& Dir, std::string& Why);
 
 } // namespace cajeta::xpu::rt

@@ -11,6 +11,7 @@
 #include "runtime/CompilerLibrary.h"
 #include "runtime/JitCacheEntry.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/TrustedKeys.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -162,6 +163,14 @@ std::shared_ptr<LoadedProgram> JitCompiler::compile(const std::string& Source,
   }
   std::string Problem;
   std::string Dir = Options.UseCache ? ensureJitCacheDirectory(Problem) : std::string();
+  // The cache's entries load unsigned, as this user's own files; where signatures are enforced,
+  // a cache another user could write to would be a way around them.
+  if (std::string Why;
+      !Dir.empty() && !TrustedKeys::current().empty() && !userPrivateDirectory(Dir, Why)) {
+    Problem = "'" + Dir + "' is " + Why +
+              ", and with bundle signatures enforced only a cache of this user's own is trusted";
+    Dir.clear();
+  }
   if (!Problem.empty())
     warnCacheUnusable(jitCacheDirectory(), Problem);
   std::string Version = Compiler      ? Compiler->Version()

@@ -1,10 +1,12 @@
-// Loading a bundle: read and check it, pick a device, load the payload, resolve each kernel.
+// Loading a bundle: read and check it (and its signature, where keys are trusted), pick a
+// device, load the payload, resolve each kernel.
 #include "runtime/LoadedProgram.h"
 
 #include "bundle/BundleReader.h"
 #include "bundle/PayloadAbiCheck.h"
 #include "runtime/Dispatcher.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/TrustedKeys.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -14,21 +16,27 @@
 namespace cajeta::xpu::rt {
 
 std::shared_ptr<LoadedProgram> LoadedProgram::fromFile(const std::string& Path, BackendDevice* On) {
-  bundle::BundleReadResult R = bundle::BundleReader::readFile(Path);
+  std::vector<uint8_t> Bytes;
+  bundle::BundleReadResult R = bundle::BundleReader::readFile(Path, &Bytes);
   if (!R.Ok)
     fail(CAJETA_XPU_BUNDLE_ERROR, R.Error); // it starts with the path
+  // Before any payload is loaded: the CPU payload is native code that runs on load.
+  TrustedKeys::check(Bytes.data(), Bytes.size(), R, Path);
+  Bytes = {};
   return fromProgram(std::move(R.Value), Path, false, On);
 }
 
 std::shared_ptr<LoadedProgram> LoadedProgram::fromMemory(const void* Data, size_t Size,
                                                          const std::string& Origin,
-                                                         BackendDevice* On) {
+                                                         BackendDevice* On, bool Verify) {
   if (!Data && Size)
     fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: null data of {} bytes", Origin, Size));
   bundle::BundleReadResult R =
       bundle::BundleReader::read(static_cast<const uint8_t*>(Data), Data ? Size : 0);
   if (!R.Ok)
     fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: {}", Origin, R.Error));
+  if (Verify)
+    TrustedKeys::check(static_cast<const uint8_t*>(Data), Size, R, Origin);
   return fromProgram(std::move(R.Value), Origin, false, On);
 }
 

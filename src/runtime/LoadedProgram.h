@@ -15,11 +15,15 @@ public:
   /// Each throws RuntimeError: bundle error for a bad bundle, payload or symbol; backend
   /// unavailable when no backend present can run it. Origin names the source in messages.
   /// With On set the program is loaded on that device (its backend's payload), else on the one
-  /// the dispatcher picks.
+  /// the dispatcher picks. fromFile and fromMemory check the bundle's signature where keys are
+  /// trusted (TrustedKeys), fromMemory not with Verify false: a bundle this process compiled
+  /// itself (cajeta_xpu_program_load_compiled), trusted as the JIT's output is. fromProgram
+  /// checks none: its callers (the JIT and its cache) hold trusted programs.
   static std::shared_ptr<LoadedProgram> fromFile(const std::string& Path,
                                                  BackendDevice* On = nullptr);
-  static std::shared_ptr<LoadedProgram>
-  fromMemory(const void* Data, size_t Size, const std::string& Origin, BackendDevice* On = nullptr);
+  static std::shared_ptr<LoadedProgram> fromMemory(const void* Data, size_t Size,
+                                                   const std::string& Origin,
+                                                   BackendDevice* On = nullptr, bool Verify = true);
   static std::shared_ptr<LoadedProgram> fromProgram(bundle::Program Desc, const std::string& Origin,
                                                     bool FromCache, BackendDevice* On = nullptr);
 

@@ -252,4 +252,20 @@ inline std::string jitCacheDirectory() {
   return cajeta_xpu_jit_cache_dir();
 }
 
+/// Trusts the Ed25519 public key in a PEM file (`cajeta keygen` writes NAME.pub) for the rest of
+/// the process: from then on every bundle loaded from a file or from memory must be signed by a
+/// trusted key (`cajeta sign`), else loading throws BundleError; programs the process
+/// JIT-compiles are its own and load unsigned (docs/trust.md). Throws Error when the file is no
+/// such key. CAJETA_XPU_TRUSTED_KEYS names key files the same way.
+inline void trustKeyFile(const std::string& Path) {
+  detail::check(cajeta_xpu_trust_key_file(Path.c_str()));
+}
+
+/// How many keys are trusted now; 0 means bundles load unsigned.
+inline size_t trustedKeyCount() {
+  size_t N = 0;
+  detail::check(cajeta_xpu_trusted_key_count(&N));
+  return N;
+}
+
 } // namespace cajeta::xpu

@@ -247,6 +247,12 @@ CAJETA_XPU_API int cajeta_xpu_program_load_file_on(const char* path, cajeta_xpu_
                                                    cajeta_xpu_program** out);
 CAJETA_XPU_API int cajeta_xpu_program_load_memory(const void* data, size_t size,
                                                   cajeta_xpu_program** out);
+/* A bundle this process's own compiler has just made from source (as `cajeta run k.cj` does with
+   the compiler linked in): trusted as the JIT's output is, so it loads unsigned even where keys
+   are trusted (cajeta_xpu_trust_key_file). Never for bytes read from a file or received from
+   elsewhere: those go through cajeta_xpu_program_load_memory. */
+CAJETA_XPU_API int cajeta_xpu_program_load_compiled(const void* data, size_t size,
+                                                    cajeta_xpu_program** out);
 /* JIT through libcajeta_compiler.so (CAJETA_COMPILER_LIB, else beside this library, else the
    loader's search path), cached on disk. options may be NULL (defaults: no bounds checks,
    native CPU, cache on). */
@@ -291,6 +297,20 @@ CAJETA_XPU_API int cajeta_xpu_kernel_footprint_get(const cajeta_xpu_kernel* kern
 /* The directory the JIT cache uses now ($XDG_CACHE_HOME/cajeta, else $HOME/.cache/cajeta), or ""
    when neither is usable. Thread-local storage, valid until the next call on this thread. */
 CAJETA_XPU_API const char* cajeta_xpu_jit_cache_dir(void);
+
+/* ---- Trusted keys (docs/trust.md). ----------------------------------------------------- */
+/* A bundle is code: its CPU payload is a native shared object that runs in this process. Where
+   any key is trusted (the Ed25519 public-key PEM files named by CAJETA_XPU_TRUSTED_KEYS, colon-
+   separated, and those added here), every bundle loaded from a file or from memory must carry a
+   valid signature by one of them (`cajeta sign`), else the load fails with
+   CAJETA_XPU_BUNDLE_ERROR saying why; a named file that cannot be read fails every load with
+   CAJETA_XPU_ERROR. Programs this process JIT-compiles, and its JIT cache, are its own and load
+   unsigned. With no key trusted, nothing is checked. */
+/* Trusts the key in the PEM file at path for the rest of the process (keys are never removed).
+   CAJETA_XPU_ERROR when the file cannot be read or holds no Ed25519 public key. */
+CAJETA_XPU_API int cajeta_xpu_trust_key_file(const char* path);
+/* How many keys are trusted now (the variable's and those added); 0: bundles load unsigned. */
+CAJETA_XPU_API int cajeta_xpu_trusted_key_count(size_t* out);
 
 /* ---- Launch. ---------------------------------------------------------------------------- */
 typedef enum cajeta_xpu_arg_kind {
