@@ -21,6 +21,10 @@ for P in "${BUNDLES[@]}"; do
   "$BUILD/bin/cajeta" build --cpu x86-64 "$PROGRAMS/$P.cj" -o "$CORPUS/bundle_reader/$P.cjx" \
     >/dev/null 2>&1
 done
+# One signed bundle (a throwaway key), so that mutants start from a signature section too.
+"$BUILD/bin/cajeta" keygen -o "$SCRATCH/seed" >/dev/null
+"$BUILD/bin/cajeta" sign --key "$SCRATCH/seed.key" "$CORPUS/bundle_reader/Saxpy.cjx" \
+  -o "$CORPUS/bundle_reader/SaxpySigned.cjx" >/dev/null
 # The runtime's JIT writes <key>.cjx entries (and compiler-version) into $XDG_CACHE_HOME/cajeta;
 # the saxpy example JIT-compiles the file it is given (and then fails to find K.saxpy: fine).
 for SOURCE in "$ROOT/examples/saxpy.cj" "${CACHED[@]/#/$PROGRAMS/}"; do

@@ -11,6 +11,7 @@
 #include "compiler/lowering/llvm/HostExecutableBuilder.h"
 
 #include <iostream>
+#include <optional>
 #include <vector>
 
 namespace cajeta::cli {
@@ -27,9 +28,11 @@ std::string defaultOutput(const std::string& Input, const std::string& Suffix) {
   return Out + Suffix;
 }
 
-/// `--exe`: the host code, the bundle and a main, linked against the runtime library.
+/// `--exe`: the host code, the bundle and a main, linked against the runtime library. With Key,
+/// the embedded bundle is signed (it loads from memory, so enforcement checks it too).
 int buildExecutable(const std::string& Input, const std::string& Cpu, const std::string& Main,
-                    std::string Output, const driver::CompileResult& R) {
+                    std::string Output, const driver::CompileResult& R,
+                    const signing::PrivateKey* Key) {
   if (Output.empty())
     Output = defaultOutput(Input, "");
   if (Output == Input) {
@@ -49,11 +52,31 @@ int buildExecutable(const std::string& Input, const std::string& Cpu, const std:
   O.SourceFile = Input;
   O.RuntimeLibraryDir = runtimeLibraryDir();
   std::vector<uint8_t> Bundle = bundle::BundleWriter::write(R.Program);
+  if (Key && !signBundleBytes(Bundle, *Key, "the bundle of " + Output))
+    return 1;
   if (!lowering::HostExecutableBuilder::build(*R.HostKir, *Entry, Bundle, O, Output, Error)) {
     std::cerr << "cajeta: error: " << Error << "\n";
     return 1;
   }
   return 0;
+}
+
+/// The bundle, signed with Key if there is one, written atomically; prints any error.
+bool writeBundle(const bundle::Program& P, const std::string& Out, const signing::PrivateKey* Key) {
+  std::string Error;
+  std::vector<uint8_t> Bytes;
+  if (!Key) {
+    if (bundle::BundleWriter::writeFile(P, Out, Error))
+      return true;
+  } else if (!bundle::BundleWriter::writeChecked(P, Bytes, Error)) {
+    Error = "cannot write bundle '" + Out + "': " + Error;
+  } else if (!signBundleBytes(Bytes, *Key, "'" + Out + "'")) {
+    return false;
+  } else if (bundle::BundleWriter::writeBytes(Bytes, Out, Error)) {
+    return true;
+  }
+  std::cerr << "cajeta: error: " << Error << "\n";
+  return false;
 }
 
 } // namespace
@@ -64,7 +87,7 @@ void addBuildCommand(CLI::App& App) {
     std::vector<std::string> GpuArchs;
     bool CheckBounds = false;
     bool Exe = false;
-    std::string Main;
+    std::string Main, SignKey;
   };
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand(
@@ -79,6 +102,9 @@ void addBuildCommand(CLI::App& App) {
   Cmd->add_option("--main", O->Main,
                   "With --exe: the entry point, Class.method (default: main, or the only "
                   "parameterless static host method)");
+  Cmd->add_option("--sign", O->SignKey,
+                  "Sign the bundle (with --exe, the bundle inside the executable) with this "
+                  "private key (NAME.key, from cajeta keygen)");
   Cmd->add_flag("--check-bounds", O->CheckBounds,
                 "Check every buffer index; an out-of-range access stops the kernel and its "
                 "stream's sync() reports kernel, buffer, index and length");
@@ -95,6 +121,12 @@ void addBuildCommand(CLI::App& App) {
     if (!O->Exe && !O->Main.empty()) {
       std::cerr << "cajeta: error: --main chooses the entry point of an executable; add --exe\n";
       ExitCode = 2;
+      return;
+    }
+    // The key first: a bad one fails before minutes of compiling.
+    std::optional<signing::PrivateKey> Key;
+    if (!O->SignKey.empty() && !readSigningKey(O->SignKey, Key.emplace())) {
+      ExitCode = 1;
       return;
     }
     std::string Source;
@@ -115,13 +147,11 @@ void addBuildCommand(CLI::App& App) {
       return;
     }
     if (O->Exe) {
-      ExitCode = buildExecutable(O->Input, O->Cpu, O->Main, O->Output, R);
+      ExitCode = buildExecutable(O->Input, O->Cpu, O->Main, O->Output, R, Key ? &*Key : nullptr);
       return;
     }
     std::string Out = O->Output.empty() ? defaultOutput(O->Input, ".cjx") : O->Output;
-    std::string Error;
-    if (!bundle::BundleWriter::writeFile(R.Program, Out, Error)) {
-      std::cerr << "cajeta: error: " << Error << "\n";
+    if (!writeBundle(R.Program, Out, Key ? &*Key : nullptr)) {
       ExitCode = 1;
       return;
     }

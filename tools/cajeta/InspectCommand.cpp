@@ -1,10 +1,11 @@
 // `cajeta inspect k.cjx`: kernels, parameters, manifests and payloads of a bundle (the host
-// payload with its methods and entry point).
+// payload with its methods and entry point), and who signed it.
 #include "Commands.h"
 
 #include "bundle/BundleReader.h"
 #include "bundle/CostExpr.h"
 #include "bundle/ManifestJson.h"
+#include "signing/PublicKey.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -78,6 +79,16 @@ static void printHostPayload(const bundle::Payload& Pl) {
     std::cout << "    static initialiser: " << Init << "\n";
 }
 
+/// Who signed it, unchecked: only `cajeta verify` against a trusted key says the signature holds.
+static void printSignature(const std::optional<bundle::SignatureBlock>& S) {
+  if (!S) {
+    std::cout << "signature: none (unsigned)\n";
+    return;
+  }
+  std::cout << "signature: Ed25519, key " << signing::PublicKey(S->PublicKey).fingerprint()
+            << " (not verified here: `cajeta verify --trust KEY.pub` checks it)\n";
+}
+
 static void printProgram(const bundle::Program& P) {
   std::cout << "compiler: " << P.CompilerVersion << "\n";
   std::cout << "kernels: " << P.Kernels.size() << "\n";
@@ -134,8 +145,10 @@ void addInspectCommand(CLI::App& App) {
     }
     if (O->Json)
       std::cout << bundle::manifestToJson(R.Value).dump(2) << "\n";
-    else
+    else {
+      printSignature(R.Signature);
       printProgram(R.Value);
+    }
   });
 }
 

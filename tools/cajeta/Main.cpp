@@ -1,4 +1,4 @@
-// `cajeta`: the command-line toolchain (build, run, inspect, emit, devices).
+// `cajeta`: the command-line toolchain (build, run, inspect, emit, devices, keygen, sign, verify).
 #include "Commands.h"
 
 #include "bundle/RegularFile.h"
@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   cajeta::cli::addEmitCommand(App);
   cajeta::cli::addDevicesCommand(App);
   cajeta::cli::addRunCommand(App);
+  cajeta::cli::addKeygenCommand(App);
+  cajeta::cli::addSignCommand(App);
+  cajeta::cli::addVerifyCommand(App);
   // A word that is not a subcommand names itself (CLI11 would only say one is required).
   std::string Valid;
   bool Known = false;
