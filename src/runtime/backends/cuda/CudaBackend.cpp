@@ -1,6 +1,7 @@
 // The cuda backend: device discovery, primary contexts, memory, PTX modules through the driver's
 // JIT with their footprints, and a CudaQueue per runtime stream.
 #include "runtime/backends/cuda/CudaBackend.h"
+#include "runtime/backends/cuda/CudaAbandonedWork.h"
 
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
@@ -22,7 +23,10 @@ namespace {
 class CudaModule : public BackendModule {
 public:
   CudaModule(const CudaDriverApi& Api, CUmodule Module) : Api(Api), Module(Module) {}
-  ~CudaModule() override { Api.cuModuleUnload(Module); }
+  ~CudaModule() override {
+    if (!workAbandoned()) // unloading waits for the module's kernels, one of which never ends
+      Api.cuModuleUnload(Module);
+  }
 
   const void* findKernel(const std::string& Symbol) const override {
     CUfunction F = nullptr;
@@ -104,6 +108,8 @@ public:
     return reinterpret_cast<void*>(Ptr);
   }
   void release(void* Ptr, size_t) override {
+    if (workAbandoned())
+      return; // cuMemFree would wait for a kernel that never ends: left to the process's end
     bind();
     Api.cuMemFree(reinterpret_cast<CUdeviceptr>(Ptr));
   }

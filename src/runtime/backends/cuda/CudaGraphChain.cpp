@@ -1,5 +1,6 @@
 // Chains as CUDA graphs (CudaGraphChain.h).
 #include "runtime/backends/cuda/CudaGraphChain.h"
+#include "runtime/backends/cuda/CudaAbandonedWork.h"
 
 #include "bundle/GpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
@@ -87,7 +88,7 @@ void CudaGraphChain::release() {
     Api.cuGraphExecDestroy(Exec);
   if (Graph)
     Api.cuGraphDestroy(Graph);
-  if (Status)
+  if (Status && !workAbandoned())
     Api.cuMemFree(Status);
   Exec = nullptr;
   Graph = nullptr;

@@ -1,6 +1,7 @@
 // CUDA queues: launches and copies enqueued without waiting for the GPU; failures, deferred
 // staging returns and events resolved when the stream is synchronised.
 #include "runtime/backends/cuda/CudaQueue.h"
+#include "runtime/backends/cuda/CudaAbandonedWork.h"
 
 #include "bundle/GpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
@@ -76,16 +77,22 @@ CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string&
   }
 }
 
+void CudaQueue::abandon() {
+  Abandoned = true;
+  workAbandoned() = true;
+}
+
 CudaQueue::~CudaQueue() {
   bindContext(Api, Ctx);
   if (Abandoned) {
-    // cuStreamDestroy returns at once and lets the work finish (it never will); freeing what
-    // the work uses could wait for it, so that stays allocated until the process ends.
+    // cuStreamDestroy returns at once and lets the work finish (it never will).
     Api.cuStreamDestroy(Stream);
     return;
   }
   Api.cuStreamSynchronize(Stream); // host callbacks have run once this returns
   Api.cuStreamDestroy(Stream);
+  if (workAbandoned())
+    return; // freeing would wait for another stream's kernel that never ends
   Api.cuMemFree(Slots);
   for (const TimedLaunch& T : Timed) {
     Api.cuEventDestroy(T.Start);
@@ -333,7 +340,7 @@ void CudaQueue::trimPool() {
     Total += B.Bytes;
   std::sort(FreeBlocks.begin(), FreeBlocks.end(),
             [](const Staging& A, const Staging& B) { return A.Bytes < B.Bytes; });
-  while (Total > MaxPooledBytes && !FreeBlocks.empty()) {
+  while (Total > MaxPooledBytes && !FreeBlocks.empty() && !workAbandoned()) {
     Staging B = FreeBlocks.back();
     FreeBlocks.pop_back();
     Total -= B.Bytes;

@@ -39,7 +39,7 @@ public:
   void synchronize(std::vector<QueuedFailure>& Failures) override;
   /// A kernel on this stream never ends (the watchdog gave it up): destroying the queue neither
   /// waits for it nor frees what it may still use (status records, staging blocks).
-  void abandon() override { Abandoned = true; }
+  void abandon() override;
 
   /// Status records a queue cycles through before it copies them back without waiting.
   static constexpr uint32_t SlotCount = 1024;
