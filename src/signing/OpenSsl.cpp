@@ -15,4 +15,13 @@ std::string openSslError(const std::string& What) {
   return What + " (" + Buf + ")";
 }
 
+bool isEd25519(EVP_PKEY* Key, const std::string& Name, std::string& Error) {
+  if (EVP_PKEY_get_id(Key) == EVP_PKEY_ED25519)
+    return true;
+  const char* Type = EVP_PKEY_get0_type_name(Key);
+  Error = Name + " holds " + (Type ? std::string("an ") + Type : std::string("a")) +
+          " key, not an Ed25519 one";
+  return false;
+}
+
 } // namespace cajeta::signing

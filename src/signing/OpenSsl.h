@@ -21,4 +21,8 @@ using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 /// ours is left there for other users of libcrypto in the process.
 std::string openSslError(const std::string& What);
 
+/// True when Key is an Ed25519 key; otherwise false with Error "<Name> holds an RSA key, not an
+/// Ed25519 one".
+bool isEd25519(EVP_PKEY* Key, const std::string& Name, std::string& Error);
+
 } // namespace cajeta::signing

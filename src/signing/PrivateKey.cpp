@@ -85,12 +85,8 @@ bool PrivateKey::fromPem(const std::string& Text, const std::string& Name, Priva
     Error = openSslError(Name + " is not a PEM private key (-----BEGIN PRIVATE KEY-----)");
     return false;
   }
-  if (EVP_PKEY_get_id(Key.get()) != EVP_PKEY_ED25519) {
-    const char* Type = EVP_PKEY_get0_type_name(Key.get());
-    Error = Name + " holds " + (Type ? std::string("an ") + Type : std::string("a")) +
-            " key, not an Ed25519 one";
+  if (!isEd25519(Key.get(), Name, Error))
     return false;
-  }
   return Out.fill(Key.get(), Error);
 }
 

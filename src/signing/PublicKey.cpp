@@ -36,12 +36,8 @@ bool PublicKey::fromPem(const std::string& Text, const std::string& Name, Public
     Error = openSslError(Name + " is not a PEM public key (-----BEGIN PUBLIC KEY-----)");
     return false;
   }
-  if (EVP_PKEY_get_id(Key.get()) != EVP_PKEY_ED25519) {
-    const char* Type = EVP_PKEY_get0_type_name(Key.get());
-    Error = Name + " holds " + (Type ? std::string("an ") + Type : std::string("a")) +
-            " key, not an Ed25519 one";
+  if (!isEd25519(Key.get(), Name, Error))
     return false;
-  }
   size_t Length = Size;
   if (EVP_PKEY_get_raw_public_key(Key.get(), Out.Bytes.data(), &Length) != 1 || Length != Size) {
     Error = openSslError("cannot read the Ed25519 key of " + Name);

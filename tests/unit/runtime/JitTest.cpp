@@ -48,18 +48,6 @@ std::vector<fs::path> cacheFiles(const std::string& Dir) {
   return Files;
 }
 
-void expectSaxpyRuns(const Program& P) {
-  KernelBuffer<float> X(3), Y(3);
-  X.upload(std::vector<float>{1, 2, 3});
-  Y.upload(std::vector<float>{1, 1, 1});
-  KernelStream S;
-  P.kernel("K.saxpy").launch(S, grid(1), block(3))(Y, X, 2.0f, 3u);
-  S.sync();
-  std::vector<float> R;
-  Y.download(R);
-  EXPECT_EQ(R, (std::vector<float>{3, 5, 7}));
-}
-
 size_t occurrences(const std::string& Text, const std::string& Part) {
   size_t N = 0;
   for (size_t At = Text.find(Part); At != std::string::npos; At = Text.find(Part, At + 1))

@@ -9,12 +9,26 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cajeta::xpu::test {
 
 inline Program loadTestProgram() {
   std::vector<uint8_t> Bytes = testBundleBytes();
   return Program::loadMemory(Bytes.data(), Bytes.size());
+}
+
+/// Runs the test kernels' K.saxpy (y = 2x + y over 3 elements) from P and checks the result.
+inline void expectSaxpyRuns(const Program& P) {
+  KernelBuffer<float> X(3), Y(3);
+  X.upload(std::vector<float>{1, 2, 3});
+  Y.upload(std::vector<float>{1, 1, 1});
+  KernelStream S;
+  P.kernel("K.saxpy").launch(S, grid(1), block(3))(Y, X, 2.0f, 3u);
+  S.sync();
+  std::vector<float> R;
+  Y.download(R);
+  EXPECT_EQ(R, (std::vector<float>{3, 5, 7}));
 }
 
 /// Whether Text contains Part; for messages in EXPECT_TRUE with the text shown on failure.

@@ -57,18 +57,6 @@ std::string loadMemoryError(const std::vector<uint8_t>& Bytes) {
   return messageOf<BundleError>([&] { Program::loadMemory(Bytes.data(), Bytes.size()); });
 }
 
-void expectSaxpyRuns(const Program& P) {
-  KernelBuffer<float> X(3), Y(3);
-  X.upload(std::vector<float>{1, 2, 3});
-  Y.upload(std::vector<float>{1, 1, 1});
-  KernelStream S;
-  P.kernel("K.saxpy").launch(S, grid(1), block(3))(Y, X, 2.0f, 3u);
-  S.sync();
-  std::vector<float> R;
-  Y.download(R);
-  EXPECT_EQ(R, (std::vector<float>{3, 5, 7}));
-}
-
 } // namespace
 
 TEST(Trust, WithoutKeysBundlesLoadSignedOrNot) {
