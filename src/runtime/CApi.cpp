@@ -15,6 +15,10 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+
 using namespace cajeta::xpu::rt;
 namespace bundle = cajeta::bundle;
 
@@ -87,6 +91,19 @@ const char* cajeta_xpu_last_diagnostics(void) {
 
 size_t cajeta_xpu_device_count(void) {
   return Runtime::get().devices().size();
+}
+
+const char* cajeta_xpu_backend_unavailable_reason(const char* Backend) {
+  if (!Backend)
+    return nullptr;
+  // The reasons are fixed once the runtime exists; keep one stable copy of each.
+  static std::mutex Mutex;
+  static std::map<std::string, std::string> Kept;
+  std::string Why = Runtime::get().unavailableReason(Backend);
+  if (Why.empty())
+    return nullptr;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Kept.emplace(Backend, Why).first->second.c_str();
 }
 
 cajeta_xpu_device* cajeta_xpu_device_get(size_t Index) {

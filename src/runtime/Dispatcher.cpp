@@ -50,10 +50,13 @@ std::vector<std::string> Dispatcher::candidates() {
          fmt::format("CAJETA_XPU_BACKEND='{}' is not a backend (known: {})", Name,
                      fmt::join(order(), ", ")));
   Backend* B = Runtime::get().findBackend(Name);
-  if (!B || B->devices().empty())
-    fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
-         fmt::format("CAJETA_XPU_BACKEND='{}': the {} backend is not available here (present: {})",
-                     Name, Name, presentBackends()));
+  if (!B || B->devices().empty()) {
+    std::string Why = Runtime::get().unavailableReason(Name);
+    fail(
+        CAJETA_XPU_BACKEND_UNAVAILABLE,
+        fmt::format("CAJETA_XPU_BACKEND='{}': the {} backend is not available here{} (present: {})",
+                    Name, Name, Why.empty() ? "" : ": " + Why, presentBackends()));
+  }
   return {Name};
 }
 

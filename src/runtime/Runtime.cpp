@@ -16,12 +16,24 @@ Runtime& Runtime::get() {
 
 Runtime::Runtime() {
   // One factory per backend built in, in dispatch order; a GPU backend whose driver or device
-  // is absent returns nullptr and simply is not there.
-  if (std::unique_ptr<Backend> Cuda = createCudaBackend())
+  // is absent returns nullptr, is not there, and says why (`cajeta devices`).
+  std::string Why;
+  if (std::unique_ptr<Backend> Cuda = createCudaBackend(Why))
     Backends.push_back(std::move(Cuda));
-  if (std::unique_ptr<Backend> Vulkan = createVulkanBackend())
+  else
+    Unavailable["cuda"] = Why;
+  Unavailable["hip"] = "not built yet";
+  Why.clear();
+  if (std::unique_ptr<Backend> Vulkan = createVulkanBackend(Why))
     Backends.push_back(std::move(Vulkan));
+  else
+    Unavailable["vulkan"] = Why;
   Backends.push_back(createCpuBackend());
+}
+
+std::string Runtime::unavailableReason(const std::string& Name) const {
+  auto It = Unavailable.find(Name);
+  return It == Unavailable.end() ? std::string() : It->second;
 }
 
 Backend* Runtime::findBackend(const std::string& Name) const {

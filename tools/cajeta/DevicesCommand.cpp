@@ -14,6 +14,9 @@ void addDevicesCommand(CLI::App& App) {
     try {
       std::vector<xpu::Device> All = xpu::devices();
       std::cout << "backends probed (dispatch order): cuda, hip, vulkan, cpu\n";
+      for (const char* Backend : {"cuda", "hip", "vulkan"})
+        if (std::string Why = xpu::unavailableReason(Backend); !Why.empty())
+          std::cout << "  " << Backend << ": no device (" << Why << ")\n";
       for (size_t I = 0; I < All.size(); ++I) {
         const xpu::Device& D = All[I];
         std::cout << "  [" << I << "] " << D.backend() << ": " << D.name()

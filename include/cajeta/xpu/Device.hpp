@@ -79,6 +79,12 @@ inline std::vector<Device> devices() {
   return All;
 }
 
+/// Why backend ("cuda", "hip", "vulkan") has no device here; "" when it has one.
+inline std::string unavailableReason(const std::string& Backend) {
+  const char* Why = cajeta_xpu_backend_unavailable_reason(Backend.c_str());
+  return Why ? Why : "";
+}
+
 /// What the dispatcher picks (CAJETA_XPU_BACKEND=cpu|cuda|hip|vulkan forces one); throws
 /// BackendUnavailable when the forced backend is unknown or absent.
 inline Device defaultDevice() {

@@ -64,6 +64,10 @@ typedef struct cajeta_xpu_kernel cajeta_xpu_kernel;   /* owned by its program */
 /* ---- Devices. --------------------------------------------------------------------------- */
 /* Every device of every backend present. */
 CAJETA_XPU_API size_t cajeta_xpu_device_count(void);
+/* Why backend ("cuda", "hip", "vulkan") has no device in this process: its driver that would not
+   load or initialise, no device, or not built yet. NULL when it has a device or is unknown. The
+   string lives as long as the process. */
+CAJETA_XPU_API const char* cajeta_xpu_backend_unavailable_reason(const char* backend);
 CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_device_get(size_t index);
 /* The dispatcher's pick (CUDA -> HIP -> Vulkan -> CPU; CAJETA_XPU_BACKEND forces one). */
 CAJETA_XPU_API int cajeta_xpu_device_default(cajeta_xpu_device** out);

@@ -173,13 +173,18 @@ public:
     return Best;
   }
 
-  bool init() {
-    std::string Error;
-    if (!Api.load(Error) || Api.cuInit(0) != CUDA_SUCCESS)
+  bool init(std::string& Why) {
+    if (!Api.load(Why))
       return false;
+    if (CUresult R = Api.cuInit(0); R != CUDA_SUCCESS) {
+      Why = "the CUDA driver does not initialise: cuInit: " + Api.describe(R);
+      return false;
+    }
     int Count = 0;
-    if (Api.cuDeviceGetCount(&Count) != CUDA_SUCCESS)
+    if (CUresult R = Api.cuDeviceGetCount(&Count); R != CUDA_SUCCESS) {
+      Why = "cuDeviceGetCount: " + Api.describe(R);
       return false;
+    }
     for (int I = 0; I < Count; ++I) {
       CUdevice Dev = 0;
       CUcontext Ctx = nullptr;
@@ -191,8 +196,12 @@ public:
       Owned.push_back(std::make_unique<CudaDevice>(Api, Dev, Ctx, Name));
       Devices.push_back(Owned.back().get());
     }
-    if (Owned.empty())
+    if (Owned.empty()) {
+      Why = Count
+                ? fmt::format("the CUDA driver lists {} device(s) and none could be opened", Count)
+                : std::string("the CUDA driver lists no device");
       return false;
+    }
     Target = fmt::format("nvptx-sm_{}", Owned.front()->computeCapability());
     return true;
   }
@@ -206,9 +215,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> createCudaBackend() {
+std::unique_ptr<Backend> createCudaBackend(std::string& Why) {
   auto B = std::make_unique<CudaBackend>();
-  if (!B->init())
+  if (!B->init(Why))
     return nullptr;
   return B;
 }

@@ -4,10 +4,12 @@
 #include "runtime/Backend.h"
 
 #include <memory>
+#include <string>
 
 namespace cajeta::xpu::rt {
 
-/// The cuda backend with its devices, or nullptr when the driver or a device is absent.
-std::unique_ptr<Backend> createCudaBackend();
+/// The cuda backend with its devices, or nullptr with Why set when the driver cannot be loaded,
+/// does not initialise, or has no device it can open.
+std::unique_ptr<Backend> createCudaBackend(std::string& Why);
 
 } // namespace cajeta::xpu::rt

@@ -83,10 +83,11 @@ public:
     return &Combined;
   }
 
-  bool init() {
+  bool init(std::string& Why) {
     std::string Error;
     if (!Api.load(Error)) {
       note(Error);
+      Why = Error;
       return false;
     }
     uint32_t Count = 0;
@@ -104,11 +105,14 @@ public:
       std::unique_ptr<VulkanDevice> D = VulkanDevice::create(Api, P, Error);
       if (!D) {
         note(Error);
+        Why += (Why.empty() ? "" : "; ") + Error;
         continue;
       }
       Devices.push_back(D.get());
       Owned.push_back(std::move(D));
     }
+    if (Phys.empty())
+      Why = "the Vulkan loader lists no device";
     return !Owned.empty();
   }
 
@@ -126,9 +130,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> createVulkanBackend() {
+std::unique_ptr<Backend> createVulkanBackend(std::string& Why) {
   auto B = std::make_unique<VulkanBackend>();
-  if (!B->init())
+  if (!B->init(Why))
     return nullptr;
   return B;
 }

@@ -4,11 +4,12 @@
 #include "runtime/Backend.h"
 
 #include <memory>
+#include <string>
 
 namespace cajeta::xpu::rt {
 
 /// The vulkan backend with its devices (discrete GPUs first, then integrated, virtual and CPU
-/// devices), or nullptr when the loader or every device is absent.
-std::unique_ptr<Backend> createVulkanBackend();
+/// devices), or nullptr with Why set when the loader or every device is absent.
+std::unique_ptr<Backend> createVulkanBackend(std::string& Why);
 
 } // namespace cajeta::xpu::rt
