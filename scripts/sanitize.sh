@@ -19,21 +19,21 @@ MODE=${1:-}
 shift || true
 JOBS=${JOBS:-2}
 
+# Warnings are not errors here: GCC's flow warnings misfire under the sanitizers (uninitialised
+# std::function in <regex>, mismatched new/delete on LLVM's own operator new); the main build
+# (CAJETA_WERROR=ON) is where warnings fail.
 configure() {
   local Dir=$1 Flags=$2 Compiler=$3
   cmake -S "$ROOT" -B "$ROOT/$Dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCAJETA_BUILD_COMPILER="$Compiler" \
-    -DCAJETA_WERROR=ON -DCAJETA_BUILD_BENCH=OFF \
+    -DCAJETA_WERROR=OFF -DCAJETA_BUILD_BENCH=OFF \
     -DCMAKE_C_FLAGS="$Flags" -DCMAKE_CXX_FLAGS="$Flags" \
     -DCMAKE_EXE_LINKER_FLAGS="$Flags" -DCMAKE_SHARED_LINKER_FLAGS="$Flags" > /dev/null
 }
 
 case "$MODE" in
 asan)
-  # GCC's -Wmismatched-new-delete misfires under the sanitizers on LLVM's classes with their own
-  # operator new (llvm::GlobalVariable): a false positive, not ours to fix.
   Flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-  Flags+=" -Wno-mismatched-new-delete"
   configure build-asan "$Flags" ON || exit 1
   cmake --build "$ROOT/build-asan" -j "$JOBS" || exit 1
   # LLVM's own allocations are not ours to police: leaks are checked, but the process-lifetime
