@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -141,6 +143,40 @@ TEST(DiagnosticRendering, TenThousandKernelsAreOneErrorInAboutASecond) {
                 "more): each is compiled for every backend, so a file of thousands takes minutes "
                 "to build; split the program into several files and load each as its own "
                 "program"});
+}
+
+TEST(DiagnosticRendering, ADeepProgramCompilesFromAThreadWithLittleStack) {
+  // A JIT host may compile from a worker thread with a small stack; the compiler runs on a large
+  // one of its own, so 400 nested ifs (800 levels of the limit of 1,024) build from a 256 KiB
+  // thread, where they needed more than 1 MiB of stack.
+  std::string Src = "import cajeta.xpu.*;\nclass K {\n  @Kernel static void k(KernelBuffer<int32> "
+                    "b, int32 n) {\n";
+  for (int I = 0; I < 400; ++I)
+    Src += "if (n > " + std::to_string(I) + ") {\n";
+  Src += "b[0] = n;\n" + std::string(400, '}') + "\n  }\n}\n";
+  struct Job {
+    const std::string* Src;
+    bool Ok = false;
+    std::string Diagnostics;
+  } J{&Src, false, {}};
+  pthread_attr_t Attr;
+  pthread_attr_init(&Attr);
+  pthread_attr_setstacksize(&Attr, 256 * 1024);
+  pthread_t Thread;
+  ASSERT_EQ(pthread_create(
+                &Thread, &Attr,
+                [](void* Arg) -> void* {
+                  Job& J = *static_cast<Job*>(Arg);
+                  auto R = Compiler::compile("t.cj", *J.Src, {});
+                  J.Ok = R.Ok;
+                  J.Diagnostics = R.Diagnostics;
+                  return nullptr;
+                },
+                &J),
+            0);
+  pthread_join(Thread, nullptr);
+  pthread_attr_destroy(&Attr);
+  EXPECT_TRUE(J.Ok) << J.Diagnostics;
 }
 
 TEST(DiagnosticRendering, ManyErrorsStopAtTheLimit) {

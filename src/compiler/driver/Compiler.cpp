@@ -6,6 +6,7 @@
 
 #include "compiler/Diagnostics.h"
 #include "compiler/driver/HostEntryPoint.h"
+#include "compiler/driver/LargeStack.h"
 #include "compiler/driver/TargetCompiler.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/frontend/Parser.h"
@@ -29,6 +30,19 @@ const char* Compiler::version() {
 }
 
 FrontendResult Compiler::runFrontend(const std::string& FileName, const std::string& Source) {
+  FrontendResult R;
+  runOnLargeStack([&] { R = runFrontendHere(FileName, Source); });
+  return R;
+}
+
+CompileResult Compiler::compile(const std::string& FileName, const std::string& Source,
+                                const CompileOptions& Options) {
+  CompileResult R;
+  runOnLargeStack([&] { R = compileHere(FileName, Source, Options); });
+  return R;
+}
+
+FrontendResult Compiler::runFrontendHere(const std::string& FileName, const std::string& Source) {
   FrontendResult R;
   R.File = std::make_unique<frontend::SourceFile>(FileName, Source);
   R.Sink = std::make_unique<Diagnostics>(*R.File);
@@ -90,10 +104,10 @@ static bool addHostPayload(const std::string& FileName, const kir::Module& Host,
   return true;
 }
 
-CompileResult Compiler::compile(const std::string& FileName, const std::string& Source,
-                                const CompileOptions& Options) {
+CompileResult Compiler::compileHere(const std::string& FileName, const std::string& Source,
+                                    const CompileOptions& Options) {
   CompileResult R;
-  FrontendResult F = runFrontend(FileName, Source);
+  FrontendResult F = runFrontendHere(FileName, Source);
   R.Diagnostics = F.Diagnostics;
   if (!F.Ok)
     return R;

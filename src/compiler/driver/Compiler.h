@@ -55,6 +55,13 @@ public:
                                const CompileOptions& Options);
   /// Changes whenever generated code may change (keys the JIT cache).
   static const char* version();
+
+private:
+  // The work of runFrontend and compile, on the calling thread (they run it on a large stack,
+  // LargeStack.h).
+  static FrontendResult runFrontendHere(const std::string& FileName, const std::string& Source);
+  static CompileResult compileHere(const std::string& FileName, const std::string& Source,
+                                   const CompileOptions& Options);
 };
 
 } // namespace cajeta::driver
