@@ -37,14 +37,33 @@ Stream::Stream(BackendDevice& Device, std::string Name)
     DeviceTimes = Queue->timeLaunches();
 }
 
+namespace {
+
+/// What abandoned streams leave running: never freed, never waited for.
+struct AbandonedWork {
+  std::unique_ptr<BackendQueue> Queue;
+  std::vector<std::shared_ptr<const LoadedProgram>> Programs;
+  std::vector<std::shared_ptr<DeviceAllocation>> Memory;
+};
+
+void keepForever(std::unique_ptr<BackendQueue> Queue,
+                 std::vector<std::shared_ptr<const LoadedProgram>> Programs,
+                 std::vector<std::shared_ptr<DeviceAllocation>> Memory) {
+  static std::mutex Mutex;
+  static auto* Kept = new std::vector<AbandonedWork>(); // never destroyed, as the runtime
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Kept->push_back({std::move(Queue), std::move(Programs), std::move(Memory)});
+}
+
+} // namespace
+
 Stream::~Stream() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (!Abandoned.empty()) {
-      // Its work may never end: the queue, the code and the memory it runs on stay (leaked).
-      (void)Queue.release();
-      new std::vector<std::shared_ptr<const LoadedProgram>>(std::move(InFlightPrograms));
-      new std::vector<std::shared_ptr<DeviceAllocation>>(std::move(InFlightMemory));
+      // Its work may never end: the queue, the code and the memory it runs on stay for the rest
+      // of the process, held where they remain reachable (a leak checker sees them kept).
+      keepForever(std::move(Queue), std::move(InFlightPrograms), std::move(InFlightMemory));
       Clock->detach();
       return;
     }
