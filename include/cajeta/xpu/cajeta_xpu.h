@@ -178,7 +178,11 @@ typedef struct cajeta_xpu_accel cajeta_xpu_accel; /* cajeta_xpu_accel_destroy */
 typedef enum cajeta_xpu_as_impl {
   CAJETA_XPU_AS_IMPL_AUTO = 0,    /* the best the device offers: today the software BVH */
   CAJETA_XPU_AS_IMPL_NATIVE = 1,  /* the driver's BVH and hardware ray query (VK_KHR_ray_query) */
-  CAJETA_XPU_AS_IMPL_SOFTWARE = 2 /* the portable software BVH */
+  CAJETA_XPU_AS_IMPL_SOFTWARE = 2, /* the portable software BVH */
+  /* Not a value: makes every int a valid cajeta_xpu_as_impl in C++ too, so that the library can
+     refuse what a C caller passes instead of its being undefined behaviour (as Vulkan's
+     *_MAX_ENUM). */
+  CAJETA_XPU_AS_IMPL_MAX_ENUM = 0x7fffffff
 } cajeta_xpu_as_impl;
 
 /* cajeta_xpu_accel_desc.flags */

@@ -74,6 +74,8 @@ const char* cajeta_xpu_as_impl_name(cajeta_xpu_as_impl Impl) {
     return "native";
   case CAJETA_XPU_AS_IMPL_SOFTWARE:
     return "software";
+  case CAJETA_XPU_AS_IMPL_MAX_ENUM:
+    break;
   }
   return "";
 }

@@ -36,6 +36,8 @@ cajeta_xpu_as_impl AccelerationStructure::resolveImpl(cajeta_xpu_as_impl Asked) 
          "a native acceleration structure needs hardware ray query (VK_KHR_ray_query), which no "
          "device here offers; the software BVH (AsImpl Software or Auto) is the portable form "
          "and runs on every backend");
+  case CAJETA_XPU_AS_IMPL_MAX_ENUM:
+    break;
   }
   fail(CAJETA_XPU_ERROR,
        fmt::format("unknown acceleration structure implementation {}", int(Asked)));
