@@ -112,11 +112,14 @@ TEST(Load, SixteenThreadsOnSharedStreamsAndBuffersCountExactly) {
         << "live heap grew from " << HeapBefore / 1024 << " KiB to " << HeapAfter / 1024
         << " KiB over the second " << Threads * (Launches - First) << " launches";
   }
+  // Not under AddressSanitizer: its quarantine holds freed memory back on purpose.
+#ifndef __SANITIZE_ADDRESS__
   if (Before && After) {
     EXPECT_LT(After, Before + (64u << 20))
         << "resident memory grew from " << Before / 1024 << " KiB to " << After / 1024
         << " KiB over the second " << Threads * (Launches - First) << " launches";
   }
+#endif
 }
 
 } // namespace
