@@ -50,7 +50,8 @@ typedef enum cajeta_xpu_scalar_type {
   CAJETA_XPU_UINT64,
   CAJETA_XPU_FLOAT16,
   CAJETA_XPU_FLOAT32,
-  CAJETA_XPU_FLOAT64
+  CAJETA_XPU_FLOAT64,
+  CAJETA_XPU_SCALAR_TYPE_MAX_ENUM = 0x7fffffff /* not a type: see CAJETA_XPU_AS_IMPL_MAX_ENUM */
 } cajeta_xpu_scalar_type;
 
 /* ---- Opaque handles. -------------------------------------------------------------------- */
@@ -104,7 +105,8 @@ typedef enum cajeta_xpu_capability {
                                              precision */
   CAJETA_XPU_CAP_FLOAT32_DENORMALS,       /* float32 subnormal inputs and results are kept, not
                                              flushed to zero (IEEE, as the language requires) */
-  CAJETA_XPU_CAP_COUNT                    /* not a capability: the number of them */
+  CAJETA_XPU_CAP_COUNT,                   /* not a capability: the number of them */
+  CAJETA_XPU_CAP_MAX_ENUM = 0x7fffffff    /* not a capability: see CAJETA_XPU_AS_IMPL_MAX_ENUM */
 } cajeta_xpu_capability;
 
 /* 1 if the device offers the capability, 0 if not (or if either argument is invalid). */
@@ -176,8 +178,8 @@ CAJETA_XPU_API int cajeta_xpu_buffer_resize(cajeta_xpu_buffer* buffer, size_t co
 typedef struct cajeta_xpu_accel cajeta_xpu_accel; /* cajeta_xpu_accel_destroy */
 
 typedef enum cajeta_xpu_as_impl {
-  CAJETA_XPU_AS_IMPL_AUTO = 0,    /* the best the device offers: today the software BVH */
-  CAJETA_XPU_AS_IMPL_NATIVE = 1,  /* the driver's BVH and hardware ray query (VK_KHR_ray_query) */
+  CAJETA_XPU_AS_IMPL_AUTO = 0,     /* the best the device offers: today the software BVH */
+  CAJETA_XPU_AS_IMPL_NATIVE = 1,   /* the driver's BVH and hardware ray query (VK_KHR_ray_query) */
   CAJETA_XPU_AS_IMPL_SOFTWARE = 2, /* the portable software BVH */
   /* Not a value: makes every int a valid cajeta_xpu_as_impl in C++ too, so that the library can
      refuse what a C caller passes instead of its being undefined behaviour (as Vulkan's
@@ -326,8 +328,9 @@ typedef enum cajeta_xpu_arg_kind {
   CAJETA_XPU_ARG_SCALAR = 1,
   CAJETA_XPU_ARG_POD = 2,      /* value.pod: a struct in the C layout of the kernel's POD class */
   CAJETA_XPU_ARG_FUNCTION = 3, /* value.function: a @Device static's qualified name */
-  CAJETA_XPU_ARG_ACCEL = 4     /* value.buffer: cajeta_xpu_accel_buffer of an acceleration
+  CAJETA_XPU_ARG_ACCEL = 4,    /* value.buffer: cajeta_xpu_accel_buffer of an acceleration
                                   structure, for an AccelerationStructure parameter */
+  CAJETA_XPU_ARG_KIND_MAX_ENUM = 0x7fffffff /* not a kind: see CAJETA_XPU_AS_IMPL_MAX_ENUM */
 } cajeta_xpu_arg_kind;
 
 /* A Function parameter also accepts a CAJETA_XPU_UINT32 scalar: the tag itself (a tag outside

@@ -135,6 +135,33 @@ TEST(Launch, WrongArityAndKindAreRejected) {
   S.sync(); // nothing was enqueued, nothing failed
 }
 
+TEST(Launch, AnArgumentKindOrScalarTypeOutsideTheEnumsIsRefused) {
+  // A C caller may write any number into kind and type; the launch names it and goes on.
+  Program P = loadTestProgram();
+  KernelBuffer<float> X(4), Y(4);
+  KernelStream S;
+  Kernel Saxpy = P.kernel("K.saxpy");
+  const uint32_t Grid[3] = {1, 1, 1}, Block[3] = {4, 1, 1};
+  cajeta_xpu_arg Args[4] = {};
+  Args[0].kind = CAJETA_XPU_ARG_BUFFER;
+  Args[0].value.buffer = Y.handle();
+  Args[1].kind = 99; // no such kind
+  Args[1].value.buffer = X.handle();
+  Args[2].kind = CAJETA_XPU_ARG_SCALAR;
+  Args[2].type = 99; // no such scalar type
+  Args[3].kind = CAJETA_XPU_ARG_SCALAR;
+  Args[3].type = CAJETA_XPU_UINT32;
+  Args[3].value.bits = 4;
+  EXPECT_EQ(cajeta_xpu_kernel_launch(Saxpy.handle(), S.handle(), Grid, Block, Args, 4),
+            CAJETA_XPU_LAUNCH_ERROR);
+  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "argument 2 ('x')")) << cajeta_xpu_last_error();
+  Args[1].kind = CAJETA_XPU_ARG_BUFFER;
+  EXPECT_EQ(cajeta_xpu_kernel_launch(Saxpy.handle(), S.handle(), Grid, Block, Args, 4),
+            CAJETA_XPU_LAUNCH_ERROR);
+  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "argument 3 ('a')")) << cajeta_xpu_last_error();
+  S.sync(); // nothing was enqueued
+}
+
 TEST(Launch, BadGeometryIsRejected) {
   Program P = loadTestProgram();
   KernelBuffer<float> X(4), Y(4);
