@@ -3,6 +3,7 @@
 
 #include "cajeta/xpu/AccelerationStructure.hpp"
 #include "cajeta/xpu/Buffer.hpp"
+#include "cajeta/xpu/Calibration.hpp"
 #include "cajeta/xpu/Device.hpp"
 #include "cajeta/xpu/Errors.hpp"
 #include "cajeta/xpu/Float16.hpp"

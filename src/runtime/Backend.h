@@ -189,6 +189,8 @@ public:
   virtual unsigned maxWorkgroupSize() const = 0;
   /// The most dynamic shared memory one launch may ask for.
   virtual uint64_t maxDynamicSharedBytes() const = 0;
+  /// The most bytes of one buffer a kernel may be given (Vulkan's maxStorageBufferRange).
+  virtual uint64_t maxBufferArgumentBytes() const { return UINT64_MAX; }
   /// What the backend really offers on this device (Device::supports answers from it).
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
   /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
@@ -200,6 +202,14 @@ public:
   /// as lavapipe): the dispatcher then ranks it below the cpu backend and uses it only when
   /// CAJETA_XPU_BACKEND forces its backend.
   virtual bool preferredByDefault() const { return true; }
+  /// What tells this device from another of the same name, stable across processes (a PCI
+  /// address, a driver's UUID, a CPU's core count): part of a calibration record's key.
+  virtual std::string identity() const { return name(); }
+  /// The driver's version ("cuda 13000"), part of a calibration record's key; "" when unknown.
+  virtual std::string driverVersion() const { return ""; }
+  /// The power mode measurements depend on (a CPU's frequency governor); "" when the backend
+  /// cannot read one.
+  virtual std::string powerMode() const { return ""; }
   /// Whether the device's code runs on the host's CPU cores (the cpu backend, a CPU-type Vulkan
   /// device such as lavapipe) rather than on an accelerator.
   virtual bool runsOnHostCpu() const { return false; }

@@ -1,6 +1,7 @@
 // Locating the compiler library: environment override, the runtime's own directory, dlopen.
 #include "runtime/CompilerLibrary.h"
 
+#include "runtime/LibraryDirectory.h"
 #include "runtime/RuntimeError.h"
 
 #include <cstdlib>
@@ -12,14 +13,8 @@ namespace cajeta::xpu::rt {
 static const char* LibName = "libcajeta_compiler.so";
 
 static std::string besideThisLibrary() {
-  Dl_info Info{};
-  if (!::dladdr(reinterpret_cast<const void*>(&besideThisLibrary), &Info) || !Info.dli_fname)
-    return "";
-  std::string Self = Info.dli_fname;
-  size_t Slash = Self.rfind('/');
-  if (Slash == std::string::npos)
-    return "";
-  return Self.substr(0, Slash + 1) + LibName;
+  std::string Dir = libraryDirectory();
+  return Dir.empty() ? "" : Dir + LibName;
 }
 
 static void* tryOpen(const std::string& Path, std::string& Tried) {

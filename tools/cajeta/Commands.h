@@ -19,6 +19,7 @@ void addRunCommand(CLI::App& App);
 void addKeygenCommand(CLI::App& App);
 void addSignCommand(CLI::App& App);
 void addVerifyCommand(CLI::App& App);
+void addCalibrateCommand(CLI::App& App);
 
 /// Reads a whole file; on failure prints "cajeta: error: cannot read 'path': reason" and
 /// returns false.

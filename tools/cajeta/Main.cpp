@@ -1,4 +1,5 @@
-// `cajeta`: the command-line toolchain (build, run, inspect, emit, devices, keygen, sign, verify).
+// `cajeta`: the command-line toolchain (build, run, inspect, emit, devices, calibrate, keygen,
+// sign, verify).
 #include "Commands.h"
 
 #include "bundle/RegularFile.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   cajeta::cli::addInspectCommand(App);
   cajeta::cli::addEmitCommand(App);
   cajeta::cli::addDevicesCommand(App);
+  cajeta::cli::addCalibrateCommand(App);
   cajeta::cli::addRunCommand(App);
   cajeta::cli::addKeygenCommand(App);
   cajeta::cli::addSignCommand(App);

@@ -1,6 +1,7 @@
 // The runtime's scheduling switches.
 #pragma once
 
+#include "cajeta/xpu/Calibration.hpp"
 #include "cajeta/xpu/Program.hpp"
 
 namespace cajeta::xpu {
@@ -19,6 +20,19 @@ public:
                           uint32_t DynamicSharedBytes = 0) {
     return K.launch(Sub, Grid, Block, DynamicSharedBytes);
   }
+  /// Replaces where calibration records are kept between processes (nullptr: nowhere, they stay
+  /// in memory). Only before the first record is read; afterwards it throws Error and the store
+  /// in use stays. A store that throws is reported once and disabled for the process.
+  static void calibrationStore(std::shared_ptr<CalibrationStore> Store) {
+    if (!Store) {
+      detail::check(cajeta_xpu_scheduler_set_calibration_store(nullptr));
+      return;
+    }
+    cajeta_xpu_calibration_store C = detail::CalibrationStoreAdapter::make(std::move(Store));
+    detail::check(cajeta_xpu_scheduler_set_calibration_store(&C));
+  }
+  /// Whether the store in use can keep records.
+  static bool calibrationStoreWritable() { return cajeta_xpu_calibration_store_writable() != 0; }
 };
 
 } // namespace cajeta::xpu

@@ -440,6 +440,65 @@ CAJETA_XPU_API int cajeta_xpu_kernel_submit(cajeta_xpu_kernel* kernel,
                                             const cajeta_xpu_arg* args, size_t arg_count,
                                             cajeta_xpu_resource_descriptor* out);
 
+/* ---- Calibration (spec 17.8): what a device measures, not what it declares. ------------- */
+typedef struct cajeta_xpu_calibration cajeta_xpu_calibration; /* owned by the library */
+
+/* Called between the measurement's steps: the fraction done (0 to 1) and the next step. */
+typedef void (*cajeta_xpu_progress_fn)(void* user, double fraction, const char* step);
+
+/* The device's calibration record: in memory, else the store's when its key (device, driver,
+   measuring code, power mode) is the live one and its checksum holds, else measured now (a few
+   seconds) and stored where the store is writable. device NULL: the default device. With
+   measure_anew nonzero the device is measured now whatever is held. progress may be NULL. */
+CAJETA_XPU_API int cajeta_xpu_device_calibration(cajeta_xpu_device* device, int measure_anew,
+                                                 cajeta_xpu_progress_fn progress, void* user,
+                                                 const cajeta_xpu_calibration** out);
+/* The facts every record names, in order ("fp32-fma-flops", "copy-bandwidth", ...). */
+CAJETA_XPU_API size_t cajeta_xpu_calibration_fact_count(const cajeta_xpu_calibration* c);
+CAJETA_XPU_API const char* cajeta_xpu_calibration_fact_name(const cajeta_xpu_calibration* c,
+                                                            size_t index);
+/* A measured fact's value; CAJETA_XPU_NOT_FOUND for an absent fact (its reason in
+   cajeta_xpu_last_error) or an unknown name. */
+CAJETA_XPU_API int cajeta_xpu_calibration_fact(const cajeta_xpu_calibration* c, const char* name,
+                                               double* value);
+/* Its unit ("B/s"), why it is absent ("" when measured), how it was measured; NULL for an
+   unknown name. */
+CAJETA_XPU_API const char* cajeta_xpu_calibration_fact_unit(const cajeta_xpu_calibration* c,
+                                                            const char* name);
+CAJETA_XPU_API const char* cajeta_xpu_calibration_fact_absent(const cajeta_xpu_calibration* c,
+                                                              const char* name);
+CAJETA_XPU_API const char* cajeta_xpu_calibration_fact_note(const cajeta_xpu_calibration* c,
+                                                            const char* name);
+/* Where the record came from ("measured now, stored in the user cache ..."), the record as a
+   store holds it (JSON with its key and checksum), and how long measuring took. */
+CAJETA_XPU_API const char* cajeta_xpu_calibration_source(const cajeta_xpu_calibration* c);
+CAJETA_XPU_API const char* cajeta_xpu_calibration_text(const cajeta_xpu_calibration* c);
+CAJETA_XPU_API double cajeta_xpu_calibration_measuring_seconds(const cajeta_xpu_calibration* c);
+
+/* Where records go between processes. The default serves records from the user cache
+   ($XDG_CACHE_HOME/cajeta/calibration, else ~/.cache/cajeta/calibration; never /tmp) and keeps
+   them in memory when it is not writable. A store of one's own: each callback returns 0 on
+   success; load returns 1 when it has nothing under the digest and otherwise sets *text to a
+   malloc'd string the runtime frees; a negative return is a failure of the store, which is then
+   reported once (with last_error's text, where given) and disabled for the process. release,
+   when not NULL, is called when the runtime drops the store. */
+typedef struct cajeta_xpu_calibration_store {
+  void* user;
+  int (*load)(void* user, const char* digest, char** text);
+  int (*store)(void* user, const char* digest, const char* text);
+  int (*writable)(void* user); /* 1 writable, 0 read-only, negative: failed */
+  const char* (*last_error)(void* user);
+  void (*release)(void* user);
+} cajeta_xpu_calibration_store;
+
+/* Replaces the store (NULL: none; records stay in memory). Only before the first record is
+   read: afterwards CAJETA_XPU_ERROR, the store in use stays, and the one given is released at
+   once. The struct is copied. */
+CAJETA_XPU_API int
+cajeta_xpu_scheduler_set_calibration_store(const cajeta_xpu_calibration_store* store);
+/* 1 when the store can keep records. */
+CAJETA_XPU_API int cajeta_xpu_calibration_store_writable(void);
+
 #ifdef __cplusplus
 }
 #endif

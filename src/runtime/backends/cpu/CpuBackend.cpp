@@ -6,6 +6,8 @@
 #include "runtime/backends/cpu/CpuQueue.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -44,6 +46,14 @@ public:
   unsigned maxWorkgroupSize() const override { return MaxWorkgroupSize; }
   uint64_t maxDynamicSharedBytes() const override { return MaxDynamicSharedBytes; }
   bool runsOnHostCpu() const override { return true; }
+  std::string identity() const override { return fmt::format("{} threads", Units); }
+  std::string powerMode() const override {
+    std::ifstream In("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    std::string Governor;
+    if (!(In >> Governor))
+      return "";
+    return "governor " + Governor;
+  }
   /// The host SIMD vector in 32-bit lanes, as the compiler picks it for --cpu=native
   /// (waveWidthFor in CpuTarget.h); a payload built for other features says its own.
   uint32_t waveWidth() const override {

@@ -78,6 +78,22 @@ public:
 
   uint32_t waveWidth() const override { return 32; } // every NVIDIA GPU's warp
   std::string jitArch() const override { return "sm_" + std::to_string(computeCapability()); }
+  std::string identity() const override {
+    int Domain = 0, Bus = 0, Slot = 0, Clock = 0, MemClock = 0;
+    attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, Domain);
+    attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, Bus);
+    attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, Slot);
+    attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, Clock);
+    attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, MemClock);
+    return fmt::format("pci {:04x}:{:02x}:{:02x} sm_{} {} SMs {} kHz memory {} kHz", Domain, Bus,
+                       Slot, computeCapability(), SmCount, Clock, MemClock);
+  }
+  std::string driverVersion() const override {
+    int Version = 0;
+    if (!Api.cuDriverGetVersion || Api.cuDriverGetVersion(&Version) != CUDA_SUCCESS)
+      return "";
+    return fmt::format("cuda {}.{}", Version / 1000, Version % 1000 / 10);
+  }
   bool supports(cajeta_xpu_capability Capability) const override {
     switch (Capability) {
     case CAJETA_XPU_CAP_FLOAT16:
@@ -136,7 +152,7 @@ public:
   }
 
 private:
-  void attribute(int Which, int& Out) {
+  void attribute(int Which, int& Out) const {
     if (Api.cuDeviceGetAttribute(&Out, Which, Dev) != CUDA_SUCCESS)
       Out = 0;
   }

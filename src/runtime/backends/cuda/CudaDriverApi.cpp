@@ -76,6 +76,8 @@ bool CudaDriverApi::load(std::string& Error) {
   if (!cuEventElapsedTime)
     cuEventElapsedTime =
         reinterpret_cast<decltype(cuEventElapsedTime)>(::dlsym(Lib, "cuEventElapsedTime"));
+  cuDriverGetVersion =
+      reinterpret_cast<decltype(cuDriverGetVersion)>(::dlsym(Lib, "cuDriverGetVersion"));
   // Graphs are optional: without every one of them, chains are issued launch by launch.
   std::string Missing;
   if (!(resolve(Lib, "cuGraphCreate", cuGraphCreate, Missing) &&

@@ -51,6 +51,11 @@ constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13;
+constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36;
+constexpr int CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33;
+constexpr int CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34;
+constexpr int CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50;
 
 // CUfunction_attribute values.
 constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
@@ -122,6 +127,7 @@ struct CudaDriverApi {
   bool hasGraphs() const { return cuGraphDestroy != nullptr; }
   /// For the trace's device times; null when the driver lacks it.
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr; // optional: calibration keys
 
   /// Loads the driver library and every entry point; false with Error set when it cannot.
   bool load(std::string& Error);

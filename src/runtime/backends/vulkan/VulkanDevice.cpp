@@ -52,6 +52,21 @@ VulkanDevice::~VulkanDevice() {
     Api.vkDestroyDevice(Device, nullptr);
 }
 
+std::string VulkanDevice::identity() const {
+  // pipelineCacheUUID changes with the driver's build and the device: what a measurement of
+  // this device through this driver depends on.
+  std::string Uuid;
+  for (uint8_t B : Props.pipelineCacheUUID)
+    Uuid += fmt::format("{:02x}", B);
+  return fmt::format("vendor {:04x} device {:04x} cache {}", Props.vendorID, Props.deviceID, Uuid);
+}
+
+std::string VulkanDevice::driverVersion() const {
+  return fmt::format("vulkan {}.{}.{} driver {:#x}", VK_API_VERSION_MAJOR(Props.apiVersion),
+                     VK_API_VERSION_MINOR(Props.apiVersion), VK_API_VERSION_PATCH(Props.apiVersion),
+                     Props.driverVersion);
+}
+
 bool VulkanDevice::init(std::string& Error) {
   Api.vkGetPhysicalDeviceProperties(Phys, &Props);
   Api.vkGetPhysicalDeviceMemoryProperties(Phys, &Memory);

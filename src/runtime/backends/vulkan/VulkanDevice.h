@@ -79,11 +79,14 @@ public:
   uint64_t maxDynamicSharedBytes() const override {
     return Props.limits.maxComputeSharedMemorySize;
   }
+  uint64_t maxBufferArgumentBytes() const override { return Props.limits.maxStorageBufferRange; }
   bool runsOnHostCpu() const override { return Props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU; }
   bool preferredByDefault() const override {
     return Props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
   }
   bool supports(cajeta_xpu_capability Capability) const override;
+  std::string identity() const override;
+  std::string driverVersion() const override;
   /// The subgroup size, where compute shaders have subgroups of a width wave ops allow.
   uint64_t maxLoopIterations() const override { return Features.MaxLoopIterations; }
   uint32_t waveWidth() const override {

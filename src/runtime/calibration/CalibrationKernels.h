@@ -1,0 +1,26 @@
+// The calibration kernels (CalibrationKernels.cj) loaded on a device: compiled for it by the JIT
+// where the compiler library is present (native CPU code), else read from
+// cajeta-calibration.cjx beside libcajeta_xpu.so (portable x86-64-v3 CPU code, PTX, SPIR-V).
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace cajeta::xpu::rt {
+
+class BackendDevice;
+class LoadedProgram;
+
+struct CalibrationKernels {
+  std::shared_ptr<LoadedProgram> Program;
+  /// What made the code (the compiler's version and how it was built): part of a record's key,
+  /// since the measurements depend on it.
+  std::string MadeBy;
+
+  /// Throws RuntimeError naming both ways tried when neither works.
+  static CalibrationKernels load(BackendDevice& Device);
+  /// The bundle's file name, looked up beside libcajeta_xpu.so.
+  static constexpr const char* BundleName = "cajeta-calibration.cjx";
+};
+
+} // namespace cajeta::xpu::rt

@@ -1,0 +1,151 @@
+#include "runtime/calibration/CalibrationSet.h"
+
+#include "runtime/Backend.h"
+#include "runtime/LoadedProgram.h"
+#include "runtime/RuntimeError.h"
+#include "runtime/calibration/CalibrationKernels.h"
+#include "runtime/scheduler/Submission.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace cajeta::xpu::rt {
+
+CalibrationSet::CalibrationSet() : Store(std::make_unique<UserCacheCalibrationStore>()) {}
+
+CalibrationSet& CalibrationSet::get() {
+  static CalibrationSet* Set = new CalibrationSet(); // never destroyed: handles stay valid
+  return *Set;
+}
+
+CalibrationKey CalibrationSet::deviceKey(BackendDevice& Device, const std::string& MadeBy) const {
+  return {"device",
+          fmt::format("{} '{}' {}", Device.backendName(), Device.name(), Device.identity()),
+          Device.driverVersion(), MadeBy, Device.powerMode()};
+}
+
+template <class Fn> bool CalibrationSet::guardStore(const char* What, Fn&& Op) {
+  if (!Store || StoreDisabled)
+    return false;
+  try {
+    Op();
+    return true;
+  } catch (const std::exception& E) {
+    StoreDisabled = true;
+    std::fprintf(stderr,
+                 "cajeta: warning: the calibration store (%s) failed to %s: %s; it is disabled "
+                 "for this process and calibration records stay in memory\n",
+                 Store->describe().c_str(), What, E.what());
+  } catch (...) {
+    StoreDisabled = true;
+    std::fprintf(stderr,
+                 "cajeta: warning: the calibration store (%s) failed to %s; it is disabled for "
+                 "this process and calibration records stay in memory\n",
+                 Store->describe().c_str(), What);
+  }
+  return false;
+}
+
+const CalibrationEntry& CalibrationSet::keep(CalibrationRecord Record, std::string Source) {
+  auto E = std::make_unique<CalibrationEntry>();
+  E->Text = Record.serialize();
+  E->Record = std::move(Record);
+  E->Source = std::move(Source);
+  Kept.push_back(std::move(E));
+  return *Kept.back();
+}
+
+const CalibrationEntry& CalibrationSet::measureLocked(BackendDevice& Device,
+                                                      const CalibrationKey& Key,
+                                                      std::shared_ptr<LoadedProgram> Kernels,
+                                                      const DeviceProbe::Progress& Progress,
+                                                      std::string Why) {
+  double T0 = double(monotonicNowNs()) * 1e-9;
+  CalibrationRecord R;
+  R.Key = Key;
+  R.Facts = DeviceProbe(Device, std::move(Kernels), Progress).run();
+  R.MeasuringSeconds = double(monotonicNowNs()) * 1e-9 - T0;
+  R.MeasuredAtUnixSeconds = uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count());
+  std::string Source = "measured now" + Why;
+  std::string Text = R.serialize();
+  bool Writable = false;
+  guardStore("say whether it is writable", [&] { Writable = Store->writable(); });
+  if (Writable && guardStore("store a record", [&] { Store->store(Key.digest(), Text); }))
+    Source += fmt::format(", stored in {}", Store->describe());
+  else if (Store && !StoreDisabled)
+    Source += fmt::format(", kept in memory ({} is read-only)", Store->describe());
+  const CalibrationEntry& E = keep(std::move(R), std::move(Source));
+  ByDevice[&Device] = &E;
+  return E;
+}
+
+const CalibrationEntry& CalibrationSet::current(BackendDevice& Device,
+                                                const DeviceProbe::Progress& Progress) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Served = true;
+  if (auto It = ByDevice.find(&Device); It != ByDevice.end())
+    return *It->second;
+  CalibrationKernels K = CalibrationKernels::load(Device);
+  CalibrationKey Key = deviceKey(Device, K.MadeBy);
+  std::string Why;
+  std::optional<std::string> Text;
+  guardStore("load a record", [&] { Text = Store->load(Key.digest()); });
+  if (Text) {
+    std::string Problem;
+    if (std::optional<CalibrationRecord> R = CalibrationRecord::parse(*Text, Problem)) {
+      if (R->Key == Key) {
+        const CalibrationEntry& E = keep(std::move(*R), Store->describe());
+        ByDevice[&Device] = &E;
+        return E;
+      }
+      Why =
+          fmt::format(" (the record in {} was ignored: it is for another key)", Store->describe());
+    } else {
+      Why = fmt::format(" (the record in {} was ignored: {})", Store->describe(), Problem);
+    }
+  }
+  return measureLocked(Device, Key, K.Program, Progress, Why);
+}
+
+const CalibrationEntry& CalibrationSet::measure(BackendDevice& Device,
+                                                const DeviceProbe::Progress& Progress) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Served = true;
+  CalibrationKernels K = CalibrationKernels::load(Device);
+  return measureLocked(Device, deviceKey(Device, K.MadeBy), K.Program, Progress, "");
+}
+
+const CalibrationEntry* CalibrationSet::inMemory(const BackendDevice& Device) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = ByDevice.find(&Device);
+  return It == ByDevice.end() ? nullptr : It->second;
+}
+
+void CalibrationSet::setStore(std::unique_ptr<CalibrationStore> NewStore) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (Served)
+    fail(CAJETA_XPU_ERROR, "the calibration store can be replaced only before the first "
+                           "calibration record is read");
+  Store = std::move(NewStore);
+  StoreDisabled = false;
+}
+
+bool CalibrationSet::storeWritable() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  bool Writable = false;
+  guardStore("say whether it is writable", [&] { Writable = Store->writable(); });
+  return Writable;
+}
+
+std::string CalibrationSet::describeStore() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!Store)
+    return "none (records stay in memory)";
+  return Store->describe() + (StoreDisabled ? " (disabled after a failure)" : "");
+}
+
+} // namespace cajeta::xpu::rt

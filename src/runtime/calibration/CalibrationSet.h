@@ -1,0 +1,63 @@
+// The process's calibration set: records held in memory per device, read from and written to
+// one CalibrationStore. A device is measured at most once per process unless asked anew.
+#pragma once
+
+#include "runtime/calibration/CalibrationRecord.h"
+#include "runtime/calibration/CalibrationStore.h"
+#include "runtime/calibration/DeviceProbe.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cajeta::xpu::rt {
+
+class BackendDevice;
+
+/// A record as the set holds it: never freed, so handles to it stay valid.
+struct CalibrationEntry {
+  CalibrationRecord Record;
+  std::string Source; // "measured now", "the user cache /home/me/.cache/cajeta/calibration"
+  std::string Text;   // the record as a store holds it
+};
+
+class CalibrationSet {
+public:
+  static CalibrationSet& get();
+
+  /// The device's record: in memory, else the store's when its key is the live one and its
+  /// checksum holds, else measured now (and stored where the store is writable).
+  const CalibrationEntry& current(BackendDevice& Device, const DeviceProbe::Progress& Progress);
+  /// Measures the device anew, replacing its record in memory and in the store.
+  const CalibrationEntry& measure(BackendDevice& Device, const DeviceProbe::Progress& Progress);
+  /// The record in memory, or nullptr: never measures and never reads the store.
+  const CalibrationEntry* inMemory(const BackendDevice& Device);
+
+  /// Replaces the store (nullptr: none, records stay in memory). Throws RuntimeError once a
+  /// record has been read: records already served came from the old one.
+  void setStore(std::unique_ptr<CalibrationStore> Store);
+  /// Whether the store can keep records ("read-only" otherwise).
+  bool storeWritable();
+  std::string describeStore();
+
+private:
+  CalibrationSet();
+  const CalibrationEntry& keep(CalibrationRecord Record, std::string Source);
+  const CalibrationEntry& measureLocked(BackendDevice& Device, const CalibrationKey& Key,
+                                        std::shared_ptr<class LoadedProgram> Kernels,
+                                        const DeviceProbe::Progress& Progress, std::string Why);
+  CalibrationKey deviceKey(BackendDevice& Device, const std::string& MadeBy) const;
+  /// Runs a store operation; a store that throws is reported once and disabled.
+  template <class Fn> bool guardStore(const char* What, Fn&& Op);
+
+  std::mutex Mutex;
+  std::unique_ptr<CalibrationStore> Store;
+  bool StoreDisabled = false;
+  bool Served = false; // a record has been read: the store can no longer be replaced
+  std::map<const BackendDevice*, const CalibrationEntry*> ByDevice;
+  std::vector<std::unique_ptr<CalibrationEntry>> Kept;
+};
+
+} // namespace cajeta::xpu::rt

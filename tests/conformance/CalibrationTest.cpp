@@ -1,0 +1,53 @@
+// DeviceCalibration on the device the suite runs on (the CPU, lavapipe, the H200 through CUDA
+// and through Vulkan): every fact measured or absent with its reason, the derived facts
+// consistent with the measured ones. The facts are printed, so each device run records them.
+#include "ConformanceSupport.h"
+
+#include <cmath>
+#include <iostream>
+
+namespace conformance {
+namespace {
+
+TEST(Calibration, MeasuresTheDeviceTheSuiteRunsOn) {
+  xpu::Device D = xpu::defaultDevice();
+  try {
+    xpu::Scheduler::calibrationStore(nullptr); // measurements of a test run stay in memory
+  } catch (const xpu::Error&) {
+    // another test of this process read a record first; the default store is as good
+  }
+  xpu::DeviceCalibration C = xpu::DeviceCalibration::measure(D);
+  std::cout << "calibration of " << D.backend() << " '" << D.name() << "' in "
+            << C.measuringSeconds() << " s (" << C.source() << ")\n";
+  for (const std::string& Name : C.factNames()) {
+    std::optional<double> V = C.fact(Name);
+    std::cout << "  " << Name << ": ";
+    if (V)
+      std::cout << *V << " " << C.unit(Name) << "  (" << C.note(Name) << ")\n";
+    else
+      std::cout << "absent: " << C.absentReason(Name) << "\n";
+    if (V)
+      EXPECT_TRUE(std::isfinite(*V) && *V >= 0) << Name << " = " << *V;
+    else
+      EXPECT_FALSE(C.absentReason(Name).empty()) << Name;
+  }
+  // Every backend runs the calibration kernels, so each of these is measured everywhere.
+  for (const char* Name :
+       {"fp32-fma-flops", "read-bandwidth", "write-bandwidth", "copy-bandwidth", "memory-latency",
+        "bytes-in-flight", "launch-cost", "launch-round-trip", "event-cost", "inter-queue-cost",
+        "scheduling-delay", "resident-workgroups", "ridge"})
+    EXPECT_TRUE(C.fact(Name)) << Name << ": " << C.absentReason(Name);
+  if (C.fp32Flops() && C.readBandwidth() && C.ridge()) {
+    EXPECT_DOUBLE_EQ(*C.ridge(), *C.fp32Flops() / *C.readBandwidth());
+  }
+  if (C.readBandwidth() && C.memoryLatency() && C.bytesInFlight()) {
+    EXPECT_DOUBLE_EQ(*C.bytesInFlight(), *C.readBandwidth() * *C.memoryLatency());
+  }
+  if (C.residentWorkgroups()) {
+    EXPECT_GE(*C.residentWorkgroups(), 1.0);
+  }
+  EXPECT_GT(C.measuringSeconds(), 0.0);
+}
+
+} // namespace
+} // namespace conformance
