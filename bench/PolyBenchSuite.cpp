@@ -115,7 +115,7 @@ Case bicg(uint32_t N) {
 }
 
 Case corr(uint32_t N) {
-  Case C = named("corr", "n=" + std::to_string(N), launches("256|32x8", 4));
+  Case C = named("corr", "n=" + std::to_string(N), launches("256/32x8", 4));
   C.D.NI = C.D.NJ = N; // NI observations of NJ variables
   C.Flops = 7.0 * sq(N) + double(N) * (N - 1) * N;
   C.Init = {zeros(sq(N)), pattern(sq(N), 13), zeros(N), zeros(N)};
@@ -137,7 +137,7 @@ Case corr(uint32_t N) {
 }
 
 Case covar(uint32_t N) {
-  Case C = named("covar", "n=" + std::to_string(N), launches("256|32x8", 3));
+  Case C = named("covar", "n=" + std::to_string(N), launches("256/32x8", 3));
   C.D.NI = C.D.NJ = N;
   C.Flops = 2.0 * sq(N) + double(N) * (N + 1) * N;
   C.Init = {zeros(sq(N)), pattern(sq(N), 14), zeros(N)};
