@@ -1,6 +1,8 @@
 // Command-line parsing for cajeta_bench.
 #include "BenchConfig.h"
 
+#include "PolyBenchSuite.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,7 +25,10 @@ void printUsage(const char* Argv0) {
               "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
               "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n"
               "  --only LIST      run only these workloads, comma-separated: saxpy, stencil,\n"
-              "                   reduce, matmul, histogram, jit, raytrace (default: all)\n"
+              "                   reduce, matmul, histogram, jit, raytrace, polybench\n"
+              "                   (default: all); polybench:gemm,atax runs only those of its\n"
+              "                   kernels (2mm 3mm atax bicg corr covar gemm gesummv gramschm\n"
+              "                   mvt syr2k syrk 2dconv 3dconv fdtd2d jacobi2d)\n"
               "  --ray-grid G     raytrace: G x G heightfield, 2 G^2 triangles (default 1000)\n"
               "  --ray-image WxH  raytrace: image size, one ray per pixel (default 1024x768)\n",
               Argv0);
@@ -38,13 +43,36 @@ bool parseUnsigned(const char* Text, unsigned& Out) {
   return true;
 }
 
+bool isPolyBenchCase(const std::string& Name) {
+  for (const std::string& Case : polybench::caseNames())
+    if (Name == Case)
+      return true;
+  return false;
+}
+
 } // namespace
 
 bool runsWorkload(const BenchConfig& Config, const std::string& Name) {
   if (Config.Only.empty())
     return true;
   std::string List = "," + Config.Only + ",";
-  return List.find("," + Name + ",") != std::string::npos;
+  if (List.find("," + Name + ",") != std::string::npos)
+    return true;
+  if (Name != "polybench")
+    return false;
+  for (const std::string& Case : polybench::caseNames())
+    if (runsPolyBenchCase(Config, Case))
+      return true;
+  return false;
+}
+
+bool runsPolyBenchCase(const BenchConfig& Config, const std::string& Case) {
+  if (Config.Only.empty())
+    return true;
+  std::string List = "," + Config.Only + ",";
+  return List.find(",polybench,") != std::string::npos ||
+         List.find(",polybench:" + Case + ",") != std::string::npos ||
+         List.find("," + Case + ",") != std::string::npos;
 }
 
 bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode) {
@@ -91,8 +119,11 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
       for (size_t At = 0, Comma; (Comma = Rest.find(',', At)) != std::string::npos;
            At = Comma + 1) {
         std::string Name = Rest.substr(At, Comma - At);
+        // "polybench:gemm,atax": the prefix on the first kernel, the rest bare.
+        std::string Case = Name.rfind("polybench:", 0) == 0 ? Name.substr(10) : Name;
         if (Name != "saxpy" && Name != "stencil" && Name != "reduce" && Name != "matmul" &&
-            Name != "histogram" && Name != "jit" && Name != "raytrace") {
+            Name != "histogram" && Name != "jit" && Name != "raytrace" && Name != "polybench" &&
+            !isPolyBenchCase(Case)) {
           std::fprintf(stderr, "cajeta_bench: --only: unknown workload '%s'\n", Name.c_str());
           return false;
         }
@@ -153,6 +184,7 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.RayImageW = 37;
     Config.RayImageH = 29;
     Config.RayBuildReps = 1;
+    Config.PolySizes = polybench::Sizes{37, 67, 67, 13, 35, 3};
   }
   return true;
 }

@@ -1,6 +1,8 @@
 // The benchmark's command line: sizes, repetitions, threads, and which extras to run.
 #pragma once
 
+#include "PolyBenchSizes.h"
+
 #include <cstdint>
 #include <string>
 
@@ -28,11 +30,14 @@ struct BenchConfig {
   uint32_t RayGrid = 1000;                    // G x G heightfield cells, two triangles each
   uint32_t RayImageW = 1024, RayImageH = 768; // one primary ray per pixel
   unsigned RayBuildReps = 3;                  // builds timed per side (a build is not cheap)
+  polybench::Sizes PolySizes;                 // see docs/benchmarks.md
 };
 
-/// Whether the workload Name (saxpy, stencil, reduce, matmul, histogram, jit, raytrace) is
-/// selected by --only.
+/// Whether the workload Name (saxpy, stencil, reduce, matmul, histogram, jit, raytrace,
+/// polybench) is selected by --only; polybench is when any of its kernels is.
 bool runsWorkload(const BenchConfig& Config, const std::string& Name);
+/// Whether --only selects PolyBench kernel Case: by "polybench", "polybench:<case>" or "<case>".
+bool runsPolyBenchCase(const BenchConfig& Config, const std::string& Case);
 
 /// Parses argv; on a bad or --help argument prints usage and sets ExitCode (0 for --help).
 bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode);

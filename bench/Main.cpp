@@ -38,15 +38,18 @@ int main(int Argc, char** Argv) {
     const struct {
       const char* Name;
       void (*Run)(const BenchConfig&, ResultTable&);
-    } Workloads[] = {{"saxpy", runSaxpy},   {"stencil", runStencil},     {"reduce", runReduce},
-                     {"matmul", runMatmul}, {"histogram", runHistogram}, {"raytrace", runRayTrace}};
+    } Workloads[] = {{"saxpy", runSaxpy},         {"stencil", runStencil},
+                     {"reduce", runReduce},       {"matmul", runMatmul},
+                     {"histogram", runHistogram}, {"raytrace", runRayTrace},
+                     {"polybench", runPolyBench}};
     for (const auto& W : Workloads)
       if (runsWorkload(Config, W.Name))
         W.Run(Config, Table);
     std::printf("\n");
     Table.print(!Config.Smoke);
     if (!Table.allVerified()) {
-      std::fprintf(stderr, "cajeta_bench: FAILED: some results differ from the OpenMP peer's\n");
+      std::fprintf(stderr,
+                   "cajeta_bench: FAILED: some results are wrong (their check: the table)\n");
       return 1;
     }
     return 0;

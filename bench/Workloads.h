@@ -15,6 +15,9 @@ void runHistogram(const BenchConfig& Config, ResultTable& Table);
 /// Primary rays through a heightfield beside Embree 3; without Embree it prints why and adds no
 /// rows.
 void runRayTrace(const BenchConfig& Config, ResultTable& Table);
+/// The PolyBench/GPU kernels selected by --only (all by default), each beside its OpenMP peer
+/// and checked against float64; prints the geometric mean of the ratios.
+void runPolyBench(const BenchConfig& Config, ResultTable& Table);
 
 /// Cold JIT compile of saxpy.cj (cache disabled) and a cache hit, in a private cache folder.
 void runJitTiming(const BenchConfig& Config);

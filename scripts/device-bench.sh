@@ -63,7 +63,9 @@ prepare() {
   local B
   for B in "$Carry"/bundles/*.cjx; do
     [[ $(basename "$B") == tilegemm.cjx ]] && continue
-    "$Build/bin/cajeta" inspect "$B" | grep -q '^  spirv:' ||
+    # grep reads all of it: `grep -q` would stop at the first match and, under pipefail, a
+    # bundle whose listing outgrows the pipe buffer would fail on inspect's SIGPIPE.
+    "$Build/bin/cajeta" inspect "$B" | grep '^  spirv:' >/dev/null ||
       { echo "$B has no spirv payload ('cajeta inspect $B')"; return 1; }
   done
   local Lib Name

@@ -392,6 +392,10 @@ PeerTime CudaPeers::matmul(PeerBuffer& C, const PeerBuffer& A, const PeerBuffer&
   });
 }
 
+PeerTime CudaPeers::timed(int Batch, const std::function<void(void* Stream)>& Enqueue) {
+  return S->time(Batch, [&] { Enqueue(S->Stream); });
+}
+
 PeerTime CudaPeers::gemmF16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M,
                             uint32_t N, uint32_t K, int Batch) {
   return S->gemm(CUDA_R_16F, "cublasGemmEx (float16)", C, A, B, M, N, K, Batch);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -73,6 +74,9 @@ public:
   PeerTime cubSum(PeerBuffer& Out, const PeerBuffer& X, uint32_t N, int Batch);
   PeerTime matmul(PeerBuffer& C, const PeerBuffer& A, const PeerBuffer& B, uint32_t Rows,
                   uint32_t Inner, uint32_t Cols, int Batch);
+  /// Batch calls of Enqueue(stream), each enqueuing one item on the peer stream (a
+  /// cudaStream_t), timed like the peers above: for peers built in other .cu files.
+  PeerTime timed(int Batch, const std::function<void(void* Stream)>& Enqueue);
 
   /// cuBLAS cublasGemmEx: C (float32, row-major M x N) = A (row-major M x K) * B (row-major
   /// K x N), inputs float16 (gemmF16) or bfloat16 (gemmBf16), float32 accumulation

@@ -45,9 +45,10 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
                 Devs.VulkanIndex.c_str(), Devs.VulkanWhy.c_str());
   else
     std::printf("ours on Vulkan: %s\n", Devs.VulkanWhy.c_str());
-  std::printf("median of %d batches per side after %d warm-up (batch %d; matmul, tilegemm %d), "
-              "alternating the two sides\n",
-              O.Reps, O.Warmup, O.Batch, std::max(1, O.Batch / 5));
+  std::printf(
+      "median of %d batches per side after %d warm-up (batch %d; matmul, tilegemm, polybench %d), "
+      "alternating the two sides\n",
+      O.Reps, O.Warmup, O.Batch, std::max(1, O.Batch / 5));
   std::string GpuTimeSource = "CUPTI kernel records (extra batches after the timed ones)";
   if (!C.Timer)
     GpuTimeSource = O.Cupti ? "none, " + Timer->why() : "none (--no-cupti)";
@@ -61,6 +62,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   runRayTraceBench(C);
   runLaunchBench(C);
   runChainBench(C);
+  runPolyBenchBench(C);
   std::printf("## ours (cuda backend) vs CUDA C++ peers\n\n%s", Table.render().c_str());
   std::printf("\nratio = our rate / peer rate (= peer time / our time for the same work); "
               "ms are per item, host clock around a batch through its sync, on both sides.\n"

@@ -1,6 +1,8 @@
 // Parses cajeta_gpu_bench's command line.
 #include "GpuBenchOptions.h"
 
+#include "PolyBenchSuite.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -10,8 +12,8 @@ namespace cajeta::gpubench {
 
 namespace {
 
-const char* const Workloads[] = {"saxpy",    "triad",  "reduce", "wavesum", "matmul",
-                                 "tilegemm", "launch", "chain",  "raytrace"};
+const char* const Workloads[] = {"saxpy",    "triad",  "reduce", "wavesum",  "matmul",
+                                 "tilegemm", "launch", "chain",  "raytrace", "polybench"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -30,9 +32,14 @@ bool GpuBenchOptions::wants(const std::string& Workload) const {
   return Only.empty() || std::find(Only.begin(), Only.end(), Workload) != Only.end();
 }
 
+bool GpuBenchOptions::wantsPolyBench(const std::string& Case) const {
+  return wants("polybench") ||
+         std::find(Only.begin(), Only.end(), "polybench:" + Case) != Only.end();
+}
+
 const char* GpuBenchOptions::usage() {
   return "usage: cajeta_gpu_bench [options]\n"
-         "  --bundles DIR    folder with saxpy/triad/reduce/wavereduce/matmul/empty.cjx\n"
+         "  --bundles DIR    folder with saxpy/triad/reduce/wavereduce/matmul/empty/polybench.cjx\n"
          "                   (and tilegemm.cjx: without it tilegemm is skipped)\n"
          "  --n N            saxpy/triad/copy elements (default 268435456)\n"
          "  --reduce-n N     sum elements, both sums (default 268435456)\n"
@@ -43,7 +50,10 @@ const char* GpuBenchOptions::usage() {
          "  --batch N        launches per timed batch (default 10)\n"
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
          "  --only LIST      comma list of "
-         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain,raytrace\n"
+         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain,raytrace,\n"
+         "                   polybench (all its kernels) or polybench:K for kernel K (2mm 3mm\n"
+         "                   atax bicg corr covar gemm gesummv gramschm mvt syr2k syrk 2dconv\n"
+         "                   3dconv fdtd2d jacobi2d)\n"
          "  --smoke          tiny sizes and 3 reps: runs and cross-checks everything\n"
          "  --no-cupti       do not measure our kernels' GPU time with CUPTI (libcupti)\n"
          "  --no-vulkan      run our kernels on the cuda backend only\n"
@@ -128,9 +138,14 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
     } else if (Arg == "--only") {
       std::stringstream List(Value);
       for (std::string W; std::getline(List, W, ',');) {
-        if (std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
+        const std::vector<std::string>& Cases = polybench::caseNames();
+        bool PolyCase = W.rfind("polybench:", 0) == 0 &&
+                        std::find(Cases.begin(), Cases.end(), W.substr(10)) != Cases.end();
+        if (!PolyCase &&
+            std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
           Error = "--only: unknown workload '" + W +
-                  "' (saxpy, triad, reduce, wavesum, matmul, tilegemm, launch, chain)";
+                  "' (saxpy, triad, reduce, wavesum, matmul, tilegemm, launch, chain, raytrace, "
+                  "polybench, polybench:<kernel>)";
           return false;
         }
         O.Only.push_back(W);
@@ -151,6 +166,7 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
     O.Warmup = 1;
     O.Batch = std::min(O.Batch, 2);
     O.Launches = std::min(O.Launches, 100);
+    O.PolySizes = polybench::Sizes{67, 131, 131, 19, 67, 3};
   }
   return true;
 }

@@ -1,6 +1,8 @@
 // Command-line options of cajeta_gpu_bench: sizes, repetitions, bundle folder, workloads.
 #pragma once
 
+#include "PolyBenchSizes.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,8 +26,12 @@ struct GpuBenchOptions {
   bool Vulkan = true;            // also run our kernels on the Vulkan backend (--no-vulkan: not)
   int VulkanDevice = -1;         // index in xpu::devices() (-1: the one that is the cuda GPU)
   std::vector<std::string> Only; // empty: every workload
+  // PolyBench/GPU: PolyBench's standard sizes where the float64 check on the host stays cheap.
+  polybench::Sizes PolySizes{1024, 4096, 4096, 256, 2048, 50};
 
   bool wants(const std::string& Workload) const;
+  /// Whether --only selects PolyBench kernel Case ("polybench" or "polybench:<case>").
+  bool wantsPolyBench(const std::string& Case) const;
   /// Fills O from argv; on a bad argument returns false with Error set (Error "" for --help).
   static bool parse(int Argc, char** Argv, GpuBenchOptions& O, std::string& Error);
   static const char* usage();

@@ -12,6 +12,8 @@ double scale(const std::string& Unit) {
     return 1e9;
   if (Unit == "TFLOP/s")
     return 1e12;
+  if (Unit == "GFLOP/s")
+    return 1e9;
   if (Unit == "M launches/s")
     return 1e6;
   if (Unit == "G rays/s")

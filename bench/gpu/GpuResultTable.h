@@ -14,7 +14,8 @@ struct ResultRow {
   double PeerGpuMs = 0; // CUDA events around the peer's batch (0: not measured)
   double OursWork = 0;  // bytes, FLOPs or launches per item
   double PeerWork = 0;
-  std::string Unit;     // "GB/s" (Work in bytes), "TFLOP/s" (FLOPs), "M launches/s", "G rays/s"
+  std::string Unit;     // "GB/s" (Work in bytes), "TFLOP/s", "GFLOP/s" (FLOPs), "M launches/s",
+                        // "G rays/s"
   double Target = 0;    // the ratio to reach (0: none)
   std::string Check;    // "bit-exact", "rel. err 3e-7 (peer 2e-7)", "MISMATCH: ..."
   double OursGpuMs = 0; // CUPTI: our kernels' GPU time per item (0: not measured)

@@ -154,6 +154,7 @@ void runChainBench(GpuBenchContext& C);      // chain replay and submission cost
 void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
 void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
 void runRayTraceBench(GpuBenchContext& C);   // primary rays vs a hand-written CUDA BVH walk
+void runPolyBenchBench(GpuBenchContext& C);  // PolyBench/GPU's kernels vs the same in nvcc
 
 /// The Vulkan backend's targets for Vulkan time over CUDA time (docs/benchmarks.md).
 constexpr double MemoryBoundTarget = 1.2;
