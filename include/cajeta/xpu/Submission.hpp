@@ -97,6 +97,13 @@ enum class AccessMode : uint32_t {
   Accumulate = CAJETA_XPU_ACCESS_ACCUMULATE
 };
 
+/// A submission's operations per byte against the device's measured ridge.
+enum class ArithmeticClass : uint32_t {
+  Unknown = CAJETA_XPU_CLASS_UNKNOWN,
+  MemoryBound = CAJETA_XPU_CLASS_MEMORY_BOUND,
+  ComputeBound = CAJETA_XPU_CLASS_COMPUTE_BOUND
+};
+
 /// One buffer a submission touches; costs absent where the manifest cannot bound them.
 struct BufferAccess {
   cajeta_xpu_buffer* buffer = nullptr;
@@ -117,6 +124,10 @@ struct ResourceDescriptor {
   bool restartable = false;
   uint32_t yieldPoints = 0;
   std::vector<BufferAccess> reads, writes, accumulates; // read-write buffers are in both sets
+  /// Operations per byte moved, and the device's measured ridge it was classed against (absent
+  /// without costs, or without a calibration record of the device: DeviceCalibration).
+  std::optional<double> intensity, ridge;
+  ArithmeticClass arithmeticClass = ArithmeticClass::Unknown;
 
   static ResourceDescriptor fromC(const cajeta_xpu_resource_descriptor& D) {
     auto Known = [](double V) { return V < 0 ? std::nullopt : std::optional<double>(V); };
@@ -130,6 +141,9 @@ struct ResourceDescriptor {
     R.operations = Known(D.operations);
     R.restartable = D.restartable != 0;
     R.yieldPoints = D.yield_points;
+    R.intensity = Known(D.intensity);
+    R.ridge = Known(D.ridge);
+    R.arithmeticClass = ArithmeticClass(D.arithmetic_class);
     for (size_t I = 0; I != D.access_count; ++I) {
       const cajeta_xpu_buffer_access& A = D.accesses[I];
       BufferAccess B{A.buffer,

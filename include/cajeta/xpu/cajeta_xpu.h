@@ -427,7 +427,21 @@ typedef struct cajeta_xpu_resource_descriptor {
   uint32_t yield_points; /* group-boundary yield points (barriers) */
   size_t access_count;
   const cajeta_xpu_buffer_access* accesses; /* valid until the next submit on this thread */
+  /* The arithmetic class: operations per byte moved (read plus written) against the device's
+     measured ridge (cajeta_xpu_device_calibration's "ridge"), taken from the record in memory
+     or in the calibration store; a descriptor never measures. -1 / UNKNOWN where the costs are
+     unknown or the device has no record yet. */
+  double intensity;
+  double ridge;
+  uint32_t arithmetic_class; /* cajeta_xpu_arithmetic_class */
 } cajeta_xpu_resource_descriptor;
+
+typedef enum cajeta_xpu_arithmetic_class {
+  CAJETA_XPU_CLASS_UNKNOWN = 0,
+  CAJETA_XPU_CLASS_MEMORY_BOUND = 1,  /* intensity at or below the ridge */
+  CAJETA_XPU_CLASS_COMPUTE_BOUND = 2, /* above it */
+  CAJETA_XPU_CLASS_MAX_ENUM = 0x7fffffff
+} cajeta_xpu_arithmetic_class;
 
 /* Launches as a submission: the checks of cajeta_xpu_kernel_launch_shared, then the window: a
    submission whose window has closed is refused (CAJETA_XPU_DEADLINE_MISSED) and never runs late;

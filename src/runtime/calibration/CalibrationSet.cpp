@@ -83,6 +83,24 @@ const CalibrationEntry& CalibrationSet::measureLocked(BackendDevice& Device,
   return E;
 }
 
+const CalibrationEntry* CalibrationSet::fromStore(BackendDevice& Device, const CalibrationKey& Key,
+                                                  std::string& Why) {
+  std::optional<std::string> Text;
+  guardStore("load a record", [&] { Text = Store->load(Key.digest()); });
+  if (!Text)
+    return nullptr;
+  std::string Problem;
+  std::optional<CalibrationRecord> R = CalibrationRecord::parse(*Text, Problem);
+  if (R && R->Key == Key) {
+    const CalibrationEntry& E = keep(std::move(*R), Store->describe());
+    ByDevice[&Device] = &E;
+    return &E;
+  }
+  Why = fmt::format(" (the record in {} was ignored: {})", Store->describe(),
+                    R ? "it is for another key" : Problem);
+  return nullptr;
+}
+
 const CalibrationEntry& CalibrationSet::current(BackendDevice& Device,
                                                 const DeviceProbe::Progress& Progress) {
   std::lock_guard<std::mutex> Lock(Mutex);
@@ -92,23 +110,26 @@ const CalibrationEntry& CalibrationSet::current(BackendDevice& Device,
   CalibrationKernels K = CalibrationKernels::load(Device);
   CalibrationKey Key = deviceKey(Device, K.MadeBy);
   std::string Why;
-  std::optional<std::string> Text;
-  guardStore("load a record", [&] { Text = Store->load(Key.digest()); });
-  if (Text) {
-    std::string Problem;
-    if (std::optional<CalibrationRecord> R = CalibrationRecord::parse(*Text, Problem)) {
-      if (R->Key == Key) {
-        const CalibrationEntry& E = keep(std::move(*R), Store->describe());
-        ByDevice[&Device] = &E;
-        return E;
-      }
-      Why =
-          fmt::format(" (the record in {} was ignored: it is for another key)", Store->describe());
-    } else {
-      Why = fmt::format(" (the record in {} was ignored: {})", Store->describe(), Problem);
-    }
-  }
+  if (const CalibrationEntry* E = fromStore(Device, Key, Why))
+    return *E;
   return measureLocked(Device, Key, K.Program, Progress, Why);
+}
+
+const CalibrationEntry* CalibrationSet::known(BackendDevice& Device) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (auto It = ByDevice.find(&Device); It != ByDevice.end())
+    return It->second;
+  if (LookedUp[&Device])
+    return nullptr;
+  LookedUp[&Device] = true;
+  Served = true;
+  try {
+    CalibrationKernels K = CalibrationKernels::load(Device);
+    std::string Why;
+    return fromStore(Device, deviceKey(Device, K.MadeBy), Why);
+  } catch (const RuntimeError&) {
+    return nullptr; // no calibration kernels: nothing can have been measured with them here
+  }
 }
 
 const CalibrationEntry& CalibrationSet::measure(BackendDevice& Device,

@@ -34,6 +34,9 @@ public:
   const CalibrationEntry& measure(BackendDevice& Device, const DeviceProbe::Progress& Progress);
   /// The record in memory, or nullptr: never measures and never reads the store.
   const CalibrationEntry* inMemory(const BackendDevice& Device);
+  /// The record in memory, else the store's (looked for once per device and process), or
+  /// nullptr: never measures. Loads the calibration kernels the first time (their key part).
+  const CalibrationEntry* known(BackendDevice& Device);
 
   /// Replaces the store (nullptr: none, records stay in memory). Throws RuntimeError once a
   /// record has been read: records already served came from the old one.
@@ -49,6 +52,10 @@ private:
                                         std::shared_ptr<class LoadedProgram> Kernels,
                                         const DeviceProbe::Progress& Progress, std::string Why);
   CalibrationKey deviceKey(BackendDevice& Device, const std::string& MadeBy) const;
+  /// The store's record under Key when it is whole and of Key; otherwise nullptr, with Why
+  /// saying what was ignored (for the source of a record measured instead).
+  const CalibrationEntry* fromStore(BackendDevice& Device, const CalibrationKey& Key,
+                                    std::string& Why);
   /// Runs a store operation; a store that throws is reported once and disabled.
   template <class Fn> bool guardStore(const char* What, Fn&& Op);
 
@@ -57,6 +64,7 @@ private:
   bool StoreDisabled = false;
   bool Served = false; // a record has been read: the store can no longer be replaced
   std::map<const BackendDevice*, const CalibrationEntry*> ByDevice;
+  std::map<const BackendDevice*, bool> LookedUp; // known() asked the store already
   std::vector<std::unique_ptr<CalibrationEntry>> Kept;
 };
 

@@ -3,6 +3,8 @@
 
 #include "bundle/CostExpr.h"
 #include "runtime/Kernel.h"
+#include "runtime/LoadedProgram.h"
+#include "runtime/calibration/CalibrationSet.h"
 #include "runtime/scheduler/Submission.h"
 
 #include <cstring>
@@ -98,6 +100,27 @@ uint32_t accessOf(bundle::Access Mode, bool Accumulates) {
   }
 }
 
+/// The arithmetic class against the device's ridge, from a calibration record already held or
+/// stored (never measured here: a submit must not take seconds).
+void classify(BackendDevice& Device, cajeta_xpu_resource_descriptor& Out) {
+  Out.intensity = -1;
+  Out.ridge = -1;
+  Out.arithmetic_class = CAJETA_XPU_CLASS_UNKNOWN;
+  double Bytes = Out.bytes_read + Out.bytes_written;
+  if (Out.bytes_read >= 0 && Out.bytes_written >= 0 && Out.operations >= 0 && Bytes > 0)
+    Out.intensity = Out.operations / Bytes;
+  const CalibrationEntry* Known = CalibrationSet::get().known(Device);
+  const CalibrationFact* Ridge = Known ? Known->Record.fact("ridge") : nullptr;
+  if (!Ridge || !Ridge->Value)
+    return;
+  Out.ridge = *Ridge->Value;
+  if (Out.intensity >= 0)
+    Out.arithmetic_class =
+        Out.intensity > Out.ridge ? CAJETA_XPU_CLASS_COMPUTE_BOUND : CAJETA_XPU_CLASS_MEMORY_BOUND;
+  else if (Out.operations > 0 && Out.bytes_read == 0 && Out.bytes_written == 0)
+    Out.arithmetic_class = CAJETA_XPU_CLASS_COMPUTE_BOUND; // moves nothing
+}
+
 } // namespace
 
 void describeSubmission(const Kernel& K, const cajeta_xpu_arg* Args, size_t Count,
@@ -138,6 +161,7 @@ void describeSubmission(const Kernel& K, const cajeta_xpu_arg* Args, size_t Coun
   Out.operations = Sched ? Cost(Sched->Operations) : -1;
   Out.restartable = Sched && Sched->Restartable ? 1 : 0;
   Out.yield_points = Sched ? Sched->YieldPoints : 0;
+  classify(K.program().device(), Out);
   Out.access_count = Storage.size();
   Out.accesses = Storage.data();
 }
