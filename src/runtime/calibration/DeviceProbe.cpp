@@ -438,8 +438,46 @@ struct DeviceProbe::Impl {
   }
 
   void absentTiles() {
-    for (const char* Name : {"fp16-tile-flops", "bf16-tile-flops", "int8-tile-ops"})
-      absent(Name, "not measured: the calibration has no tile kernels yet");
+    for (const char* Name : {"bf16-tile-flops", "int8-tile-ops"})
+      absent(Name, "not measured: the calibration has no kernel of that type yet");
+  }
+
+  /// Group.mac float16 into float32 through the tile tier the device's payload has.
+  void tiles() {
+    const Kernel& K = kernel("tileMac");
+    const bundle::TargetManifest* M = K.manifest();
+    uint32_t Width = K.footprint().WaveWidth ? K.footprint().WaveWidth : D.waveWidth();
+    if (!Width)
+      fail(CAJETA_XPU_ERROR, "the device has no waves");
+    uint32_t Waves = M && M->TileWaves ? std::min<uint32_t>(4, M->TileWaves) : 4;
+    uint64_t Groups = OnHostCpu ? std::max(1u, D.computeUnits()) * 4ull
+                                : std::max<uint64_t>(uint64_t(D.computeUnits()) * 32, 1024);
+    Dims G = grid1D(Groups, Waves * Width);
+    // Operands of 1/64 (float16 0x2400), not zeros: some matrix units run faster on zeros.
+    ProbeBuffer Src(D, bundle::ScalarType::F16, 512);
+    std::vector<uint16_t> Host(512, 0x2400);
+    Command C;
+    C.What = Command::Kind::Write;
+    C.Buf = Src.Handle.Impl;
+    C.Src = Host.data();
+    C.Count = Host.size();
+    S.waitFor(S.enqueue(std::move(C)));
+    ProbeBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
+    uint64_t Rounds = 1;
+    auto Mac = [&] { launch(S, "tileMac", G, {Out.arg(), Src.arg(), u32(Rounds)}); };
+    for (;;) {
+      double T0 = nowSeconds();
+      Mac();
+      S.sync();
+      double T = nowSeconds() - T0;
+      if (T >= Target / 2 || Rounds >= Loops)
+        break;
+      Rounds = std::min<uint64_t>(Rounds * std::max(2.0, Target / std::max(T, 1e-6)), Loops);
+    }
+    double Ops = double(Groups) * Waves * Rounds * 4 * (2.0 * 16 * 16 * 16);
+    set("fp16-tile-flops", Ops / best(Mac),
+        fmt::format("Group.mac float16 into float32, 16 x 16 tiles, the {} tile tier",
+                    M && !M->TileTier.empty() ? M->TileTier : "device's"));
   }
 
   std::vector<CalibrationFact> run() {
@@ -454,6 +492,7 @@ struct DeviceProbe::Impl {
         {"launch cost", 1, {"launch-cost", "launch-round-trip"}, [&] { launches(); }},
         {"event cost", 1, {"event-cost", "inter-queue-cost"}, [&] { events(); }},
         {"float32 FMA rate", 3, {"fp32-fma-flops"}, [&] { fma(); }},
+        {"float16 tile rate", 2, {"fp16-tile-flops"}, [&] { tiles(); }},
         {"memory bandwidth",
          4,
          {"read-bandwidth", "write-bandwidth", "copy-bandwidth"},
