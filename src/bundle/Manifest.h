@@ -149,6 +149,9 @@ struct Program {
   /// A JIT cache entry's key, recorded when the entry was written and checked when it is read
   /// (an entry stored under another entry's name is not served); empty in other bundles.
   std::string CacheKey;
+  /// Calibration records built in (`cajeta build --with-calibration`): each a record's JSON
+  /// text with its checksum, served on the device it was measured on only; empty by default.
+  std::vector<std::string> Calibration;
   std::vector<KernelInfo> Kernels;
   std::vector<Payload> Payloads;
 

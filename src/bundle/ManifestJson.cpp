@@ -573,6 +573,17 @@ bool parseProgram(FieldReader& R, const json& J, Program& Out) {
     return false;
   if (J.contains("cacheKey") && !R.string(J, "", "cacheKey", Out.CacheKey))
     return false;
+  if (J.contains("calibration")) {
+    const json* Records = R.array(J, "", "calibration");
+    if (!Records)
+      return false;
+    for (size_t I = 0; I < Records->size(); ++I) {
+      if (!(*Records)[I].is_string())
+        return R.fail(FieldReader::index("calibration", I),
+                      std::string("must be a string, got ") + (*Records)[I].type_name());
+      Out.Calibration.push_back((*Records)[I].get<std::string>());
+    }
+  }
   const json* Kernels = R.array(J, "", "kernels");
   if (!Kernels)
     return false;
@@ -616,6 +627,8 @@ json manifestToJson(const Program& P) {
          {"payloads", std::move(Payloads)}};
   if (!P.CacheKey.empty())
     J["cacheKey"] = P.CacheKey;
+  if (!P.Calibration.empty())
+    J["calibration"] = P.Calibration;
   return J;
 }
 

@@ -1,6 +1,8 @@
 // Kernel launch: argument checks against the manifest, marshalling, borrowing and enqueue.
 #include "runtime/Kernel.h"
 
+#include "runtime/calibration/LaunchRecorder.h"
+
 #include "runtime/Buffer.h"
 #include "runtime/Handles.h"
 #include "runtime/LoadedProgram.h"
@@ -361,7 +363,11 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   // A chain member's window is checked when its chain is dispatched, all or nothing.
   if (Sub.LatestNs && !Sub.CaptureId)
     DispatchGate({Sub.EarliestNs, Sub.LatestNs}, Info.Name).refuseIfClosed("at submit");
-  enqueueOn(S, Geometry, Args, Count, Sub);
+  if (LaunchRecorder* Recorder = LaunchRecorder::active())
+    Recorder->around(*this, S, Geometry, Args, Count, Sub,
+                     [&] { enqueueOn(S, Geometry, Args, Count, Sub); });
+  else
+    enqueueOn(S, Geometry, Args, Count, Sub);
   if (Described && Accesses)
     describeSubmission(*this, Args, Count, Geometry, Sub, *Accesses, *Described);
 }

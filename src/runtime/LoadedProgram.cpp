@@ -2,6 +2,8 @@
 // device, load the payload, resolve each kernel.
 #include "runtime/LoadedProgram.h"
 
+#include "runtime/calibration/CalibrationSet.h"
+
 #include "bundle/BundleReader.h"
 #include "bundle/PayloadAbiCheck.h"
 #include "runtime/Dispatcher.h"
@@ -45,6 +47,8 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
                                                           BackendDevice* On) {
   std::shared_ptr<LoadedProgram> P(new LoadedProgram());
   P->Desc = std::move(Desc);
+  if (!P->Desc.Calibration.empty())
+    CalibrationSet::get().addBuiltIn(P->Desc.Calibration, Origin);
   P->FromCache = FromCache;
   Dispatcher::Choice Pick =
       On ? Dispatcher::chooseOn(P->Desc, *On, Origin) : Dispatcher::choose(P->Desc, Origin);

@@ -5,6 +5,7 @@
 #include "Commands.h"
 #include "HostSymbols.h"
 
+#include "CalibrationSnapshot.h"
 #include "bundle/BundleWriter.h"
 #include "compiler/driver/Compiler.h"
 #include "compiler/driver/HostEntryPoint.h"
@@ -87,7 +88,7 @@ void addBuildCommand(CLI::App& App) {
     std::vector<std::string> GpuArchs;
     bool CheckBounds = false;
     bool Exe = false;
-    std::string Main, SignKey;
+    std::string Main, SignKey, Calibration;
   };
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand(
@@ -105,6 +106,9 @@ void addBuildCommand(CLI::App& App) {
   Cmd->add_option("--sign", O->SignKey,
                   "Sign the bundle (with --exe, the bundle inside the executable) with this "
                   "private key (NAME.key, from cajeta keygen)");
+  Cmd->add_option("--with-calibration", O->Calibration,
+                  "Build in the calibration records of this snapshot (cajeta calibrate <program> "
+                  "--out=FILE): served first, on the device they were measured on only");
   Cmd->add_flag("--check-bounds", O->CheckBounds,
                 "Check every buffer index; an out-of-range access stops the kernel and its "
                 "stream's sync() reports kernel, buffer, index and length");
@@ -129,6 +133,13 @@ void addBuildCommand(CLI::App& App) {
       ExitCode = 1;
       return;
     }
+    std::vector<std::string> Calibration;
+    if (std::string Error;
+        !O->Calibration.empty() && !readSnapshot(O->Calibration, Calibration, Error)) {
+      std::cerr << "cajeta: error: " << Error << "\n";
+      ExitCode = 1;
+      return;
+    }
     std::string Source;
     if (!readSourceFile(O->Input, Source)) {
       ExitCode = 1;
@@ -146,6 +157,7 @@ void addBuildCommand(CLI::App& App) {
       ExitCode = 1;
       return;
     }
+    R.Program.Calibration = std::move(Calibration);
     if (O->Exe) {
       ExitCode = buildExecutable(O->Input, O->Cpu, O->Main, O->Output, R, Key ? &*Key : nullptr);
       return;

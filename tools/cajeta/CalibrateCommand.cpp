@@ -1,13 +1,20 @@
 // `cajeta calibrate`: measures a device (or every device) once and stores the record, as a
 // program's DeviceCalibration::current() would; prints the facts, with a progress bar on a
-// terminal.
+// terminal. `cajeta calibrate <program> [--out=FILE] [-- args]` runs a program twice, recording
+// its launches and then running each alone, timed, and writes the snapshot `cajeta build
+// --with-calibration` builds in.
+#include "CalibrationSnapshot.h"
 #include "Commands.h"
 
 #include <cajeta/xpu.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace cajeta::cli {
@@ -72,6 +79,82 @@ void report(const xpu::Device& D, const xpu::DeviceCalibration& C) {
   }
 }
 
+/// Runs Program with Args and Variable=File in its environment; its exit status (-1: not run).
+int runRecorded(const std::string& Program, const std::vector<std::string>& Args,
+                const char* Variable, const std::string& File) {
+  std::remove(File.c_str());
+  pid_t Pid = ::fork();
+  if (Pid < 0)
+    return -1;
+  if (Pid == 0) {
+    ::setenv(Variable, File.c_str(), 1);
+    std::vector<char*> Argv;
+    Argv.push_back(const_cast<char*>(Program.c_str()));
+    for (const std::string& A : Args)
+      Argv.push_back(const_cast<char*>(A.c_str()));
+    Argv.push_back(nullptr);
+    ::execvp(Program.c_str(), Argv.data());
+    std::fprintf(stderr, "cajeta: error: cannot run '%s'\n", Program.c_str());
+    ::_exit(127);
+  }
+  int Status = 0;
+  if (::waitpid(Pid, &Status, 0) < 0)
+    return -1;
+  return WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
+}
+
+std::string slurp(const std::string& Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// The program form: two runs, the snapshot written to Out.
+int calibrateProgram(const std::string& Program, const std::vector<std::string>& Args,
+                     std::string Out) {
+  if (Out.empty()) {
+    std::string Base = Program.substr(Program.rfind('/') + 1);
+    Out = Base + ".calibration.json";
+  }
+  std::string RecordFile = Out + ".launches", SoloFile = Out + ".solo";
+  std::cerr << "cajeta calibrate: running " << Program << " to record its launches\n";
+  int Rc = runRecorded(Program, Args, "CAJETA_XPU_CALIBRATE_RECORD", RecordFile);
+  if (Rc != 0) {
+    std::cerr << "cajeta: error: " << Program << " exited with status " << Rc
+              << " on its recording run\n";
+    return 1;
+  }
+  std::cerr << "cajeta calibrate: running it again, each launch alone and timed\n";
+  Rc = runRecorded(Program, Args, "CAJETA_XPU_CALIBRATE_SOLO", SoloFile);
+  if (Rc != 0) {
+    std::cerr << "cajeta: error: " << Program << " exited with status " << Rc
+              << " on its solo run\n";
+    return 1;
+  }
+  std::string Recorded = slurp(RecordFile), Solo = slurp(SoloFile);
+  std::remove(RecordFile.c_str());
+  std::remove(SoloFile.c_str());
+  if (launchSequence(Recorded).empty()) {
+    std::cerr << "cajeta: error: " << Program << " launched no kernel (is it a program that "
+              << "uses libcajeta_xpu.so?)\n";
+    return 1;
+  }
+  if (launchSequence(Recorded) != launchSequence(Solo))
+    std::cerr << "cajeta: warning: " << Program << " launched other kernels or geometries on "
+              << "its solo run than on its recording run; the records are of the solo run\n";
+  std::string Summary;
+  std::vector<std::string> Records = recordsFromSoloRun(Solo, Summary);
+  std::string Error;
+  if (!writeSnapshot(Out, Records, Error)) {
+    std::cerr << "cajeta: error: " << Error << "\n";
+    return 1;
+  }
+  std::cout << Summary << "wrote " << Out << " (" << Records.size()
+            << " records; `cajeta build --with-calibration=" << Out << "` builds them in)\n";
+  return 0;
+}
+
 } // namespace
 
 void addCalibrateCommand(CLI::App& App) {
@@ -80,6 +163,13 @@ void addCalibrateCommand(CLI::App& App) {
                    "keep the record (what DeviceCalibration::current() serves)");
   static int Index = -1;
   static bool All = false, Anew = false, Json = false;
+  static std::string Program, Out;
+  static std::vector<std::string> ProgramArgs;
+  Cmd->add_option("program", Program,
+                  "A program using the runtime: run once recording its launches and once "
+                  "running each alone, timed; the records go to --out");
+  Cmd->add_option("args", ProgramArgs, "The program's arguments (after --)");
+  Cmd->add_option("--out", Out, "The snapshot to write (default: <program>.calibration.json)");
   Cmd->add_option("--device", Index,
                   "The device to measure, by its index in `cajeta devices` "
                   "(default: the dispatcher's choice)");
@@ -87,6 +177,10 @@ void addCalibrateCommand(CLI::App& App) {
   Cmd->add_flag("--anew", Anew, "Measure even where a record is held, and replace it");
   Cmd->add_flag("--json", Json, "Print each record as it is stored (JSON with key and checksum)");
   Cmd->callback([] {
+    if (!Program.empty()) {
+      ExitCode = calibrateProgram(Program, ProgramArgs, Out);
+      return;
+    }
     try {
       std::vector<xpu::Device> Targets;
       std::vector<xpu::Device> Devices = xpu::devices();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cajeta/xpu/Device.hpp"
+#include "cajeta/xpu/Program.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,18 @@ public:
   /// Measures the device now, replacing what memory and the store hold.
   static DeviceCalibration measure(const Device& D, const Progress& P = {}) {
     return get(D.handle(), true, P);
+  }
+
+  /// A kernel's solo measurements on its program's device (`cajeta calibrate <program>`: facts
+  /// launches, solo-seconds, achieved-bandwidth, achieved-flops, intensity), built into its
+  /// bundle or in the store; nullopt when there are none. Never measures.
+  static std::optional<DeviceCalibration> ofKernel(const Kernel& K) {
+    const cajeta_xpu_calibration* Out = nullptr;
+    int Status = cajeta_xpu_kernel_calibration(K.handle(), &Out);
+    if (Status == CAJETA_XPU_NOT_FOUND)
+      return std::nullopt;
+    detail::check(Status);
+    return DeviceCalibration(Out);
   }
 
   /// Every fact a record names ("fp32-fma-flops", "copy-bandwidth", ...), measured or absent.

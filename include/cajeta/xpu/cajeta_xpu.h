@@ -467,6 +467,12 @@ typedef void (*cajeta_xpu_progress_fn)(void* user, double fraction, const char* 
 CAJETA_XPU_API int cajeta_xpu_device_calibration(cajeta_xpu_device* device, int measure_anew,
                                                  cajeta_xpu_progress_fn progress, void* user,
                                                  const cajeta_xpu_calibration** out);
+/* A kernel's record on its program's device: its solo measurements (`cajeta calibrate
+   <program>`: launches, solo-seconds, achieved-bandwidth, achieved-flops, intensity), built into
+   the bundle (`cajeta build --with-calibration`) or in the store. CAJETA_XPU_NOT_FOUND when
+   there is none; never measures. */
+CAJETA_XPU_API int cajeta_xpu_kernel_calibration(cajeta_xpu_kernel* kernel,
+                                                 const cajeta_xpu_calibration** out);
 /* The facts every record names, in order ("fp32-fma-flops", "copy-bandwidth", ...). */
 CAJETA_XPU_API size_t cajeta_xpu_calibration_fact_count(const cajeta_xpu_calibration* c);
 CAJETA_XPU_API const char* cajeta_xpu_calibration_fact_name(const cajeta_xpu_calibration* c,

@@ -3,6 +3,7 @@
 
 #include "runtime/Dispatcher.h"
 #include "runtime/Handles.h"
+#include "runtime/Kernel.h"
 #include "runtime/LastError.h"
 #include "runtime/calibration/CalibrationSet.h"
 
@@ -88,6 +89,22 @@ int cajeta_xpu_device_calibration(cajeta_xpu_device* D, int MeasureAnew,
     CalibrationSet& Set = CalibrationSet::get();
     const CalibrationEntry& E = MeasureAnew ? Set.measure(Device, P) : Set.current(Device, P);
     *Out = reinterpret_cast<const cajeta_xpu_calibration*>(&E);
+  });
+}
+
+int cajeta_xpu_kernel_calibration(cajeta_xpu_kernel* K, const cajeta_xpu_calibration** Out) {
+  return guarded([&] {
+    if (!K || !Out)
+      fail(CAJETA_XPU_ERROR, "cajeta_xpu_kernel_calibration: kernel and out must not be null");
+    const Kernel& Kern = *fromHandle(K);
+    const CalibrationEntry* E = CalibrationSet::get().kernelRecord(Kern);
+    if (!E)
+      fail(CAJETA_XPU_NOT_FOUND,
+           fmt::format("{} has no calibration record on {} device '{}' (cajeta calibrate "
+                       "<program> measures its launches)",
+                       Kern.name(), Kern.program().device().backendName(),
+                       Kern.program().device().name()));
+    *Out = reinterpret_cast<const cajeta_xpu_calibration*>(E);
   });
 }
 

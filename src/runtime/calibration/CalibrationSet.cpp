@@ -1,6 +1,7 @@
 #include "runtime/calibration/CalibrationSet.h"
 
 #include "runtime/Backend.h"
+#include "runtime/Kernel.h"
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/calibration/CalibrationKernels.h"
@@ -20,10 +21,62 @@ CalibrationSet& CalibrationSet::get() {
   return *Set;
 }
 
-CalibrationKey CalibrationSet::deviceKey(BackendDevice& Device, const std::string& MadeBy) const {
-  return {"device",
-          fmt::format("{} '{}' {}", Device.backendName(), Device.name(), Device.identity()),
-          Device.driverVersion(), MadeBy, Device.powerMode()};
+namespace {
+
+std::string deviceString(BackendDevice& Device) {
+  return fmt::format("{} '{}' {}", Device.backendName(), Device.name(), Device.identity());
+}
+
+} // namespace
+
+CalibrationKey CalibrationSet::deviceKey(BackendDevice& Device, const std::string& MadeBy) {
+  return {"device", deviceString(Device), Device.driverVersion(), MadeBy, Device.powerMode()};
+}
+
+CalibrationKey CalibrationSet::kernelKey(const Kernel& K) {
+  BackendDevice& Device = K.program().device();
+  uint64_t Hash = K.manifest() ? K.manifest()->CodeHash : 0;
+  return {fmt::format("kernel {:016x}", Hash), deviceString(Device), Device.driverVersion(),
+          K.program().description().CompilerVersion, Device.powerMode()};
+}
+
+const CalibrationEntry* CalibrationSet::builtIn(const CalibrationKey& Key) const {
+  auto It = BuiltIn.find(Key.digest());
+  return It != BuiltIn.end() && It->second->Record.Key == Key ? It->second : nullptr;
+}
+
+void CalibrationSet::addBuiltIn(const std::vector<std::string>& Texts, const std::string& Origin) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (const std::string& Text : Texts) {
+    std::string Why;
+    std::optional<CalibrationRecord> R = CalibrationRecord::parse(Text, Why);
+    if (!R)
+      continue; // the compiler checked them; a bundle's checksums guard the rest
+    std::string Digest = R->Key.digest();
+    if (!BuiltIn.count(Digest))
+      BuiltIn[Digest] = &keep(std::move(*R), "built into " + Origin);
+  }
+}
+
+const CalibrationEntry* CalibrationSet::kernelRecord(const Kernel& K) {
+  CalibrationKey Key = kernelKey(K);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Served = true;
+  if (const CalibrationEntry* E = builtIn(Key))
+    return E;
+  std::string Digest = Key.digest();
+  if (auto It = Kernels.find(Digest); It != Kernels.end())
+    return It->second;
+  std::string Why;
+  std::optional<std::string> Text;
+  guardStore("load a record", [&] { Text = Store->load(Digest); });
+  const CalibrationEntry* Found = nullptr;
+  if (Text)
+    if (std::optional<CalibrationRecord> R = CalibrationRecord::parse(*Text, Why);
+        R && R->Key == Key)
+      Found = &keep(std::move(*R), Store->describe());
+  Kernels[Digest] = Found;
+  return Found;
 }
 
 template <class Fn> bool CalibrationSet::guardStore(const char* What, Fn&& Op) {
@@ -109,6 +162,10 @@ const CalibrationEntry& CalibrationSet::current(BackendDevice& Device,
     return *It->second;
   CalibrationKernels K = CalibrationKernels::load(Device);
   CalibrationKey Key = deviceKey(Device, K.MadeBy);
+  if (const CalibrationEntry* E = builtIn(Key)) {
+    ByDevice[&Device] = E;
+    return *E;
+  }
   std::string Why;
   if (const CalibrationEntry* E = fromStore(Device, Key, Why))
     return *E;
@@ -125,8 +182,13 @@ const CalibrationEntry* CalibrationSet::known(BackendDevice& Device) {
   Served = true;
   try {
     CalibrationKernels K = CalibrationKernels::load(Device);
+    CalibrationKey Key = deviceKey(Device, K.MadeBy);
+    if (const CalibrationEntry* E = builtIn(Key)) {
+      ByDevice[&Device] = E;
+      return E;
+    }
     std::string Why;
-    return fromStore(Device, deviceKey(Device, K.MadeBy), Why);
+    return fromStore(Device, Key, Why);
   } catch (const RuntimeError&) {
     return nullptr; // no calibration kernels: nothing can have been measured with them here
   }

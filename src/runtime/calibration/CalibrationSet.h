@@ -15,6 +15,7 @@
 namespace cajeta::xpu::rt {
 
 class BackendDevice;
+class Kernel;
 
 /// A record as the set holds it: never freed, so handles to it stay valid.
 struct CalibrationEntry {
@@ -38,6 +39,17 @@ public:
   /// nullptr: never measures. Loads the calibration kernels the first time (their key part).
   const CalibrationEntry* known(BackendDevice& Device);
 
+  /// A kernel's record on its program's device (its solo measurements: `cajeta calibrate
+  /// <program>`): built into a loaded bundle, else in the store; nullptr when there is none.
+  const CalibrationEntry* kernelRecord(const Kernel& K);
+  /// Records built into a bundle (its manifest's "calibration"), served before the store's and
+  /// only where their key is the live one. Origin names the bundle in their source.
+  void addBuiltIn(const std::vector<std::string>& Texts, const std::string& Origin);
+
+  /// The key of a device's record, and of a kernel's on its program's device.
+  static CalibrationKey deviceKey(BackendDevice& Device, const std::string& MadeBy);
+  static CalibrationKey kernelKey(const Kernel& K);
+
   /// Replaces the store (nullptr: none, records stay in memory). Throws RuntimeError once a
   /// record has been read: records already served came from the old one.
   void setStore(std::unique_ptr<CalibrationStore> Store);
@@ -51,7 +63,8 @@ private:
   const CalibrationEntry& measureLocked(BackendDevice& Device, const CalibrationKey& Key,
                                         std::shared_ptr<class LoadedProgram> Kernels,
                                         const DeviceProbe::Progress& Progress, std::string Why);
-  CalibrationKey deviceKey(BackendDevice& Device, const std::string& MadeBy) const;
+  /// A built-in record of Key, or nullptr.
+  const CalibrationEntry* builtIn(const CalibrationKey& Key) const;
   /// The store's record under Key when it is whole and of Key; otherwise nullptr, with Why
   /// saying what was ignored (for the source of a record measured instead).
   const CalibrationEntry* fromStore(BackendDevice& Device, const CalibrationKey& Key,
@@ -64,7 +77,9 @@ private:
   bool StoreDisabled = false;
   bool Served = false; // a record has been read: the store can no longer be replaced
   std::map<const BackendDevice*, const CalibrationEntry*> ByDevice;
-  std::map<const BackendDevice*, bool> LookedUp; // known() asked the store already
+  std::map<const BackendDevice*, bool> LookedUp;          // known() asked the store already
+  std::map<std::string, const CalibrationEntry*> BuiltIn; // by key digest
+  std::map<std::string, const CalibrationEntry*> Kernels; // by key digest; null: none found
   std::vector<std::unique_ptr<CalibrationEntry>> Kept;
 };
 
