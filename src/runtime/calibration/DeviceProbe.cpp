@@ -160,6 +160,20 @@ struct DeviceProbe::Impl {
     return Best;
   }
 
+  /// Grows Param, which Once's launch reads, until one launch lasts about Target / 2 or Param
+  /// reaches Cap.
+  void grow(uint64_t& Param, uint64_t Cap, const std::function<void()>& Once) {
+    for (;;) {
+      double T0 = nowSeconds();
+      Once();
+      S.sync();
+      double T = nowSeconds() - T0;
+      if (T >= Target / 2 || Param >= Cap)
+        return;
+      Param = std::min<uint64_t>(Param * std::max(2.0, Target / std::max(T, 1e-6)), Cap);
+    }
+  }
+
   void set(const char* Name, double Value, std::string Note = {}) {
     CalibrationFact& F = Facts[Name];
     F.Value = Value;
@@ -260,31 +274,14 @@ struct DeviceProbe::Impl {
         Rounds = std::min<uint64_t>(Rounds * 2, Loops);
       }
     }
-    for (;;) {
-      double T0 = nowSeconds();
-      Loop();
-      S.sync();
-      double T = nowSeconds() - T0;
-      if (T >= Target / 2 || Rounds >= Loops)
-        break;
-      Rounds = std::min<uint64_t>(Rounds * std::max(2.0, Target / std::max(T, 1e-6)), Loops);
-    }
+    grow(Rounds, Loops, Loop);
     double LoopRate = double(Groups) * GroupSize * FlopsPerFmaBlock * Rounds / best(Loop);
     // The straight-line form, over enough work-items to last Target.
     uint64_t FlatGroups = 64;
     auto Flat = [&] {
       launch(S, "fmaFlat", grid2D(FlatGroups, GroupSize), {Out.arg(), f32(1), f32(0), f32(-1)});
     };
-    for (;;) {
-      double T0 = nowSeconds();
-      Flat();
-      S.sync();
-      double T = nowSeconds() - T0;
-      if (T >= Target / 2 || FlatGroups >= (1u << 24))
-        break;
-      FlatGroups =
-          std::min<uint64_t>(FlatGroups * std::max(2.0, Target / std::max(T, 1e-6)), 1u << 24);
-    }
+    grow(FlatGroups, (1u << 24), Flat);
     double FlatRate = double(FlatGroups) * GroupSize * FlopsPerFmaBlock / best(Flat);
     set("fp32-fma-flops", std::max(LoopRate, FlatRate),
         fmt::format("best of a loop of 128 FMAs per round ({:.4g} FLOP/s) and 128 FMAs in a "
@@ -329,7 +326,17 @@ struct DeviceProbe::Impl {
     auto Read = [&] { launch(S, "read", G, {Y->arg(), X->arg(), u32(N), f32(-1)}); };
     set("read-bandwidth", 4.0 * N / best(Read), Size);
     auto Copy = [&] { launch(S, "copy", G, {Y->arg(), X->arg(), u32(N)}); };
-    set("copy-bandwidth", 8.0 * N / best(Copy), Size);
+    double Kernel = 8.0 * N / best(Copy);
+    // The device's own copy (a CUDA memcpy, vkCmdCopyBuffer, memcpy on the CPU), as a buffer
+    // resize does it: what a program gets for a copy without writing a kernel.
+    auto DeviceCopy = [&] {
+      S.copyWithinAndWait(Y->Handle.Impl->view().Memory, X->Handle.Impl->view().Memory, N * 4);
+    };
+    double Driver = 8.0 * N / best(DeviceCopy);
+    set("copy-bandwidth", std::max(Kernel, Driver),
+        fmt::format("{}; the better of a copy kernel ({:.4g} B/s) and the device's own copy "
+                    "({:.4g} B/s), bytes read plus written",
+                    Size, Kernel, Driver));
     return N;
   }
 
@@ -349,15 +356,7 @@ struct DeviceProbe::Impl {
       Start = (Start * 2654435761u + 97) & (N - 1);
       launch(S, "chase", Dims{}, {Out.arg(), Next.arg(), u32(Steps), u32(Start)});
     };
-    for (;;) {
-      double T0 = nowSeconds();
-      Chase();
-      S.sync();
-      double T = nowSeconds() - T0;
-      if (T >= Target / 2 || Steps >= Loops)
-        break;
-      Steps = std::min<uint64_t>(Steps * std::max(2.0, Target / std::max(T, 1e-6)), Loops);
-    }
+    grow(Steps, Loops, Chase);
     std::vector<double> PerStep;
     for (unsigned R = 0; R != Reps; ++R) {
       double T0 = nowSeconds();
@@ -465,15 +464,7 @@ struct DeviceProbe::Impl {
     ProbeBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
     uint64_t Rounds = 1;
     auto Mac = [&] { launch(S, "tileMac", G, {Out.arg(), Src.arg(), u32(Rounds)}); };
-    for (;;) {
-      double T0 = nowSeconds();
-      Mac();
-      S.sync();
-      double T = nowSeconds() - T0;
-      if (T >= Target / 2 || Rounds >= Loops)
-        break;
-      Rounds = std::min<uint64_t>(Rounds * std::max(2.0, Target / std::max(T, 1e-6)), Loops);
-    }
+    grow(Rounds, Loops, Mac);
     double Ops = double(Groups) * Waves * Rounds * 4 * (2.0 * 16 * 16 * 16);
     set("fp16-tile-flops", Ops / best(Mac),
         fmt::format("Group.mac float16 into float32, 16 x 16 tiles, the {} tile tier",
