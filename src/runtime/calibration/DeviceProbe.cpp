@@ -163,6 +163,8 @@ struct DeviceProbe::Impl {
   /// Grows Param, which Once's launch reads, until one launch lasts about Target / 2 or Param
   /// reaches Cap.
   void grow(uint64_t& Param, uint64_t Cap, const std::function<void()>& Once) {
+    Once(); // untimed: the first launch of a kernel may build its pipeline
+    S.sync();
     for (;;) {
       double T0 = nowSeconds();
       Once();
@@ -316,7 +318,7 @@ struct DeviceProbe::Impl {
         N /= 2;
       }
     }
-    Dims G = grid2D((N + GroupSize - 1) / GroupSize, GroupSize);
+    Dims G = grid2D((N / 4 + GroupSize - 1) / GroupSize, GroupSize); // 4 elements each
     std::string Size = fmt::format("{} MiB buffers, best of {}", N * 4 >> 20, Reps);
     auto Write = [&] { launch(S, "write", G, {X->arg(), f32(1), u32(N)}); };
     set("write-bandwidth", 4.0 * N / best(Write), Size);
@@ -387,12 +389,14 @@ struct DeviceProbe::Impl {
     return Host[Index];
   }
 
-  /// Rounds of the spin kernel that keep one workgroup busy for about Seconds.
-  uint64_t spinRounds(double Seconds, ProbeBuffer& Out) {
+  /// Rounds of the spin kernel that keep Groups workgroups busy for about Seconds (a full wave
+  /// shares each compute unit's issue slots, so it is measured as it will run).
+  uint64_t spinRounds(double Seconds, ProbeBuffer& Out, uint64_t Groups = 1) {
     uint64_t Rounds = 1024;
     for (;;) {
       double T0 = nowSeconds();
-      launch(S, "spin", grid1D(1, GroupSize), {Out.arg(), f32(1), f32(0), f32(-1), u32(Rounds)});
+      launch(S, "spin", grid1D(Groups, GroupSize),
+             {Out.arg(), f32(1), f32(0), f32(-1), u32(Rounds)});
       S.sync();
       double T = nowSeconds() - T0 - RoundTrip;
       if (T >= Seconds / 2 || Rounds >= Loops)
@@ -416,7 +420,7 @@ struct DeviceProbe::Impl {
     // One wave of workgroups that each hold their place for about 20 ms, and an empty launch
     // on another stream beside it.
     uint64_t Wave = std::max<uint32_t>(Most, 1);
-    uint64_t Hold = spinRounds(OnHostCpu ? 0.05 : 0.02, Out);
+    uint64_t Hold = spinRounds(0.02, Out, Wave);
     std::vector<double> Delays;
     double Filler = 0;
     for (unsigned R = 0; R != 3; ++R) {
