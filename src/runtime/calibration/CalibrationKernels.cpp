@@ -1,5 +1,6 @@
 #include "runtime/calibration/CalibrationKernels.h"
 
+#include "bundle/BundleReader.h"
 #include "runtime/CompilerLibrary.h"
 #include "runtime/JitCompiler.h"
 #include "runtime/LibraryDirectory.h"
@@ -16,28 +17,58 @@ namespace cajeta::xpu::rt {
 
 extern const char* const CalibrationKernelsSource;
 
+namespace {
+
+constexpr const char* JitSuffix = ", compiled for this device";
+
+std::string bundlePath() {
+  std::string Dir = libraryDirectory();
+  return Dir.empty() ? "" : Dir + CalibrationKernels::BundleName;
+}
+
+std::vector<char> readBundle(const std::string& Path, const std::string& JitProblem) {
+  std::ifstream In(Path, std::ios::binary);
+  if (Path.empty() || !In)
+    fail(CAJETA_XPU_NOT_FOUND,
+         fmt::format("the calibration kernels are not available: the JIT cannot compile them "
+                     "({}), and there is no {} beside libcajeta_xpu.so",
+                     JitProblem, Path.empty() ? CalibrationKernels::BundleName : Path));
+  return std::vector<char>((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+std::string CalibrationKernels::madeBy() {
+  std::string JitProblem;
+  try {
+    return std::string(CompilerLibrary::open().Version()) + JitSuffix;
+  } catch (const RuntimeError& E) {
+    JitProblem = E.what();
+  }
+  std::string Path = bundlePath();
+  std::vector<char> Bytes = readBundle(Path, JitProblem);
+  bundle::BundleReadResult R =
+      bundle::BundleReader::read(reinterpret_cast<const uint8_t*>(Bytes.data()), Bytes.size());
+  if (!R.Ok)
+    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("{}: {}", Path, R.Error));
+  return R.Value.CompilerVersion + ", " + BundleName;
+}
+
 CalibrationKernels CalibrationKernels::load(BackendDevice& Device) {
   std::string JitProblem;
   try {
-    CompilerLibrary::open(); // throws, saying why, where there is no compiler
+    CompilerLibrary Compiler = CompilerLibrary::open(); // throws, saying why, where there is none
     JitOptions O;
     O.Device = &Device;
     CalibrationKernels K;
     K.Program = JitCompiler::compile(CalibrationKernelsSource, "CalibrationKernels.cj", O);
-    K.MadeBy = K.Program->description().CompilerVersion + ", compiled for this device";
+    K.MadeBy = std::string(Compiler.Version()) + JitSuffix;
     return K;
   } catch (const RuntimeError& E) {
     JitProblem = E.what();
   }
-  std::string Dir = libraryDirectory();
-  std::string Path = Dir + BundleName;
-  std::ifstream In(Path, std::ios::binary);
-  if (Dir.empty() || !In)
-    fail(CAJETA_XPU_NOT_FOUND,
-         fmt::format("the calibration kernels are not available: the JIT cannot compile them "
-                     "({}), and there is no {} beside libcajeta_xpu.so",
-                     JitProblem, Path));
-  std::vector<char> Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  std::string Path = bundlePath();
+  std::vector<char> Bytes = readBundle(Path, JitProblem);
   CalibrationKernels K;
   // Installed with the runtime library itself, so trusted as it is.
   K.Program = LoadedProgram::fromMemory(Bytes.data(), Bytes.size(), Path, &Device,

@@ -19,6 +19,9 @@ struct CalibrationKernels {
 
   /// Throws RuntimeError naming both ways tried when neither works.
   static CalibrationKernels load(BackendDevice& Device);
+  /// What load() would report as MadeBy, without compiling or loading anything (the compiler's
+  /// version, or the bundle's manifest): enough to look a record up.
+  static std::string madeBy();
   /// The bundle's file name, looked up beside libcajeta_xpu.so.
   static constexpr const char* BundleName = "cajeta-calibration.cjx";
 };

@@ -264,3 +264,13 @@ TEST(CalibrationStore, TheStoreCannotBeReplacedOnceARecordWasRead) {
   EXPECT_EQ(Store.use_count(), 1);                         // the runtime let it go
   EXPECT_TRUE(xpu::Scheduler::calibrationStoreWritable()); // the user cache stays
 }
+
+TEST(DeviceCalibration, WithoutTheCompilerTheInstalledBundleMeasures) {
+  freshCache();
+  // As on a machine with the runtime only: the kernels come from cajeta-calibration.cjx beside
+  // libcajeta_xpu.so, and the key says so.
+  ::setenv("CAJETA_COMPILER_LIB", "/nonexistent/libcajeta_compiler.so", 1);
+  xpu::DeviceCalibration C = xpu::DeviceCalibration::current(xpu::defaultDevice());
+  EXPECT_NE(C.recordText().find("cajeta-calibration.cjx\""), std::string::npos) << C.recordText();
+  EXPECT_TRUE(C.fp32Flops() && C.copyBandwidth() && C.ridge());
+}
