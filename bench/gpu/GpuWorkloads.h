@@ -146,15 +146,16 @@ inline std::string sizeText(uint64_t N) {
   return std::to_string(N);
 }
 
-void runStreamBench(GpuBenchContext& C);     // saxpy, triad, triad vs cuMemcpyDtoD
-void runReduceBench(GpuBenchContext& C);     // sum vs CUB
-void runMatMulBench(GpuBenchContext& C);     // tiled matmul vs nvcc
-void runTileGemmBench(GpuBenchContext& C);   // float16 tile GEMM vs cuBLAS (needs tilegemm.cjx)
-void runChainBench(GpuBenchContext& C);      // chain replay and submission cost vs graphs
-void runLaunchBench(GpuBenchContext& C);     // empty-kernel launch cost vs raw cuLaunchKernel
-void runWaveReduceBench(GpuBenchContext& C); // sum on wave ops vs CUB, on cuda and Vulkan
-void runRayTraceBench(GpuBenchContext& C);   // primary rays vs a hand-written CUDA BVH walk
-void runPolyBenchBench(GpuBenchContext& C);  // PolyBench/GPU's kernels vs the same in nvcc
+void runStreamBench(GpuBenchContext& C);        // saxpy, triad, triad vs cuMemcpyDtoD
+void runReduceBench(GpuBenchContext& C);        // sum vs CUB
+void runMatMulBench(GpuBenchContext& C);        // tiled matmul vs nvcc
+void runTileGemmBench(GpuBenchContext& C);      // float16 tile GEMM vs cuBLAS (needs tilegemm.cjx)
+void runChainBench(GpuBenchContext& C);         // chain replay and submission cost vs graphs
+void runLaunchBench(GpuBenchContext& C);        // empty-kernel launch cost vs raw cuLaunchKernel
+void runWaveReduceBench(GpuBenchContext& C);    // sum on wave ops vs CUB, on cuda and Vulkan
+void runRayTraceBench(GpuBenchContext& C);      // primary rays vs a hand-written CUDA BVH walk
+void runPolyBenchBench(GpuBenchContext& C);     // PolyBench/GPU's kernels vs the same in nvcc
+void runLatencyPolicyBench(GpuBenchContext& C); // a latency-policy probe beside a filler
 
 /// The Vulkan backend's targets for Vulkan time over CUDA time (docs/benchmarks.md).
 constexpr double MemoryBoundTarget = 1.2;

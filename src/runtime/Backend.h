@@ -27,6 +27,10 @@ struct LaunchGeometry {
   uint32_t Grid[3];
   uint32_t Block[3];
   uint32_t DynamicSharedBytes; // the kernel's dynamic shared array, 0 when none
+  /// A latency-policy submission: the queue asks the device to start its workgroups ahead of
+  /// other queued work where it can (CUDA: the context's highest launch priority). Ordering on
+  /// its own stream is unchanged.
+  bool Urgent = false;
 };
 
 /// When a launch may start, in monotonicNowNs nanoseconds (Submission): not before EarliestNs,

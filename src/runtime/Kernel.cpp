@@ -358,8 +358,10 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   if (Count && !Args)
     launchError("the argument array is null");
 
-  LaunchGeometry Geometry{
-      {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
+  LaunchGeometry Geometry{{Grid[0], Grid[1], Grid[2]},
+                          {Block[0], Block[1], Block[2]},
+                          DynamicSharedBytes,
+                          Sub.Policy == CAJETA_XPU_POLICY_LATENCY};
   // A chain member's window is checked when its chain is dispatched, all or nothing.
   if (Sub.LatestNs && !Sub.CaptureId)
     DispatchGate({Sub.EarliestNs, Sub.LatestNs}, Info.Name).refuseIfClosed("at submit");

@@ -76,6 +76,9 @@ bool CudaDriverApi::load(std::string& Error) {
   if (!cuEventElapsedTime)
     cuEventElapsedTime =
         reinterpret_cast<decltype(cuEventElapsedTime)>(::dlsym(Lib, "cuEventElapsedTime"));
+  cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(::dlsym(Lib, "cuLaunchKernelEx"));
+  cuCtxGetStreamPriorityRange = reinterpret_cast<decltype(cuCtxGetStreamPriorityRange)>(
+      ::dlsym(Lib, "cuCtxGetStreamPriorityRange"));
   cuDriverGetVersion =
       reinterpret_cast<decltype(cuDriverGetVersion)>(::dlsym(Lib, "cuDriverGetVersion"));
   // Graphs are optional: without every one of them, chains are issued launch by launch.

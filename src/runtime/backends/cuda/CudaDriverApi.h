@@ -41,6 +41,30 @@ struct CudaKernelNodeParams {
   CUcontext ctx;
 };
 
+/// CUlaunchAttribute: an id, padding to 8 bytes, a 64-byte value (a union; priority is an int).
+struct CudaLaunchAttribute {
+  int Id;
+  char Pad[4];
+  union {
+    char Bytes[64];
+    int Priority;
+  } Value;
+};
+constexpr int CU_LAUNCH_ATTRIBUTE_PRIORITY = 8;
+
+/// CUlaunchConfig.
+struct CudaLaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CudaLaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+
+static_assert(sizeof(CudaLaunchAttribute) == 72 && sizeof(CudaLaunchConfig) == 56,
+              "the driver API's launch-attribute layout");
+
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -128,6 +152,9 @@ struct CudaDriverApi {
   /// For the trace's device times; null when the driver lacks it.
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*cuDriverGetVersion)(int*) = nullptr; // optional: calibration keys
+  // Optional (CUDA 12): launches with attributes, for the latency policy's launch priority.
+  CUresult (*cuLaunchKernelEx)(const CudaLaunchConfig*, CUfunction, void**, void**) = nullptr;
+  CUresult (*cuCtxGetStreamPriorityRange)(int*, int*) = nullptr;
 
   /// Loads the driver library and every entry point; false with Error set when it cannot.
   bool load(std::string& Error);

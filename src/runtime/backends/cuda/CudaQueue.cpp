@@ -63,6 +63,10 @@ CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string&
     : Api(Api), Ctx(Ctx), DeviceName(DeviceName), SlotTags(SlotCount, nullptr) {
   bindContext(Api, Ctx);
   check(Api.cuStreamCreate(&Stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  int Least = 0, Greatest = 0;
+  if (Api.cuLaunchKernelEx && Api.cuCtxGetStreamPriorityRange &&
+      Api.cuCtxGetStreamPriorityRange(&Least, &Greatest) == CUDA_SUCCESS)
+    UrgentPriority = Greatest; // lower numbers are higher priorities: H200, 0 to -5
   size_t Bytes = SlotCount * sizeof(CajetaGpuStatus);
   CUresult R = Api.cuMemAlloc(&Slots, Bytes);
   if (R == CUDA_SUCCESS)
@@ -129,9 +133,28 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
                                  int(Geometry.DynamicSharedBytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   CUevent Before = Timing ? timingEvent() : nullptr;
-  CUresult R = Api.cuLaunchKernel(Fn, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2],
-                                  Geometry.Block[0], Geometry.Block[1], Geometry.Block[2],
-                                  Geometry.DynamicSharedBytes, Stream, Params, nullptr);
+  CUresult R;
+  if (Geometry.Urgent && UrgentPriority != 0) {
+    // Priority orders the workgroups waiting for a free SM; it never preempts resident ones.
+    CudaLaunchAttribute Priority{};
+    Priority.Id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    Priority.Value.Priority = UrgentPriority;
+    CudaLaunchConfig Config{Geometry.Grid[0],
+                            Geometry.Grid[1],
+                            Geometry.Grid[2],
+                            Geometry.Block[0],
+                            Geometry.Block[1],
+                            Geometry.Block[2],
+                            Geometry.DynamicSharedBytes,
+                            Stream,
+                            &Priority,
+                            1};
+    R = Api.cuLaunchKernelEx(&Config, Fn, Params, nullptr);
+  } else {
+    R = Api.cuLaunchKernel(Fn, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2],
+                           Geometry.Block[0], Geometry.Block[1], Geometry.Block[2],
+                           Geometry.DynamicSharedBytes, Stream, Params, nullptr);
+  }
   if (R != CUDA_SUCCESS) {
     if (Before)
       Api.cuEventDestroy(Before);

@@ -83,6 +83,9 @@ private:
   CUcontext Ctx;
   std::string DeviceName;
   CUstream Stream = nullptr;
+  /// The launch priority of urgent launches (the context's greatest); 0 where the driver has
+  /// no per-launch priority (cuLaunchKernelEx) or a single level.
+  int UrgentPriority = 0;
   bool Abandoned = false;
   CUdeviceptr Slots = 0;
   std::vector<const void*> SlotTags;
