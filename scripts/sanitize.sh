@@ -35,7 +35,7 @@ case "$MODE" in
 asan)
   Flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
   configure build-asan "$Flags" ON || exit 1
-  cmake --build "$ROOT/build-asan" -j "$JOBS" || exit 1
+  # Set before the build too: it runs the instrumented `cajeta` (the calibration kernels' bundle).
   # LLVM's own allocations are not ours to police: leaks are checked, but the process-lifetime
   # caches of libLLVM are suppressed by name.
   # allocator_may_return_null=1: the tests allocate beyond the machine on purpose (a typed
@@ -46,6 +46,7 @@ asan)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:use_sigaltstack=0:allocator_may_return_null=1:verify_asan_link_order=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/scripts/lsan.supp}
+  cmake --build "$ROOT/build-asan" -j "$JOBS" || exit 1
   ctest --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS" "$@"
   ;;
 tsan)
