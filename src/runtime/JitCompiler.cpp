@@ -35,12 +35,13 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   const char* TileImpl = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   const char* Legalize = std::getenv("CAJETA_KIR_LEGALIZE");
+  const char* LoopBarriers = std::getenv("CAJETA_CPU_LOOP_BARRIERS");
   std::string Text = fmt::format(
       "{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\ngpu-archs={}\ngrid-stride={}\n"
-      "kir-legalize={}\ncoopmatrix-impl={}\n",
+      "kir-legalize={}\ncoopmatrix-impl={}\nloop-barriers={}\n",
       Version, Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "",
       Options.GpuArchs, GridStride ? GridStride : "", Legalize ? Legalize : "",
-      TileImpl ? TileImpl : "");
+      TileImpl ? TileImpl : "", LoopBarriers ? LoopBarriers : "");
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

@@ -58,11 +58,13 @@ std::vector<PipelineConfig> allConfigs() {
   TileLoweringConfig Mma;      // sm_80+ in the native tile tier
   Mma.F = TileLoweringConfig::Form::MmaSync;
   Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm(), NoWaves, Portable});
+  Out.back().ImplicitLoopBarriers = LoopBarriers::All;
   Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm90, Mma});
   Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm70, Portable});
   Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm(), Sm90, Portable});
   // The CPU once more as CAJETA_KIR_LEGALIZE=vulkan runs it.
   Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::spirv(), NoWaves, Portable});
+  Out.back().ImplicitLoopBarriers = LoopBarriers::All;
   lowering::spirv::SpirvEmitOptions Spirv;
   Out.push_back(lowering::spirv::SpirvPayloadBuilder::pipelineConfig(Spirv));
   Spirv.PortableWaveOps = true;

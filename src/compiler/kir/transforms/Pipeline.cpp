@@ -6,6 +6,7 @@
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/AsyncCopyLowering.h"
+#include "compiler/kir/transforms/ImplicitLoopBarriers.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
@@ -128,6 +129,13 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
     Passes.push_back({"portable-wave", portableWaves});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
+  // After inlining, so that a loop's uniformity is judged in the kernel as it will run.
+  if (C.ImplicitLoopBarriers != LoopBarriers::None)
+    Passes.push_back({"implicit-loop-barriers", [All = C.ImplicitLoopBarriers == LoopBarriers::All](
+                                                    Module& M, size_t I, std::string&, bool&) {
+                        ImplicitLoopBarriers::run(M, *M.Functions[I], All);
+                        return true;
+                      }});
   // Last, so that what the other passes make is legalized too.
   if (C.Polyfill.any())
     Passes.push_back({"polyfill", [P = C.Polyfill](Module& M, size_t I, std::string&, bool&) {
@@ -161,7 +169,7 @@ const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
                                               "polyfill",      "wave-expand",
                                               "tile-lowering", "async-copy",
-                                              "ray-query"};
+                                              "ray-query",     "implicit-loop-barriers"};
   return Names;
 }
 

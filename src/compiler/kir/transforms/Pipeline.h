@@ -16,6 +16,8 @@
 namespace cajeta::kir {
 
 /// What a target needs of the pipeline.
+enum class LoopBarriers : uint8_t { None, Profitable, All };
+
 struct PipelineConfig {
   std::string Backend; // "cpu", "cuda", "vulkan": names the target in traces and errors
   /// Inline helpers that contain a barrier into their kernels (targets that run barriers by work-
@@ -43,6 +45,10 @@ struct PipelineConfig {
   /// Leave RayQuery expressions to the emitter (SPIR-V's native ray query) instead of
   /// kir::RayQueryLowering's software walk.
   bool NativeRayQuery = false;
+  /// Give uniform loops an implicit barrier (kir::ImplicitLoopBarriers), so that fission runs
+  /// them once per group around a vectorizable loop over the work-items (the CPU): where the
+  /// cost model expects it to pay, everywhere (a test mode), or nowhere.
+  LoopBarriers ImplicitLoopBarriers = LoopBarriers::None;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

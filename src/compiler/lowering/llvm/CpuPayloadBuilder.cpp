@@ -53,6 +53,14 @@ emitToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Ma
   // CAJETA_CPU_GRID_STRIDE=0 keeps each work-item's grid-stride loop whole (for A/B runs).
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   LO.InterchangeGridStride = !(GridStride && std::string(GridStride) == "0");
+  // CAJETA_CPU_LOOP_BARRIERS=0 keeps every loop inside its work-item (for A/B runs); =all runs
+  // every uniform loop once per group, whatever the cost model says (a test mode).
+  const char* LoopBarriers = std::getenv("CAJETA_CPU_LOOP_BARRIERS");
+  std::string LoopMode = LoopBarriers ? LoopBarriers : "";
+  if (LoopMode == "0")
+    LO.ImplicitLoopBarriers = kir::LoopBarriers::None;
+  else if (LoopMode == "all")
+    LO.ImplicitLoopBarriers = kir::LoopBarriers::All;
   kir::PipelineConfig PC = KernelLowering::pipelineConfig(*Target, LO);
   // CAJETA_KIR_LEGALIZE=vulkan gives the CPU the SPIR-V target's legalizations (a test mode: the
   // conformance suite then checks, on every run, the KIR rules the SPIR-V emitter relies on).

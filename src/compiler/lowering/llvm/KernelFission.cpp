@@ -3,7 +3,12 @@
 // each one loop over the workgroup's work-items; locals live in per-work-item arrays; an if or
 // loop holding a barrier runs once per workgroup with its condition evaluated by the first
 // running work-item; `return`, and `break`/`continue` to a loop holding a barrier, park the
-// work-item (per-work-item state array) until the point where it runs again.
+// work-item (per-work-item state array) until the point where it runs again. Values uniform
+// across the group (kir::GroupUniformity) stay scalars: their statements run once per group,
+// between regions, and locals computed from the work-item's coordinates alone are recomputed
+// where they are read, so a region's loop over work-items sees them as functions of its
+// induction variables and vectorizes.
+#include "compiler/kir/Walk.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <cassert>
@@ -16,7 +21,8 @@ using kir::Stmt;
 bool KernelLowering::markBarriers(const Stmt* S, std::set<const Stmt*>& Out) {
   if (!S)
     return false;
-  bool Has = S->K == Stmt::Kind::Barrier;
+  bool Has =
+      S->K == Stmt::Kind::Barrier || (Cur->Uniformity && Cur->Uniformity->isUniformStatement(S));
   for (const Stmt* C : S->Body)
     Has |= markBarriers(C, Out);
   for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
@@ -24,6 +30,13 @@ bool KernelLowering::markBarriers(const Stmt* S, std::set<const Stmt*>& Out) {
   if (Has)
     Out.insert(S);
   return Has;
+}
+
+bool KernelLowering::isJumpTarget(const Stmt* Loop, Stmt::Kind Jump) const {
+  bool Found = false;
+  kir::forEachStmt(Loop->LoopBody,
+                   [&](const Stmt* S) { Found |= S->K == Jump && S->LoopId == Loop->LoopId; });
+  return Found;
 }
 
 bool KernelLowering::needsParking(const Stmt* S) const {
@@ -50,10 +63,20 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
   // defined GroupSize); the runtime gives its pool threads big stacks.
   llvm::BasicBlock& Entry = FS.F->getEntryBlock();
   llvm::IRBuilder<> AB(Entry.getTerminator());
-  for (const kir::Local& L : FS.KF->Locals) {
+  FS.Uniformity = std::make_unique<kir::GroupUniformity>(*FS.KF);
+  FS.PerItem.clear();
+  for (uint32_t I = 0; I < FS.KF->Locals.size(); ++I) {
+    const kir::Local& L = FS.KF->Locals[I];
     assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
-    llvm::AllocaInst* A = AB.CreateAlloca(valueType(Ctx, L.Ty), FS.GroupSize, L.Name);
-    A->setAlignment(llvm::Align(64));
+    bool PerItem = !FS.Uniformity->isUniformLocal(I);
+    FS.PerItem.push_back(PerItem);
+    if (FS.Uniformity->rematerialization(I)) {
+      FS.Locals.push_back(nullptr);
+      continue;
+    }
+    llvm::AllocaInst* A =
+        AB.CreateAlloca(valueType(Ctx, L.Ty), PerItem ? FS.GroupSize : nullptr, L.Name);
+    A->setAlignment(llvm::Align(PerItem ? 64 : 8));
     FS.Locals.push_back(A);
   }
   markBarriers(FS.KF->Body, FS.BarrierStmts);
@@ -64,13 +87,16 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
     // Every work-item of a new workgroup runs.
     B.CreateMemSet(FS.Park, B.getInt8(0), B.CreateMul(FS.GroupSize, B.getInt64(4)),
                    llvm::MaybeAlign(64));
+    FS.AnyParked = AB.CreateAlloca(B.getInt1Ty(), nullptr, "any.parked");
+    B.CreateStore(B.getFalse(), FS.AnyParked);
   }
   emitBody(FS);
 }
 
 llvm::Value* KernelLowering::localAddress(uint32_t Index) {
   llvm::Value* Slot = Cur->Locals[Index];
-  if (!Cur->Fission)
+  assert(Slot && "a rematerialized local is never stored");
+  if (!Cur->Fission || !Cur->PerItem[Index])
     return Slot;
   llvm::Value* Item = Cur->Item ? Cur->Item : B.getInt64(0);
   return B.CreateInBoundsGEP(valueType(Ctx, Cur->KF->Locals[Index].Ty), Slot, Item);
@@ -96,6 +122,7 @@ void KernelLowering::unpark(uint32_t State) {
   I->addIncoming(Next, Loop);
   B.CreateCondBr(B.CreateICmpULT(Next, Cur->GroupSize), Loop, Done);
   B.SetInsertPoint(Done);
+  updateAnyParked();
 }
 
 std::pair<llvm::Value*, llvm::Value*> KernelLowering::findLeader() {
@@ -151,6 +178,50 @@ llvm::Value* KernelLowering::leaderCondition(const Expr* E) {
 void KernelLowering::emitRegion(const std::vector<const Stmt*>& Stmts) {
   if (Stmts.empty() || !Error.empty())
     return;
+  if (!Cur->Park)
+    return emitRegionLoop(Stmts, /*SkipParked=*/false);
+  // While no work-item is parked, the region runs without testing each one, so its loop over
+  // work-items needs no mask (a load at a uniform address stays one scalar load).
+  llvm::BasicBlock* Every = newBlock("region.every");
+  llvm::BasicBlock* Some = newBlock("region.some");
+  llvm::BasicBlock* Done = newBlock("region.done");
+  B.CreateCondBr(B.CreateLoad(B.getInt1Ty(), Cur->AnyParked), Some, Every);
+  B.SetInsertPoint(Every);
+  emitRegionLoop(Stmts, false);
+  branchTo(Done);
+  B.SetInsertPoint(Some);
+  emitRegionLoop(Stmts, true);
+  branchTo(Done);
+  B.SetInsertPoint(Done);
+  bool Parks = false;
+  for (const Stmt* S : Stmts)
+    Parks |= needsParking(S);
+  if (Parks)
+    updateAnyParked();
+}
+
+void KernelLowering::updateAnyParked() {
+  // AnyParked = park[0] | ... | park[N-1] != 0   (N > 0)
+  llvm::BasicBlock* Pre = B.GetInsertBlock();
+  llvm::BasicBlock* Loop = newBlock("parked.scan");
+  llvm::BasicBlock* Done = newBlock("parked.done");
+  B.CreateBr(Loop);
+  B.SetInsertPoint(Loop);
+  llvm::PHINode* I = B.CreatePHI(B.getInt64Ty(), 2, "i");
+  llvm::PHINode* Acc = B.CreatePHI(B.getInt32Ty(), 2, "acc");
+  I->addIncoming(B.getInt64(0), Pre);
+  Acc->addIncoming(B.getInt32(0), Pre);
+  llvm::Value* P = B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, I));
+  llvm::Value* Or = B.CreateOr(Acc, P);
+  llvm::Value* Next = B.CreateAdd(I, B.getInt64(1), "", /*HasNUW=*/true);
+  I->addIncoming(Next, Loop);
+  Acc->addIncoming(Or, Loop);
+  B.CreateCondBr(B.CreateICmpULT(Next, Cur->GroupSize), Loop, Done);
+  B.SetInsertPoint(Done);
+  B.CreateStore(B.CreateICmpNE(Or, B.getInt32(0)), Cur->AnyParked);
+}
+
+void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool SkipParked) {
   Target.emitWorkItemLoop(
       B, Cur->Group,
       [&](llvm::IRBuilder<>& RB, const WorkItemContext& W, llvm::Value* Item,
@@ -160,7 +231,7 @@ void KernelLowering::emitRegion(const std::vector<const Stmt*>& Stmts) {
         Cur->WorkItem = W;
         Cur->Item = Item;
         Cur->NextItem = Next;
-        if (Cur->Park) { // a returned or parked work-item skips the region
+        if (SkipParked) { // a returned or parked work-item skips the region
           llvm::Value* P =
               B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, Item));
           llvm::BasicBlock* Run = newBlock("region.run");
@@ -202,6 +273,22 @@ void KernelLowering::emitGroupStmt(const Stmt* S) {
   }
   case Stmt::Kind::Barrier:
     return; // the boundary between the regions before and after it
+  case Stmt::Kind::Eval: {
+    // A uniform statement (`k = 0`, `k++` of a uniform loop): once for the group, if a
+    // work-item gets here (they may all have left by break, continue or return).
+    if (!Cur->Park) {
+      emitExpr(S->E);
+      return;
+    }
+    llvm::BasicBlock* Run = newBlock("uniform.run");
+    llvm::BasicBlock* Done = newBlock("uniform.done");
+    B.CreateCondBr(findLeader().first, Run, Done);
+    B.SetInsertPoint(Run);
+    emitExpr(S->E);
+    branchTo(Done);
+    B.SetInsertPoint(Done);
+    return;
+  }
   case Stmt::Kind::If: {
     assert(S->E && S->Then && "verified KIR: if (bool) then [else]");
     llvm::Value* C = leaderCondition(S->E);
@@ -243,7 +330,7 @@ void KernelLowering::emitGroupLoop(const Stmt* S) {
   emitGroupStmt(S->LoopBody);
   branchTo(Step);
   B.SetInsertPoint(Step);
-  if (Cur->Park)
+  if (Cur->Park && isJumpTarget(S, Stmt::Kind::Continue))
     unpark(2 * Depth + 1); // work-items that continued run the step
   emitGroupStmt(S->Step);
   branchTo(Test);
@@ -251,7 +338,7 @@ void KernelLowering::emitGroupLoop(const Stmt* S) {
   // Go on while a work-item is still in the loop and (if any) the condition holds for the first.
   B.CreateCondBr(leaderCondition(S->E), Body, Exit);
   B.SetInsertPoint(Exit);
-  if (Cur->Park)
+  if (Cur->Park && isJumpTarget(S, Stmt::Kind::Break))
     unpark(2 * Depth); // work-items that broke out run after the loop
   Cur->GroupLoops.erase(S->LoopId);
 }

@@ -55,6 +55,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   kir::PipelineConfig C;
   C.Backend = O.Backend;
   C.InlineBarrierHelpers = !T.hasNativeBarrier();
+  C.ImplicitLoopBarriers = T.hasNativeBarrier() ? kir::LoopBarriers::None : O.ImplicitLoopBarriers;
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::llvm();
   C.Wave = T.wavePrimitives();
@@ -358,6 +359,8 @@ void KernelLowering::emitStmt(const Stmt* S) {
       emitStmt(C);
     return;
   case Stmt::Kind::Eval:
+    if (Cur->Uniformity && Cur->Uniformity->isRematerializedAssignment(S))
+      return; // recomputed where it is read
     emitExpr(S->E);
     return;
   case Stmt::Kind::If: {
@@ -481,6 +484,9 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
   case Expr::Kind::Local: {
     assert(E->Index < Cur->Locals.size() && E->Ty == Cur->KF->Locals[E->Index].Ty &&
            "verified KIR: local reads");
+    if (Cur->Uniformity)
+      if (const Expr* R = Cur->Uniformity->rematerialization(E->Index))
+        return emitExpr(R);
     return B.CreateLoad(valueType(Ctx, E->Ty), localAddress(E->Index));
   }
   case Expr::Kind::Param:

@@ -2,6 +2,7 @@
 // the backend-specific leaves delegated to a LoweringTarget.
 #pragma once
 
+#include "compiler/kir/GroupUniformity.h"
 #include "compiler/kir/Kir.h"
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/lowering/LoweringTarget.h"
@@ -32,6 +33,9 @@ struct LoweringOptions {
   /// grid-stride loop over a count parameter as a second entry that runs the loop a step at a
   /// time for the whole group (GridStrideInterchange; TargetManifest::StepSymbol).
   bool InterchangeGridStride = false;
+  /// Targets without a native barrier: run uniform loops once per group around the loop over
+  /// work-items (kir::ImplicitLoopBarriers), so that the work-item loop vectorizes.
+  kir::LoopBarriers ImplicitLoopBarriers = kir::LoopBarriers::Profitable;
 };
 
 class KernelLowering {
@@ -96,6 +100,12 @@ private:
     /// Per-work-item i32 state when the kernel can park work-items: 0 runs, 1 returned, 2d left
     /// the barrier loop at depth d (break), 2d+1 waits for its step (continue). Null otherwise.
     llvm::Value* Park = nullptr;
+    llvm::Value* AnyParked = nullptr; // i1: some work-item's park state is not 0 (with Park)
+    /// Fission: what is uniform across the group. Uniform locals have one slot for the group
+    /// and their statements run once per group; rematerialized ones have no slot (a read
+    /// recomputes them); the rest have a slot per work-item (PerItem).
+    std::unique_ptr<kir::GroupUniformity> Uniformity;
+    std::vector<bool> PerItem;
     std::map<uint32_t, unsigned> GroupLoops;   // barrier loops being lowered: id -> depth (1-based)
     std::set<const kir::Stmt*> BarrierStmts;   // statements that contain a barrier
     std::deque<BufferValue> HostArrays;        // host: heap arrays as indexed (bufferOf)
@@ -119,11 +129,20 @@ private:
 
   // Work-item loop fission (KernelFission.cpp).
   void emitFissionBody(FunctionState& FS);
+  /// Collects the statements that run at group level: those holding a barrier or a uniform
+  /// statement (and those statements themselves).
   bool markBarriers(const kir::Stmt* S, std::set<const kir::Stmt*>& Out);
+  /// Whether a break (or continue) in the function targets loop Loop.
+  bool isJumpTarget(const kir::Stmt* Loop, kir::Stmt::Kind Jump) const;
   bool needsParking(const kir::Stmt* S) const;
   void emitGroupStmt(const kir::Stmt* S);
   void emitGroupLoop(const kir::Stmt* S);
   void emitRegion(const std::vector<const kir::Stmt*>& Stmts);
+  /// One loop over the group's work-items running Stmts (skipping parked ones if SkipParked).
+  void emitRegionLoop(const std::vector<const kir::Stmt*>& Stmts, bool SkipParked);
+  /// AnyParked = whether some work-item of the group is parked (after a region that can park
+  /// one, and after unparking).
+  void updateAnyParked();
   /// The first running work-item of the group: {found (i1), index (i64)}.
   std::pair<llvm::Value*, llvm::Value*> findLeader();
   /// A group-level condition, evaluated once by the first running work-item (false if none).

@@ -1,0 +1,344 @@
+// Implicit loop barriers (ImplicitLoopBarriers.h).
+#include "compiler/kir/transforms/ImplicitLoopBarriers.h"
+
+#include "compiler/kir/GroupUniformity.h"
+#include "compiler/kir/Walk.h"
+
+#include <functional>
+#include <memory>
+#include <set>
+
+namespace cajeta::kir {
+
+namespace {
+
+bool containsLoop(const Stmt* S) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt* X) { Found |= X->K == Stmt::Kind::Loop; });
+  return Found;
+}
+
+bool containsBarrier(const Stmt* S) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt* X) { Found |= X->K == Stmt::Kind::Barrier; });
+  return Found;
+}
+
+/// How an integer expression changes from one work-item to the next along x (the innermost
+/// loop over work-items): by a known constant, or in a way not known here.
+struct Slope {
+  bool Known = false;
+  int64_t Step = 0;
+  static Slope of(int64_t S) { return {true, S}; }
+  static Slope unknown() { return {}; }
+  bool isZero() const { return Known && Step == 0; }
+};
+
+/// The cost model: a loop is run once per group only where that makes its memory accesses
+/// contiguous or uniform across the work-items of a row. An access whose index steps by
+/// anything else (a[i * n + k] with i the work-item's x: a column of a row-major matrix) would
+/// become a gather, slower than the work-item's own walk along the row, so such a loop stays
+/// inside the work-item.
+class WorkItemSlopes {
+public:
+  WorkItemSlopes(const Function& F, const GroupUniformity& U) : U(U) {
+    Assignments.assign(F.Locals.size(), {});
+    forEachExprIn(F.Body, [&](const Expr* E) {
+      if (E->K == Expr::Kind::Assign && E->Index < Assignments.size() && E->Ops.size() == 1)
+        Assignments[E->Index].push_back(E->Ops[0]);
+    });
+  }
+
+  Slope of(const Expr* E) {
+    if (!E)
+      return Slope::unknown();
+    switch (E->K) {
+    case Expr::Kind::Const:
+    case Expr::Kind::Param:
+    case Expr::Kind::Field:
+      return Slope::of(0);
+    case Expr::Kind::Local: {
+      if (U.isUniformLocal(E->Index))
+        return Slope::of(0);
+      // A local assigned once: the slope of its value (a guard against cycles).
+      if (E->Index >= Assignments.size() || Assignments[E->Index].size() != 1 ||
+          Visiting.count(E->Index))
+        return Slope::unknown();
+      Visiting.insert(E->Index);
+      Slope S = of(Assignments[E->Index].front());
+      Visiting.erase(E->Index);
+      return S;
+    }
+    case Expr::Kind::Intrinsic:
+      if (E->IOp == IntrinsicOp::LocalId || E->IOp == IntrinsicOp::GlobalId)
+        return Slope::of(E->Dim == 0 ? 1 : 0);
+      return allZero(E) ? Slope::of(0) : Slope::unknown();
+    case Expr::Kind::Cast:
+      return E->Ops.size() == 1 ? of(E->Ops[0]) : Slope::unknown();
+    case Expr::Kind::Unary: {
+      Slope A = E->Ops.size() == 1 ? of(E->Ops[0]) : Slope::unknown();
+      if (E->UOp == UnaryOp::Neg && A.Known)
+        return Slope::of(-A.Step);
+      return A.isZero() ? A : Slope::unknown();
+    }
+    case Expr::Kind::Binary:
+      return binary(E);
+    case Expr::Kind::Load: // a value read at an index the same across the row
+      return E->Ops.size() == 2 && of(E->Ops[1]).isZero() ? Slope::of(0) : Slope::unknown();
+    default:
+      return allZero(E) ? Slope::of(0) : Slope::unknown();
+    }
+  }
+
+private:
+  bool allZero(const Expr* E) {
+    for (const Expr* O : E->Ops)
+      if (!of(O).isZero())
+        return false;
+    return !E->Ops.empty() || E->K == Expr::Kind::Intrinsic;
+  }
+
+  Slope binary(const Expr* E) {
+    if (E->Ops.size() != 2)
+      return Slope::unknown();
+    Slope A = of(E->Ops[0]), B = of(E->Ops[1]);
+    if (A.isZero() && B.isZero())
+      return A;
+    if (!A.Known || !B.Known)
+      return Slope::unknown();
+    auto ConstOf = [](const Expr* X, int64_t& V) {
+      while (X->K == Expr::Kind::Cast && X->Ops.size() == 1)
+        X = X->Ops[0];
+      if (X->K != Expr::Kind::Const || !X->Ty.isInteger())
+        return false;
+      V = int64_t(X->IntValue);
+      return true;
+    };
+    int64_t C = 0;
+    switch (E->BOp) {
+    case BinaryOp::Add:
+      return Slope::of(A.Step + B.Step);
+    case BinaryOp::Sub:
+      return Slope::of(A.Step - B.Step);
+    case BinaryOp::Mul:
+      if (B.isZero() && ConstOf(E->Ops[1], C))
+        return Slope::of(A.Step * C);
+      if (A.isZero() && ConstOf(E->Ops[0], C))
+        return Slope::of(B.Step * C);
+      return Slope::unknown();
+    case BinaryOp::Shl:
+      if (B.isZero() && ConstOf(E->Ops[1], C) && C >= 0 && C < 32)
+        return Slope::of(A.Step * (int64_t(1) << C));
+      return Slope::unknown();
+    default:
+      return Slope::unknown();
+    }
+  }
+
+  const GroupUniformity& U;
+  std::vector<std::vector<const Expr*>> Assignments;
+  std::set<uint32_t> Visiting;
+};
+
+class Rewriter {
+public:
+  Rewriter(Module& M, Function& F, bool IgnoreCost) : M(M), F(F), IgnoreCost(IgnoreCost) {
+    forEachStmt(F.Body, [&](const Stmt* S) {
+      if (S->K == Stmt::Kind::Loop && S->LoopId >= NextLoopId)
+        NextLoopId = S->LoopId + 1;
+    });
+  }
+
+  void run() {
+    U = std::make_unique<GroupUniformity>(F);
+    maskDivergentIfs(F.Body, true);
+    addBarriers();
+  }
+
+private:
+  Expr* boolConst(bool V, SourceLoc Loc) {
+    Expr* C = M.newExpr(Expr::Kind::Const, Type::scalar(ScalarType::Bool), Loc);
+    C->IntValue = V ? 1 : 0;
+    return C;
+  }
+
+  Expr* negate(Expr* E) {
+    Expr* N = M.newExpr(Expr::Kind::Unary, Type::scalar(ScalarType::Bool), E->Loc);
+    N->UOp = UnaryOp::Not;
+    N->Ops = {E};
+    return N;
+  }
+
+  /// do { if (Leave) break; Body } while (false)
+  Stmt* maskedRegion(Expr* Leave, Stmt* Body, SourceLoc Loc) {
+    Stmt* Do = M.newStmt(Stmt::Kind::Loop, Loc);
+    Do->LoopId = NextLoopId++;
+    Masks.insert(Do->LoopId);
+    Do->TestAtEnd = true;
+    Do->E = boolConst(false, Loc);
+    Stmt* Break = M.newStmt(Stmt::Kind::Break, Loc);
+    Break->LoopId = Do->LoopId;
+    Stmt* Exit = M.newStmt(Stmt::Kind::If, Loc);
+    Exit->E = Leave;
+    Exit->Then = Break;
+    Stmt* Block = M.newStmt(Stmt::Kind::Block, Loc);
+    Block->Body = {Exit, Body};
+    Do->LoopBody = Block;
+    return Do;
+  }
+
+  Expr* readLocal(uint32_t L, SourceLoc Loc) {
+    Expr* R = M.newExpr(Expr::Kind::Local, F.Locals[L].Ty, Loc);
+    R->Index = L;
+    return R;
+  }
+
+  /// `if (c) T [else E]` as masked regions: with an else, the condition is kept in a new local
+  /// first (T may change what c reads).
+  Stmt* masked(Stmt* If) {
+    SourceLoc Loc = If->Loc;
+    if (!If->Else)
+      return maskedRegion(negate(If->E), If->Then, Loc);
+    uint32_t G = uint32_t(F.Locals.size());
+    F.Locals.push_back({"$guard" + std::to_string(G), Type::scalar(ScalarType::Bool), Loc});
+    Expr* Set = M.newExpr(Expr::Kind::Assign, Type::scalar(ScalarType::Bool), Loc);
+    Set->Index = G;
+    Set->Ops = {If->E};
+    Stmt* Init = M.newStmt(Stmt::Kind::Eval, Loc);
+    Init->E = Set;
+    auto Branch = [&](Stmt* Body, bool OnTrue) -> Stmt* {
+      Expr* Leave = OnTrue ? negate(readLocal(G, Loc)) : readLocal(G, Loc);
+      if (containsLoop(Body))
+        return maskedRegion(Leave, Body, Loc);
+      Stmt* Guarded = M.newStmt(Stmt::Kind::If, Loc);
+      Guarded->E = negate(Leave);
+      Guarded->Then = Body;
+      return Guarded;
+    };
+    Stmt* Block = M.newStmt(Stmt::Kind::Block, Loc);
+    Block->Body = {Init, Branch(If->Then, true), Branch(If->Else, false)};
+    return Block;
+  }
+
+  /// Whether running uniform loop L once per group makes at least one of its accesses
+  /// contiguous across the work-items and none a gather (WorkItemSlopes).
+  bool profitable(const Stmt* L) const {
+    if (IgnoreCost)
+      return true;
+    WorkItemSlopes Slopes(F, *U);
+    bool Contiguous = false, Gather = false;
+    auto Visit = [&](const Expr* E) {
+      bool Access =
+          E->K == Expr::Kind::Load || E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic;
+      if (Access && E->Ops.size() >= 2) {
+        Slope S = Slopes.of(E->Ops[1]);
+        Contiguous |= S.Known && S.Step == 1;
+        Gather |= !S.Known || (S.Step != 0 && S.Step != 1);
+      }
+      if (E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch)
+        for (const Expr* O : E->Ops)
+          Gather |= O && O->Ty.isArray(); // a helper's accesses are not seen here
+    };
+    for (const Stmt* Part : {L->LoopBody, L->Step})
+      forEachExprIn(Part, Visit);
+    forEachExpr(L->E, Visit);
+    return Contiguous && !Gather;
+  }
+
+  /// Whether a loop under S older than loop id First (not a masked region) is uniform and
+  /// worth running once per group.
+  bool hasUniformLoopBelow(const Stmt* S, uint32_t First) const {
+    bool Found = false;
+    forEachStmt(S, [&](const Stmt* X) {
+      Found |=
+          X->K == Stmt::Kind::Loop && X->LoopId < First && U->isUniformLoop(X) && profitable(X);
+    });
+    return Found;
+  }
+
+  /// Walks the statements reached under uniform control; a divergent if there that holds a loop
+  /// becomes masked regions when that makes a loop inside it uniform.
+  void maskDivergentIfs(Stmt*& Slot, bool UniformControl) {
+    Stmt* S = Slot;
+    if (!S || !UniformControl)
+      return;
+    switch (S->K) {
+    case Stmt::Kind::Block:
+      for (Stmt*& C : S->Body)
+        maskDivergentIfs(C, true);
+      return;
+    case Stmt::Kind::Loop:
+      if (!U->isUniformLoop(S))
+        return;
+      maskDivergentIfs(S->LoopBody, true);
+      return;
+    case Stmt::Kind::If: {
+      if (U->isUniform(S->E)) {
+        maskDivergentIfs(S->Then, true);
+        maskDivergentIfs(S->Else, true);
+        return;
+      }
+      if (!containsLoop(S) || containsBarrier(S))
+        return;
+      size_t Locals = F.Locals.size();
+      uint32_t First = NextLoopId;
+      Slot = masked(S);
+      auto Trial = std::make_unique<GroupUniformity>(F);
+      std::swap(U, Trial);
+      if (!hasUniformLoopBelow(Slot, First)) {
+        Slot = S; // nothing gained: keep the if
+        F.Locals.resize(Locals);
+        NextLoopId = First;
+        std::swap(U, Trial);
+        return;
+      }
+      maskDivergentIfs(Slot, true); // ifs inside the masked regions
+      return;
+    }
+    default:
+      return;
+    }
+  }
+
+  void addBarriers() {
+    // Recomputed: the masked regions changed what is uniform. A masked region holds the
+    // barrier of a loop inside it and needs none of its own.
+    U = std::make_unique<GroupUniformity>(F);
+    std::vector<Stmt*> Loops;
+    std::function<void(Stmt*)> Collect = [&](Stmt* S) {
+      if (!S)
+        return;
+      if (S->K == Stmt::Kind::Loop && !Masks.count(S->LoopId) && U->isUniformLoop(S) &&
+          !containsBarrier(S->LoopBody) && !containsBarrier(S->Step) && profitable(S))
+        Loops.push_back(S);
+      for (Stmt* C : S->Body)
+        Collect(C);
+      for (Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+        Collect(C);
+    };
+    Collect(F.Body);
+    for (Stmt* L : Loops) {
+      Stmt* Body = M.newStmt(Stmt::Kind::Block, L->Loc);
+      Body->Body = {L->LoopBody, M.newStmt(Stmt::Kind::Barrier, L->Loc)};
+      L->LoopBody = Body;
+      F.HasBarrier = true;
+    }
+  }
+
+  Module& M;
+  Function& F;
+  std::unique_ptr<GroupUniformity> U;
+  uint32_t NextLoopId = 0;
+  bool IgnoreCost = false;
+  std::set<uint32_t> Masks; // the masked regions' loop ids
+};
+
+} // namespace
+
+void ImplicitLoopBarriers::run(Module& M, Function& F, bool IgnoreCost) {
+  if (!F.IsKernel || !F.PrivateArrays.empty() || !F.Body || M.IsHost)
+    return;
+  Rewriter(M, F, IgnoreCost).run();
+}
+
+} // namespace cajeta::kir

@@ -1,0 +1,103 @@
+// Loops inside work-items (WorkItemLoops.cj) against the same loops on the host, with sizes that
+// leave the last workgroups partly idle. On the CPU these are the shapes kir::ImplicitLoopBarriers
+// runs once per group (the ctest conformance_cpu_loop_barriers_all runs them with every uniform
+// loop so).
+#include "ConformanceSupport.h"
+
+namespace conformance {
+namespace {
+
+TEST(WorkItemLoops, GuardedMatmulOverPartialGroups) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t Rows = 37, Cols = 45, Inner = 29;
+  std::vector<float> A = uniformData<float>(Rows * Inner, 11, -1, 1);
+  std::vector<float> B = uniformData<float>(Inner * Cols, 12, -1, 1);
+  auto DA = toDevice(A), DB = toDevice(B);
+  auto DC = filledBuffer<float>(Rows * Cols, -7.0f);
+  runKernel(P.kernel("WorkItemLoops.matmul"), xpu::grid(groupsFor(Cols, 16), groupsFor(Rows, 8)),
+            xpu::block(16, 8), DC, DA, DB, Rows, Cols, Inner);
+  std::vector<float> Want(Rows * Cols);
+  for (uint32_t I = 0; I < Rows; ++I)
+    for (uint32_t J = 0; J < Cols; ++J) {
+      float Sum = 0.0f;
+      for (uint32_t K = 0; K < Inner; ++K)
+        Sum += A[I * Inner + K] * B[K * Cols + J];
+      Want[I * Cols + J] = Sum;
+    }
+  expectSame(fromDevice(DC), Want, "WorkItemLoops.matmul");
+}
+
+TEST(WorkItemLoops, AReturnInsideTheLoopLeavesOnlyThatWorkItem) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t Rows = 40, Cols = 150;
+  std::vector<float> Data = uniformData<float>(Rows * Cols, 13, 0, 1);
+  Rng R(14);
+  for (uint32_t J = 0; J < Cols; J += 3) // a third of the columns have a negative element
+    Data[(R.next() % Rows) * Cols + J] = -1.0f;
+  auto DD = toDevice(Data);
+  auto DO = filledBuffer<float>(Cols + 10, 5.0f);
+  run1D(P.kernel("WorkItemLoops.sumUntilNegative"), Cols + 10, 32, DO, DD, Rows, Cols);
+  std::vector<float> Want(Cols + 10, 5.0f);
+  for (uint32_t J = 0; J < Cols; ++J) {
+    float Sum = 0.0f;
+    bool Negative = false;
+    for (uint32_t Row = 0; Row < Rows && !Negative; ++Row) {
+      float V = Data[Row * Cols + J];
+      if (V < 0.0f) {
+        Want[J] = -float(Row + 1);
+        Negative = true;
+      } else {
+        Sum += V;
+      }
+    }
+    if (!Negative)
+      Want[J] = Sum;
+  }
+  expectSame(fromDevice(DO), Want, "WorkItemLoops.sumUntilNegative");
+}
+
+TEST(WorkItemLoops, BothBranchesOfADivergentIfRunTheirLoops) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t Rows = 23, Cols = 100, Total = 140;
+  std::vector<float> Data = uniformData<float>(Rows * Cols, 15, -1, 1);
+  auto DD = toDevice(Data);
+  auto DO = filledBuffer<float>(Total, 0.0f);
+  run1D(P.kernel("WorkItemLoops.guardWithElse"), Total, 64, DO, DD, Rows, Cols, Total);
+  std::vector<float> Want(Total);
+  for (uint32_t J = 0; J < Total; ++J) {
+    if (J < Cols) {
+      float Sum = 0.0f;
+      for (uint32_t Row = 0; Row < Rows; ++Row)
+        if (((J + Row) & 3) != 0)
+          Sum += Data[Row * Cols + J];
+      Want[J] = Sum;
+    } else {
+      Want[J] = float(Rows * (Rows - 1) / 2);
+    }
+  }
+  expectSame(fromDevice(DO), Want, "WorkItemLoops.guardWithElse");
+}
+
+TEST(WorkItemLoops, CountsFromABufferNestedLoopsAndTheCounterAfterwards) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t Rows = 31, Cols = 70;
+  std::vector<float> Data = uniformData<float>(Rows * Cols, 16, -1, 1);
+  std::vector<uint32_t> Params = {3, Rows, 4};
+  auto DD = toDevice(Data);
+  auto DP = toDevice(Params);
+  auto DO = filledBuffer<float>(Cols, 0.0f);
+  run1D(P.kernel("WorkItemLoops.nested"), Cols, 32, DO, DD, DP, Cols);
+  std::vector<float> Want(Cols);
+  for (uint32_t J = 0; J < Cols; ++J) {
+    float Sum = 0.0f;
+    uint32_t Row = 0;
+    for (uint32_t Pass = 0; Pass < Params[0]; ++Pass)
+      for (Row = Pass; Row < Rows; Row += Params[2])
+        Sum += Data[Row * Cols + J] * float(Pass + 1);
+    Want[J] = Sum + float(Row);
+  }
+  expectSame(fromDevice(DO), Want, "WorkItemLoops.nested");
+}
+
+} // namespace
+} // namespace conformance
