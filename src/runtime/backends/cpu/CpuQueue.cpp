@@ -3,6 +3,7 @@
 
 #include "bundle/CpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/backends/cpu/SpinWait.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/scheduler/Submission.h"
 
@@ -24,6 +25,8 @@ class CpuEvent : public BackendEvent {
 public:
   CpuEvent(std::shared_ptr<CpuQueue::Progress> P, uint64_t Seq) : P(std::move(P)), Seq(Seq) {}
   void synchronize() override {
+    if (spinUntil([&] { return P->Completed.load(std::memory_order_acquire) >= Seq; }))
+      return;
     std::unique_lock<std::mutex> Lock(P->Mutex);
     P->Cv.wait(Lock, [&] { return P->Completed >= Seq; });
   }
@@ -116,6 +119,7 @@ void CpuQueue::push(Work&& W) {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     Pending.push_back(std::move(W));
+    PendingCount.store(Pending.size(), std::memory_order_release);
   }
   ++Enqueued;
   WorkCv.notify_one();
@@ -228,7 +232,7 @@ void CpuQueue::wait(BackendEvent& E) {
 }
 
 void CpuQueue::synchronize(std::vector<QueuedFailure>& Out) {
-  {
+  if (!spinUntil([&] { return Done->Completed.load(std::memory_order_acquire) >= Enqueued; })) {
     std::unique_lock<std::mutex> Lock(Done->Mutex);
     Done->Cv.wait(Lock, [&] { return Done->Completed >= Enqueued; });
   }
@@ -246,6 +250,7 @@ void CpuQueue::synchronize(std::vector<QueuedFailure>& Out) {
 void CpuQueue::run() {
   for (;;) {
     Work W;
+    spinUntil([&] { return PendingCount.load(std::memory_order_acquire) != 0; });
     {
       std::unique_lock<std::mutex> Lock(Mutex);
       WorkCv.wait(Lock, [&] { return Stopping || !Pending.empty(); });
@@ -253,6 +258,7 @@ void CpuQueue::run() {
         return;
       W = std::move(Pending.front());
       Pending.pop_front();
+      PendingCount.store(Pending.size(), std::memory_order_release);
     }
     try {
       execute(W);

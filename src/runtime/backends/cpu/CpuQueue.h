@@ -54,7 +54,7 @@ public:
   struct Progress {
     std::mutex Mutex;
     std::condition_variable Cv;
-    uint64_t Completed = 0;
+    std::atomic<uint64_t> Completed{0}; // written under Mutex, polled without it
   };
 
 private:
@@ -95,7 +95,8 @@ private:
   std::mutex Mutex; // Pending, Stopping, Failures, FirstError
   std::condition_variable WorkCv;
   std::deque<Work> Pending;
-  uint64_t Enqueued = 0; // only the owning stream's thread touches it
+  std::atomic<size_t> PendingCount{0}; // Pending.size(), polled by the worker without Mutex
+  uint64_t Enqueued = 0;               // only the owning stream's thread touches it
   bool Stopping = false;
   std::atomic<bool> Abandoned{false}; // abandon(): the destructor detaches the worker
   std::vector<QueuedFailure> Failures;

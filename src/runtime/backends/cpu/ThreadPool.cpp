@@ -1,6 +1,8 @@
 // The CPU backend's thread pool: jobs on a list, chunks claimed with an atomic counter.
 #include "runtime/backends/cpu/ThreadPool.h"
 
+#include "runtime/backends/cpu/SpinWait.h"
+
 #include <algorithm>
 #include <atomic>
 #include <system_error>
@@ -52,51 +54,59 @@ void ThreadPool::runChunks(Job& J) {
   }
 }
 
+void ThreadPool::unlink(Job& J) {
+  for (Job** P = &Jobs; *P; P = &(*P)->Link) {
+    if (*P != &J)
+      continue;
+    *P = J.Link;
+    JobCount.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+}
+
 void ThreadPool::parallelFor(uint64_t Total, ChunkFn Body, void* Ctx) {
   if (!Total)
     return;
   // Several chunks per participant balance uneven workgroups; a chunk amortises the claim.
   uint64_t Chunk = std::max<uint64_t>(1, Total / (uint64_t(participants()) * 4));
   Job J{Body, Ctx, Total, Chunk};
-  std::unique_lock<std::mutex> Lock(Mutex);
-  J.Link = Jobs;
-  Jobs = &J;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    J.Link = Jobs;
+    Jobs = &J;
+    JobCount.fetch_add(1, std::memory_order_release);
+  }
+  // Workers still spinning from the last job take this one without a wake-up.
   if (Chunk >= Total)
     WorkCv.notify_one();
   else
     WorkCv.notify_all();
   // Every chunk claimed and no worker inside: done. Workers unlink the job when they leave it.
-  DoneCv.wait(Lock, [&] {
-    return std::atomic_ref<uint64_t>(J.Next).load(std::memory_order_relaxed) >= J.Total &&
-           J.Active == 0;
-  });
-  for (Job** P = &Jobs; *P; P = &(*P)->Link) {
-    if (*P != &J)
-      continue;
-    *P = J.Link;
-    break;
-  }
+  auto Finished = [&] {
+    return std::atomic_ref<uint64_t>(J.Next).load(std::memory_order_acquire) >= J.Total &&
+           J.Active.load(std::memory_order_acquire) == 0;
+  };
+  spinUntil(Finished);
+  std::unique_lock<std::mutex> Lock(Mutex);
+  DoneCv.wait(Lock, Finished);
+  unlink(J);
 }
 
 void ThreadPool::workerLoop() {
-  std::unique_lock<std::mutex> Lock(Mutex);
   for (;;) {
+    spinUntil([&] { return JobCount.load(std::memory_order_acquire) != 0; });
+    std::unique_lock<std::mutex> Lock(Mutex);
     WorkCv.wait(Lock, [&] { return Stopping || Jobs; });
     if (Stopping)
       return;
     Job& J = *Jobs;
-    ++J.Active;
+    J.Active.fetch_add(1, std::memory_order_relaxed);
     Lock.unlock();
     runChunks(J);
     Lock.lock();
     // Done with J: unlink it if its owner has not yet, so helpers stop picking it up.
-    for (Job** P = &Jobs; *P; P = &(*P)->Link) {
-      if (*P != &J)
-        continue;
-      *P = J.Link;
-      break;
-    }
-    if (--J.Active == 0)
+    unlink(J);
+    if (J.Active.fetch_sub(1, std::memory_order_acq_rel) == 1)
       DoneCv.notify_all();
   }
 }

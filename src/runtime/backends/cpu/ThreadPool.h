@@ -42,18 +42,21 @@ private:
     uint64_t Total;
     uint64_t Chunk;
     uint64_t Next = 0; // guarded by the job's atomic use below
-    unsigned Active = 0;
+    std::atomic<unsigned> Active{0};
     Job* Link = nullptr;
   };
 
   void workerLoop();
+  /// Takes J off the list if it is still there (Mutex held).
+  void unlink(Job& J);
   static void* threadMain(void* Pool);
   static void runChunks(Job& J);
 
   std::mutex Mutex;
   std::condition_variable WorkCv;
   std::condition_variable DoneCv;
-  Job* Jobs = nullptr; // jobs that still have chunks to hand out
+  Job* Jobs = nullptr;               // jobs that still have chunks to hand out
+  std::atomic<unsigned> JobCount{0}; // the list's length, polled by idle workers without Mutex
   bool Stopping = false;
   std::atomic<bool> Abandoned{false};
   std::vector<pthread_t> Threads;
