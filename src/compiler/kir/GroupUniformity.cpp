@@ -3,11 +3,12 @@
 // "Uniform" here is among the running work-items: a work-item that returned never runs again,
 // and one that left a loop by a divergent `break` is parked until that loop ends (the CPU's
 // fission runs it only after the loop), so the work-items still inside agree on every uniform
-// value. A local assigned inside such a loop is uniform only if nothing outside the loop
-// refers to it (the parked work-items come back to the loop's exit, where they would see the
-// value the others left). A divergent `continue` is not treated that way: the loop's body is
-// then divergent. The fixed point starts from "every scalar local is uniform" and demotes a
-// local at each assignment that is not a uniform statement under uniform control.
+// value. The parked work-items come back at the loop's exit, where they would see what the
+// others left in a uniform local: a local assigned in such a loop is uniform only if it is read
+// nowhere else and assigned outside the loop only just before it (a for loop's counter). A
+// divergent `continue` is not treated that way: the loop's body is then divergent. The fixed
+// point starts from "every scalar local is uniform" and demotes a local at each assignment that
+// is not a uniform statement under uniform control.
 #include "compiler/kir/GroupUniformity.h"
 
 #include "compiler/kir/Walk.h"
@@ -121,15 +122,16 @@ GroupUniformity::GroupUniformity(const Function& Fn) : F(Fn) {
 }
 
 void GroupUniformity::computeLoopLocality() {
-  EnclosingAllRefs.assign(F.Locals.size(), {});
-  std::vector<bool> Seen(F.Locals.size(), false);
+  ReadLoops.assign(F.Locals.size(), {});
+  Read.assign(F.Locals.size(), false);
+  AssignSites.assign(F.Locals.size(), {});
   std::vector<const Stmt*> Stack;
-  auto Ref = [&](uint32_t L) {
-    if (L >= Seen.size())
+  auto ReadAt = [&](uint32_t L) {
+    if (L >= Read.size())
       return;
-    std::vector<const Stmt*>& Common = EnclosingAllRefs[L];
-    if (!Seen[L]) {
-      Seen[L] = true;
+    std::vector<const Stmt*>& Common = ReadLoops[L];
+    if (!Read[L]) {
+      Read[L] = true;
       Common = Stack;
       return;
     }
@@ -138,21 +140,23 @@ void GroupUniformity::computeLoopLocality() {
       ++N;
     Common.resize(N);
   };
-  auto RefsIn = [&](const Expr* E) {
-    forEachExpr(E, [&](const Expr* X) {
-      if (X->K == Expr::Kind::Local || X->K == Expr::Kind::Assign)
-        Ref(X->Index);
-    });
-  };
   std::function<void(const Stmt*)> Walk = [&](const Stmt* S) {
     if (!S)
       return;
     bool IsLoop = S->K == Stmt::Kind::Loop;
     if (IsLoop)
       Stack.push_back(S);
-    RefsIn(S->E);
-    for (const Stmt* C : S->Body)
-      Walk(C);
+    forEachExpr(S->E, [&](const Expr* X) {
+      if (X->K == Expr::Kind::Local)
+        ReadAt(X->Index);
+      else if (X->K == Expr::Kind::Assign && X->Index < AssignSites.size())
+        AssignSites[X->Index].push_back({S, Stack});
+    });
+    for (size_t I = 0; I < S->Body.size(); ++I) {
+      if (S->K == Stmt::Kind::Block && S->Body[I])
+        Parent[S->Body[I]] = {S, I};
+      Walk(S->Body[I]);
+    }
     for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
       Walk(C);
     if (IsLoop)
@@ -161,9 +165,25 @@ void GroupUniformity::computeLoopLocality() {
   Walk(F.Body);
 }
 
-bool GroupUniformity::isLoopLocal(uint32_t L, const Stmt* Loop) const {
-  const std::vector<const Stmt*>& Common = EnclosingAllRefs[L];
-  return std::find(Common.begin(), Common.end(), Loop) != Common.end();
+bool GroupUniformity::isScopedTo(uint32_t L, const Stmt* Loop) const {
+  auto Inside = [&](const std::vector<const Stmt*>& Loops) {
+    return std::find(Loops.begin(), Loops.end(), Loop) != Loops.end();
+  };
+  if (Read[L] && !Inside(ReadLoops[L]))
+    return false;
+  auto LoopAt = Parent.find(Loop);
+  for (const auto& [Site, Loops] : AssignSites[L]) {
+    if (Inside(Loops))
+      continue;
+    // Set before the loop in the loop's own block (a for loop's initialisation): each entry
+    // into the loop starts from a value every work-item shares.
+    auto SiteAt = Parent.find(Site);
+    if (LoopAt == Parent.end() || SiteAt == Parent.end() ||
+        SiteAt->second.first != LoopAt->second.first ||
+        SiteAt->second.second >= LoopAt->second.second)
+      return false;
+  }
+  return true;
 }
 
 bool GroupUniformity::isUniform(const Expr* E) const {
@@ -228,7 +248,7 @@ void GroupUniformity::checkEval(const Stmt* S, bool UniformControl) {
     for (const Expr* A : Assigns) {
       Ok = Ok && isUniformLocal(A->Index) && isUniform(A->Ops[0]);
       for (const Stmt* L : BreakScopes)
-        Ok = Ok && isLoopLocal(A->Index, L);
+        Ok = Ok && isScopedTo(A->Index, L);
     }
   }
   if (Ok) {
@@ -338,40 +358,62 @@ bool GroupUniformity::isRematerializable(const Expr* E) const {
 }
 
 void GroupUniformity::computeRematerialization() {
-  // Assignments per local, and the kernel's top-level statements (reached through blocks only)
-  // in order: a single assignment there comes before every read of the local (Sema declares
-  // each local with its initial value, so no read precedes its declaration).
+  // A local assigned once, by an Eval statement whose value is rematerializable, and read only
+  // where that statement has run before: later in its block, or later in the blocks around it
+  // as long as only blocks enclose it (not out of a loop or an if).
   std::vector<unsigned> Count(F.Locals.size(), 0);
   forEachExprIn(F.Body, [&](const Expr* E) {
     if (E->K == Expr::Kind::Assign && E->Index < Count.size())
       ++Count[E->Index];
   });
-  std::vector<bool> Read(F.Locals.size(), false);
-  std::function<void(const Stmt*)> TopLevel = [&](const Stmt* S) {
+  std::vector<bool> Available(F.Locals.size(), false), Rejected(F.Locals.size(), false);
+  std::map<uint32_t, const Stmt*> Candidate;
+  auto Reads = [&](const Expr* E) {
+    forEachExpr(E, [&](const Expr* X) {
+      if (X->K == Expr::Kind::Local && X->Index < Available.size() && !Available[X->Index])
+        Rejected[X->Index] = true;
+    });
+  };
+  // Returns the locals made available inside S that stay available after it.
+  std::function<std::vector<uint32_t>(const Stmt*)> Walk = [&](const Stmt* S) {
+    std::vector<uint32_t> Made;
     if (!S)
-      return;
+      return Made;
     if (S->K == Stmt::Kind::Block) {
       for (const Stmt* C : S->Body)
-        TopLevel(C);
-      return;
+        for (uint32_t L : Walk(C))
+          Made.push_back(L);
+      return Made;
     }
+    Reads(S->E);
     if (S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Assign &&
         S->E->Ops.size() == 1) {
       uint32_t L = S->E->Index;
-      if (L < Count.size() && Count[L] == 1 && !Read[L] && !isUniformLocal(L) &&
-          F.Locals[L].Ty.isScalar() && isRematerializable(S->E->Ops[0])) {
+      if (L < Count.size() && Count[L] == 1 && !isUniformLocal(L) && F.Locals[L].Ty.isScalar() &&
+          isRematerializable(S->E->Ops[0])) {
         Remat[L] = S->E->Ops[0];
-        RematStmts.insert(S);
+        Candidate[L] = S;
+        Available[L] = true;
+        Made.push_back(L);
       }
+      return Made;
     }
-    forEachExprIn(S, [&](const Expr* E) {
-      if (E->K == Expr::Kind::Local && E->Index < Read.size())
-        Read[E->Index] = true;
-    });
+    // Inside an if or a loop: what becomes available there is not after it.
+    for (const Stmt* C : S->Body)
+      for (uint32_t L : Walk(C))
+        Available[L] = false;
+    for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+      for (uint32_t L : Walk(C))
+        Available[L] = false;
+    return Made;
   };
-  TopLevel(F.Body);
-  // A local read before the top-level statement that assigns it (only possible in code that
-  // Sema did not write) is not rematerialized; nor are its dependants.
+  Walk(F.Body);
+  for (auto& [L, S] : Candidate)
+    if (!Rejected[L])
+      RematStmts.insert(S);
+  for (auto It = Remat.begin(); It != Remat.end();)
+    It = Rejected[It->first] ? Remat.erase(It) : std::next(It);
+  // A local whose value reads one that was dropped is dropped too.
   bool Dropped = true;
   while (Dropped) {
     Dropped = false;
@@ -380,11 +422,7 @@ void GroupUniformity::computeRematerialization() {
         ++It;
         continue;
       }
-      for (auto S = RematStmts.begin(); S != RematStmts.end(); ++S)
-        if ((*S)->E->Index == It->first) {
-          RematStmts.erase(S);
-          break;
-        }
+      RematStmts.erase(Candidate[It->first]);
       It = Remat.erase(It);
       Dropped = true;
     }

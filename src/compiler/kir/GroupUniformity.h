@@ -50,7 +50,9 @@ private:
   void walk(const Stmt* S, bool UniformControl);
   void demoteAssignmentsIn(const Expr* E);
   void checkEval(const Stmt* S, bool UniformControl);
-  bool isLoopLocal(uint32_t Local, const Stmt* Loop) const;
+  /// Whether every read of Local is inside Loop and every assignment outside it comes before
+  /// it in the block that holds it.
+  bool isScopedTo(uint32_t Local, const Stmt* Loop) const;
   void computeRematerialization();
   bool isRematerializable(const Expr* E) const;
 
@@ -60,8 +62,13 @@ private:
   std::set<const Stmt*> UniformStmts, UniformLoops;
   std::map<uint32_t, const Expr*> Remat;
   std::set<const Stmt*> RematStmts;
-  /// Per local, the loops enclosing every reference to it (outermost first).
-  std::vector<std::vector<const Stmt*>> EnclosingAllRefs;
+  /// Per local: the loops enclosing every read of it (outermost first), whether it is read,
+  /// and each statement that assigns it with the loops around that statement.
+  std::vector<std::vector<const Stmt*>> ReadLoops;
+  std::vector<bool> Read;
+  std::vector<std::vector<std::pair<const Stmt*, std::vector<const Stmt*>>>> AssignSites;
+  /// Each statement of a block: the block and its position.
+  std::map<const Stmt*, std::pair<const Stmt*, size_t>> Parent;
   // State of the fixed point.
   std::set<uint32_t> DivergentBreak, DivergentContinue; // loop ids
   std::map<uint32_t, bool> BodyUniform;                 // loop id -> its body's control

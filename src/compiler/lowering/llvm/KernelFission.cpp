@@ -12,6 +12,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <cassert>
+#include <functional>
 
 namespace cajeta::lowering {
 
@@ -65,6 +66,11 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
   llvm::IRBuilder<> AB(Entry.getTerminator());
   FS.Uniformity = std::make_unique<kir::GroupUniformity>(*FS.KF);
   FS.PerItem.clear();
+  FS.RefCount.assign(FS.KF->Locals.size(), 0);
+  kir::forEachExprIn(FS.KF->Body, [&](const Expr* E) {
+    if ((E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign) && E->Index < FS.RefCount.size())
+      ++FS.RefCount[E->Index];
+  });
   for (uint32_t I = 0; I < FS.KF->Locals.size(); ++I) {
     const kir::Local& L = FS.KF->Locals[I];
     assert(L.Ty.isScalar() && "verified KIR: locals are scalars");
@@ -175,9 +181,118 @@ llvm::Value* KernelLowering::leaderCondition(const Expr* E) {
   return Phi;
 }
 
+namespace {
+
+/// Calls F on each local an expression tree reads or assigns.
+template <class Fn> void forEachLocalRef(const Expr* E, Fn&& F) {
+  kir::forEachExpr(E, [&](const Expr* X) {
+    if (X->K == Expr::Kind::Local || X->K == Expr::Kind::Assign)
+      F(X->Index);
+  });
+}
+
+/// Whether each run of S writes local L before reading it: the first reference to L in S is an
+/// Eval assigning it (from a value that does not read it), reached through blocks only, or
+/// through blocks inside a loop body that holds every reference to L.
+bool writtenFirst(const Stmt* S, uint32_t L) {
+  const Stmt* First = nullptr;
+  bool Found = false;
+  std::vector<const Stmt*> Path, FirstPath;
+  std::function<void(const Stmt*)> Walk = [&](const Stmt* X) {
+    if (!X || Found)
+      return;
+    Path.push_back(X);
+    bool Refers = false;
+    forEachLocalRef(X->E, [&](uint32_t I) { Refers |= I == L; });
+    if (Refers) {
+      Found = true;
+      First = X;
+      FirstPath = Path;
+    }
+    for (const Stmt* C : X->Body)
+      Walk(C);
+    for (const Stmt* C : {X->Then, X->Else, X->LoopBody, X->Step})
+      Walk(C);
+    Path.pop_back();
+  };
+  Walk(S);
+  if (!First || First->K != Stmt::Kind::Eval || First->E->K != Expr::Kind::Assign ||
+      First->E->Index != L)
+    return false;
+  bool ReadsItself = false;
+  forEachLocalRef(First->E->Ops.empty() ? nullptr : First->E->Ops[0],
+                  [&](uint32_t I) { ReadsItself |= I == L; });
+  if (ReadsItself)
+    return false;
+  // The statements between S and the assignment: blocks, or a loop whose body holds it and
+  // every other reference (each iteration then writes first).
+  for (size_t I = 0; I + 1 < FirstPath.size(); ++I) {
+    const Stmt* X = FirstPath[I];
+    if (X->K == Stmt::Kind::Block)
+      continue;
+    if (X->K != Stmt::Kind::Loop || FirstPath[I + 1] != X->LoopBody)
+      return false;
+    bool Outside = false;
+    forEachLocalRef(X->E, [&](uint32_t R) { Outside |= R == L; });
+    kir::forEachExprIn(X->Step, [&](const Expr* E) {
+      Outside |= (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign) && E->Index == L;
+    });
+    if (Outside)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::vector<uint32_t> KernelLowering::regionPrivateLocals(const std::vector<const Stmt*>& Stmts) {
+  std::map<uint32_t, unsigned> Refs;
+  for (const Stmt* S : Stmts)
+    kir::forEachExprIn(S, [&](const Expr* E) {
+      if (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign)
+        ++Refs[E->Index];
+    });
+  std::vector<uint32_t> Out;
+  for (auto [L, N] : Refs) {
+    if (L >= Cur->PerItem.size() || !Cur->PerItem[L] || !Cur->Locals[L] || N != Cur->RefCount[L])
+      continue;
+    // The first statement of the region that refers to L must write it first.
+    for (const Stmt* S : Stmts) {
+      bool Refers = false;
+      kir::forEachExprIn(S, [&](const Expr* E) {
+        Refers |= (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign) && E->Index == L;
+      });
+      if (!Refers)
+        continue;
+      if (writtenFirst(S, L))
+        Out.push_back(L);
+      break;
+    }
+  }
+  return Out;
+}
+
 void KernelLowering::emitRegion(const std::vector<const Stmt*>& Stmts) {
   if (Stmts.empty() || !Error.empty())
     return;
+  // Locals that live only while the region runs for one work-item: a scalar each (registers
+  // after mem2reg) instead of a slot per work-item.
+  std::vector<std::pair<uint32_t, llvm::Value*>> Saved;
+  for (uint32_t L : regionPrivateLocals(Stmts)) {
+    llvm::IRBuilder<> AB(Cur->F->getEntryBlock().getTerminator());
+    Saved.push_back({L, Cur->Locals[L]});
+    Cur->Locals[L] =
+        AB.CreateAlloca(valueType(Ctx, Cur->KF->Locals[L].Ty), nullptr, Cur->KF->Locals[L].Name);
+    Cur->PerItem[L] = false;
+  }
+  emitRegionBoth(Stmts);
+  for (auto [L, Slot] : Saved) {
+    Cur->Locals[L] = Slot;
+    Cur->PerItem[L] = true;
+  }
+}
+
+void KernelLowering::emitRegionBoth(const std::vector<const Stmt*>& Stmts) {
   if (!Cur->Park)
     return emitRegionLoop(Stmts, /*SkipParked=*/false);
   // While no work-item is parked, the region runs without testing each one, so its loop over

@@ -106,10 +106,11 @@ private:
     /// recomputes them); the rest have a slot per work-item (PerItem).
     std::unique_ptr<kir::GroupUniformity> Uniformity;
     std::vector<bool> PerItem;
-    std::map<uint32_t, unsigned> GroupLoops;   // barrier loops being lowered: id -> depth (1-based)
-    std::set<const kir::Stmt*> BarrierStmts;   // statements that contain a barrier
-    std::deque<BufferValue> HostArrays;        // host: heap arrays as indexed (bufferOf)
-    std::vector<llvm::BasicBlock*> Unwind;     // host: the enclosing try statements' dispatches
+    std::vector<unsigned> RefCount;          // reads and assignments of each local in the function
+    std::map<uint32_t, unsigned> GroupLoops; // barrier loops being lowered: id -> depth (1-based)
+    std::set<const kir::Stmt*> BarrierStmts; // statements that contain a barrier
+    std::deque<BufferValue> HostArrays;      // host: heap arrays as indexed (bufferOf)
+    std::vector<llvm::BasicBlock*> Unwind;   // host: the enclosing try statements' dispatches
     llvm::BasicBlock* ReturnPending = nullptr; // host: returns (a zero value) to unwind
   };
 
@@ -138,6 +139,10 @@ private:
   void emitGroupStmt(const kir::Stmt* S);
   void emitGroupLoop(const kir::Stmt* S);
   void emitRegion(const std::vector<const kir::Stmt*>& Stmts);
+  /// The region's loop, twice where work-items may be parked: unmasked while none is.
+  void emitRegionBoth(const std::vector<const kir::Stmt*>& Stmts);
+  /// The per-work-item locals that only Stmts refer to and that each run writes before reading.
+  std::vector<uint32_t> regionPrivateLocals(const std::vector<const kir::Stmt*>& Stmts);
   /// One loop over the group's work-items running Stmts (skipping parked ones if SkipParked).
   void emitRegionLoop(const std::vector<const kir::Stmt*>& Stmts, bool SkipParked);
   /// AnyParked = whether some work-item of the group is parked (after a region that can park
