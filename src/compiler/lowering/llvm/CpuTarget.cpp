@@ -156,9 +156,14 @@ llvm::MDNode* parallelLoopId(llvm::LLVMContext& C, llvm::MDNode* AccessGroup) {
   llvm::Metadata* Parallel[] = {llvm::MDString::get(C, "llvm.loop.parallel_accesses"), AccessGroup};
   llvm::Metadata* Vectorize[] = {llvm::MDString::get(C, "llvm.loop.vectorize.enable"),
                                  llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(C))};
+  // A work-item loop runs the group's x extent (32-256 work-items): interleaving vector
+  // iterations would leave a 32-wide row to the scalar remainder.
+  llvm::Metadata* Interleave[] = {
+      llvm::MDString::get(C, "llvm.loop.interleave.count"),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C), 1))};
   llvm::TempMDTuple Self = llvm::MDNode::getTemporary(C, {});
   llvm::Metadata* Ops[] = {Self.get(), llvm::MDNode::get(C, Parallel),
-                           llvm::MDNode::get(C, Vectorize)};
+                           llvm::MDNode::get(C, Vectorize), llvm::MDNode::get(C, Interleave)};
   llvm::MDNode* Id = llvm::MDNode::getDistinct(C, Ops);
   Id->replaceOperandWith(0, Id);
   return Id;
