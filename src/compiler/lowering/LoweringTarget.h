@@ -15,6 +15,7 @@
 #include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/IR/IRBuilder.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct KernelFrame {
   /// Fission only (a HasBarrier kernel on a target without a native barrier): work-items per
   /// workgroup (i64), defined in the entry block, where the walk puts its per-work-item arrays.
   llvm::Value* GroupSize = nullptr;
+  /// Set by the walk (targets that defer bounds failures): the target calls it where its loop
+  /// over a workgroup's work-items ends, where the failures seen in that loop are reported.
+  std::function<void(llvm::IRBuilder<>&)> AfterWorkItems;
 };
 
 /// Emits a kernel body with the builder positioned inside the target's wrapper. On return the
@@ -94,6 +98,11 @@ public:
   virtual void emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W,
                                  llvm::Value* ParamIndex, llvm::Value* Index,
                                  llvm::Value* Length) = 0;
+  /// --check-bounds: whether a kernel's work-items may go on past a failed access (the access
+  /// skipped, a load giving 0) to the end of the target's loop over work-items, where the
+  /// failure is reported (KernelFrame::AfterWorkItems), so that loop has no early exit and
+  /// vectorizes. Only accesses outside any loop of the kernel are deferred.
+  virtual bool defersBoundsFailures() const { return false; }
 
   /// --check-bounds: an i1 that is true once the launch has recorded a failure (checked after
   /// helper calls so that a failure inside a helper ends the caller too).

@@ -89,6 +89,7 @@ public:
   void emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W, llvm::Value* ParamIndex,
                          llvm::Value* Index, llvm::Value* Length) override;
   llvm::Value* emitHasFailed(llvm::IRBuilder<>& B, const WorkItemContext& W) override;
+  bool defersBoundsFailures() const override { return Opts.CheckBounds; }
   BufferValue sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W, const kir::Function& KF,
                           unsigned Index) override {
     return Index < Shared.size() ? Shared[Index] : BufferValue{};
@@ -348,16 +349,19 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   }
 
   B.SetInsertPoint(GroupLatch);
+  if (Frame.AfterWorkItems)
+    Frame.AfterWorkItems(B); // the group's deferred bounds failures
+  llvm::BasicBlock* Latch = B.GetInsertBlock();
   llvm::Value* GNext = B.CreateAdd(G, B.getInt64(1), "g.next", /*HasNUW=*/true);
-  G->addIncoming(GNext, GroupLatch);
+  G->addIncoming(GNext, Latch);
   // Step x; at the end of a row carry into y, at the end of a plane into z.
   llvm::Value* XNext = B.CreateAdd(Gx, B.getInt32(1), "gx.next");
   llvm::Value* XWrap = B.CreateICmpUGE(XNext, Dims[0]);
   llvm::Value* YStep = B.CreateAdd(Gy, B.CreateZExt(XWrap, B.getInt32Ty()), "gy.step");
   llvm::Value* YWrap = B.CreateICmpUGE(YStep, Dims[1]);
-  Gx->addIncoming(B.CreateSelect(XWrap, B.getInt32(0), XNext), GroupLatch);
-  Gy->addIncoming(B.CreateSelect(YWrap, B.getInt32(0), YStep), GroupLatch);
-  Gz->addIncoming(B.CreateAdd(Gz, B.CreateZExt(YWrap, B.getInt32Ty()), "gz.next"), GroupLatch);
+  Gx->addIncoming(B.CreateSelect(XWrap, B.getInt32(0), XNext), Latch);
+  Gy->addIncoming(B.CreateSelect(YWrap, B.getInt32(0), YStep), Latch);
+  Gz->addIncoming(B.CreateAdd(Gz, B.CreateZExt(YWrap, B.getInt32Ty()), "gz.next"), Latch);
   B.CreateCondBr(B.CreateICmpULT(GNext, GroupEnd), GroupBody, Exit);
   B.SetInsertPoint(Exit);
   B.CreateRetVoid();
@@ -518,8 +522,13 @@ void CpuTarget::emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, const kir:
   B.SetInsertPoint(Latch);
   llvm::Value* Next = B.CreateAdd(Id, B.getInt64(1), "flat.next", /*HasNUW=*/true);
   Id->addIncoming(Next, Latch);
-  llvm::BranchInst* Back = B.CreateCondBr(B.CreateICmpULT(Next, End), Body, Exit);
+  llvm::BasicBlock* Done = llvm::BasicBlock::Create(C, "flat.done", F);
+  llvm::BranchInst* Back = B.CreateCondBr(B.CreateICmpULT(Next, End), Body, Done);
   Back->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  B.SetInsertPoint(Done);
+  if (Frame.AfterWorkItems)
+    Frame.AfterWorkItems(B); // the chunk's deferred bounds failures
+  B.CreateBr(Exit);
   B.SetInsertPoint(Nest);
 }
 

@@ -337,6 +337,7 @@ void KernelLowering::updateAnyParked() {
 }
 
 void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool SkipParked) {
+  Cur->DeferChecks = Opts.CheckBounds && Target.defersBoundsFailures();
   Target.emitWorkItemLoop(
       B, Cur->Group,
       [&](llvm::IRBuilder<>& RB, const WorkItemContext& W, llvm::Value* Item,
@@ -346,6 +347,8 @@ void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool 
         Cur->WorkItem = W;
         Cur->Item = Item;
         Cur->NextItem = Next;
+        Cur->ItemStart = B.GetInsertBlock();
+        Cur->ItemLatch = Next;
         if (SkipParked) { // a returned or parked work-item skips the region
           llvm::Value* P =
               B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, Item));
@@ -359,6 +362,9 @@ void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool 
         if (&RB != &B)
           RB.SetInsertPoint(B.GetInsertBlock());
       });
+  Cur->DeferChecks = false;
+  Cur->ItemStart = Cur->ItemLatch = nullptr;
+  emitDeferredChecks();
   Cur->WorkItem = Cur->Group;
   Cur->Item = nullptr;
   Cur->NextItem = nullptr;

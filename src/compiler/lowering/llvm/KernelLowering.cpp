@@ -230,6 +230,20 @@ llvm::Function* KernelLowering::emitEntry(const kir::Function& KF, const kir::Fu
     FS.Group = Frame.WorkItem;
     B.SetInsertPoint(TB.GetInsertBlock(), TB.GetInsertPoint());
     Cur = &FS;
+    FS.Deferred.clear();
+    FS.FailedSite = FS.ItemFailedSite = nullptr;
+    FS.DeferChecks = Opts.CheckBounds && Target.defersBoundsFailures() && !FS.Fission;
+    FS.ItemStart = FS.DeferChecks ? TB.GetInsertBlock() : nullptr;
+    FS.ItemLatch = FS.DeferChecks ? Frame.ReturnBlock : nullptr;
+    if (FS.DeferChecks)
+      Frame.AfterWorkItems = [this, &FS](llvm::IRBuilder<>& AB) {
+        FunctionState* Outer = Cur;
+        Cur = &FS;
+        B.SetInsertPoint(AB.GetInsertBlock(), AB.GetInsertPoint());
+        emitDeferredChecks();
+        AB.SetInsertPoint(B.GetInsertBlock());
+        Cur = Outer;
+      };
     if (FS.Fission && !FS.GroupSize)
       Error = "kernel '" + KF.Name + "': the target gave no workgroup size for barrier fission";
     else if (FS.Fission)
@@ -453,6 +467,9 @@ void KernelLowering::emitLoop(const Stmt* S) {
 
   B.CreateBr(S->TestAtEnd ? Body : Test);
   B.SetInsertPoint(Body);
+  // A loop inside a work-item checks its accesses at once: going on with a skipped load could
+  // keep it from ever ending.
+  ++Cur->LoopDepth;
   emitStmt(S->LoopBody);
   branchTo(Step);
   B.SetInsertPoint(Step);
@@ -463,6 +480,7 @@ void KernelLowering::emitLoop(const Stmt* S) {
     B.CreateCondBr(emitExpr(S->E), Body, Exit);
   else
     B.CreateBr(Body);
+  --Cur->LoopDepth;
   B.SetInsertPoint(Exit);
   Cur->Loops.erase(S->LoopId);
 }
@@ -751,35 +769,22 @@ const BufferValue* KernelLowering::bufferOf(const Expr* E) {
   return &Cur->Args[E->Index].Buffer;
 }
 
-llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* IndexExpr,
-                                            Type ElemTy) {
-  assert(IndexExpr->Ty.isInteger() && "verified KIR: integer indices");
-  llvm::Value* Index = emitExpr(IndexExpr);
-  Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
-  if ((Opts.CheckBounds && !Buf.Private) || Buf.HostArray) {
-    // A negative signed index is a huge unsigned one: out of range too.
-    llvm::Value* InRange = B.CreateICmpULT(Index, Buf.Length);
-    llvm::BasicBlock* Ok = newBlock("bounds.ok");
-    llvm::BasicBlock* Bad = newBlock("bounds.bad");
-    B.CreateCondBr(InRange, Ok, Bad);
-    B.SetInsertPoint(Bad);
-    if (Buf.HostArray) {
-      emitHostIndexFailure(IndexExpr, Index, Buf.Length);
-    } else {
-      Target.emitBoundsFailure(B, Cur->WorkItem, Buf.ParamIndex, Index, Buf.Length);
-      B.CreateBr(Cur->FailBlock);
-    }
-    B.SetInsertPoint(Ok);
-  }
-  return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
-}
-
 llvm::Value* KernelLowering::emitLoad(const Expr* E) {
   assert(E->Ops.size() == 2 && "verified KIR: load operands");
   const BufferValue* Buf = bufferOf(E->Ops[0]);
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
   assert(E->Ty == Elem && "verified KIR: load typing");
-  llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
+  llvm::Value* InRange = nullptr;
+  llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem, &InRange, /*ForLoad=*/true);
+  // A deferred bounds check (KernelBounds.cpp): out of range, the load is skipped and gives 0.
+  llvm::BasicBlock* Skip = InRange ? B.GetInsertBlock() : nullptr;
+  llvm::BasicBlock* Merge = nullptr;
+  if (InRange) {
+    llvm::BasicBlock* Do = newBlock("load.in.range");
+    Merge = newBlock("load.done");
+    B.CreateCondBr(InRange, Do, Merge);
+    B.SetInsertPoint(Do);
+  }
   llvm::LoadInst* V = B.CreateLoad(memoryType(Ctx, Elem), Addr);
   // A buffer the kernel only reads does not change while it runs (the scheduler orders streams
   // that share a buffer by what their commands do to it): NVPTX then reads it through the
@@ -789,9 +794,19 @@ llvm::Value* KernelLowering::emitLoad(const Expr* E) {
       E->Ops[0]->Index < KF.ParamAccess.size() &&
       KF.ParamAccess[E->Ops[0]->Index] == bundle::Access::Read)
     V->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(Ctx, {}));
+  llvm::Value* Result = V;
+  if (Merge) {
+    llvm::BasicBlock* Loaded = B.GetInsertBlock();
+    B.CreateBr(Merge);
+    B.SetInsertPoint(Merge);
+    llvm::PHINode* P = B.CreatePHI(V->getType(), 2);
+    P->addIncoming(V, Loaded);
+    P->addIncoming(llvm::Constant::getNullValue(V->getType()), Skip);
+    Result = P;
+  }
   if (Elem.isBool()) // bool in memory is a byte; any non-zero byte reads as true
-    return B.CreateICmpNE(V, B.getInt8(0));
-  return V;
+    return B.CreateICmpNE(Result, B.getInt8(0));
+  return Result;
 }
 
 llvm::Value* KernelLowering::emitStore(const Expr* E) {
@@ -801,10 +816,22 @@ llvm::Value* KernelLowering::emitStore(const Expr* E) {
   assert(E->Ty == Elem && E->Ops[2]->Ty == Elem && "verified KIR: store typing");
   // Left to right: the index, then the value; the bounds check happens before the value is
   // computed only if the index comes first, which it does.
-  llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem);
+  llvm::Value* InRange = nullptr;
+  llvm::Value* Addr = elementAddress(*Buf, E->Ops[1], Elem, &InRange);
   llvm::Value* V = emitExpr(E->Ops[2]);
   llvm::Value* Mem = Elem.isBool() ? B.CreateZExt(V, B.getInt8Ty()) : V;
+  if (!InRange) {
+    B.CreateStore(Mem, Addr);
+    return V;
+  }
+  // A deferred bounds check (KernelBounds.cpp): out of range, the store is skipped.
+  llvm::BasicBlock* Do = newBlock("store.in.range");
+  llvm::BasicBlock* Done = newBlock("store.done");
+  B.CreateCondBr(InRange, Do, Done);
+  B.SetInsertPoint(Do);
   B.CreateStore(Mem, Addr);
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
   return V;
 }
 

@@ -4,6 +4,7 @@
 
 #include "compiler/kir/GroupUniformity.h"
 #include "compiler/kir/Kir.h"
+#include "compiler/kir/WorkItemSlopes.h"
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/lowering/LoweringTarget.h"
 
@@ -109,8 +110,33 @@ private:
     std::vector<unsigned> RefCount;          // reads and assignments of each local in the function
     std::map<uint32_t, unsigned> GroupLoops; // barrier loops being lowered: id -> depth (1-based)
     std::set<const kir::Stmt*> BarrierStmts; // statements that contain a barrier
-    std::deque<BufferValue> HostArrays;      // host: heap arrays as indexed (bufferOf)
-    std::vector<llvm::BasicBlock*> Unwind;   // host: the enclosing try statements' dispatches
+    /// --check-bounds inside a loop over work-items whose end reports failures (CPU): each
+    /// access site's flag and smallest failing index, checked when the loop is done.
+    struct DeferredCheck {
+      llvm::Value* FirstIndex = nullptr; // i64 alloca: the smallest failing index
+      llvm::Value* Candidate = nullptr;  // i64 alloca: this work-item's failing index
+      llvm::Value* ParamIndex = nullptr;
+      llvm::Value* Length = nullptr;
+    };
+    /// i32 allocas: the smallest site (position in Deferred) that failed in the loop, ~0 if
+    /// none; and the same for the current work-item.
+    llvm::Value* FailedSite = nullptr;
+    llvm::Value* ZeroSlot = nullptr; // 16 zero bytes a skipped uniform load reads
+    /// With deferred checks: how indices step along x (a load whose index does not reads the
+    /// zero slot when out of range instead of being masked).
+    std::unique_ptr<kir::GroupUniformity> SlopeUniformity;
+    std::unique_ptr<kir::WorkItemSlopes> Slopes;
+    llvm::Value* ItemFailedSite = nullptr;
+    bool DeferChecks = false;
+    /// The current work-item's first block and the loop's latch, where each deferred site's
+    /// per-work-item values are reset and folded into the loop's (both unconditional, so the
+    /// vectorizer sees plain reductions).
+    llvm::BasicBlock* ItemStart = nullptr;
+    llvm::BasicBlock* ItemLatch = nullptr;
+    std::vector<DeferredCheck> Deferred;
+    unsigned LoopDepth = 0;                // KIR loops being emitted inside the current work-item
+    std::deque<BufferValue> HostArrays;    // host: heap arrays as indexed (bufferOf)
+    std::vector<llvm::BasicBlock*> Unwind; // host: the enclosing try statements' dispatches
     llvm::BasicBlock* ReturnPending = nullptr; // host: returns (a zero value) to unwind
   };
 
@@ -213,8 +239,16 @@ private:
 
   /// The array an expression names (a buffer Param or a SharedRef), or null after an error.
   const BufferValue* bufferOf(const kir::Expr* E);
-  /// The element address for Buf[Index] (Index any KIR integer), with the --check-bounds test.
-  llvm::Value* elementAddress(const BufferValue& Buf, const kir::Expr* IndexExpr, kir::Type ElemTy);
+  /// The element address for Buf[Index] (Index any KIR integer), with the --check-bounds test
+  /// (KernelBounds.cpp). With InRange, a test inside a work-item loop that defers its reports
+  /// sets *InRange instead of leaving: the caller skips the access when it is false.
+  /// ForLoad: a load at an index the whole group shares reads a zero slot instead when out of
+  /// range (no test then: one scalar load the vectorizer can hoist, not a masked gather).
+  llvm::Value* elementAddress(const BufferValue& Buf, const kir::Expr* IndexExpr, kir::Type ElemTy,
+                              llvm::Value** InRange = nullptr, bool ForLoad = false);
+  /// Reports the deferred bounds failures of the loop over work-items just closed (and leaves
+  /// the kernel if there was one); forgets them.
+  void emitDeferredChecks();
   /// Continues emission in a fresh block after a terminator (the code there is unreachable).
   void startDeadBlock();
   /// Terminates the current block with a branch to To unless it is already terminated.
