@@ -13,7 +13,8 @@ namespace {
 
 void printUsage(const char* Argv0) {
   std::printf("usage: %s [--smoke] [--reps N] [--warmup N] [--rounds N] [--threads N]\n"
-              "          [--no-sweep] [--stencil-block XxY] [--kernels DIR] [--only LIST]\n"
+              "          [--no-sweep] [--check-bounds] [--stencil-block XxY] [--kernels DIR]\n"
+              "          [--only LIST]\n"
               "          [--ray-grid G] [--ray-image WxH]\n"
               "  --smoke          tiny sizes, one run each, verify results only (for ctest)\n"
               "  --reps N         timed runs per measurement, median reported (default 15)\n"
@@ -22,6 +23,7 @@ void printUsage(const char* Argv0) {
               "  --threads N      threads for the OpenMP peers (default: the CPU device's\n"
               "                   compute units, which is what the runtime's pool uses)\n"
               "  --no-sweep       skip the stencil block-shape sweep\n"
+              "  --check-bounds   compile our kernels with bounds checks (the peers have none)\n"
               "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
               "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n"
               "  --only LIST      run only these workloads, comma-separated: saxpy, stencil,\n"
@@ -98,6 +100,8 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
       Config.Smoke = true;
     } else if (Arg == "--no-sweep") {
       Config.SweepBlocks = false;
+    } else if (Arg == "--check-bounds") {
+      Config.CheckBounds = true;
     } else if (Arg == "--reps") {
       if (!needValue(Config.Reps))
         return false;
@@ -187,6 +191,12 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.PolySizes = polybench::Sizes{37, 67, 67, 13, 35, 3};
   }
   return true;
+}
+
+xpu::Program compileKernels(const BenchConfig& Config, const std::string& File) {
+  xpu::CompileOptions Options;
+  Options.checkBounds = Config.CheckBounds;
+  return xpu::Program::compileFile(Config.KernelDir + "/" + File, Options);
 }
 
 } // namespace cajeta::bench

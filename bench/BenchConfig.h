@@ -1,6 +1,8 @@
 // The benchmark's command line: sizes, repetitions, threads, and which extras to run.
 #pragma once
 
+#include <cajeta/xpu/Program.hpp>
+
 #include "PolyBenchSizes.h"
 
 #include <cstdint>
@@ -17,6 +19,7 @@ struct BenchConfig {
   bool SweepBlocks = true;    // time the stencil with several block shapes
   std::string KernelDir = ""; // where the workloads' .cj kernels live
   std::string Only = "";      // comma-separated workloads to run; empty: all of them
+  bool CheckBounds = false;   // compile our kernels with --check-bounds
 
   uint32_t SaxpyN = 1u << 24;
   uint32_t StencilW = 4096, StencilH = 4096;
@@ -32,6 +35,9 @@ struct BenchConfig {
   unsigned RayBuildReps = 3;                  // builds timed per side (a build is not cheap)
   polybench::Sizes PolySizes;                 // see docs/benchmarks.md
 };
+
+/// Compiles one of the workloads' kernel files (Config.KernelDir/File) as configured.
+xpu::Program compileKernels(const BenchConfig& Config, const std::string& File);
 
 /// Whether the workload Name (saxpy, stencil, reduce, matmul, histogram, jit, raytrace,
 /// polybench) is selected by --only; polybench is when any of its kernels is.

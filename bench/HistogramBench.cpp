@@ -47,7 +47,7 @@ void runHistogram(const BenchConfig& Config, ResultTable& Table) {
   std::vector<uint8_t> Data0 = makeBytes(N);
   const std::vector<uint32_t> Zero(BinCount, 0u);
 
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/histogram.cj");
+  xpu::Program Program = compileKernels(Config, "histogram.cj");
   xpu::Kernel Histogram = Program.kernel("Bench.histogram");
   xpu::KernelStream& S = xpu::KernelStream::current();
   xpu::KernelBuffer<uint8_t> Data(N);

@@ -22,7 +22,7 @@ void runMatmul(const BenchConfig& Config, ResultTable& Table) {
   fillPattern(A0, 5);
   fillPattern(B0, 6);
 
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/matmul.cj");
+  xpu::Program Program = compileKernels(Config, "matmul.cj");
   xpu::Kernel Matmul = Program.kernel("Bench.matmul");
   xpu::KernelStream& S = xpu::KernelStream::current();
   xpu::KernelBuffer<float> A(Elems), B(Elems), C(Elems);

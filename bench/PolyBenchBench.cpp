@@ -77,7 +77,7 @@ ResultRow runCase(const BenchConfig& Config, const xpu::Program& Program, const 
 } // namespace
 
 void runPolyBench(const BenchConfig& Config, ResultTable& Table) {
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/polybench.cj");
+  xpu::Program Program = compileKernels(Config, "polybench.cj");
   double LogSum = 0;
   unsigned Count = 0;
   for (const std::string& Name : pb::caseNames()) {

@@ -271,7 +271,7 @@ void runRayTrace(const BenchConfig& Config, ResultTable& Table) {
     Low.push_back(Ms);
   }
 
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/raytrace.cj");
+  xpu::Program Program = compileKernels(Config, "raytrace.cj");
   xpu::Kernel Trace = Program.kernel("Bench.raytrace");
   xpu::KernelStream& S = xpu::KernelStream::current();
   xpu::KernelBuffer<float> HitT(N);

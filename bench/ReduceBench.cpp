@@ -72,7 +72,7 @@ void runReduce(const BenchConfig& Config, ResultTable& Table) {
   for (float V : X0)
     Exact += V;
 
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/reduce.cj");
+  xpu::Program Program = compileKernels(Config, "reduce.cj");
   xpu::Kernel Strided = Program.kernel("Bench.partialSums");
   xpu::Kernel Tiled = Program.kernel("Bench.partialSumsTiled");
   xpu::KernelStream& S = xpu::KernelStream::current();

@@ -21,7 +21,7 @@ void runSaxpy(const BenchConfig& Config, ResultTable& Table) {
   fillPattern(X0, 1);
   fillPattern(Y0, 2);
 
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/saxpy.cj");
+  xpu::Program Program = compileKernels(Config, "saxpy.cj");
   xpu::KernelStream& S = xpu::KernelStream::current();
   xpu::KernelBuffer<float> X(N), Y(N);
   X.upload(X0.data(), N);

@@ -36,7 +36,7 @@ void runStencil(const BenchConfig& Config, ResultTable& Table) {
   fillPattern(In0, 3);
   std::fill(Zero.begin(), Zero.end(), 0.0f);
 
-  xpu::Program Program = xpu::Program::compileFile(Config.KernelDir + "/stencil.cj");
+  xpu::Program Program = compileKernels(Config, "stencil.cj");
   xpu::Kernel Stencil = Program.kernel("Bench.stencil");
   xpu::KernelStream& S = xpu::KernelStream::current();
   xpu::KernelBuffer<float> In(Cells), Out(Cells);
