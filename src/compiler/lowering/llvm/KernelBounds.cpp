@@ -6,6 +6,8 @@
 // mask on its loads and stores.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include "compiler/kir/Walk.h"
+
 #include <cassert>
 
 #include <llvm/IR/Intrinsics.h>
@@ -91,6 +93,20 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
   }
   B.SetInsertPoint(Ok);
   return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
+}
+
+bool KernelLowering::defersChecksIn(const kir::Stmt* S) const {
+  if (!Opts.CheckBounds || !Target.defersBoundsFailures())
+    return false;
+  // A loop, an atomic or a call keeps its own check that leaves at once, so the loop over
+  // work-items would not vectorize anyway: deferring the rest would only add its bookkeeping.
+  bool Immediate = false;
+  kir::forEachStmt(S, [&](const kir::Stmt* X) { Immediate |= X->K == kir::Stmt::Kind::Loop; });
+  kir::forEachExprIn(S, [&](const Expr* E) {
+    Immediate |=
+        E->K == Expr::Kind::Atomic || E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch;
+  });
+  return !Immediate;
 }
 
 void KernelLowering::emitDeferredChecks() {

@@ -11,6 +11,7 @@
 #include "compiler/kir/Walk.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include <algorithm>
 #include <cassert>
 #include <functional>
 
@@ -337,7 +338,8 @@ void KernelLowering::updateAnyParked() {
 }
 
 void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool SkipParked) {
-  Cur->DeferChecks = Opts.CheckBounds && Target.defersBoundsFailures();
+  Cur->DeferChecks =
+      std::all_of(Stmts.begin(), Stmts.end(), [&](const Stmt* S) { return defersChecksIn(S); });
   Target.emitWorkItemLoop(
       B, Cur->Group,
       [&](llvm::IRBuilder<>& RB, const WorkItemContext& W, llvm::Value* Item,

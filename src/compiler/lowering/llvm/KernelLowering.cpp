@@ -232,7 +232,7 @@ llvm::Function* KernelLowering::emitEntry(const kir::Function& KF, const kir::Fu
     Cur = &FS;
     FS.Deferred.clear();
     FS.FailedSite = FS.ItemFailedSite = nullptr;
-    FS.DeferChecks = Opts.CheckBounds && Target.defersBoundsFailures() && !FS.Fission;
+    FS.DeferChecks = !FS.Fission && defersChecksIn(Lowered.Body);
     FS.ItemStart = FS.DeferChecks ? TB.GetInsertBlock() : nullptr;
     FS.ItemLatch = FS.DeferChecks ? Frame.ReturnBlock : nullptr;
     if (FS.DeferChecks)

@@ -249,6 +249,8 @@ private:
   /// Reports the deferred bounds failures of the loop over work-items just closed (and leaves
   /// the kernel if there was one); forgets them.
   void emitDeferredChecks();
+  /// Whether the bounds checks of a loop over work-items running S are deferred to its end.
+  bool defersChecksIn(const kir::Stmt* S) const;
   /// Continues emission in a fresh block after a terminator (the code there is unreachable).
   void startDeadBlock();
   /// Terminates the current block with a branch to To unless it is already terminated.
