@@ -99,5 +99,28 @@ TEST(WorkItemLoops, CountsFromABufferNestedLoopsAndTheCounterAfterwards) {
   expectSame(fromDevice(DO), Want, "WorkItemLoops.nested");
 }
 
+TEST(WorkItemLoops, ATriangleOfLoopsWithTheirOwnTripCounts) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t N = 19, M = 53;
+  std::vector<float> Data = uniformData<float>(N * M, 17, -1, 1);
+  auto DD = toDevice(Data);
+  for (uint32_t Step : {1u, 3u}) {
+    auto DS = filledBuffer<float>(M * M, -5.0f);
+    run1D(P.kernel("WorkItemLoops.triangle"), M + 7, 32, DS, DD, N, M, Step);
+    std::vector<float> Want(M * M, -5.0f);
+    for (uint32_t J1 = 0; J1 < M; ++J1) {
+      Want[J1 * M + J1] = 1.0f;
+      for (uint32_t J2 = J1 + 1; J2 < M; J2 += Step) {
+        float Sum = 0.0f;
+        for (uint32_t I = 0; I < N; ++I)
+          Sum += Data[I * M + J1] * Data[I * M + J2];
+        Want[J1 * M + J2] = Sum;
+        Want[J2 * M + J1] = Sum + float(J2);
+      }
+    }
+    expectSame(fromDevice(DS), Want, "WorkItemLoops.triangle, step " + std::to_string(Step));
+  }
+}
+
 } // namespace
 } // namespace conformance

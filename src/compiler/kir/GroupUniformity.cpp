@@ -326,7 +326,7 @@ bool GroupUniformity::refine() {
   return Changed;
 }
 
-bool GroupUniformity::isRematerializable(const Expr* E) const {
+bool GroupUniformity::isRematerializable(const Expr* E, const std::set<uint32_t>& Stable) const {
   if (!E)
     return false;
   switch (E->K) {
@@ -335,7 +335,7 @@ bool GroupUniformity::isRematerializable(const Expr* E) const {
   case Expr::Kind::Param:
     return E->Ty.isScalar();
   case Expr::Kind::Local:
-    return Remat.count(E->Index) != 0;
+    return Remat.count(E->Index) != 0 || Stable.count(E->Index) != 0;
   case Expr::Kind::Intrinsic:
     if (E->IOp == IntrinsicOp::LocalId || E->IOp == IntrinsicOp::GlobalId ||
         isGroupGeometry(E->IOp))
@@ -352,8 +352,26 @@ bool GroupUniformity::isRematerializable(const Expr* E) const {
     return false;
   }
   for (const Expr* O : E->Ops)
-    if (!isRematerializable(O))
+    if (!isRematerializable(O, Stable))
       return false;
+  return true;
+}
+
+bool GroupUniformity::isStableIn(uint32_t Local, const Stmt* Loop) const {
+  if (!isUniformLocal(Local))
+    return false;
+  std::set<const Stmt*> Step;
+  forEachStmt(Loop->Step, [&](const Stmt* S) { Step.insert(S); });
+  auto LoopAt = Parent.find(Loop);
+  for (const auto& Site : AssignSites[Local]) {
+    if (Step.count(Site.first))
+      continue;
+    auto SiteAt = Parent.find(Site.first);
+    if (LoopAt == Parent.end() || SiteAt == Parent.end() ||
+        SiteAt->second.first != LoopAt->second.first ||
+        SiteAt->second.second >= LoopAt->second.second)
+      return false;
+  }
   return true;
 }
 
@@ -368,6 +386,11 @@ void GroupUniformity::computeRematerialization() {
   });
   std::vector<bool> Available(F.Locals.size(), false), Rejected(F.Locals.size(), false);
   std::map<uint32_t, const Stmt*> Candidate;
+  // Uniform locals that keep their value through each iteration of the loops being walked (a
+  // counter set before its loop and stepped only in the loop's step): a value computed from one
+  // in the loop's body can be recomputed anywhere later in that body.
+  std::set<uint32_t> Stable;
+  std::map<uint32_t, std::set<uint32_t>> StableFor;
   auto Reads = [&](const Expr* E) {
     forEachExpr(E, [&](const Expr* X) {
       if (X->K == Expr::Kind::Local && X->Index < Available.size() && !Available[X->Index])
@@ -390,9 +413,10 @@ void GroupUniformity::computeRematerialization() {
         S->E->Ops.size() == 1) {
       uint32_t L = S->E->Index;
       if (L < Count.size() && Count[L] == 1 && !isUniformLocal(L) && F.Locals[L].Ty.isScalar() &&
-          isRematerializable(S->E->Ops[0])) {
+          isRematerializable(S->E->Ops[0], Stable)) {
         Remat[L] = S->E->Ops[0];
         Candidate[L] = S;
+        StableFor[L] = Stable;
         Available[L] = true;
         Made.push_back(L);
       }
@@ -402,7 +426,15 @@ void GroupUniformity::computeRematerialization() {
     for (const Stmt* C : S->Body)
       for (uint32_t L : Walk(C))
         Available[L] = false;
-    for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+    std::set<uint32_t> Outer = Stable;
+    if (S->K == Stmt::Kind::Loop)
+      for (uint32_t X = 0; X < F.Locals.size(); ++X)
+        if (isStableIn(X, S))
+          Stable.insert(X);
+    for (uint32_t L : Walk(S->LoopBody))
+      Available[L] = false;
+    Stable = Outer;
+    for (const Stmt* C : {S->Then, S->Else, S->Step})
       for (uint32_t L : Walk(C))
         Available[L] = false;
     return Made;
@@ -418,7 +450,7 @@ void GroupUniformity::computeRematerialization() {
   while (Dropped) {
     Dropped = false;
     for (auto It = Remat.begin(); It != Remat.end();) {
-      if (isRematerializable(It->second)) {
+      if (isRematerializable(It->second, StableFor[It->first])) {
         ++It;
         continue;
       }

@@ -54,7 +54,10 @@ private:
   /// it in the block that holds it.
   bool isScopedTo(uint32_t Local, const Stmt* Loop) const;
   void computeRematerialization();
-  bool isRematerializable(const Expr* E) const;
+  bool isRematerializable(const Expr* E, const std::set<uint32_t>& Stable) const;
+  /// A uniform local set only before Loop in its block and in Loop's step: the same all
+  /// through each iteration of Loop's body.
+  bool isStableIn(uint32_t Local, const Stmt* Loop) const;
 
   const Function& F;
   std::vector<bool> Uniform;

@@ -2,6 +2,7 @@
 #include "compiler/kir/transforms/GridStrideInterchange.h"
 
 #include "compiler/kir/Walk.h"
+#include "compiler/kir/transforms/CounterForm.h"
 
 #include <functional>
 #include <map>
@@ -83,40 +84,6 @@ int GridStrideInterchange::countParam(const kir::Function& K) {
   return -1;
 }
 
-namespace {
-
-/// Sema's range loop: `i = start` just before the loop in its block, and the step
-/// `i = i + stride`, with i assigned nowhere in the body. Returns i's index (or -1) and the
-/// statement that sets the start.
-int rangeCounter(const Stmt* Block, size_t At, const Stmt* L, const Expr*& Stride, Stmt*& Start) {
-  const Stmt* St = L->Step;
-  if (St && St->K == Stmt::Kind::Block && St->Body.size() == 1)
-    St = St->Body[0];
-  if (!St || St->K != Stmt::Kind::Eval || !St->E || St->E->K != Expr::Kind::Assign)
-    return -1;
-  const Expr* Add = St->E->Ops.empty() ? nullptr : St->E->Ops[0];
-  uint32_t I = St->E->Index;
-  if (!Add || Add->K != Expr::Kind::Binary || Add->BOp != BinaryOp::Add || Add->Ops.size() != 2 ||
-      Add->Ops[0]->K != Expr::Kind::Local || Add->Ops[0]->Index != I ||
-      Add->Ops[1]->K != Expr::Kind::Local || At == 0)
-    return -1;
-  Stmt* Before = Block->Body[At - 1];
-  if (!Before || Before->K != Stmt::Kind::Eval || !Before->E ||
-      Before->E->K != Expr::Kind::Assign || Before->E->Index != I)
-    return -1;
-  bool AssignedInBody = false;
-  forEachExprIn(L->LoopBody, [&](const Expr* E) {
-    AssignedInBody |= E->K == Expr::Kind::Assign && E->Index == I;
-  });
-  if (AssignedInBody)
-    return -1;
-  Stride = Add->Ops[1];
-  Start = Before;
-  return int(I);
-}
-
-} // namespace
-
 void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
   // The top-level grid-stride loops with the block that holds each.
   std::vector<std::pair<Stmt*, size_t>> Sites;
@@ -132,30 +99,19 @@ void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
     }
   };
   Find(F.Body);
-  auto Local = [&](uint32_t L, SourceLoc Loc) {
-    Expr* R = Scratch.newExpr(Expr::Kind::Local, F.Locals[L].Ty, Loc);
-    R->Index = L;
-    return R;
-  };
-  auto Assign = [&](uint32_t L, Expr* V, SourceLoc Loc) {
-    Expr* A = Scratch.newExpr(Expr::Kind::Assign, F.Locals[L].Ty, Loc);
-    A->Index = L;
-    A->Ops = {V};
-    Stmt* S = Scratch.newStmt(Stmt::Kind::Eval, Loc);
-    S->E = A;
-    return S;
-  };
-  auto Binary = [&](BinaryOp Op, Expr* A, Expr* B) {
-    Expr* E = Scratch.newExpr(Expr::Kind::Binary, A->Ty, A->Loc);
-    E->BOp = Op;
-    E->Ops = {A, B};
-    return E;
-  };
   // Back to front, so that the positions of earlier sites stay valid as statements are added.
   for (auto It = Sites.rbegin(); It != Sites.rend(); ++It) {
     Stmt* Block = It->first;
     Stmt* L = Block->Body[It->second];
     SourceLoc Loc = L->Loc;
+    F.HasBarrier = true;
+    // The counter form where the loop is Sema's (i = start + t * stride at the top of step t:
+    // contiguous across the work-items of a step); else the condition as a break at the top.
+    if (CounterForm::matches(F, Block, It->second)) {
+      CounterForm::rewrite(Scratch, F, Block, It->second);
+      L->LoopBody->Body.push_back(Scratch.newStmt(Stmt::Kind::Barrier, Loc));
+      continue;
+    }
     Expr* Not =
         Scratch.newExpr(Expr::Kind::Unary, kir::Type::scalar(bundle::ScalarType::Bool), Loc);
     Not->UOp = kir::UnaryOp::Not;
@@ -169,31 +125,6 @@ void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
     Body->Body = {Exit, L->LoopBody, Scratch.newStmt(Stmt::Kind::Barrier, Loc)};
     L->LoopBody = Body;
     L->E = nullptr;
-    F.HasBarrier = true;
-    // The counter form: i = start + t * stride at the top of step t, with t a counter that
-    // every work-item shares. Each step's index is then the work-item's start plus the same
-    // offset, which the fission's loop over work-items sees as contiguous (a stored and
-    // reloaded i would be a gather).
-    const Expr* Stride = nullptr;
-    Stmt* Start = nullptr;
-    int I = rangeCounter(Block, It->second, L, Stride, Start);
-    if (I < 0)
-      continue;
-    kir::Type Ty = F.Locals[I].Ty;
-    uint32_t Base = uint32_t(F.Locals.size());
-    F.Locals.push_back({"$start" + std::to_string(Base), Ty, Loc});
-    uint32_t Step = uint32_t(F.Locals.size());
-    F.Locals.push_back({"$step" + std::to_string(Step), Ty, Loc});
-    Expr* Zero = Scratch.newExpr(Expr::Kind::Const, Ty, Loc);
-    Expr* One = Scratch.newExpr(Expr::Kind::Const, Ty, Loc);
-    One->IntValue = 1;
-    Expr* Index = Binary(BinaryOp::Add, Local(Base, Loc),
-                         Binary(BinaryOp::Mul, Local(Step, Loc), Local(Stride->Index, Loc)));
-    Body->Body.insert(Body->Body.begin(), Assign(uint32_t(I), Index, Loc));
-    L->Step = Assign(Step, Binary(BinaryOp::Add, Local(Step, Loc), One), Loc);
-    // The start goes to $start (i itself is set only at the top of each step now).
-    Start->E->Index = Base;
-    Block->Body.insert(Block->Body.begin() + It->second, Assign(Step, Zero, Loc));
   }
 }
 

@@ -4,8 +4,10 @@
 #include "compiler/kir/GroupUniformity.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/WorkItemSlopes.h"
+#include "compiler/kir/transforms/CounterForm.h"
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <set>
 
@@ -144,6 +146,45 @@ private:
     return Found;
   }
 
+  /// A loop whose trip count differs between work-items (`for (j = i + 1; j < n; j++)`) in its
+  /// counter form (kir::CounterForm) runs once per group with the work-items that are done
+  /// parked, if that makes it, or a loop inside it, worth running so. Kept only then.
+  bool tryCounterForm(Stmt* Block, size_t At) {
+    Stmt* L = Block->Body[At];
+    if (!L || L->K != Stmt::Kind::Loop || U->isUniformLoop(L) || containsBarrier(L) ||
+        !CounterForm::matches(F, Block, At))
+      return false;
+    CounterForm::Undo Undo = CounterForm::rewrite(M, F, Block, At);
+    auto Trial = std::make_unique<GroupUniformity>(F);
+    std::swap(U, Trial);
+    if (U->isUniformLoop(L) &&
+        (profitable(L) || hasUniformLoopBelow(L->LoopBody, std::numeric_limits<uint32_t>::max()))) {
+      Undos.push_back(Undo);
+      return true;
+    }
+    CounterForm::undo(F, Undo);
+    std::swap(U, Trial);
+    return false;
+  }
+
+  /// tryCounterForm on each loop reached under uniform control in S.
+  void counterForms(Stmt* S) {
+    if (!S)
+      return;
+    if (S->K == Stmt::Kind::Block) {
+      for (size_t I = 0; I < S->Body.size(); ++I) {
+        if (tryCounterForm(S, I))
+          ++I;
+        counterForms(S->Body[I]);
+      }
+    } else if (S->K == Stmt::Kind::Loop && U->isUniformLoop(S)) {
+      counterForms(S->LoopBody);
+    } else if (S->K == Stmt::Kind::If && U->isUniform(S->E)) {
+      counterForms(S->Then);
+      counterForms(S->Else);
+    }
+  }
+
   /// Walks the statements reached under uniform control; a divergent if there that holds a loop
   /// becomes masked regions when that makes a loop inside it uniform.
   void maskDivergentIfs(Stmt*& Slot, bool UniformControl) {
@@ -152,8 +193,11 @@ private:
       return;
     switch (S->K) {
     case Stmt::Kind::Block:
-      for (Stmt*& C : S->Body)
-        maskDivergentIfs(C, true);
+      for (size_t I = 0; I < S->Body.size(); ++I) {
+        if (tryCounterForm(S, I))
+          ++I; // the loop moved one on
+        maskDivergentIfs(S->Body[I], true);
+      }
       return;
     case Stmt::Kind::Loop:
       if (!U->isUniformLoop(S))
@@ -170,10 +214,16 @@ private:
         return;
       size_t Locals = F.Locals.size();
       uint32_t First = NextLoopId;
+      size_t Mark = Undos.size();
       Slot = masked(S);
       auto Trial = std::make_unique<GroupUniformity>(F);
       std::swap(U, Trial);
+      counterForms(Slot); // a triangular loop inside may run once per group now
       if (!hasUniformLoopBelow(Slot, First)) {
+        while (Undos.size() > Mark) {
+          CounterForm::undo(F, Undos.back());
+          Undos.pop_back();
+        }
         Slot = S; // nothing gained: keep the if
         F.Locals.resize(Locals);
         NextLoopId = First;
@@ -218,7 +268,8 @@ private:
   std::unique_ptr<GroupUniformity> U;
   uint32_t NextLoopId = 0;
   bool IgnoreCost = false;
-  std::set<uint32_t> Masks; // the masked regions' loop ids
+  std::set<uint32_t> Masks;             // the masked regions' loop ids
+  std::vector<CounterForm::Undo> Undos; // counter forms kept so far, in order
 };
 
 } // namespace
