@@ -3,6 +3,7 @@
 
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Walk.h"
+#include "compiler/kir/transforms/LoopExit.h"
 
 namespace cajeta::kir {
 
@@ -110,14 +111,7 @@ CounterForm::Undo CounterForm::rewrite(Module& M, Function& F, Stmt* Block, size
   One->IntValue = 1;
   Expr* Value = Binary(BinaryOp::Add, Local(Start),
                        Binary(BinaryOp::Mul, Local(Count), cloneExpr(S.Amount, M)));
-  Expr* Not = M.newExpr(Expr::Kind::Unary, Type::scalar(ScalarType::Bool), Loc);
-  Not->UOp = UnaryOp::Not;
-  Not->Ops = {L->E};
-  Stmt* Break = M.newStmt(Stmt::Kind::Break, Loc);
-  Break->LoopId = L->LoopId;
-  Stmt* Exit = M.newStmt(Stmt::Kind::If, Loc);
-  Exit->E = Not;
-  Exit->Then = Break;
+  Stmt* Exit = breakIf(M, negate(M, L->E), L->LoopId, Loc);
   Stmt* Body = M.newStmt(Stmt::Kind::Block, Loc);
   Body->Body = {Assign(S.Var, Value), Exit, L->LoopBody};
   L->LoopBody = Body;

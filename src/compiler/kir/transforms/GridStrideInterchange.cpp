@@ -3,6 +3,7 @@
 
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/CounterForm.h"
+#include "compiler/kir/transforms/LoopExit.h"
 
 #include <functional>
 #include <map>
@@ -112,15 +113,7 @@ void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
       L->LoopBody->Body.push_back(Scratch.newStmt(Stmt::Kind::Barrier, Loc));
       continue;
     }
-    Expr* Not =
-        Scratch.newExpr(Expr::Kind::Unary, kir::Type::scalar(bundle::ScalarType::Bool), Loc);
-    Not->UOp = kir::UnaryOp::Not;
-    Not->Ops = {L->E};
-    Stmt* Break = Scratch.newStmt(Stmt::Kind::Break, Loc);
-    Break->LoopId = L->LoopId;
-    Stmt* Exit = Scratch.newStmt(Stmt::Kind::If, Loc);
-    Exit->E = Not;
-    Exit->Then = Break;
+    Stmt* Exit = breakIf(Scratch, negate(Scratch, L->E), L->LoopId, Loc);
     Stmt* Body = Scratch.newStmt(Stmt::Kind::Block, Loc);
     Body->Body = {Exit, L->LoopBody, Scratch.newStmt(Stmt::Kind::Barrier, Loc)};
     L->LoopBody = Body;

@@ -5,6 +5,7 @@
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/WorkItemSlopes.h"
 #include "compiler/kir/transforms/CounterForm.h"
+#include "compiler/kir/transforms/LoopExit.h"
 
 #include <functional>
 #include <limits>
@@ -49,13 +50,6 @@ private:
     return C;
   }
 
-  Expr* negate(Expr* E) {
-    Expr* N = M.newExpr(Expr::Kind::Unary, Type::scalar(ScalarType::Bool), E->Loc);
-    N->UOp = UnaryOp::Not;
-    N->Ops = {E};
-    return N;
-  }
-
   /// do { if (Leave) break; Body } while (false)
   Stmt* maskedRegion(Expr* Leave, Stmt* Body, SourceLoc Loc) {
     Stmt* Do = M.newStmt(Stmt::Kind::Loop, Loc);
@@ -63,11 +57,7 @@ private:
     Masks.insert(Do->LoopId);
     Do->TestAtEnd = true;
     Do->E = boolConst(false, Loc);
-    Stmt* Break = M.newStmt(Stmt::Kind::Break, Loc);
-    Break->LoopId = Do->LoopId;
-    Stmt* Exit = M.newStmt(Stmt::Kind::If, Loc);
-    Exit->E = Leave;
-    Exit->Then = Break;
+    Stmt* Exit = breakIf(M, Leave, Do->LoopId, Loc);
     Stmt* Block = M.newStmt(Stmt::Kind::Block, Loc);
     Block->Body = {Exit, Body};
     Do->LoopBody = Block;
@@ -85,7 +75,7 @@ private:
   Stmt* masked(Stmt* If) {
     SourceLoc Loc = If->Loc;
     if (!If->Else)
-      return maskedRegion(negate(If->E), If->Then, Loc);
+      return maskedRegion(negate(M, If->E), If->Then, Loc);
     uint32_t G = uint32_t(F.Locals.size());
     F.Locals.push_back({"$guard" + std::to_string(G), Type::scalar(ScalarType::Bool), Loc});
     Expr* Set = M.newExpr(Expr::Kind::Assign, Type::scalar(ScalarType::Bool), Loc);
@@ -94,11 +84,11 @@ private:
     Stmt* Init = M.newStmt(Stmt::Kind::Eval, Loc);
     Init->E = Set;
     auto Branch = [&](Stmt* Body, bool OnTrue) -> Stmt* {
-      Expr* Leave = OnTrue ? negate(readLocal(G, Loc)) : readLocal(G, Loc);
+      Expr* Leave = OnTrue ? negate(M, readLocal(G, Loc)) : readLocal(G, Loc);
       if (containsLoop(Body))
         return maskedRegion(Leave, Body, Loc);
       Stmt* Guarded = M.newStmt(Stmt::Kind::If, Loc);
-      Guarded->E = negate(Leave);
+      Guarded->E = negate(M, Leave);
       Guarded->Then = Body;
       return Guarded;
     };
