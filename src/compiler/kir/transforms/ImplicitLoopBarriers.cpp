@@ -141,8 +141,10 @@ private:
   /// parked, if that makes it, or a loop inside it, worth running so. Kept only then.
   bool tryCounterForm(Stmt* Block, size_t At) {
     Stmt* L = Block->Body[At];
-    if (!L || L->K != Stmt::Kind::Loop || U->isUniformLoop(L) || containsBarrier(L) ||
-        !CounterForm::matches(F, Block, At))
+    // A grid-stride loop is left to the interchange's step entry, which the runtime takes when
+    // the loop has more than one step per work-item; its plain entry runs one step each.
+    if (!L || L->K != Stmt::Kind::Loop || L->GridStride || U->isUniformLoop(L) ||
+        containsBarrier(L) || !CounterForm::matches(F, Block, At))
       return false;
     CounterForm::Undo Undo = CounterForm::rewrite(M, F, Block, At);
     auto Trial = std::make_unique<GroupUniformity>(F);
