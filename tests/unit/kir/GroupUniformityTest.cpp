@@ -80,9 +80,8 @@ TEST(GroupUniformity, CountersAreUniformCoordinatesRecomputedAccumulatorsPerWork
   EXPECT_TRUE(verify(*M, Problems)) << Problems;
 }
 
-TEST(GroupUniformity, ALoopThatWouldGatherStaysInsideTheWorkItem) {
-  // Each work-item walks its own row: across work-items a[i * n + k] steps by n.
-  auto M = frontend(R"(
+// Each work-item walks its own row: across work-items a[i * n + k] steps by n.
+const char* Rows = R"(
   @Kernel public static void rows(KernelBuffer<float32> out, KernelBuffer<float32> a, uint32 n) {
     uint32 i = KernelThread.globalIdX();
     if (i < n) {
@@ -90,22 +89,17 @@ TEST(GroupUniformity, ALoopThatWouldGatherStaysInsideTheWorkItem) {
       for (uint32 k = 0; k < n; k++) { sum += a[i * n + k]; }
       out[i] = sum;
     }
-  })");
+  })";
+
+TEST(GroupUniformity, ALoopThatWouldGatherStaysInsideTheWorkItem) {
+  auto M = frontend(Rows);
   ASSERT_TRUE(M);
   Function& F = kernel(*M, "rows");
   ImplicitLoopBarriers::run(*M, F);
   EXPECT_EQ(barriers(F), 0u);
   EXPECT_FALSE(F.HasBarrier);
   // ...unless every uniform loop is asked for (the test mode).
-  auto M2 = frontend(R"(
-  @Kernel public static void rows(KernelBuffer<float32> out, KernelBuffer<float32> a, uint32 n) {
-    uint32 i = KernelThread.globalIdX();
-    if (i < n) {
-      float32 sum = 0.0f;
-      for (uint32 k = 0; k < n; k++) { sum += a[i * n + k]; }
-      out[i] = sum;
-    }
-  })");
+  auto M2 = frontend(Rows);
   ASSERT_TRUE(M2);
   Function& F2 = kernel(*M2, "rows");
   ImplicitLoopBarriers::run(*M2, F2, /*IgnoreCost=*/true);
