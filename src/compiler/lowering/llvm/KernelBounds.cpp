@@ -66,8 +66,11 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
     // Not inbounds: an index out of range computes an address that is never used.
     llvm::Value* Addr = B.CreateGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
     if (!Cur->Slopes) {
-      Cur->SlopeUniformity = std::make_unique<kir::GroupUniformity>(*Cur->KF);
-      Cur->Slopes = std::make_unique<kir::WorkItemSlopes>(*Cur->KF, *Cur->SlopeUniformity);
+      // The fission's analysis where there is one; a kernel without barriers gets its own.
+      if (!Cur->Uniformity && !Cur->SlopeUniformity)
+        Cur->SlopeUniformity = std::make_unique<kir::GroupUniformity>(*Cur->KF);
+      Cur->Slopes = std::make_unique<kir::WorkItemSlopes>(
+          *Cur->KF, Cur->Uniformity ? *Cur->Uniformity : *Cur->SlopeUniformity);
     }
     if (ForLoad && Cur->Slopes->of(IndexExpr).isZero()) {
       if (!Cur->ZeroSlot) {
