@@ -5,8 +5,8 @@
 // this defines the symbol as exactly that, hidden, for the units of the static SPIRV-Tools.
 #include <ios>
 
-__attribute__((visibility("hidden"))) void cajetaIosBaseLibraryInit() __asm__(
-    "_ZSt21ios_base_library_initv");
+__attribute__((visibility("hidden"))) void
+cajetaIosBaseLibraryInit() __asm__("_ZSt21ios_base_library_initv");
 
 void cajetaIosBaseLibraryInit() {
   static std::ios_base::Init Streams;

@@ -171,25 +171,31 @@ std::string PayloadAbiCheck::checkTarget(const Program& P, const std::string& Ta
     if (!PtxInterface::read(Text, PtxFace, Error))
       return Target + ": the PTX cannot be read: " + Error;
   }
+  // SPIR-V: a module per kernel, "<target>:<kernel>"; the Vulkan backend may load either of
+  // "spirv" and "spirv-coopmat" (a tile kernel's cooperative-matrix variant), so "spirv" checks
+  // both.
+  const bool Spirv = Target == "spirv" || Target == "spirv-coopmat";
   std::map<std::string, const Payload*> ByTarget; // findPayload per kernel would be quadratic
-  if (Target == "spirv")
+  if (Spirv)
     for (const Payload& Each : P.Payloads)
       ByTarget.emplace(Each.Target, &Each);
   for (const KernelInfo& K : P.Kernels) {
-    auto It = K.Targets.find(Target);
-    if (It == K.Targets.end())
-      continue;
-    std::string Problem;
-    if (Ptx) {
-      Problem = checkPtx(K, It->second, PtxFace);
-    } else if (Target == "spirv") {
-      auto Module = ByTarget.find("spirv:" + K.Name);
-      Problem = Module != ByTarget.end()
-                    ? checkSpirv(K, It->second, *Module->second)
-                    : kernelPrefix(K) + "no payload 'spirv:" + K.Name + "' holds its code";
+    for (const std::string& T : {Target, std::string(Target == "spirv" ? "spirv-coopmat" : "")}) {
+      auto It = T.empty() ? K.Targets.end() : K.Targets.find(T);
+      if (It == K.Targets.end())
+        continue;
+      std::string Problem;
+      if (Ptx) {
+        Problem = checkPtx(K, It->second, PtxFace);
+      } else if (Spirv) {
+        auto Module = ByTarget.find(T + ":" + K.Name);
+        Problem = Module != ByTarget.end()
+                      ? checkSpirv(K, It->second, *Module->second)
+                      : kernelPrefix(K) + "no payload '" + T + ":" + K.Name + "' holds its code";
+      }
+      if (!Problem.empty())
+        return T + ": " + Problem;
     }
-    if (!Problem.empty())
-      return Target + ": " + Problem;
   }
   return "";
 }

@@ -166,9 +166,10 @@ void addEmitCommand(CLI::App& App) {
       }
       driver::TargetOutput Built = Target->build(*F.Kir, TO, *F.Sink);
       std::cerr << F.Sink->render().substr(F.Diagnostics.size());
+      // The cooperative-matrix variant where the kernel has one (what such a device runs).
       const bundle::Payload* Module = nullptr;
       for (const bundle::Payload& P : Built.Payloads)
-        if (P.Target == "spirv:" + Kernel)
+        if (P.Target == "spirv-coopmat:" + Kernel || (!Module && P.Target == "spirv:" + Kernel))
           Module = &P;
       if (!Built.Ok || !Module) {
         std::cerr << "cajeta: error: no SPIR-V module was built for '" << Kernel << "'\n";

@@ -1,6 +1,7 @@
 // The SPIR-V target over SpirvPayloadBuilder.
 #include "compiler/driver/SpirvTargetCompiler.h"
 
+#include "compiler/kir/transforms/TileLowering.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 namespace cajeta::driver {
@@ -12,11 +13,16 @@ lowering::spirv::SpirvEmitOptions spirvOptions(const TargetOptions& O) {
   S.CheckBounds = O.CheckBounds;
   S.PortableWaveOps = O.WaveTier == kir::ImplTier::Portable;
   S.NativeRayQuery = O.NativeRayQuery;
+  S.CoopMatrixTiles = O.TileTier == kir::ImplTier::Native;
   S.Trace = O.Trace;
   return S;
 }
 
 } // namespace
+
+bool SpirvTargetCompiler::nativeTilesFit(const kir::Module& M, std::string& Why) const {
+  return kir::TileLowering::fitsCoopMatrix(M, Why);
+}
 
 TargetOutput SpirvTargetCompiler::build(const kir::Module& M, const TargetOptions& O,
                                         Diagnostics& Diags) const {
@@ -30,6 +36,9 @@ TargetOutput SpirvTargetCompiler::build(const kir::Module& M, const TargetOption
     Diags.report(Severity::Note, Stage::Spirv, Note);
   for (const auto& [Kernel, Manifest] : R.Manifests)
     Out.Manifests[Kernel][lowering::spirv::SpirvPayloadBuilder::ManifestTarget] = Manifest;
+  for (const auto& [Kernel, Manifest] : R.CoopMatrixManifests)
+    Out.Manifests[Kernel][lowering::spirv::SpirvPayloadBuilder::CoopMatrixManifestTarget] =
+        Manifest;
   Out.Payloads = std::move(R.Payloads);
   Out.Ok = true;
   return Out;

@@ -58,10 +58,14 @@ TargetCompiler::forBundle(const std::vector<std::string>& ExtraSms,
   return Targets;
 }
 
+bool TargetCompiler::nativeTilesFit(const kir::Module& M, std::string& Why) const {
+  return kir::TileLowering::fitsMmaSync(M, Why);
+}
+
 kir::TierChoice TargetCompiler::chooseTileTier(const kir::Module& M,
                                                std::optional<kir::ImplTier> Override) const {
   std::string Native = nativeTiles(), Why;
-  bool Fits = !Native.empty() && kir::TileLowering::fitsMmaSync(M, Why);
+  bool Fits = !Native.empty() && nativeTilesFit(M, Why);
   std::string Portable = "the software tile: shared memory and barriers", Demoted;
   if (!Native.empty() && !Fits)
     Demoted = "the whole program is demoted from " + Native + " because " + Why;

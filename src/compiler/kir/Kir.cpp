@@ -62,6 +62,13 @@ std::string Type::str() const {
   case Tile:
     return std::string("Tile<") + bundle::scalarTypeName(Elem) + ", " + std::to_string(Rows) +
            ", " + std::to_string(Cols) + ">";
+  case Matrix:
+    return std::string("Matrix<") + bundle::scalarTypeName(Elem) + ", " + std::to_string(Rows) +
+           ", " + std::to_string(Cols) + ", " +
+           (MatrixUse == 0   ? "a"
+            : MatrixUse == 1 ? "b"
+                             : "acc") +
+           ">";
   case HeapArray:
     return std::string(bundle::scalarTypeName(Elem)) + "[]";
   case Handle:
@@ -273,24 +280,49 @@ const char* binaryOpName(BinaryOp Op) {
 }
 
 const char* intrinsicName(IntrinsicOp Op) {
-  static const char* Names[] = {"local_id",      "global_id",
-                                "group_id",      "group_dim",
-                                "grid_dim",      "global_size",
-                                "sqrt",          "rsqrt",
-                                "exp",           "log",
-                                "pow",           "sin",
-                                "cos",           "tanh",
-                                "abs",           "min",
-                                "max",           "floor",
-                                "ceil",          "fma",
-                                "buffer_length", "div_trunc",
-                                "rem_trunc",     "shift_left",
-                                "shift_right",   "ftoi_unchecked",
-                                "bitcast",       "min_num",
-                                "max_num",       "mma_m16n8k16",
-                                "ldmatrix",      "async_copy",
-                                "async_commit",  "async_wait",
-                                "supports"};
+  static const char* Names[] = {"local_id",
+                                "global_id",
+                                "group_id",
+                                "group_dim",
+                                "grid_dim",
+                                "global_size",
+                                "sqrt",
+                                "rsqrt",
+                                "exp",
+                                "log",
+                                "pow",
+                                "sin",
+                                "cos",
+                                "tanh",
+                                "abs",
+                                "min",
+                                "max",
+                                "floor",
+                                "ceil",
+                                "fma",
+                                "buffer_length",
+                                "div_trunc",
+                                "rem_trunc",
+                                "shift_left",
+                                "shift_right",
+                                "ftoi_unchecked",
+                                "bitcast",
+                                "min_num",
+                                "max_num",
+                                "mma_m16n8k16",
+                                "ldmatrix",
+                                "async_copy",
+                                "async_commit",
+                                "async_wait",
+                                "supports",
+                                "matrix_fill",
+                                "matrix_load",
+                                "matrix_store",
+                                "matrix_mul_add",
+                                "matrix_scale",
+                                "matrix_add",
+                                "matrix_convert",
+                                "wave_barrier"};
   return Names[static_cast<unsigned>(Op)];
 }
 

@@ -28,7 +28,10 @@ struct SourceLoc {
 /// Function-typed source values are plain uint32 tags in KIR. An AccelerationStructure
 /// parameter is a uint32 buffer (Param::IsAccel; its layout is bundle/AccelLayout.h) and a
 /// RayQuery a kernel's or helper's local named only by RayQuery expressions
-/// (kir::RayQueryLowering replaces every query by plain locals before an emitter runs).
+/// (kir::RayQueryLowering replaces every query by plain locals before an emitter runs). A Matrix
+/// is one wave's cooperative-matrix fragment (SPV_KHR_cooperative_matrix) of Rows x Cols
+/// elements in the device's own layout, for the use MatrixUse: only kir::TileLowering's
+/// CoopMatrix form makes its locals, and only the SPIR-V emitter lowers them.
 ///
 /// Host code (a Module with IsHost) has three more kinds, each a pointer-sized value: a heap
 /// array of scalars (`heap float32[n]`), a runtime object (Handle: a KernelBuffer, KernelStream
@@ -45,7 +48,8 @@ struct Type {
     Handle,
     String,
     RayQuery,
-    Private
+    Private,
+    Matrix
   };
   enum HandleKind : uint8_t { BufferHandle, StreamHandle, EventHandle, AccelHandle };
   Kind K = Void;
@@ -54,6 +58,7 @@ struct Type {
   uint32_t PodIndex = 0;             // Pod: index into Module::Pods
   uint16_t Rows = 0, Cols = 0;       // Tile: the shape
   HandleKind Object = BufferHandle;  // Handle: what it refers to
+  uint8_t MatrixUse = 0;             // Matrix: 0 a, 1 b, 2 accumulator (SPIR-V's numbering)
 
   static Type voidTy() { return {}; }
   static Type scalar(ScalarType T) { return {Scalar, T}; }
@@ -70,6 +75,9 @@ struct Type {
   static Type string() { return {String}; }
   static Type rayQuery() { return {RayQuery}; }
   static Type privateArray(ScalarType T) { return {Private, T}; }
+  static Type matrix(ScalarType T, uint32_t Rows, uint32_t Cols, uint8_t Use) {
+    return {Matrix, T, 0, uint16_t(Rows), uint16_t(Cols), BufferHandle, Use};
+  }
 
   bool isVoid() const { return K == Void; }
   bool isScalar() const { return K == Scalar; }
@@ -83,6 +91,7 @@ struct Type {
   bool isString() const { return K == String; }
   bool isRayQuery() const { return K == RayQuery; }
   bool isPrivate() const { return K == Private; }
+  bool isMatrix() const { return K == Matrix; }
   /// A host value: a heap array, a handle or a string (pointers in the lowering).
   bool isHostValue() const { return K == HeapArray || K == Handle || K == String; }
   /// Indexable memory: a buffer, a shared array or (Load/Store only) a private array.
@@ -101,6 +110,8 @@ struct Type {
       return PodIndex == O.PodIndex;
     if (K == Tile)
       return Elem == O.Elem && Rows == O.Rows && Cols == O.Cols;
+    if (K == Matrix)
+      return Elem == O.Elem && Rows == O.Rows && Cols == O.Cols && MatrixUse == O.MatrixUse;
     if (K == Handle)
       return Object == O.Object && (Object != BufferHandle || Elem == O.Elem);
     return K == Void || K == String || K == RayQuery || Elem == O.Elem;
@@ -203,6 +214,21 @@ enum class IntrinsicOp : uint8_t {
   // answer (PipelineConfig::Capabilities); SPIR-V asks the device through a specialisation
   // constant (the rest).
   Supports,
+  // The Vulkan tile tier's leaves (SPV_KHR_cooperative_matrix): only kir::TileLowering's
+  // CoopMatrix form makes them and only the SPIR-V emitter lowers them. A Matrix value is one
+  // wave's fragment (Type::Matrix); every lane of the wave takes part in each, with the same
+  // operands, as in a convergent wave op.
+  MatrixFill,    // {v}, v of Ty's element type: every element v
+  MatrixLoad,    // {array, offset, stride}: element (r, c) from array[offset + r * stride + c]
+                 //   (Dim 1: column-major, offset + c * stride + r); uint32 offset and stride,
+                 //   both multiples of 16 bytes (what Vulkan asks of every device)
+  MatrixStore,   // {array, offset, stride, m}: void; stores m as MatrixLoad reads it
+  MatrixMulAdd,  // {a, b, c}: a . b + c, Ty = c's type (int: a's and b's element signedness)
+  MatrixScale,   // {m, v}: every element of m times v (v of the element type)
+  MatrixAdd,     // {m, n}: the elementwise sum of two matrices of Ty
+  MatrixConvert, // {m}: every element of m converted to Ty's element type (same shape and use)
+  WaveBarrier,   // {}: void; the wave's lanes meet here, and their shared-memory writes before it
+                 //   are visible to the whole wave after it
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

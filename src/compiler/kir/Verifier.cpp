@@ -182,8 +182,8 @@ private:
                       " is not a helper");
     }
     for (const Local& L : F.Locals)
-      if (!L.Ty.isScalar() && !(L.Ty.isTile() && F.IsKernel) && !L.Ty.isRayQuery() &&
-          !hostValue(L.Ty))
+      if (!L.Ty.isScalar() && !((L.Ty.isTile() || L.Ty.isMatrix()) && F.IsKernel) &&
+          !L.Ty.isRayQuery() && !hostValue(L.Ty))
         problem(L.Loc, Kind, "local '" + L.Name + "' has type " + L.Ty.str() + ", not a scalar");
     for (const Param& P : F.Params)
       if (P.IsAccel && P.Ty != Type::buffer(ScalarType::U32))
@@ -347,8 +347,8 @@ private:
     if (U == Use::TileArg && !(E->K == Expr::Kind::Local && E->Ty.isTile()))
       problem(E, "expected a tile local, got " + E->Ty.str());
     if ((U == Use::Value || U == Use::CallArg) && !E->Ty.isScalar() && !E->Ty.isVoid() &&
-        E->K != Expr::Kind::Param && E->K != Expr::Kind::SharedRef && !hostValue(E->Ty) &&
-        E->K != Expr::Kind::StringConst)
+        !(U == Use::Value && E->Ty.isMatrix()) && E->K != Expr::Kind::Param &&
+        E->K != Expr::Kind::SharedRef && !hostValue(E->Ty) && E->K != Expr::Kind::StringConst)
       problem(E, "a value of type " + E->Ty.str());
 
     switch (E->K) {
@@ -888,6 +888,68 @@ private:
       problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
 
+  /// The cooperative-matrix leaves (Kir.h, MatrixFill .. WaveBarrier).
+  void verifyMatrix(const Expr* E) {
+    const IntrinsicOp Op = E->IOp;
+    const std::string Name = intrinsicName(Op);
+    static const size_t Count[] = {1, 3, 4, 3, 2, 2, 1, 0};
+    if (!ops(E, Count[unsigned(Op) - unsigned(IntrinsicOp::MatrixFill)]))
+      return;
+    bool Memory = Op == IntrinsicOp::MatrixLoad || Op == IntrinsicOp::MatrixStore;
+    for (size_t I = 0; I < E->Ops.size(); ++I)
+      verifyExpr(E->Ops[I], Memory && I == 0 ? Use::Array : Use::Value);
+    if (Op == IntrinsicOp::WaveBarrier || Op == IntrinsicOp::MatrixStore) {
+      if (!E->Ty.isVoid())
+        problem(E, Name + " yields void, not " + E->Ty.str());
+    } else if (!E->Ty.isMatrix()) {
+      return problem(E, Name + " yields " + E->Ty.str() + ", not a matrix");
+    }
+    auto Want = [&](size_t I, Type T) {
+      if (E->Ops[I]->Ty != T)
+        problem(E, Name + " operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str() +
+                       ", not " + T.str());
+    };
+    switch (Op) {
+    case IntrinsicOp::MatrixFill:
+      return Want(0, Type::scalar(E->Ty.Elem));
+    case IntrinsicOp::MatrixLoad:
+    case IntrinsicOp::MatrixStore: {
+      Want(1, U32);
+      Want(2, U32);
+      Type M = Op == IntrinsicOp::MatrixLoad ? E->Ty : E->Ops[3]->Ty;
+      if (!M.isMatrix() || E->Ops[0]->Ty.Elem != M.Elem)
+        problem(E, Name + " of " + M.str() + " from " + E->Ops[0]->Ty.str());
+      if (E->Dim > 1)
+        problem(E, Name + " of layout " + std::to_string(E->Dim) + " (0 row-, 1 column-major)");
+      return;
+    }
+    case IntrinsicOp::MatrixMulAdd: {
+      Want(2, E->Ty);
+      Type A = E->Ops[0]->Ty, Bm = E->Ops[1]->Ty;
+      if (!A.isMatrix() || !Bm.isMatrix() || A.MatrixUse != 0 || Bm.MatrixUse != 1 ||
+          E->Ty.MatrixUse != 2 || A.Rows != E->Ty.Rows || Bm.Cols != E->Ty.Cols ||
+          A.Cols != Bm.Rows || A.Elem != Bm.Elem)
+        problem(E, Name + " of " + A.str() + " and " + Bm.str() + " into " + E->Ty.str());
+      return;
+    }
+    case IntrinsicOp::MatrixScale:
+      Want(0, E->Ty);
+      return Want(1, Type::scalar(E->Ty.Elem));
+    case IntrinsicOp::MatrixAdd:
+      Want(0, E->Ty);
+      return Want(1, E->Ty);
+    case IntrinsicOp::MatrixConvert: {
+      Type From = E->Ops[0]->Ty;
+      if (!From.isMatrix() || From.Rows != E->Ty.Rows || From.Cols != E->Ty.Cols ||
+          From.MatrixUse != E->Ty.MatrixUse)
+        problem(E, Name + " from " + From.str() + " to " + E->Ty.str());
+      return;
+    }
+    default:
+      return;
+    }
+  }
+
   void verifyAsyncCopy(const Expr* E) {
     if (!E->Ty.isVoid())
       problem(E, std::string(intrinsicName(E->IOp)) + " yields void, not " + E->Ty.str());
@@ -938,6 +1000,8 @@ private:
       return verifyLdMatrix(E);
     if (Op >= IntrinsicOp::AsyncCopy && Op <= IntrinsicOp::AsyncWait)
       return verifyAsyncCopy(E);
+    if (Op >= IntrinsicOp::MatrixFill && Op <= IntrinsicOp::WaveBarrier)
+      return verifyMatrix(E);
     if (Op == IntrinsicOp::Supports) {
       ops(E, 0);
       if (!E->Ty.isBool() || E->Index >= CAJETA_XPU_CAP_COUNT)

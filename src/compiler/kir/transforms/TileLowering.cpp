@@ -74,6 +74,26 @@ const char* roleName(Role R) {
   return R == Role::Acc ? "an accumulator" : R == Role::A ? "the a operand" : "the b operand";
 }
 
+// ---- the cooperative-matrix fragments --------------------------------------------------------
+
+/// K of a fragment whose a and b hold Elem: 32 for 8-bit integers (the 16x16x32 shapes), else 16.
+uint32_t fragmentK(ScalarType Elem) {
+  return Elem == ScalarType::I8 || Elem == ScalarType::U8 ? 32 : 16;
+}
+
+/// The fragment type of a tile of type T in role R (SPIR-V's use numbering: a 0, b 1, acc 2).
+Type fragmentType(Role R, Type T) {
+  switch (R) {
+  case Role::A:
+    return Type::matrix(T.Elem, 16, fragmentK(T.Elem), 0);
+  case Role::B:
+    return Type::matrix(T.Elem, fragmentK(T.Elem), 16, 1);
+  case Role::Acc:
+    break;
+  }
+  return Type::matrix(T.Elem, 16, 16, 2);
+}
+
 /// The role of each tile local of F (by local index), from its uses in Mac; a tile never in a
 /// Mac is an accumulator. False with Why when a tile plays two roles.
 bool inferRoles(const Function& F, std::map<uint32_t, Role>& Roles, std::string& Why) {
@@ -132,10 +152,14 @@ public:
       }
       F.TileWaves = Waves;
     }
-    if (C.F == TileLoweringConfig::Form::MmaSync) {
+    if (C.F == TileLoweringConfig::Form::CoopMatrix && !C.ScratchSizedAtLaunch) {
+      Error = "internal error: the cooperative-matrix tiles need per-wave scratch sized at launch";
+      return false;
+    }
+    if (!portable()) {
       std::string Why;
       if (!inferRoles(F, Roles, Why)) {
-        Error = "tile lowering (mma.sync) of '" + F.Name + "': " + Why;
+        Error = "tile lowering of '" + F.Name + "': " + Why;
         return false;
       }
     }
@@ -158,6 +182,7 @@ public:
 
 private:
   bool portable() const { return C.F == TileLoweringConfig::Form::Portable; }
+  bool matrices() const { return C.F == TileLoweringConfig::Form::CoopMatrix; }
 
   // Per-kernel values, computed once at entry.
   std::vector<Stmt*> prologue() {
@@ -168,7 +193,7 @@ private:
       return L;
     };
     Expr* Lane = B.wave(WaveOp::LaneId, u32Ty());
-    if (portable()) {
+    if (portable() || matrices()) {
       // linear = x + dimX * (y + dimY * z); the wave is linear / width.
       Expr* Linear = B.bin(BinaryOp::Add, B.geom(IntrinsicOp::LocalId, 0),
                            B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
@@ -178,6 +203,10 @@ private:
       LaneLocal = Def("tile.lane", Lane);
       WidthLocal = Def("tile.width", B.wave(WaveOp::Width, u32Ty()));
       WaveLocal = Def("tile.wave", B.bin(BinaryOp::Div, Linear, B.l(WidthLocal)));
+      if (matrices()) {
+        matrixLocals();
+        return Out;
+      }
       for (uint32_t L = 0; L < F.Locals.size(); ++L) {
         const Type T = F.Locals[L].Ty;
         if (!T.isTile())
@@ -233,7 +262,9 @@ private:
     return L;
   }
 
-  Stmt* lower(Expr* E) { return portable() ? lowerPortable(E) : lowerFragments(E); }
+  Stmt* lower(Expr* E) {
+    return portable() ? lowerPortable(E) : matrices() ? lowerMatrices(E) : lowerFragments(E);
+  }
 
   // ---- portable: shared-memory tiles ----
 
@@ -349,6 +380,175 @@ private:
   }
 
   Expr* castIfNeeded(Type To, Expr* V) { return V->Ty == To ? V : B.cast(To, V); }
+
+  // ---- cooperative matrices: a grid of fragments per tile ----
+
+  /// Tile L's fragment type and the grid's column count.
+  Type fragmentOf(uint32_t L) { return fragmentType(Roles[L], F.Locals[L].Ty); }
+  uint32_t gridCols(uint32_t L) { return F.Locals[L].Ty.Cols / fragmentOf(L).Cols; }
+
+  /// The fragment locals of every tile, and one per-wave scratch fragment per element type that
+  /// a tile is loaded or stored in (the path for partial and unaligned tiles).
+  void matrixLocals() {
+    for (uint32_t L = 0; L < F.Locals.size(); ++L) {
+      const Type T = F.Locals[L].Ty;
+      if (!T.isTile())
+        continue;
+      const Type Frag = fragmentOf(L);
+      for (uint32_t J = 0; J < T.Rows * T.Cols / (Frag.Rows * Frag.Cols); ++J)
+        Frags[L].push_back(B.local(F.Locals[L].Name + ".m" + std::to_string(J), Frag));
+    }
+    std::map<ScalarType, uint32_t> Elements; // element type -> the largest fragment moved
+    forEachExprIn(F.Body, [&](const Expr* E) {
+      if (E->K == Expr::Kind::Tile && (E->TOp == TileOp::Load || E->TOp == TileOp::Store)) {
+        const Type Frag = fragmentOf(E->Index);
+        uint32_t& N = Elements[Frag.Elem];
+        N = std::max<uint32_t>(N, Frag.Rows * Frag.Cols);
+      }
+    });
+    for (auto [Elem, Count] : Elements) {
+      uint32_t S =
+          B.shared(std::string("tile.scratch.") + bundle::scalarTypeName(Elem), Elem, Count);
+      F.SharedArrays[S].PerWave = true;
+      MatrixScratch[Elem] = {S, Count};
+    }
+  }
+
+  /// The element index of fragment (I, J) of a tile's load or store: offset + row0 * stride +
+  /// col0 (or column-major).
+  Expr* fragmentStart(const std::vector<uint32_t>& Args, uint32_t Row0, uint32_t Col0,
+                      bool ColMajor) {
+    return address(Args, B.u32(Row0), B.u32(Col0), ColMajor);
+  }
+
+  Stmt* lowerMatrices(Expr* E) {
+    const uint32_t T = E->Index;
+    const Type Ty = F.Locals[T].Ty;
+    const Type Frag = fragmentOf(T);
+    const std::vector<uint32_t>& M = Frags[T];
+    std::vector<Stmt*> Out;
+    auto Each = [&](const std::function<Expr*(size_t J)>& Value) {
+      std::vector<uint32_t> V;
+      for (size_t J = 0; J < M.size(); ++J)
+        V.push_back(temp(Value(J), Out));
+      for (size_t J = 0; J < M.size(); ++J)
+        Out.push_back(B.eval(B.assign(M[J], B.l(V[J]))));
+    };
+    switch (E->TOp) {
+    case TileOp::Fill:
+    case TileOp::Scale: {
+      uint32_t V = temp(E->Ops[0], Out);
+      bool Fill = E->TOp == TileOp::Fill;
+      Each([&](size_t J) {
+        return Fill ? B.intrinsic(IntrinsicOp::MatrixFill, Frag, {B.l(V)})
+                    : B.intrinsic(IntrinsicOp::MatrixScale, Frag, {B.l(M[J]), B.l(V)});
+      });
+      break;
+    }
+    case TileOp::Add:
+    case TileOp::Convert: {
+      const std::vector<uint32_t>& U = Frags[E->Ops[0]->Index];
+      bool Add = E->TOp == TileOp::Add;
+      Each([&](size_t J) {
+        return Add ? B.intrinsic(IntrinsicOp::MatrixAdd, Frag, {B.l(M[J]), B.l(U[J])})
+                   : B.intrinsic(IntrinsicOp::MatrixConvert, Frag, {B.l(U[J])});
+      });
+      break;
+    }
+    case TileOp::Mac: {
+      const uint32_t A = E->Ops[0]->Index, Bt = E->Ops[1]->Index;
+      const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 16, Kb = gridCols(A);
+      for (uint32_t Ki = 0; Ki < Kb; ++Ki)
+        for (uint32_t Mi = 0; Mi < Mb; ++Mi)
+          for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
+            uint32_t Acc = M[Mi * Nb + Ni];
+            Expr* D =
+                B.intrinsic(IntrinsicOp::MatrixMulAdd, Frag,
+                            {B.l(Frags[A][Mi * Kb + Ki]), B.l(Frags[Bt][Ki * Nb + Ni]), B.l(Acc)});
+            Out.push_back(B.eval(B.assign(Acc, D)));
+          }
+      break;
+    }
+    case TileOp::Load:
+    case TileOp::Store: {
+      std::vector<uint32_t> Args;
+      for (size_t I = 1; I < 5; ++I)
+        Args.push_back(temp(E->Ops[I], Out));
+      const bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
+      const uint32_t Cols = gridCols(T);
+      // Whole tiles at 16-byte aligned offsets and strides: one instruction per fragment,
+      // decided once per wave (every lane takes part in each).
+      const uint32_t Align = 16 / bundle::scalarTypeSize(Ty.Elem);
+      Expr* Whole =
+          B.bin(BinaryOp::LogicalAnd,
+                B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
+                      B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
+                B.bin(BinaryOp::Eq,
+                      B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])),
+                            B.u32(Align - 1)),
+                      B.u32(0)));
+      uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
+      std::vector<Stmt*> Fast, Slow;
+      for (size_t J = 0; J < M.size(); ++J) {
+        const uint32_t Row0 = uint32_t(J / Cols) * Frag.Rows, Col0 = uint32_t(J % Cols) * Frag.Cols;
+        Expr* Start = fragmentStart(Args, Row0, Col0, ColMajor);
+        if (Load)
+          Fast.push_back(B.eval(B.assign(
+              M[J], B.intrinsic(IntrinsicOp::MatrixLoad, Frag,
+                                {B.shallowCopy(E->Ops[0]), Start, B.l(Args[1])}, ColMajor))));
+        else
+          Fast.push_back(B.eval(
+              B.intrinsic(IntrinsicOp::MatrixStore, Type::voidTy(),
+                          {B.shallowCopy(E->Ops[0]), Start, B.l(Args[1]), B.l(M[J])}, ColMajor)));
+        partialFragment(E, Args, M[J], Frag, Row0, Col0, Slow);
+      }
+      Out.push_back(B.ifThen(B.l(WholeL), B.block(Fast), B.block(Slow)));
+      break;
+    }
+    }
+    return B.block(Out);
+  }
+
+  /// Fragment Frag (local M, at Row0, Col0 of the tile) of a partial or unaligned load or store
+  /// through the wave's scratch fragment: the lanes move the elements inside the tile's valid
+  /// rows and columns (zeros for the rest on a load), the fragment is loaded from or stored to
+  /// the scratch, and the wave meets before and after.
+  void partialFragment(Expr* E, const std::vector<uint32_t>& Args, uint32_t M, Type Frag,
+                       uint32_t Row0, uint32_t Col0, std::vector<Stmt*>& Out) {
+    const bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
+    const auto [Scratch, Count] = MatrixScratch.at(Frag.Elem);
+    const uint32_t Elements = Count;
+    auto Base = [&] { return B.bin(BinaryOp::Mul, B.l(WaveLocal), B.u32(Elements)); };
+    auto Slot = [&](uint32_t Ei) { return B.bin(BinaryOp::Add, Base(), B.l(Ei)); };
+    Stmt* Barrier = B.eval(B.intrinsic(IntrinsicOp::WaveBarrier, Type::voidTy(), {}));
+    Stmt* Moves = eachOwnElement(Frag.Rows, Frag.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
+      auto Row = [&] { return B.bin(BinaryOp::Add, B.u32(Row0), B.l(R)); };
+      auto Column = [&] { return B.bin(BinaryOp::Add, B.u32(Col0), B.l(Col)); };
+      Expr* In = inside(Args, Row(), Column());
+      Expr* Addr = address(Args, Row(), Column(), ColMajor);
+      if (Load)
+        return std::vector<Stmt*>{
+            B.eval(B.storeAt(B.sharedRef(Scratch), Slot(Ei),
+                             B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr),
+                                      B.zero(Type::scalar(Frag.Elem)))))};
+      return std::vector<Stmt*>{
+          B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr,
+                                        B.loadAt(B.sharedRef(Scratch), Slot(Ei)))))};
+    });
+    if (Load) {
+      Out.push_back(Moves);
+      Out.push_back(Barrier);
+      Out.push_back(
+          B.eval(B.assign(M, B.intrinsic(IntrinsicOp::MatrixLoad, Frag,
+                                         {B.sharedRef(Scratch), Base(), B.u32(Frag.Cols)}))));
+    } else {
+      Out.push_back(B.eval(B.intrinsic(IntrinsicOp::MatrixStore, Type::voidTy(),
+                                       {B.sharedRef(Scratch), Base(), B.u32(Frag.Cols), B.l(M)})));
+      Out.push_back(Barrier);
+      Out.push_back(Moves);
+    }
+    Out.push_back(B.eval(B.intrinsic(IntrinsicOp::WaveBarrier, Type::voidTy(), {})));
+  }
 
   // ---- mma.sync: per-lane fragment registers ----
 
@@ -565,10 +765,12 @@ private:
   Builder B;
   std::string Problem;
   std::map<uint32_t, Role> Roles;
-  std::map<uint32_t, uint32_t> Scratch;           // tile local -> shared array (portable)
-  std::map<uint32_t, std::vector<uint32_t>> Regs; // tile local -> fragment locals (mma.sync)
-  bool DoesNotFit = false;                        // the portable scratch does not fit the target
-  uint32_t Waves = 0;                             // portable: the scratch's waves per group
+  std::map<uint32_t, uint32_t> Scratch;            // tile local -> shared array (portable)
+  std::map<uint32_t, std::vector<uint32_t>> Regs;  // tile local -> fragment locals (mma.sync)
+  std::map<uint32_t, std::vector<uint32_t>> Frags; // tile local -> matrix locals, row-major grid
+  std::map<ScalarType, std::pair<uint32_t, uint32_t>> MatrixScratch; // -> (array, elements)
+  bool DoesNotFit = false; // the portable scratch does not fit the target
+  uint32_t Waves = 0;      // portable: the scratch's waves per group
   uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0;
 };
 
@@ -625,7 +827,78 @@ bool functionFitsMmaSync(const Function* F, std::string& Why) {
   return true;
 }
 
+bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
+  std::map<uint32_t, Role> Roles;
+  if (!inferRoles(*F, Roles, Why))
+    return false;
+  for (auto [L, R] : Roles) {
+    const Local& Loc = F->Locals[L];
+    const ScalarType E = Loc.Ty.Elem;
+    bool TypeFits = R == Role::Acc
+                        ? E == ScalarType::F32 || E == ScalarType::F16 || E == ScalarType::I32
+                        : E == ScalarType::F16 || E == ScalarType::I8 || E == ScalarType::U8;
+    const Type Frag = fragmentType(R, Loc.Ty);
+    std::string What =
+        "tile '" + Loc.Name + "' (" + Loc.Ty.str() + ", " + at(Loc.Loc) + ") as " + roleName(R);
+    if (!TypeFits) {
+      Why = What + " has no cooperative-matrix element type (a and b: float16, int8, uint8; "
+                   "accumulators: float32, float16, int32)";
+      return false;
+    }
+    if (Loc.Ty.Rows % Frag.Rows || Loc.Ty.Cols % Frag.Cols) {
+      Why = What + " is not a whole number of " + std::to_string(Frag.Rows) + "x" +
+            std::to_string(Frag.Cols) + " fragments";
+      return false;
+    }
+  }
+  bool Ok = true;
+  forEachExprIn(F->Body, [&](const Expr* E) {
+    if (!Ok || E->K != Expr::Kind::Tile)
+      return;
+    if (E->TOp == TileOp::Mac) {
+      ScalarType In = F->Locals[E->Ops[0]->Index].Ty.Elem, Acc = F->Locals[E->Index].Ty.Elem;
+      bool Fits = In == ScalarType::F16 ? Acc == ScalarType::F32 || Acc == ScalarType::F16
+                                        : Acc == ScalarType::I32;
+      if (!Fits) {
+        Why = std::string("Group.mac of ") + bundle::scalarTypeName(In) + " into " +
+              bundle::scalarTypeName(Acc) + " at " + at(E->Loc) +
+              " (cooperative matrices take float16 into float32 or float16, and int8 or uint8 "
+              "into int32)";
+        Ok = false;
+      }
+    } else if (E->TOp == TileOp::Add || E->TOp == TileOp::Convert) {
+      uint32_t From = E->Ops[0]->Index;
+      if (Roles[E->Index] != Roles[From] ||
+          fragmentType(Roles[E->Index], F->Locals[E->Index].Ty).Rows !=
+              fragmentType(Roles[From], F->Locals[From].Ty).Rows) {
+        Why = std::string("'") + tileOpName(E->TOp) + "' at " + at(E->Loc) + " combines " +
+              roleName(Roles[From]) + " tile with " + roleName(Roles[E->Index]) +
+              " tile of another fragment shape";
+        Ok = false;
+      }
+    }
+  });
+  return Ok;
+}
+
 } // namespace
+
+bool TileLowering::fitsCoopMatrix(const Module& M, std::string& Why) {
+  bool Any = false;
+  for (const auto& F : M.Functions) {
+    bool Has = false;
+    for (const Local& L : F->Locals)
+      Has = Has || L.Ty.isTile();
+    std::string Reason;
+    if (!Has)
+      continue;
+    if (functionFitsCoopMatrix(F.get(), Reason))
+      Any = true;
+    else if (Why.empty())
+      Why = "in '" + F->Name + "', " + Reason;
+  }
+  return Any;
+}
 
 bool TileLowering::fitsMmaSync(const Module& M, std::string& Why) {
   for (const auto& F : M.Functions)
@@ -645,6 +918,12 @@ bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std:
   std::string Why;
   if (C.F == TileLoweringConfig::Form::MmaSync && !functionFitsMmaSync(&F, Why)) {
     Error = "tile lowering of '" + F.Name + "': no mma.sync form: " + Why;
+    return false;
+  }
+  if (C.F == TileLoweringConfig::Form::CoopMatrix && !functionFitsCoopMatrix(&F, Why)) {
+    // Tiered per kernel: this one keeps the portable form (its other variant).
+    Error = "kernel '" + F.Name + "' keeps the software tile: " + Why;
+    DoesNotFit = true;
     return false;
   }
   Lowerer L(M, F, C);

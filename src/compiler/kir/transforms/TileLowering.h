@@ -13,6 +13,13 @@
 //   PTX's mma.sync.m16n8k16 fragments, by the role the tile plays in Group.mac (accumulator,
 //   a or b); mac becomes IntrinsicOp::MmaM16N8K16 per 16x8x16 block. It needs float16 inputs
 //   with float32 accumulators, shapes in whole fragments, and one role per tile (fitsMmaSync).
+// - CoopMatrix (Vulkan, SPV_KHR_cooperative_matrix): each tile is a grid of Type::Matrix locals
+//   of 16 x 16 (float16) or 16 x 32 / 32 x 16 (int8 a and b) fragments, in the device's own
+//   layout; load, store and mac are the extension's instructions per fragment. A load or store
+//   of a partial or unaligned tile goes through a per-wave shared scratch of one fragment,
+//   element by element. It needs float16 into float32 or float16, or int8 / uint8 into int32,
+//   shapes in whole fragments, and one role per tile (fitsCoopMatrix); the device must list
+//   the fragment shapes (the runtime checks the payload's list before choosing it).
 #pragma once
 
 #include "compiler/kir/Kir.h"
@@ -22,7 +29,7 @@
 namespace cajeta::kir {
 
 struct TileLoweringConfig {
-  enum class Form : uint8_t { Portable, MmaSync };
+  enum class Form : uint8_t { Portable, MmaSync, CoopMatrix };
   Form F = Form::Portable;
   /// Portable form: the scratch holds as many waves per workgroup as fit in SharedBudget bytes
   /// beside the kernel's own static shared arrays, at most MaxWaves (Function::TileWaves).
@@ -39,12 +46,16 @@ public:
   /// Whether every tile of every kernel of M has an mma.sync form; Why says what does not (with
   /// the source line), for the [mma-tiering] note.
   static bool fitsMmaSync(const Module& M, std::string& Why);
+  /// Whether some kernel of M has a CoopMatrix form (that form is chosen per kernel: run leaves
+  /// the others out with DoesNotFit); Why names the first tile that has none.
+  static bool fitsCoopMatrix(const Module& M, std::string& Why);
   /// Whether any function of M uses a tile.
   static bool usesTiles(const Module& M);
   /// Rewrites F (a function of M, or a copy whose nodes live in M): no Tile expression and no
   /// tile local remain (tile locals become unused uint32 locals, so local indices keep). False
   /// with Error set when F holds a tile op that is not a statement of its own, or (DoesNotFit
-  /// set) when the portable tile's scratch does not fit the target's shared-memory budget.
+  /// set) when the portable tile's scratch does not fit the target's shared-memory budget or F
+  /// has no CoopMatrix form.
   static bool run(Module& M, Function& F, const TileLoweringConfig& C, std::string& Error,
                   bool& DoesNotFit);
   /// The shared bytes one wave's portable scratch takes in F (0 without tiles).

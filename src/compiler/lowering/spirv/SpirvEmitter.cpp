@@ -19,7 +19,13 @@ namespace {
 
 /// The names of the capabilities this emitter can declare (VulkanKernelAbi.h lists them).
 const char* capabilityName(spv::Capability C) {
+  if (uint32_t(C) == 6022) // CooperativeMatrixKHR, newer than Debian 12's spirv-headers
+    return "CooperativeMatrixKHR";
   switch (C) {
+  case spv::Capability::VulkanMemoryModel:
+    return "VulkanMemoryModel";
+  case spv::Capability::VulkanMemoryModelDeviceScope:
+    return "VulkanMemoryModelDeviceScope";
   case spv::Capability::Shader:
     return "Shader";
   case spv::Capability::Int8:
@@ -96,7 +102,10 @@ uint32_t jumpCode(uint32_t LoopId, bool IsContinue) {
 } // namespace
 
 SpirvEmitter::SpirvEmitter(const kir::Module& M, const kir::Function& K, const SpirvEmitOptions& O)
-    : M(M), Kernel(K), Opts(O) {}
+    : M(M), Kernel(K), Opts(O) {
+  if (O.CoopMatrixTiles) // SPV_KHR_cooperative_matrix requires it
+    Mb.useVulkanMemoryModel();
+}
 
 SpirvEmitter::~SpirvEmitter() = default;
 
@@ -202,6 +211,7 @@ bool SpirvEmitter::run(SpirvKernel& Out) {
   Out.ParamBlockBytes = BlockBytes;
   Out.ParamBlockIsUniform = BlockBytes > MaxPushConstantBytes;
   Out.UsesNativeFloatAtomicAdd = UsedNativeFAdd;
+  Out.CooperativeMatrixShapes.assign(MatrixShapes.begin(), MatrixShapes.end());
   Out.UsesImpreciseFma = UsedFma;
   Out.UsesImpreciseTranscendentals = UsedTranscendental;
   return true;
@@ -251,8 +261,7 @@ void SpirvEmitter::emitKernelFunction() {
     uint32_t Ptr =
         op(spv::Op::OpAccessChain, Mb.typePointer(spv::StorageClass::StorageBuffer, u32()),
            {statusVar(), Mb.constU32(0), Mb.constU32(0)});
-    uint32_t Failed = op(spv::Op::OpAtomicLoad, u32(),
-                         {Ptr, Mb.constU32(uint32_t(spv::Scope::Device)), Mb.constU32(0)});
+    uint32_t Failed = op(spv::Op::OpAtomicLoad, u32(), {Ptr, deviceScope(), Mb.constU32(0)});
     uint32_t Is = op(spv::Op::OpINotEqual, boolTy(), {Failed, Mb.constU32(0)});
     uint32_t Leave = Mb.newId(), Go = Mb.newId();
     opVoid(spv::Op::OpSelectionMerge, {Go, 0});
@@ -333,6 +342,14 @@ void SpirvEmitter::emitFunctionBody(FnState& FS) {
       uint32_t Q = Mb.typeRayQuery();
       SpirvModuleBuilder::inst(FS.Vars, spv::Op::OpVariable,
                                {Mb.typePointer(spv::StorageClass::Function, Q), Id,
+                                uint32_t(spv::StorageClass::Function)});
+      FS.Locals.push_back(Id);
+      continue;
+    }
+    if (L.Ty.isMatrix()) { // a cooperative-matrix fragment: always assigned before it is read
+      uint32_t Id = Mb.newId();
+      SpirvModuleBuilder::inst(FS.Vars, spv::Op::OpVariable,
+                               {Mb.typePointer(spv::StorageClass::Function, matrixType(L.Ty)), Id,
                                 uint32_t(spv::StorageClass::Function)});
       FS.Locals.push_back(Id);
       continue;
@@ -455,7 +472,7 @@ void SpirvEmitter::emitStmt(const Stmt* S) {
                    uint32_t(spv::MemorySemanticsMask::WorkgroupMemory) |
                    uint32_t(spv::MemorySemanticsMask::UniformMemory);
     uint32_t Wg = Mb.constU32(uint32_t(spv::Scope::Workgroup));
-    opVoid(spv::Op::OpControlBarrier, {Wg, Wg, Mb.constU32(Sem)});
+    opVoid(spv::Op::OpControlBarrier, {Wg, Wg, Mb.constU32(withVisibility(Sem))});
     return;
   }
   case Stmt::Kind::Try:

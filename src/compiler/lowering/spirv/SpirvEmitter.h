@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,10 @@ struct SpirvEmitOptions {
   /// query is an OpTypeRayQueryKHR. For devices with VK_KHR_ray_query; none here has one, so the
   /// form is emit-verified only (`cajeta emit --target=spirv --native-ray-query`).
   bool NativeRayQuery = false;
+  /// Tiles as SPV_KHR_cooperative_matrix fragments (kir::TileLowering's CoopMatrix form):
+  /// SpirvPayloadBuilder::build makes this variant of the tile kernels beside the portable one,
+  /// `cajeta emit` shows it.
+  bool CoopMatrixTiles = false;
   /// `cajeta emit --print-after...`: passed to kir::runPipeline by SpirvPayloadBuilder (not
   /// owned; may be null).
   const kir::PipelineTrace* Trace = nullptr;
@@ -62,6 +67,10 @@ struct SpirvKernel {
   uint32_t PerWaveSharedBytes = 0;        // SharedArray::PerWave arrays, for each wave of the group
   uint32_t DynamicSharedElementBytes = 0; // 0: no dynamic shared array
   bool UsesNativeFloatAtomicAdd = false;
+  /// The cooperative-matrix products the module multiplies, as the device must list them
+  /// (VkCooperativeMatrixPropertiesKHR): "MxNxK:a:b:c:result", component types f16, f32, s8, u8,
+  /// s32, u32. Empty without cooperative matrices.
+  std::vector<std::string> CooperativeMatrixShapes;
   /// Math.fma / transcendentals emitted through GLSL.std.450, whose precision Vulkan does not
   /// promise (not fused; a few ULP in a reduced range; float64 ones in float32).
   bool UsesImpreciseFma = false;
@@ -202,9 +211,19 @@ private:
   uint32_t builtinInput(spv::BuiltIn B);
   uint32_t coordinate(kir::IntrinsicOp Op, unsigned Dim);
   uint32_t u32() { return Mb.typeInt(32); }
+  // The memory model (CoopMatrixTiles modules use Vulkan's, the rest GLSL450): Device scope,
+  // the visibility bits of a barrier or atomic, the memory operands of a load or store.
+  uint32_t deviceScope();
+  uint32_t withVisibility(uint32_t Semantics);
+  Words memoryAccess();
 
   // --- wave operations (SpirvEmitterWave.cpp) ---
   uint32_t emitWave(const kir::Expr* E);
+  // --- cooperative matrices (SpirvEmitterMatrix.cpp) ---
+  /// A Matrix leaf of kir::TileLowering's CoopMatrix form (MatrixFill .. WaveBarrier).
+  uint32_t emitMatrix(const kir::Expr* E);
+  /// OpTypeCooperativeMatrixKHR of a Type::Matrix (subgroup scope); adds the capability.
+  uint32_t matrixType(kir::Type T);
   // --- native ray query (SpirvEmitterRayQuery.cpp) ---
   /// A RayQuery expression as SPV_KHR_ray_query instructions (SpirvEmitOptions::NativeRayQuery).
   uint32_t emitRayQuery(const kir::Expr* E);
@@ -240,6 +259,7 @@ private:
   uint32_t StatusVar = 0;
   uint32_t FailedFlag = 0; // Private bool: a bounds failure happened in this work-item
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> Helpers;
+  std::set<std::string> MatrixShapes; // SpirvKernel::CooperativeMatrixShapes
   bool UsedNativeFAdd = false;
   bool UsedFma = false;
   bool UsedTranscendental = false;

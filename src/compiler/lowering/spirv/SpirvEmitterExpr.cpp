@@ -482,6 +482,15 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
           {coordinate(IntrinsicOp::GridDim, E->Dim), coordinate(IntrinsicOp::GroupDim, E->Dim)});
     return coordinate(Op, E->Dim);
   }
+  case IntrinsicOp::MatrixFill:
+  case IntrinsicOp::MatrixLoad:
+  case IntrinsicOp::MatrixStore:
+  case IntrinsicOp::MatrixMulAdd:
+  case IntrinsicOp::MatrixScale:
+  case IntrinsicOp::MatrixAdd:
+  case IntrinsicOp::MatrixConvert:
+  case IntrinsicOp::WaveBarrier:
+    return emitMatrix(E);
   case IntrinsicOp::DivTrunc:
   case IntrinsicOp::RemTrunc:
   case IntrinsicOp::ShiftLeft:

@@ -14,6 +14,8 @@ using kir::MemoryOrder;
 using kir::Type;
 
 uint32_t SpirvEmitter::valueType(Type T) {
+  if (T.isMatrix())
+    return matrixType(T);
   if (T.isBool())
     return Mb.typeBool();
   if (T.isFloat())
@@ -227,7 +229,7 @@ void SpirvEmitter::reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t 
   auto Word = [&](uint32_t W) {
     return op(spv::Op::OpAccessChain, Ptr, {statusVar(), Mb.constU32(0), Mb.constU32(W)});
   };
-  uint32_t Device = Mb.constU32(uint32_t(spv::Scope::Device));
+  uint32_t Device = deviceScope();
   uint32_t Relaxed = Mb.constU32(0);
   uint32_t Old = op(spv::Op::OpAtomicCompareExchange, u32(),
                     {Word(0), Device, Relaxed, Relaxed, Mb.constU32(1), Mb.constU32(0)});
@@ -246,6 +248,35 @@ void SpirvEmitter::reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t 
 // ---------------------------------------------------------------------------------------------
 // Loads and stores
 
+uint32_t SpirvEmitter::deviceScope() {
+  if (Mb.vulkanMemoryModel())
+    Mb.addCapability(spv::Capability::VulkanMemoryModelDeviceScope);
+  return Mb.constU32(uint32_t(spv::Scope::Device));
+}
+
+uint32_t SpirvEmitter::withVisibility(uint32_t Semantics) {
+  using S = spv::MemorySemanticsMask;
+  if (!Mb.vulkanMemoryModel())
+    return Semantics;
+  // Vulkan's model has no sequential consistency, and its release and acquire make writes
+  // available and visible only when they say so.
+  if (Semantics & uint32_t(S::SequentiallyConsistent))
+    Semantics = (Semantics & ~uint32_t(S::SequentiallyConsistent)) | uint32_t(S::AcquireRelease);
+  if (Semantics & uint32_t(S::Release) || Semantics & uint32_t(S::AcquireRelease))
+    Semantics |= uint32_t(S::MakeAvailable);
+  if (Semantics & uint32_t(S::Acquire) || Semantics & uint32_t(S::AcquireRelease))
+    Semantics |= uint32_t(S::MakeVisible);
+  return Semantics;
+}
+
+Words SpirvEmitter::memoryAccess() {
+  // Under Vulkan's model a plain access takes part in other invocations' synchronisation only
+  // when it is non-private (shared and buffer memory that barriers publish).
+  if (!Mb.vulkanMemoryModel())
+    return {};
+  return {uint32_t(spv::MemoryAccessMask::NonPrivatePointer)};
+}
+
 uint32_t SpirvEmitter::emitLoad(const Expr* E) {
   assert(E->Ops.size() == 2 && "verified KIR: load operands");
   ArrayRef A = arrayOf(E->Ops[0]);
@@ -253,7 +284,11 @@ uint32_t SpirvEmitter::emitLoad(const Expr* E) {
   uint32_t Ptr = elementPointer(A, E->Ops[1], false);
   if (!Error.empty())
     return 0;
-  uint32_t V = op(spv::Op::OpLoad, A.ElemType, {Ptr});
+  Words Operands = {Ptr};
+  if (!A.Private)
+    for (uint32_t W : memoryAccess())
+      Operands.push_back(W);
+  uint32_t V = op(spv::Op::OpLoad, A.ElemType, Operands);
   if (A.Bits)
     return op(spv::Op::OpBitcast, valueType(A.Elem), {V});
   if (A.Elem.isBool() && !A.Shared && !A.Private) // any non-zero byte reads as true
@@ -275,7 +310,11 @@ uint32_t SpirvEmitter::emitStore(const Expr* E) {
     Mem = op(spv::Op::OpBitcast, A.ElemType, {V});
   else if (A.Elem.isBool() && !A.Shared && !A.Private)
     Mem = op(spv::Op::OpSelect, A.ElemType, {V, Mb.constInt(8, 1), Mb.constInt(8, 0)});
-  opVoid(spv::Op::OpStore, {Ptr, Mem});
+  Words Operands = {Ptr, Mem};
+  if (!A.Private)
+    for (uint32_t W : memoryAccess())
+      Operands.push_back(W);
+  opVoid(spv::Op::OpStore, Operands);
   return V;
 }
 
@@ -442,8 +481,8 @@ uint32_t SpirvEmitter::emitAtomic(const Expr* E) {
     Mb.addCapability(spv::Capability::Int64Atomics);
   uint32_t StorageBit = A.Shared ? uint32_t(spv::MemorySemanticsMask::WorkgroupMemory)
                                  : uint32_t(spv::MemorySemanticsMask::UniformMemory);
-  uint32_t Scope = Mb.constU32(uint32_t(A.Shared ? spv::Scope::Workgroup : spv::Scope::Device));
-  auto Sem = [&](MemoryOrder O) { return Mb.constU32(semantics(O, StorageBit)); };
+  uint32_t Scope = A.Shared ? Mb.constU32(uint32_t(spv::Scope::Workgroup)) : deviceScope();
+  auto Sem = [&](MemoryOrder O) { return Mb.constU32(withVisibility(semantics(O, StorageBit))); };
   bool NativeAdd = IsFloat && E->AOp == AtomicOp::Add && !A.Shared && Opts.NativeFloatAtomicAdd;
   bool IntView = IsFloat && !NativeAdd; // float atomics work on the bits
   uint32_t Ptr = elementPointer(A, E->Ops[1], IntView);

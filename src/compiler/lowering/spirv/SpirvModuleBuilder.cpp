@@ -128,6 +128,11 @@ uint32_t SpirvModuleBuilder::typeVector(uint32_t Elem, unsigned Count) {
   return dedup(spv::Op::OpTypeVector, {Elem, Count}, Globals);
 }
 
+uint32_t SpirvModuleBuilder::typeCooperativeMatrix(uint32_t Elem, uint32_t Scope, uint32_t RowsId,
+                                                   uint32_t ColsId, uint32_t UseId) {
+  return dedup(spv::Op(4456), {Elem, constU32(Scope), RowsId, ColsId, UseId}, Globals);
+}
+
 uint32_t SpirvModuleBuilder::typeRayQuery() {
   return dedup(spv::Op::OpTypeRayQueryKHR, {}, Globals);
 }
@@ -255,7 +260,8 @@ Words SpirvModuleBuilder::finish(uint32_t Version) const {
   }
   Out.insert(Out.end(), ExtImports.begin(), ExtImports.end());
   inst(Out, spv::Op::OpMemoryModel,
-       {uint32_t(spv::AddressingModel::Logical), uint32_t(spv::MemoryModel::GLSL450)});
+       {uint32_t(spv::AddressingModel::Logical),
+        uint32_t(VulkanModel ? spv::MemoryModel::Vulkan : spv::MemoryModel::GLSL450)});
   for (const Words* S :
        {&EntryPoints, &ExecutionModes, &Names, &Processed, &Annotations, &Globals, &Functions})
     Out.insert(Out.end(), S->begin(), S->end());

@@ -51,7 +51,11 @@ public:
   uint32_t typeInt(unsigned Width);
   uint32_t typeFloat(unsigned Width);
   uint32_t typeVector(uint32_t Elem, unsigned Count);
-  uint32_t typeRayQuery();              // OpTypeRayQueryKHR
+  uint32_t typeRayQuery(); // OpTypeRayQueryKHR
+  /// OpTypeCooperativeMatrixKHR (the ids of Rows, Cols and Use are constants; Scope a literal
+  /// made a constant here).
+  uint32_t typeCooperativeMatrix(uint32_t Elem, uint32_t Scope, uint32_t RowsId, uint32_t ColsId,
+                                 uint32_t UseId);
   uint32_t typeAccelerationStructure(); // OpTypeAccelerationStructureKHR
   uint32_t typeArray(uint32_t Elem, uint32_t LengthId);
   /// A fresh array type, for one that carries an ArrayStride decoration.
@@ -80,6 +84,15 @@ public:
   /// Appends a whole function (OpFunction ... OpFunctionEnd) to the function section.
   void addFunctionWords(const Words& W) { Functions.insert(Functions.end(), W.begin(), W.end()); }
 
+  /// The Vulkan memory model instead of GLSL450 (its capability and, for SPIR-V 1.3, its
+  /// extension): what cooperative matrices require.
+  void useVulkanMemoryModel() {
+    VulkanModel = true;
+    addCapability(spv::Capability::VulkanMemoryModel);
+    addExtension("SPV_KHR_vulkan_memory_model");
+  }
+  bool vulkanMemoryModel() const { return VulkanModel; }
+
   /// The binary module for SPIR-V Version (0x00010300 for 1.3).
   Words finish(uint32_t Version) const;
 
@@ -88,6 +101,7 @@ private:
 
   uint32_t NextId = 1;
   uint32_t GlslId = 0;
+  bool VulkanModel = false;
   std::set<spv::Capability> Capabilities;
   std::set<std::string> Extensions;
   std::map<Words, uint32_t> Unique; // {opcode, operands...} -> result id

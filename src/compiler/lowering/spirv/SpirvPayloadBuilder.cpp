@@ -32,18 +32,24 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   C.Wave.ReduceInt32 = true; // GroupNonUniformArithmetic: the order cannot change the result
   C.Wave.ScanInt32 = true;
   C.Wave.BroadcastFirstWord = true; // OpGroupNonUniformBroadcastFirst
-  // Tiles: the portable tile (VK_KHR_cooperative_matrix is not emitted yet), its scratch sized
-  // for the launch's waves by specialisation constants (the group size and the subgroup size);
-  // a launch whose scratch exceeds the device's workgroup memory is refused by name.
+  // Tiles: the portable tile, or SPV_KHR_cooperative_matrix fragments (the variant built for
+  // devices that list the shapes); either's scratch sized for the launch's waves by
+  // specialisation constants (the group size and the subgroup size); a launch whose scratch
+  // exceeds the device's workgroup memory is refused by name.
   C.Tiles.ScratchSizedAtLaunch = true;
+  if (Options.CoopMatrixTiles)
+    C.Tiles.F = kir::TileLoweringConfig::Form::CoopMatrix;
   C.NativeRayQuery = Options.NativeRayQuery;
   // Device.supports: what every Vulkan device of ours answers alike is folded; the rest (wave
-  // ops, float16/64, 64-bit and float atomics, denormals) is asked through specialisation
-  // constants (VulkanKernelAbi.h).
+  // ops, float16/64, 64-bit and float atomics, denormals, cooperative matrices) is asked through
+  // specialisation constants (VulkanKernelAbi.h).
   C.Capabilities.assign(CAJETA_XPU_CAP_COUNT, -1);
   C.Capabilities[CAJETA_XPU_CAP_SHARED_MEMORY] = 1;
   C.Capabilities[CAJETA_XPU_CAP_DYNAMIC_SHARED_MEMORY] = 1;
-  C.Capabilities[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = 0;
+  // Cooperative matrices: true in their own variant; elsewhere the device's answer (a device
+  // that has them may still run a kernel's portable variant: a product it does not list, or the
+  // override).
+  C.Capabilities[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = Options.CoopMatrixTiles ? 1 : -1;
   C.Capabilities[CAJETA_XPU_CAP_TEXTURES] = 0;
   C.Capabilities[CAJETA_XPU_CAP_RAY_QUERY] = 0;
   C.Capabilities[CAJETA_XPU_CAP_CORRECTLY_ROUNDED_FMA] = 0;
@@ -68,32 +74,63 @@ SpirvKernel SpirvPayloadBuilder::emitKernel(const kir::Module& M, const kir::Fun
 SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
                                             const SpirvEmitOptions& Options) {
   SpirvBuildResult R;
+  SpirvEmitOptions Portable = Options;
+  Portable.CoopMatrixTiles = false;
+  std::vector<std::string> Imprecise; // kernels using Math.fma or transcendentals
+  bool Fma = false, Transcendental = false;
+  if (!buildVariant(Source, Portable, R, &Imprecise, Fma, Transcendental))
+    return R;
+  // Tile kernels again with cooperative matrices, for the devices that list their shapes.
+  if (Options.CoopMatrixTiles && kir::TileLowering::usesTiles(Source)) {
+    bool F2 = false, T2 = false;
+    buildVariant(Source, Options, R, nullptr, F2, T2);
+  }
+  if (!Imprecise.empty()) {
+    std::string What = Fma && Transcendental ? "Math.fma and transcendentals (exp, log, pow, sin, "
+                                               "cos, tanh)"
+                       : Fma                 ? "Math.fma"
+                                             : "transcendentals (exp, log, pow, sin, cos, tanh)";
+    R.Notes.push_back("[vulkan-precision] " + What + " in " + join(Imprecise) +
+                      ": on Vulkan, fma may round twice and transcendentals are only as precise "
+                      "as the driver's (float64 ones computed in float32); devices report "
+                      "capabilities correctly-rounded-fma / precise-transcendentals");
+  }
+  return R;
+}
+
+bool SpirvPayloadBuilder::buildVariant(const kir::Module& Source, const SpirvEmitOptions& Options,
+                                       SpirvBuildResult& R, std::vector<std::string>* Imprecise,
+                                       bool& Fma, bool& Transcendental) {
+  const bool Matrices = Options.CoopMatrixTiles;
+  const std::string What = Matrices ? "cooperative-matrix Vulkan code for " : "";
   std::string PipelineError;
   std::vector<std::string> Dropped;
   std::unique_ptr<kir::Module> Prepared =
       kir::runPipeline(Source, pipelineConfig(Options), PipelineError, Options.Trace, &Dropped);
   if (!Prepared) {
-    R.Errors.push_back(PipelineError);
-    return R;
+    R.Errors.push_back(What + PipelineError);
+    return false;
   }
-  R.Errors.insert(R.Errors.end(), Dropped.begin(), Dropped.end());
+  for (const std::string& D : Dropped)
+    if (Matrices) // the kernel runs its portable variant on every device
+      R.Notes.push_back("[mma-tiering] vulkan: " + D);
+    else
+      R.Errors.push_back(D);
   const kir::Module& M = *Prepared;
-  std::vector<std::string> Imprecise; // kernels using Math.fma or transcendentals
-  bool Fma = false, Transcendental = false;
   for (const auto& F : M.Functions) {
-    if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))
+    if (!F->IsKernel || !kir::availableOn(*F, "vulkan") || (Matrices && !F->UsesTiles))
       continue;
     SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Options);
     if (!K.Ok) {
-      R.Errors.push_back("kernel '" + F->Name + "': " + K.Error);
+      R.Errors.push_back(What + "kernel '" + F->Name + "': " + K.Error);
       continue;
     }
-    if (K.UsesImpreciseFma || K.UsesImpreciseTranscendentals)
-      Imprecise.push_back(F->Name);
+    if (Imprecise && (K.UsesImpreciseFma || K.UsesImpreciseTranscendentals))
+      Imprecise->push_back(F->Name);
     Fma |= K.UsesImpreciseFma;
     Transcendental |= K.UsesImpreciseTranscendentals;
     bundle::Payload P;
-    P.Target = payloadTarget(F->Name);
+    P.Target = Matrices ? coopMatrixPayloadTarget(F->Name) : payloadTarget(F->Name);
     P.Format = "spirv";
     P.Bytes.resize(K.Module.size() * 4);
     std::memcpy(P.Bytes.data(), K.Module.data(), P.Bytes.size());
@@ -118,6 +155,8 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
         {"dynamic_shared_element_bytes", std::to_string(K.DynamicSharedElementBytes)},
         {"per_wave_shared_bytes", std::to_string(K.PerWaveSharedBytes)},
     };
+    if (Matrices)
+      P.Attributes["cooperative_matrix"] = join(K.CooperativeMatrixShapes);
     bundle::TargetManifest TM;
     TM.Symbol = K.EntryPoint;
     TM.CodeHash = bundle::hash64(P.Bytes.data(), P.Bytes.size());
@@ -125,37 +164,39 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
     if (F->UsesWave)
       TM.WaveTier = Options.PortableWaveOps ? "portable" : "native";
     if (F->UsesTiles) {
-      TM.TileTier = "portable";
+      TM.TileTier = Matrices ? "native" : "portable";
       TM.TileWaves = F->TileWaves;
     }
-    R.Manifests[F->Name] = TM;
+    (Matrices ? R.CoopMatrixManifests : R.Manifests)[F->Name] = TM;
     R.Payloads.push_back(std::move(P));
   }
-  if (!Imprecise.empty()) {
-    std::string What = Fma && Transcendental ? "Math.fma and transcendentals (exp, log, pow, sin, "
-                                               "cos, tanh)"
-                       : Fma                 ? "Math.fma"
-                                             : "transcendentals (exp, log, pow, sin, cos, tanh)";
-    R.Notes.push_back("[vulkan-precision] " + What + " in " + join(Imprecise) +
-                      ": on Vulkan, fma may round twice and transcendentals are only as precise "
-                      "as the driver's (float64 ones computed in float32); devices report "
-                      "capabilities correctly-rounded-fma / precise-transcendentals");
-  }
-  return R;
+  return true;
 }
 
 bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOptions& Options,
                                    std::string& Out, std::string& Error) {
+  // With cooperative matrices, a tile kernel that has no such form shows its portable one (the
+  // one every device runs).
+  std::vector<std::string> Dropped;
   std::unique_ptr<kir::Module> Prepared =
-      kir::runPipeline(Source, pipelineConfig(Options), Error, Options.Trace);
+      kir::runPipeline(Source, pipelineConfig(Options), Error, Options.Trace,
+                       Options.CoopMatrixTiles ? &Dropped : nullptr);
   if (!Prepared)
     return false;
-  const kir::Module& M = *Prepared;
+  SpirvEmitOptions PortableOptions = Options;
+  PortableOptions.CoopMatrixTiles = false;
+  std::unique_ptr<kir::Module> Portable;
+  if (!Dropped.empty() &&
+      !(Portable = kir::runPipeline(Source, pipelineConfig(PortableOptions), Error, Options.Trace)))
+    return false;
   std::vector<std::pair<std::string, SpirvKernel>> Kernels;
-  for (const auto& F : M.Functions) {
+  for (size_t I = 0; I < Prepared->Functions.size(); ++I) {
+    bool Native = kir::availableOn(*Prepared->Functions[I], "vulkan");
+    const kir::Module& M = Native || !Portable ? *Prepared : *Portable;
+    const kir::Function* F = M.Functions[I].get();
     if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))
       continue;
-    SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Options);
+    SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Native ? Options : PortableOptions);
     if (!K.Ok) {
       Error = "kernel '" + F->Name + "': " + K.Error;
       return false;

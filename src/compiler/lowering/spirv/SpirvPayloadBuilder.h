@@ -16,6 +16,9 @@ namespace cajeta::lowering::spirv {
 struct SpirvBuildResult {
   std::vector<bundle::Payload> Payloads;                   // "spirv:<kernel>"
   std::map<std::string, bundle::TargetManifest> Manifests; // kernel name -> manifest "spirv"
+  /// Tile kernels with cooperative matrices too ("spirv-coopmat:<kernel>" payloads): their
+  /// manifests for the target "spirv-coopmat".
+  std::map<std::string, bundle::TargetManifest> CoopMatrixManifests;
   std::vector<std::string> Errors; // one per kernel that has no SPIR-V (names the kernel)
   std::vector<std::string> Notes;  // at most one: "[vulkan-precision] ..." (Math.fma, exp, ...)
 };
@@ -25,6 +28,13 @@ public:
   /// The TargetManifest key of every SPIR-V kernel.
   static constexpr const char* ManifestTarget = "spirv";
   static std::string payloadTarget(const std::string& Kernel) { return "spirv:" + Kernel; }
+  /// The cooperative-matrix variant of a tile kernel: its manifest target and payload. The
+  /// runtime loads it instead of the "spirv" one on a device that lists every shape in the
+  /// payload's "cooperative_matrix" attribute.
+  static constexpr const char* CoopMatrixManifestTarget = "spirv-coopmat";
+  static std::string coopMatrixPayloadTarget(const std::string& Kernel) {
+    return "spirv-coopmat:" + Kernel;
+  }
 
   /// The KIR pipeline the SPIR-V emitter relies on (kir::runPipeline).
   static kir::PipelineConfig pipelineConfig(const SpirvEmitOptions& Options);
@@ -42,6 +52,14 @@ public:
   /// a kernel cannot be emitted.
   static bool emitText(const kir::Module& M, const SpirvEmitOptions& Options, std::string& Out,
                        std::string& Error);
+
+private:
+  /// One form of the program's Vulkan kernels into R: every kernel (the portable tiles), or with
+  /// Options.CoopMatrixTiles the tile kernels with cooperative matrices. False when the pipeline
+  /// fails for the whole module (R.Errors says why).
+  static bool buildVariant(const kir::Module& M, const SpirvEmitOptions& Options,
+                           SpirvBuildResult& R, std::vector<std::string>* Imprecise, bool& Fma,
+                           bool& Transcendental);
 };
 
 } // namespace cajeta::lowering::spirv
