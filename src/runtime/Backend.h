@@ -243,9 +243,12 @@ public:
   virtual const char* name() const = 0;          // "cpu", "cuda", ...
   virtual const char* payloadTarget() const = 0; // "cpu-x86_64", ...
   virtual const std::vector<BackendDevice*>& devices() const = 0;
-  /// The payload of Desc this backend runs: by default the one for payloadTarget(); a GPU
-  /// backend picks the best architecture its devices take. nullptr when there is none.
-  virtual const bundle::Payload* choosePayload(const bundle::Program& Desc) const {
+  /// The payload of Desc this backend runs on Device: by default the one for payloadTarget(); a
+  /// GPU backend picks the best architecture or variant the device takes. nullptr when there is
+  /// none. A payload may name the manifest target of each kernel in an attribute
+  /// "<kernel>/manifest_target" (else it is the payload's Target).
+  virtual const bundle::Payload* choosePayload(const bundle::Program& Desc,
+                                               const BackendDevice& Device) const {
     return Desc.findPayload(payloadTarget());
   }
 };

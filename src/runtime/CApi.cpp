@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 using namespace cajeta::xpu::rt;
 namespace bundle = cajeta::bundle;
@@ -461,6 +462,17 @@ int cajeta_xpu_program_from_cache(const cajeta_xpu_program* P) {
 
 const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* K) {
   return K ? fromHandle(K)->name().c_str() : "";
+}
+
+const char* cajeta_xpu_kernel_tier(const cajeta_xpu_kernel* K, const char* Feature) {
+  const bundle::TargetManifest* M = K ? fromHandle(K)->manifest() : nullptr;
+  if (!M || !Feature)
+    return "";
+  if (std::string_view(Feature) == "tiles")
+    return M->TileTier.c_str();
+  if (std::string_view(Feature) == "waves")
+    return M->WaveTier.c_str();
+  return "";
 }
 
 int cajeta_xpu_kernel_footprint_get(const cajeta_xpu_kernel* K, cajeta_xpu_kernel_footprint* Out) {

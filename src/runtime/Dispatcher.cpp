@@ -71,7 +71,7 @@ BackendDevice& Dispatcher::defaultDevice() {
 Dispatcher::Choice Dispatcher::chooseOn(const bundle::Program& Desc, BackendDevice& D,
                                         const std::string& Origin) {
   Backend* B = Runtime::get().findBackend(D.backendName());
-  if (const bundle::Payload* P = B ? B->choosePayload(Desc) : nullptr)
+  if (const bundle::Payload* P = B ? B->choosePayload(Desc, D) : nullptr)
     return {&D, P};
   std::string Payloads;
   for (const bundle::Payload& P : Desc.Payloads)
@@ -89,7 +89,7 @@ Dispatcher::Choice Dispatcher::choose(const bundle::Program& Desc, const std::st
     BackendDevice* D = usableDevice(B, Forced);
     if (!D)
       continue;
-    if (const bundle::Payload* P = B->choosePayload(Desc))
+    if (const bundle::Payload* P = B->choosePayload(Desc, *D))
       return {D, P};
   }
   std::string Payloads;

@@ -60,7 +60,9 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
   P->Module = P->Device->loadModule(*Pick.Payload);
   std::vector<std::string> Unclassified; // kernels whose manifest has no scheduling section
   for (const bundle::KernelInfo& K : P->Desc.Kernels) {
-    auto It = K.Targets.find(Target);
+    // The kernel's own manifest target where the payload names one (Backend::choosePayload).
+    auto Own = Pick.Payload->Attributes.find(K.Name + "/manifest_target");
+    auto It = K.Targets.find(Own != Pick.Payload->Attributes.end() ? Own->second : Target);
     bool Excluded = !K.Backends.empty() && std::find(K.Backends.begin(), K.Backends.end(),
                                                      P->Device->backendName()) == K.Backends.end();
     if (It == K.Targets.end() && Excluded) {

@@ -6,6 +6,7 @@
 #include "MatrixReference.h"
 
 #include <cmath>
+#include <cstdlib>
 
 namespace conformance {
 namespace {
@@ -63,27 +64,50 @@ TEST(Tile, GemmThroughSharedAlignedAndNot) {
   xpu::Program P = compileProgram("Tiles");
   CONFORMANCE_REQUIRE(P, Float16);
   const uint32_t Groups = 2;
-  std::vector<Half> A = halfData(Groups * 512, 51), B = halfData(Groups * 768, 52);
-  auto DA = toDevice(A), DB = toDevice(B);
-  for (uint32_t Pad : {32u, 40u, 33u}) {
-    auto Out = filledBuffer<float>(Groups * 384, -3.0f);
-    runKernel(P.kernel("Tiles.gemmShared"), xpu::grid(Groups), xpu::block(32), Out, DA, DB, Pad);
-    std::vector<float> Got = fromDevice(Out);
-    size_t Bad = 0;
-    for (uint32_t G = 0; G < Groups; ++G)
-      for (uint32_t I = 0; I < 16; ++I)
-        for (uint32_t J = 0; J < 24; ++J) {
-          DotRef R = dot(
-              32, [&](uint32_t L) { return float(A[G * 512 + I * 32 + L]); },
-              [&](uint32_t L) { return float(B[G * 768 + L * 24 + J]); });
-          double Sum = R.Sum, Scale = R.Scale;
-          float V = Got[G * 384 + I * 24 + J];
-          if (!(std::fabs(V - Sum) <= 1e-6 * Scale) && Bad++ < 5)
-            ADD_FAILURE() << "Tiles.gemmShared pad " << Pad << " group " << G << " (" << I << ", "
-                          << J << ") is " << V << ", want " << Sum;
-        }
-    EXPECT_EQ(Bad, 0u) << "pad " << Pad;
+  // 24 columns end in a half mma block; 32 are whole fragments everywhere.
+  for (uint32_t Cols : {24u, 32u}) {
+    const std::string Name = Cols == 24 ? "Tiles.gemmShared" : "Tiles.gemmShared32";
+    std::vector<Half> A = halfData(Groups * 512, 51), B = halfData(Groups * 32 * Cols, 52);
+    auto DA = toDevice(A), DB = toDevice(B);
+    for (uint32_t Pad : {32u, 40u, 33u}) {
+      auto Out = filledBuffer<float>(Groups * 16 * Cols, -3.0f);
+      runKernel(P.kernel(Name), xpu::grid(Groups), xpu::block(32), Out, DA, DB, Pad);
+      std::vector<float> Got = fromDevice(Out);
+      size_t Bad = 0;
+      for (uint32_t G = 0; G < Groups; ++G)
+        for (uint32_t I = 0; I < 16; ++I)
+          for (uint32_t J = 0; J < Cols; ++J) {
+            DotRef R = dot(
+                32, [&](uint32_t L) { return float(A[G * 512 + I * 32 + L]); },
+                [&](uint32_t L) { return float(B[(G * 32 + L) * Cols + J]); });
+            double Sum = R.Sum, Scale = R.Scale;
+            float V = Got[(G * 16 + I) * Cols + J];
+            if (!(std::fabs(V - Sum) <= 1e-6 * Scale) && Bad++ < 5)
+              ADD_FAILURE() << Name << " pad " << Pad << " group " << G << " (" << I << ", " << J
+                            << ") is " << V << ", want " << Sum;
+          }
+      EXPECT_EQ(Bad, 0u) << Name << " pad " << Pad;
+    }
   }
+}
+
+// Which tier each kernel's loaded code uses: on Vulkan the cooperative-matrix variant wherever
+// the device lists its products (a tile that is not whole fragments keeps the software tile);
+// mma.sync on sm_80+ CUDA; the software tile on the CPU.
+TEST(Tile, EachKernelSaysItsTier) {
+  xpu::Program P = compileProgram("Tiles");
+  CONFORMANCE_REQUIRE(P, Float16);
+  xpu::Device D = P.device();
+  const char* Override = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
+  const bool Native = D.supports(xpu::Capability::CooperativeMatrix) &&
+                      !(Override && std::string(Override) == "software");
+  for (const char* K :
+       {"Tiles.gemm", "Tiles.epilogue", "Tiles.explicitRoles", "Tiles.gemmShared32"})
+    EXPECT_EQ(P.kernel(K).tier("tiles"), Native ? "native" : "portable") << K;
+  bool HalfBlocks = D.backend() == "cuda"; // mma.sync's 16x8 blocks take 24 columns
+  EXPECT_EQ(P.kernel("Tiles.gemmShared").tier("tiles"),
+            Native && HalfBlocks ? "native" : "portable");
+  EXPECT_EQ(P.kernel("Tiles.gemm").tier("rays"), "");
 }
 
 TEST(Tile, CooperativeMatrixWithDeclaredRoles) {

@@ -167,6 +167,11 @@ public:
     return Submitter(K, Sub, Grid, Block, DynamicSharedBytes);
   }
   std::string name() const { return cajeta_xpu_kernel_name(K); }
+  /// "native" or "portable": the tier of the kernel's tiles ("tiles") or wave ops ("waves") in
+  /// the code loaded for its device; "" where it has none.
+  std::string tier(const std::string& Feature) const {
+    return cajeta_xpu_kernel_tier(K, Feature.c_str());
+  }
   KernelFootprint footprint() const {
     cajeta_xpu_kernel_footprint F{};
     detail::check(cajeta_xpu_kernel_footprint_get(K, &F));

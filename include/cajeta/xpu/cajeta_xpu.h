@@ -290,6 +290,12 @@ CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_program_device(const cajeta_xpu_pro
 /* 1 if the program came from the JIT cache. */
 CAJETA_XPU_API int cajeta_xpu_program_from_cache(const cajeta_xpu_program* program);
 CAJETA_XPU_API const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* kernel);
+/* The implementation tier the loaded code of a kernel uses for its tiles ("tiles") or its wave
+   ops ("waves"): "native" or "portable", "" where the kernel has none (or the feature is
+   unknown). On Vulkan a tile kernel's tier follows the device: "native" where it lists every
+   cooperative-matrix product the kernel multiplies. */
+CAJETA_XPU_API const char* cajeta_xpu_kernel_tier(const cajeta_xpu_kernel* kernel,
+                                                  const char* feature);
 
 /* What a kernel's loaded code needs: read from the code object at load where the backend can
    (cuda: cuFuncGetAttribute NUM_REGS, LOCAL_SIZE_BYTES, SHARED_SIZE_BYTES, MAX_THREADS_PER_BLOCK),

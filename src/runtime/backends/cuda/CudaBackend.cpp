@@ -172,9 +172,10 @@ public:
   const char* payloadTarget() const override { return Target.c_str(); }
   const std::vector<BackendDevice*>& devices() const override { return Devices; }
 
-  /// The PTX for the highest sm_XX not above the first device's compute capability.
-  const bundle::Payload* choosePayload(const bundle::Program& Desc) const override {
-    unsigned Cc = Owned.empty() ? 0 : Owned.front()->computeCapability();
+  /// The PTX for the highest sm_XX not above the device's compute capability.
+  const bundle::Payload* choosePayload(const bundle::Program& Desc,
+                                       const BackendDevice& Device) const override {
+    unsigned Cc = static_cast<const CudaDevice&>(Device).computeCapability();
     const bundle::Payload* Best = nullptr;
     unsigned BestSm = 0;
     for (const bundle::Payload& P : Desc.Payloads) {

@@ -60,7 +60,12 @@ bool VulkanApi::load(std::string& Error) {
     Name = reinterpret_cast<PFN_##Name>(GetProc(Instance, #Name "KHR"));
   CAJETA_VK_OPTIONAL_FUNCTIONS(CAJETA_VK_LOAD_OPTIONAL)
 #undef CAJETA_VK_LOAD_OPTIONAL
+  GetInstanceProc = GetProc;
   return true;
+}
+
+PFN_vkVoidFunction VulkanApi::instanceProc(const char* Name) const {
+  return GetInstanceProc ? GetInstanceProc(Instance, Name) : nullptr;
 }
 
 std::string VulkanApi::describe(VkResult R) {

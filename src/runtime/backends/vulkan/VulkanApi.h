@@ -90,6 +90,10 @@ public:
   VkInstance instance() const { return Instance; }
   uint32_t apiVersion() const { return ApiVersion; }
 
+  /// An instance-level function the loader may or may not have (an extension newer than the
+  /// headers this runtime is built with); null where it has none.
+  PFN_vkVoidFunction instanceProc(const char* Name) const;
+
   /// "VK_ERROR_DEVICE_LOST (-4)".
   static std::string describe(VkResult R);
 
@@ -100,6 +104,7 @@ public:
 
 private:
   void* Library = nullptr;
+  PFN_vkGetInstanceProcAddr GetInstanceProc = nullptr;
   VkInstance Instance = VK_NULL_HANDLE;
   uint32_t ApiVersion = VK_API_VERSION_1_1;
 };

@@ -43,19 +43,37 @@ public:
   /// "<kernel>/<attribute>" (the payload's own attributes plus offset, size, format, the
   /// parameter count, buffer parameter indices and static shared bytes). The result lives in
   /// this thread's slot until the next call on the thread (LoadedProgram loads it at once).
-  const bundle::Payload* choosePayload(const bundle::Program& Desc) const override {
+  ///
+  /// A tile kernel may also have a "spirv-coopmat:<kernel>" payload (cooperative matrices, its
+  /// manifest under that target): it is taken instead where Device lists every product the
+  /// payload multiplies, unless CAJETA_GPU_COOPMATRIX_IMPL=software asks for the portable tile.
+  const bundle::Payload* choosePayload(const bundle::Program& Desc,
+                                       const BackendDevice& Device) const override {
     thread_local bundle::Payload Combined;
     Combined = bundle::Payload();
     Combined.Target = "spirv";
     Combined.Format = "spirv-kernels";
     std::string Names;
-    for (const bundle::Payload& P : Desc.Payloads) {
-      if (P.Target.rfind("spirv:", 0) != 0)
+    const auto& Vulkan = static_cast<const VulkanDevice&>(Device);
+    const bool Native = !portableTilesAsked();
+    for (const bundle::Payload& Each : Desc.Payloads) {
+      if (Each.Target.rfind("spirv:", 0) != 0)
         continue;
-      std::string Kernel = P.Target.substr(6);
+      std::string Kernel = Each.Target.substr(6);
       const bundle::KernelInfo* Info = Desc.findKernel(Kernel);
       if (!Info || Kernel.find(',') != std::string::npos)
         continue; // a payload for no kernel of the program: nothing will ask for it
+      const bundle::Payload* Matrices =
+          Native ? Desc.findPayload("spirv-coopmat:" + Kernel) : nullptr;
+      std::string Why;
+      if (Matrices && (!Info->Targets.count("spirv-coopmat") ||
+                       !Vulkan.runsCooperativeMatrices(shapesOf(*Matrices), Why))) {
+        if (!Why.empty())
+          note("'" + Kernel + "' keeps the software tile on '" + Vulkan.name() + "': " + Why);
+        Matrices = nullptr;
+      }
+      const bundle::Payload& P = Matrices ? *Matrices : Each;
+      const char* Target = Matrices ? "spirv-coopmat" : "spirv";
       Names += (Names.empty() ? "" : ",") + Kernel;
       auto Put = [&](const std::string& Key, std::string Value) {
         Combined.Attributes[Kernel + "/" + Key] = std::move(Value);
@@ -71,7 +89,8 @@ public:
         if (Info->Params[I].Kind == bundle::ParamKind::Buffer)
           Buffers += (Buffers.empty() ? "" : ",") + std::to_string(I);
       Put("buffers", Buffers);
-      auto T = Info->Targets.find("spirv");
+      Put("manifest_target", Target);
+      auto T = Info->Targets.find(Target);
       Put("static_shared_bytes",
           std::to_string(T == Info->Targets.end() ? 0 : T->second.StaticSharedBytes));
       Combined.Bytes.insert(Combined.Bytes.end(), P.Bytes.begin(), P.Bytes.end());
@@ -117,6 +136,20 @@ public:
   }
 
 private:
+  static std::string shapesOf(const bundle::Payload& P) {
+    auto It = P.Attributes.find("cooperative_matrix");
+    return It == P.Attributes.end() ? std::string() : It->second;
+  }
+
+  /// CAJETA_GPU_COOPMATRIX_IMPL=software (or portable): the tiles' portable tier everywhere.
+  static bool portableTilesAsked() {
+    const char* V = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
+    std::string Value = V ? V : "";
+    std::transform(Value.begin(), Value.end(), Value.begin(),
+                   [](unsigned char C) { return char(std::tolower(C)); });
+    return Value == "software" || Value == "portable";
+  }
+
   /// Why a device or the loader was skipped, on stderr when CAJETA_XPU_DEBUG is set.
   static void note(const std::string& Why) {
     if (std::getenv("CAJETA_XPU_DEBUG"))

@@ -2,6 +2,8 @@
 // with staging, or mapped where device memory is host memory), and its queues.
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
+#include "runtime/backends/vulkan/VulkanCooperativeMatrix.h"
+
 #include "bundle/VulkanKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/vulkan/VulkanModule.h"
@@ -24,7 +26,8 @@ const char* const WantedExtensions[] = {
     "VK_KHR_shader_float16_int8",   "VK_KHR_shader_atomic_int64",
     "VK_EXT_shader_atomic_float",   "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_timeline_semaphore",    "VK_EXT_subgroup_size_control",
-    "VK_EXT_calibrated_timestamps",
+    "VK_EXT_calibrated_timestamps", "VK_KHR_vulkan_memory_model",
+    CooperativeMatrixExtension,
 };
 
 /// A test switch: set, and neither empty nor "0".
@@ -127,6 +130,9 @@ bool VulkanDevice::init(std::string& Error) {
   TS.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES;
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT SSC{};
   SSC.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT;
+  VkPhysicalDeviceVulkanMemoryModelFeatures VMM{};
+  VMM.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
+  CooperativeMatrixFeaturesKHR CM{};
   void** Next = &F2.pNext;
   auto Chain = [&](auto& S, bool Known) {
     if (!Known)
@@ -141,7 +147,17 @@ bool VulkanDevice::init(std::string& Error) {
   Chain(AF, Has("VK_EXT_shader_atomic_float"));
   Chain(TS, Core12 || Has("VK_KHR_timeline_semaphore"));
   Chain(SSC, Has("VK_EXT_subgroup_size_control"));
+  Chain(VMM, Core12 || Has("VK_KHR_vulkan_memory_model"));
+  Chain(CM, Has(CooperativeMatrixExtension));
   Api.vkGetPhysicalDeviceFeatures2(Phys, &F2);
+  Features.VulkanMemoryModel = VMM.vulkanMemoryModel;
+  Features.VulkanMemoryModelDeviceScope = VMM.vulkanMemoryModelDeviceScope;
+  // Robust access for cooperative matrices costs speed, as robustBufferAccess does: off.
+  CM.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+  if (CM.cooperativeMatrix && VMM.vulkanMemoryModel) {
+    Features.CooperativeMatrix = true;
+    Features.MatrixShapes = cooperativeMatrixShapes(Api, Phys);
+  }
   // Streams fall back to fences without the feature or the loader's functions, or when
   // CAJETA_XPU_VULKAN_NO_TIMELINE is set (to test that path on a device that has both).
   if (!Api.vkWaitSemaphores || !Api.vkGetSemaphoreCounterValue ||
@@ -295,9 +311,25 @@ bool VulkanDevice::supports(cajeta_xpu_capability Capability) const {
   case CAJETA_XPU_CAP_WAVE_OPS: // every instruction of the native tier, at a width Kir.h allows
     return Features.subgroupSizeValid() && Features.SubgroupBasic && Features.SubgroupVote &&
            Features.SubgroupBallot && Features.SubgroupShuffle && Features.SubgroupArithmetic;
-  default: // cooperative matrices, textures, ray query: the emitter has none yet
+  case CAJETA_XPU_CAP_COOPERATIVE_MATRIX: // tiles' native tier: the float16 product at least
+    return Features.CooperativeMatrix && !Features.MatrixShapes.empty();
+  default: // textures, ray query: the emitter has none yet
     return false;
   }
+}
+
+bool VulkanDevice::runsCooperativeMatrices(const std::string& Shapes, std::string& Why) const {
+  if (!Features.CooperativeMatrix) {
+    Why = "it has no VK_KHR_cooperative_matrix (with the Vulkan memory model)";
+    return false;
+  }
+  for (const std::string& Need : bundle::splitAttributeList(Shapes))
+    if (std::find(Features.MatrixShapes.begin(), Features.MatrixShapes.end(), Need) ==
+        Features.MatrixShapes.end()) {
+      Why = "it does not list the product " + Need;
+      return false;
+    }
+  return true;
 }
 
 void VulkanDevice::waitIdle() {

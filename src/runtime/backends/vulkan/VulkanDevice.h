@@ -39,6 +39,12 @@ struct VulkanFeatures {
   bool FullSubgroups = false;
   uint32_t MaxSubgroupSize = 0;
   bool TimelineSemaphore = false; // streams signal timeline semaphores (else fences)
+  // Tiles' native tier: VK_KHR_cooperative_matrix and the products the device lists
+  // ("MxNxK:a:b:c:result", VulkanCooperativeMatrix.h), and the Vulkan memory model such modules
+  // are written in (with Device scope for their buffer atomics).
+  bool CooperativeMatrix = false;
+  std::vector<std::string> MatrixShapes;
+  bool VulkanMemoryModel = false, VulkanMemoryModelDeviceScope = false;
   // The trace's device times: timestamps on the compute queue, and the device's clock read
   // together with CLOCK_MONOTONIC (VK_EXT_calibrated_timestamps). 0 / false where missing.
   uint32_t TimestampBits = 0;
@@ -85,6 +91,9 @@ public:
     return Props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
   }
   bool supports(cajeta_xpu_capability Capability) const override;
+  /// Whether the device runs a cooperative-matrix payload whose "cooperative_matrix" attribute
+  /// is Shapes (every product listed by the device); Why says what is missing otherwise.
+  bool runsCooperativeMatrices(const std::string& Shapes, std::string& Why) const;
   std::string identity() const override;
   std::string driverVersion() const override;
   /// The subgroup size, where compute shaders have subgroups of a width wave ops allow.

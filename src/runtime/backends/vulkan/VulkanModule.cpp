@@ -58,6 +58,11 @@ std::string missingCapability(const VulkanFeatures& F, const std::string& Cap) {
        "subgroup operations VK_SUBGROUP_FEATURE_SHUFFLE_BIT in compute shaders"},
       {"GroupNonUniformArithmetic", &VulkanFeatures::SubgroupArithmetic,
        "subgroup operations VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in compute shaders"},
+      {"VulkanMemoryModel", &VulkanFeatures::VulkanMemoryModel, "vulkanMemoryModel"},
+      {"VulkanMemoryModelDeviceScope", &VulkanFeatures::VulkanMemoryModelDeviceScope,
+       "vulkanMemoryModelDeviceScope"},
+      {"CooperativeMatrixKHR", &VulkanFeatures::CooperativeMatrix,
+       "cooperativeMatrix (VK_KHR_cooperative_matrix)"},
   };
   if (Cap == "Shader")
     return "";
