@@ -16,10 +16,4 @@ xpu::Program OursDevice::load(const std::string& Name) const {
   return xpu::Program::load(BundleDir + "/" + Name + ".cjx", D);
 }
 
-xpu::KernelBuffer<float> OursDevice::buffer(const std::vector<float>& Data) const {
-  xpu::KernelBuffer<float> B(D, Data.size());
-  B.upload(Data);
-  return B;
-}
-
 } // namespace cajeta::gpubench

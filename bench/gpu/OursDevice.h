@@ -23,8 +23,12 @@ public:
   std::string describe() const;
   /// BundleDir/<Name>.cjx loaded on this device (its backend's payload).
   xpu::Program load(const std::string& Name) const;
-  /// A buffer of Data.size() floats on this device holding Data.
-  xpu::KernelBuffer<float> buffer(const std::vector<float>& Data) const;
+  /// A buffer of Data.size() elements on this device holding Data.
+  template <class T> xpu::KernelBuffer<T> buffer(const std::vector<T>& Data) const {
+    xpu::KernelBuffer<T> B(D, Data.size());
+    B.upload(Data);
+    return B;
+  }
   /// A buffer of N floats on this device (contents undefined).
   xpu::KernelBuffer<float> buffer(size_t N) const { return xpu::KernelBuffer<float>(D, N); }
 

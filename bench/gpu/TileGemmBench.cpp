@@ -22,6 +22,11 @@ constexpr uint32_t BlockThreads = 128;
 constexpr uint32_t BlockM = 128;               // rows of C per workgroup (grid y)
 constexpr uint32_t BlockN = 128;               // columns of C per workgroup (grid x)
 constexpr uint32_t DynamicSharedBytes = 56832; // the kernel's 3 stages of A and B
+// On Vulkan (48 KiB of workgroup memory on the H200): the same kernel two stages deep, whose
+// tiles are cooperative matrices where the device lists float16 into float32.
+constexpr const char* VulkanKernelName = "TileGemm.gemm16v";
+constexpr uint32_t VulkanDynamicSharedBytes = 37888;
+constexpr double VulkanTarget = 1.5; // Vulkan time at most this times our CUDA time
 // An element is right when |got - float64| <= Tolerance * sum_k |a_ik| |b_kj|.
 constexpr double Tolerance = 1e-3;
 constexpr uint32_t Samples = 64; // elements checked against float64 on the host
@@ -157,6 +162,37 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
   addRow(C, Md,
          ResultRow{Name, C.Peers.cublasVersion() + " GemmEx f16", Md.Ours, Md.PeerWall, Md.PeerGpu,
                    Flops, Flops, "TFLOP/s", Target, Check});
+
+  // The same GEMM on the Vulkan backend of the same GPU, against our CUDA result (the tiers'
+  // sum orders may differ: the band above, not bit equality).
+  compareBackends(
+      C, BackendRow{Name, "tensor-core", VulkanTarget}, Md.Ours, [&](OursDevice& V, BackendRow& R) {
+        xpu::Kernel VGemm = V.load(BundleName).kernel(VulkanKernelName);
+        xpu::KernelBuffer<Half> VA = V.buffer(A), VB = V.buffer(B);
+        xpu::KernelBuffer<float> VC = V.buffer(Ours);
+        auto vulkan = [&] {
+          VGemm.launch(V.stream(), Grid, Block, VulkanDynamicSharedBytes)(VC, VA, VB, M, N, K);
+        };
+        vulkan();
+        V.stream().sync();
+        std::vector<float> Got;
+        VC.download(Got);
+        size_t Off = 0;
+        for (uint32_t I = 0; I < M; ++I)
+          for (uint32_t J = 0; J < N; ++J) {
+            size_t X = size_t(I) * N + J;
+            Off += !(std::fabs(double(Got[X]) - Ours[X]) <=
+                     Tolerance * double(K) * RowMaxA[I] * ColMaxB[J]);
+          }
+        R.Check = "tiles " + VGemm.tier("tiles") + "; " +
+                  (Off ? std::to_string(Off) + " elements off CUDA's"
+                       : "within " + sci(Tolerance) + " of CUDA's");
+        if (Off)
+          C.fail("tilegemm " + std::to_string(Size) + " on Vulkan: " + R.Check);
+        BackendMedians T = timeBackends(C, Batch, ours, vulkan);
+        R.CudaMs = T.CudaMs;
+        R.VulkanMs = T.VulkanMs;
+      });
 }
 
 } // namespace
