@@ -31,19 +31,46 @@ Stmt* plainCopy(Builder& B, Function& F, const Expr* E) {
   return B.block(Out);
 }
 
-Stmt* rewrite(Builder& B, Function& F, Stmt* S) {
+/// if (valid == count && si % count == 0) the copy as a leaf of valid = count, else plainCopy.
+Stmt* wholeOrPlainCopy(Builder& B, Function& F, Expr* E) {
+  Type U32 = Type::scalar(ScalarType::U32);
+  uint32_t Di = B.local("async.dst", U32), Si = B.local("async.src", U32),
+           Valid = B.local("async.valid", U32);
+  std::vector<Stmt*> Out = {B.eval(B.assign(Di, E->Ops[1])), B.eval(B.assign(Si, E->Ops[3])),
+                            B.eval(B.assign(Valid, E->Ops[4]))};
+  Expr* Whole =
+      B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Valid), B.u32(E->Index)),
+            B.bin(BinaryOp::Eq, B.bin(BinaryOp::And, B.l(Si), B.u32(E->Index - 1)), B.u32(0)));
+  Expr* Leaf = B.intrinsic(
+      IntrinsicOp::AsyncCopy, Type::voidTy(),
+      {B.shallowCopy(E->Ops[0]), B.l(Di), B.shallowCopy(E->Ops[2]), B.l(Si), B.u32(E->Index)});
+  Leaf->Index = E->Index;
+  E->Ops[1] = B.l(Di);
+  E->Ops[3] = B.l(Si);
+  E->Ops[4] = B.l(Valid);
+  Out.push_back(B.ifThen(Whole, B.eval(Leaf), plainCopy(B, F, E)));
+  return B.block(Out);
+}
+
+Stmt* rewrite(Builder& B, Function& F, Stmt* S, bool WholeCopies) {
   if (!S)
     return nullptr;
   if (S->K == Stmt::Kind::Eval && isAsync(S->E)) {
     B.setLoc(S->E->Loc);
-    return S->E->IOp == IntrinsicOp::AsyncCopy ? plainCopy(B, F, S->E) : B.block({});
+    if (S->E->IOp != IntrinsicOp::AsyncCopy)
+      return B.block({});
+    // Elements of 1, 2 or 4 bytes (not bool) split a loaded word; the rest copy element-wise.
+    ScalarType Elem = S->E->Ops[0]->Ty.Elem;
+    unsigned Size = bundle::scalarTypeSize(Elem);
+    bool Splits = Elem != ScalarType::Bool && Size <= 4;
+    return WholeCopies && Splits ? wholeOrPlainCopy(B, F, S->E) : plainCopy(B, F, S->E);
   }
   for (Stmt*& C : S->Body)
-    C = rewrite(B, F, C);
-  S->Then = rewrite(B, F, S->Then);
-  S->Else = rewrite(B, F, S->Else);
-  S->LoopBody = rewrite(B, F, S->LoopBody);
-  S->Step = rewrite(B, F, S->Step);
+    C = rewrite(B, F, C, WholeCopies);
+  S->Then = rewrite(B, F, S->Then, WholeCopies);
+  S->Else = rewrite(B, F, S->Else, WholeCopies);
+  S->LoopBody = rewrite(B, F, S->LoopBody, WholeCopies);
+  S->Step = rewrite(B, F, S->Step, WholeCopies);
   return S;
 }
 
@@ -55,11 +82,11 @@ bool AsyncCopyLowering::uses(const Function& F) {
   return Found;
 }
 
-void AsyncCopyLowering::run(Module& M, Function& F) {
+void AsyncCopyLowering::run(Module& M, Function& F, bool WholeCopies) {
   if (!uses(F))
     return;
   Builder B(M, F);
-  F.Body = rewrite(B, F, F.Body);
+  F.Body = rewrite(B, F, F.Body, WholeCopies);
 }
 
 } // namespace cajeta::kir

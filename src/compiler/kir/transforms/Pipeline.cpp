@@ -120,10 +120,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                         return expandWaves(P, M, I, Error);
                       }});
   if (!C.NativeAsyncCopy)
-    Passes.push_back({"async-copy", [](Module& M, size_t I, std::string&, bool&) {
-                        AsyncCopyLowering::run(M, *M.Functions[I]);
-                        return true;
-                      }});
+    Passes.push_back(
+        {"async-copy", [Whole = C.WholeAsyncCopies](Module& M, size_t I, std::string&, bool&) {
+           AsyncCopyLowering::run(M, *M.Functions[I], Whole);
+           return true;
+         }});
   // The portable wave tier inlines barrier and wave helpers itself.
   if (Portable)
     Passes.push_back({"portable-wave", portableWaves});

@@ -42,6 +42,9 @@ struct PipelineConfig {
   /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
   /// otherwise kir::AsyncCopyLowering makes the copies plain.
   bool NativeAsyncCopy = false;
+  /// Without native copies: leave the whole, aligned ones to the emitter as wide loads
+  /// (kir::AsyncCopyLowering's WholeCopies).
+  bool WholeAsyncCopies = false;
   /// Leave RayQuery expressions to the emitter (SPIR-V's native ray query) instead of
   /// kir::RayQueryLowering's software walk.
   bool NativeRayQuery = false;

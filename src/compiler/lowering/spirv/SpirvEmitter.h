@@ -202,6 +202,11 @@ private:
   uint32_t emitLoad(const kir::Expr* E);
   uint32_t emitStore(const kir::Expr* E);
   uint32_t emitAtomic(const kir::Expr* E);
+  /// A whole, aligned AsyncCopy chunk (kir::AsyncCopyLowering's WholeCopies): one vector load of
+  /// 1, 2 or 4 words through a word view of the buffer, then an element store each.
+  uint32_t emitWholeCopy(const kir::Expr* E);
+  /// The buffer bound for KernelParam as a runtime array of WordCount-word vectors (uint for 1).
+  uint32_t wordView(uint32_t KernelParam, unsigned WordCount);
   uint32_t atomicCasLoop(const kir::Expr* E, uint32_t Ptr, uint32_t Scope, uint32_t Sem,
                          uint32_t Value);
   uint32_t paramWord(uint32_t WordIndex);
@@ -246,8 +251,9 @@ private:
   std::vector<ParamSlot> Slots;
   uint32_t BlockBytes = 0;
   uint32_t ParamBlockVar = 0;
-  std::map<std::pair<uint32_t, bool>, uint32_t> BufferVars; // (param, int view) -> variable
-  std::map<uint32_t, uint32_t> AccelVars;                   // kernel param -> variable
+  std::map<std::pair<uint32_t, bool>, uint32_t> BufferVars;    // (param, int view) -> variable
+  std::map<std::pair<uint32_t, unsigned>, uint32_t> WordViews; // (param, words) -> variable
+  std::map<uint32_t, uint32_t> AccelVars;                      // kernel param -> variable
   std::vector<uint32_t> SharedVars;
   std::vector<uint32_t> SharedLengths;
   std::vector<bool> SharedBits;

@@ -72,6 +72,61 @@ uint32_t SpirvEmitter::bufferVar(uint32_t KernelParam, bool IntView) {
   return Var;
 }
 
+uint32_t SpirvEmitter::wordView(uint32_t KernelParam, unsigned WordCount) {
+  auto Key = std::make_pair(KernelParam, WordCount);
+  if (auto It = WordViews.find(Key); It != WordViews.end())
+    return It->second;
+  uint32_t Elem = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
+  uint32_t Rta = Mb.typeRuntimeArray(Elem);
+  Mb.decorate(Rta, spv::Decoration::ArrayStride, {4 * WordCount});
+  uint32_t St = Mb.typeStruct({Rta});
+  Mb.decorate(St, spv::Decoration::Block);
+  Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
+  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::StorageBuffer, St),
+                                   spv::StorageClass::StorageBuffer);
+  Mb.decorate(Var, spv::Decoration::DescriptorSet, {0});
+  Mb.decorate(Var, spv::Decoration::Binding, {KernelParam});
+  Mb.addName(Var, Kernel.Params[KernelParam].Name + ".words" + std::to_string(WordCount));
+  WordViews[Key] = Var;
+  return Var;
+}
+
+uint32_t SpirvEmitter::emitWholeCopy(const Expr* E) {
+  // {shared, dst index, buffer, src index, count}: src index a multiple of the count.
+  ArrayRef Dst = arrayOf(E->Ops[0]);
+  ArrayRef Src = arrayOf(E->Ops[2]);
+  const unsigned Count = E->Index, Size = bundle::scalarTypeSize(Src.Elem.Elem);
+  const unsigned WordCount = Count * Size / 4;
+  uint32_t Di = emitExpr(E->Ops[1]), Si = emitExpr(E->Ops[3]);
+  if (!Error.empty())
+    return 0;
+  uint32_t Vec = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
+  uint32_t Chunk = op(spv::Op::OpUDiv, u32(), {Si, Mb.constU32(Count)});
+  Words Load = {op(spv::Op::OpAccessChain, Mb.typePointer(spv::StorageClass::StorageBuffer, Vec),
+                   {wordView(Src.KernelParam, WordCount), Mb.constU32(0), Chunk})};
+  for (uint32_t W : memoryAccess())
+    Load.push_back(W);
+  uint32_t Value = op(spv::Op::OpLoad, Vec, Load);
+  // Each word as its 4 / Size elements of the shared array's element type.
+  const unsigned PerWord = 4 / Size;
+  uint32_t ElemTy = Dst.ElemType;
+  uint32_t Pieces = PerWord == 1 ? ElemTy : Mb.typeVector(ElemTy, PerWord);
+  uint32_t Ptr = Mb.typePointer(spv::StorageClass::Workgroup, ElemTy);
+  Words Access = memoryAccess();
+  for (unsigned W = 0; W < WordCount; ++W) {
+    uint32_t Word = WordCount == 1 ? Value : op(spv::Op::OpCompositeExtract, u32(), {Value, W});
+    uint32_t Parts = Pieces == u32() ? Word : op(spv::Op::OpBitcast, Pieces, {Word});
+    for (unsigned J = 0; J < PerWord; ++J) {
+      uint32_t Element = PerWord == 1 ? Parts : op(spv::Op::OpCompositeExtract, ElemTy, {Parts, J});
+      uint32_t Index = op(spv::Op::OpIAdd, u32(), {Di, Mb.constU32(W * PerWord + J)});
+      Words Store = {op(spv::Op::OpAccessChain, Ptr, {Dst.Var, Index}), Element};
+      Store.insert(Store.end(), Access.begin(), Access.end());
+      opVoid(spv::Op::OpStore, Store);
+    }
+  }
+  return 0;
+}
+
 uint32_t SpirvEmitter::sharedVar(uint32_t Index) {
   if (SharedVars.empty()) {
     SharedVars.assign(Kernel.SharedArrays.size(), 0);
