@@ -58,8 +58,10 @@ TEST(Load, SixteenThreadsOnSharedStreamsAndBuffersCountExactly) {
     Own.emplace_back(P.device(), Items);
     Own.back().upload(std::vector<uint32_t>(Items, 0));
   }
-  // Two rounds of half the launches each: the first also grows the queues, pools and allocator
-  // arenas to their working size; the second must not grow resident memory further.
+  // Three rounds of a third of the launches each: the first grows the queues, pools and
+  // allocator arenas to their working size; a leak grows the heap in each later round. A pool
+  // can still grow once more in a later round (how many batches a stream has in flight at once
+  // depends on timing: on the H200's Vulkan driver it did), so only growth in both is a leak.
   std::atomic<unsigned> Failures{0};
   std::vector<std::string> Errors(Threads);
   auto Round = [&](unsigned PerThread) {
@@ -82,10 +84,12 @@ TEST(Load, SixteenThreadsOnSharedStreamsAndBuffersCountExactly) {
     for (xpu::KernelStream& S : StreamPool)
       S.sync();
   };
-  const unsigned First = Launches / 2;
+  const unsigned First = Launches / 3, Second = (Launches - First) / 2;
   Round(First);
   size_t Before = residentBytes(), HeapBefore = liveHeapBytes();
-  Round(Launches - First);
+  Round(Second);
+  size_t HeapBetween = liveHeapBytes();
+  Round(Launches - First - Second);
   size_t After = residentBytes(), HeapAfter = liveHeapBytes();
   ASSERT_EQ(Failures.load(), 0u) << [&] {
     std::string All;
@@ -104,13 +108,17 @@ TEST(Load, SixteenThreadsOnSharedStreamsAndBuffersCountExactly) {
     for (unsigned I = 0; I < Items; ++I)
       ASSERT_EQ(Got[I], Want) << "thread " << T << " element " << I;
   }
-  // Flat: the second 80,000 launches leave nothing allocated behind (a leak of even 16 bytes a
-  // launch would show as 1.2 MB). Resident memory is only bounded loosely: with 16 threads the
-  // allocator's per-thread arenas keep what they once held.
+  // Flat: the later rounds (53,000 launches each) leave nothing allocated behind (a leak of
+  // even 10 bytes a launch would show as 512 KiB in each). Resident memory is only bounded
+  // loosely: with 16 threads the allocator's per-thread arenas keep what they once held.
   if (HeapBefore && HeapAfter) {
-    EXPECT_LT(HeapAfter, HeapBefore + (1u << 20))
-        << "live heap grew from " << HeapBefore / 1024 << " KiB to " << HeapAfter / 1024
-        << " KiB over the second " << Threads * (Launches - First) << " launches";
+    const size_t Limit = 1u << 19;
+    bool GrewInSecond = HeapBetween > HeapBefore + Limit,
+         GrewInThird = HeapAfter > HeapBetween + Limit;
+    EXPECT_FALSE(GrewInSecond && GrewInThird)
+        << "live heap grew in each round: " << HeapBefore / 1024 << " KiB, then "
+        << HeapBetween / 1024 << " KiB, then " << HeapAfter / 1024 << " KiB (" << Threads * Second
+        << " launches a round)";
   }
   // Not under AddressSanitizer: its quarantine holds freed memory back on purpose.
 #ifndef __SANITIZE_ADDRESS__

@@ -108,6 +108,15 @@ TEST(Tile, EachKernelSaysItsTier) {
   EXPECT_EQ(P.kernel("Tiles.gemmShared").tier("tiles"),
             Native && HalfBlocks ? "native" : "portable");
   EXPECT_EQ(P.kernel("Tiles.gemm").tier("rays"), "");
+
+  // The other products: native only on Vulkan (mma.sync takes float16 into float32 alone, so
+  // CUDA demotes this whole program), and never the float32 tile (no such fragment).
+  xpu::Program Others = compileProgram("TilesOtherTypes");
+  const bool Vulkan = Native && D.backend() == "vulkan";
+  for (const char* K :
+       {"TilesOtherTypes.int8s", "TilesOtherTypes.uint8s", "TilesOtherTypes.halves"})
+    EXPECT_EQ(Others.kernel(K).tier("tiles"), Vulkan ? "native" : "portable") << K;
+  EXPECT_EQ(Others.kernel("TilesOtherTypes.float32s").tier("tiles"), "portable");
 }
 
 TEST(Tile, CooperativeMatrixWithDeclaredRoles) {

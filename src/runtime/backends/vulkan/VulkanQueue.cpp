@@ -24,6 +24,7 @@ constexpr size_t StagingChunk = size_t(16) << 20;       // one staged copy's lar
 constexpr size_t BatchHostBytes = size_t(64) << 20;     // a batch holding more is submitted
 constexpr size_t InFlightHostBytes = size_t(256) << 20; // more in flight: wait for the oldest
 constexpr size_t MaxInFlightBatches = 16;
+constexpr size_t MaxSpareBatches = 2; // kept after a synchronize; a burst's others are freed
 constexpr size_t MaxPooledBytes = size_t(64) << 20; // free staging kept after a synchronize
 constexpr uint32_t SetsPerPool = VulkanQueue::BatchCommands;
 constexpr uint32_t StorageDescriptorsPerPool = 8 * SetsPerPool;
@@ -336,6 +337,22 @@ HostBuffer VulkanQueue::takeBlock(size_t Bytes) {
   while (Size < Bytes)
     Size *= 2;
   return Device.createHostBuffer(Size, HostUsage);
+}
+
+void VulkanQueue::trimSpare() {
+  // A burst of launches can leave up to MaxInFlightBatches batches behind, each with its command
+  // buffer's and descriptor pools' memory in the driver; a stream that syncs keeps a few.
+  while (Spare.size() > MaxSpareBatches) {
+    Batch& B = *Spare.back();
+    if (B.Queries)
+      Api.vkDestroyQueryPool(Device.handle(), B.Queries, nullptr);
+    for (VkDescriptorPool P : B.Pools)
+      Api.vkDestroyDescriptorPool(Device.handle(), P, nullptr);
+    for (HostBuffer& H : B.Blocks)
+      FreeBlocks.push_back(H);
+    Api.vkFreeCommandBuffers(Device.handle(), Pool, 1, &B.Cmd);
+    Spare.pop_back();
+  }
 }
 
 void VulkanQueue::trimBlocks() {
@@ -797,6 +814,7 @@ void VulkanQueue::synchronize(std::vector<QueuedFailure>& Failures) {
   finishMappedReads();
   retireReached();
   Waited.clear();
+  trimSpare();
   trimBlocks();
   Failures.insert(Failures.end(), Failed.begin(), Failed.end());
   Failed.clear();

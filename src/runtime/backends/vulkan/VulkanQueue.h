@@ -106,6 +106,7 @@ private:
   bool idle();
   Slice hostSlice(Batch& B, size_t Bytes);
   HostBuffer takeBlock(size_t Bytes);
+  void trimSpare();
   void trimBlocks();
   VkDescriptorSet allocateSet(Batch& B, VkDescriptorSetLayout Layout, const std::string& Kernel);
   void order(Batch& B, VkPipelineStageFlags Stage, const Use* Uses, size_t Count);
