@@ -1,6 +1,6 @@
 // Conformance of AsyncCopy (Kir.h IntrinsicOp::AsyncCopy/AsyncCommit/AsyncWait): copies in two
-// groups waited for one at a time, zero fill past the source's valid elements, and sources that
-// are not aligned to the copy's size.
+// groups waited for one at a time, zero fill past the source's valid elements, a two-stage ring
+// in a loop (the pipelined K-loop's shape), and sources that are not aligned to the copy's size.
 #include "ConformanceSupport.h"
 
 namespace conformance {
@@ -22,6 +22,24 @@ TEST(AsyncCopy, TwoGroupsWaitedInTurnWithZeroFill) {
         Want[G * 512 + 256 + K] = At(G * 512 + 511 - K);
       }
     expectSame(fromDevice(Out), Want, "AsyncCopies.stage n=" + std::to_string(N));
+  }
+}
+
+TEST(AsyncCopy, ATwoStageRingSeesEachChunkAfterItsWait) {
+  xpu::Program P = compileProgram("AsyncCopies");
+  for (uint32_t N : {2048u, 1901u}) { // 8 chunks; the last partial in the second
+    const uint32_t Steps = 8;
+    std::vector<float> X = uniformData<float>(N, 700 + N, -4, 4);
+    auto DX = toDevice(X);
+    auto Out = filledBuffer<float>(64, -1.0f);
+    runKernel(P.kernel("AsyncCopies.ring"), xpu::grid(1), xpu::block(64), Out, DX, Steps, N);
+    std::vector<float> Want(64, 0.0f);
+    for (uint32_t T = 0; T < 64; ++T)
+      for (uint32_t K = 0; K < Steps; ++K) {
+        uint32_t I = K * 256 + (T * 4 + 5) % 256;
+        Want[T] += I < N ? X[I] : 0.0f;
+      }
+    expectSame(fromDevice(Out), Want, "AsyncCopies.ring n=" + std::to_string(N));
   }
 }
 
