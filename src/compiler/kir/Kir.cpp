@@ -322,9 +322,7 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "matrix_scale",
                                 "matrix_add",
                                 "matrix_convert",
-                                "wave_barrier",
-                                "load_word",
-                                "store_words"};
+                                "wave_barrier"};
   return Names[static_cast<unsigned>(Op)];
 }
 

@@ -482,10 +482,8 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
           {coordinate(IntrinsicOp::GridDim, E->Dim), coordinate(IntrinsicOp::GroupDim, E->Dim)});
     return coordinate(Op, E->Dim);
   }
-  case IntrinsicOp::LoadWord:
-    return emitLoadWord(E);
-  case IntrinsicOp::StoreWords:
-    return emitStoreWords(E);
+  case IntrinsicOp::AsyncCopy:
+    return emitWholeCopy(E);
   case IntrinsicOp::MatrixFill:
   case IntrinsicOp::MatrixLoad:
   case IntrinsicOp::MatrixStore:
