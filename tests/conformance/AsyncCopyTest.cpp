@@ -10,7 +10,8 @@ TEST(AsyncCopy, TwoGroupsWaitedInTurnWithZeroFill) {
   xpu::Program P = compileProgram("AsyncCopies");
   for (uint32_t N : {1024u, 1000u, 771u}) {
     const uint32_t Groups = 2;
-    std::vector<float> X = uniformData<float>(N, 300 + N, -10, 10);
+    // Data past n too: the zero fill must come from `valid`, not from reads off the buffer's end.
+    std::vector<float> X = uniformData<float>(N + 64, 300 + N, -10, 10);
     auto DX = toDevice(X);
     auto Out = filledBuffer<float>(Groups * 512, -1.0f);
     runKernel(P.kernel("AsyncCopies.stage"), xpu::grid(Groups), xpu::block(64), Out, DX, N);
@@ -29,7 +30,9 @@ TEST(AsyncCopy, ATwoStageRingSeesEachChunkAfterItsWait) {
   xpu::Program P = compileProgram("AsyncCopies");
   for (uint32_t N : {2048u, 1901u}) { // 8 chunks; the last partial in the second
     const uint32_t Steps = 8;
-    std::vector<float> X = uniformData<float>(N, 700 + N, -4, 4);
+    // Non-zero data past n and past the 8 chunks: a kernel that reads beyond either (a wrong
+    // count or bound) changes the sums instead of reading zeros.
+    std::vector<float> X = uniformData<float>(N + 600, 700 + N, 1, 4);
     auto DX = toDevice(X);
     auto Out = filledBuffer<float>(64, -1.0f);
     runKernel(P.kernel("AsyncCopies.ring"), xpu::grid(1), xpu::block(64), Out, DX, Steps, N);
