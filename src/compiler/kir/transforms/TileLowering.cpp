@@ -786,68 +786,28 @@ bool TileLowering::usesTiles(const Module& M) {
 
 namespace {
 
-bool functionFitsMmaSync(const Function* F, std::string& Why) {
-  {
-    std::map<uint32_t, Role> Roles;
-    if (!inferRoles(*F, Roles, Why))
-      return false;
-    for (auto [L, R] : Roles) {
-      const Local& Loc = F->Locals[L];
-      if (!shapeFits(R, Loc.Ty)) {
-        Why = "tile '" + Loc.Name + "' (" + Loc.Ty.str() + ", " + at(Loc.Loc) + ") as " +
-              roleName(R) + " is not a whole number of " + (R == Role::A ? "16x16" : "16x8") +
-              " fragments";
-        return false;
-      }
-    }
-    bool Ok = true;
-    forEachExprIn(F->Body, [&](const Expr* E) {
-      if (!Ok || E->K != Expr::Kind::Tile)
-        return;
-      if (E->TOp == TileOp::Mac) {
-        ScalarType In = F->Locals[E->Ops[0]->Index].Ty.Elem, Acc = F->Locals[E->Index].Ty.Elem;
-        if (In != ScalarType::F16 || Acc != ScalarType::F32) {
-          Why = std::string("Group.mac of ") + bundle::scalarTypeName(In) + " into " +
-                bundle::scalarTypeName(Acc) + " at " + at(E->Loc) +
-                " (the mma.sync tier takes float16 into float32)";
-          Ok = false;
-        }
-      } else if (E->TOp == TileOp::Add || E->TOp == TileOp::Convert) {
-        if (Roles[E->Index] != Roles[E->Ops[0]->Index]) {
-          Why = std::string("'") + tileOpName(E->TOp) + "' at " + at(E->Loc) + " combines " +
-                roleName(Roles[E->Ops[0]->Index]) + " tile with " + roleName(Roles[E->Index]) +
-                " tile (their fragment layouts differ)";
-          Ok = false;
-        }
-      }
-    });
-    if (!Ok)
-      return false;
-  }
-  return true;
-}
+/// What a native tier asks of a function's tiles (functionFits).
+struct NativeRules {
+  /// "" where tile L of role R fits, else what does not (after "tile 'x' (type, line) as role").
+  std::function<std::string(Role R, const Local& L)> TileProblem;
+  std::function<bool(ScalarType In, ScalarType Acc)> ProductFits;
+  const char* Products; // "(the mma.sync tier takes float16 into float32)"
+  /// Whether add / convertFrom may combine tiles of these roles and types (their layouts).
+  std::function<bool(Role To, Type ToTy, Role From, Type FromTy)> SameLayout;
+  const char* LayoutNote; // " (their fragment layouts differ)"
+};
 
-bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
+/// Whether every tile of F has the native tier's form: roles, shapes and element types, the
+/// products of its macs, and the layouts that add and convertFrom combine.
+bool functionFits(const Function* F, const NativeRules& Rules, std::string& Why) {
   std::map<uint32_t, Role> Roles;
   if (!inferRoles(*F, Roles, Why))
     return false;
   for (auto [L, R] : Roles) {
     const Local& Loc = F->Locals[L];
-    const ScalarType E = Loc.Ty.Elem;
-    bool TypeFits = R == Role::Acc
-                        ? E == ScalarType::F32 || E == ScalarType::F16 || E == ScalarType::I32
-                        : E == ScalarType::F16 || E == ScalarType::I8 || E == ScalarType::U8;
-    const Type Frag = fragmentType(R, Loc.Ty);
-    std::string What =
-        "tile '" + Loc.Name + "' (" + Loc.Ty.str() + ", " + at(Loc.Loc) + ") as " + roleName(R);
-    if (!TypeFits) {
-      Why = What + " has no cooperative-matrix element type (a and b: float16, int8, uint8; "
-                   "accumulators: float32, float16, int32)";
-      return false;
-    }
-    if (Loc.Ty.Rows % Frag.Rows || Loc.Ty.Cols % Frag.Cols) {
-      Why = What + " is not a whole number of " + std::to_string(Frag.Rows) + "x" +
-            std::to_string(Frag.Cols) + " fragments";
+    if (std::string Problem = Rules.TileProblem(R, Loc); !Problem.empty()) {
+      Why = "tile '" + Loc.Name + "' (" + Loc.Ty.str() + ", " + at(Loc.Loc) + ") as " +
+            roleName(R) + " " + Problem;
       return false;
     }
   }
@@ -857,28 +817,65 @@ bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
       return;
     if (E->TOp == TileOp::Mac) {
       ScalarType In = F->Locals[E->Ops[0]->Index].Ty.Elem, Acc = F->Locals[E->Index].Ty.Elem;
-      bool Fits = In == ScalarType::F16 ? Acc == ScalarType::F32 || Acc == ScalarType::F16
-                                        : Acc == ScalarType::I32;
-      if (!Fits) {
+      if (!Rules.ProductFits(In, Acc)) {
         Why = std::string("Group.mac of ") + bundle::scalarTypeName(In) + " into " +
-              bundle::scalarTypeName(Acc) + " at " + at(E->Loc) +
-              " (cooperative matrices take float16 into float32 or float16, and int8 or uint8 "
-              "into int32)";
+              bundle::scalarTypeName(Acc) + " at " + at(E->Loc) + " " + Rules.Products;
         Ok = false;
       }
     } else if (E->TOp == TileOp::Add || E->TOp == TileOp::Convert) {
-      uint32_t From = E->Ops[0]->Index;
-      if (Roles[E->Index] != Roles[From] ||
-          fragmentType(Roles[E->Index], F->Locals[E->Index].Ty).Rows !=
-              fragmentType(Roles[From], F->Locals[From].Ty).Rows) {
+      uint32_t To = E->Index, From = E->Ops[0]->Index;
+      if (!Rules.SameLayout(Roles[To], F->Locals[To].Ty, Roles[From], F->Locals[From].Ty)) {
         Why = std::string("'") + tileOpName(E->TOp) + "' at " + at(E->Loc) + " combines " +
-              roleName(Roles[From]) + " tile with " + roleName(Roles[E->Index]) +
-              " tile of another fragment shape";
+              roleName(Roles[From]) + " tile with " + roleName(Roles[To]) + " tile" +
+              Rules.LayoutNote;
         Ok = false;
       }
     }
   });
   return Ok;
+}
+
+bool functionFitsMmaSync(const Function* F, std::string& Why) {
+  static const NativeRules Rules{
+      [](Role R, const Local& L) -> std::string {
+        if (shapeFits(R, L.Ty))
+          return "";
+        return std::string("is not a whole number of ") + (R == Role::A ? "16x16" : "16x8") +
+               " fragments";
+      },
+      [](ScalarType In, ScalarType Acc) { return In == ScalarType::F16 && Acc == ScalarType::F32; },
+      "(the mma.sync tier takes float16 into float32)",
+      [](Role To, Type, Role From, Type) { return To == From; },
+      " (their fragment layouts differ)"};
+  return functionFits(F, Rules, Why);
+}
+
+bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
+  static const NativeRules Rules{
+      [](Role R, const Local& L) -> std::string {
+        const ScalarType E = L.Ty.Elem;
+        bool TypeFits = R == Role::Acc
+                            ? E == ScalarType::F32 || E == ScalarType::F16 || E == ScalarType::I32
+                            : E == ScalarType::F16 || E == ScalarType::I8 || E == ScalarType::U8;
+        if (!TypeFits)
+          return "has no cooperative-matrix element type (a and b: float16, int8, uint8; "
+                 "accumulators: float32, float16, int32)";
+        const Type Frag = fragmentType(R, L.Ty);
+        if (L.Ty.Rows % Frag.Rows || L.Ty.Cols % Frag.Cols)
+          return "is not a whole number of " + std::to_string(Frag.Rows) + "x" +
+                 std::to_string(Frag.Cols) + " fragments";
+        return "";
+      },
+      [](ScalarType In, ScalarType Acc) {
+        return In == ScalarType::F16 ? Acc == ScalarType::F32 || Acc == ScalarType::F16
+                                     : Acc == ScalarType::I32;
+      },
+      "(cooperative matrices take float16 into float32 or float16, and int8 or uint8 into int32)",
+      [](Role To, Type ToTy, Role From, Type FromTy) {
+        return To == From && fragmentType(To, ToTy).Rows == fragmentType(From, FromTy).Rows;
+      },
+      " of another fragment shape"};
+  return functionFits(F, Rules, Why);
 }
 
 } // namespace

@@ -194,6 +194,10 @@ private:
   /// The array operand E of an access (verified KIR: a buffer parameter or a shared array).
   ArrayRef arrayOf(const kir::Expr* E);
   uint32_t bufferVar(uint32_t KernelParam, bool IntView);
+  /// A StorageBuffer block variable on kernel parameter KernelParam's binding: a runtime array of
+  /// Elem with Stride (a view of the buffer; several may share the binding).
+  uint32_t storageBlock(uint32_t Elem, uint32_t Stride, uint32_t KernelParam,
+                        const std::string& Suffix);
   uint32_t sharedVar(uint32_t Index);
   uint32_t elementPointer(const ArrayRef& A, const kir::Expr* IndexExpr, bool IntView);
   void boundsCheck(const ArrayRef& A, uint32_t Index, kir::Type IndexTy, uint32_t& Index32);

@@ -58,8 +58,15 @@ uint32_t SpirvEmitter::bufferVar(uint32_t KernelParam, bool IntView) {
     Mb.addCapability(spv::Capability::StorageBuffer16BitAccess);
     Mb.addExtension("SPV_KHR_16bit_storage");
   }
+  uint32_t Var = storageBlock(Elem, Size, KernelParam, IntView ? ".bits" : "");
+  BufferVars[Key] = Var;
+  return Var;
+}
+
+uint32_t SpirvEmitter::storageBlock(uint32_t Elem, uint32_t Stride, uint32_t KernelParam,
+                                    const std::string& Suffix) {
   uint32_t Rta = Mb.typeRuntimeArray(Elem);
-  Mb.decorate(Rta, spv::Decoration::ArrayStride, {Size});
+  Mb.decorate(Rta, spv::Decoration::ArrayStride, {Stride});
   uint32_t St = Mb.typeStruct({Rta});
   Mb.decorate(St, spv::Decoration::Block);
   Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
@@ -67,8 +74,7 @@ uint32_t SpirvEmitter::bufferVar(uint32_t KernelParam, bool IntView) {
                                    spv::StorageClass::StorageBuffer);
   Mb.decorate(Var, spv::Decoration::DescriptorSet, {0});
   Mb.decorate(Var, spv::Decoration::Binding, {KernelParam});
-  Mb.addName(Var, Kernel.Params[KernelParam].Name + (IntView ? ".bits" : ""));
-  BufferVars[Key] = Var;
+  Mb.addName(Var, Kernel.Params[KernelParam].Name + Suffix);
   return Var;
 }
 
@@ -77,16 +83,8 @@ uint32_t SpirvEmitter::wordView(uint32_t KernelParam, unsigned WordCount) {
   if (auto It = WordViews.find(Key); It != WordViews.end())
     return It->second;
   uint32_t Elem = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
-  uint32_t Rta = Mb.typeRuntimeArray(Elem);
-  Mb.decorate(Rta, spv::Decoration::ArrayStride, {4 * WordCount});
-  uint32_t St = Mb.typeStruct({Rta});
-  Mb.decorate(St, spv::Decoration::Block);
-  Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
-  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::StorageBuffer, St),
-                                   spv::StorageClass::StorageBuffer);
-  Mb.decorate(Var, spv::Decoration::DescriptorSet, {0});
-  Mb.decorate(Var, spv::Decoration::Binding, {KernelParam});
-  Mb.addName(Var, Kernel.Params[KernelParam].Name + ".words" + std::to_string(WordCount));
+  uint32_t Var =
+      storageBlock(Elem, 4 * WordCount, KernelParam, ".words" + std::to_string(WordCount));
   WordViews[Key] = Var;
   return Var;
 }
