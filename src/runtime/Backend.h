@@ -199,6 +199,13 @@ public:
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
   /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
   virtual uint32_t waveWidth() const { return 0; }
+  /// The matrix products the native tile tier multiplies on this device, comma-separated
+  /// "MxNxK:a:b:c:result" (component types f16, f32, s8, u8, s32, u32, ...); "" where tiles are
+  /// only portable. Non-empty exactly where supports(CooperativeMatrix).
+  virtual const std::string& matrixShapes() const {
+    static const std::string None;
+    return None;
+  }
   /// The code architecture the JIT should add to a bundle for this device ("sm_86" on CUDA);
   /// "" where the bundle's standard payloads serve.
   virtual std::string jitArch() const { return ""; }

@@ -172,6 +172,9 @@ int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* D) {
 unsigned cajeta_xpu_device_wave_width(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->waveWidth() : 0;
 }
+const char* cajeta_xpu_device_matrix_shapes(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->matrixShapes().c_str() : "";
+}
 uint64_t cajeta_xpu_device_allocated_bytes(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->allocatedBytes() : 0;
 }

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 
 namespace conformance {
 namespace {
@@ -89,6 +90,18 @@ TEST(Tile, GemmThroughSharedAlignedAndNot) {
       EXPECT_EQ(Bad, 0u) << Name << " pad " << Pad;
     }
   }
+}
+
+// The device's list of native tile products: present exactly where tiles are native, each
+// "MxNxK:a:b:c:result".
+TEST(Tile, TheDeviceListsItsProductsExactlyWhereTilesAreNative) {
+  xpu::Program P = compileProgram("Tiles");
+  xpu::Device D = P.device();
+  std::vector<std::string> Shapes = D.matrixShapes();
+  EXPECT_EQ(!Shapes.empty(), D.supports(xpu::Capability::CooperativeMatrix)) << D.name();
+  const std::regex Form("[0-9]+x[0-9]+x[0-9]+(:[a-z]+[0-9]+){4}");
+  for (const std::string& S : Shapes)
+    EXPECT_TRUE(std::regex_match(S, Form)) << S << " on " << D.name();
 }
 
 // Which tier each kernel's loaded code uses: on Vulkan the cooperative-matrix variant wherever

@@ -35,6 +35,11 @@ void addDevicesCommand(CLI::App& App) {
         }
         std::cout << "      supports: " << (Yes.empty() ? "none" : Yes) << "\n"
                   << "      lacks: " << (No.empty() ? "none" : No) << "\n";
+        std::string Shapes;
+        for (const std::string& S : D.matrixShapes())
+          Shapes += (Shapes.empty() ? "" : ", ") + S;
+        if (!Shapes.empty())
+          std::cout << "      tile products (MxNxK:a:b:c:result): " << Shapes << "\n";
       }
       xpu::Device Def = xpu::defaultDevice();
       std::cout << "default: " << Def.backend() << " (" << Def.name() << ")\n";

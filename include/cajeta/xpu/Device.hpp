@@ -50,6 +50,20 @@ public:
   unsigned maxWorkgroupSize() const { return cajeta_xpu_device_max_workgroup_size(H); }
   /// Lanes per wave (Wave.width()); 0 where the device has no wave operations.
   unsigned waveWidth() const { return cajeta_xpu_device_wave_width(H); }
+  /// The matrix products the native tile tier multiplies here ("16x16x16:f16:f16:f32:f32":
+  /// M x N x K, then the a, b, c and result component types); empty where tiles are only
+  /// portable (supports(Capability::CooperativeMatrix) is false exactly then).
+  std::vector<std::string> matrixShapes() const {
+    std::vector<std::string> Out;
+    std::string All = cajeta_xpu_device_matrix_shapes(H);
+    for (size_t At = 0; At < All.size();) {
+      size_t End = All.find(',', At);
+      End = End == std::string::npos ? All.size() : End;
+      Out.push_back(All.substr(At, End - At));
+      At = End + 1;
+    }
+    return Out;
+  }
   /// Whether its code runs on the host's CPU cores (the cpu backend, lavapipe) rather than on
   /// an accelerator.
   bool runsOnHostCpu() const { return cajeta_xpu_device_runs_on_host_cpu(H) != 0; }

@@ -80,6 +80,11 @@ CAJETA_XPU_API unsigned cajeta_xpu_device_max_workgroup_size(const cajeta_xpu_de
    built for other CPU features than the host's may use another width: kernels always launch with
    their own code's width (a workgroup must be a multiple of it). */
 CAJETA_XPU_API unsigned cajeta_xpu_device_wave_width(const cajeta_xpu_device* device);
+/* The matrix products the device's native tile tier multiplies, comma-separated
+   "MxNxK:a:b:c:result" (component types f16, f32, s8, u8, s32, u32, ...): mma.sync's on CUDA
+   sm_80+, the VK_KHR_cooperative_matrix list on Vulkan; "" where tiles are only portable (then
+   CAJETA_XPU_CAP_COOPERATIVE_MATRIX is false). */
+CAJETA_XPU_API const char* cajeta_xpu_device_matrix_shapes(const cajeta_xpu_device* device);
 /* Nonzero when the device's code runs on the host's CPU cores: the cpu backend, or a CPU-type
    Vulkan device such as Mesa's lavapipe. */
 CAJETA_XPU_API int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* device);

@@ -69,6 +69,11 @@ public:
   ~CudaDevice() override = default; // the runtime is never destroyed; contexts stay retained
 
   unsigned computeCapability() const { return unsigned(CcMajor * 10 + CcMinor); }
+  /// The mma.sync tier's one product (kir::TileLowering's MmaSync form).
+  const std::string& matrixShapes() const override {
+    static const std::string MmaSync = "16x8x16:f16:f16:f32:f32", None;
+    return computeCapability() >= 80 ? MmaSync : None;
+  }
 
   const std::string& name() const override { return Name; }
   const char* backendName() const override { return "cuda"; }

@@ -157,6 +157,8 @@ bool VulkanDevice::init(std::string& Error) {
   if (CM.cooperativeMatrix && VMM.vulkanMemoryModel) {
     Features.CooperativeMatrix = true;
     Features.MatrixShapes = cooperativeMatrixShapes(Api, Phys);
+    for (const std::string& Shape : Features.MatrixShapes)
+      MatrixShapeList += (MatrixShapeList.empty() ? "" : ",") + Shape;
   }
   // Streams fall back to fences without the feature or the loader's functions, or when
   // CAJETA_XPU_VULKAN_NO_TIMELINE is set (to test that path on a device that has both).

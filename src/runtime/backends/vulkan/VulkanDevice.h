@@ -94,6 +94,7 @@ public:
   /// Whether the device runs a cooperative-matrix payload whose "cooperative_matrix" attribute
   /// is Shapes (every product listed by the device); Why says what is missing otherwise.
   bool runsCooperativeMatrices(const std::string& Shapes, std::string& Why) const;
+  const std::string& matrixShapes() const override { return MatrixShapeList; }
   std::string identity() const override;
   std::string driverVersion() const override;
   /// The subgroup size, where compute shaders have subgroups of a width wave ops allow.
@@ -151,7 +152,8 @@ private:
   VkPhysicalDeviceProperties Props{};
   VkPhysicalDeviceMemoryProperties Memory{};
   VulkanFeatures Features;
-  bool Unified = false; // device-local memory is host-visible too: no staging copies
+  std::string MatrixShapeList; // Features.MatrixShapes, comma-separated
+  bool Unified = false;        // device-local memory is host-visible too: no staging copies
   bool SubmitWhenIdle = true;
   mutable std::atomic<bool> Lost{false};
   int64_t LoseAfterSubmits = -1; // CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER, -1: never
