@@ -109,7 +109,8 @@ static void printProgram(const bundle::Program& P) {
                 << std::setw(16) << std::setfill('0') << TM.CodeHash << std::dec
                 << std::setfill(' ') << ", registers " << TM.Registers << ", spill "
                 << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B"
-                << (TM.WaveTier.empty() ? "" : ", wave ops " + TM.WaveTier) << "\n";
+                << (TM.WaveTier.empty() ? "" : ", wave ops " + TM.WaveTier)
+                << (TM.TileTier.empty() ? "" : ", tiles " + TM.TileTier) << "\n";
       if (TM.Scheduling)
         printScheduling(K, *TM.Scheduling);
     }
