@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <map>
 
 namespace cajeta::xpu::rt {
 
@@ -55,7 +56,11 @@ public:
     Combined.Format = "spirv-kernels";
     std::string Names;
     const auto& Vulkan = static_cast<const VulkanDevice&>(Device);
-    const bool Native = !portableTilesAsked();
+    std::map<std::string, const bundle::Payload*> MatrixModules; // kernel -> its coopmat module
+    if (!portableTilesAsked())
+      for (const bundle::Payload& Each : Desc.Payloads)
+        if (Each.Target.rfind("spirv-coopmat:", 0) == 0)
+          MatrixModules.emplace(Each.Target.substr(14), &Each);
     for (const bundle::Payload& Each : Desc.Payloads) {
       if (Each.Target.rfind("spirv:", 0) != 0)
         continue;
@@ -63,8 +68,8 @@ public:
       const bundle::KernelInfo* Info = Desc.findKernel(Kernel);
       if (!Info || Kernel.find(',') != std::string::npos)
         continue; // a payload for no kernel of the program: nothing will ask for it
-      const bundle::Payload* Matrices =
-          Native ? Desc.findPayload("spirv-coopmat:" + Kernel) : nullptr;
+      auto Found = MatrixModules.find(Kernel);
+      const bundle::Payload* Matrices = Found == MatrixModules.end() ? nullptr : Found->second;
       std::string Why;
       if (Matrices && (!Info->Targets.count("spirv-coopmat") ||
                        !Vulkan.runsCooperativeMatrices(shapesOf(*Matrices), Why))) {
