@@ -3,6 +3,8 @@
 // in a loop (the pipelined K-loop's shape), and sources that are not aligned to the copy's size.
 #include "ConformanceSupport.h"
 
+#include <algorithm>
+
 namespace conformance {
 namespace {
 
@@ -34,9 +36,10 @@ TEST(AsyncCopy, ATwoStageRingSeesEachChunkAfterItsWait) {
     // count or bound) changes the sums instead of reading zeros.
     std::vector<float> X = uniformData<float>(N + 600, 700 + N, 1, 4);
     auto DX = toDevice(X);
-    auto Out = filledBuffer<float>(64, -1.0f);
+    auto Out = filledBuffer<float>(128, -1.0f);
     runKernel(P.kernel("AsyncCopies.ring"), xpu::grid(1), xpu::block(64), Out, DX, Steps, N);
-    std::vector<float> Want(64, 0.0f);
+    std::vector<float> Want(128, float(Steps)); // the sums, then the chunks each read
+    std::fill(Want.begin(), Want.begin() + 64, 0.0f);
     for (uint32_t T = 0; T < 64; ++T)
       for (uint32_t K = 0; K < Steps; ++K) {
         uint32_t I = K * 256 + (T * 4 + 5) % 256;
