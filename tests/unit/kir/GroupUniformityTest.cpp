@@ -3,13 +3,11 @@
 // loops run once per group (and which the cost model keeps inside the work-item), the masked
 // guard and the counter form of a loop with its own trip count.
 #include "compiler/kir/GroupUniformity.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/frontend/Lexer.h"
-#include "compiler/frontend/Parser.h"
-#include "compiler/frontend/Sema.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/ImplicitLoopBarriers.h"
+
+#include "KirFromSource.h"
 
 #include <gtest/gtest.h>
 
@@ -17,16 +15,11 @@ namespace cajeta::kir {
 namespace {
 
 std::unique_ptr<Module> frontend(const std::string& Body) {
-  frontend::SourceFile File("t.cj", "import cajeta.xpu.*;\nclass K {\n" + Body + "\n}\n");
-  Diagnostics D(File);
-  frontend::AstContext Ctx;
-  frontend::Lexer Lex(File, D);
-  frontend::Parser P(Lex.lexAll(), Ctx, D);
-  frontend::CompilationUnit Unit = P.parseUnit();
-  frontend::Sema S(Unit, D);
-  std::unique_ptr<Module> M = S.run();
-  EXPECT_FALSE(D.hasErrors()) << D.render();
-  return D.hasErrors() ? nullptr : std::move(M);
+  std::string Diags;
+  std::unique_ptr<Module> M =
+      kirFromSource("t.cj", "import cajeta.xpu.*;\nclass K {\n" + Body + "\n}\n", Diags);
+  EXPECT_TRUE(M) << Diags;
+  return M;
 }
 
 Function& kernel(Module& M, const std::string& Name) {

@@ -1,16 +1,14 @@
 // The verifier in the pass pipeline: Sema's output for every conformance program verifies, and so
 // does every pass's output in every target's pipeline configuration; invalid input and invalid
 // pass output are errors that say where.
-#include "compiler/Diagnostics.h"
-#include "compiler/frontend/Lexer.h"
-#include "compiler/frontend/Parser.h"
-#include "compiler/frontend/Sema.h"
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/WaveExpand.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
+
+#include "KirFromSource.h"
 
 #include <gtest/gtest.h>
 
@@ -31,16 +29,7 @@ std::unique_ptr<Module> frontend(const std::string& Path, std::string& Diags) {
   std::ifstream In(Path);
   std::stringstream Text;
   Text << In.rdbuf();
-  frontend::SourceFile File(Path, Text.str());
-  Diagnostics D(File);
-  frontend::AstContext Ctx;
-  frontend::Lexer Lex(File, D);
-  frontend::Parser P(Lex.lexAll(), Ctx, D);
-  frontend::CompilationUnit Unit = P.parseUnit();
-  frontend::Sema S(Unit, D);
-  std::unique_ptr<Module> M = S.run();
-  Diags = D.render();
-  return D.hasErrors() ? nullptr : std::move(M);
+  return kirFromSource(Path, Text.str(), Diags);
 }
 
 /// Every pipeline a payload builder runs: the CPU (barrier helpers inlined, portable waves), NVPTX

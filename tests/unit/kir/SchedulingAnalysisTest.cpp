@@ -3,11 +3,9 @@
 // tile granularity, and unknown costs with their reason.
 #include "compiler/kir/SchedulingAnalysis.h"
 #include "bundle/CostExpr.h"
-#include "compiler/Diagnostics.h"
-#include "compiler/frontend/Lexer.h"
-#include "compiler/frontend/Parser.h"
-#include "compiler/frontend/Sema.h"
 #include "compiler/kir/AccessAnalysis.h"
+
+#include "KirFromSource.h"
 
 #include <gtest/gtest.h>
 
@@ -22,16 +20,10 @@ using bundle::formatCost;
 
 /// Sema's module for Source (access modes analysed), or null with the diagnostics reported.
 std::unique_ptr<Module> frontend(const std::string& Source) {
-  frontend::SourceFile File("t.cj", Source);
-  Diagnostics D(File);
-  frontend::AstContext Ctx;
-  frontend::Lexer Lex(File, D);
-  frontend::Parser P(Lex.lexAll(), Ctx, D);
-  frontend::CompilationUnit Unit = P.parseUnit();
-  frontend::Sema S(Unit, D);
-  std::unique_ptr<Module> M = S.run();
-  EXPECT_FALSE(D.hasErrors()) << D.render();
-  if (D.hasErrors())
+  std::string Diags;
+  std::unique_ptr<Module> M = kirFromSource("t.cj", Source, Diags);
+  EXPECT_TRUE(M) << Diags;
+  if (!M)
     return nullptr;
   analyzeAccess(*M);
   return M;

@@ -255,6 +255,15 @@ private:
     return S;
   }
 
+  /// A load's or store's offset, stride, valid rows and valid columns (operands 1-4 of E), each
+  /// evaluated once into a local.
+  std::vector<uint32_t> memoryArgs(Expr* E, std::vector<Stmt*>& Out) {
+    std::vector<uint32_t> Args;
+    for (size_t I = 1; I < 5; ++I)
+      Args.push_back(temp(E->Ops[I], Out));
+    return Args;
+  }
+
   /// A fresh uint32 local holding V (evaluated once).
   uint32_t temp(Expr* V, std::vector<Stmt*>& Out) {
     uint32_t L = B.local("tile.t", V->Ty);
@@ -325,9 +334,7 @@ private:
     case TileOp::Load:
     case TileOp::Store: {
       Expr* Array = E->Ops[0];
-      std::vector<uint32_t> Args;
-      for (size_t I = 1; I < 5; ++I)
-        Args.push_back(temp(E->Ops[I], Out));
+      std::vector<uint32_t> Args = memoryArgs(E, Out);
       bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
       Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
         Expr* In = inside(Args, B.l(R), B.l(Col));
@@ -471,9 +478,7 @@ private:
     }
     case TileOp::Load:
     case TileOp::Store: {
-      std::vector<uint32_t> Args;
-      for (size_t I = 1; I < 5; ++I)
-        Args.push_back(temp(E->Ops[I], Out));
+      std::vector<uint32_t> Args = memoryArgs(E, Out);
       const bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
       const uint32_t Cols = gridCols(T);
       // Whole tiles at 16-byte aligned offsets and strides: one instruction per fragment,
@@ -669,9 +674,7 @@ private:
     }
     case TileOp::Load:
     case TileOp::Store: {
-      std::vector<uint32_t> Args;
-      for (size_t I = 1; I < 5; ++I)
-        Args.push_back(temp(E->Ops[I], Out));
+      std::vector<uint32_t> Args = memoryArgs(E, Out);
       std::vector<Stmt*> Scalar;
       std::vector<FragmentElement> Layout = fragmentLayout(Roles[T], Ty.Rows, Ty.Cols);
       // Element J's bounds test and address; their temporaries go to To.
