@@ -322,7 +322,9 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "matrix_scale",
                                 "matrix_add",
                                 "matrix_convert",
-                                "wave_barrier"};
+                                "wave_barrier",
+                                "load_word",
+                                "store_words"};
   return Names[static_cast<unsigned>(Op)];
 }
 

@@ -229,6 +229,13 @@ enum class IntrinsicOp : uint8_t {
   MatrixConvert, // {m}: every element of m converted to Ty's element type (same shape and use)
   WaveBarrier,   // {}: void; the wave's lanes meet here, and their shared-memory writes before it
                  //   are visible to the whole wave after it
+  // kir::AsyncCopyLowering's staged copies, for targets that load wide vectors but have no copy
+  // engine (Vulkan): only that pass makes them and only the SPIR-V emitter lowers them.
+  LoadWord,   // {buffer, chunk}: uint32 word Dim of the Index-word chunk `chunk` of the buffer
+              //   (its elements Index * 4 / size * chunk ..; the words of one chunk are loaded
+              //   once); Index 1, 2 or 4
+  StoreWords, // {shared, dst, w0 .. w(Index-1)}: void; the words' elements (of the shared
+              //   array's type, 1, 2 or 4 bytes, not bool) stored from shared[dst] on
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

@@ -950,6 +950,35 @@ private:
     }
   }
 
+  /// The staged copies' leaves (Kir.h, LoadWord and StoreWords).
+  void verifyWords(const Expr* E) {
+    const unsigned Words = E->Index;
+    if (Words != 1 && Words != 2 && Words != 4)
+      return problem(E, std::string(intrinsicName(E->IOp)) + " of " + std::to_string(Words) +
+                            " words (1, 2 or 4)");
+    if (E->IOp == IntrinsicOp::LoadWord) {
+      if (!ops(E, 2))
+        return;
+      verifyExpr(E->Ops[0], Use::Array);
+      verifyExpr(E->Ops[1], Use::Value);
+      if (!E->Ops[0]->Ty.isBuffer() || E->Ops[1]->Ty != U32 || E->Ty != U32 || E->Dim >= Words)
+        problem(E, "load_word " + std::to_string(E->Dim) + " from " + E->Ops[0]->Ty.str());
+      return;
+    }
+    if (!ops(E, 2 + Words))
+      return;
+    verifyExpr(E->Ops[0], Use::Array);
+    for (size_t I = 1; I < E->Ops.size(); ++I) {
+      verifyExpr(E->Ops[I], Use::Value);
+      if (E->Ops[I]->Ty != U32)
+        problem(E, "store_words operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    ScalarType Elem = E->Ops[0]->Ty.Elem;
+    if (E->Ops[0]->K != Expr::Kind::SharedRef || Elem == ScalarType::Bool ||
+        bundle::scalarTypeSize(Elem) > 4 || !E->Ty.isVoid())
+      problem(E, "store_words into " + E->Ops[0]->Ty.str());
+  }
+
   void verifyAsyncCopy(const Expr* E) {
     if (!E->Ty.isVoid())
       problem(E, std::string(intrinsicName(E->IOp)) + " yields void, not " + E->Ty.str());
@@ -1002,6 +1031,8 @@ private:
       return verifyAsyncCopy(E);
     if (Op >= IntrinsicOp::MatrixFill && Op <= IntrinsicOp::WaveBarrier)
       return verifyMatrix(E);
+    if (Op == IntrinsicOp::LoadWord || Op == IntrinsicOp::StoreWords)
+      return verifyWords(E);
     if (Op == IntrinsicOp::Supports) {
       ops(E, 0);
       if (!E->Ty.isBool() || E->Index >= CAJETA_XPU_CAP_COUNT)

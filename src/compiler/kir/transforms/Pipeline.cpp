@@ -121,8 +121,8 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                       }});
   if (!C.NativeAsyncCopy)
     Passes.push_back(
-        {"async-copy", [Whole = C.WholeAsyncCopies](Module& M, size_t I, std::string&, bool&) {
-           AsyncCopyLowering::run(M, *M.Functions[I], Whole);
+        {"async-copy", [Staged = C.StagedAsyncCopies](Module& M, size_t I, std::string&, bool&) {
+           AsyncCopyLowering::run(M, *M.Functions[I], Staged);
            return true;
          }});
   // The portable wave tier inlines barrier and wave helpers itself.

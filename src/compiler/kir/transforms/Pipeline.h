@@ -42,9 +42,9 @@ struct PipelineConfig {
   /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
   /// otherwise kir::AsyncCopyLowering makes the copies plain.
   bool NativeAsyncCopy = false;
-  /// Without native copies: leave the whole, aligned ones to the emitter as wide loads
-  /// (kir::AsyncCopyLowering's WholeCopies).
-  bool WholeAsyncCopies = false;
+  /// Without native copies: stage the whole, aligned ones in registers as wide loads
+  /// (kir::AsyncCopyLowering's Staged form; the emitter lowers LoadWord and StoreWords).
+  bool StagedAsyncCopies = false;
   /// Leave RayQuery expressions to the emitter (SPIR-V's native ray query) instead of
   /// kir::RayQueryLowering's software walk.
   bool NativeRayQuery = false;

@@ -206,9 +206,10 @@ private:
   uint32_t emitLoad(const kir::Expr* E);
   uint32_t emitStore(const kir::Expr* E);
   uint32_t emitAtomic(const kir::Expr* E);
-  /// A whole, aligned AsyncCopy chunk (kir::AsyncCopyLowering's WholeCopies): one vector load of
-  /// 1, 2 or 4 words through a word view of the buffer, then an element store each.
-  uint32_t emitWholeCopy(const kir::Expr* E);
+  /// kir::AsyncCopyLowering's staged copies: a word of a chunk loaded as one vector of 1, 2 or
+  /// 4 words through a word view of the buffer, and words stored as shared-array elements.
+  uint32_t emitLoadWord(const kir::Expr* E);
+  uint32_t emitStoreWords(const kir::Expr* E);
   /// The buffer bound for KernelParam as a runtime array of WordCount-word vectors (uint for 1).
   uint32_t wordView(uint32_t KernelParam, unsigned WordCount);
   uint32_t atomicCasLoop(const kir::Expr* E, uint32_t Ptr, uint32_t Scope, uint32_t Sem,

@@ -482,8 +482,10 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
           {coordinate(IntrinsicOp::GridDim, E->Dim), coordinate(IntrinsicOp::GroupDim, E->Dim)});
     return coordinate(Op, E->Dim);
   }
-  case IntrinsicOp::AsyncCopy:
-    return emitWholeCopy(E);
+  case IntrinsicOp::LoadWord:
+    return emitLoadWord(E);
+  case IntrinsicOp::StoreWords:
+    return emitStoreWords(E);
   case IntrinsicOp::MatrixFill:
   case IntrinsicOp::MatrixLoad:
   case IntrinsicOp::MatrixStore:

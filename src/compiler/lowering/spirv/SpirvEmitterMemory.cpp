@@ -89,31 +89,40 @@ uint32_t SpirvEmitter::wordView(uint32_t KernelParam, unsigned WordCount) {
   return Var;
 }
 
-uint32_t SpirvEmitter::emitWholeCopy(const Expr* E) {
-  // {shared, dst index, buffer, src index, count}: src index a multiple of the count.
-  ArrayRef Dst = arrayOf(E->Ops[0]);
-  ArrayRef Src = arrayOf(E->Ops[2]);
-  const unsigned Count = E->Index, Size = bundle::scalarTypeSize(Src.Elem.Elem);
-  const unsigned WordCount = Count * Size / 4;
-  uint32_t Di = emitExpr(E->Ops[1]), Si = emitExpr(E->Ops[3]);
+uint32_t SpirvEmitter::emitLoadWord(const Expr* E) {
+  // {buffer, chunk}: word Dim of the Index-word chunk, through the buffer's word view. Each
+  // word's expression loads the whole vector; the driver keeps one load (nothing is stored to
+  // the buffer between them).
+  ArrayRef Src = arrayOf(E->Ops[0]);
+  const unsigned WordCount = E->Index;
+  uint32_t Chunk = emitExpr(E->Ops[1]);
   if (!Error.empty())
     return 0;
   uint32_t Vec = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
-  uint32_t Chunk = op(spv::Op::OpUDiv, u32(), {Si, Mb.constU32(Count)});
   Words Load = {op(spv::Op::OpAccessChain, Mb.typePointer(spv::StorageClass::StorageBuffer, Vec),
                    {wordView(Src.KernelParam, WordCount), Mb.constU32(0), Chunk})};
   for (uint32_t W : memoryAccess())
     Load.push_back(W);
   uint32_t Value = op(spv::Op::OpLoad, Vec, Load);
-  // Each word as its 4 / Size elements of the shared array's element type.
-  const unsigned PerWord = 4 / Size;
+  return WordCount == 1 ? Value : op(spv::Op::OpCompositeExtract, u32(), {Value, E->Dim});
+}
+
+uint32_t SpirvEmitter::emitStoreWords(const Expr* E) {
+  // {shared, dst, words...}: each word as its 4 / size elements of the shared array's type.
+  ArrayRef Dst = arrayOf(E->Ops[0]);
+  const unsigned Size = bundle::scalarTypeSize(Dst.Elem.Elem), PerWord = 4 / Size;
+  uint32_t Di = emitExpr(E->Ops[1]);
+  Words Values;
+  for (size_t I = 2; I < E->Ops.size(); ++I)
+    Values.push_back(emitExpr(E->Ops[I]));
+  if (!Error.empty())
+    return 0;
   uint32_t ElemTy = Dst.ElemType;
   uint32_t Pieces = PerWord == 1 ? ElemTy : Mb.typeVector(ElemTy, PerWord);
   uint32_t Ptr = Mb.typePointer(spv::StorageClass::Workgroup, ElemTy);
   Words Access = memoryAccess();
-  for (unsigned W = 0; W < WordCount; ++W) {
-    uint32_t Word = WordCount == 1 ? Value : op(spv::Op::OpCompositeExtract, u32(), {Value, W});
-    uint32_t Parts = Pieces == u32() ? Word : op(spv::Op::OpBitcast, Pieces, {Word});
+  for (unsigned W = 0; W < Values.size(); ++W) {
+    uint32_t Parts = Pieces == u32() ? Values[W] : op(spv::Op::OpBitcast, Pieces, {Values[W]});
     for (unsigned J = 0; J < PerWord; ++J) {
       uint32_t Element = PerWord == 1 ? Parts : op(spv::Op::OpCompositeExtract, ElemTy, {Parts, J});
       uint32_t Index = op(spv::Op::OpIAdd, u32(), {Di, Mb.constU32(W * PerWord + J)});

@@ -40,9 +40,9 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   if (Options.CoopMatrixTiles)
     C.Tiles.F = kir::TileLoweringConfig::Form::CoopMatrix;
   C.NativeRayQuery = Options.NativeRayQuery;
-  // Whole, aligned AsyncCopy chunks stay for the emitter: one 4, 8 or 16-byte vector load
-  // instead of an element load each (checked builds keep the element loads, each checked).
-  C.WholeAsyncCopies = !Options.CheckBounds;
+  // Whole, aligned AsyncCopy chunks are staged in registers: one 4, 8 or 16-byte vector load
+  // at the copy, the stores at the wait (checked builds keep the element loads, each checked).
+  C.StagedAsyncCopies = !Options.CheckBounds;
   // Device.supports: what every Vulkan device of ours answers alike is folded; the rest (wave
   // ops, float16/64, 64-bit and float atomics, denormals, cooperative matrices) is asked through
   // specialisation constants (VulkanKernelAbi.h).
