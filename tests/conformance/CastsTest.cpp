@@ -1,6 +1,8 @@
 // Conformance of conversions and literals (programs Cast*, ImplicitWidening, Literals).
 #include "ConformanceSupport.h"
 
+#include <cstring>
+
 namespace conformance {
 namespace {
 
@@ -251,6 +253,51 @@ TEST(Casts, Literals) {
              "Literals float64");
   expectSame(fromDevice(F), std::vector<float>{0.5f, X * 2.0f, 0.1f, X / 3.0f + 0.1f, 1000.25f},
              "Literals float32");
+}
+
+// Raw bit views keep every bit: NaN payloads (quiet and signalling), -0, infinities, denormals.
+TEST(Casts, BitViewsKeepEveryBit) {
+  xpu::Program P = compileProgram("BitViews");
+  std::vector<uint32_t> Words = intData<uint32_t>(N, 41);
+  std::vector<uint32_t> Nans = {0x7fc00000u, 0x7f800001u, 0xffbfffffu, 0x7fa5a5a5u, 0x80000000u,
+                                0x00000001u, 0x7f800000u};
+  for (size_t I = 0; I < Nans.size(); ++I)
+    Words[20 + I] = Nans[I];
+  std::vector<float> F(N);
+  std::memcpy(F.data(), Words.data(), N * 4); // the same patterns as floats
+  auto Bits = filledBuffer<int32_t>(N, 0);
+  auto Back = filledBuffer<float>(2 * N, 0.f);
+  auto DF = toDevice(F);
+  auto DW = toDevice(Words);
+  run1D(P.kernel("BitViews.f32"), N, Block, Bits, Back, DF, DW, uint32_t(N));
+  std::vector<int32_t> GotBits = fromDevice(Bits);
+  std::vector<float> GotBack = fromDevice(Back);
+  for (size_t I = 0; I < N; ++I) {
+    uint32_t B0, B1;
+    std::memcpy(&B0, &GotBack[2 * I], 4);
+    std::memcpy(&B1, &GotBack[2 * I + 1], 4);
+    ASSERT_EQ(uint32_t(GotBits[I]), Words[I]) << "floatToRawIntBits, element " << I;
+    ASSERT_EQ(B0, Words[I]) << "intBitsToFloat(uint32), element " << I;
+    ASSERT_EQ(B1, Words[I]) << "intBitsToFloat(int32), element " << I;
+  }
+  std::vector<uint64_t> Longs = intData<uint64_t>(N, 42);
+  Longs[20] = 0x7ff0000000000001ull; // a signalling NaN
+  Longs[21] = 0xfff8000000000123ull;
+  std::vector<double> D(N);
+  std::memcpy(D.data(), Longs.data(), N * 8);
+  auto Bits64 = filledBuffer<int64_t>(N, 0);
+  auto Back64 = filledBuffer<double>(N, 0.0);
+  auto DD = toDevice(D);
+  auto DL = toDevice(Longs);
+  run1D(P.kernel("BitViews.f64"), N, Block, Bits64, Back64, DD, DL, uint32_t(N));
+  std::vector<int64_t> GotBits64 = fromDevice(Bits64);
+  std::vector<double> GotBack64 = fromDevice(Back64);
+  for (size_t I = 0; I < N; ++I) {
+    uint64_t B;
+    std::memcpy(&B, &GotBack64[I], 8);
+    ASSERT_EQ(uint64_t(GotBits64[I]), Longs[I]) << "doubleToRawLongBits, element " << I;
+    ASSERT_EQ(B, Longs[I]) << "longBitsToDouble, element " << I;
+  }
 }
 
 } // namespace

@@ -37,11 +37,12 @@ bool isXpuClass(const std::string& Name) {
 }
 
 bool isBuiltinClass(const std::string& Name) {
-  return Name == "KernelThread" || Name == "Workgroup" || Name == "Math";
+  return Name == "KernelThread" || Name == "Workgroup" || Name == "Math" || Name == "Float" ||
+         Name == "Double";
 }
 
 bool builtinNeedsImport(const std::string& Name) {
-  return Name != "Math";
+  return Name != "Math" && Name != "Float" && Name != "Double";
 }
 
 std::optional<std::string> unsupportedXpuClass(const std::string& Name) {
@@ -78,6 +79,11 @@ std::optional<BuiltinMethod> findBuiltin(const std::string& Class, const std::st
                       {"ceil", IntrinsicOp::Ceil, 1}, {"fma", IntrinsicOp::Fma, 3}};
     for (const M& X : Math)
       T[{"Math", X.Name}] = {X.Op, 0, X.Arity, false};
+    // java.lang's raw bit views: the same bits as another type (no NaN canonicalisation).
+    T[{"Float", "floatToRawIntBits"}] = {IntrinsicOp::Bitcast, 0, 1, false};
+    T[{"Float", "intBitsToFloat"}] = {IntrinsicOp::Bitcast, 0, 1, false};
+    T[{"Double", "doubleToRawLongBits"}] = {IntrinsicOp::Bitcast, 0, 1, false};
+    T[{"Double", "longBitsToDouble"}] = {IntrinsicOp::Bitcast, 0, 1, false};
     return T;
   }();
   auto It = Table.find({Class, Method});

@@ -191,6 +191,7 @@ private:
   Value buildName(const Expr* E);
   Value buildCall(const Expr* E);
   Value buildBuiltinCall(const Expr* E, const std::string& Class, const std::string& Method);
+  Value buildBitView(const Expr* E, const std::string& Name, Value Arg, kir::Expr* R);
   Value buildDeviceCall(const Expr* E, const std::string& Class, const std::string& Method);
   Value buildIndex(const Expr* E);
   Value buildUnary(const Expr* E);

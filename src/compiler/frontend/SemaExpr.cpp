@@ -571,8 +571,10 @@ Sema::Value Sema::buildBuiltinCall(const Expr* E, const std::string& Class,
   for (const Value& A : Args)
     if (!A)
       return {};
-  std::string Name = "Math." + Method;
+  std::string Name = Class + "." + Method;
   using kir::IntrinsicOp;
+  if (B->Op == IntrinsicOp::Bitcast)
+    return buildBitView(E, Name, Args[0], R);
   Type Ty;
   bool FloatOnly =
       B->Op != IntrinsicOp::Abs && B->Op != IntrinsicOp::Min && B->Op != IntrinsicOp::Max;
@@ -614,6 +616,34 @@ Sema::Value Sema::buildBuiltinCall(const Expr* E, const std::string& Class,
     }
   }
   R->Ty = Ty;
+  return value(R, E->Range);
+}
+
+// Float.floatToRawIntBits(float32) -> int32, Float.intBitsToFloat(int32 or uint32) -> float32,
+// and Double's 64-bit pair: the operand's bits as the other type.
+Sema::Value Sema::buildBitView(const Expr* E, const std::string& Name, Value Arg, kir::Expr* R) {
+  bool ToInt = Name == "Float.floatToRawIntBits" || Name == "Double.doubleToRawLongBits";
+  unsigned Bits = Name.rfind("Float.", 0) == 0 ? 32 : 64;
+  Type Float = Type::scalar(Bits == 32 ? ScalarType::F32 : ScalarType::F64);
+  Type Int = Type::scalar(Bits == 32 ? ScalarType::I32 : ScalarType::I64);
+  const SourceRange& ArgRange = E->Ops[1]->Range;
+  kir::Expr* X = nullptr;
+  if (ToInt) {
+    X = convert(Arg, Float, ArgRange, "the argument");
+  } else if (Arg.Lit != Value::None) {
+    X = convert(Arg, Int, ArgRange, "the argument");
+  } else {
+    X = materialize(Arg);
+    if (!X->Ty.isInteger() || X->Ty.bits() != Bits) {
+      Diags.error(ArgRange, Name + " takes a " + std::to_string(Bits) + "-bit integer, found " +
+                                X->Ty.str());
+      return {};
+    }
+  }
+  if (!X)
+    return {};
+  R->Ops = {X};
+  R->Ty = ToInt ? Int : Float;
   return value(R, E->Range);
 }
 
