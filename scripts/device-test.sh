@@ -24,7 +24,7 @@ prepare() {
   [[ $Build = /* ]] || Build="$ROOT/$Build"
   local Carry="$Build/device-carry"
   cmake --build "$Build" -j2 --target conformance_tests runtime_tests cuda_runtime_device_tests \
-    cajeta_compiler cajeta_calibration_bundle || return 1
+    cajeta_compiler cajeta_calibration_bundle cajeta_lbvh_bundle || return 1
   rm -rf "$Carry" && mkdir -p "$Carry/bin" "$Carry/lib" "$Carry/cache" || return 1
   # Fill the JIT cache with exactly the keys the GPU run will ask for (same paths, options).
   XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu \
@@ -51,8 +51,8 @@ prepare() {
   Fake=$(find "$Build" -name 'libcajeta_fake_compiler.so' | head -n 1)
   Xxhash=$(ldd "$Build/lib/libcajeta_xpu.so" | awk '/libxxhash/ {print $3}')
   cp "$Kernels" "$Fake" "$Carry/lib/" || return 1
-  # The calibration kernels for a machine without the compiler, beside the runtime library.
-  cp "$Build/lib/cajeta-calibration.cjx" "$Carry/lib/" || return 1
+  # The runtime's own kernels for a machine without the compiler, beside the runtime library.
+  cp "$Build/lib/cajeta-calibration.cjx" "$Build/lib/cajeta-lbvh.cjx" "$Carry/lib/" || return 1
   if [[ -n $Xxhash ]]; then cp -L "$Xxhash" "$Carry/lib/" || return 1; fi
   # Absolute paths baked into the binaries, recreated on the GPU machine.
   {

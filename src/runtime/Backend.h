@@ -227,6 +227,10 @@ public:
   /// The most iterations the device's driver lets one loop run (a loop stops there, silently:
   /// Mesa's llvmpipe stops at 65,535); 0 where there is no such limit.
   virtual uint64_t maxLoopIterations() const { return 0; }
+  /// Whether atomics with an ordering other than relaxed keep their results inside loops. Mesa's
+  /// llvmpipe (lavapipe, 22.3) returns wrong old values there (Atomics.CompareExchangeLoops),
+  /// so the runtime does not run its own such kernels there (LbvhBuilder).
+  virtual bool orderedAtomicsInLoopsWork() const { return true; }
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;

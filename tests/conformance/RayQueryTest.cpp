@@ -107,8 +107,18 @@ std::vector<float> packRays(const std::vector<Ray>& Rays) {
   return Out;
 }
 
+/// Where this instantiation builds its scenes: the host's binned-SAH build, or the device's
+/// linear BVH (AccelerationStructureDesc::fastBuild). Every test runs with both.
+bool BuildOnDevice = false;
+
+class RayQuery : public ::testing::TestWithParam<bool> {
+protected:
+  void SetUp() override { BuildOnDevice = GetParam(); }
+};
+
 xpu::AccelerationStructure build(const Scene& S, std::span<const float> Boxes = {}) {
   xpu::AccelerationStructureDesc D;
+  D.fastBuild(BuildOnDevice);
   if (S.triangles())
     D.triangles({S.Vertices, S.Indices});
   if (!Boxes.empty())
@@ -207,7 +217,7 @@ void expectNearest(const Scene& S, const std::vector<Ray>& Rays, const Traced& G
   EXPECT_GE(Hits, Checked / 10) << What;
 }
 
-TEST(RayQuery, NearestHitsMatchBruteForceOnATriangleSoup) {
+TEST_P(RayQuery, NearestHitsMatchBruteForceOnATriangleSoup) {
   xpu::Program P = compileProgram("RayQueries");
   Scene S = soup(3000, 11);
   xpu::AccelerationStructure A = build(S);
@@ -219,7 +229,7 @@ TEST(RayQuery, NearestHitsMatchBruteForceOnATriangleSoup) {
   expectNearest(S, Rays, traceNearest(P, A, Rays, 0, 0.3f, 0.9f), "soup in [0.3, 0.9)", 0.3f, 0.9f);
 }
 
-TEST(RayQuery, HeightfieldRaysThroughVerticesAndEdgesHit) {
+TEST_P(RayQuery, HeightfieldRaysThroughVerticesAndEdgesHit) {
   xpu::Program P = compileProgram("RayQueries");
   const uint32_t G = 48;
   Scene S = heightfield(G);
@@ -244,7 +254,7 @@ TEST(RayQuery, HeightfieldRaysThroughVerticesAndEdgesHit) {
   expectNearest(S, Oblique, traceNearest(P, A, Oblique), "heightfield");
 }
 
-TEST(RayQuery, AnyHitAgreesWithTheNearestHit) {
+TEST_P(RayQuery, AnyHitAgreesWithTheNearestHit) {
   xpu::Program P = compileProgram("RayQueries");
   Scene S = soup(1500, 21);
   xpu::AccelerationStructure A = build(S);
@@ -265,7 +275,7 @@ TEST(RayQuery, AnyHitAgreesWithTheNearestHit) {
   EXPECT_GT(Hits, 100u);
 }
 
-TEST(RayQuery, EveryIntersectionIsOneCandidate) {
+TEST_P(RayQuery, EveryIntersectionIsOneCandidate) {
   xpu::Program P = compileProgram("RayQueries");
   Scene S = soup(1200, 41);
   Rng G(42);
@@ -326,7 +336,7 @@ TEST(RayQuery, EveryIntersectionIsOneCandidate) {
   }
 }
 
-TEST(RayQuery, ProceduralSpheresInBoxes) {
+TEST_P(RayQuery, ProceduralSpheresInBoxes) {
   xpu::Program P = compileProgram("RayQueries");
   Rng G(51);
   std::vector<float> Boxes;
@@ -382,7 +392,7 @@ TEST(RayQuery, ProceduralSpheresInBoxes) {
   EXPECT_GT(Found, 20u);
 }
 
-TEST(RayQuery, FlagsCullFacesAndSkipGeometry) {
+TEST_P(RayQuery, FlagsCullFacesAndSkipGeometry) {
   xpu::Program P = compileProgram("RayQueries");
   Scene S = soup(800, 61);
   xpu::AccelerationStructure A = build(S);
@@ -413,7 +423,7 @@ TEST(RayQuery, FlagsCullFacesAndSkipGeometry) {
   EXPECT_GT(Hits, 100u);
 }
 
-TEST(RayQuery, EmptySceneDegenerateParallelAndNanRays) {
+TEST_P(RayQuery, EmptySceneDegenerateParallelAndNanRays) {
   xpu::Program P = compileProgram("RayQueries");
   // An empty scene: nothing is hit, and the query before initialize has nothing committed.
   xpu::AccelerationStructure Empty = build(Scene{});
@@ -455,7 +465,7 @@ TEST(RayQuery, EmptySceneDegenerateParallelAndNanRays) {
   EXPECT_EQ(Inverted.Prims[0], 0);
 }
 
-TEST(RayQuery, HugeAndTinyCoordinatesGiveTheSameHits) {
+TEST_P(RayQuery, HugeAndTinyCoordinatesGiveTheSameHits) {
   xpu::Program P = compileProgram("RayQueries");
   for (float Scale : {1e6f, 1e-6f}) {
     Scene S = soup(1000, 81, Scale);
@@ -465,7 +475,7 @@ TEST(RayQuery, HugeAndTinyCoordinatesGiveTheSameHits) {
   }
 }
 
-TEST(RayQuery, NoRayEscapesAClosedMesh) {
+TEST_P(RayQuery, NoRayEscapesAClosedMesh) {
   xpu::Program P = compileProgram("RayQueries");
   // A sphere: an octahedron subdivided four times, vertices on the unit sphere, shared.
   Scene S;
@@ -518,6 +528,11 @@ TEST(RayQuery, NoRayEscapesAClosedMesh) {
   EXPECT_EQ(Escaped, 0u) << "of " << Rays.size() << " rays from inside the closed mesh";
   EXPECT_EQ(Outward, Rays.size() - Escaped) << "the outward-wound mesh is hit on its back";
 }
+
+INSTANTIATE_TEST_SUITE_P(Built, RayQuery, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& I) {
+                           return I.param ? "OnDevice" : "OnHost";
+                         });
 
 } // namespace
 } // namespace conformance

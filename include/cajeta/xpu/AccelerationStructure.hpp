@@ -59,6 +59,13 @@ public:
                  : D.flags & ~uint32_t(CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES);
     return *this;
   }
+  /// Builds on the device: a linear BVH over Morton codes, faster to build, slower to trace
+  /// (CAJETA_XPU_ACCEL_FAST_BUILD).
+  AccelerationStructureDesc& fastBuild(bool On = true) {
+    D.flags = On ? D.flags | CAJETA_XPU_ACCEL_FAST_BUILD
+                 : D.flags & ~uint32_t(CAJETA_XPU_ACCEL_FAST_BUILD);
+    return *this;
+  }
   /// Primitives per BVH leaf at most (1..16; 0: the default, 4).
   AccelerationStructureDesc& maxLeafSize(uint32_t N) {
     D.max_leaf_size = N;

@@ -194,6 +194,11 @@ typedef enum cajeta_xpu_as_impl {
 
 /* cajeta_xpu_accel_desc.flags */
 #define CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES 1u /* triangles are candidates a kernel confirms */
+/* Build on the device, by kernels, a linear BVH over Morton codes (one primitive per leaf;
+   max_leaf_size is not used): far faster to build than the default host binned-SAH tree, slower
+   to trace (Embree's LOW build quality against its MEDIUM; OptiX's PREFER_FAST_BUILD). The same
+   primitives are left out, and the same errors reported. */
+#define CAJETA_XPU_ACCEL_FAST_BUILD 2u
 
 typedef struct cajeta_xpu_accel_desc {
   const float* vertices;   /* xyz per vertex */
@@ -226,8 +231,9 @@ CAJETA_XPU_API cajeta_xpu_device* cajeta_xpu_accel_device(const cajeta_xpu_accel
 CAJETA_XPU_API size_t cajeta_xpu_accel_triangle_count(const cajeta_xpu_accel* accel);
 CAJETA_XPU_API size_t cajeta_xpu_accel_aabb_count(const cajeta_xpu_accel* accel);
 CAJETA_XPU_API size_t cajeta_xpu_accel_skipped_count(const cajeta_xpu_accel* accel);
-/* BVH nodes (0 for an empty scene), bytes of the device buffer, host build time (without the
-   upload) in milliseconds. */
+/* BVH nodes (0 for an empty scene), bytes of the BVH, build time (without the upload) in
+   milliseconds: the host's, or with CAJETA_XPU_ACCEL_FAST_BUILD the device kernels' until their
+   completion. */
 CAJETA_XPU_API size_t cajeta_xpu_accel_node_count(const cajeta_xpu_accel* accel);
 CAJETA_XPU_API uint64_t cajeta_xpu_accel_bytes(const cajeta_xpu_accel* accel);
 CAJETA_XPU_API double cajeta_xpu_accel_build_ms(const cajeta_xpu_accel* accel);

@@ -28,9 +28,9 @@ BvhBuilder::Scene sceneOf(const cajeta_xpu_accel_desc& D, const char* Fn) {
     require(D.vertices, "desc->vertices", Fn);
   if (D.aabb_count)
     require(D.aabbs, "desc->aabbs", Fn);
-  if (D.flags & ~uint32_t(CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES))
-    fail(CAJETA_XPU_ERROR, fmt::format("{}: unknown flags {:#x}", Fn,
-                                       D.flags & ~uint32_t(CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES)));
+  constexpr uint32_t Known = CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES | CAJETA_XPU_ACCEL_FAST_BUILD;
+  if (D.flags & ~Known)
+    fail(CAJETA_XPU_ERROR, fmt::format("{}: unknown flags {:#x}", Fn, D.flags & ~Known));
   BvhBuilder::Scene S;
   S.Vertices = {D.vertices, D.vertex_count * 3};
   if (D.indices)
@@ -39,6 +39,7 @@ BvhBuilder::Scene sceneOf(const cajeta_xpu_accel_desc& D, const char* Fn) {
   S.Aabbs = {D.aabbs, D.aabb_count * 6};
   S.MaxLeafSize = D.max_leaf_size;
   S.OpaqueTriangles = !(D.flags & CAJETA_XPU_ACCEL_NON_OPAQUE_TRIANGLES);
+  S.OnDevice = (D.flags & CAJETA_XPU_ACCEL_FAST_BUILD) != 0;
   return S;
 }
 

@@ -6,6 +6,7 @@
 #include "runtime/Runtime.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
+#include "runtime/accel/LbvhBuilder.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -46,6 +47,18 @@ cajeta_xpu_as_impl AccelerationStructure::resolveImpl(cajeta_xpu_as_impl Asked) 
 AccelerationStructure::AccelerationStructure(BackendDevice& Device, const BvhBuilder::Scene& S,
                                              cajeta_xpu_as_impl Asked)
     : Device(Device), Impl(resolveImpl(Asked)) {
+  if (S.OnDevice) {
+    try {
+      LbvhBuilder::Result R = LbvhBuilder::build(Device, S);
+      Stats = R.Stats;
+      BuildMillis = R.BuildMillis;
+      Words = std::move(R.Words);
+    } catch (const std::invalid_argument& E) {
+      fail(CAJETA_XPU_ERROR, fmt::format("acceleration structure: {}", E.what()));
+    }
+    Words->markAccelerationStructure();
+    return;
+  }
   auto Start = std::chrono::steady_clock::now();
   std::vector<uint32_t> Bvh;
   try {

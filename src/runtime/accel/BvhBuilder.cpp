@@ -794,7 +794,7 @@ std::vector<uint32_t> Build::run(BvhBuilder::Stats& Stats) {
 
 } // namespace
 
-void BvhBuilder::validate(const Scene& S) {
+void BvhBuilder::validateShape(const Scene& S) {
   if (S.Vertices.size() % 3)
     invalid("the vertex array holds " + std::to_string(S.Vertices.size()) +
             " floats, not xyz triples");
@@ -819,6 +819,11 @@ void BvhBuilder::validate(const Scene& S) {
     invalid(std::to_string(S.TriangleCount) + " triangles need " +
             std::to_string(3 * S.TriangleCount) + " indices; there are " +
             std::to_string(S.Indices.size()));
+}
+
+void BvhBuilder::validate(const Scene& S) {
+  validateShape(S);
+  size_t VertexCount = S.Vertices.size() / 3;
   for (size_t I = 0; I != S.Indices.size(); ++I)
     if (S.Indices[I] >= VertexCount)
       invalid("triangle " + std::to_string(I / 3) + ": index " + std::to_string(S.Indices[I]) +

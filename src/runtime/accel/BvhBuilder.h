@@ -28,6 +28,7 @@ public:
     uint32_t MaxLeafSize = 0;     // 0: DefaultLeafSize; at most bundle::accel::MaxLeafSize
     bool OpaqueTriangles = true;  // false: triangle slots carry no PrimOpaque flag
     unsigned Threads = 0;         // 0: CAJETA_XPU_BUILD_THREADS, else the hardware's count
+    bool OnDevice = false;        // AccelerationStructure: LbvhBuilder's build, not this one
   };
 
   struct Stats {
@@ -51,6 +52,8 @@ public:
 
   /// Checks S as build does (throws std::invalid_argument).
   static void validate(const Scene& S);
+  /// The same without looking at each index (the device build checks those itself).
+  static void validateShape(const Scene& S);
   /// Triangle T's vertices (v0 xyz, v1 xyz, v2 xyz) of a validated scene.
   static void triangle(const Scene& S, size_t T, float Out[9]);
   /// Whether every coordinate of triangle T / box B is finite: the builder leaves out the rest.

@@ -1,80 +1,26 @@
 #include "runtime/calibration/CalibrationKernels.h"
 
-#include "bundle/BundleReader.h"
-#include "runtime/CompilerLibrary.h"
-#include "runtime/JitCompiler.h"
-#include "runtime/LibraryDirectory.h"
-#include "runtime/LoadedProgram.h"
-#include "runtime/RuntimeError.h"
-
-#include <fmt/format.h>
-
-#include <fstream>
-#include <iterator>
-#include <vector>
-
 namespace cajeta::xpu::rt {
 
 extern const char* const CalibrationKernelsSource;
 
 namespace {
 
-constexpr const char* JitSuffix = ", compiled for this device";
-
-std::string bundlePath() {
-  std::string Dir = libraryDirectory();
-  return Dir.empty() ? "" : Dir + CalibrationKernels::BundleName;
-}
-
-std::vector<char> readBundle(const std::string& Path, const std::string& JitProblem) {
-  std::ifstream In(Path, std::ios::binary);
-  if (Path.empty() || !In)
-    fail(CAJETA_XPU_NOT_FOUND,
-         fmt::format("the calibration kernels are not available: the JIT cannot compile them "
-                     "({}), and there is no {} beside libcajeta_xpu.so",
-                     JitProblem, Path.empty() ? CalibrationKernels::BundleName : Path));
-  return std::vector<char>((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+const BuiltinKernels& builtin() {
+  static const BuiltinKernels K{CalibrationKernelsSource, "CalibrationKernels.cj",
+                                CalibrationKernels::BundleName, "the calibration kernels"};
+  return K;
 }
 
 } // namespace
 
 std::string CalibrationKernels::madeBy() {
-  std::string JitProblem;
-  try {
-    return std::string(CompilerLibrary::open().Version()) + JitSuffix;
-  } catch (const RuntimeError& E) {
-    JitProblem = E.what();
-  }
-  std::string Path = bundlePath();
-  std::vector<char> Bytes = readBundle(Path, JitProblem);
-  bundle::BundleReadResult R =
-      bundle::BundleReader::read(reinterpret_cast<const uint8_t*>(Bytes.data()), Bytes.size());
-  if (!R.Ok)
-    fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("{}: {}", Path, R.Error));
-  return R.Value.CompilerVersion + ", " + BundleName;
+  return builtin().madeBy();
 }
 
 CalibrationKernels CalibrationKernels::load(BackendDevice& Device) {
-  std::string JitProblem;
-  try {
-    CompilerLibrary Compiler = CompilerLibrary::open(); // throws, saying why, where there is none
-    JitOptions O;
-    O.Device = &Device;
-    CalibrationKernels K;
-    K.Program = JitCompiler::compile(CalibrationKernelsSource, "CalibrationKernels.cj", O);
-    K.MadeBy = std::string(Compiler.Version()) + JitSuffix;
-    return K;
-  } catch (const RuntimeError& E) {
-    JitProblem = E.what();
-  }
-  std::string Path = bundlePath();
-  std::vector<char> Bytes = readBundle(Path, JitProblem);
-  CalibrationKernels K;
-  // Installed with the runtime library itself, so trusted as it is.
-  K.Program = LoadedProgram::fromMemory(Bytes.data(), Bytes.size(), Path, &Device,
-                                        /*Verify=*/false);
-  K.MadeBy = K.Program->description().CompilerVersion + ", " + BundleName;
-  return K;
+  BuiltinKernels::Loaded L = builtin().load(Device);
+  return CalibrationKernels{std::move(L.Program), std::move(L.MadeBy)};
 }
 
 } // namespace cajeta::xpu::rt

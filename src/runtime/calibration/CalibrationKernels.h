@@ -1,7 +1,8 @@
-// The calibration kernels (CalibrationKernels.cj) loaded on a device: compiled for it by the JIT
-// where the compiler library is present (native CPU code), else read from
-// cajeta-calibration.cjx beside libcajeta_xpu.so (portable x86-64-v3 CPU code, PTX, SPIR-V).
+// The calibration kernels (CalibrationKernels.cj) loaded on a device as BuiltinKernels: by the
+// JIT, else from cajeta-calibration.cjx beside libcajeta_xpu.so.
 #pragma once
+
+#include "runtime/BuiltinKernels.h"
 
 #include <memory>
 #include <string>

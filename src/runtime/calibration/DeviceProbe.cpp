@@ -5,6 +5,7 @@
 #include "runtime/Event.h"
 #include "runtime/Handles.h"
 #include "runtime/Kernel.h"
+#include "runtime/LaunchArgs.h"
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
@@ -31,36 +32,6 @@ double median(std::vector<double> V) {
   std::sort(V.begin(), V.end());
   return V.empty() ? 0.0 : V[V.size() / 2];
 }
-
-cajeta_xpu_arg scalarArg(cajeta_xpu_scalar_type Type, uint64_t Bits) {
-  cajeta_xpu_arg A{};
-  A.kind = CAJETA_XPU_ARG_SCALAR;
-  A.type = Type;
-  A.value.bits = Bits;
-  return A;
-}
-cajeta_xpu_arg f32(float V) {
-  uint32_t Bits;
-  std::memcpy(&Bits, &V, 4);
-  return scalarArg(CAJETA_XPU_FLOAT32, Bits);
-}
-cajeta_xpu_arg u32(uint64_t V) {
-  return scalarArg(CAJETA_XPU_UINT32, uint32_t(V));
-}
-
-/// A device buffer and the handle a launch argument names it by.
-struct ProbeBuffer {
-  cajeta_xpu_buffer Handle;
-  ProbeBuffer(BackendDevice& D, bundle::ScalarType T, size_t Count)
-      : Handle{std::make_shared<Buffer>(D, T, Count)} {}
-  cajeta_xpu_arg arg() {
-    cajeta_xpu_arg A{};
-    A.kind = CAJETA_XPU_ARG_BUFFER;
-    A.value.buffer = &Handle;
-    return A;
-  }
-  size_t count() const { return Handle.Impl->count(); }
-};
 
 struct Dims {
   uint32_t Grid[3] = {1, 1, 1};
@@ -261,13 +232,13 @@ struct DeviceProbe::Impl {
   }
 
   void fma() {
-    ProbeBuffer Out(D, bundle::ScalarType::F32, 1);
+    ArgBuffer Out(D, bundle::ScalarType::F32, 1);
     // The loop form, on enough groups to fill a GPU; rounds grown until a launch lasts Target.
     uint64_t Groups = OnHostCpu ? std::max(1u, D.computeUnits()) * 4ull
                                 : std::max<uint64_t>(uint64_t(D.computeUnits()) * 32, 4096);
     Dims G = grid1D(Groups, GroupSize);
     uint64_t Rounds = 4;
-    auto Loop = [&] { launch(S, "fmaLoop", G, {Out.arg(), f32(1), f32(0), f32(-1), u32(Rounds)}); };
+    auto Loop = [&] { launch(S, "fmaLoop", G, {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Rounds)}); };
     if (!OnHostCpu) { // clocks up before anything is timed
       double T0 = nowSeconds();
       while (nowSeconds() - T0 < 0.1) {
@@ -281,7 +252,7 @@ struct DeviceProbe::Impl {
     // The straight-line form, over enough work-items to last Target.
     uint64_t FlatGroups = 64;
     auto Flat = [&] {
-      launch(S, "fmaFlat", grid2D(FlatGroups, GroupSize), {Out.arg(), f32(1), f32(0), f32(-1)});
+      launch(S, "fmaFlat", grid2D(FlatGroups, GroupSize), {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1)});
     };
     grow(FlatGroups, (1u << 24), Flat);
     double FlatRate = double(FlatGroups) * GroupSize * FlopsPerFmaBlock / best(Flat);
@@ -304,11 +275,11 @@ struct DeviceProbe::Impl {
   /// device's memory); returns the elements used.
   uint64_t bandwidth() {
     uint64_t N = bufferElements();
-    std::unique_ptr<ProbeBuffer> X, Y;
+    std::unique_ptr<ArgBuffer> X, Y;
     for (;;) {
       try {
-        X = std::make_unique<ProbeBuffer>(D, bundle::ScalarType::F32, N);
-        Y = std::make_unique<ProbeBuffer>(D, bundle::ScalarType::F32, N);
+        X = std::make_unique<ArgBuffer>(D, bundle::ScalarType::F32, N);
+        Y = std::make_unique<ArgBuffer>(D, bundle::ScalarType::F32, N);
         break;
       } catch (const RuntimeError& E) {
         X.reset();
@@ -320,14 +291,14 @@ struct DeviceProbe::Impl {
     }
     Dims G = grid2D((N / 4 + GroupSize - 1) / GroupSize, GroupSize); // 4 elements each
     std::string Size = fmt::format("{} MiB buffers, best of {}", N * 4 >> 20, Reps);
-    auto Write = [&] { launch(S, "write", G, {X->arg(), f32(1), u32(N)}); };
+    auto Write = [&] { launch(S, "write", G, {X->arg(), f32Arg(1), u32Arg(N)}); };
     set("write-bandwidth", 4.0 * N / best(Write), Size);
     // Y's pages too, before the read kernel's (never taken) masked stores meet them: a masked
     // store to a page not yet mapped costs a microcode assist on x86 even when it stores nothing.
-    launch(S, "write", G, {Y->arg(), f32(1), u32(N)});
-    auto Read = [&] { launch(S, "read", G, {Y->arg(), X->arg(), u32(N), f32(-1)}); };
+    launch(S, "write", G, {Y->arg(), f32Arg(1), u32Arg(N)});
+    auto Read = [&] { launch(S, "read", G, {Y->arg(), X->arg(), u32Arg(N), f32Arg(-1)}); };
     set("read-bandwidth", 4.0 * N / best(Read), Size);
-    auto Copy = [&] { launch(S, "copy", G, {Y->arg(), X->arg(), u32(N)}); };
+    auto Copy = [&] { launch(S, "copy", G, {Y->arg(), X->arg(), u32Arg(N)}); };
     double Kernel = 8.0 * N / best(Copy);
     // The device's own copy (a CUDA memcpy, vkCmdCopyBuffer, memcpy on the CPU), as a buffer
     // resize does it: what a program gets for a copy without writing a kernel.
@@ -346,9 +317,9 @@ struct DeviceProbe::Impl {
     uint64_t N = 1;
     while (N * 2 <= Elements)
       N *= 2;
-    ProbeBuffer Next(D, bundle::ScalarType::U32, N), Out(D, bundle::ScalarType::U32, 1);
+    ArgBuffer Next(D, bundle::ScalarType::U32, N), Out(D, bundle::ScalarType::U32, 1);
     launch(S, "chainInit", grid2D((N + GroupSize - 1) / GroupSize, GroupSize),
-           {Next.arg(), u32(N)});
+           {Next.arg(), u32Arg(N)});
     S.sync();
     // Each timed launch starts somewhere else on the chain, so no run finds the links of an
     // earlier one in a cache.
@@ -356,7 +327,7 @@ struct DeviceProbe::Impl {
     uint64_t Steps = 256;
     auto Chase = [&] {
       Start = (Start * 2654435761u + 97) & (N - 1);
-      launch(S, "chase", Dims{}, {Out.arg(), Next.arg(), u32(Steps), u32(Start)});
+      launch(S, "chase", Dims{}, {Out.arg(), Next.arg(), u32Arg(Steps), u32Arg(Start)});
     };
     grow(Steps, Loops, Chase);
     std::vector<double> PerStep;
@@ -377,7 +348,7 @@ struct DeviceProbe::Impl {
       absent("bytes-in-flight", "the read bandwidth was not measured");
   }
 
-  uint32_t download(ProbeBuffer& B, size_t Index) {
+  uint32_t download(ArgBuffer& B, size_t Index) {
     std::vector<uint32_t> Host(B.count());
     Command C;
     C.What = Command::Kind::Read;
@@ -391,12 +362,12 @@ struct DeviceProbe::Impl {
 
   /// Rounds of the spin kernel that keep Groups workgroups busy for about Seconds (a full wave
   /// shares each compute unit's issue slots, so it is measured as it will run).
-  uint64_t spinRounds(double Seconds, ProbeBuffer& Out, uint64_t Groups = 1) {
+  uint64_t spinRounds(double Seconds, ArgBuffer& Out, uint64_t Groups = 1) {
     uint64_t Rounds = 1024;
     for (;;) {
       double T0 = nowSeconds();
       launch(S, "spin", grid1D(Groups, GroupSize),
-             {Out.arg(), f32(1), f32(0), f32(-1), u32(Rounds)});
+             {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Rounds)});
       S.sync();
       double T = nowSeconds() - T0 - RoundTrip;
       if (T >= Seconds / 2 || Rounds >= Loops)
@@ -406,12 +377,12 @@ struct DeviceProbe::Impl {
   }
 
   void occupancy() {
-    ProbeBuffer Counters(D, bundle::ScalarType::U32, 2), Out(D, bundle::ScalarType::F32, 1);
-    launch(S, "zero", grid1D(1, 32), {Counters.arg(), u32(2)});
+    ArgBuffer Counters(D, bundle::ScalarType::U32, 2), Out(D, bundle::ScalarType::F32, 1);
+    launch(S, "zero", grid1D(1, 32), {Counters.arg(), u32Arg(2)});
     uint64_t Groups = OnHostCpu ? std::max(1u, D.computeUnits()) * 8ull : 16384;
     uint64_t Rounds = spinRounds(OnHostCpu ? 0.005 : 0.0005, Out);
     launch(S, "resident", grid1D(Groups, GroupSize),
-           {Counters.arg(), Out.arg(), f32(1), f32(0), f32(-1), u32(Rounds)});
+           {Counters.arg(), Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Rounds)});
     S.sync();
     uint32_t Most = download(Counters, 1);
     set("resident-workgroups", Most,
@@ -425,7 +396,7 @@ struct DeviceProbe::Impl {
     double Filler = 0;
     for (unsigned R = 0; R != 3; ++R) {
       double F0 = nowSeconds();
-      launch(S, "spin", grid1D(Wave, GroupSize), {Out.arg(), f32(1), f32(0), f32(-1), u32(Hold)});
+      launch(S, "spin", grid1D(Wave, GroupSize), {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Hold)});
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       double T0 = nowSeconds();
       launchEmpty(Other);
@@ -457,7 +428,7 @@ struct DeviceProbe::Impl {
                                 : std::max<uint64_t>(uint64_t(D.computeUnits()) * 32, 1024);
     Dims G = grid1D(Groups, Waves * Width);
     // Operands of 1/64 (float16 0x2400), not zeros: some matrix units run faster on zeros.
-    ProbeBuffer Src(D, bundle::ScalarType::F16, 512);
+    ArgBuffer Src(D, bundle::ScalarType::F16, 512);
     std::vector<uint16_t> Host(512, 0x2400);
     Command C;
     C.What = Command::Kind::Write;
@@ -465,9 +436,9 @@ struct DeviceProbe::Impl {
     C.Src = Host.data();
     C.Count = Host.size();
     S.waitFor(S.enqueue(std::move(C)));
-    ProbeBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
+    ArgBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
     uint64_t Rounds = 1;
-    auto Mac = [&] { launch(S, "tileMac", G, {Out.arg(), Src.arg(), u32(Rounds)}); };
+    auto Mac = [&] { launch(S, "tileMac", G, {Out.arg(), Src.arg(), u32Arg(Rounds)}); };
     grow(Rounds, Loops, Mac);
     double Ops = double(Groups) * Waves * Rounds * 4 * (2.0 * 16 * 16 * 16);
     set("fp16-tile-flops", Ops / best(Mac),

@@ -206,15 +206,18 @@ bool VulkanDevice::init(std::string& Error) {
     Features.CalibratedMonotonic = Dev && Mono;
   }
   if (Core12 || Has("VK_KHR_driver_properties")) {
-    // Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations without an error.
+    // Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations without an error, and
+    // loses ordered atomics' results inside loops.
     VkPhysicalDeviceDriverProperties DP{};
     DP.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
     VkPhysicalDeviceProperties2 P2{};
     P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
     P2.pNext = &DP;
     Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
-    if (DP.driverID == VK_DRIVER_ID_MESA_LLVMPIPE)
+    if (DP.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) {
       Features.MaxLoopIterations = 65535;
+      Features.OrderedAtomicsInLoops = false;
+    }
   }
   {
     // Subgroups (core in Vulkan 1.1): what wave ops need in compute shaders.

@@ -28,6 +28,7 @@ struct VulkanFeatures {
   // ...Arithmetic); all false where compute is not among the supported stages.
   uint32_t SubgroupSize = 0;
   uint64_t MaxLoopIterations = 0; // a driver's silent loop limit (llvmpipe), 0: none
+  bool OrderedAtomicsInLoops = true; // false: llvmpipe (BackendDevice::orderedAtomicsInLoopsWork)
   bool SubgroupBasic = false, SubgroupVote = false, SubgroupBallot = false;
   bool SubgroupShuffle = false, SubgroupArithmetic = false;
   /// A subgroup size Kir.h's wave ops allow: a power of two in 4..64.
@@ -99,6 +100,7 @@ public:
   std::string driverVersion() const override;
   /// The subgroup size, where compute shaders have subgroups of a width wave ops allow.
   uint64_t maxLoopIterations() const override { return Features.MaxLoopIterations; }
+  bool orderedAtomicsInLoopsWork() const override { return Features.OrderedAtomicsInLoops; }
   uint32_t waveWidth() const override {
     return Features.SubgroupBasic && Features.subgroupSizeValid() ? Features.SubgroupSize : 0;
   }
