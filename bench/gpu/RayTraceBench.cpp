@@ -56,9 +56,9 @@ std::string compareHits(GpuBenchContext& C, const std::string& What, const std::
   return std::string("MISMATCH: ") + Buf;
 }
 
-
 /// Median of Reps batches of Batch calls of Item on S, host clock through the sync, per call.
-template <class F> double timeBatches(GpuBenchContext& C, xpu::KernelStream& S, int Batch, F&& Item) {
+template <class F>
+double timeBatches(GpuBenchContext& C, xpu::KernelStream& S, int Batch, F&& Item) {
   std::vector<double> Ms;
   for (int R = -C.Options.Warmup; R < C.Options.Reps; ++R) {
     double T0 = nowMs();
@@ -105,9 +105,9 @@ void benchDeviceBuild(GpuBenchContext& C, OursDevice& Device, const char* Backen
   std::vector<int32_t> Lp;
   T.download(Lt);
   P.download(Lp);
-  std::string Check = compareHits(C, std::string("raytrace (") + Backend +
-                                         ", device-built BVH vs the host-built one)",
-                                  Lt, Lp, Ot, Op);
+  std::string Check = compareHits(
+      C, std::string("raytrace (") + Backend + ", device-built BVH vs the host-built one)", Lt, Lp,
+      Ot, Op);
   double TraceMs = timeBatches(C, Device.stream(), std::max(1, C.Options.Batch / 2), trace);
   double Prims = double(Lbvh.triangleCount());
   std::printf("\n## device BVH build (%s): %s triangles\n\n"
@@ -119,8 +119,8 @@ void benchDeviceBuild(GpuBenchContext& C, OursDevice& Device, const char* Backen
               "| binned SAH on the host | %.1f | - | %.3f | - | %.3f | %.2f | the reference |\n",
               Backend, sizeText(Lbvh.triangleCount()).c_str(), median(Kernels), median(Wall),
               Prims / median(Kernels) * 1e-6, Lbvh.nodeCount(), TraceMs,
-              double(Rays) / TraceMs * 1e-6, Check.c_str(), HostBuildMs,
-              Prims / HostBuildMs * 1e-6, SahTraceMs, double(Rays) / SahTraceMs * 1e-6);
+              double(Rays) / TraceMs * 1e-6, Check.c_str(), HostBuildMs, Prims / HostBuildMs * 1e-6,
+              SahTraceMs, double(Rays) / SahTraceMs * 1e-6);
 }
 
 } // namespace

@@ -259,8 +259,8 @@ TEST(Casts, Literals) {
 TEST(Casts, BitViewsKeepEveryBit) {
   xpu::Program P = compileProgram("BitViews");
   std::vector<uint32_t> Words = intData<uint32_t>(N, 41);
-  std::vector<uint32_t> Nans = {0x7fc00000u, 0x7f800001u, 0xffbfffffu, 0x7fa5a5a5u, 0x80000000u,
-                                0x00000001u, 0x7f800000u};
+  std::vector<uint32_t> Nans = {0x7fc00000u, 0x7f800001u, 0xffbfffffu, 0x7fa5a5a5u,
+                                0x80000000u, 0x00000001u, 0x7f800000u};
   for (size_t I = 0; I < Nans.size(); ++I)
     Words[20 + I] = Nans[I];
   std::vector<float> F(N);

@@ -635,8 +635,8 @@ Sema::Value Sema::buildBitView(const Expr* E, const std::string& Name, Value Arg
   } else {
     X = materialize(Arg);
     if (!X->Ty.isInteger() || X->Ty.bits() != Bits) {
-      Diags.error(ArgRange, Name + " takes a " + std::to_string(Bits) + "-bit integer, found " +
-                                X->Ty.str());
+      Diags.error(ArgRange,
+                  Name + " takes a " + std::to_string(Bits) + "-bit integer, found " + X->Ty.str());
       return {};
     }
   }

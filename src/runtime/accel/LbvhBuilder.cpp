@@ -97,8 +97,8 @@ LbvhBuilder::Result Build::run() {
   R.Stats.Triangles = S.TriangleCount;
   R.Stats.Aabbs = S.Aabbs.size() / 6;
   uint64_t N = uint64_t(S.TriangleCount) + S.Aabbs.size() / 6;
-  uint64_t MaxWords = L::HeaderWords + (2 * std::max<uint64_t>(N, 1) - 1) * (L::NodeWords + 1) +
-                      N * L::PrimWords;
+  uint64_t MaxWords =
+      L::HeaderWords + (2 * std::max<uint64_t>(N, 1) - 1) * (L::NodeWords + 1) + N * L::PrimWords;
   if (MaxWords > std::numeric_limits<uint32_t>::max() ||
       S.Vertices.size() > std::numeric_limits<uint32_t>::max() ||
       S.Aabbs.size() > std::numeric_limits<uint32_t>::max())
@@ -133,7 +133,7 @@ LbvhBuilder::Result Build::run() {
   auto Start = std::chrono::steady_clock::now();
   uint32_t Groups = std::min<uint32_t>(uint32_t((N + GroupSize - 1) / GroupSize), MaxGroups);
   auto Scene = [&] {
-    return std::vector<cajeta_xpu_arg>{Vertices.arg(), Indices.arg(),     Boxes.arg(),
+    return std::vector<cajeta_xpu_arg>{Vertices.arg(), Indices.arg(),      Boxes.arg(),
                                        u32Arg(Tris),   u32Arg(HasIndices), u32Arg(VertexCount)};
   };
   std::vector<cajeta_xpu_arg> A = Scene();
@@ -153,13 +153,13 @@ LbvhBuilder::Result Build::run() {
     std::swap(KeysIn, KeysOut);
     std::swap(ValuesIn, ValuesOut);
   }
-  launch("hierarchy", Groups,
-         {KeysIn->arg(), Meta.arg(), Node.arg(), Up.arg(), Axis.arg(), Visits.arg(),
-          u32Arg(Count)});
+  launch(
+      "hierarchy", Groups,
+      {KeysIn->arg(), Meta.arg(), Node.arg(), Up.arg(), Axis.arg(), Visits.arg(), u32Arg(Count)});
   A = Scene();
-  A.insert(A.end(), {u32Arg(S.OpaqueTriangles ? L::PrimOpaque : 0), ValuesIn->arg(), Meta.arg(),
-                     Node.arg(), Up.arg(), Axis.arg(), Visits.arg(), Height.arg(), Words.arg(),
-                     u32Arg(Count)});
+  A.insert(A.end(),
+           {u32Arg(S.OpaqueTriangles ? L::PrimOpaque : 0), ValuesIn->arg(), Meta.arg(), Node.arg(),
+            Up.arg(), Axis.arg(), Visits.arg(), Height.arg(), Words.arg(), u32Arg(Count)});
   launch("refit", Groups, A);
   uint32_t Got[4] = {};
   Command Read;
@@ -179,9 +179,8 @@ LbvhBuilder::Result Build::run() {
         Bad = S.Indices[3 * size_t(T) + K];
         break;
       }
-    throw std::invalid_argument("triangle " + std::to_string(T) + ": index " +
-                                std::to_string(Bad) + " is out of range (" +
-                                std::to_string(VertexCount) + " vertices)");
+    throw std::invalid_argument("triangle " + std::to_string(T) + ": index " + std::to_string(Bad) +
+                                " is out of range (" + std::to_string(VertexCount) + " vertices)");
   }
   uint32_t Prims = Got[0] + Got[1];
   R.Stats.Prims = Prims;
@@ -189,8 +188,8 @@ LbvhBuilder::Result Build::run() {
   R.Stats.Nodes = Prims ? 2 * Prims - 1 : 0;
   R.Stats.Leaves = Prims;
   R.Stats.MaxDepth = Got[3];
-  R.Stats.Words = L::HeaderWords + size_t(R.Stats.Nodes) * (L::NodeWords + 1) +
-                  size_t(Prims) * L::PrimWords;
+  R.Stats.Words =
+      L::HeaderWords + size_t(R.Stats.Nodes) * (L::NodeWords + 1) + size_t(Prims) * L::PrimWords;
   R.Words = Words.buffer();
   return R;
 }
@@ -212,8 +211,8 @@ LbvhBuilder::Result LbvhBuilder::build(BackendDevice& Device, const BvhBuilder::
   Result R = Build(*Cpu->devices().front(), S).run();
   auto Start = std::chrono::steady_clock::now();
   std::vector<uint32_t> Words(R.Stats.Words);
-  auto Moved = std::make_shared<Buffer>(Device, bundle::ScalarType::U32,
-                                        std::max<size_t>(Words.size(), 1));
+  auto Moved =
+      std::make_shared<Buffer>(Device, bundle::ScalarType::U32, std::max<size_t>(Words.size(), 1));
   Stream On(Device, Stream::nextName(" (BVH build)"));
   {
     Stream From(*Cpu->devices().front(), Stream::nextName(" (BVH build)"));

@@ -238,7 +238,9 @@ struct DeviceProbe::Impl {
                                 : std::max<uint64_t>(uint64_t(D.computeUnits()) * 32, 4096);
     Dims G = grid1D(Groups, GroupSize);
     uint64_t Rounds = 4;
-    auto Loop = [&] { launch(S, "fmaLoop", G, {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Rounds)}); };
+    auto Loop = [&] {
+      launch(S, "fmaLoop", G, {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Rounds)});
+    };
     if (!OnHostCpu) { // clocks up before anything is timed
       double T0 = nowSeconds();
       while (nowSeconds() - T0 < 0.1) {
@@ -252,7 +254,8 @@ struct DeviceProbe::Impl {
     // The straight-line form, over enough work-items to last Target.
     uint64_t FlatGroups = 64;
     auto Flat = [&] {
-      launch(S, "fmaFlat", grid2D(FlatGroups, GroupSize), {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1)});
+      launch(S, "fmaFlat", grid2D(FlatGroups, GroupSize),
+             {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1)});
     };
     grow(FlatGroups, (1u << 24), Flat);
     double FlatRate = double(FlatGroups) * GroupSize * FlopsPerFmaBlock / best(Flat);
@@ -396,7 +399,8 @@ struct DeviceProbe::Impl {
     double Filler = 0;
     for (unsigned R = 0; R != 3; ++R) {
       double F0 = nowSeconds();
-      launch(S, "spin", grid1D(Wave, GroupSize), {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Hold)});
+      launch(S, "spin", grid1D(Wave, GroupSize),
+             {Out.arg(), f32Arg(1), f32Arg(0), f32Arg(-1), u32Arg(Hold)});
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       double T0 = nowSeconds();
       launchEmpty(Other);

@@ -27,7 +27,7 @@ struct VulkanFeatures {
   // operations compute shaders have (SPIR-V GroupNonUniform, ...Vote, ...Ballot, ...Shuffle,
   // ...Arithmetic); all false where compute is not among the supported stages.
   uint32_t SubgroupSize = 0;
-  uint64_t MaxLoopIterations = 0; // a driver's silent loop limit (llvmpipe), 0: none
+  uint64_t MaxLoopIterations = 0;    // a driver's silent loop limit (llvmpipe), 0: none
   bool OrderedAtomicsInLoops = true; // false: llvmpipe (BackendDevice::orderedAtomicsInLoopsWork)
   bool SubgroupBasic = false, SubgroupVote = false, SubgroupBallot = false;
   bool SubgroupShuffle = false, SubgroupArithmetic = false;
