@@ -38,7 +38,7 @@ public:
     size_t Prims = 0;   // in the tree
     uint32_t Nodes = 0;
     uint32_t Leaves = 0;
-    uint32_t MaxDepth = 0; // the root is depth 0
+    uint32_t MaxDepth = 0; // the root is depth 0 (the device build leaves it 0: not measured)
     size_t Words = 0;
   };
 

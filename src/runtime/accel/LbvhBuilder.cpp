@@ -32,10 +32,14 @@ namespace {
 
 namespace L = bundle::accel;
 
-constexpr uint32_t GroupSize = 256;  // every kernel's workgroup (LbvhKernels.cj)
-constexpr uint32_t TileKeys = 2048;  // keys per workgroup of the sort's kernels
-constexpr uint32_t DigitCount = 16;  // 4 bits per pass
-constexpr uint32_t MaxGroups = 4096; // the per-primitive kernels' grids (grid-stride loops)
+constexpr uint32_t GroupSize = 256;      // every kernel's workgroup but the scan's
+constexpr uint32_t ScanGroupSize = 1024; // radixScan's one workgroup
+constexpr uint32_t TileKeys = 2048;      // keys per workgroup of the sort's kernels
+constexpr uint32_t DigitCount = 16;      // 4 bits per pass
+// The per-primitive kernels' grids (grid-stride loops): one work-item per primitive up to every
+// backend's grid limit; the scene bounds' fewer, so fewer groups meet at its atomics.
+constexpr uint32_t MaxGroups = 65535;
+constexpr uint32_t MaxBoundsGroups = 512;
 constexpr uint32_t NoTriangle = 0xFFFFFFFFu;
 
 /// The kernels, loaded once per device.
@@ -70,9 +74,10 @@ private:
   std::shared_ptr<LoadedProgram> Kernels;
   Stream On;
 
-  void launch(const char* Name, uint32_t Groups, std::vector<cajeta_xpu_arg> Args) {
+  void launch(const char* Name, uint32_t Groups, std::vector<cajeta_xpu_arg> Args,
+              uint32_t Size = GroupSize) {
     uint32_t Grid[3] = {std::max<uint32_t>(Groups, 1), 1, 1};
-    uint32_t Block[3] = {GroupSize, 1, 1};
+    uint32_t Block[3] = {Size, 1, 1};
     Kernels->kernel(std::string("Lbvh.") + Name)
         .launch(On, Grid, Block, 0, Args.data(), Args.size(), Submission{});
   }
@@ -113,9 +118,9 @@ LbvhBuilder::Result Build::run() {
   ArgBuffer Vertices = upload(ScalarType::F32, S.Vertices.data(), S.Vertices.size());
   ArgBuffer Indices = upload(ScalarType::U32, S.Indices.data(), S.Indices.size());
   ArgBuffer Boxes = upload(ScalarType::F32, S.Aabbs.data(), S.Aabbs.size());
-  float Big = std::numeric_limits<float>::max();
-  const float StartBounds[6] = {Big, Big, Big, -Big, -Big, -Big};
-  ArgBuffer SceneBounds = upload(ScalarType::F32, StartBounds, 6);
+  // Order-preserving bits of min xyz and max xyz (LbvhKernels.cj's orderedBits).
+  const uint32_t StartBounds[6] = {~0u, ~0u, ~0u, 0, 0, 0};
+  ArgBuffer SceneBounds = upload(ScalarType::U32, StartBounds, 6);
   const uint32_t StartMeta[4] = {0, 0, NoTriangle, 0};
   ArgBuffer Meta = upload(ScalarType::U32, StartMeta, 4);
   R.UploadMillis = millisSince(UploadStart);
@@ -127,7 +132,6 @@ LbvhBuilder::Result Build::run() {
   ArgBuffer Hist(Device, ScalarType::U32, std::max<size_t>(size_t(DigitCount) * Tiles, 1));
   ArgBuffer Node(Device, ScalarType::U32, 2 * Slots), Up(Device, ScalarType::U32, 2 * Slots);
   ArgBuffer Axis(Device, ScalarType::U32, Slots), Visits(Device, ScalarType::U32, Slots);
-  ArgBuffer Height(Device, ScalarType::U32, Slots);
   ArgBuffer Words(Device, ScalarType::U32, size_t(MaxWords));
 
   auto Start = std::chrono::steady_clock::now();
@@ -138,7 +142,7 @@ LbvhBuilder::Result Build::run() {
   };
   std::vector<cajeta_xpu_arg> A = Scene();
   A.insert(A.end(), {SceneBounds.arg(), Meta.arg(), u32Arg(Count)});
-  launch("bounds", Groups, A);
+  launch("bounds", std::min(Groups, MaxBoundsGroups), A);
   A = Scene();
   A.insert(A.end(), {SceneBounds.arg(), KeysA.arg(), ValuesA.arg(), u32Arg(Count)});
   launch("mortonCodes", Groups, A);
@@ -146,7 +150,7 @@ LbvhBuilder::Result Build::run() {
   for (uint32_t Shift = 0; Shift < 32; Shift += 4) {
     launch("radixHistogram", Tiles,
            {KeysIn->arg(), Hist.arg(), u32Arg(Count), u32Arg(Shift), u32Arg(Tiles)});
-    launch("radixScan", 1, {Hist.arg(), u32Arg(uint64_t(DigitCount) * Tiles)});
+    launch("radixScan", 1, {Hist.arg(), u32Arg(uint64_t(DigitCount) * Tiles)}, ScanGroupSize);
     launch("radixScatter", Tiles,
            {KeysIn->arg(), ValuesIn->arg(), KeysOut->arg(), ValuesOut->arg(), Hist.arg(),
             u32Arg(Count), u32Arg(Shift), u32Arg(Tiles)});
@@ -157,10 +161,11 @@ LbvhBuilder::Result Build::run() {
       "hierarchy", Groups,
       {KeysIn->arg(), Meta.arg(), Node.arg(), Up.arg(), Axis.arg(), Visits.arg(), u32Arg(Count)});
   A = Scene();
-  A.insert(A.end(),
-           {u32Arg(S.OpaqueTriangles ? L::PrimOpaque : 0), ValuesIn->arg(), Meta.arg(), Node.arg(),
-            Up.arg(), Axis.arg(), Visits.arg(), Height.arg(), Words.arg(), u32Arg(Count)});
-  launch("refit", Groups, A);
+  A.insert(A.end(), {u32Arg(S.OpaqueTriangles ? L::PrimOpaque : 0), ValuesIn->arg(), Meta.arg(),
+                     Node.arg(), Up.arg(), Words.arg(), u32Arg(Count)});
+  launch("leaves", Groups, A);
+  launch("refit", Groups,
+         {Meta.arg(), Node.arg(), Up.arg(), Axis.arg(), Visits.arg(), Words.arg(), u32Arg(Count)});
   uint32_t Got[4] = {};
   Command Read;
   Read.What = Command::Kind::Read;
@@ -187,7 +192,7 @@ LbvhBuilder::Result Build::run() {
   R.Stats.Skipped = N - Prims;
   R.Stats.Nodes = Prims ? 2 * Prims - 1 : 0;
   R.Stats.Leaves = Prims;
-  R.Stats.MaxDepth = Got[3];
+  R.Stats.MaxDepth = 0; // not measured: the bottom-up pass would pay for it at every level
   R.Stats.Words =
       L::HeaderWords + size_t(R.Stats.Nodes) * (L::NodeWords + 1) + size_t(Prims) * L::PrimWords;
   R.Words = Words.buffer();
