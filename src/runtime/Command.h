@@ -24,6 +24,25 @@ struct Command {
 
   // Signal / Wait.
   std::shared_ptr<Event> Ev;
+
+  /// A write of Count elements from Src to the start of B.
+  static Command write(std::shared_ptr<Buffer> B, const void* Src, size_t Count) {
+    Command C;
+    C.What = Kind::Write;
+    C.Buf = std::move(B);
+    C.Src = Src;
+    C.Count = Count;
+    return C;
+  }
+  /// A read of Count elements from the start of B to Dst.
+  static Command read(std::shared_ptr<Buffer> B, void* Dst, size_t Count) {
+    Command C;
+    C.What = Kind::Read;
+    C.Buf = std::move(B);
+    C.Dst = Dst;
+    C.Count = Count;
+    return C;
+  }
 };
 
 } // namespace cajeta::xpu::rt

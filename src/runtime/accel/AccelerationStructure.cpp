@@ -70,12 +70,7 @@ AccelerationStructure::AccelerationStructure(BackendDevice& Device, const BvhBui
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
   Words = std::make_shared<Buffer>(Device, bundle::ScalarType::U32, Bvh.size());
   Stream& On = Runtime::get().currentStream(Device);
-  Command C;
-  C.What = Command::Kind::Write;
-  C.Buf = Words;
-  C.Src = Bvh.data();
-  C.Count = Bvh.size();
-  On.waitFor(On.enqueue(std::move(C)));
+  On.waitFor(On.enqueue(Command::write(Words, Bvh.data(), Bvh.size())));
   Words->markAccelerationStructure();
 }
 

@@ -86,12 +86,8 @@ private:
   ArgBuffer upload(bundle::ScalarType Type, const T* Data, size_t Count, T Fill = T()) {
     ArgBuffer B(Device, Type, std::max<size_t>(Count, 1));
     std::vector<T> One{Fill};
-    Command C;
-    C.What = Command::Kind::Write;
-    C.Buf = B.buffer();
-    C.Src = Count ? static_cast<const void*>(Data) : One.data();
-    C.Count = std::max<size_t>(Count, 1);
-    On.waitFor(On.enqueue(std::move(C)));
+    const void* Src = Count ? static_cast<const void*>(Data) : One.data();
+    On.waitFor(On.enqueue(Command::write(B.buffer(), Src, std::max<size_t>(Count, 1))));
     return B;
   }
 };
@@ -167,12 +163,7 @@ LbvhBuilder::Result Build::run() {
   launch("refit", Groups,
          {Meta.arg(), Node.arg(), Up.arg(), Axis.arg(), Visits.arg(), Words.arg(), u32Arg(Count)});
   uint32_t Got[4] = {};
-  Command Read;
-  Read.What = Command::Kind::Read;
-  Read.Buf = Meta.buffer();
-  Read.Dst = Got;
-  Read.Count = 4;
-  On.enqueue(std::move(Read));
+  On.enqueue(Command::read(Meta.buffer(), Got, 4));
   On.sync();
   R.BuildMillis = millisSince(Start);
 
@@ -221,19 +212,9 @@ LbvhBuilder::Result LbvhBuilder::build(BackendDevice& Device, const BvhBuilder::
   Stream On(Device, Stream::nextName(" (BVH build)"));
   {
     Stream From(*Cpu->devices().front(), Stream::nextName(" (BVH build)"));
-    Command Read;
-    Read.What = Command::Kind::Read;
-    Read.Buf = R.Words;
-    Read.Dst = Words.data();
-    Read.Count = Words.size();
-    From.waitFor(From.enqueue(std::move(Read)));
+    From.waitFor(From.enqueue(Command::read(R.Words, Words.data(), Words.size())));
   }
-  Command Write;
-  Write.What = Command::Kind::Write;
-  Write.Buf = Moved;
-  Write.Src = Words.data();
-  Write.Count = Words.size();
-  On.waitFor(On.enqueue(std::move(Write)));
+  On.waitFor(On.enqueue(Command::write(Moved, Words.data(), Words.size())));
   R.Words = std::move(Moved);
   R.BuildMillis += millisSince(Start);
   return R;

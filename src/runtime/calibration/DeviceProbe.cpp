@@ -353,13 +353,7 @@ struct DeviceProbe::Impl {
 
   uint32_t download(ArgBuffer& B, size_t Index) {
     std::vector<uint32_t> Host(B.count());
-    Command C;
-    C.What = Command::Kind::Read;
-    C.Buf = B.Handle.Impl;
-    C.Dst = Host.data();
-    C.Count = Host.size();
-    C.Staged = false;
-    S.waitFor(S.enqueue(std::move(C)));
+    S.waitFor(S.enqueue(Command::read(B.buffer(), Host.data(), Host.size())));
     return Host[Index];
   }
 
@@ -434,12 +428,7 @@ struct DeviceProbe::Impl {
     // Operands of 1/64 (float16 0x2400), not zeros: some matrix units run faster on zeros.
     ArgBuffer Src(D, bundle::ScalarType::F16, 512);
     std::vector<uint16_t> Host(512, 0x2400);
-    Command C;
-    C.What = Command::Kind::Write;
-    C.Buf = Src.Handle.Impl;
-    C.Src = Host.data();
-    C.Count = Host.size();
-    S.waitFor(S.enqueue(std::move(C)));
+    S.waitFor(S.enqueue(Command::write(Src.buffer(), Host.data(), Host.size())));
     ArgBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
     uint64_t Rounds = 1;
     auto Mac = [&] { launch(S, "tileMac", G, {Out.arg(), Src.arg(), u32Arg(Rounds)}); };
