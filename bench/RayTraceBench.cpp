@@ -286,12 +286,13 @@ void runRayTrace(const BenchConfig& Config, ResultTable& Table) {
   std::vector<int32_t> OursP(N), PeerP(N);
   const uint32_t Block = 64, Groups = (N + Block - 1) / Block;
 
-  auto Ours = [&] {
+  auto TraceThrough = [&](const xpu::AccelerationStructure& Through) {
     Trace.launch(S, xpu::grid(Groups), xpu::block(Block))(
-        *Accel, HitT, HitPrim, Cam.E[0], Cam.E[1], Cam.E[2], Cam.B[0], Cam.B[1], Cam.B[2], Cam.U[0],
-        Cam.U[1], Cam.U[2], Cam.V[0], Cam.V[1], Cam.V[2], W, N);
+        Through, HitT, HitPrim, Cam.E[0], Cam.E[1], Cam.E[2], Cam.B[0], Cam.B[1], Cam.B[2],
+        Cam.U[0], Cam.U[1], Cam.U[2], Cam.V[0], Cam.V[1], Cam.V[2], W, N);
     S.sync();
   };
+  auto Ours = [&] { TraceThrough(*Accel); };
   auto Peer = [&] { embreeTrace(Guard.S, Cam, W, N, PeerT.data(), PeerP.data()); };
 
   Ours();
@@ -316,16 +317,23 @@ void runRayTrace(const BenchConfig& Config, ResultTable& Table) {
               double(Accel->bytes()) / (1 << 20), W, H, RTC_VERSION_MAJOR, RTC_VERSION_MINOR,
               RTC_VERSION_PATCH, Threads, Check);
 
-  auto addBuild = [&](const char* Peer, const std::vector<double>& PeerMs) {
+  // A build row: our builds' times beside the peer's, per triangle.
+  auto buildRow = [&](std::string Workload, std::string Shape, const std::vector<double>& OursMs,
+                      const std::vector<double>& PeerMs) {
     ResultRow Row;
-    Row.Workload = "rq build " + Scene + " vs Embree " + Peer;
-    Row.Shape = "host SAH, 1 thread";
+    Row.Workload = std::move(Workload);
+    Row.Shape = std::move(Shape);
     Row.Items = Field.TriangleCount;
     Row.ItemUnit = "triangles";
-    Row.OursMs = median(OursWhole);
+    Row.OursMs = median(OursMs);
     Row.PeerMs = median(PeerMs);
-    Row.OursMinMs = minimum(OursWhole);
+    Row.OursMinMs = minimum(OursMs);
     Row.PeerMinMs = minimum(PeerMs);
+    return Row;
+  };
+  auto addBuild = [&](const char* Peer, const std::vector<double>& PeerMs) {
+    ResultRow Row = buildRow("rq build " + Scene + " vs Embree " + Peer, "host SAH, 1 thread",
+                             OursWhole, PeerMs);
     Row.Verified = Agrees;
     Row.PassLabel = "agrees";
     Row.Check = Check;
@@ -342,24 +350,14 @@ void runRayTrace(const BenchConfig& Config, ResultTable& Table) {
 
   // The device build (a linear BVH by the runtime's kernels, here on the cpu backend) beside
   // Embree LOW, Embree's own Morton-code builder; its tree traced once and checked the same way.
-  Trace.launch(S, xpu::grid(Groups), xpu::block(Block))(
-      *Fast, HitT, HitPrim, Cam.E[0], Cam.E[1], Cam.E[2], Cam.B[0], Cam.B[1], Cam.B[2], Cam.U[0],
-      Cam.U[1], Cam.U[2], Cam.V[0], Cam.V[1], Cam.V[2], W, N);
-  S.sync();
+  TraceThrough(*Fast);
   std::vector<float> FastT(N);
   std::vector<int32_t> FastP(N);
   HitT.download(FastT.data(), N);
   HitPrim.download(FastP.data(), N);
   Agreement FA = compare(FastT, FastP, PeerT, PeerP);
-  ResultRow FastRow;
-  FastRow.Workload = "rq fast build " + Scene + " vs Embree LOW";
-  FastRow.Shape = "LBVH kernels on the cpu backend";
-  FastRow.Items = Field.TriangleCount;
-  FastRow.ItemUnit = "triangles";
-  FastRow.OursMs = median(FastWhole);
-  FastRow.PeerMs = median(Low);
-  FastRow.OursMinMs = minimum(FastWhole);
-  FastRow.PeerMinMs = minimum(Low);
+  ResultRow FastRow = buildRow("rq fast build " + Scene + " vs Embree LOW",
+                               "LBVH kernels on the cpu backend", FastWhole, Low);
   FastRow.Verified = FA.HitMiss + FA.PrimDiff <= Allowed && FA.TFarOff == 0;
   FastRow.PassLabel = "agrees";
   char FastCheck[300];

@@ -110,16 +110,14 @@ LbvhBuilder::Result Build::run() {
   uint32_t VertexCount = uint32_t(S.Vertices.size() / 3);
   uint32_t HasIndices = S.Indices.empty() ? 0 : 1;
 
-  auto UploadStart = std::chrono::steady_clock::now();
   ArgBuffer Vertices = upload(ScalarType::F32, S.Vertices.data(), S.Vertices.size());
   ArgBuffer Indices = upload(ScalarType::U32, S.Indices.data(), S.Indices.size());
   ArgBuffer Boxes = upload(ScalarType::F32, S.Aabbs.data(), S.Aabbs.size());
   // Order-preserving bits of min xyz and max xyz (LbvhKernels.cj's orderedBits).
   const uint32_t StartBounds[6] = {~0u, ~0u, ~0u, 0, 0, 0};
   ArgBuffer SceneBounds = upload(ScalarType::U32, StartBounds, 6);
-  const uint32_t StartMeta[4] = {0, 0, NoTriangle, 0};
-  ArgBuffer Meta = upload(ScalarType::U32, StartMeta, 4);
-  R.UploadMillis = millisSince(UploadStart);
+  const uint32_t StartMeta[3] = {0, 0, NoTriangle};
+  ArgBuffer Meta = upload(ScalarType::U32, StartMeta, 3);
 
   size_t Slots = std::max<size_t>(N, 1);
   uint32_t Tiles = uint32_t((N + TileKeys - 1) / TileKeys);
@@ -162,8 +160,8 @@ LbvhBuilder::Result Build::run() {
   launch("leaves", Groups, A);
   launch("refit", Groups,
          {Meta.arg(), Node.arg(), Up.arg(), Axis.arg(), Visits.arg(), Words.arg(), u32Arg(Count)});
-  uint32_t Got[4] = {};
-  On.enqueue(Command::read(Meta.buffer(), Got, 4));
+  uint32_t Got[3] = {};
+  On.enqueue(Command::read(Meta.buffer(), Got, 3));
   On.sync();
   R.BuildMillis = millisSince(Start);
 

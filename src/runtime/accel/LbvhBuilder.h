@@ -22,8 +22,7 @@ public:
   struct Result {
     std::shared_ptr<Buffer> Words; // the BVH, possibly longer than Stats.Words
     BvhBuilder::Stats Stats;
-    double BuildMillis = 0;  // the kernels, from the first launch to their completion
-    double UploadMillis = 0; // copying the description to the device
+    double BuildMillis = 0; // the kernels, from the first launch to their completion
   };
 
   /// Builds S on Device and waits for it. Throws std::invalid_argument for a description that
