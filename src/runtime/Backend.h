@@ -31,6 +31,13 @@ struct LaunchGeometry {
   /// other queued work where it can (CUDA: the context's highest launch priority). Ordering on
   /// its own stream is unchanged.
   bool Urgent = false;
+  /// Where on the device the launch runs (BackendDevice::reserve): the whole device, the SMs
+  /// reserved for latency-class submissions, or the rest of them. Only the cuda backend
+  /// partitions; the others run every launch on the whole device.
+  enum class Part : uint8_t { Whole, Reserved, Remainder } Partition = Part::Whole;
+  /// A latency-class launch's compute-unit budget (KernelSubmission::computeUnits), 0 when none:
+  /// the size of the reservation its first launch makes.
+  uint32_t ReserveUnits = 0;
 };
 
 /// When a launch may start, in monotonicNowNs nanoseconds (Submission): not before EarliestNs,
@@ -231,6 +238,17 @@ public:
   /// llvmpipe (lavapipe, 22.3) returns wrong old values there (Atomics.CompareExchangeLoops),
   /// so the runtime does not run its own such kernels there (LbvhBuilder).
   virtual bool orderedAtomicsInLoopsWork() const { return true; }
+  /// Reserves Units compute units (rounded up to what the device can partition) for
+  /// latency-class submissions, the rest for the others (co-running without waiting behind
+  /// each other's resident workgroups). Returns the units reserved: the existing reservation's
+  /// when there is one, 0 where this device cannot reserve. Throws RuntimeError when the driver
+  /// refuses.
+  virtual unsigned reserve(unsigned Units) {
+    (void)Units;
+    return 0;
+  }
+  /// The compute units reserved for latency-class submissions; 0 when none.
+  virtual unsigned reservedComputeUnits() const { return 0; }
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;

@@ -128,6 +128,17 @@ const char* cajeta_xpu_device_backend(const cajeta_xpu_device* D) {
 unsigned cajeta_xpu_device_compute_units(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->computeUnits() : 0;
 }
+int cajeta_xpu_device_reserve(cajeta_xpu_device* D, unsigned Units, unsigned* Reserved) {
+  return guarded([&] {
+    require(D, "device", __func__);
+    unsigned Got = fromHandle(D)->reserve(Units);
+    if (Reserved)
+      *Reserved = Got;
+  });
+}
+unsigned cajeta_xpu_device_reserved_compute_units(const cajeta_xpu_device* D) {
+  return D ? fromHandle(D)->reservedComputeUnits() : 0;
+}
 int cajeta_xpu_device_supports(const cajeta_xpu_device* D, cajeta_xpu_capability Capability) {
   if (!D || unsigned(Capability) >= unsigned(CAJETA_XPU_CAP_COUNT))
     return 0;
@@ -329,6 +340,14 @@ int cajeta_xpu_scheduler_set_bypass(int Bypass) {
 
 int cajeta_xpu_scheduler_bypassed(void) {
   return Scheduler::bypassed() ? 1 : 0;
+}
+
+int cajeta_xpu_scheduler_set_reservation(int On) {
+  return Scheduler::setReserving(On != 0) ? 1 : 0;
+}
+
+int cajeta_xpu_scheduler_reserving(void) {
+  return Scheduler::reserving() ? 1 : 0;
 }
 
 int cajeta_xpu_trace_flush(void) {

@@ -10,6 +10,7 @@
 #include "runtime/Stream.h"
 #include "runtime/scheduler/DispatchGate.h"
 #include "runtime/scheduler/ResourceDescriptor.h"
+#include "runtime/scheduler/Scheduler.h"
 #include "runtime/scheduler/Submission.h"
 
 #include "bundle/CpuKernelAbi.h"
@@ -336,6 +337,30 @@ void Kernel::enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_x
   S.launch(*this, Program, Out, Buffers, Count, Geometry, Sub);
 }
 
+namespace {
+
+/// Latency and frameBudget submissions start ahead of waiting work and run on the device's
+/// reserved compute units (made by the first of them); while a reservation exists the other
+/// submissions keep off it. Bypassed, every launch is the raw one.
+void placeByPolicy(const BackendDevice& Device, const Submission& Sub, LaunchGeometry& Geometry) {
+  if (Scheduler::bypassed())
+    return;
+  bool LatencyClass =
+      Sub.Policy == CAJETA_XPU_POLICY_LATENCY || Sub.Policy == CAJETA_XPU_POLICY_FRAME_BUDGET;
+  Geometry.Urgent = LatencyClass;
+  if (!Scheduler::reserving())
+    return;
+  using Part = LaunchGeometry::Part;
+  if (LatencyClass) {
+    Geometry.Partition = Part::Reserved;
+    Geometry.ReserveUnits = Sub.ComputeUnits;
+  } else if (Device.reservedComputeUnits()) {
+    Geometry.Partition = Part::Remainder;
+  }
+}
+
+} // namespace
+
 void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
                     uint32_t DynamicSharedBytes, const cajeta_xpu_arg* Args, size_t Count,
                     const Submission& Sub, cajeta_xpu_resource_descriptor* Described,
@@ -358,10 +383,9 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   if (Count && !Args)
     launchError("the argument array is null");
 
-  LaunchGeometry Geometry{{Grid[0], Grid[1], Grid[2]},
-                          {Block[0], Block[1], Block[2]},
-                          DynamicSharedBytes,
-                          Sub.Policy == CAJETA_XPU_POLICY_LATENCY};
+  LaunchGeometry Geometry{
+      {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
+  placeByPolicy(Device, Sub, Geometry);
   // A chain member's window is checked when its chain is dispatched, all or nothing.
   if (Sub.LatestNs && !Sub.CaptureId)
     DispatchGate({Sub.EarliestNs, Sub.LatestNs}, Info.Name).refuseIfClosed("at submit");

@@ -67,6 +67,17 @@ public:
   /// Whether its code runs on the host's CPU cores (the cpu backend, lavapipe) rather than on
   /// an accelerator.
   bool runsOnHostCpu() const { return cajeta_xpu_device_runs_on_host_cpu(H) != 0; }
+  /// Reserves compute units for latency and frameBudget submissions (the others run on the
+  /// rest); returns the units reserved, the existing reservation's when there is one, 0 where the
+  /// device cannot reserve. The first latency-class submission does this by itself; this does it
+  /// ahead (a green context costs milliseconds to make). Throws Error when the driver refuses.
+  unsigned reserve(unsigned Units) {
+    unsigned Got = 0;
+    detail::check(cajeta_xpu_device_reserve(H, Units, &Got));
+    return Got;
+  }
+  /// The compute units reserved for latency-class submissions; 0 when none.
+  unsigned reservedComputeUnits() const { return cajeta_xpu_device_reserved_compute_units(H); }
   /// The most iterations the driver lets one loop run (it ends the loop there, silently); 0 where
   /// there is no such limit.
   uint64_t maxLoopIterations() const { return cajeta_xpu_device_max_loop_iterations(H); }

@@ -13,6 +13,12 @@ public:
   /// does at start). Returns the previous setting.
   static bool bypass(bool On) { return cajeta_xpu_scheduler_set_bypass(On ? 1 : 0) != 0; }
   static bool bypassed() { return cajeta_xpu_scheduler_bypassed() != 0; }
+  /// Latency and frameBudget submissions run on compute units reserved for them
+  /// (Device::reserve), the others on the rest; false turns that off (as
+  /// CAJETA_XPU_RESERVATION=off does at start): latency-class submissions then only start ahead
+  /// of waiting work. Returns the previous setting.
+  static bool reservation(bool On) { return cajeta_xpu_scheduler_set_reservation(On ? 1 : 0) != 0; }
+  static bool reserving() { return cajeta_xpu_scheduler_reserving() != 0; }
   /// The explicit form of kernel.launch(sub, grid, block)(args): submit(k, sub, grid,
   /// block)(args) fills the read, write and accumulate sets from the manifest, bound to the
   /// buffers passed, enqueues the launch and returns the kernel's resource descriptor.

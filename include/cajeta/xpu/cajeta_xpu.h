@@ -91,6 +91,18 @@ CAJETA_XPU_API int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* d
 /* The most iterations the device's driver lets one loop run before it silently ends the loop
    (Mesa's llvmpipe: 65,535); 0 where there is no such limit. */
 CAJETA_XPU_API uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_device* device);
+/* Reserves compute units for latency and frameBudget submissions: they run on those, every other
+   submission on the rest, so neither waits behind the other's resident workgroups (CUDA: green
+   contexts, units rounded up to the driver's partition size, at most half the device). The
+   first latency-class submission reserves by itself, sized for one wave of its workgroups (or
+   its compute-unit budget); this does it ahead. A reservation lasts for the process.
+   *reserved (may be null): the units reserved, the existing reservation's when there is one, 0
+   where the device cannot reserve (the cpu and Vulkan backends). CAJETA_XPU_ERROR naming the
+   driver's answer when it refuses. */
+CAJETA_XPU_API int cajeta_xpu_device_reserve(cajeta_xpu_device* device, unsigned units,
+                                             unsigned* reserved);
+/* The compute units reserved for latency-class submissions; 0 when none. */
+CAJETA_XPU_API unsigned cajeta_xpu_device_reserved_compute_units(const cajeta_xpu_device* device);
 /* Optional features; cajeta_xpu_device_supports answers per device from what its backend really
    offers (never "yes" for an emulation that is not there). */
 typedef enum cajeta_xpu_capability {
@@ -249,6 +261,12 @@ CAJETA_XPU_API cajeta_xpu_buffer* cajeta_xpu_accel_buffer(const cajeta_xpu_accel
    starts on when CAJETA_XPU_SCHEDULER=bypass. Returns the previous setting. */
 CAJETA_XPU_API int cajeta_xpu_scheduler_set_bypass(int bypass);
 CAJETA_XPU_API int cajeta_xpu_scheduler_bypassed(void);
+/* Whether latency-class submissions reserve compute units (cajeta_xpu_device_reserve) and the
+   others keep off them; on unless CAJETA_XPU_RESERVATION=off at start. Off, latency-class
+   submissions run on the whole device at the highest launch priority. Returns the previous
+   setting. */
+CAJETA_XPU_API int cajeta_xpu_scheduler_set_reservation(int on);
+CAJETA_XPU_API int cajeta_xpu_scheduler_reserving(void);
 /* CAJETA_XPU_TRACE=out.json at start: every launch and copy is traced (Chrome trace / Perfetto
    JSON: one process per device, one thread per stream, an arrow where a command was ordered
    after another stream's). The file is written at exit; this writes it now. Without the variable:

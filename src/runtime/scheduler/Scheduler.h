@@ -1,6 +1,9 @@
-// The runtime's scheduling switches. Today the scheduler is the access-set ordering of streams
-// (BufferAccesses, StreamClock); bypass turns it off so the raw launch path can be measured
-// beside it (CAJETA_XPU_SCHEDULER=bypass at start, or cajeta_xpu_scheduler_set_bypass).
+// The runtime's scheduling switches. The scheduler is the access-set ordering of streams
+// (BufferAccesses, StreamClock), the policies' launch priority and the reservation of compute
+// units for latency-class submissions (BackendDevice::reserve); bypass turns all of it off so
+// the raw launch path can be measured beside it (CAJETA_XPU_SCHEDULER=bypass at start, or
+// cajeta_xpu_scheduler_set_bypass). reserving() alone turns off the reservation
+// (CAJETA_XPU_RESERVATION=off), keeping the rest.
 #pragma once
 
 #include <atomic>
@@ -12,9 +15,14 @@ public:
   static bool bypassed() { return Bypass.load(std::memory_order_relaxed); }
   /// Returns the previous setting.
   static bool setBypass(bool On) { return Bypass.exchange(On, std::memory_order_relaxed); }
+  /// Whether latency-class submissions reserve compute units (and the others keep off them).
+  static bool reserving() { return Reserving.load(std::memory_order_relaxed); }
+  /// Returns the previous setting.
+  static bool setReserving(bool On) { return Reserving.exchange(On, std::memory_order_relaxed); }
 
 private:
-  static std::atomic<bool> Bypass; // initialised from CAJETA_XPU_SCHEDULER
+  static std::atomic<bool> Bypass;    // initialised from CAJETA_XPU_SCHEDULER
+  static std::atomic<bool> Reserving; // initialised from CAJETA_XPU_RESERVATION
 };
 
 } // namespace cajeta::xpu::rt

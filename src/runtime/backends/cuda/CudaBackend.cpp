@@ -6,6 +6,7 @@
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
 #include "runtime/backends/cuda/CudaQueue.h"
+#include "runtime/backends/cuda/CudaReservation.h"
 
 #include <fmt/format.h>
 
@@ -65,6 +66,7 @@ public:
     attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CcMajor);
     attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, CcMinor);
     attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, SharedOptIn);
+    Reservation = std::make_unique<CudaReservation>(Api, Dev, unsigned(SmCount), this->Name);
   }
   ~CudaDevice() override = default; // the runtime is never destroyed; contexts stay retained
 
@@ -135,8 +137,13 @@ public:
     Api.cuMemFree(reinterpret_cast<CUdeviceptr>(Ptr));
   }
   std::unique_ptr<BackendQueue> createQueue() override {
-    return std::make_unique<CudaQueue>(Api, Ctx, Name);
+    return std::make_unique<CudaQueue>(Api, Ctx, Name, *Reservation);
   }
+  unsigned reserve(unsigned Units) override {
+    bind();
+    return Reservation->reserve(Units, "asked for");
+  }
+  unsigned reservedComputeUnits() const override { return Reservation->reservedSms(); }
 
   std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override {
     bind();
@@ -169,6 +176,7 @@ private:
   CUcontext Ctx;
   std::string Name;
   int SmCount = 0, MaxThreads = 0, CcMajor = 0, CcMinor = 0, SharedOptIn = 0;
+  std::unique_ptr<CudaReservation> Reservation;
 };
 
 class CudaBackend : public Backend {

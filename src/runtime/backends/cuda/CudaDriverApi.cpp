@@ -81,8 +81,21 @@ bool CudaDriverApi::load(std::string& Error) {
       ::dlsym(Lib, "cuCtxGetStreamPriorityRange"));
   cuDriverGetVersion =
       reinterpret_cast<decltype(cuDriverGetVersion)>(::dlsym(Lib, "cuDriverGetVersion"));
-  // Graphs are optional: without every one of them, chains are issued launch by launch.
   std::string Missing;
+  // Green contexts are optional: without every one of them nothing is reserved.
+  if (!(resolve(Lib, "cuDeviceGetDevResource", cuDeviceGetDevResource, Missing) &&
+        resolve(Lib, "cuDevSmResourceSplitByCount", cuDevSmResourceSplitByCount, Missing) &&
+        resolve(Lib, "cuDevResourceGenerateDesc", cuDevResourceGenerateDesc, Missing) &&
+        resolve(Lib, "cuGreenCtxCreate", cuGreenCtxCreate, Missing) &&
+        resolve(Lib, "cuGreenCtxDestroy", cuGreenCtxDestroy, Missing) &&
+        resolve(Lib, "cuCtxFromGreenCtx", cuCtxFromGreenCtx, Missing) &&
+        resolve(Lib, "cuGreenCtxStreamCreate", cuGreenCtxStreamCreate, Missing) &&
+        resolve(Lib, "cuCtxPushCurrent_v2", cuCtxPushCurrent, Missing) &&
+        resolve(Lib, "cuCtxPopCurrent_v2", cuCtxPopCurrent, Missing) &&
+        resolve(Lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                cuOccupancyMaxActiveBlocksPerMultiprocessor, Missing)))
+    cuOccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
+  // Graphs are optional: without every one of them, chains are issued launch by launch.
   if (!(resolve(Lib, "cuGraphCreate", cuGraphCreate, Missing) &&
         resolve(Lib, "cuGraphAddKernelNode_v2", cuGraphAddKernelNode, Missing) &&
         resolve(Lib, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags, Missing) &&

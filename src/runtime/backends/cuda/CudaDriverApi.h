@@ -28,6 +28,25 @@ struct CUgraphExec_st;
 using CUgraph = CUgraph_st*;
 using CUgraphNode = CUgraphNode_st*;
 using CUgraphExec = CUgraphExec_st*;
+struct CUgreenCtx_st;
+struct CUdevResourceDesc_st;
+using CUgreenCtx = CUgreenCtx_st*;
+using CUdevResourceDesc = CUdevResourceDesc_st*;
+
+/// CUdevResource: a type, 92 bytes the driver keeps to itself, then the SM resource's fields
+/// (CUDA 13 appends a link pointer; Spare leaves room for what a later driver adds, since only
+/// single resources are passed, never arrays).
+struct CudaDevResource {
+  int Type;
+  unsigned char Internal[92];
+  unsigned SmCount;
+  unsigned MinSmPartitionSize;     // CUDA 13; 0 from an older driver
+  unsigned SmCoscheduledAlignment; // CUDA 13; 0 from an older driver
+  unsigned Flags;
+  unsigned char Spare[160];
+};
+constexpr int CU_DEV_RESOURCE_TYPE_SM = 1;
+constexpr unsigned CU_GREEN_CTX_DEFAULT_STREAM = 1;
 
 /// CUDA_KERNEL_NODE_PARAMS_v2: kern and ctx are ignored when func is set.
 struct CudaKernelNodeParams {
@@ -155,6 +174,19 @@ struct CudaDriverApi {
   // Optional (CUDA 12): launches with attributes, for the latency policy's launch priority.
   CUresult (*cuLaunchKernelEx)(const CudaLaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*cuCtxGetStreamPriorityRange)(int*, int*) = nullptr;
+  // Optional (CUDA 12.4): green contexts, for reserving SMs (CudaReservation).
+  CUresult (*cuDeviceGetDevResource)(CUdevice, CudaDevResource*, int) = nullptr;
+  CUresult (*cuDevSmResourceSplitByCount)(CudaDevResource*, unsigned*, const CudaDevResource*,
+                                          CudaDevResource*, unsigned, unsigned) = nullptr;
+  CUresult (*cuDevResourceGenerateDesc)(CUdevResourceDesc*, CudaDevResource*, unsigned) = nullptr;
+  CUresult (*cuGreenCtxCreate)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned) = nullptr;
+  CUresult (*cuGreenCtxDestroy)(CUgreenCtx) = nullptr;
+  CUresult (*cuCtxFromGreenCtx)(CUcontext*, CUgreenCtx) = nullptr;
+  CUresult (*cuGreenCtxStreamCreate)(CUstream*, CUgreenCtx, unsigned, int) = nullptr;
+  CUresult (*cuCtxPushCurrent)(CUcontext) = nullptr;
+  CUresult (*cuCtxPopCurrent)(CUcontext*) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t) = nullptr;
+  bool hasGreenContexts() const { return cuOccupancyMaxActiveBlocksPerMultiprocessor != nullptr; }
 
   /// Loads the driver library and every entry point; false with Error set when it cannot.
   bool load(std::string& Error);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace cajeta::xpu::rt::cuda {
 
@@ -59,10 +60,13 @@ void bindContext(const CudaDriverApi& Api, CUcontext Ctx) {
     fail(CAJETA_XPU_ERROR, "cuCtxSetCurrent: " + Api.describe(R));
 }
 
-CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string& DeviceName)
-    : Api(Api), Ctx(Ctx), DeviceName(DeviceName), SlotTags(SlotCount, nullptr) {
+CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string& DeviceName,
+                     CudaReservation& Reservation)
+    : Api(Api), Ctx(Ctx), DeviceName(DeviceName), Reservation(Reservation),
+      SlotTags(SlotCount, nullptr) {
   bindContext(Api, Ctx);
   check(Api.cuStreamCreate(&Stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  Lanes[WholeLane].Stream = Stream;
   int Least = 0, Greatest = 0;
   if (Api.cuLaunchKernelEx && Api.cuCtxGetStreamPriorityRange &&
       Api.cuCtxGetStreamPriorityRange(&Least, &Greatest) == CUDA_SUCCESS)
@@ -86,13 +90,31 @@ void CudaQueue::abandon() {
   workAbandoned() = true;
 }
 
+void CudaQueue::destroyLanes(bool Drain) {
+  for (unsigned L = ReservedLane; L != LaneCount; ++L) {
+    Lane& Ln = Lanes[L];
+    if (!Ln.Stream)
+      continue;
+    CudaPartition::Scope In(*Ln.Partition);
+    if (Drain)
+      Api.cuStreamSynchronize(Ln.Stream);
+    Api.cuStreamDestroy(Ln.Stream);
+    if (Ln.Join)
+      Api.cuEventDestroy(Ln.Join);
+  }
+  if (Lanes[WholeLane].Join)
+    Api.cuEventDestroy(Lanes[WholeLane].Join);
+}
+
 CudaQueue::~CudaQueue() {
   bindContext(Api, Ctx);
   if (Abandoned) {
     // cuStreamDestroy returns at once and lets the work finish (it never will).
+    destroyLanes(false);
     Api.cuStreamDestroy(Stream);
     return;
   }
+  destroyLanes(true);
   Api.cuStreamSynchronize(Stream); // host callbacks have run once this returns
   Api.cuStreamDestroy(Stream);
   if (workAbandoned())
@@ -115,6 +137,54 @@ void CudaQueue::check(CUresult R, const char* What) const {
        fmt::format("cuda device '{}': {}: {}", DeviceName, What, Api.describe(R)));
 }
 
+unsigned CudaQueue::laneFor(CUfunction Fn, const bundle::KernelInfo& Info,
+                            const LaunchGeometry& Geometry) {
+  using Part = LaunchGeometry::Part;
+  const CudaReservation::Split* Split = nullptr;
+  if (Geometry.Partition == Part::Reserved)
+    Split = Reservation.forLatency(Fn, Geometry, Info.Name);
+  else if (Geometry.Partition == Part::Remainder)
+    Split = Reservation.current();
+  if (!Split)
+    return WholeLane;
+  unsigned L = Geometry.Partition == Part::Reserved ? ReservedLane : RemainderLane;
+  Lane& Ln = Lanes[L];
+  if (!Ln.Stream) {
+    CudaPartition& P = L == ReservedLane ? *Split->Reserved : *Split->Remainder;
+    CudaPartition::Scope In(P);
+    check(Api.cuGreenCtxStreamCreate(&Ln.Stream, P.green(), CU_STREAM_NON_BLOCKING,
+                                     L == ReservedLane ? UrgentPriority : 0),
+          "cuGreenCtxStreamCreate");
+    Ln.Partition = &P;
+  }
+  return L;
+}
+
+void CudaQueue::moveTo(unsigned L) {
+  if (L == Current)
+    return;
+  Lane& From = Lanes[Current];
+  {
+    std::optional<CudaPartition::Scope> In;
+    if (From.Partition)
+      In.emplace(*From.Partition);
+    if (!From.Join)
+      check(Api.cuEventCreate(&From.Join, CU_EVENT_DISABLE_TIMING), "cuEventCreate (a lane join)");
+    check(Api.cuEventRecord(From.Join, From.Stream), "cuEventRecord (a lane join)");
+  }
+  Lane& To = Lanes[L];
+  std::optional<CudaPartition::Scope> In;
+  if (To.Partition)
+    In.emplace(*To.Partition);
+  check(Api.cuStreamWaitEvent(To.Stream, From.Join, 0), "cuStreamWaitEvent (a lane join)");
+  Current = L;
+}
+
+void CudaQueue::usePrimaryLane() {
+  bindContext(Api, Ctx);
+  moveTo(WholeLane);
+}
+
 void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
                        const MarshalledArg* Args, const LaunchGeometry& Geometry, const void* Tag) {
   bindContext(Api, Ctx);
@@ -123,8 +193,14 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
          fmt::format("{}: {} parameters; the cuda backend passes at most {}", Info.Name,
                      Info.Params.size(), MaxParams));
   auto* Fn = static_cast<CUfunction>(const_cast<void*>(Kernel));
+  unsigned L = laneFor(Fn, Info, Geometry);
   if (Used == SlotCount)
     harvestAsync();
+  moveTo(L);
+  CUstream On = Lanes[L].Stream;
+  std::optional<CudaPartition::Scope> In;
+  if (Lanes[L].Partition)
+    In.emplace(*Lanes[L].Partition);
   CUdeviceptr Status = Slots + CUdeviceptr(Used) * sizeof(CajetaGpuStatus);
   void* Params[2 * MaxParams + 1];
   packKernelParams(Info, Args, &Status, Params);
@@ -132,9 +208,9 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
     check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  int(Geometry.DynamicSharedBytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-  CUevent Before = Timing ? timingEvent() : nullptr;
+  CUevent Before = Timing ? timingEvent(On) : nullptr;
   CUresult R;
-  if (Geometry.Urgent && UrgentPriority != 0) {
+  if (Geometry.Urgent && UrgentPriority != 0 && L == WholeLane) {
     // Priority orders the workgroups waiting for a free SM; it never preempts resident ones.
     CudaLaunchAttribute Priority{};
     Priority.Id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
@@ -146,14 +222,14 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
                             Geometry.Block[1],
                             Geometry.Block[2],
                             Geometry.DynamicSharedBytes,
-                            Stream,
+                            On,
                             &Priority,
                             1};
     R = Api.cuLaunchKernelEx(&Config, Fn, Params, nullptr);
   } else {
     R = Api.cuLaunchKernel(Fn, Geometry.Grid[0], Geometry.Grid[1], Geometry.Grid[2],
                            Geometry.Block[0], Geometry.Block[1], Geometry.Block[2],
-                           Geometry.DynamicSharedBytes, Stream, Params, nullptr);
+                           Geometry.DynamicSharedBytes, On, Params, nullptr);
   }
   if (R != CUDA_SUCCESS) {
     if (Before)
@@ -169,13 +245,13 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
   }
   SlotTags[Used++] = Tag;
   if (Before)
-    Timed.push_back({Tag, 1, Before, timingEvent()});
+    Timed.push_back({Tag, 1, Before, timingEvent(On)});
 }
 
-CUevent CudaQueue::timingEvent() {
+CUevent CudaQueue::timingEvent(CUstream On) {
   CUevent E = nullptr;
   check(Api.cuEventCreate(&E, 0), "cuEventCreate (timing)");
-  CUresult R = Api.cuEventRecord(E, Stream);
+  CUresult R = Api.cuEventRecord(E, On);
   if (R != CUDA_SUCCESS) {
     Api.cuEventDestroy(E);
     check(R, "cuEventRecord (timing)");
@@ -217,7 +293,7 @@ void CudaQueue::resolveTimes() {
 }
 
 void CudaQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   std::unique_ptr<CudaGraphChain>& Chain = Chains[Id];
   if (Chain && Chain->matches(Launches)) {
     Chain->update(Launches);
@@ -227,10 +303,10 @@ void CudaQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
       RetiredChains.push_back(std::move(Chain));
     Chain = std::move(Recorded);
   }
-  CUevent Before = Timing ? timingEvent() : nullptr;
+  CUevent Before = Timing ? timingEvent(Stream) : nullptr;
   Chain->launch(Stream);
   if (Before)
-    Timed.push_back({Launches.front().Tag, uint32_t(Launches.size()), Before, timingEvent()});
+    Timed.push_back({Launches.front().Tag, uint32_t(Launches.size()), Before, timingEvent(Stream)});
   if (std::find(LaunchedChains.begin(), LaunchedChains.end(), Chain.get()) == LaunchedChains.end())
     LaunchedChains.push_back(Chain.get());
 }
@@ -256,6 +332,7 @@ void CudaQueue::harvestChains() {
 }
 
 void CudaQueue::harvestAsync() {
+  usePrimaryLane();
   size_t Bytes = size_t(Used) * sizeof(CajetaGpuStatus);
   Harvest H;
   H.Block = acquire(Bytes);
@@ -288,7 +365,7 @@ void CudaQueue::collect(const void* Records, const std::vector<const void*>& Tag
 }
 
 void CudaQueue::synchronize(std::vector<QueuedFailure>& Failures) {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   Staging Tail;
   size_t TailBytes = size_t(Used) * sizeof(CajetaGpuStatus);
   CUresult R = CUDA_SUCCESS;
@@ -395,7 +472,7 @@ void CudaQueue::finishLater(HostCopy* Copy) {
 }
 
 void CudaQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   auto Device = reinterpret_cast<CUdeviceptr>(Dst);
   if (!Bytes)
     return;
@@ -414,7 +491,7 @@ void CudaQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool Stag
 }
 
 void CudaQueue::copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool Staged) {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   auto Device = reinterpret_cast<CUdeviceptr>(Src);
   if (!Bytes)
     return;
@@ -432,7 +509,7 @@ void CudaQueue::copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool St
 }
 
 void CudaQueue::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   if (!Bytes)
     return;
   check(Api.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(Dst),
@@ -441,7 +518,7 @@ void CudaQueue::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
 }
 
 std::shared_ptr<BackendEvent> CudaQueue::record() {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   CUevent E = nullptr;
   check(Api.cuEventCreate(&E, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   auto Event = std::make_shared<CudaEvent>(Api, Ctx, E, DeviceName);
@@ -450,7 +527,7 @@ std::shared_ptr<BackendEvent> CudaQueue::record() {
 }
 
 void CudaQueue::wait(BackendEvent& E) {
-  bindContext(Api, Ctx);
+  usePrimaryLane();
   auto* Cuda = dynamic_cast<CudaEvent*>(&E);
   if (!Cuda) { // another backend's event: the host waits for it
     E.synchronize();

@@ -1,10 +1,14 @@
-// A runtime stream's CUDA queue: one CUstream fed from the calling thread, status records for
-// --check-bounds kernels, CUDA events, and pinned staging for the Async copies.
+// A runtime stream's CUDA queue: a CUstream fed from the calling thread, status records for
+// --check-bounds kernels, CUDA events, and pinned staging for the Async copies. Where the device
+// has a reservation (CudaReservation), launches run on a lane of the partition their submission
+// belongs to (a stream of that green context), everything else on the primary context's stream;
+// moving between lanes joins them with an event, so the queue keeps its order.
 #pragma once
 
 #include "runtime/Backend.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
 #include "runtime/backends/cuda/CudaGraphChain.h"
+#include "runtime/backends/cuda/CudaReservation.h"
 
 #include <map>
 #include <memory>
@@ -20,7 +24,8 @@ void bindContext(const CudaDriverApi& Api, CUcontext Ctx);
 class CudaQueue : public BackendQueue {
 public:
   /// Throws RuntimeError naming DeviceName when the driver cannot create the stream or records.
-  CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string& DeviceName);
+  CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string& DeviceName,
+            CudaReservation& Reservation);
   ~CudaQueue() override;
   CudaQueue(const CudaQueue&) = delete;
   CudaQueue& operator=(const CudaQueue&) = delete;
@@ -64,14 +69,29 @@ private:
   };
   static void finishHostCopy(void* Data);
 
+  /// Where launches and copies go: the primary context's stream or a partition's.
+  struct Lane {
+    CUstream Stream = nullptr;
+    CudaPartition* Partition = nullptr; // null: the primary context
+    CUevent Join = nullptr;             // recorded where work leaves this lane
+  };
+  enum : unsigned { WholeLane, ReservedLane, RemainderLane, LaneCount };
+  /// The lane a launch of Fn runs on (making the reservation or the lane's stream on first use).
+  unsigned laneFor(CUfunction Fn, const bundle::KernelInfo& Info, const LaunchGeometry& Geometry);
+  /// Orders what follows on lane L after everything enqueued so far.
+  void moveTo(unsigned L);
+  /// Binds the primary context and moves to its stream (copies, events, synchronize).
+  void usePrimaryLane();
+  void destroyLanes(bool Drain);
+
   void check(CUresult R, const char* What) const;
   Staging acquire(size_t Bytes);
   void giveBack(Staging Block);
   void trimPool();
   void finishLater(HostCopy* Copy);
   void harvestAsync();
-  /// A timing event recorded on the stream now.
-  CUevent timingEvent();
+  /// A timing event recorded on On now (in On's context).
+  CUevent timingEvent(CUstream On);
   /// Turns Timed into Spans (the stream has drained).
   void resolveTimes();
   /// Copies back the status records of the chains launched since the last synchronize.
@@ -82,7 +102,10 @@ private:
   const CudaDriverApi& Api;
   CUcontext Ctx;
   std::string DeviceName;
-  CUstream Stream = nullptr;
+  CUstream Stream = nullptr; // the primary context's: Lanes[WholeLane]
+  CudaReservation& Reservation;
+  Lane Lanes[LaneCount];
+  unsigned Current = WholeLane;
   /// The launch priority of urgent launches (the context's greatest); 0 where the driver has
   /// no per-launch priority (cuLaunchKernelEx) or a single level.
   int UrgentPriority = 0;

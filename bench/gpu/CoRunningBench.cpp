@@ -1,0 +1,257 @@
+// Two workload profiles beside a best-effort stream that keeps the GPU full (the spin filler, in
+// two shapes: many waves of short workgroups, and a few waves of long ones), all in one process
+// on the same data, raw (Scheduler::bypass), with the policies' launch priority only
+// (reservation off), and with the latency class's reserved SMs (green contexts):
+// - latency: a stream of small requests (a triad over 1M elements, launch to sync, back to
+//   back); each request's round trip and the filler's throughput, against each alone;
+// - frameBudget: frames of 8 triads every 16.7 ms, each submitted with a dispatch window of
+//   the frame's first 10 ms; a frame is late when its last triad ends after the frame, and a
+//   window that closes is refused (never run late), so late + refused frames are the misses.
+#include "GpuWorkloads.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace cajeta::gpubench {
+
+namespace {
+
+double percentile(std::vector<double> V, double P) {
+  std::sort(V.begin(), V.end());
+  return V.empty() ? 0.0 : V[std::min(V.size() - 1, size_t(P * double(V.size())))];
+}
+
+/// The best-effort stream: fillers back to back on their own thread until stopped.
+class Filler {
+public:
+  Filler(xpu::Device D, xpu::Kernel K, xpu::KernelBuffer<float>& Out, uint32_t Groups,
+         uint32_t Rounds)
+      : D(D), K(std::move(K)), Out(Out), Groups(Groups), Rounds(Rounds) {}
+
+  void start() {
+    Stop = false;
+    Done = 0;
+    T0 = nowMs();
+    Worker = std::thread([this] {
+      xpu::KernelStream S(D);
+      while (!Stop.load()) {
+        K.launch(S, xpu::grid(Groups), xpu::block(256))(Out, 1.0f, 0.0f, -1.0f, Rounds);
+        S.sync();
+        Done.fetch_add(1);
+      }
+    });
+  }
+  /// Fillers completed per second since start.
+  double stop() {
+    Stop = true;
+    Worker.join();
+    return double(Done.load()) / ((nowMs() - T0) / 1e3);
+  }
+
+private:
+  xpu::Device D;
+  xpu::Kernel K;
+  xpu::KernelBuffer<float>& Out;
+  uint32_t Groups, Rounds;
+  std::thread Worker;
+  std::atomic<bool> Stop{false};
+  std::atomic<uint64_t> Done{0};
+  double T0 = 0;
+};
+
+struct Profile {
+  double P50 = 0, P99 = 0, FillersPerS = 0;
+};
+
+struct FrameCount {
+  int Frames = 0, Late = 0, Refused = 0;
+  double WorstMs = 0; // the latest frame end, from the frame's start
+};
+
+} // namespace
+
+namespace {
+
+/// Frames of 8 frameBudget triads beside the filler, counted late or refused.
+FrameCount runFrames(xpu::Kernel& TriadK, xpu::KernelStream& S, xpu::KernelBuffer<float>& A,
+                     xpu::KernelBuffer<float>& B, xpu::KernelBuffer<float>& Cv, uint32_t N,
+                     int Frames) {
+  using Clock = xpu::SubmissionClock;
+  const std::chrono::microseconds Period(16667), Window(10000);
+  FrameCount Count;
+  auto Start = Clock::now() + std::chrono::milliseconds(5);
+  for (int F = 0; F < Frames; ++F) {
+    auto FrameStart = Start + F * Period;
+    std::this_thread::sleep_until(FrameStart);
+    ++Count.Frames;
+    try {
+      for (int K = 0; K < 8; ++K)
+        TriadK.launch(xpu::KernelSubmission(S)
+                          .policy(xpu::Policy::FrameBudget)
+                          .window(FrameStart, FrameStart + Window),
+                      xpu::grid(N / 256), xpu::block(256))(A, B, Cv, 3.0f, N);
+      S.sync();
+      double Ms = std::chrono::duration<double, std::milli>(Clock::now() - FrameStart).count();
+      Count.WorstMs = std::max(Count.WorstMs, Ms);
+      if (Ms > 16.667)
+        ++Count.Late;
+    } catch (const xpu::DeadlineMissed&) {
+      ++Count.Refused;
+      try {
+        S.sync(); // a miss found by the queue is reported here; the stream goes on
+      } catch (const xpu::DeadlineMissed&) {
+      }
+    }
+  }
+  return Count;
+}
+
+} // namespace
+
+static void runFrameBudgetProfile(GpuBenchContext& C, const char* ShapeName, uint32_t Groups,
+                                  uint32_t Rounds) {
+  xpu::Device D = C.Cuda.device();
+  xpu::Program Spin = C.Cuda.load("spin");
+  xpu::Program Triad = C.Cuda.load("triad");
+  xpu::Kernel SpinK = Spin.kernel("GpuBench.spin");
+  xpu::Kernel TriadK = Triad.kernel("GpuBench.triad");
+  const uint32_t N = 1u << 20;
+  xpu::KernelBuffer<float> A = C.Cuda.buffer(N), B = C.Cuda.buffer(std::vector<float>(N, 1.0f)),
+                           Cv = C.Cuda.buffer(std::vector<float>(N, 2.0f)), Out = C.Cuda.buffer(1);
+  xpu::KernelStream S(D);
+  Filler Bulk(D, SpinK, Out, Groups, Rounds);
+  auto measure = [&](int Frames) {
+    Bulk.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    FrameCount Count = runFrames(TriadK, S, A, B, Cv, N, Frames);
+    Bulk.stop();
+    return Count;
+  };
+  bool WasBypassed = xpu::Scheduler::bypass(true);
+  FrameCount Alone = runFrames(TriadK, S, A, B, Cv, N, 100);
+  FrameCount Raw = measure(200);
+  xpu::Scheduler::bypass(false);
+  bool WasReserving = xpu::Scheduler::reservation(false);
+  FrameCount PriorityOnly = measure(200);
+  xpu::Scheduler::reservation(true);
+  D.reserve(8);
+  FrameCount Reserved = measure(1000);
+  xpu::Scheduler::reservation(WasReserving);
+  xpu::Scheduler::bypass(WasBypassed);
+  auto row = [&](const char* Mode, const FrameCount& F) {
+    char Note[400];
+    std::snprintf(Note, sizeof(Note),
+                  "%d frames of 8 triads, windows of 10 ms every 16.7 ms: %d late, %d refused, "
+                  "latest end %.2f ms after the frame's start (alone, raw: %d late, %d refused, "
+                  "latest %.2f ms over %d frames)",
+                  F.Frames, F.Late, F.Refused, F.WorstMs, Alone.Late, Alone.Refused, Alone.WorstMs,
+                  Alone.Frames);
+    C.Table.add(ResultRow{std::string("frameBudget profile, ") + ShapeName + ", " + Mode +
+                              " (latest frame end)",
+                          "the same frames alone, raw", F.WorstMs / 1e3, Alone.WorstMs / 1e3, 0, 1,
+                          1, "M launches/s", 0, Note});
+  };
+  row("raw (bypass)", Raw);
+  row("priority only", PriorityOnly);
+  row("reserved SMs", Reserved);
+}
+
+void runCoRunningBench(GpuBenchContext& C) {
+  if (!C.Options.wants("corun"))
+    return;
+  xpu::Device D = C.Cuda.device();
+  xpu::Program Spin = C.Cuda.load("spin");
+  xpu::Program Triad = C.Cuda.load("triad");
+  xpu::Kernel SpinK = Spin.kernel("GpuBench.spin");
+  xpu::Kernel TriadK = Triad.kernel("GpuBench.triad");
+  const uint32_t N = 1u << 20;
+  xpu::KernelBuffer<float> A = C.Cuda.buffer(N), B = C.Cuda.buffer(std::vector<float>(N, 1.0f)),
+                           Cv = C.Cuda.buffer(std::vector<float>(N, 2.0f)), Out = C.Cuda.buffer(1);
+  xpu::KernelStream Requests(D);
+  auto request = [&] {
+    double T0 = nowMs();
+    TriadK.launch(xpu::KernelSubmission(Requests).policy(xpu::Policy::Latency), xpu::grid(N / 256),
+                  xpu::block(256))(A, B, Cv, 3.0f, N);
+    Requests.sync();
+    return nowMs() - T0;
+  };
+  const int Samples = std::max(400, C.Options.Reps * 20);
+  auto requests = [&](Profile& P) {
+    std::vector<double> Ms;
+    for (int I = 0; I < Samples; ++I)
+      Ms.push_back(request());
+    P.P50 = percentile(Ms, 0.5) * 1e3;
+    P.P99 = percentile(Ms, 0.99) * 1e3;
+  };
+  // Rounds for workgroups of about WorkgroupUs each on the whole device.
+  const uint32_t Resident = 8 * D.computeUnits(); // 8 groups of 256 per SM (2,048 threads)
+  auto roundsFor = [&](double WorkgroupUs) {
+    uint32_t Rounds = 1024;
+    for (;;) {
+      double T0 = nowMs();
+      SpinK.launch(C.Cuda.stream(), xpu::grid(Resident), xpu::block(256))(Out, 1.0f, 0.0f, -1.0f,
+                                                                          Rounds);
+      C.Cuda.stream().sync();
+      double Us = (nowMs() - T0) * 1e3;
+      if (Us >= 4 * WorkgroupUs || Rounds >= (1u << 28))
+        return uint32_t(std::min(double(1u << 28), Rounds * WorkgroupUs / Us));
+      Rounds *= 4;
+    }
+  };
+  struct Shape {
+    const char* Name;
+    uint32_t Waves;
+    double WorkgroupUs;
+  };
+  const Shape Shapes[] = {{"short workgroups (100 waves x 200 us)", 100, 200},
+                          {"long workgroups (4 waves x 5 ms)", 4, 5000}};
+  for (const Shape& S : Shapes) {
+    uint32_t Rounds = roundsFor(S.WorkgroupUs);
+    Filler Bulk(D, SpinK, Out, S.Waves * Resident, Rounds);
+    auto corun = [&](Profile& P) {
+      Bulk.start();
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      requests(P);
+      P.FillersPerS = Bulk.stop();
+    };
+    Profile Alone, BulkAlone, Raw, PriorityOnly, Reserved;
+    for (int W = 0; W < 20; ++W)
+      request();
+    bool WasBypassed = xpu::Scheduler::bypass(true);
+    requests(Alone);
+    Bulk.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    BulkAlone.FillersPerS = Bulk.stop();
+    corun(Raw);
+    xpu::Scheduler::bypass(false);
+    bool WasReserving = xpu::Scheduler::reservation(false);
+    corun(PriorityOnly);
+    xpu::Scheduler::reservation(true);
+    unsigned Units = D.reserve(8); // made before the filler starts, so the filler keeps off it
+    corun(Reserved);
+    xpu::Scheduler::reservation(WasReserving);
+    xpu::Scheduler::bypass(WasBypassed);
+    auto row = [&](const char* Mode, const Profile& P, unsigned ReservedSms) {
+      char Note[400];
+      std::snprintf(Note, sizeof(Note),
+                    "request p50/p99 %.1f/%.1f us (alone, raw: %.1f/%.1f us: p99 %+.1f %%); "
+                    "filler %.2f/s = %.1f %% of alone (%.2f/s); %u SMs reserved; %d requests",
+                    P.P50, P.P99, Alone.P50, Alone.P99, (P.P99 / Alone.P99 - 1) * 100,
+                    P.FillersPerS, P.FillersPerS / BulkAlone.FillersPerS * 100,
+                    BulkAlone.FillersPerS, ReservedSms, Samples);
+      C.Table.add(ResultRow{std::string("latency profile, ") + S.Name + ", " + Mode + " (p99)",
+                            "the same request alone, raw", P.P99 / 1e3, Alone.P99 / 1e3, 0, 1, 1,
+                            "M launches/s", 0, Note});
+    };
+    row("raw (bypass)", Raw, 0);
+    row("priority only", PriorityOnly, 0);
+    row("reserved SMs", Reserved, Units);
+  }
+  // The long workgroups: the shape priority cannot help with.
+  runFrameBudgetProfile(C, Shapes[1].Name, Shapes[1].Waves * Resident,
+                        roundsFor(Shapes[1].WorkgroupUs));
+}
+
+} // namespace cajeta::gpubench
