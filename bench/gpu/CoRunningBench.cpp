@@ -170,18 +170,20 @@ void runCoRunningBench(GpuBenchContext& C) {
   xpu::KernelBuffer<float> A = C.Cuda.buffer(N), B = C.Cuda.buffer(std::vector<float>(N, 1.0f)),
                            Cv = C.Cuda.buffer(std::vector<float>(N, 2.0f)), Out = C.Cuda.buffer(1);
   xpu::KernelStream Requests(D);
-  auto request = [&] {
+  // A request: a triad over Items elements (1M: the whole device's bandwidth; 64K: 256
+  // workgroups, a small kernel), launch to sync.
+  auto request = [&](uint32_t Items) {
     double T0 = nowMs();
-    TriadK.launch(xpu::KernelSubmission(Requests).policy(xpu::Policy::Latency), xpu::grid(N / 256),
-                  xpu::block(256))(A, B, Cv, 3.0f, N);
+    TriadK.launch(xpu::KernelSubmission(Requests).policy(xpu::Policy::Latency),
+                  xpu::grid(Items / 256), xpu::block(256))(A, B, Cv, 3.0f, Items);
     Requests.sync();
     return nowMs() - T0;
   };
   const int Samples = std::max(400, C.Options.Reps * 20);
-  auto requests = [&](Profile& P) {
+  auto requests = [&](uint32_t Items, int Count, Profile& P) {
     std::vector<double> Ms;
-    for (int I = 0; I < Samples; ++I)
-      Ms.push_back(request());
+    for (int I = 0; I < Count; ++I)
+      Ms.push_back(request(Items));
     P.P50 = percentile(Ms, 0.5) * 1e3;
     P.P99 = percentile(Ms, 0.99) * 1e3;
   };
@@ -207,51 +209,64 @@ void runCoRunningBench(GpuBenchContext& C) {
   };
   const Shape Shapes[] = {{"short workgroups (100 waves x 200 us)", 100, 200},
                           {"long workgroups (4 waves x 5 ms)", 4, 5000}};
+  const uint32_t Sizes[] = {1u << 16, N};
+  const unsigned Reservations[] = {8, 16, 32};
+  bool WasBypassed = xpu::Scheduler::bypass(false);
+  bool WasReserving = xpu::Scheduler::reservation(false);
   for (const Shape& S : Shapes) {
-    uint32_t Rounds = roundsFor(S.WorkgroupUs);
-    Filler Bulk(D, SpinK, Out, S.Waves * Resident, Rounds);
-    auto corun = [&](Profile& P) {
+    Filler Bulk(D, SpinK, Out, S.Waves * Resident, roundsFor(S.WorkgroupUs));
+    xpu::Scheduler::bypass(true);
+    double BulkAlone = 0;
+    {
       Bulk.start();
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      requests(P);
-      P.FillersPerS = Bulk.stop();
-    };
-    Profile Alone, BulkAlone, Raw, PriorityOnly, Reserved;
-    for (int W = 0; W < 20; ++W)
-      request();
-    bool WasBypassed = xpu::Scheduler::bypass(true);
-    requests(Alone);
-    Bulk.start();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-    BulkAlone.FillersPerS = Bulk.stop();
-    corun(Raw);
-    xpu::Scheduler::bypass(false);
-    bool WasReserving = xpu::Scheduler::reservation(false);
-    corun(PriorityOnly);
-    xpu::Scheduler::reservation(true);
-    unsigned Units = D.reserve(8); // made before the filler starts, so the filler keeps off it
-    corun(Reserved);
-    xpu::Scheduler::reservation(WasReserving);
-    xpu::Scheduler::bypass(WasBypassed);
-    auto row = [&](const char* Mode, const Profile& P, unsigned ReservedSms) {
-      char Note[400];
-      std::snprintf(Note, sizeof(Note),
-                    "request p50/p99 %.1f/%.1f us (alone, raw: %.1f/%.1f us: p99 %+.1f %%); "
-                    "filler %.2f/s = %.1f %% of alone (%.2f/s); %u SMs reserved; %d requests",
-                    P.P50, P.P99, Alone.P50, Alone.P99, (P.P99 / Alone.P99 - 1) * 100,
-                    P.FillersPerS, P.FillersPerS / BulkAlone.FillersPerS * 100,
-                    BulkAlone.FillersPerS, ReservedSms, Samples);
-      C.Table.add(ResultRow{std::string("latency profile, ") + S.Name + ", " + Mode + " (p99)",
-                            "the same request alone, raw", P.P99 / 1e3, Alone.P99 / 1e3, 0, 1, 1,
-                            "M launches/s", 0, Note});
-    };
-    row("raw (bypass)", Raw, 0);
-    row("priority only", PriorityOnly, 0);
-    row("reserved SMs", Reserved, Units);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+      BulkAlone = Bulk.stop();
+    }
+    for (uint32_t Items : Sizes) {
+      for (int W = 0; W < 20; ++W)
+        request(Items);
+      Profile Alone;
+      xpu::Scheduler::bypass(true);
+      requests(Items, Samples, Alone);
+      auto row = [&](const std::string& Mode, int Count, unsigned ReservedSms) {
+        Profile P;
+        Bulk.start();
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        requests(Items, Count, P);
+        P.FillersPerS = Bulk.stop();
+        char Note[400];
+        std::snprintf(Note, sizeof(Note),
+                      "request p50/p99 %.1f/%.1f us (alone, raw: %.1f/%.1f us: p99 %+.1f %%); "
+                      "filler %.2f/s = %.1f %% of alone (%.2f/s); %u SMs reserved; %d requests",
+                      P.P50, P.P99, Alone.P50, Alone.P99, (P.P99 / Alone.P99 - 1) * 100,
+                      P.FillersPerS, P.FillersPerS / BulkAlone * 100, BulkAlone, ReservedSms,
+                      Count);
+        C.Table.add(ResultRow{"latency profile, triad " + std::to_string(Items >> 10) +
+                                  "K beside " + S.Name + ", " + Mode + " (p99)",
+                              "the same request alone, raw", P.P99 / 1e3, Alone.P99 / 1e3, 0, 1, 1,
+                              "M launches/s", 0, Note});
+      };
+      // Raw and priority-only requests wait for filler workgroups: fewer samples.
+      row("raw (bypass)", Samples / 4, 0);
+      xpu::Scheduler::bypass(false);
+      xpu::Scheduler::reservation(false);
+      row("priority only", Samples / 4, 0);
+      xpu::Scheduler::reservation(true);
+      for (unsigned Want : Reservations) {
+        // Made before the filler starts, so the filler keeps off it.
+        unsigned Units = D.reserve(Want);
+        row(std::to_string(Units) + " SMs reserved", Samples, Units);
+      }
+      xpu::Scheduler::reservation(false);
+    }
   }
+  xpu::Scheduler::reservation(true);
+  D.reserve(8);
   // The long workgroups: the shape priority cannot help with.
   runFrameBudgetProfile(C, Shapes[1].Name, Shapes[1].Waves * Resident,
                         roundsFor(Shapes[1].WorkgroupUs));
+  xpu::Scheduler::reservation(WasReserving);
+  xpu::Scheduler::bypass(WasBypassed);
 }
 
 } // namespace cajeta::gpubench

@@ -240,9 +240,9 @@ public:
   virtual bool orderedAtomicsInLoopsWork() const { return true; }
   /// Reserves Units compute units (rounded up to what the device can partition) for
   /// latency-class submissions, the rest for the others (co-running without waiting behind
-  /// each other's resident workgroups). Returns the units reserved: the existing reservation's
-  /// when there is one, 0 where this device cannot reserve. Throws RuntimeError when the driver
-  /// refuses.
+  /// each other's resident workgroups), replacing a reservation of another size; 0 releases
+  /// it. Returns the units reserved, 0 where this device cannot reserve. Throws RuntimeError
+  /// when the driver refuses.
   virtual unsigned reserve(unsigned Units) {
     (void)Units;
     return 0;

@@ -57,8 +57,11 @@ TEST(Reservation, ALatencySubmissionStartsBesideAFillerOfEveryOtherUnit) {
     GTEST_SKIP() << D.name() << " (" << D.backend() << ") cannot reserve compute units";
   }
   EXPECT_EQ(D.reservedComputeUnits(), Reserved);
-  EXPECT_EQ(D.reserve(64), Reserved) << "a reservation lasts: asking again returns it";
   ASSERT_LT(Reserved, D.computeUnits());
+  unsigned Larger = D.reserve(Reserved + 1); // remade at the next size the device partitions
+  EXPECT_GT(Larger, Reserved);
+  EXPECT_EQ(D.reservedComputeUnits(), Larger);
+  EXPECT_EQ(D.reserve(8), Reserved);
 
   xpu::Program P = compileProgram("StreamOrder");
   // Two workgroups of 1024 per compute unit: every unit full (2,048 resident work-items on
@@ -113,6 +116,30 @@ TEST(Reservation, ALatencySubmissionStartsBesideAFillerOfEveryOtherUnit) {
   for (uint32_t I = 0; I < Items; ++I)
     Want[I] = 1 + int32_t(I);
   expectSame(fromDevice(Busy), Want, "the filler's result");
+}
+
+TEST(Reservation, AReleasedReservationLeavesTheWholeDevice) {
+  xpu::Device D = xpu::defaultDevice();
+  unsigned Before = D.reservedComputeUnits();
+  EXPECT_EQ(D.reserve(0), 0u);
+  EXPECT_EQ(D.reservedComputeUnits(), 0u);
+  // Latency launches after a release run on the whole device and make no reservation, and a
+  // stream that ran on the partitions before goes on in order.
+  xpu::Program P = compileProgram("StreamOrder");
+  auto A = toDevice(std::vector<int32_t>(N, 1));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  xpu::Kernel PlusOne = P.kernel("StreamOrder.plusOne");
+  for (int I = 0; I < 5; ++I) {
+    PlusOne.launch(latency(S), xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+    PlusOne.launch(S, xpu::grid(N / Block), xpu::block(Block))(A, B, N);
+  }
+  S.sync();
+  expectSame(fromDevice(A), std::vector<int32_t>(N, 11), "10 increments after the release");
+  EXPECT_EQ(D.reservedComputeUnits(), 0u);
+  if (Before) { // as the tests before left it
+    EXPECT_EQ(D.reserve(Before), Before);
+  }
 }
 
 TEST(Reservation, TheCAbiRefusesANullDevice) {

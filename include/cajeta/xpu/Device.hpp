@@ -68,9 +68,11 @@ public:
   /// an accelerator.
   bool runsOnHostCpu() const { return cajeta_xpu_device_runs_on_host_cpu(H) != 0; }
   /// Reserves compute units for latency and frameBudget submissions (the others run on the
-  /// rest); returns the units reserved, the existing reservation's when there is one, 0 where the
+  /// rest), rounded up to what the device partitions; returns the units reserved, 0 where the
   /// device cannot reserve. The first latency-class submission does this by itself; this does it
-  /// ahead (a green context costs milliseconds to make). Throws Error when the driver refuses.
+  /// ahead (a green context costs milliseconds to make) or remakes it at another size (0
+  /// releases it: no submission makes one again until the next call). Throws Error when the
+  /// driver refuses.
   unsigned reserve(unsigned Units) {
     unsigned Got = 0;
     detail::check(cajeta_xpu_device_reserve(H, Units, &Got));

@@ -95,10 +95,10 @@ CAJETA_XPU_API uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_d
    submission on the rest, so neither waits behind the other's resident workgroups (CUDA: green
    contexts, units rounded up to the driver's partition size, at most half the device). The
    first latency-class submission reserves by itself, sized for one wave of its workgroups (or
-   its compute-unit budget); this does it ahead. A reservation lasts for the process.
-   *reserved (may be null): the units reserved, the existing reservation's when there is one, 0
-   where the device cannot reserve (the cpu and Vulkan backends). CAJETA_XPU_ERROR naming the
-   driver's answer when it refuses. */
+   its compute-unit budget); this does it ahead, or remakes it at another size (0 releases it,
+   and no submission makes one again until this is called). *reserved (may be null): the units
+   reserved, 0 where the device cannot reserve (the cpu and Vulkan backends). CAJETA_XPU_ERROR
+   naming the driver's answer when it refuses. */
 CAJETA_XPU_API int cajeta_xpu_device_reserve(cajeta_xpu_device* device, unsigned units,
                                              unsigned* reserved);
 /* The compute units reserved for latency-class submissions; 0 when none. */

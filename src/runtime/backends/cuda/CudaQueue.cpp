@@ -149,8 +149,17 @@ unsigned CudaQueue::laneFor(CUfunction Fn, const bundle::KernelInfo& Info,
     return WholeLane;
   unsigned L = Geometry.Partition == Part::Reserved ? ReservedLane : RemainderLane;
   Lane& Ln = Lanes[L];
+  CudaPartition& P = L == ReservedLane ? *Split->Reserved : *Split->Remainder;
+  if (Ln.Stream && Ln.Partition != &P) { // the reservation was remade: leave the old partition
+    if (Current == L)
+      moveTo(WholeLane);
+    CudaPartition::Scope Old(*Ln.Partition);
+    Api.cuStreamDestroy(Ln.Stream); // its work still completes
+    if (Ln.Join)
+      Api.cuEventDestroy(Ln.Join);
+    Ln = Lane{};
+  }
   if (!Ln.Stream) {
-    CudaPartition& P = L == ReservedLane ? *Split->Reserved : *Split->Remainder;
     CudaPartition::Scope In(P);
     check(Api.cuGreenCtxStreamCreate(&Ln.Stream, P.green(), CU_STREAM_NON_BLOCKING,
                                      L == ReservedLane ? UrgentPriority : 0),

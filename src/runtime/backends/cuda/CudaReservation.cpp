@@ -38,10 +38,18 @@ CUgreenCtx CudaReservation::createGreen(CudaDevResource& Resource) {
   return Green;
 }
 
-unsigned CudaReservation::reserve(unsigned Units, const std::string& Why) {
+unsigned CudaReservation::reserve(unsigned Units, const std::string& Why, bool Replace) {
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (Made)
-    return Made->Reserved->sms();
+  if (!Replace && !Made.empty()) // made meanwhile, or released on purpose
+    return reservedSms();
+  if (!Units) {
+    if (Current.exchange(nullptr, std::memory_order_acq_rel))
+      std::fprintf(stderr,
+                   "cajeta: note: [reservation] cuda device '%s': reservation released; every "
+                   "submission runs on the whole device\n",
+                   DeviceName.c_str());
+    return 0;
+  }
   if (Refused || !Api.hasGreenContexts())
     return 0;
   CudaDevResource All{};
@@ -60,7 +68,24 @@ unsigned CudaReservation::reserve(unsigned Units, const std::string& Why) {
                      DeviceName, All.SmCount, Align));
   unsigned Want = std::min(Most, std::max(Units, 1u) + Align - 1) / Align * Align;
   Want = std::max(Want, Align);
+  if (const Split* S = current(); S && S->Reserved->sms() == Want)
+    return Want;
+  std::unique_ptr<Split> S = makeSplit(All, Want);
+  std::fprintf(stderr,
+               "cajeta: note: [reservation] cuda device '%s': %u of %u SMs reserved for latency "
+               "and frameBudget submissions (green contexts; %s); the others run on the "
+               "remaining %u (CAJETA_XPU_RESERVATION=off turns this off)\n",
+               DeviceName.c_str(), S->Reserved->sms(), All.SmCount, Why.c_str(),
+               S->Remainder->sms());
+  Made.push_back(std::move(S));
+  Current.store(Made.back().get(), std::memory_order_release);
+  return Made.back()->Reserved->sms();
+}
+
+std::unique_ptr<CudaReservation::Split> CudaReservation::makeSplit(CudaDevResource& All,
+                                                                   unsigned Want) {
   CudaDevResource Reserved{}, Rest{};
+  CUresult R;
   unsigned Groups = 1;
   R = Api.cuDevSmResourceSplitByCount(&Reserved, &Groups, &All, &Rest, 0, Want);
   if (R != CUDA_SUCCESS || Groups != 1)
@@ -84,14 +109,7 @@ unsigned CudaReservation::reserve(unsigned Units, const std::string& Why) {
     fail(CAJETA_XPU_ERROR, "cuCtxFromGreenCtx: " + Api.describe(R));
   }
   S->Remainder = std::make_unique<CudaPartition>(Api, Green, Ctx, Rest.SmCount);
-  std::fprintf(stderr,
-               "cajeta: note: [reservation] cuda device '%s': %u of %u SMs reserved for latency "
-               "and frameBudget submissions (green contexts; %s); the others run on the "
-               "remaining %u (CAJETA_XPU_RESERVATION=off turns this off)\n",
-               DeviceName.c_str(), Reserved.SmCount, All.SmCount, Why.c_str(), Rest.SmCount);
-  Made = std::move(S);
-  Current.store(Made.get(), std::memory_order_release);
-  return Made->Reserved->sms();
+  return S;
 }
 
 unsigned CudaReservation::unitsFor(CUfunction Fn, const LaunchGeometry& G) const {
@@ -116,11 +134,13 @@ const CudaReservation::Split* CudaReservation::forLatency(CUfunction Fn,
     return nullptr;
   unsigned Units = unitsFor(Fn, Geometry);
   try {
+    // Not after a release: the latency class then runs on the whole device.
     reserve(Units,
             Geometry.ReserveUnits
                 ? fmt::format("the compute-unit budget of {}", Kernel)
                 : fmt::format("sized for one wave of {}'s {} workgroups", Kernel,
-                              uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2]));
+                              uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2]),
+            false);
   } catch (const RuntimeError& E) {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (!Refused)

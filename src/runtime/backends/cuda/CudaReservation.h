@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace cajeta::xpu::rt::cuda {
 
@@ -53,7 +54,8 @@ private:
 
 class CudaReservation {
 public:
-  /// The two partitions, made once and kept for the process.
+  /// The two partitions. A split that is replaced or released is kept for the process: queues
+  /// may still be inside its contexts, and an idle green context holds no SM.
   struct Split {
     std::unique_ptr<CudaPartition> Reserved;
     std::unique_ptr<CudaPartition> Remainder;
@@ -71,10 +73,10 @@ public:
   }
 
   /// Reserves Units SMs (rounded up to the driver's partition granularity, at most half the
-  /// device) unless a reservation exists; returns the reserved SMs, 0 where the driver has no
-  /// green contexts. Why names what the reservation is for in its note. Throws RuntimeError
-  /// when the driver refuses the split.
-  unsigned reserve(unsigned Units, const std::string& Why);
+  /// device), replacing a reservation of another size (0 releases it); returns the reserved
+  /// SMs, 0 where the driver has no green contexts. Why names what the reservation is for in
+  /// its note. Throws RuntimeError when the driver refuses the split.
+  unsigned reserve(unsigned Units, const std::string& Why) { return reserve(Units, Why, true); }
   /// The split for a latency-class launch of Fn, made on the first one and sized for one wave
   /// of its workgroups (or the submission's compute-unit budget); nullptr where the driver has
   /// no green contexts or refused (a note says so once; the launch then runs on the whole device
@@ -82,15 +84,19 @@ public:
   const Split* forLatency(CUfunction Fn, const LaunchGeometry& Geometry, const std::string& Kernel);
 
 private:
+  /// Replace false: an existing reservation stays whatever its size (the automatic one).
+  unsigned reserve(unsigned Units, const std::string& Why, bool Replace);
   unsigned unitsFor(CUfunction Fn, const LaunchGeometry& Geometry) const;
   CUgreenCtx createGreen(CudaDevResource& Resource);
+  /// The split of Want SMs and the rest of All (Mutex held).
+  std::unique_ptr<Split> makeSplit(CudaDevResource& All, unsigned Want);
 
   const CudaDriverApi& Api;
   CUdevice Dev;
   unsigned SmCount;
   std::string DeviceName;
-  std::mutex Mutex; // making the split
-  std::unique_ptr<Split> Made;
+  std::mutex Mutex;                         // making the split
+  std::vector<std::unique_ptr<Split>> Made; // the current one last
   std::atomic<const Split*> Current{nullptr};
   bool Refused = false; // the driver cannot: noted once, never tried again
 };
