@@ -132,7 +132,12 @@ const CudaReservation::Split* CudaReservation::forLatency(CUfunction Fn,
     return S;
   if (Refused || !Api.hasGreenContexts())
     return nullptr;
+  // Sized for the launch, but at most a quarter of the device: on the H200 the other work keeps
+  // three quarters of its throughput and a whole-device request is within a fifth of its
+  // latency alone (docs/benchmarks.md). A budget may ask for up to half.
   unsigned Units = unitsFor(Fn, Geometry);
+  if (!Geometry.ReserveUnits)
+    Units = std::min(Units, std::max(1u, SmCount / 4));
   try {
     // Not after a release: the latency class then runs on the whole device.
     reserve(Units,

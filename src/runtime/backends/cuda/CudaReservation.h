@@ -78,7 +78,8 @@ public:
   /// its note. Throws RuntimeError when the driver refuses the split.
   unsigned reserve(unsigned Units, const std::string& Why) { return reserve(Units, Why, true); }
   /// The split for a latency-class launch of Fn, made on the first one and sized for one wave
-  /// of its workgroups (or the submission's compute-unit budget); nullptr where the driver has
+  /// of its workgroups, at most a quarter of the device (or the submission's compute-unit
+  /// budget, at most half); nullptr where the driver has
   /// no green contexts or refused (a note says so once; the launch then runs on the whole device
   /// at the highest launch priority). Needs the primary context current.
   const Split* forLatency(CUfunction Fn, const LaunchGeometry& Geometry, const std::string& Kernel);
