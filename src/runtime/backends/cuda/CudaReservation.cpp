@@ -38,7 +38,8 @@ CUgreenCtx CudaReservation::createGreen(CudaDevResource& Resource) {
   return Green;
 }
 
-unsigned CudaReservation::reserve(unsigned Units, const std::string& Why, bool Replace) {
+unsigned CudaReservation::reserve(unsigned Units, const std::string& Why, bool Replace,
+                                  unsigned MostDivisor) {
   std::lock_guard<std::mutex> Lock(Mutex);
   if (!Replace && !Made.empty()) // made meanwhile, or released on purpose
     return reservedSms();
@@ -61,7 +62,7 @@ unsigned CudaReservation::reserve(unsigned Units, const std::string& Why, bool R
   unsigned Align = std::max({All.SmCoscheduledAlignment, All.MinSmPartitionSize, 2u});
   if (!All.SmCoscheduledAlignment && SmCount >= 100)
     Align = 8;
-  unsigned Most = All.SmCount / 2 / Align * Align;
+  unsigned Most = All.SmCount / MostDivisor / Align * Align;
   if (Most < Align)
     fail(CAJETA_XPU_ERROR,
          fmt::format("cuda device '{}': {} SMs are too few to reserve a partition of {}",
@@ -134,10 +135,8 @@ const CudaReservation::Split* CudaReservation::forLatency(CUfunction Fn,
     return nullptr;
   // Sized for the launch, but at most a quarter of the device: on the H200 the other work keeps
   // three quarters of its throughput and a whole-device request is within a fifth of its
-  // latency alone (docs/benchmarks.md). A budget may ask for up to half.
+  // latency alone (docs/benchmarks.md). A compute-unit budget may ask for up to half.
   unsigned Units = unitsFor(Fn, Geometry);
-  if (!Geometry.ReserveUnits)
-    Units = std::min(Units, std::max(1u, SmCount / 4));
   try {
     // Not after a release: the latency class then runs on the whole device.
     reserve(Units,
@@ -145,7 +144,7 @@ const CudaReservation::Split* CudaReservation::forLatency(CUfunction Fn,
                 ? fmt::format("the compute-unit budget of {}", Kernel)
                 : fmt::format("sized for one wave of {}'s {} workgroups", Kernel,
                               uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2]),
-            false);
+            false, Geometry.ReserveUnits ? 2 : 4);
   } catch (const RuntimeError& E) {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (!Refused)

@@ -76,7 +76,7 @@ public:
   /// device), replacing a reservation of another size (0 releases it); returns the reserved
   /// SMs, 0 where the driver has no green contexts. Why names what the reservation is for in
   /// its note. Throws RuntimeError when the driver refuses the split.
-  unsigned reserve(unsigned Units, const std::string& Why) { return reserve(Units, Why, true); }
+  unsigned reserve(unsigned Units, const std::string& Why) { return reserve(Units, Why, true, 2); }
   /// The split for a latency-class launch of Fn, made on the first one and sized for one wave
   /// of its workgroups, at most a quarter of the device (or the submission's compute-unit
   /// budget, at most half); nullptr where the driver has
@@ -85,8 +85,9 @@ public:
   const Split* forLatency(CUfunction Fn, const LaunchGeometry& Geometry, const std::string& Kernel);
 
 private:
-  /// Replace false: an existing reservation stays whatever its size (the automatic one).
-  unsigned reserve(unsigned Units, const std::string& Why, bool Replace);
+  /// Replace false: an existing reservation stays whatever its size (the automatic one). At
+  /// most 1/MostDivisor of the device.
+  unsigned reserve(unsigned Units, const std::string& Why, bool Replace, unsigned MostDivisor);
   unsigned unitsFor(CUfunction Fn, const LaunchGeometry& Geometry) const;
   CUgreenCtx createGreen(CudaDevResource& Resource);
   /// The split of Want SMs and the rest of All (Mutex held).
