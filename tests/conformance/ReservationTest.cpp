@@ -2,7 +2,8 @@
 // whose launches alternate between latency-class and other submissions keeps its order while
 // they run on different partitions, and a latency submission starts beside a filler that holds
 // every other compute unit, where priority alone makes it wait for the filler's workgroups.
-// The second runs where the device can reserve (CUDA green contexts) and is skipped elsewhere.
+// The second runs where the device can reserve (CUDA green contexts, the CPU's threads) and is
+// skipped elsewhere (Vulkan).
 #include "ConformanceSupport.h"
 
 #include <algorithm>
@@ -58,14 +59,19 @@ TEST(Reservation, ALatencySubmissionStartsBesideAFillerOfEveryOtherUnit) {
   }
   EXPECT_EQ(D.reservedComputeUnits(), Reserved);
   ASSERT_LT(Reserved, D.computeUnits());
-  unsigned Larger = D.reserve(Reserved + 1); // remade at the next size the device partitions
-  EXPECT_GT(Larger, Reserved);
+  // Remade at the next size the device partitions (CUDA: 8 SMs more; the CPU: one thread more,
+  // up to half its threads).
+  unsigned Larger = D.reserve(Reserved + 1);
+  if (D.backend() == "cuda" || Reserved < D.computeUnits() / 2) {
+    EXPECT_GT(Larger, Reserved);
+  }
   EXPECT_EQ(D.reservedComputeUnits(), Larger);
   EXPECT_EQ(D.reserve(8), Reserved);
 
   xpu::Program P = compileProgram("StreamOrder");
   // Two workgroups of 1024 per compute unit: every unit full (2,048 resident work-items on
-  // NVIDIA GPUs since Volta), each workgroup spinning for the whole filler.
+  // NVIDIA GPUs since Volta; two workgroups per thread of the CPU's pool), each workgroup
+  // spinning for the whole filler.
   const uint32_t FillBlock = 1024, Groups = 2 * D.computeUnits(), Items = Groups * FillBlock;
   auto Busy = toDevice(std::vector<int32_t>(Items, 0));
   auto Quick = toDevice(std::vector<int32_t>(N, 0));
@@ -108,7 +114,7 @@ TEST(Reservation, ALatencySubmissionStartsBesideAFillerOfEveryOtherUnit) {
   double WithReservation = probeBeside();
   xpu::Scheduler::reservation(Was);
   EXPECT_GT(Unreserved, FillerMs / 4) << "the filler did not hold the device";
-  EXPECT_LT(WithReservation, FillerMs / 10)
+  EXPECT_LT(WithReservation, FillerMs / 8)
       << "the probe waited " << WithReservation << " ms beside a " << FillerMs
       << " ms filler on the units not reserved";
   expectSame(fromDevice(Quick), std::vector<int32_t>(N, 5), "the probe's result");

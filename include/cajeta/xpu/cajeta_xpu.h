@@ -93,11 +93,12 @@ CAJETA_XPU_API int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* d
 CAJETA_XPU_API uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_device* device);
 /* Reserves compute units for latency and frameBudget submissions: they run on those, every other
    submission on the rest, so neither waits behind the other's resident workgroups (CUDA: green
-   contexts, units rounded up to the driver's partition size, at most half the device). The
+   contexts, units rounded up to the driver's partition size, at most half the device; the
+   cpu backend: threads of their own beside its pool, at most half as many). The
    first latency-class submission reserves by itself, sized for one wave of its workgroups (or
    its compute-unit budget); this does it ahead, or remakes it at another size (0 releases it,
    and no submission makes one again until this is called). *reserved (may be null): the units
-   reserved, 0 where the device cannot reserve (the cpu and Vulkan backends). CAJETA_XPU_ERROR
+   reserved, 0 where the device cannot reserve (Vulkan, a single-thread CPU). CAJETA_XPU_ERROR
    naming the driver's answer when it refuses. */
 CAJETA_XPU_API int cajeta_xpu_device_reserve(cajeta_xpu_device* device, unsigned units,
                                              unsigned* reserved);

@@ -4,6 +4,7 @@
 
 #include "runtime/backends/cpu/CpuModule.h"
 #include "runtime/backends/cpu/CpuQueue.h"
+#include "runtime/backends/cpu/CpuReservation.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 
 #include <fmt/format.h>
@@ -37,8 +38,8 @@ std::string hostCpuName() {
 class CpuDevice : public BackendDevice {
 public:
   CpuDevice()
-      : Name(hostCpuName()), Units(std::max(1u, std::thread::hardware_concurrency())), Pool(Units) {
-  }
+      : Name(hostCpuName()), Units(std::max(1u, std::thread::hardware_concurrency())), Pool(Units),
+        Reservation(Units, Name) {}
 
   const std::string& name() const override { return Name; }
   const char* backendName() const override { return "cpu"; }
@@ -99,13 +100,20 @@ public:
   }
 
   std::unique_ptr<BackendQueue> createQueue() override {
-    return std::make_unique<CpuQueue>(Pool, Name);
+    return std::make_unique<CpuQueue>(Pool, Reservation, Name);
+  }
+  unsigned reserve(unsigned Units) override {
+    return Reservation.reserve(Units);
+  }
+  unsigned reservedComputeUnits() const override {
+    return Reservation.reservedThreads();
   }
 
 private:
   std::string Name;
   unsigned Units;
   ThreadPool Pool;
+  CpuReservation Reservation;
 };
 
 class CpuBackend : public Backend {

@@ -3,6 +3,7 @@
 
 #include "bundle/CpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/backends/cpu/CpuReservation.h"
 #include "runtime/backends/cpu/SpinWait.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/scheduler/Submission.h"
@@ -95,8 +96,16 @@ KernelFailure missedWindow(const DispatchWindow& Window) {
 
 } // namespace
 
-CpuQueue::CpuQueue(ThreadPool& Pool, const std::string& DeviceName)
-    : Pool(Pool), DeviceName(DeviceName), Worker([this] { run(); }) {}
+CpuQueue::CpuQueue(ThreadPool& Pool, CpuReservation& Reservation, const std::string& DeviceName)
+    : Pool(Pool), Reservation(Reservation), DeviceName(DeviceName), Worker([this] { run(); }) {}
+
+ThreadPool& CpuQueue::poolFor(const LaunchGeometry& Geometry) {
+  if (Geometry.Partition != LaunchGeometry::Part::Reserved)
+    return Pool;
+  ThreadPool* Reserved =
+      Reservation.forLatency(uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2]);
+  return Reserved ? *Reserved : Pool;
+}
 
 CpuQueue::~CpuQueue() {
   {
@@ -113,6 +122,7 @@ CpuQueue::~CpuQueue() {
 void CpuQueue::abandon() {
   Abandoned = true;
   Pool.abandon();
+  Reservation.abandon();
 }
 
 void CpuQueue::push(Work&& W) {
@@ -303,7 +313,7 @@ void CpuQueue::perform(Work& W) {
     KernelFailure Failure =
         W.Window.LatestNs || W.Window.EarliestNs ? missedWindow(W.Window) : KernelFailure{};
     if (!Failure.Failed)
-      Failure = runKernel(Pool, W.Kernel, W.Args.data(), W.Geometry);
+      Failure = runKernel(poolFor(W.Geometry), W.Kernel, W.Args.data(), W.Geometry);
     if (Failure.Failed) {
       std::lock_guard<std::mutex> Lock(Mutex);
       Failures.push_back({W.Tag, Failure});
@@ -321,7 +331,7 @@ void CpuQueue::perform(Work& W) {
       }
     }
     for (const ChainLaunch& L : W.Chain) {
-      KernelFailure Failure = runKernel(Pool, L.Kernel, L.Args.data(), L.Geometry);
+      KernelFailure Failure = runKernel(poolFor(L.Geometry), L.Kernel, L.Args.data(), L.Geometry);
       if (Failure.Failed) {
         std::lock_guard<std::mutex> Lock(Mutex);
         Failures.push_back({L.Tag, Failure});

@@ -19,10 +19,11 @@
 namespace cajeta::xpu::rt {
 
 class ThreadPool;
+class CpuReservation;
 
 class CpuQueue : public BackendQueue {
 public:
-  CpuQueue(ThreadPool& Pool, const std::string& DeviceName);
+  CpuQueue(ThreadPool& Pool, CpuReservation& Reservation, const std::string& DeviceName);
   /// Runs what is queued, then stops the worker.
   ~CpuQueue() override;
   CpuQueue(const CpuQueue&) = delete;
@@ -88,8 +89,11 @@ private:
   /// Runs W, timing it for the trace when asked to.
   void execute(Work& W);
   void perform(Work& W);
+  /// The pool a launch runs on: the reserved threads for a latency-class one where there are.
+  ThreadPool& poolFor(const LaunchGeometry& Geometry);
 
   ThreadPool& Pool;
+  CpuReservation& Reservation;
   std::string DeviceName;
   std::shared_ptr<Progress> Done = std::make_shared<Progress>();
   std::mutex Mutex; // Pending, Stopping, Failures, FirstError
