@@ -65,6 +65,21 @@ struct Profile {
   double P50 = 0, P99 = 0, FillersPerS = 0;
 };
 
+/// What both profiles run: the filler's and the requests' kernels and buffers, on one device.
+struct CoRunData {
+  explicit CoRunData(GpuBenchContext& C)
+      : D(C.Cuda.device()), Spin(C.Cuda.load("spin")), Triad(C.Cuda.load("triad")),
+        SpinK(Spin.kernel("GpuBench.spin")), TriadK(Triad.kernel("GpuBench.triad")),
+        A(C.Cuda.buffer(N)), B(C.Cuda.buffer(std::vector<float>(N, 1.0f))),
+        Cv(C.Cuda.buffer(std::vector<float>(N, 2.0f))), Out(C.Cuda.buffer(1)) {}
+
+  static constexpr uint32_t N = 1u << 20; // the largest request's elements
+  xpu::Device D;
+  xpu::Program Spin, Triad;
+  xpu::Kernel SpinK, TriadK;
+  xpu::KernelBuffer<float> A, B, Cv, Out;
+};
+
 struct FrameCount {
   int Frames = 0, Late = 0, Refused = 0;
   double WorstMs = 0; // the latest frame end, from the frame's start
@@ -75,9 +90,8 @@ struct FrameCount {
 namespace {
 
 /// Frames of 8 frameBudget triads beside the filler, counted late or refused.
-FrameCount runFrames(xpu::Kernel& TriadK, xpu::KernelStream& S, xpu::KernelBuffer<float>& A,
-                     xpu::KernelBuffer<float>& B, xpu::KernelBuffer<float>& Cv, uint32_t N,
-                     int Frames) {
+FrameCount runFrames(CoRunData& R, xpu::KernelStream& S, int Frames) {
+  const uint32_t N = CoRunData::N;
   using Clock = xpu::SubmissionClock;
   const std::chrono::microseconds Period(16667), Window(10000);
   FrameCount Count;
@@ -88,10 +102,10 @@ FrameCount runFrames(xpu::Kernel& TriadK, xpu::KernelStream& S, xpu::KernelBuffe
     ++Count.Frames;
     try {
       for (int K = 0; K < 8; ++K)
-        TriadK.launch(xpu::KernelSubmission(S)
-                          .policy(xpu::Policy::FrameBudget)
-                          .window(FrameStart, FrameStart + Window),
-                      xpu::grid(N / 256), xpu::block(256))(A, B, Cv, 3.0f, N);
+        R.TriadK.launch(xpu::KernelSubmission(S)
+                            .policy(xpu::Policy::FrameBudget)
+                            .window(FrameStart, FrameStart + Window),
+                        xpu::grid(N / 256), xpu::block(256))(R.A, R.B, R.Cv, 3.0f, N);
       S.sync();
       double Ms = std::chrono::duration<double, std::milli>(Clock::now() - FrameStart).count();
       Count.WorstMs = std::max(Count.WorstMs, Ms);
@@ -110,33 +124,25 @@ FrameCount runFrames(xpu::Kernel& TriadK, xpu::KernelStream& S, xpu::KernelBuffe
 
 } // namespace
 
-static void runFrameBudgetProfile(GpuBenchContext& C, const char* ShapeName, uint32_t Groups,
-                                  uint32_t Rounds) {
-  xpu::Device D = C.Cuda.device();
-  xpu::Program Spin = C.Cuda.load("spin");
-  xpu::Program Triad = C.Cuda.load("triad");
-  xpu::Kernel SpinK = Spin.kernel("GpuBench.spin");
-  xpu::Kernel TriadK = Triad.kernel("GpuBench.triad");
-  const uint32_t N = 1u << 20;
-  xpu::KernelBuffer<float> A = C.Cuda.buffer(N), B = C.Cuda.buffer(std::vector<float>(N, 1.0f)),
-                           Cv = C.Cuda.buffer(std::vector<float>(N, 2.0f)), Out = C.Cuda.buffer(1);
-  xpu::KernelStream S(D);
-  Filler Bulk(D, SpinK, Out, Groups, Rounds);
+static void runFrameBudgetProfile(GpuBenchContext& C, CoRunData& R, const char* ShapeName,
+                                  uint32_t Groups, uint32_t Rounds) {
+  xpu::KernelStream S(R.D);
+  Filler Bulk(R.D, R.SpinK, R.Out, Groups, Rounds);
   auto measure = [&](int Frames) {
     Bulk.start();
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    FrameCount Count = runFrames(TriadK, S, A, B, Cv, N, Frames);
+    FrameCount Count = runFrames(R, S, Frames);
     Bulk.stop();
     return Count;
   };
   bool WasBypassed = xpu::Scheduler::bypass(true);
-  FrameCount Alone = runFrames(TriadK, S, A, B, Cv, N, 100);
+  FrameCount Alone = runFrames(R, S, 100);
   FrameCount Raw = measure(200);
   xpu::Scheduler::bypass(false);
   bool WasReserving = xpu::Scheduler::reservation(false);
   FrameCount PriorityOnly = measure(200);
   xpu::Scheduler::reservation(true);
-  D.reserve(8);
+  R.D.reserve(8);
   FrameCount Reserved = measure(1000);
   xpu::Scheduler::reservation(WasReserving);
   xpu::Scheduler::bypass(WasBypassed);
@@ -161,14 +167,11 @@ static void runFrameBudgetProfile(GpuBenchContext& C, const char* ShapeName, uin
 void runCoRunningBench(GpuBenchContext& C) {
   if (!C.Options.wants("corun"))
     return;
-  xpu::Device D = C.Cuda.device();
-  xpu::Program Spin = C.Cuda.load("spin");
-  xpu::Program Triad = C.Cuda.load("triad");
-  xpu::Kernel SpinK = Spin.kernel("GpuBench.spin");
-  xpu::Kernel TriadK = Triad.kernel("GpuBench.triad");
-  const uint32_t N = 1u << 20;
-  xpu::KernelBuffer<float> A = C.Cuda.buffer(N), B = C.Cuda.buffer(std::vector<float>(N, 1.0f)),
-                           Cv = C.Cuda.buffer(std::vector<float>(N, 2.0f)), Out = C.Cuda.buffer(1);
+  CoRunData R(C);
+  xpu::Device& D = R.D;
+  xpu::Kernel &SpinK = R.SpinK, &TriadK = R.TriadK;
+  xpu::KernelBuffer<float>&A = R.A, &B = R.B, &Cv = R.Cv, &Out = R.Out;
+  const uint32_t N = CoRunData::N;
   xpu::KernelStream Requests(D);
   // A request: a triad over Items elements (1M: the whole device's bandwidth; 64K: 256
   // workgroups, a small kernel), launch to sync.
@@ -263,7 +266,7 @@ void runCoRunningBench(GpuBenchContext& C) {
   xpu::Scheduler::reservation(true);
   D.reserve(8);
   // The long workgroups: the shape priority cannot help with.
-  runFrameBudgetProfile(C, Shapes[1].Name, Shapes[1].Waves * Resident,
+  runFrameBudgetProfile(C, R, Shapes[1].Name, Shapes[1].Waves * Resident,
                         roundsFor(Shapes[1].WorkgroupUs));
   xpu::Scheduler::reservation(WasReserving);
   xpu::Scheduler::bypass(WasBypassed);
