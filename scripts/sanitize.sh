@@ -63,7 +63,7 @@ tsan)
   export CAJETA_LOAD_LAUNCHES=${CAJETA_LOAD_LAUNCHES:-2000}
   export CAJETA_XPU_BACKEND=cpu
   ctest --test-dir "$ROOT/build-tsan" --output-on-failure -j 1 \
-    -R '^(Load\.|Streams\.|Chain\.|Submission\.|Launch\.|Stream|HostAbi|Borrow|Trace)' "$@"
+    -R '^(Load\.|Streams\.|Chain\.|Submission\.|Reservation\.|Launch\.|Stream|HostAbi|Borrow|Trace)' "$@"
   ;;
 *)
   echo "usage: scripts/sanitize.sh asan|tsan [ctest arguments]" >&2
