@@ -31,13 +31,24 @@ struct LaunchGeometry {
   /// other queued work where it can (CUDA: the context's highest launch priority). Ordering on
   /// its own stream is unchanged.
   bool Urgent = false;
-  /// Where on the device the launch runs (BackendDevice::reserve): the whole device, the SMs
-  /// reserved for latency-class submissions, or the rest of them. Only the cuda backend
-  /// partitions; the others run every launch on the whole device.
-  enum class Part : uint8_t { Whole, Reserved, Remainder } Partition = Part::Whole;
+  /// Where on the device the launch runs: the whole device; the SMs reserved for latency-class
+  /// submissions (BackendDevice::reserve) or the rest of them; or a slice of SliceUnits units
+  /// or its complement (a co-running pair, or a throughput submission's compute-unit budget:
+  /// CoRunAdmission). Only the cuda backend partitions; the others run every launch on the
+  /// whole device.
+  enum class Part : uint8_t {
+    Whole,
+    Reserved,
+    Remainder,
+    Slice,
+    SliceComplement
+  } Partition = Part::Whole;
   /// A latency-class launch's compute-unit budget (KernelSubmission::computeUnits), 0 when none:
   /// the size of the reservation its first launch makes.
   uint32_t ReserveUnits = 0;
+  /// The units of the slice for Part::Slice and Part::SliceComplement (the complement runs on
+  /// the others).
+  uint32_t SliceUnits = 0;
 };
 
 /// When a launch may start, in monotonicNowNs nanoseconds (Submission): not before EarliestNs,
@@ -249,6 +260,9 @@ public:
   }
   /// The compute units reserved for latency-class submissions; 0 when none.
   virtual unsigned reservedComputeUnits() const { return 0; }
+  /// The step in compute units of the disjoint slices launches can be confined to
+  /// (LaunchGeometry::Part::Slice); 0 where this device cannot confine a launch.
+  virtual unsigned sliceGranularity() const { return 0; }
 
   /// Device memory; nullptr when the allocation fails.
   virtual void* allocate(size_t Bytes) = 0;

@@ -350,6 +350,16 @@ int cajeta_xpu_scheduler_reserving(void) {
   return Scheduler::reserving() ? 1 : 0;
 }
 
+int cajeta_xpu_scheduler_set_co_running(int Mode) {
+  if (Mode < CAJETA_XPU_CORUN_OFF || Mode > CAJETA_XPU_CORUN_ALWAYS)
+    return -1;
+  return Scheduler::setCoRunning(Mode);
+}
+
+int cajeta_xpu_scheduler_co_running(void) {
+  return Scheduler::coRunning();
+}
+
 int cajeta_xpu_trace_flush(void) {
   return guarded([&] {
     Trace* T = Trace::active();

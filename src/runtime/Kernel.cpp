@@ -8,6 +8,7 @@
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
+#include "runtime/scheduler/CoRunAdmission.h"
 #include "runtime/scheduler/DispatchGate.h"
 #include "runtime/scheduler/ResourceDescriptor.h"
 #include "runtime/scheduler/Scheduler.h"
@@ -342,7 +343,9 @@ namespace {
 /// Latency and frameBudget submissions start ahead of waiting work and run on the device's
 /// reserved compute units (made by the first of them); while a reservation exists the other
 /// submissions keep off it. Bypassed, every launch is the raw one.
-void placeByPolicy(const BackendDevice& Device, const Submission& Sub, LaunchGeometry& Geometry) {
+void placeByPolicy(const Kernel& K, const Stream& S, const cajeta_xpu_arg* Args,
+                   const Submission& Sub, LaunchGeometry& Geometry) {
+  BackendDevice& Device = K.program().device();
   if (Scheduler::bypassed())
     return;
   bool LatencyClass =
@@ -355,7 +358,14 @@ void placeByPolicy(const BackendDevice& Device, const Submission& Sub, LaunchGeo
     Geometry.Partition = Part::Reserved;
     Geometry.ReserveUnits = Sub.ComputeUnits;
   } else if (Device.reservedComputeUnits()) {
-    Geometry.Partition = Part::Remainder;
+    Geometry.Partition = Part::Remainder; // no slices beside a reservation
+  } else if (Device.sliceGranularity()) {
+    if (Sub.ComputeUnits && Sub.ComputeUnits < Device.computeUnits()) {
+      Geometry.Partition = Part::Slice; // a throughput submission's budget
+      Geometry.SliceUnits = Sub.ComputeUnits;
+    } else if (!LaunchRecorder::active()) { // `cajeta calibrate` times launches alone
+      CoRunAdmission::of(Device).place(&S, K, Args, Geometry);
+    }
   }
 }
 
@@ -385,7 +395,7 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 
   LaunchGeometry Geometry{
       {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
-  placeByPolicy(Device, Sub, Geometry);
+  placeByPolicy(*this, S, Args, Sub, Geometry);
   // A chain member's window is checked when its chain is dispatched, all or nothing.
   if (Sub.LatestNs && !Sub.CaptureId)
     DispatchGate({Sub.EarliestNs, Sub.LatestNs}, Info.Name).refuseIfClosed("at submit");

@@ -19,6 +19,19 @@ public:
   /// of waiting work. Returns the previous setting.
   static bool reservation(bool On) { return cajeta_xpu_scheduler_set_reservation(On ? 1 : 0) != 0; }
   static bool reserving() { return cajeta_xpu_scheduler_reserving() != 0; }
+  /// How a memory-bound and a compute-bound stream with work queued side by side are admitted
+  /// to co-run on a slice of the device and its complement (CUDA): Auto where the device's
+  /// calibration predicts a gain, Always for every such pair, Off never (as CAJETA_XPU_CORUN
+  /// does at start). Returns the previous mode.
+  enum class CoRunning : int {
+    Off = CAJETA_XPU_CORUN_OFF,
+    Auto = CAJETA_XPU_CORUN_AUTO,
+    Always = CAJETA_XPU_CORUN_ALWAYS
+  };
+  static CoRunning coRunning(CoRunning Mode) {
+    return CoRunning(cajeta_xpu_scheduler_set_co_running(int(Mode)));
+  }
+  static CoRunning coRunning() { return CoRunning(cajeta_xpu_scheduler_co_running()); }
   /// The explicit form of kernel.launch(sub, grid, block)(args): submit(k, sub, grid,
   /// block)(args) fills the read, write and accumulate sets from the manifest, bound to the
   /// buffers passed, enqueues the launch and returns the kernel's resource descriptor.

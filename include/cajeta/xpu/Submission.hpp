@@ -104,6 +104,15 @@ enum class ArithmeticClass : uint32_t {
   ComputeBound = CAJETA_XPU_CLASS_COMPUTE_BOUND
 };
 
+/// Where the scheduler placed a launch on its device.
+enum class Placement : uint32_t {
+  Whole = CAJETA_XPU_PLACEMENT_WHOLE,
+  Reserved = CAJETA_XPU_PLACEMENT_RESERVED,   // the latency class's reserved units
+  Remainder = CAJETA_XPU_PLACEMENT_REMAINDER, // the units not reserved
+  Slice = CAJETA_XPU_PLACEMENT_SLICE, // a co-running memory-bound launch, or a compute-unit budget
+  SliceComplement = CAJETA_XPU_PLACEMENT_SLICE_COMPLEMENT // a co-running compute-bound launch
+};
+
 /// One buffer a submission touches; costs absent where the manifest cannot bound them.
 struct BufferAccess {
   cajeta_xpu_buffer* buffer = nullptr;
@@ -128,6 +137,9 @@ struct ResourceDescriptor {
   /// without costs, or without a calibration record of the device: DeviceCalibration).
   std::optional<double> intensity, ridge;
   ArithmeticClass arithmeticClass = ArithmeticClass::Unknown;
+  /// Where it runs, and on how many compute units (the device's count for the whole device).
+  Placement placement = Placement::Whole;
+  uint32_t computeUnits = 0;
 
   static ResourceDescriptor fromC(const cajeta_xpu_resource_descriptor& D) {
     auto Known = [](double V) { return V < 0 ? std::nullopt : std::optional<double>(V); };
@@ -144,6 +156,8 @@ struct ResourceDescriptor {
     R.intensity = Known(D.intensity);
     R.ridge = Known(D.ridge);
     R.arithmeticClass = ArithmeticClass(D.arithmetic_class);
+    R.placement = Placement(D.placement);
+    R.computeUnits = D.compute_units;
     for (size_t I = 0; I != D.access_count; ++I) {
       const cajeta_xpu_buffer_access& A = D.accesses[I];
       BufferAccess B{A.buffer,

@@ -268,6 +268,22 @@ CAJETA_XPU_API int cajeta_xpu_scheduler_bypassed(void);
    setting. */
 CAJETA_XPU_API int cajeta_xpu_scheduler_set_reservation(int on);
 CAJETA_XPU_API int cajeta_xpu_scheduler_reserving(void);
+
+/* Co-running admission: while a memory-bound and a compute-bound stream both have throughput
+   work queued on a device that can confine launches to slices of its compute units (CUDA green
+   contexts), the pair may share it on a slice and its complement. */
+typedef enum cajeta_xpu_co_running {
+  CAJETA_XPU_CORUN_OFF = 0,    /* every launch on the whole device */
+  CAJETA_XPU_CORUN_AUTO = 1,   /* where the device's calibration predicts the pair finishes at
+                                  least 5 % sooner than one after the other (the default) */
+  CAJETA_XPU_CORUN_ALWAYS = 2, /* every complementary pair, at the best cut predicted (for A/B
+                                  measurement; needs the calibration too) */
+  CAJETA_XPU_CORUN_MAX_ENUM = 0x7fffffff
+} cajeta_xpu_co_running;
+/* Sets the mode (CAJETA_XPU_CORUN=off|auto|always at start); returns the previous one, or -1
+   for a mode that does not exist (nothing changes). */
+CAJETA_XPU_API int cajeta_xpu_scheduler_set_co_running(int mode);
+CAJETA_XPU_API int cajeta_xpu_scheduler_co_running(void);
 /* CAJETA_XPU_TRACE=out.json at start: every launch and copy is traced (Chrome trace / Perfetto
    JSON: one process per device, one thread per stream, an arrow where a command was ordered
    after another stream's). The file is written at exit; this writes it now. Without the variable:
@@ -470,7 +486,22 @@ typedef struct cajeta_xpu_resource_descriptor {
   double intensity;
   double ridge;
   uint32_t arithmetic_class; /* cajeta_xpu_arithmetic_class */
+  /* Where the scheduler placed the launch (cajeta_xpu_placement) and on how many compute units
+     (the device's count for the whole device). */
+  uint32_t placement;
+  uint32_t compute_units;
 } cajeta_xpu_resource_descriptor;
+
+typedef enum cajeta_xpu_placement {
+  CAJETA_XPU_PLACEMENT_WHOLE = 0,            /* every compute unit */
+  CAJETA_XPU_PLACEMENT_RESERVED = 1,         /* the units reserved for the latency class */
+  CAJETA_XPU_PLACEMENT_REMAINDER = 2,        /* the units not reserved */
+  CAJETA_XPU_PLACEMENT_SLICE = 3,            /* a slice: a co-running memory-bound launch, or a
+                                                throughput submission's compute-unit budget */
+  CAJETA_XPU_PLACEMENT_SLICE_COMPLEMENT = 4, /* the rest of a slice: a co-running
+                                                compute-bound launch */
+  CAJETA_XPU_PLACEMENT_MAX_ENUM = 0x7fffffff
+} cajeta_xpu_placement;
 
 typedef enum cajeta_xpu_arithmetic_class {
   CAJETA_XPU_CLASS_UNKNOWN = 0,

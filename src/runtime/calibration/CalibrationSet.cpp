@@ -30,7 +30,8 @@ std::string deviceString(BackendDevice& Device) {
 } // namespace
 
 CalibrationKey CalibrationSet::deviceKey(BackendDevice& Device, const std::string& MadeBy) {
-  return {"device", deviceString(Device), Device.driverVersion(), MadeBy, Device.powerMode()};
+  return {"device", deviceString(Device), Device.driverVersion(),
+          MadeBy + ", " + DeviceProbe::Version, Device.powerMode()};
 }
 
 CalibrationKey CalibrationSet::kernelKey(const Kernel& K) {
@@ -133,6 +134,7 @@ const CalibrationEntry& CalibrationSet::measureLocked(BackendDevice& Device,
     Source += fmt::format(", kept in memory ({} is read-only)", Store->describe());
   const CalibrationEntry& E = keep(std::move(R), std::move(Source));
   ByDevice[&Device] = &E;
+  Generation.fetch_add(1, std::memory_order_release);
   return E;
 }
 
@@ -147,6 +149,7 @@ const CalibrationEntry* CalibrationSet::fromStore(BackendDevice& Device, const C
   if (R && R->Key == Key) {
     const CalibrationEntry& E = keep(std::move(*R), Store->describe());
     ByDevice[&Device] = &E;
+    Generation.fetch_add(1, std::memory_order_release);
     return &E;
   }
   Why = fmt::format(" (the record in {} was ignored: {})", Store->describe(),
@@ -164,6 +167,7 @@ const CalibrationEntry& CalibrationSet::current(BackendDevice& Device,
   CalibrationKey Key = deviceKey(Device, K.MadeBy);
   if (const CalibrationEntry* E = builtIn(Key)) {
     ByDevice[&Device] = E;
+    Generation.fetch_add(1, std::memory_order_release);
     return *E;
   }
   std::string Why;
@@ -174,6 +178,16 @@ const CalibrationEntry& CalibrationSet::current(BackendDevice& Device,
 
 const CalibrationEntry* CalibrationSet::known(BackendDevice& Device) {
   std::lock_guard<std::mutex> Lock(Mutex);
+  return knownLocked(Device);
+}
+
+const CalibrationEntry* CalibrationSet::knownWithoutWaiting(BackendDevice& Device, bool& Busy) {
+  std::unique_lock<std::mutex> Lock(Mutex, std::try_to_lock);
+  Busy = !Lock.owns_lock();
+  return Busy ? nullptr : knownLocked(Device);
+}
+
+const CalibrationEntry* CalibrationSet::knownLocked(BackendDevice& Device) {
   if (auto It = ByDevice.find(&Device); It != ByDevice.end())
     return It->second;
   if (LookedUp[&Device])
@@ -185,6 +199,7 @@ const CalibrationEntry* CalibrationSet::known(BackendDevice& Device) {
     CalibrationKey Key = deviceKey(Device, CalibrationKernels::madeBy());
     if (const CalibrationEntry* E = builtIn(Key)) {
       ByDevice[&Device] = E;
+      Generation.fetch_add(1, std::memory_order_release);
       return E;
     }
     std::string Why;

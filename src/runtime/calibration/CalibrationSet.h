@@ -6,6 +6,7 @@
 #include "runtime/calibration/CalibrationStore.h"
 #include "runtime/calibration/DeviceProbe.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +39,9 @@ public:
   /// The record in memory, else the store's (looked for once per device and process), or
   /// nullptr: never measures. Loads the calibration kernels the first time (their key part).
   const CalibrationEntry* known(BackendDevice& Device);
+  /// known(), unless another thread is measuring or loading a record: then Busy is set and
+  /// nullptr returned at once (a launch must not wait seconds for a measurement).
+  const CalibrationEntry* knownWithoutWaiting(BackendDevice& Device, bool& Busy);
 
   /// A kernel's record on its program's device (its solo measurements: `cajeta calibrate
   /// <program>`): built into a loaded bundle, else in the store; nullptr when there is none.
@@ -50,6 +54,10 @@ public:
   static CalibrationKey deviceKey(BackendDevice& Device, const std::string& MadeBy);
   static CalibrationKey kernelKey(const Kernel& K);
 
+  /// Changes whenever a device's record in memory does (a measurement, a record loaded or
+  /// served): what has read one can tell, without a lock, that it may be stale.
+  static uint64_t generation() { return get().Generation.load(std::memory_order_acquire); }
+
   /// Replaces the store (nullptr: none, records stay in memory). Throws RuntimeError once a
   /// record has been read: records already served came from the old one.
   void setStore(std::unique_ptr<CalibrationStore> Store);
@@ -59,6 +67,8 @@ public:
 
 private:
   CalibrationSet();
+  std::atomic<uint64_t> Generation{0};
+  const CalibrationEntry* knownLocked(BackendDevice& Device);
   const CalibrationEntry& keep(CalibrationRecord Record, std::string Source);
   const CalibrationEntry& measureLocked(BackendDevice& Device, const CalibrationKey& Key,
                                         std::shared_ptr<class LoadedProgram> Kernels,

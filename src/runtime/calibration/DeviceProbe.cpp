@@ -9,6 +9,8 @@
 #include "runtime/LoadedProgram.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/Stream.h"
+#include "runtime/scheduler/CoRunAdmission.h"
+#include "runtime/scheduler/Scheduler.h"
 #include "runtime/scheduler/Submission.h"
 
 #include <fmt/format.h>
@@ -73,6 +75,11 @@ const std::vector<DeviceProbe::FactInfo>& DeviceProbe::facts() {
       {"copy-bandwidth", "B/s", "bytes read plus bytes written by a copy kernel"},
       {"memory-latency", "s", "one dependent load from device memory, working set past caches"},
       {"bytes-in-flight", "B", "read bandwidth x latency: what must be in flight to reach it"},
+      {"read-bandwidth-quarter-slice", "B/s",
+       "bytes read on a quarter of the compute units (a slice co-running admission cuts)"},
+      {"read-bandwidth-half-slice", "B/s", "bytes read on half of the compute units"},
+      {"read-bandwidth-three-quarter-slice", "B/s",
+       "bytes read on three quarters of the compute units"},
       {"launch-cost", "s", "host time to issue one launch"},
       {"launch-round-trip", "s", "an empty launch and the sync that waits for it"},
       {"event-cost", "s", "host time to record one event on a stream"},
@@ -106,8 +113,9 @@ struct DeviceProbe::Impl {
   const Kernel& kernel(const char* Name) const {
     return Kernels->kernel(std::string("Calibration.") + Name);
   }
-  void launch(Stream& On, const char* Name, const Dims& G, std::vector<cajeta_xpu_arg> Args) {
-    kernel(Name).launch(On, G.Grid, G.Block, 0, Args.data(), Args.size(), Submission{});
+  void launch(Stream& On, const char* Name, const Dims& G, std::vector<cajeta_xpu_arg> Args,
+              const Submission& Sub = Submission{}) {
+    kernel(Name).launch(On, G.Grid, G.Block, 0, Args.data(), Args.size(), Sub);
   }
   void launchEmpty(Stream& On) { launch(On, "empty", Dims{}, {}); }
 
@@ -301,6 +309,7 @@ struct DeviceProbe::Impl {
     launch(S, "write", G, {Y->arg(), f32Arg(1), u32Arg(N)});
     auto Read = [&] { launch(S, "read", G, {Y->arg(), X->arg(), u32Arg(N), f32Arg(-1)}); };
     set("read-bandwidth", 4.0 * N / best(Read), Size);
+    sliceBandwidths(G, *X, *Y, N, Size);
     auto Copy = [&] { launch(S, "copy", G, {Y->arg(), X->arg(), u32Arg(N)}); };
     double Kernel = 8.0 * N / best(Copy);
     // The device's own copy (a CUDA memcpy, vkCmdCopyBuffer, memcpy on the CPU), as a buffer
@@ -314,6 +323,35 @@ struct DeviceProbe::Impl {
                     "({:.4g} B/s), bytes read plus written",
                     Size, Kernel, Driver));
     return N;
+  }
+
+  /// The read bandwidth on slices of the device (a throughput submission's compute-unit budget
+  /// confines it to one), where the device can confine a launch: the curve co-running admission
+  /// cuts the device by (CoRunAdmission).
+  void sliceBandwidths(const Dims& G, ArgBuffer& X, ArgBuffer& Y, uint64_t N,
+                       const std::string& Size) {
+    static constexpr std::pair<const char*, double> Slices[] = {
+        {"read-bandwidth-quarter-slice", 0.25},
+        {"read-bandwidth-half-slice", 0.5},
+        {"read-bandwidth-three-quarter-slice", 0.75}};
+    unsigned Step = D.sliceGranularity();
+    const char* Why = !Step                      ? "the device cannot confine a launch to a slice"
+                      : D.reservedComputeUnits() ? "a reservation for the latency class exists"
+                      : !Scheduler::reserving()  ? "reservation is off (CAJETA_XPU_RESERVATION)"
+                      : Scheduler::bypassed()    ? "the scheduler is bypassed"
+                                                 : nullptr;
+    for (const auto& [Name, Fraction] : Slices) {
+      unsigned K = CoRunAdmission::sliceUnits(D.computeUnits(), Step, Fraction);
+      if (Why || !K) {
+        absent(Name, Why ? Why : "the device is too small to cut there");
+        continue;
+      }
+      Submission Budget;
+      Budget.ComputeUnits = K;
+      auto Read = [&] { launch(S, "read", G, {Y.arg(), X.arg(), u32Arg(N), f32Arg(-1)}, Budget); };
+      set(Name, 4.0 * N / best(Read),
+          fmt::format("{} of {} compute units; {}", K, D.computeUnits(), Size));
+    }
   }
 
   void latency(uint64_t Elements) {
@@ -454,7 +492,8 @@ struct DeviceProbe::Impl {
         {"float16 tile rate", 2, {"fp16-tile-flops"}, [&] { tiles(); }},
         {"memory bandwidth",
          4,
-         {"read-bandwidth", "write-bandwidth", "copy-bandwidth"},
+         {"read-bandwidth", "write-bandwidth", "copy-bandwidth", "read-bandwidth-quarter-slice",
+          "read-bandwidth-half-slice", "read-bandwidth-three-quarter-slice"},
          [&] { Elements = bandwidth(); }},
         {"memory latency",
          2,
@@ -513,6 +552,7 @@ DeviceProbe::DeviceProbe(BackendDevice& Device, std::shared_ptr<LoadedProgram> K
 DeviceProbe::~DeviceProbe() = default;
 
 std::vector<CalibrationFact> DeviceProbe::run() {
+  CoRunAdmission::Suspended Whole; // each measurement has the device to itself
   return P->run();
 }
 

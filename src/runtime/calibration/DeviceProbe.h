@@ -30,6 +30,10 @@ public:
   /// Every fact DeviceCalibration names, measured or absent.
   std::vector<CalibrationFact> run();
 
+  /// What this probe measures, in each device record's key: a record from a probe that measured
+  /// other facts is measured again. Raise it when facts are added or measured otherwise.
+  static constexpr const char* Version = "probe 2 (slices)";
+
   /// The names, units and meaning of every fact, in the order run() returns them.
   struct FactInfo {
     const char* Name;

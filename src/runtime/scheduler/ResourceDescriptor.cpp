@@ -7,6 +7,7 @@
 #include "runtime/calibration/CalibrationSet.h"
 #include "runtime/scheduler/Submission.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -121,7 +122,40 @@ void classify(BackendDevice& Device, cajeta_xpu_resource_descriptor& Out) {
     Out.arithmetic_class = CAJETA_XPU_CLASS_COMPUTE_BOUND; // moves nothing
 }
 
+/// Where the launch runs, as the device realises its placement (a backend that cannot confine
+/// a launch runs it on the whole device).
+void place(const BackendDevice& Device, const LaunchGeometry& G,
+           cajeta_xpu_resource_descriptor& Out) {
+  using Part = LaunchGeometry::Part;
+  unsigned All = Device.computeUnits(), Reserved = Device.reservedComputeUnits();
+  unsigned Step = Device.sliceGranularity();
+  unsigned Slice = Step ? std::max(Step, (G.SliceUnits + Step - 1) / Step * Step) : 0;
+  Out.placement = CAJETA_XPU_PLACEMENT_WHOLE;
+  Out.compute_units = All;
+  if (G.Partition == Part::Reserved && Reserved) {
+    Out.placement = CAJETA_XPU_PLACEMENT_RESERVED;
+    Out.compute_units = Reserved;
+  } else if (G.Partition == Part::Remainder && Reserved) {
+    Out.placement = CAJETA_XPU_PLACEMENT_REMAINDER;
+    Out.compute_units = All - Reserved;
+  } else if ((G.Partition == Part::Slice || G.Partition == Part::SliceComplement) && Slice &&
+             Slice + Step <= All) {
+    bool First = G.Partition == Part::Slice;
+    Out.placement = First ? CAJETA_XPU_PLACEMENT_SLICE : CAJETA_XPU_PLACEMENT_SLICE_COMPLEMENT;
+    Out.compute_units = First ? Slice : All - Slice;
+  }
+}
+
 } // namespace
+
+LaunchCost launchCost(const Kernel& K, const cajeta_xpu_arg* Args, const LaunchGeometry& Geometry) {
+  const bundle::SchedulingManifest* Sched =
+      K.manifest() && K.manifest()->Scheduling ? &*K.manifest()->Scheduling : nullptr;
+  if (!Sched)
+    return {};
+  CostEvaluator Cost(K.info(), Args, Geometry);
+  return {Cost(Sched->BytesRead), Cost(Sched->BytesWritten), Cost(Sched->Operations)};
+}
 
 void describeSubmission(const Kernel& K, const cajeta_xpu_arg* Args, size_t Count,
                         const LaunchGeometry& Geometry, const Submission& Sub,
@@ -162,6 +196,7 @@ void describeSubmission(const Kernel& K, const cajeta_xpu_arg* Args, size_t Coun
   Out.restartable = Sched && Sched->Restartable ? 1 : 0;
   Out.yield_points = Sched ? Sched->YieldPoints : 0;
   classify(K.program().device(), Out);
+  place(K.program().device(), Geometry, Out);
   Out.access_count = Storage.size();
   Out.accesses = Storage.data();
 }

@@ -12,6 +12,13 @@ namespace cajeta::xpu::rt {
 class Kernel;
 struct Submission;
 
+/// A launch's costs: its manifest's cost expressions evaluated with its scalar arguments and
+/// geometry; -1 each where unknown (no scheduling section, or a cost the manifest cannot state).
+struct LaunchCost {
+  double BytesRead = -1, BytesWritten = -1, Operations = -1;
+};
+LaunchCost launchCost(const Kernel& K, const cajeta_xpu_arg* Args, const LaunchGeometry& Geometry);
+
 /// Fills Out; its accesses live in Storage, which the caller keeps until Out is read.
 void describeSubmission(const Kernel& K, const cajeta_xpu_arg* Args, size_t Count,
                         const LaunchGeometry& Geometry, const Submission& Sub,

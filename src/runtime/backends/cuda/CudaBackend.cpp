@@ -144,6 +144,7 @@ public:
     return Reservation->reserve(Units, "asked for");
   }
   unsigned reservedComputeUnits() const override { return Reservation->reservedSms(); }
+  unsigned sliceGranularity() const override { return Reservation->granularity(); }
 
   std::unique_ptr<BackendModule> loadModule(const bundle::Payload& Payload) override {
     bind();

@@ -141,15 +141,28 @@ unsigned CudaQueue::laneFor(CUfunction Fn, const bundle::KernelInfo& Info,
                             const LaunchGeometry& Geometry) {
   using Part = LaunchGeometry::Part;
   const CudaReservation::Split* Split = nullptr;
-  if (Geometry.Partition == Part::Reserved)
+  unsigned L = WholeLane;
+  switch (Geometry.Partition) {
+  case Part::Whole:
+    return WholeLane;
+  case Part::Reserved:
     Split = Reservation.forLatency(Fn, Geometry, Info.Name);
-  else if (Geometry.Partition == Part::Remainder)
+    L = ReservedLane;
+    break;
+  case Part::Remainder:
     Split = Reservation.current();
+    L = RemainderLane;
+    break;
+  case Part::Slice:
+  case Part::SliceComplement:
+    Split = Reservation.slice(Geometry.SliceUnits);
+    L = Geometry.Partition == Part::Slice ? SliceLane : ComplementLane;
+    break;
+  }
   if (!Split)
     return WholeLane;
-  unsigned L = Geometry.Partition == Part::Reserved ? ReservedLane : RemainderLane;
   Lane& Ln = Lanes[L];
-  CudaPartition& P = L == ReservedLane ? *Split->Reserved : *Split->Remainder;
+  CudaPartition& P = L == ReservedLane || L == SliceLane ? *Split->Reserved : *Split->Remainder;
   if (Ln.Stream && Ln.Partition != &P) { // the reservation was remade: leave the old partition
     if (Current == L)
       moveTo(WholeLane);

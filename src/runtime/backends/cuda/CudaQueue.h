@@ -75,7 +75,7 @@ private:
     CudaPartition* Partition = nullptr; // null: the primary context
     CUevent Join = nullptr;             // recorded where work leaves this lane
   };
-  enum : unsigned { WholeLane, ReservedLane, RemainderLane, LaneCount };
+  enum : unsigned { WholeLane, ReservedLane, RemainderLane, SliceLane, ComplementLane, LaneCount };
   /// The lane a launch of Fn runs on (making the reservation or the lane's stream on first use).
   unsigned laneFor(CUfunction Fn, const bundle::KernelInfo& Info, const LaunchGeometry& Geometry);
   /// Orders what follows on lane L after everything enqueued so far.

@@ -53,15 +53,8 @@ unsigned CudaReservation::reserve(unsigned Units, const std::string& Why, bool R
   }
   if (Refused || !Api.hasGreenContexts())
     return 0;
-  CudaDevResource All{};
-  CUresult R = Api.cuDeviceGetDevResource(Dev, &All, CU_DEV_RESOURCE_TYPE_SM);
-  if (R != CUDA_SUCCESS)
-    fail(CAJETA_XPU_ERROR,
-         fmt::format("cuda device '{}': cuDeviceGetDevResource: {}", DeviceName, Api.describe(R)));
-  // Hopper partitions in multiples of 8 SMs; older drivers do not report the granularity.
-  unsigned Align = std::max({All.SmCoscheduledAlignment, All.MinSmPartitionSize, 2u});
-  if (!All.SmCoscheduledAlignment && SmCount >= 100)
-    Align = 8;
+  unsigned Align = 0;
+  CudaDevResource All = deviceSms(Align);
   unsigned Most = All.SmCount / MostDivisor / Align * Align;
   if (Most < Align)
     fail(CAJETA_XPU_ERROR,
@@ -81,6 +74,63 @@ unsigned CudaReservation::reserve(unsigned Units, const std::string& Why, bool R
   Made.push_back(std::move(S));
   Current.store(Made.back().get(), std::memory_order_release);
   return Made.back()->Reserved->sms();
+}
+
+CudaDevResource CudaReservation::deviceSms(unsigned& Align) {
+  CudaDevResource All{};
+  CUresult R = Api.cuDeviceGetDevResource(Dev, &All, CU_DEV_RESOURCE_TYPE_SM);
+  if (R != CUDA_SUCCESS)
+    fail(CAJETA_XPU_ERROR,
+         fmt::format("cuda device '{}': cuDeviceGetDevResource: {}", DeviceName, Api.describe(R)));
+  // Hopper partitions in multiples of 8 SMs; older drivers do not report the granularity.
+  Align = std::max({All.SmCoscheduledAlignment, All.MinSmPartitionSize, 2u});
+  if (!All.SmCoscheduledAlignment && SmCount >= 100)
+    Align = 8;
+  return All;
+}
+
+unsigned CudaReservation::granularity() {
+  if (unsigned Known = KnownGranularity.load(std::memory_order_acquire))
+    return Known;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (SlicesRefused || !Api.hasGreenContexts())
+    return 0;
+  if (!Granularity) {
+    try {
+      deviceSms(Granularity);
+      KnownGranularity.store(Granularity, std::memory_order_release);
+    } catch (const RuntimeError& E) {
+      std::fprintf(stderr, "cajeta: note: [co-running] %s; launches run on the whole device\n",
+                   E.what());
+      SlicesRefused = true;
+      return 0;
+    }
+  }
+  return Granularity;
+}
+
+const CudaReservation::Split* CudaReservation::slice(unsigned Units) {
+  unsigned Align = granularity();
+  if (!Align)
+    return nullptr;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  unsigned Want = std::max(Align, (Units + Align - 1) / Align * Align);
+  for (const std::unique_ptr<Split>& S : Slices)
+    if (S->Reserved->sms() == Want)
+      return S.get();
+  if (SlicesRefused || Want + Align > SmCount)
+    return nullptr;
+  try {
+    unsigned Unused = 0;
+    CudaDevResource All = deviceSms(Unused);
+    Slices.push_back(makeSplit(All, Want));
+  } catch (const RuntimeError& E) {
+    std::fprintf(stderr, "cajeta: note: [co-running] %s; launches run on the whole device\n",
+                 E.what());
+    SlicesRefused = true;
+    return nullptr;
+  }
+  return Slices.back().get();
 }
 
 std::unique_ptr<CudaReservation::Split> CudaReservation::makeSplit(CudaDevResource& All,

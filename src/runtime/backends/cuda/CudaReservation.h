@@ -54,8 +54,9 @@ private:
 
 class CudaReservation {
 public:
-  /// The two partitions. A split that is replaced or released is kept for the process: queues
-  /// may still be inside its contexts, and an idle green context holds no SM.
+  /// The two partitions (a slice: the slice and its complement). A split that is replaced or
+  /// released is kept for the process: queues may still be inside its contexts, and an idle
+  /// green context holds no SM.
   struct Split {
     std::unique_ptr<CudaPartition> Reserved;
     std::unique_ptr<CudaPartition> Remainder;
@@ -77,6 +78,15 @@ public:
   /// SMs, 0 where the driver has no green contexts. Why names what the reservation is for in
   /// its note. Throws RuntimeError when the driver refuses the split.
   unsigned reserve(unsigned Units, const std::string& Why) { return reserve(Units, Why, true, 2); }
+  /// The step of slices' sizes (the driver's partition granularity: 8 SMs on Hopper); 0 where
+  /// the driver has no green contexts or refused one.
+  unsigned granularity();
+  /// The device cut into a slice of Units SMs (rounded up to the granularity) and the rest, for a
+  /// co-running pair or a throughput submission's compute-unit budget: made on first use and
+  /// kept (the few sizes admission picks each cost two green contexts, milliseconds). nullptr
+  /// where no slice can be made (noted once). Independent of the latency reservation.
+  const Split* slice(unsigned Units);
+
   /// The split for a latency-class launch of Fn, made on the first one and sized for one wave
   /// of its workgroups, at most a quarter of the device (or the submission's compute-unit
   /// budget, at most half); nullptr where the driver has
@@ -92,6 +102,8 @@ private:
   CUgreenCtx createGreen(CudaDevResource& Resource);
   /// The split of Want SMs and the rest of All (Mutex held).
   std::unique_ptr<Split> makeSplit(CudaDevResource& All, unsigned Want);
+  /// The device's SMs and their partition granularity (Mutex held); throws RuntimeError.
+  CudaDevResource deviceSms(unsigned& Align);
 
   const CudaDriverApi& Api;
   CUdevice Dev;
@@ -100,7 +112,11 @@ private:
   std::mutex Mutex;                         // making the split
   std::vector<std::unique_ptr<Split>> Made; // the current one last
   std::atomic<const Split*> Current{nullptr};
-  bool Refused = false; // the driver cannot: noted once, never tried again
+  bool Refused = false;                       // the driver cannot: noted once, never tried again
+  std::vector<std::unique_ptr<Split>> Slices; // by size, made on first use
+  unsigned Granularity = 0;                   // 0: not asked yet
+  std::atomic<unsigned> KnownGranularity{0};  // Granularity once known: read without the lock
+  bool SlicesRefused = false;
 };
 
 } // namespace cajeta::xpu::rt::cuda
