@@ -59,6 +59,8 @@ prepare() {
   cp "$Bundles"/*.cjx "$Carry/bundles/" || return 1
   # The device BVH build's kernels (no compiler on the GPU machine), beside the runtime library.
   cp "$Build/lib/cajeta-lbvh.cjx" "$Carry/lib/" || return 1
+  # The calibration's kernels (the throughput profile calibrates the device first).
+  cp "$Build/lib/cajeta-calibration.cjx" "$Carry/lib/" || return 1
   # The Vulkan side loads the same bundles: each must carry one spirv payload per kernel, but
   # tilegemm, whose software tile does not fit Vulkan's shared memory beside its own staging
   # arrays (the compiler warns; the bench runs it on the cuda backend only).

@@ -64,6 +64,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   runChainBench(C);
   runPolyBenchBench(C);
   runLatencyPolicyBench(C);
+  runThroughputProfileBench(C);
   runCoRunningBench(C); // last: its reservation lasts for the process
   std::printf("## ours (cuda backend) vs CUDA C++ peers\n\n%s", Table.render().c_str());
   std::printf("\nratio = our rate / peer rate (= peer time / our time for the same work); "

@@ -156,6 +156,7 @@ void runWaveReduceBench(GpuBenchContext& C);    // sum on wave ops vs CUB, on cu
 void runRayTraceBench(GpuBenchContext& C);      // primary rays vs a hand-written CUDA BVH walk
 void runPolyBenchBench(GpuBenchContext& C);     // PolyBench/GPU's kernels vs the same in nvcc
 void runLatencyPolicyBench(GpuBenchContext& C); // a latency-policy probe beside a filler
+void runThroughputProfileBench(GpuBenchContext& C); // co-running admission: two streams
 void runCoRunningBench(GpuBenchContext& C);     // the latency profile: requests beside bulk work
 
 /// The Vulkan backend's targets for Vulkan time over CUDA time (docs/benchmarks.md).
