@@ -351,8 +351,8 @@ void placeByPolicy(const Kernel& K, const Stream& S, const cajeta_xpu_arg* Args,
   bool LatencyClass =
       Sub.Policy == CAJETA_XPU_POLICY_LATENCY || Sub.Policy == CAJETA_XPU_POLICY_FRAME_BUDGET;
   Geometry.Urgent = LatencyClass;
-  if (!Scheduler::reserving())
-    return;
+  if (!Scheduler::reserving() || Sub.CaptureId)
+    return; // a chain is replayed whole on the device's primary stream
   using Part = LaunchGeometry::Part;
   if (LatencyClass) {
     Geometry.Partition = Part::Reserved;
