@@ -114,6 +114,10 @@ struct TargetManifest {
   /// than one step each); empty / -1 where there is none.
   std::string StepSymbol;
   int32_t StepCountParam = -1;
+  /// CPU: a third entry with that loop run once per work-item, used when StepCountParam is at
+  /// most the launch's global size in x (one step each or none: GridStrideInterchange::
+  /// rewriteOnce); empty where there is none (older bundles, or more than one such loop).
+  std::string OnceSymbol;
   /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.
   std::optional<SchedulingManifest> Scheduling;
 };

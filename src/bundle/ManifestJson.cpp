@@ -80,6 +80,8 @@ json targetToJson(const TargetManifest& T) {
   if (!T.StepSymbol.empty()) {
     J["stepSymbol"] = T.StepSymbol;
     J["stepCountParam"] = T.StepCountParam;
+    if (!T.OnceSymbol.empty())
+      J["onceSymbol"] = T.OnceSymbol;
   }
   if (T.Scheduling)
     J["scheduling"] = schedulingToJson(*T.Scheduling);
@@ -473,6 +475,9 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
         !R.u32(J, Path, "stepCountParam", Param))
       return false;
     Out.StepCountParam = int32_t(Param);
+    if (J.contains("onceSymbol") && // optional: compilers since 0.13
+        !R.nonEmptyString(J, Path, "onceSymbol", Out.OnceSymbol))
+      return false;
   }
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
     SchedulingManifest S;

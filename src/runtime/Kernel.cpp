@@ -411,9 +411,14 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G) const {
   if (!StepEntry)
     return Entry;
-  uint64_t Items =
-      uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2] * G.Block[0] * G.Block[1] * G.Block[2];
-  return Args[StepCountParam].Bits > Items ? StepEntry : Entry;
+  uint64_t Count = Args[StepCountParam].Bits;
+  // One step or none per work-item: the loop strides by the grid's size in x (at most 2^31, so
+  // no 32-bit index wraps past the count on its second step).
+  uint64_t SizeX = uint64_t(G.Grid[0]) * G.Block[0];
+  if (OnceEntry && Count <= SizeX && SizeX <= 0x7fffffffu)
+    return OnceEntry;
+  uint64_t Items = SizeX * G.Grid[1] * G.Grid[2] * G.Block[1] * G.Block[2];
+  return Count > Items ? StepEntry : Entry;
 }
 
 std::string Kernel::describeFailure(const KernelFailure& Failure) const {

@@ -29,15 +29,17 @@ public:
   const LoadedProgram& program() const { return Program; }
   const bundle::KernelInfo& info() const { return Info; }
   const void* entry() const { return Entry; }
-  /// The entry to run with these (marshalled) arguments and geometry: the step-at-a-time entry
-  /// (TargetManifest::StepSymbol) when the grid-stride loop's count exceeds the launch's
-  /// work-items, else entry(). Both compute the same.
+  /// The entry to run with these (marshalled) arguments and geometry: the run-once entry
+  /// (TargetManifest::OnceSymbol) when the grid-stride loop's count is at most the launch's
+  /// global size in x, else the step-at-a-time entry (StepSymbol) when the count exceeds the
+  /// launch's work-items, else entry(). All compute the same.
   const void* entryFor(const MarshalledArg* Args, const LaunchGeometry& Geometry) const;
   /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
   void setStepEntry(const void* E, uint32_t CountParam) {
     StepEntry = E;
     StepCountParam = CountParam;
   }
+  void setOnceEntry(const void* E) { OnceEntry = E; }
   const KernelFootprint& footprint() const { return Footprint; }
 
   /// The manifest of the program's target (null for a kernel without code there).
@@ -89,6 +91,7 @@ private:
   const void* Entry;
   const bundle::TargetManifest* Manifest = nullptr;
   const void* StepEntry = nullptr;
+  const void* OnceEntry = nullptr;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;

@@ -120,6 +120,14 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
              fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
                          Origin, K.Name, Steps, Target));
       Made->setStepEntry(StepEntry, uint32_t(Count));
+      if (const std::string& Once = It->second.OnceSymbol; !Once.empty()) {
+        const void* OnceEntry = P->Module->findKernel(Once);
+        if (!OnceEntry)
+          fail(CAJETA_XPU_BUNDLE_ERROR,
+               fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
+                           Origin, K.Name, Once, Target));
+        Made->setOnceEntry(OnceEntry);
+      }
     }
     P->Kernels.push_back(std::move(Made));
   }

@@ -107,6 +107,38 @@ TEST(Geometry, GridStrideLoopVisitsEachIndexOnce) {
   expectSame(fromDevice(Who), WantWho, "GridStride.visit work-item");
 }
 
+// The CPU runs a grid-stride loop through one of three entries chosen at launch (one step per
+// work-item, a step at a time for the group, or each work-item's whole loop): every grid shape
+// must give the same elements, including a 2-D grid whose size in x is below the count though
+// its work-items are not (the loop strides by the size in x).
+TEST(Geometry, GridStrideLoopOnEveryGridShape) {
+  xpu::Program P = compileProgram("GridStride");
+  struct Shape {
+    xpu::Dim3 Grid;
+    uint32_t N;
+  };
+  const uint32_t Block = 64;
+  const Shape Shapes[] = {{xpu::grid(16), 1000},   // one step or none each
+                          {xpu::grid(16), 1024},   // exactly one step each
+                          {xpu::grid(16), 1025},   // one work-item takes a second step
+                          {xpu::grid(3), 1000},    // many steps each
+                          {xpu::grid(8, 3), 1000}, // 2-D: 512 in x, 1,536 work-items
+                          {xpu::grid(16, 2), 1000}};
+  for (const Shape& S : Shapes) {
+    const uint32_t Len = S.N + 9;
+    std::vector<float> In = floatData<float>(Len, 801, -50, 50);
+    auto Out = filledBuffer<float>(Len, -7.0f);
+    runKernel(P.kernel("GridStride.scale"), S.Grid, xpu::block(Block), Out, toDevice(In), 1.75f,
+              S.N);
+    std::vector<float> Want(Len, -7.0f);
+    for (uint32_t I = 0; I < S.N; ++I)
+      Want[I] = In[I] * 1.75f + 1.0f;
+    expectSame(fromDevice(Out), Want,
+               "GridStride.scale, grid " + std::to_string(S.Grid.x) + " x " +
+                   std::to_string(S.Grid.y) + ", n " + std::to_string(S.N));
+  }
+}
+
 TEST(Geometry, GridStrideIndexTypes) {
   xpu::Program P = compileProgram("GridStrideTypes");
   const size_t Len = 500;

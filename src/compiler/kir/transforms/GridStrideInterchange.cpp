@@ -85,6 +85,32 @@ int GridStrideInterchange::countParam(const kir::Function& K) {
   return -1;
 }
 
+bool GridStrideInterchange::rewriteOnce(kir::Function& F, kir::Module& Scratch) {
+  std::vector<Stmt*> Loops;
+  forEachTopLevel(F.Body, [&](Stmt* L) { Loops.push_back(L); });
+  if (Loops.size() != 1)
+    return false;
+  Stmt* L = Loops.front();
+  // Sema's shape: E = (i < count). A count narrower than 32 bits could see the stride (the grid's
+  // size, converted) wrap to something smaller than the count.
+  if (L->E->K != Expr::Kind::Binary || L->E->Ops.size() != 2)
+    return false;
+  ScalarType Count = L->E->Ops[1]->Ty.Elem;
+  if (Count != ScalarType::I32 && Count != ScalarType::U32 && Count != ScalarType::I64 &&
+      Count != ScalarType::U64)
+    return false;
+  SourceLoc Loc = L->Loc;
+  Stmt* Body = Scratch.newStmt(Stmt::Kind::Block, Loc);
+  Body->Body = {breakIf(Scratch, negate(Scratch, L->E), L->LoopId, Loc), L->LoopBody};
+  Expr* False = Scratch.newExpr(Expr::Kind::Const, Type::scalar(ScalarType::Bool), Loc);
+  False->IntValue = 0;
+  L->LoopBody = Body;
+  L->E = False;
+  L->TestAtEnd = true;
+  L->GridStride = false; // one step: no longer a loop over the grid
+  return true;
+}
+
 void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
   // The top-level grid-stride loops with the block that holds each.
   std::vector<std::pair<Stmt*, size_t>> Sites;

@@ -18,6 +18,12 @@ public:
   /// loop fission runs a step at a time for the whole group (a work-item that breaks is parked
   /// until the loop ends). Sets F.HasBarrier.
   static void rewrite(kir::Function& F, kir::Module& Scratch);
+  /// Rewrites F's top-level grid-stride loop, where it has exactly one and its count is at least
+  /// 32 bits wide, to run at most once per work-item: `do { if (!(i < n)) break; body } while
+  /// (false)` (a continue still ends the one step). The CPU's entry for launches whose count is
+  /// at most the grid's size in x (each work-item then has one step or none), where it
+  /// vectorizes across work-items as the `if (i < n)` form does. False where it does not apply.
+  static bool rewriteOnce(kir::Function& F, kir::Module& Scratch);
   /// The scalar parameter that is the count of K's first top-level grid-stride loop
   /// (`buf.range(n)` with n a parameter), or -1: the runtime compares it with the launch's
   /// work-items to choose between the plain and the rewritten entry.

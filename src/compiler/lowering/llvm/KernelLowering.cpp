@@ -206,6 +206,19 @@ void KernelLowering::emitKernelEntries(size_t I) {
     TMan.StepCountParam = CountParam;
   }
   Inlined.push_back(std::move(Steps));
+  // And a third with the loop run once per work-item, for launches whose count the grid covers
+  // in x: vectorized across work-items like the `if (i < n)` form, which the plain entry's loop
+  // of unknown trip count is not.
+  if (TMan.StepSymbol.empty() || !Error.empty())
+    return;
+  std::unique_ptr<kir::Function> Once =
+      kir::KirInliner::inlineBarrierCalls(KM, *Lowered, Scratch, Error);
+  if (!Once)
+    return;
+  Once->Symbol += "_once";
+  if (kir::GridStrideInterchange::rewriteOnce(*Once, Scratch) && emitEntry(KF, *Once))
+    TMan.OnceSymbol = Once->Symbol;
+  Inlined.push_back(std::move(Once));
 }
 
 llvm::Function* KernelLowering::emitEntry(const kir::Function& KF, const kir::Function& Lowered) {

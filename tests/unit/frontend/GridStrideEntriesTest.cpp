@@ -1,0 +1,62 @@
+// The CPU payload's entries for a kernel with a top-level grid-stride loop: the plain entry, the
+// step-at-a-time entry (StepSymbol) and the run-once entry (OnceSymbol), the last only where the
+// kernel has exactly one such loop with a count of 32 bits or more. The GPU payloads have one.
+#include "compiler/driver/Compiler.h"
+
+#include <gtest/gtest.h>
+
+using cajeta::driver::Compiler;
+
+namespace {
+
+const cajeta::bundle::TargetManifest* cpuManifest(const cajeta::bundle::Program& P,
+                                                  const std::string& Kernel) {
+  for (const auto& K : P.Kernels)
+    if (K.Name == Kernel)
+      for (const auto& [Target, M] : K.Targets)
+        if (Target.rfind("cpu", 0) == 0)
+          return &M;
+  return nullptr;
+}
+
+} // namespace
+
+TEST(GridStrideEntries, OneLoopGetsTheStepAndTheOnceEntries) {
+  auto R = Compiler::compile(
+      "t.cj",
+      "import cajeta.xpu.*;\n"
+      "class K {\n"
+      "@Kernel static void one(KernelBuffer<float32> out, KernelBuffer<float32> in, uint32 n) {\n"
+      "  for (i, float32 v : in.range(n)) { if (v < 0.0f) { continue; } out[i] = v; }\n"
+      "}\n"
+      "@Kernel static void two(KernelBuffer<float32> out, KernelBuffer<float32> in, uint32 n) {\n"
+      "  for (i, float32 v : in.range(n)) { out[i] = v; }\n"
+      "  for (i, float32 v : in.range(n)) { out[i] = out[i] + v; }\n"
+      "}\n"
+      "@Kernel static void narrow(KernelBuffer<float32> out, KernelBuffer<float32> in, "
+      "uint16 n) {\n"
+      "  for (i, float32 v : in.range(n)) { out[i] = v; }\n"
+      "}\n"
+      "}\n",
+      {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  const auto* One = cpuManifest(R.Program, "K.one");
+  ASSERT_NE(One, nullptr);
+  EXPECT_EQ(One->StepSymbol, One->Symbol + "_steps");
+  EXPECT_EQ(One->OnceSymbol, One->Symbol + "_once");
+  EXPECT_EQ(One->StepCountParam, 2);
+  const auto* Two = cpuManifest(R.Program, "K.two");
+  ASSERT_NE(Two, nullptr);
+  EXPECT_FALSE(Two->StepSymbol.empty());
+  EXPECT_TRUE(Two->OnceSymbol.empty()); // two loops: the count covers only the first
+  const auto* Narrow = cpuManifest(R.Program, "K.narrow");
+  ASSERT_NE(Narrow, nullptr);
+  EXPECT_TRUE(Narrow->OnceSymbol.empty()); // a 16-bit count: the stride could wrap below it
+  for (const auto& K : R.Program.Kernels) {
+    for (const auto& [Target, M] : K.Targets) {
+      if (Target.rfind("cpu", 0) != 0) {
+        EXPECT_TRUE(M.OnceSymbol.empty() && M.StepSymbol.empty()) << K.Name << " " << Target;
+      }
+    }
+  }
+}
