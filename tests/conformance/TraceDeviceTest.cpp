@@ -4,6 +4,7 @@
 // scripts/device-test.sh on CUDA and Vulkan.
 #include "ConformanceSupport.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -65,6 +66,58 @@ TEST(TraceDevice, KernelsAndChainsHaveDeviceSlices) {
     return;
   EXPECT_TRUE(Chained) << J.dump(1);
   EXPECT_GE(ChainStart + 1, SlowEnd) << "the chain ran before the kernel it follows ended";
+}
+
+// Launches on a slice of the device, on the latency class's reserved units and on the rest
+// (CUDA: three green-context lanes of one stream; elsewhere the whole device) each get their
+// device span, in the stream's order.
+TEST(TraceDevice, LaunchesOnEveryPartitionHaveDeviceSlices) {
+  const char* Path = std::getenv("CAJETA_XPU_TRACE");
+  if (!Path || !*Path)
+    GTEST_SKIP() << "CAJETA_XPU_TRACE is not set (ctest's conformance_trace sets it)";
+  xpu::Program P = compileProgram("StreamOrder");
+  xpu::Device D = P.device();
+  auto A = toDevice(std::vector<int32_t>(N, 0));
+  auto B = toDevice(std::vector<int32_t>(N, 0));
+  xpu::KernelStream S;
+  uint32_t Rounds = D.runsOnHostCpu() ? 2000 : 200000;
+  // A compute-unit budget first: slices are cut only while no reservation exists.
+  xpu::ResourceDescriptor Sliced =
+      P.kernel("StreamOrder.slowFill")
+          .launch(xpu::KernelSubmission(S).computeUnits(std::max(1u, D.computeUnits() / 4)),
+                  xpu::grid(N / Block), xpu::block(Block))(A, 1, Rounds, 0u, N);
+  xpu::ResourceDescriptor Reserved =
+      P.kernel("StreamOrder.fill")
+          .launch(xpu::KernelSubmission(S).policy(xpu::Policy::Latency), xpu::grid(N / Block),
+                  xpu::block(Block))(B, 5, N);
+  xpu::ResourceDescriptor Rest =
+      P.kernel("StreamOrder.plusOne")
+          .launch(xpu::KernelSubmission(S), xpu::grid(N / Block), xpu::block(Block))(B, A, N);
+  S.sync();
+  if (D.backend() == std::string("cuda")) {
+    EXPECT_EQ(Sliced.placement, xpu::Placement::Slice);
+    EXPECT_EQ(Reserved.placement, xpu::Placement::Reserved);
+    EXPECT_EQ(Rest.placement, xpu::Placement::Remainder);
+  }
+  ASSERT_EQ(cajeta_xpu_trace_flush(), CAJETA_XPU_SUCCESS);
+
+  std::ifstream In(Path);
+  ASSERT_TRUE(In) << Path;
+  nlohmann::json J = nlohmann::json::parse(In);
+  std::map<int, std::string> Threads;
+  for (const auto& E : J["traceEvents"])
+    if (E["ph"] == "M" && E["name"] == "thread_name")
+      Threads[E["tid"]] = E["args"]["name"];
+  std::map<std::string, std::pair<uint64_t, uint64_t>> Span; // kernel: start, end
+  for (const auto& E : J["traceEvents"])
+    if (E["ph"] == "X" && E.value("cat", "") == "device" &&
+        Threads[E["tid"]] == S.name() + " on the device")
+      Span[E["name"]] = {uint64_t(E["ts"]), uint64_t(E["ts"]) + uint64_t(E["dur"])};
+  const char* Order[] = {"StreamOrder.slowFill", "StreamOrder.fill", "StreamOrder.plusOne"};
+  for (const char* K : Order)
+    ASSERT_TRUE(Span.count(K)) << K << " has no device span: " << J.dump(1);
+  EXPECT_GE(Span[Order[1]].first + 1, Span[Order[0]].second);
+  EXPECT_GE(Span[Order[2]].first + 1, Span[Order[1]].second);
 }
 
 } // namespace
