@@ -5,7 +5,9 @@
 // class; while a memory-bound and a compute-bound stream both have work queued, CoRunPlanner
 // decides whether they share the device on disjoint slices of its compute units and where to
 // cut. Two streams of one class are never split (they would only halve each other) and run on
-// the whole device as before.
+// the whole device as before. Footprint does not enter yet: the two sides run on disjoint SMs,
+// where their registers and shared memory never meet (it will where kernels share SMs:
+// docs/scheduler.md, "Co-running within SMs").
 //
 // It needs what only measurement gives: the device's calibration record with the read
 // bandwidth on slices of the device (DeviceProbe), and a device that can confine a launch to a
