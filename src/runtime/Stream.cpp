@@ -39,6 +39,25 @@ Stream::Stream(BackendDevice& Device, std::string Name)
 
 namespace {
 
+/// Where the scheduler asked a launch to run, for the trace ("" for the whole device). A backend
+/// that cannot confine a launch runs it on the whole device all the same.
+std::string placementText(const LaunchGeometry& G) {
+  using Part = LaunchGeometry::Part;
+  switch (G.Partition) {
+  case Part::Whole:
+    return "";
+  case Part::Reserved:
+    return ", on the units reserved for the latency class";
+  case Part::Remainder:
+    return ", on the units not reserved";
+  case Part::Slice:
+    return fmt::format(", on a slice of {} units", G.SliceUnits);
+  case Part::SliceComplement:
+    return fmt::format(", beside a slice of {} units", G.SliceUnits);
+  }
+  return "";
+}
+
 /// What abandoned streams leave running: never freed, never waited for.
 struct AbandonedWork {
   std::unique_ptr<BackendQueue> Queue;
@@ -263,9 +282,9 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
   noteAccesses(Uses, UseCount, TraceStart);
   if (T)
     traceCommand(*T, TraceStart, "launch", K.name(),
-                 fmt::format("grid [{},{},{}] block [{},{},{}]", Geometry.Grid[0], Geometry.Grid[1],
-                             Geometry.Grid[2], Geometry.Block[0], Geometry.Block[1],
-                             Geometry.Block[2]),
+                 fmt::format("grid [{},{},{}] block [{},{},{}]{}", Geometry.Grid[0],
+                             Geometry.Grid[1], Geometry.Grid[2], Geometry.Block[0],
+                             Geometry.Block[1], Geometry.Block[2], placementText(Geometry)),
                  Waited, &Sub);
 }
 
