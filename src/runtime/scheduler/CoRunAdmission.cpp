@@ -129,13 +129,16 @@ void CoRunAdmission::place(const void* Stream, const Kernel& K, const cajeta_xpu
       It = Streams.erase(It);
       continue;
     }
-    Q.Demand *= std::exp(-(Now - Q.Stamp) / DemandSeconds);
+    double Decay = std::exp(-(Now - Q.Stamp) / DemandSeconds);
+    Q.Demand[0] *= Decay;
+    Q.Demand[1] *= Decay;
     Q.Stamp = Now;
     if (Mine) {
-      Q.Demand += Solo;
+      Q.Demand[Memory ? 0 : 1] += Solo;
       Q.MemoryBound = Memory;
     }
-    Demand[Q.MemoryBound ? 0 : 1] += Q.Demand;
+    Demand[0] += Q.Demand[0];
+    Demand[1] += Q.Demand[1];
     PartnerBusy |= !Mine && Q.BusyUntil > Now && Q.MemoryBound != Memory;
     ++It;
   }

@@ -61,10 +61,11 @@ public:
 
 private:
   struct Queued {
-    bool MemoryBound = false; // the class of its latest launch
-    double BusyUntil = 0;     // seconds (steady clock) its queued work is estimated to end
-    double Demand = 0;        // work issued, seconds alone, decaying (DemandSeconds)
-    double Stamp = 0;         // when Demand was last decayed
+    bool MemoryBound = false;  // the class of its latest launch
+    double BusyUntil = 0;      // seconds (steady clock) its queued work is estimated to end
+    double Demand[2] = {0, 0}; // work issued, [memory-bound, compute-bound] seconds alone,
+                               // decaying (DemandSeconds): one stream may issue both
+    double Stamp = 0;          // when Demand was last decayed
   };
   /// The planner from the device's record (rebuilt when the record changes); false where the
   /// record lacks a fact the plan needs.
