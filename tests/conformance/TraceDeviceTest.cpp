@@ -7,12 +7,34 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace conformance {
 namespace {
 
 constexpr uint32_t N = 4096;
 constexpr uint32_t Block = 128;
+
+/// The device slices ("X" events of category "device") on Stream's device track of the trace at
+/// Path, and the whole trace for messages.
+std::vector<nlohmann::json> deviceSlices(const char* Path, const std::string& Stream,
+                                         nlohmann::json& Whole) {
+  std::ifstream In(Path);
+  EXPECT_TRUE(In) << Path;
+  if (!In)
+    return {};
+  Whole = nlohmann::json::parse(In);
+  std::map<int, std::string> Threads;
+  for (const auto& E : Whole["traceEvents"])
+    if (E["ph"] == "M" && E["name"] == "thread_name")
+      Threads[E["tid"]] = E["args"]["name"];
+  std::vector<nlohmann::json> Out;
+  for (const auto& E : Whole["traceEvents"])
+    if (E["ph"] == "X" && E.value("cat", "") == "device" &&
+        Threads[E["tid"]] == Stream + " on the device")
+      Out.push_back(E);
+  return Out;
+}
 
 TEST(TraceDevice, KernelsAndChainsHaveDeviceSlices) {
   const char* Path = std::getenv("CAJETA_XPU_TRACE");
@@ -36,19 +58,10 @@ TEST(TraceDevice, KernelsAndChainsHaveDeviceSlices) {
   S.sync();
   ASSERT_EQ(cajeta_xpu_trace_flush(), CAJETA_XPU_SUCCESS);
 
-  std::ifstream In(Path);
-  ASSERT_TRUE(In) << Path;
-  nlohmann::json J = nlohmann::json::parse(In);
-  std::map<int, std::string> Threads;
-  for (const auto& E : J["traceEvents"])
-    if (E["ph"] == "M" && E["name"] == "thread_name")
-      Threads[E["tid"]] = E["args"]["name"];
+  nlohmann::json J;
   uint64_t SlowEnd = 0, ChainStart = 0;
   bool Slow = false, Chained = false;
-  for (const auto& E : J["traceEvents"]) {
-    if (E["ph"] != "X" || E.value("cat", "") != "device" ||
-        Threads[E["tid"]] != S.name() + " on the device")
-      continue;
+  for (const auto& E : deviceSlices(Path, S.name(), J)) {
     if (E["name"] == "StreamOrder.slowFill") {
       Slow = true;
       SlowEnd = uint64_t(E["ts"]) + uint64_t(E["dur"]);
@@ -101,18 +114,10 @@ TEST(TraceDevice, LaunchesOnEveryPartitionHaveDeviceSlices) {
   }
   ASSERT_EQ(cajeta_xpu_trace_flush(), CAJETA_XPU_SUCCESS);
 
-  std::ifstream In(Path);
-  ASSERT_TRUE(In) << Path;
-  nlohmann::json J = nlohmann::json::parse(In);
-  std::map<int, std::string> Threads;
-  for (const auto& E : J["traceEvents"])
-    if (E["ph"] == "M" && E["name"] == "thread_name")
-      Threads[E["tid"]] = E["args"]["name"];
+  nlohmann::json J;
   std::map<std::string, std::pair<uint64_t, uint64_t>> Span; // kernel: start, end
-  for (const auto& E : J["traceEvents"])
-    if (E["ph"] == "X" && E.value("cat", "") == "device" &&
-        Threads[E["tid"]] == S.name() + " on the device")
-      Span[E["name"]] = {uint64_t(E["ts"]), uint64_t(E["ts"]) + uint64_t(E["dur"])};
+  for (const auto& E : deviceSlices(Path, S.name(), J))
+    Span[E["name"]] = {uint64_t(E["ts"]), uint64_t(E["ts"]) + uint64_t(E["dur"])};
   const char* Order[] = {"StreamOrder.slowFill", "StreamOrder.fill", "StreamOrder.plusOne"};
   for (const char* K : Order)
     ASSERT_TRUE(Span.count(K)) << K << " has no device span: " << J.dump(1);

@@ -64,7 +64,7 @@ unsigned CoRunAdmission::sliceUnits(unsigned Units, unsigned Granularity, double
   if (!Granularity || !Units)
     return 0;
   unsigned Want = unsigned(std::ceil(Units * Fraction));
-  unsigned K = std::max(Granularity, (Want + Granularity - 1) / Granularity * Granularity);
+  unsigned K = sliceSize(Want, Granularity);
   return K + Granularity <= Units ? K : 0;
 }
 

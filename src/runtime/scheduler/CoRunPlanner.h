@@ -16,6 +16,15 @@
 
 namespace cajeta::xpu::rt {
 
+/// The compute units of a slice asked for Units: rounded up to Granularity, at least one step
+/// (what the CUDA backend cuts; 0 where Granularity is 0).
+inline unsigned sliceSize(unsigned Units, unsigned Granularity) {
+  if (!Granularity)
+    return 0;
+  unsigned Steps = (Units + Granularity - 1) / Granularity;
+  return (Steps ? Steps : 1) * Granularity;
+}
+
 /// Read bandwidth by compute units, from measured points; linear between them, through (0, 0)
 /// and the whole device's.
 class BandwidthCurve {

@@ -5,6 +5,7 @@
 #include "runtime/Kernel.h"
 #include "runtime/LoadedProgram.h"
 #include "runtime/calibration/CalibrationSet.h"
+#include "runtime/scheduler/CoRunPlanner.h"
 #include "runtime/scheduler/Submission.h"
 
 #include <algorithm>
@@ -129,7 +130,7 @@ void place(const BackendDevice& Device, const LaunchGeometry& G,
   using Part = LaunchGeometry::Part;
   unsigned All = Device.computeUnits(), Reserved = Device.reservedComputeUnits();
   unsigned Step = Device.sliceGranularity();
-  unsigned Slice = Step ? std::max(Step, (G.SliceUnits + Step - 1) / Step * Step) : 0;
+  unsigned Slice = sliceSize(G.SliceUnits, Step);
   Out.placement = CAJETA_XPU_PLACEMENT_WHOLE;
   Out.compute_units = All;
   if (G.Partition == Part::Reserved && Reserved) {

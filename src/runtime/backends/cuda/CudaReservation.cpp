@@ -2,6 +2,7 @@
 #include "runtime/backends/cuda/CudaReservation.h"
 
 #include "runtime/RuntimeError.h"
+#include "runtime/scheduler/CoRunPlanner.h"
 
 #include <fmt/format.h>
 
@@ -114,7 +115,7 @@ const CudaReservation::Split* CudaReservation::slice(unsigned Units) {
   if (!Align)
     return nullptr;
   std::lock_guard<std::mutex> Lock(Mutex);
-  unsigned Want = std::max(Align, (Units + Align - 1) / Align * Align);
+  unsigned Want = sliceSize(Units, Align);
   for (const std::unique_ptr<Split>& S : Slices)
     if (S->Reserved->sms() == Want)
       return S.get();
