@@ -14,7 +14,7 @@ struct ScalarTypeEntry {
   unsigned Size;
 };
 
-constexpr std::array<ScalarTypeEntry, 12> ScalarTypes = {{
+constexpr std::array<ScalarTypeEntry, 13> ScalarTypes = {{
     {ScalarType::Bool, "bool", 1},
     {ScalarType::I8, "int8", 1},
     {ScalarType::I16, "int16", 2},
@@ -27,6 +27,7 @@ constexpr std::array<ScalarTypeEntry, 12> ScalarTypes = {{
     {ScalarType::F16, "float16", 2},
     {ScalarType::F32, "float32", 4},
     {ScalarType::F64, "float64", 8},
+    {ScalarType::BF16, "bfloat16", 2},
 }};
 
 constexpr std::array<std::pair<ParamKind, const char*>, 4> ParamKinds = {{

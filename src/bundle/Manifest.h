@@ -10,8 +10,10 @@
 
 namespace cajeta::bundle {
 
-/// The scalar element types of the kernel language (spec §17.4 "primitives").
-enum class ScalarType : uint8_t { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64 };
+/// The scalar element types of the kernel language (spec §17.4 "primitives"). BF16 (bfloat16:
+/// float32's sign and exponent with 7 mantissa bits) came later and so comes last: the numbering
+/// is the C API's and the bundle's.
+enum class ScalarType : uint8_t { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, BF16 };
 
 /// How a kernel parameter marshals (spec §17.4).
 /// Function: a tag over ParamInfo::FunctionTable, marshalled as a uint32 (spec §17.1).

@@ -24,6 +24,7 @@ using namespace cajeta::xpu::rt;
 namespace bundle = cajeta::bundle;
 
 static_assert(CAJETA_XPU_FLOAT64 == int(bundle::ScalarType::F64));
+static_assert(CAJETA_XPU_BFLOAT16 == int(bundle::ScalarType::BF16));
 static_assert(CAJETA_XPU_FLOAT16 == int(bundle::ScalarType::F16));
 static_assert(CAJETA_XPU_UINT8 == int(bundle::ScalarType::U8));
 
@@ -281,7 +282,7 @@ int cajeta_xpu_buffer_create(cajeta_xpu_device* D, cajeta_xpu_scalar_type Type, 
                              cajeta_xpu_buffer** Out) {
   return guarded([&] {
     require(Out, "out", __func__);
-    if (unsigned(Type) > unsigned(CAJETA_XPU_FLOAT64))
+    if (unsigned(Type) > unsigned(CAJETA_XPU_BFLOAT16))
       fail(CAJETA_XPU_ERROR, fmt::format("{}: unknown element type {}", __func__, int(Type)));
     auto Buf = std::make_shared<Buffer>(deviceOrDefault(D), bundle::ScalarType(Type), Count);
     *Out = new cajeta_xpu_buffer{std::move(Buf)};

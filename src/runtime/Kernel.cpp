@@ -79,7 +79,7 @@ static bool fitsInteger(__int128 V, bundle::ScalarType T) {
 }
 
 static const char* cTypeName(uint32_t Type) {
-  if (Type > uint32_t(bundle::ScalarType::F64))
+  if (Type > uint32_t(bundle::ScalarType::BF16))
     return "an unknown scalar type";
   return bundle::scalarTypeName(static_cast<bundle::ScalarType>(Type));
 }

@@ -1,5 +1,6 @@
-// Host references for the tile tests: float16 test data, and a float64 dot product with the sum
-// of its terms' magnitudes (the scale an accumulation's rounding error is measured against).
+// Host references for the tile tests: float16 and bfloat16 test data, and a float64 dot product
+// with the sum of its terms' magnitudes (the scale an accumulation's rounding error is measured
+// against).
 #pragma once
 
 #include "ConformanceSupport.h"
@@ -13,6 +14,14 @@ inline std::vector<xpu::float16> halfData(size_t N, uint64_t Seed) {
   std::vector<xpu::float16> H;
   for (float X : uniformData<float>(N, Seed, -1, 1))
     H.push_back(xpu::float16(X == 0 ? 0.5f : X));
+  return H;
+}
+
+/// N bfloat16 values uniform in [-1, 1), none zero.
+inline std::vector<xpu::bfloat16> bfloat16Data(size_t N, uint64_t Seed) {
+  std::vector<xpu::bfloat16> H;
+  for (float X : uniformData<float>(N, Seed, -1, 1))
+    H.push_back(xpu::bfloat16(X == 0 ? 0.5f : X));
   return H;
 }
 

@@ -259,5 +259,86 @@ TEST(Tile, Float16IntoFloat16) {
     }
 }
 
+// bfloat16 into float32: any size, edges masked. The products are exact in float32, as for
+// float16, so the same bound holds; against a float64 reference of the bfloat16 inputs.
+TEST(Tile, GemmBFloat16IntoFloat32AnySize) {
+  xpu::Program P = compileProgram("TilesBFloat16");
+  struct Case {
+    uint32_t M, N, K, Groups, Block;
+  };
+  for (Case C : {Case{16, 16, 16, 1, 64}, Case{37, 50, 70, 2, 64}, Case{5, 3, 9, 1, 64},
+                 Case{100, 20, 130, 4, 64}}) {
+    std::vector<xpu::bfloat16> A = bfloat16Data(size_t(C.M) * C.K, 6000 + C.M),
+                               B = bfloat16Data(size_t(C.K) * C.N, 7000 + C.N);
+    auto DA = toDevice(A), DB = toDevice(B);
+    auto Out = filledBuffer<float>(size_t(C.M) * C.N + 7, -7.0f);
+    runKernel(P.kernel("TilesBFloat16.gemm"), xpu::grid(C.Groups), xpu::block(C.Block), Out, DA, DB,
+              C.M, C.N, C.K);
+    std::vector<float> Got = fromDevice(Out);
+    std::string What = "TilesBFloat16.gemm " + std::to_string(C.M) + "x" + std::to_string(C.N) +
+                       "x" + std::to_string(C.K);
+    size_t Bad = 0;
+    double Err = 0, Norm = 0;
+    for (uint32_t I = 0; I < C.M; ++I)
+      for (uint32_t J = 0; J < C.N; ++J) {
+        DotRef R = dot(
+            C.K, [&](uint32_t L) { return float(A[size_t(I) * C.K + L]); },
+            [&](uint32_t L) { return float(B[size_t(L) * C.N + J]); });
+        double V = Got[size_t(I) * C.N + J];
+        Err += (V - R.Sum) * (V - R.Sum);
+        Norm += R.Sum * R.Sum;
+        if (!(std::fabs(V - R.Sum) <= 1e-6 * R.Scale + 1e-30) && Bad++ < 5)
+          ADD_FAILURE() << What << ": (" << I << ", " << J << ") is " << V << ", want " << R.Sum;
+      }
+    EXPECT_EQ(Bad, 0u) << What;
+    EXPECT_LT(std::sqrt(Err / Norm), 1e-2) << What << ": relative norm";
+    for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
+      EXPECT_EQ(Got[I], -7.0f) << What << ": written past C at " << I;
+  }
+}
+
+// Through shared memory (ldmatrix on CUDA where the rows are 16-byte aligned) and back to
+// bfloat16: each element one rounding of alpha times the float32 sum.
+TEST(Tile, BFloat16ThroughSharedIntoABFloat16Epilogue) {
+  xpu::Program P = compileProgram("TilesBFloat16");
+  const uint32_t Groups = 2;
+  std::vector<xpu::bfloat16> A = bfloat16Data(Groups * 512, 61),
+                             B = bfloat16Data(Groups * 1024, 62);
+  auto DA = toDevice(A), DB = toDevice(B);
+  const float Alpha = 0.75f;
+  for (uint32_t Pad : {32u, 40u, 33u}) {
+    auto Out = filledBuffer<xpu::bfloat16>(Groups * 512, xpu::bfloat16(3.0f));
+    runKernel(P.kernel("TilesBFloat16.sharedEpilogue"), xpu::grid(Groups), xpu::block(32), Out, DA,
+              DB, Pad, Alpha);
+    std::vector<xpu::bfloat16> Got = fromDevice(Out);
+    size_t Bad = 0;
+    for (uint32_t G = 0; G < Groups; ++G)
+      for (uint32_t I = 0; I < 16; ++I)
+        for (uint32_t J = 0; J < 32; ++J) {
+          DotRef R = dot(
+              32, [&](uint32_t L) { return float(A[G * 512 + I * 32 + L]); },
+              [&](uint32_t L) { return float(B[G * 1024 + L * 32 + J]); });
+          double V = float(Got[G * 512 + I * 32 + J]), Want = Alpha * R.Sum;
+          // One bfloat16 rounding (half a unit: 2^-8 relative) after a float32 sum and scale.
+          if (!(std::fabs(V - Want) <= 0x1p-8 * std::fabs(Want) + 1e-6 * R.Scale) && Bad++ < 5)
+            ADD_FAILURE() << "TilesBFloat16.sharedEpilogue pad " << Pad << " group " << G << " ("
+                          << I << ", " << J << ") is " << V << ", want " << Want;
+        }
+    EXPECT_EQ(Bad, 0u) << "pad " << Pad;
+  }
+}
+
+// mma.sync takes bfloat16 on CUDA; Vulkan's cooperative matrices here take no bfloat16 (the
+// software tile, with a note); the CPU has the software tile.
+TEST(Tile, BFloat16TilesAreNativeOnCudaOnly) {
+  xpu::Program P = compileProgram("TilesBFloat16");
+  xpu::Device D = P.device();
+  const char* Override = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
+  const bool Native = D.backend() == "cuda" && D.supports(xpu::Capability::CooperativeMatrix) &&
+                      !(Override && std::string(Override) == "software");
+  for (const char* K : {"TilesBFloat16.gemm", "TilesBFloat16.sharedEpilogue"})
+    EXPECT_EQ(P.kernel(K).tier("tiles"), Native ? "native" : "portable") << K;
+}
+
 } // namespace
 } // namespace conformance

@@ -238,6 +238,35 @@ TEST(Wave, Float64ReductionsAndScansInTheDefinedOrder) {
   checkFloatReductions<double>("WaveReductions.float64s", 7034, true);
 }
 
+TEST(Wave, BFloat16ShufflesAndWidenedReductions) {
+  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
+  xpu::Program P = compileProgram("WaveReductions");
+  xpu::Program Geo = compileProgram("WaveShuffles");
+  uint32_t W = waveWidth(Geo);
+  const uint32_t N = 4 * Block;
+  std::vector<float> V = uniformData<float>(N, 7035, -100, 100);
+  std::vector<xpu::bfloat16> In;
+  for (uint32_t I = 0; I < N; ++I) {
+    In.push_back(xpu::bfloat16(I % 3 ? V[I] : V[I] * 1e-3f));
+    V[I] = float(In.back());
+  }
+  auto Out = filledBuffer<xpu::bfloat16>(N * 4, xpu::bfloat16(7.0f));
+  runKernel(P.kernel("WaveReductions.bfloat16s"), xpu::grid(N / Block), xpu::block(Block),
+            toDevice(In), Out);
+  std::vector<float> Want(N * 4), Got;
+  for (uint32_t I = 0; I < N; ++I) {
+    const float* Wave = &V[I - I % W];
+    uint32_t L = I % W;
+    Want[I * 4] = float(xpu::bfloat16(butterfly<float>(Wave, W, L, addOp<float>)));
+    Want[I * 4 + 1] = butterfly<float>(Wave, W, L, ieeeMax<float>);
+    Want[I * 4 + 2] = L + 1 < W ? Wave[L + 1] : Wave[L];
+    Want[I * 4 + 3] = Wave[L ^ 1];
+  }
+  for (xpu::bfloat16 H : fromDevice(Out))
+    Got.push_back(float(H));
+  expectSame(Got, Want, "WaveReductions.bfloat16s (sum max shuffleDown shuffleXor)");
+}
+
 TEST(Wave, BallotAllAny) {
   CONFORMANCE_REQUIRE_DEVICE(WaveOps);
   xpu::Program P = compileProgram("WaveReductions");

@@ -1,6 +1,7 @@
 // KernelBuffer<T>: RAII device memory with copies ordered on streams.
 #pragma once
 
+#include "cajeta/xpu/BFloat16.hpp"
 #include "cajeta/xpu/Float16.hpp"
 #include "cajeta/xpu/Stream.hpp"
 
@@ -15,13 +16,17 @@ namespace cajeta::xpu {
 namespace detail {
 
 template <class T>
-inline constexpr bool IsKernelScalar = std::is_arithmetic_v<T> || std::is_same_v<T, float16>;
+inline constexpr bool IsKernelScalar =
+    std::is_arithmetic_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
-/// The kernel-language scalar type of a C++ arithmetic type or xpu::float16.
+/// The kernel-language scalar type of a C++ arithmetic type, xpu::float16 or xpu::bfloat16.
 template <class T> constexpr cajeta_xpu_scalar_type scalarTypeOf() {
-  static_assert(IsKernelScalar<T>, "kernel scalars are bool, integers, float16, float and double");
+  static_assert(IsKernelScalar<T>,
+                "kernel scalars are bool, integers, float16, bfloat16, float and double");
   if constexpr (std::is_same_v<T, float16>)
     return CAJETA_XPU_FLOAT16;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return CAJETA_XPU_BFLOAT16;
   else if constexpr (std::is_same_v<T, bool>)
     return CAJETA_XPU_BOOL;
   else if constexpr (std::is_floating_point_v<T>) {

@@ -70,6 +70,13 @@ inline cajeta_xpu_arg toArg(float16 V) {
   A.value.bits = V.bits();
   return A;
 }
+inline cajeta_xpu_arg toArg(bfloat16 V) {
+  cajeta_xpu_arg A{};
+  A.kind = CAJETA_XPU_ARG_SCALAR;
+  A.type = CAJETA_XPU_BFLOAT16;
+  A.value.bits = V.bits();
+  return A;
+}
 inline cajeta_xpu_arg toArg(DeviceFunction F) {
   cajeta_xpu_arg A{};
   A.kind = CAJETA_XPU_ARG_FUNCTION;
@@ -81,7 +88,8 @@ inline cajeta_xpu_arg toArg(DeviceFunction F) {
 template <class T>
 inline constexpr bool IsPodArg =
     std::is_class_v<T>&& std::is_trivially_copyable_v<T> && !std::is_same_v<T, float16> &&
-    !std::is_same_v<T, DeviceFunction> && !std::is_same_v<T, AccelerationStructure>;
+    !std::is_same_v<T, bfloat16> && !std::is_same_v<T, DeviceFunction> &&
+    !std::is_same_v<T, AccelerationStructure>;
 
 template <class T>
 requires IsPodArg<T> cajeta_xpu_arg toArg(const T& V) {

@@ -51,6 +51,7 @@ typedef enum cajeta_xpu_scalar_type {
   CAJETA_XPU_FLOAT16,
   CAJETA_XPU_FLOAT32,
   CAJETA_XPU_FLOAT64,
+  CAJETA_XPU_BFLOAT16, /* float32's sign and exponent, 7 mantissa bits (xpu::bfloat16) */
   CAJETA_XPU_SCALAR_TYPE_MAX_ENUM = 0x7fffffff /* not a type: see CAJETA_XPU_AS_IMPL_MAX_ENUM */
 } cajeta_xpu_scalar_type;
 

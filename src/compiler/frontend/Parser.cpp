@@ -914,8 +914,9 @@ Expr* Parser::parseBinary(int MinPrec) {
 }
 
 static bool isPrimitiveName(const std::string& N) {
-  static const char* Names[] = {"bool",   "int8",   "int16",  "int32",   "int64",   "uint8",
-                                "uint16", "uint32", "uint64", "float16", "float32", "float64"};
+  static const char* Names[] = {"bool",    "int8",    "int16",   "int32",  "int64",
+                                "uint8",   "uint16",  "uint32",  "uint64", "float16",
+                                "float32", "float64", "bfloat16"};
   for (const char* P : Names)
     if (N == P)
       return true;

@@ -866,7 +866,7 @@ void Sema::printParts(const Expr* E, std::vector<kir::Expr*>& Evals, std::vector
     Ok = false;
     return;
   }
-  if (X->Ty.Elem == ScalarType::F16)
+  if (X->Ty.Elem == ScalarType::F16 || X->Ty.Elem == ScalarType::BF16)
     X = castTo(X, Type::scalar(ScalarType::F32));
   // As Java builds the whole string before printing it, every part is evaluated (and may raise)
   // before anything is printed.

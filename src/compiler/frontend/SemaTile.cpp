@@ -17,8 +17,8 @@ constexpr uint32_t MaxTileDim = 256;
 constexpr uint32_t MaxTileElements = 64 * 64;
 
 bool tileElementAllowed(ScalarType T) {
-  return T == ScalarType::F16 || T == ScalarType::F32 || T == ScalarType::I8 ||
-         T == ScalarType::U8 || T == ScalarType::I32;
+  return T == ScalarType::F16 || T == ScalarType::BF16 || T == ScalarType::F32 ||
+         T == ScalarType::I8 || T == ScalarType::U8 || T == ScalarType::I32;
 }
 
 } // namespace
@@ -56,8 +56,9 @@ std::optional<Type> Sema::resolveTileType(const TypeRef& T, kir::TileUse* Use) {
   }
   auto Elem = primitiveByName(T.Args[0].Name);
   if (!Elem || !T.Args[0].Args.empty() || !tileElementAllowed(*Elem)) {
-    Diags.error(T.Args[0].Range, "a tile holds float16, float32, int8, uint8 or int32, not '" +
-                                     T.Args[0].Name + "'");
+    Diags.error(T.Args[0].Range,
+                "a tile holds float16, bfloat16, float32, int8, uint8 or int32, not '" +
+                    T.Args[0].Name + "'");
     return std::nullopt;
   }
   uint32_t Dims[2] = {0, 0};
@@ -279,8 +280,9 @@ Sema::Value Sema::buildGroup(const Expr* E, const std::string& Method) {
   const Type C = Fn().Locals[*L[0]].Ty, A = Fn().Locals[*L[1]].Ty, B = Fn().Locals[*L[2]].Ty;
   if (A.Elem != B.Elem || !kir::tileMacTypesAllowed(A.Elem, C.Elem)) {
     Diags.error(E->Range, "Group.mac of " + A.str() + " and " + B.str() + " into " + C.str() +
-                              ": supported are float16 into float16 or float32, float32 into "
-                              "float32, and int8 or uint8 into int32 (a and b of one type)");
+                              ": supported are float16 into float16 or float32, bfloat16 into "
+                              "float32, float32 into float32, and int8 or uint8 into int32 (a "
+                              "and b of one type)");
     return {};
   }
   if (A.Rows != C.Rows || B.Cols != C.Cols || A.Cols != B.Rows) {

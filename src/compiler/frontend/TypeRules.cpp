@@ -61,6 +61,8 @@ std::optional<Type> commonNumericType(Type A, Type B) {
       return B;
     if (!B.isFloat())
       return A;
+    if (A.bits() == B.bits() && A != B) // float16 and bfloat16: neither holds the other
+      return Type::scalar(ScalarType::F32);
     return A.bits() >= B.bits() ? A : B;
   }
   A = promoteSmall(A);

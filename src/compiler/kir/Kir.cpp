@@ -35,8 +35,8 @@ bool Type::isUnsigned() const {
 }
 
 bool Type::isFloat() const {
-  return K == Scalar &&
-         (Elem == ScalarType::F16 || Elem == ScalarType::F32 || Elem == ScalarType::F64);
+  return K == Scalar && (Elem == ScalarType::F16 || Elem == ScalarType::BF16 ||
+                         Elem == ScalarType::F32 || Elem == ScalarType::F64);
 }
 
 unsigned Type::bits() const {
@@ -497,6 +497,8 @@ bool tileMacTypesAllowed(ScalarType In, ScalarType Acc) {
   switch (In) {
   case ScalarType::F16:
     return Acc == ScalarType::F32 || Acc == ScalarType::F16;
+  case ScalarType::BF16: // no bfloat16 accumulator: too few bits to sum a K-loop
+    return Acc == ScalarType::F32;
   case ScalarType::F32:
     return Acc == ScalarType::F32;
   case ScalarType::I8:

@@ -100,7 +100,7 @@ struct Type {
   bool isInteger() const; // any intN/uintN (not bool)
   bool isSigned() const;  // intN
   bool isUnsigned() const;
-  bool isFloat() const;  // float16/32/64
+  bool isFloat() const;  // float16/32/64 and bfloat16
   unsigned bits() const; // scalar width in bits (bool = 1)
   std::string str() const;
   bool operator==(const Type& O) const {
@@ -187,14 +187,15 @@ enum class IntrinsicOp : uint8_t {
                  //   either operand
   // The NVIDIA tensor-core leaf kir::TileLowering makes in its mma.sync tier; no other pass makes
   // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.m16n8k16.row.col,
-  // float16 inputs, float32 accumulators: Ops = the lane's 4 A registers and 2 B registers (uint32,
-  // each two float16: a0a1, a2a3, a4a5, a6a7; b0b1, b2b3, the first in the low half), then its 4
+  // float16 (Index 0) or bfloat16 (Index 1) inputs, float32 accumulators: Ops = the lane's 4 A
+  // registers and 2 B registers (uint32, each two inputs: a0a1, a2a3, a4a5, a6a7; b0b1, b2b3, the
+  // first in the low half), then its 4
   // float32 C elements; yields element Dim (0..3) of D = A.B + C. The four results of one product
   // are four expressions with the same operands (LLVM merges them into one instruction).
   MmaM16N8K16,
-  // The same tier's shared-memory load (PTX ldmatrix.sync.aligned.m8n8.b16): Ops = {a float16
-  // shared array, this lane's row start as an element index (16-byte aligned)}; Index = the
-  // number of 8x8 matrices (2 or 4), plus 8 for the transposed form (.trans). Every lane of the
+  // The same tier's shared-memory load (PTX ldmatrix.sync.aligned.m8n8.b16): Ops = {a float16 or
+  // bfloat16 shared array, this lane's row start as an element index (16-byte aligned)}; Index =
+  // the number of 8x8 matrices (2 or 4), plus 8 for the transposed form (.trans). Every lane of the
   // warp takes part. Yields the lane's uint32 register Dim (0 .. count - 1): two float16 of
   // matrix Dim (LLVM merges the calls of one load, as for MmaM16N8K16).
   LdMatrix,

@@ -886,6 +886,8 @@ private:
     }
     if (E->Dim > 3 || E->Ty != Type::scalar(ScalarType::F32))
       problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
+    if (E->Index > 1)
+      problem(E, "mma input type " + std::to_string(E->Index) + " (0 float16, 1 bfloat16)");
   }
 
   /// The cooperative-matrix leaves (Kir.h, MatrixFill .. WaveBarrier).
@@ -1011,8 +1013,9 @@ private:
     verifyExpr(E->Ops[0], Use::Array);
     verifyExpr(E->Ops[1], Use::Value);
     unsigned Count = E->Index & 7;
-    if (E->Ops[0]->K != Expr::Kind::SharedRef || E->Ops[0]->Ty.Elem != ScalarType::F16)
-      problem(E, "ldmatrix reads a float16 shared array, not " + E->Ops[0]->Ty.str());
+    if (E->Ops[0]->K != Expr::Kind::SharedRef ||
+        (E->Ops[0]->Ty.Elem != ScalarType::F16 && E->Ops[0]->Ty.Elem != ScalarType::BF16))
+      problem(E, "ldmatrix reads a float16 or bfloat16 shared array, not " + E->Ops[0]->Ty.str());
     if (E->Ops[1]->Ty != U32)
       problem(E, "ldmatrix's row start is " + E->Ops[1]->Ty.str() + ", not uint32");
     if ((Count != 2 && Count != 4) || (E->Index & ~15u))

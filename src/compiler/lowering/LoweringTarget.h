@@ -132,9 +132,10 @@ public:
   /// form with this target's shared-memory budget, unless the target has native fragments.
   virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;
   /// The mma.sync leaf (IntrinsicOp::MmaM16N8K16): result Dim of one m16n8k16 product with
-  /// float16 A (4 i32 pairs) and B (2 pairs) and float32 C (4). Null where the target has none.
+  /// float16 (or, with BFloat16, bfloat16) A (4 i32 pairs) and B (2 pairs) and float32 C (4).
+  /// Null where the target has none.
   virtual llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
-                                       unsigned Dim) {
+                                       unsigned Dim, bool BFloat16) {
     return nullptr;
   }
   /// Asynchronous global -> shared copies (IntrinsicOp::AsyncCopy, AsyncCommit, AsyncWait).

@@ -1,6 +1,7 @@
 // java.util.Formatter's conversions (JavaFormatter.h).
 #include "runtime/host/JavaFormatter.h"
 
+#include "cajeta/xpu/BFloat16.hpp"
 #include "cajeta/xpu/Float16.hpp"
 #include "runtime/host/JavaNumberFormat.h"
 
@@ -14,7 +15,8 @@ namespace cajeta::xpu::rt {
 namespace {
 
 bool isFloat(cajeta_xpu_scalar_type T) {
-  return T == CAJETA_XPU_FLOAT16 || T == CAJETA_XPU_FLOAT32 || T == CAJETA_XPU_FLOAT64;
+  return T == CAJETA_XPU_FLOAT16 || T == CAJETA_XPU_BFLOAT16 || T == CAJETA_XPU_FLOAT32 ||
+         T == CAJETA_XPU_FLOAT64;
 }
 
 bool isSigned(cajeta_xpu_scalar_type T) {
@@ -36,6 +38,8 @@ double toDouble(cajeta_xpu_scalar_type T, uint64_t Bits) {
   }
   if (T == CAJETA_XPU_FLOAT16)
     return float(float16::fromBits(uint16_t(Bits)));
+  if (T == CAJETA_XPU_BFLOAT16)
+    return float(bfloat16::fromBits(uint16_t(Bits)));
   return isSigned(T) ? double(int64_t(Bits)) : double(Bits);
 }
 

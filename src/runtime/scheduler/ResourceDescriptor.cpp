@@ -52,7 +52,8 @@ std::optional<double> scalarValue(const cajeta_xpu_arg& A, bundle::ScalarType T)
     return D;
   }
   case bundle::ScalarType::F16:
-    return std::nullopt; // no cost is written in a float16 parameter
+  case bundle::ScalarType::BF16:
+    return std::nullopt; // no cost is written in a 16-bit float parameter
   }
   return std::nullopt;
 }

@@ -63,7 +63,7 @@ TEST(ManifestJson, RoundTripLeavesPayloadBytesEmpty) {
 }
 
 TEST(ManifestJson, EnumNamesRoundTrip) {
-  for (int I = 0; I <= int(ScalarType::F64); ++I) {
+  for (int I = 0; I <= int(ScalarType::BF16); ++I) {
     ScalarType T = ScalarType(I);
     EXPECT_EQ(parseScalarType(scalarTypeName(T)), T) << scalarTypeName(T);
     EXPECT_GT(scalarTypeSize(T), 0u);
@@ -72,6 +72,8 @@ TEST(ManifestJson, EnumNamesRoundTrip) {
   EXPECT_STREQ(scalarTypeName(ScalarType::U32), "uint32");
   EXPECT_EQ(scalarTypeSize(ScalarType::Bool), 1u);
   EXPECT_EQ(scalarTypeSize(ScalarType::F16), 2u);
+  EXPECT_EQ(scalarTypeSize(ScalarType::BF16), 2u);
+  EXPECT_STREQ(scalarTypeName(ScalarType::BF16), "bfloat16");
   EXPECT_EQ(scalarTypeSize(ScalarType::I64), 8u);
   EXPECT_EQ(parseScalarType("float128"), std::nullopt);
   EXPECT_EQ(parseParamKind("buffer"), ParamKind::Buffer);

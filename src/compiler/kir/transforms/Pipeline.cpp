@@ -6,6 +6,7 @@
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/AsyncCopyLowering.h"
+#include "compiler/kir/transforms/BFloat16Lowering.h"
 #include "compiler/kir/transforms/ImplicitLoopBarriers.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/Polyfill.h"
@@ -137,6 +138,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                         ImplicitLoopBarriers::run(M, *M.Functions[I], All);
                         return true;
                       }});
+  // Every target: no emitter computes in bfloat16. After the passes that may make bfloat16
+  // operations (tiles, waves) and before the polyfill, which then legalizes its float32 ones.
+  Passes.push_back({"bfloat16", [](Module& M, size_t I, std::string& Error, bool&) {
+                      return BFloat16Lowering::run(M, *M.Functions[I], Error);
+                    }});
   // Last, so that what the other passes make is legalized too.
   if (C.Polyfill.any())
     Passes.push_back({"polyfill", [P = C.Polyfill](Module& M, size_t I, std::string&, bool&) {
@@ -167,10 +173,10 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 }
 
 const std::set<std::string>& pipelinePassNames() {
-  static const std::set<std::string> Names = {"portable-wave", "inline-barrier-helpers",
-                                              "polyfill",      "wave-expand",
-                                              "tile-lowering", "async-copy",
-                                              "ray-query",     "implicit-loop-barriers"};
+  static const std::set<std::string> Names = {
+      "portable-wave", "inline-barrier-helpers", "polyfill",
+      "wave-expand",   "tile-lowering",          "async-copy",
+      "ray-query",     "implicit-loop-barriers", "bfloat16"};
   return Names;
 }
 

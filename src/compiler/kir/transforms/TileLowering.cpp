@@ -566,15 +566,16 @@ private:
     return {R, Col};
   }
 
-  /// Whether tile T's fragment registers hold float16 pairs in uint32 locals (the a and b
-  /// operands: mma.sync and ldmatrix take them so) rather than one element each.
+  /// Whether tile T's fragment registers hold float16 or bfloat16 pairs in uint32 locals (the a
+  /// and b operands: mma.sync and ldmatrix take them so) rather than one element each.
   bool packed(uint32_t T) const {
     auto It = Roles.find(T);
-    return F.Locals[T].Ty.Elem == ScalarType::F16 && It != Roles.end() && It->second != Role::Acc;
+    ScalarType E = F.Locals[T].Ty.Elem;
+    return (E == ScalarType::F16 || E == ScalarType::BF16) && It != Roles.end() &&
+           It->second != Role::Acc;
   }
   static Type u16Ty() { return Type::scalar(ScalarType::U16); }
-  static Type halfTy() { return Type::scalar(ScalarType::F16); }
-  /// Two float16 values as one uint32 (Lo in the low half).
+  /// Two 16-bit values as one uint32 (Lo in the low half).
   Expr* pack(Expr* Lo, Expr* Hi) {
     auto Bits = [&](Expr* V) {
       return B.cast(u32Ty(), B.intrinsic(IntrinsicOp::Bitcast, u16Ty(), {V}));
@@ -588,7 +589,8 @@ private:
     Expr* Bits = B.l(Regs[T][J / 2]);
     if (J % 2)
       Bits = B.bin(BinaryOp::UShr, Bits, B.u32(16));
-    return B.intrinsic(IntrinsicOp::Bitcast, halfTy(), {B.cast(u16Ty(), Bits)});
+    return B.intrinsic(IntrinsicOp::Bitcast, Type::scalar(F.Locals[T].Ty.Elem),
+                       {B.cast(u16Ty(), Bits)});
   }
   /// Sets every fragment element J of tile T to Value(J) (each evaluated once).
   void setElements(uint32_t T, const std::function<Expr*(size_t J)>& Value,
@@ -736,6 +738,7 @@ private:
       const std::vector<uint32_t>& R = Regs[T];
       const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8,
                      Kb = F.Locals[E->Ops[0]->Index].Ty.Cols / 16;
+      const uint32_t InputType = F.Locals[E->Ops[0]->Index].Ty.Elem == ScalarType::BF16 ? 1 : 0;
       for (uint32_t Ki = 0; Ki < Kb; ++Ki)
         for (uint32_t Mi = 0; Mi < Mb; ++Mi)
           for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
@@ -751,7 +754,9 @@ private:
               std::vector<Expr*> Copy;
               for (Expr* O : Ops)
                 Copy.push_back(B.shallowCopy(O));
-              D.push_back(temp(B.intrinsic(IntrinsicOp::MmaM16N8K16, Elem, Copy, I), Out));
+              Expr* Mma = B.intrinsic(IntrinsicOp::MmaM16N8K16, Elem, Copy, I);
+              Mma->Index = InputType;
+              D.push_back(temp(Mma, Out));
             }
             for (uint32_t I = 0; I < 4; ++I)
               Out.push_back(B.eval(B.assign(R[(Mi * Nb + Ni) * 4 + I], B.l(D[I]))));
@@ -839,17 +844,19 @@ bool functionFits(const Function* F, const NativeRules& Rules, std::string& Why)
 }
 
 bool functionFitsMmaSync(const Function* F, std::string& Why) {
-  static const NativeRules Rules{
-      [](Role R, const Local& L) -> std::string {
-        if (shapeFits(R, L.Ty))
-          return "";
-        return std::string("is not a whole number of ") + (R == Role::A ? "16x16" : "16x8") +
-               " fragments";
-      },
-      [](ScalarType In, ScalarType Acc) { return In == ScalarType::F16 && Acc == ScalarType::F32; },
-      "(the mma.sync tier takes float16 into float32)",
-      [](Role To, Type, Role From, Type) { return To == From; },
-      " (their fragment layouts differ)"};
+  static const NativeRules Rules{[](Role R, const Local& L) -> std::string {
+                                   if (shapeFits(R, L.Ty))
+                                     return "";
+                                   return std::string("is not a whole number of ") +
+                                          (R == Role::A ? "16x16" : "16x8") + " fragments";
+                                 },
+                                 [](ScalarType In, ScalarType Acc) {
+                                   return (In == ScalarType::F16 || In == ScalarType::BF16) &&
+                                          Acc == ScalarType::F32;
+                                 },
+                                 "(the mma.sync tier takes float16 or bfloat16 into float32)",
+                                 [](Role To, Type, Role From, Type) { return To == From; },
+                                 " (their fragment layouts differ)"};
   return functionFits(F, Rules, Why);
 }
 

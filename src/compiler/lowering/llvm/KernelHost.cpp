@@ -13,6 +13,7 @@ using kir::HostOp;
 using kir::Type;
 
 static_assert(unsigned(kir::ScalarType::F64) == CAJETA_XPU_FLOAT64 &&
+                  unsigned(kir::ScalarType::BF16) == CAJETA_XPU_BFLOAT16 &&
                   unsigned(kir::ScalarType::Bool) == CAJETA_XPU_BOOL,
               "KIR scalar types are numbered as the runtime's");
 

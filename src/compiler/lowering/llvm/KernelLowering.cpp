@@ -1047,7 +1047,7 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     std::vector<llvm::Value*> Vals;
     for (const Expr* A : E->Ops)
       Vals.push_back(emitExpr(A));
-    if (llvm::Value* V = Target.emitMmaM16N8K16(B, Vals, E->Dim))
+    if (llvm::Value* V = Target.emitMmaM16N8K16(B, Vals, E->Dim, E->Index == 1))
       return V;
     return unsupported(E, "the target has no mma.sync (kir::TileLowering's native form)");
   }

@@ -80,8 +80,8 @@ public:
       C.F = kir::TileLoweringConfig::Form::MmaSync;
     return C;
   }
-  llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
-                               unsigned Dim) override;
+  llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops, unsigned Dim,
+                               bool BFloat16) override;
   llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
                             unsigned Dim) override;
   bool hasAsyncCopy() const override { return smVersion() >= 80; }
@@ -564,7 +564,12 @@ llvm::Value* NvptxTarget::emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op,
 } // namespace
 
 llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
-                                          unsigned Dim) {
+                                          unsigned Dim, bool BFloat16) {
+  if (BFloat16) { // mma.sync...m16n8k16.row.col.f32.bf16.bf16.f32: the pairs stay i32 in LLVM
+    llvm::Value* D =
+        B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16, {}, Ops.take_front(10));
+    return B.CreateExtractValue(D, {Dim});
+  }
   // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs, B as two, C
   // as four floats; the KIR pairs are uint32 (the same bits). The four results are one call (LLVM
   // merges the identical calls the walk makes for Dim 0..3).

@@ -540,8 +540,8 @@ uint32_t SpirvEmitter::emitRawPrimitive(const Expr* E) {
   uint32_t A = emitExpr(E->Ops[0]);
   if (Op == IntrinsicOp::FToIUnchecked)
     return op(Ty.isSigned() ? spv::Op::OpConvertFToS : spv::Op::OpConvertFToU, T, {A});
-  if (Op == IntrinsicOp::Bitcast)
-    return op(spv::Op::OpBitcast, T, {A});
+  if (Op == IntrinsicOp::Bitcast) // bfloat16 <-> uint16 are one SPIR-V type: nothing to do
+    return T == valueType(E->Ops[0]->Ty) ? A : op(spv::Op::OpBitcast, T, {A});
   uint32_t B = emitExpr(E->Ops[1]);
   bool S = Ty.isSigned();
   switch (Op) {

@@ -18,7 +18,7 @@ uint32_t SpirvEmitter::valueType(Type T) {
     return matrixType(T);
   if (T.isBool())
     return Mb.typeBool();
-  if (T.isFloat())
+  if (T.isFloat() && T.Elem != kir::ScalarType::BF16) // bfloat16 is bits (kir::BFloat16Lowering)
     return Mb.typeFloat(T.bits());
   return Mb.typeInt(T.bits());
 }
@@ -36,7 +36,7 @@ uint32_t SpirvEmitter::intConst(Type T, uint64_t V) {
 uint32_t SpirvEmitter::zeroOf(Type T) {
   if (T.isBool())
     return Mb.constBool(false);
-  if (T.isFloat())
+  if (T.isFloat() && T.Elem != kir::ScalarType::BF16)
     return Mb.constFloat(T.bits(), 0.0);
   return Mb.constInt(T.bits(), 0);
 }
