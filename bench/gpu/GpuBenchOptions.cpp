@@ -12,8 +12,9 @@ namespace cajeta::gpubench {
 
 namespace {
 
-const char* const Workloads[] = {"saxpy",  "triad", "reduce",   "wavesum",   "matmul",  "tilegemm",
-                                 "launch", "chain", "raytrace", "polybench", "latency", "corun", "throughput"};
+const char* const Workloads[] = {"saxpy",    "triad",  "reduce",    "wavesum",  "matmul",
+                                 "tilegemm", "launch", "chain",     "raytrace", "polybench",
+                                 "latency",  "corun",  "throughput"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -44,13 +45,15 @@ const char* GpuBenchOptions::usage() {
          "  --n N            saxpy/triad/copy elements (default 268435456)\n"
          "  --reduce-n N     sum elements, both sums (default 268435456)\n"
          "  --matmul N       square matrix size (default 4096)\n"
-         "  --tilegemm LIST  comma list of square float16 GEMM sizes (default 4096,8192)\n"
+         "  --tilegemm LIST  comma list of square GEMM sizes, float16 and bfloat16 (default "
+         "4096,8192)\n"
          "  --reps N         timed batches per side, median reported (default 20)\n"
          "  --warmup N       untimed batches per side (default 3)\n"
          "  --batch N        launches per timed batch (default 10)\n"
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
          "  --only LIST      comma list of "
-         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain,raytrace,latency,corun,throughput,\n"
+         "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain,raytrace,latency,corun,"
+         "throughput,\n"
          "                   polybench (all its kernels) or polybench:K for kernel K (2mm 3mm\n"
          "                   atax bicg corr covar gemm gesummv gramschm mvt syr2k syrk 2dconv\n"
          "                   3dconv fdtd2d jacobi2d)\n"

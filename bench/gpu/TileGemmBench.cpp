@@ -1,4 +1,4 @@
-// Tile GEMM: C (float32) = A * B (float16, row-major), our tile kernel beside cuBLAS's
+// Tile GEMM: C (float32) = A * B (float16 or bfloat16, row-major), our tile kernel beside cuBLAS's
 // cublasGemmEx on the same data, checked against cuBLAS and against float64 on the host.
 #include "GpuWorkloads.h"
 
@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 namespace cajeta::gpubench {
 
@@ -18,6 +19,7 @@ namespace {
 // block of C, grid(ceil(n / BlockN), ceil(m / BlockM)).
 constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
 constexpr const char* KernelName = "TileGemm.gemm16";
+constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16"; // the same with bfloat16 inputs
 constexpr uint32_t BlockThreads = 128;
 constexpr uint32_t BlockM = 128;               // rows of C per workgroup (grid y)
 constexpr uint32_t BlockN = 128;               // columns of C per workgroup (grid x)
@@ -33,18 +35,36 @@ constexpr uint32_t Samples = 64; // elements checked against float64 on the host
 constexpr double Target = 0.75;  // ratio ours / cuBLAS to reach with the mma.sync tier
 
 using Half = xpu::float16;
+using BFloat16 = xpu::bfloat16;
 
-/// N float16 values, never zero: magnitude in [0.25, 1), sign random, from a hash of (Seed,
+/// What differs between the float16 and the bfloat16 GEMM.
+template <class T> struct Inputs;
+template <> struct Inputs<Half> {
+  static constexpr const char* Name = "f16";
+  static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
+                       uint32_t M, uint32_t N, uint32_t K, int Batch) {
+    return C.Peers.gemmF16(Out, A, B, M, N, K, Batch);
+  }
+};
+template <> struct Inputs<BFloat16> {
+  static constexpr const char* Name = "bf16";
+  static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
+                       uint32_t M, uint32_t N, uint32_t K, int Batch) {
+    return C.Peers.gemmBf16(Out, A, B, M, N, K, Batch);
+  }
+};
+
+/// N values of T, never zero: magnitude in [0.25, 1), sign random, from a hash of (Seed,
 /// index) as makeData, so every run and both sides see the same matrices.
-std::vector<Half> makeHalfData(size_t N, uint32_t Seed) {
-  std::vector<Half> V(N);
+template <class T> std::vector<T> makeInputData(size_t N, uint32_t Seed) {
+  std::vector<T> V(N);
   for (size_t I = 0; I < N; ++I) {
     uint64_t H = (uint64_t(Seed) << 32 | uint64_t(I)) * 0x9E3779B97F4A7C15ull;
     H ^= H >> 29;
     H *= 0xBF58476D1CE4E5B9ull;
     H ^= H >> 32;
     float Mag = 0.25f + 0.75f * (float(H >> 40) * (1.0f / 16777216.0f));
-    V[I] = Half((H & 1) ? -Mag : Mag);
+    V[I] = T((H & 1) ? -Mag : Mag);
   }
   return V;
 }
@@ -55,17 +75,18 @@ std::string sci(double V) {
   return Buf;
 }
 
+template <class T>
 void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed) {
   const uint32_t M = Size, N = Size, K = Size;
   const size_t ElemsA = size_t(M) * K, ElemsB = size_t(K) * N, ElemsC = size_t(M) * N;
   xpu::KernelStream& S = C.Cuda.stream();
   xpu::Device& Dev = C.Cuda.device();
-  std::vector<Half> A = makeHalfData(ElemsA, Seed), B = makeHalfData(ElemsB, Seed + 1);
-  xpu::KernelBuffer<Half> OursA(Dev, ElemsA), OursB(Dev, ElemsB);
+  std::vector<T> A = makeInputData<T>(ElemsA, Seed), B = makeInputData<T>(ElemsB, Seed + 1);
+  xpu::KernelBuffer<T> OursA(Dev, ElemsA), OursB(Dev, ElemsB);
   xpu::KernelBuffer<float> OursC(Dev, ElemsC);
   OursA.upload(A);
   OursB.upload(B);
-  PeerBytes PeerA(ElemsA * sizeof(Half)), PeerB(ElemsB * sizeof(Half));
+  PeerBytes PeerA(ElemsA * sizeof(T)), PeerB(ElemsB * sizeof(T));
   PeerBuffer PeerC(ElemsC);
   PeerA.upload(A.data());
   PeerB.upload(B.data());
@@ -80,7 +101,7 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
   OursC.upload(Ours);
   ours();
   S.sync();
-  C.Peers.gemmF16(PeerC, PeerA, PeerB, M, N, K, 1);
+  Inputs<T>::peer(C, PeerC, PeerA, PeerB, M, N, K, 1);
   OursC.download(Ours);
   PeerC.download(Peer.data());
 
@@ -130,8 +151,9 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
     WorstVsPeer = std::max(WorstVsPeer, err(Got, Want));
   }
 
-  const std::string Name = "tile gemm f16->f32 " + std::to_string(BlockM) + "x" +
-                           std::to_string(BlockN) + " " + std::to_string(Size) + "^3";
+  const std::string Name = std::string("tile gemm ") + Inputs<T>::Name + "->f32 " +
+                           std::to_string(BlockM) + "x" + std::to_string(BlockN) + " " +
+                           std::to_string(Size) + "^3";
   std::string Check = "64 samples: vs f64 " + sci(WorstOurs) + " (cuBLAS " + sci(WorstPeer) +
                       "), vs cuBLAS " + sci(WorstVsPeer) + " of sum|a||b|";
   bool Ok = true;
@@ -156,43 +178,47 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
     Check = "MISMATCH: " + Check;
 
   const int Batch = std::max(1, C.Options.Batch / 5);
-  Medians Md = measure(C, Batch, ours,
-                       [&](int Bt) { return C.Peers.gemmF16(PeerC, PeerA, PeerB, M, N, K, Bt); });
+  Medians Md = measure(
+      C, Batch, ours, [&](int Bt) { return Inputs<T>::peer(C, PeerC, PeerA, PeerB, M, N, K, Bt); });
   const double Flops = 2.0 * M * double(N) * K;
   addRow(C, Md,
-         ResultRow{Name, C.Peers.cublasVersion() + " GemmEx f16", Md.Ours, Md.PeerWall, Md.PeerGpu,
-                   Flops, Flops, "TFLOP/s", Target, Check});
+         ResultRow{Name, C.Peers.cublasVersion() + " GemmEx " + Inputs<T>::Name, Md.Ours,
+                   Md.PeerWall, Md.PeerGpu, Flops, Flops, "TFLOP/s", Target, Check});
 
   // The same GEMM on the Vulkan backend of the same GPU, against our CUDA result (the tiers'
-  // sum orders may differ: the band above, not bit equality).
-  compareBackends(
-      C, BackendRow{Name, "tensor-core", VulkanTarget}, Md.Ours, [&](OursDevice& V, BackendRow& R) {
-        xpu::Kernel VGemm = V.load(BundleName).kernel(VulkanKernelName);
-        xpu::KernelBuffer<Half> VA = V.buffer(A), VB = V.buffer(B);
-        xpu::KernelBuffer<float> VC = V.buffer(Ours);
-        auto vulkan = [&] {
-          VGemm.launch(V.stream(), Grid, Block, VulkanDynamicSharedBytes)(VC, VA, VB, M, N, K);
-        };
-        vulkan();
-        V.stream().sync();
-        std::vector<float> Got;
-        VC.download(Got);
-        size_t Off = 0;
-        for (uint32_t I = 0; I < M; ++I)
-          for (uint32_t J = 0; J < N; ++J) {
-            size_t X = size_t(I) * N + J;
-            Off += !(std::fabs(double(Got[X]) - Ours[X]) <=
-                     Tolerance * double(K) * RowMaxA[I] * ColMaxB[J]);
-          }
-        R.Check = "tiles " + VGemm.tier("tiles") + "; " +
-                  (Off ? std::to_string(Off) + " elements off CUDA's"
-                       : "within " + sci(Tolerance) + " of CUDA's");
-        if (Off)
-          C.fail("tilegemm " + std::to_string(Size) + " on Vulkan: " + R.Check);
-        BackendMedians T = timeBackends(C, Batch, ours, vulkan);
-        R.CudaMs = T.CudaMs;
-        R.VulkanMs = T.VulkanMs;
-      });
+  // sum orders may differ: the band above, not bit equality). float16 only: Vulkan's bfloat16
+  // tiles are the software tile until the cooperative-matrix tier takes bfloat16.
+  if constexpr (std::is_same_v<T, Half>) {
+    compareBackends(C, BackendRow{Name, "tensor-core", VulkanTarget}, Md.Ours,
+                    [&](OursDevice& V, BackendRow& R) {
+                      xpu::Kernel VGemm = V.load(BundleName).kernel(VulkanKernelName);
+                      xpu::KernelBuffer<Half> VA = V.buffer(A), VB = V.buffer(B);
+                      xpu::KernelBuffer<float> VC = V.buffer(Ours);
+                      auto vulkan = [&] {
+                        VGemm.launch(V.stream(), Grid, Block, VulkanDynamicSharedBytes)(VC, VA, VB,
+                                                                                        M, N, K);
+                      };
+                      vulkan();
+                      V.stream().sync();
+                      std::vector<float> Got;
+                      VC.download(Got);
+                      size_t Off = 0;
+                      for (uint32_t I = 0; I < M; ++I)
+                        for (uint32_t J = 0; J < N; ++J) {
+                          size_t X = size_t(I) * N + J;
+                          Off += !(std::fabs(double(Got[X]) - Ours[X]) <=
+                                   Tolerance * double(K) * RowMaxA[I] * ColMaxB[J]);
+                        }
+                      R.Check = "tiles " + VGemm.tier("tiles") + "; " +
+                                (Off ? std::to_string(Off) + " elements off CUDA's"
+                                     : "within " + sci(Tolerance) + " of CUDA's");
+                      if (Off)
+                        C.fail("tilegemm " + std::to_string(Size) + " on Vulkan: " + R.Check);
+                      BackendMedians Times = timeBackends(C, Batch, ours, vulkan);
+                      R.CudaMs = Times.CudaMs;
+                      R.VulkanMs = Times.VulkanMs;
+                    });
+  }
 }
 
 } // namespace
@@ -208,16 +234,19 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm; // keeps its program loaded
+  std::optional<xpu::Kernel> Gemm, GemmBf16; // keep their program loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
+    GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
   } catch (const xpu::Error& E) {
-    C.fail(std::string("tilegemm: cannot load ") + KernelName + " from " + Path + ": " + E.what());
+    C.fail(std::string("tilegemm: cannot load ") + KernelName + " and " + BFloat16KernelName +
+           " from " + Path + ": " + E.what());
     return;
   }
   uint32_t Seed = 11;
   for (uint32_t Size : C.Options.TileGemmSizes) {
-    runOne(C, *Gemm, Size, Seed);
+    runOne<Half>(C, *Gemm, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16, Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
 }

@@ -448,13 +448,13 @@ struct DeviceProbe::Impl {
   }
 
   void absentTiles() {
-    for (const char* Name : {"bf16-tile-flops", "int8-tile-ops"})
-      absent(Name, "not measured: the calibration has no kernel of that type yet");
+    absent("int8-tile-ops", "not measured: the calibration has no kernel of that type yet");
   }
 
-  /// Group.mac float16 into float32 through the tile tier the device's payload has.
-  void tiles() {
-    const Kernel& K = kernel("tileMac");
+  /// Group.mac of 16-bit floats (Input: F16 or BF16, kernel Name) into float32 through the tile
+  /// tier the device's payload has, as fact Fact.
+  void tiles(const char* Name, bundle::ScalarType Input, const char* Fact) {
+    const Kernel& K = kernel(Name);
     const bundle::TargetManifest* M = K.manifest();
     uint32_t Width = K.footprint().WaveWidth ? K.footprint().WaveWidth : D.waveWidth();
     if (!Width)
@@ -463,17 +463,20 @@ struct DeviceProbe::Impl {
     uint64_t Groups = OnHostCpu ? std::max(1u, D.computeUnits()) * 4ull
                                 : std::max<uint64_t>(uint64_t(D.computeUnits()) * 32, 1024);
     Dims G = grid1D(Groups, Waves * Width);
-    // Operands of 1/64 (float16 0x2400), not zeros: some matrix units run faster on zeros.
-    ArgBuffer Src(D, bundle::ScalarType::F16, 512);
-    std::vector<uint16_t> Host(512, 0x2400);
+    // Operands of 1/64 (float16 0x2400, bfloat16 0x3c80), not zeros: some matrix units run
+    // faster on zeros.
+    const bool BF16 = Input == bundle::ScalarType::BF16;
+    ArgBuffer Src(D, Input, 512);
+    std::vector<uint16_t> Host(512, BF16 ? 0x3c80 : 0x2400);
     S.waitFor(S.enqueue(Command::write(Src.buffer(), Host.data(), Host.size())));
     ArgBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
     uint64_t Rounds = 1;
-    auto Mac = [&] { launch(S, "tileMac", G, {Out.arg(), Src.arg(), u32Arg(Rounds)}); };
+    auto Mac = [&] { launch(S, Name, G, {Out.arg(), Src.arg(), u32Arg(Rounds)}); };
     grow(Rounds, Loops, Mac);
     double Ops = double(Groups) * Waves * Rounds * 4 * (2.0 * 16 * 16 * 16);
-    set("fp16-tile-flops", Ops / best(Mac),
-        fmt::format("Group.mac float16 into float32, 16 x 16 tiles, the {} tile tier",
+    set(Fact, Ops / best(Mac),
+        fmt::format("Group.mac {} into float32, 16 x 16 tiles, the {} tile tier",
+                    BF16 ? "bfloat16" : "float16",
                     M && !M->TileTier.empty() ? M->TileTier : "device's"));
   }
 
@@ -489,7 +492,14 @@ struct DeviceProbe::Impl {
         {"launch cost", 1, {"launch-cost", "launch-round-trip"}, [&] { launches(); }},
         {"event cost", 1, {"event-cost", "inter-queue-cost"}, [&] { events(); }},
         {"float32 FMA rate", 3, {"fp32-fma-flops"}, [&] { fma(); }},
-        {"float16 tile rate", 2, {"fp16-tile-flops"}, [&] { tiles(); }},
+        {"float16 tile rate",
+         2,
+         {"fp16-tile-flops"},
+         [&] { tiles("tileMac", bundle::ScalarType::F16, "fp16-tile-flops"); }},
+        {"bfloat16 tile rate",
+         2,
+         {"bf16-tile-flops"},
+         [&] { tiles("tileMacBf16", bundle::ScalarType::BF16, "bf16-tile-flops"); }},
         {"memory bandwidth",
          4,
          {"read-bandwidth", "write-bandwidth", "copy-bandwidth", "read-bandwidth-quarter-slice",

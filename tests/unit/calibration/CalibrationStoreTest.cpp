@@ -117,8 +117,9 @@ TEST(DeviceCalibration, MeasuresEveryFactOrSaysWhyNot) {
   EXPECT_FALSE(C.fp32Flops() == std::nullopt);
   // Absent facts say why, and no other device's number stands in.
   EXPECT_TRUE(C.fact("fp16-tile-flops")) << C.absentReason("fp16-tile-flops");
-  EXPECT_FALSE(C.fact("bf16-tile-flops"));
-  EXPECT_NE(C.absentReason("bf16-tile-flops").find("not measured"), std::string::npos);
+  EXPECT_TRUE(C.fact("bf16-tile-flops")) << C.absentReason("bf16-tile-flops");
+  EXPECT_FALSE(C.fact("int8-tile-ops"));
+  EXPECT_NE(C.absentReason("int8-tile-ops").find("not measured"), std::string::npos);
   EXPECT_THROW(C.fact("warp-speed"), xpu::NotFound);
   // The same process asks again: the record in memory, not measured again.
   xpu::DeviceCalibration Again = xpu::DeviceCalibration::current(D);
