@@ -80,11 +80,22 @@ TEST(BFloat16, ReferenceAndHostTypeAgree) {
   EXPECT_EQ(BF(1.0 + 0x1p-8 + 0x1p-40).bits(), 0x3F81); // once from double: not a tie
 }
 
+/// Whether the device keeps float32 subnormals, which bfloat16's are (its exponent is float32's):
+/// a device that flushes them (NVIDIA's Vulkan driver) flushes bfloat16's too.
+bool keepsSubnormals(xpu::Program& P) {
+  return P.device().supports(xpu::Capability::Float32Denormals);
+}
+
 /// N bfloat16 bit patterns: the edge values first, then random finite ones (most near 1, so
-/// that products and sums stay in range and round non-trivially).
-std::vector<uint16_t> bfData(size_t N, uint64_t Seed) {
+/// that products and sums stay in range and round non-trivially). Without Subnormals no value
+/// is subnormal nor small enough for a product or quotient of two to be, nor so large that its
+/// reciprocal is (NVIDIA's Vulkan driver divides through the reciprocal: inf / max is NaN there).
+std::vector<uint16_t> bfData(size_t N, uint64_t Seed, bool Subnormals) {
   std::vector<uint16_t> Edges = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80,
                                  0x7FC0, 0x7F7F, 0x0080, 0x0001, 0x3F00, 0x007F};
+  if (!Subnormals)
+    Edges = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80,
+             0x7FC0, 0x7E00, 0x2880, 0x5601, 0x3F00, 0xC57F};
   std::vector<uint16_t> V;
   Rng R(Seed);
   while (V.size() < N) {
@@ -97,6 +108,8 @@ std::vector<uint16_t> bfData(size_t N, uint64_t Seed) {
       continue;
     if (V.size() % 4 != 0)
       Bits = uint16_t((Bits & 0x807F) | (uint16_t(124 + R.next() % 6) << 7));
+    else if (!Subnormals)
+      Bits = uint16_t((Bits & 0x807F) | (uint16_t(80 + R.next() % 95) << 7));
     V.push_back(Bits);
   }
   return V;
@@ -119,8 +132,9 @@ void expectSameBfs(const std::vector<BF>& Got, const std::vector<double>& Want,
 
 TEST(BFloat16, BuffersWidenAndNarrow) {
   xpu::Program P = compileProgram("BFloat16Buffers");
+  const bool Subnormals = keepsSubnormals(P);
   const uint32_t N = 500;
-  std::vector<uint16_t> Bits = bfData(N, 1700);
+  std::vector<uint16_t> Bits = bfData(N, 1700, Subnormals);
   auto In = toDevice(toBfs(Bits));
   auto Out32 = filledBuffer<float>(N, 9.0f);
   auto Out64 = filledBuffer<double>(N, 9.0);
@@ -172,6 +186,10 @@ TEST(BFloat16, BuffersWidenAndNarrow) {
   Rng R(1701);
   while (In64.size() < N)
     In64.push_back(std::ldexp(R.uniform(-1, 1), int(R.next() % 280) - 140));
+  if (!Subnormals) // the values that would round to or through a subnormal, scaled up
+    for (double& D : In64)
+      if (D != 0 && std::fabs(D) < 0x1p-120)
+        D *= 0x1p100;
   std::vector<float> In32;
   std::vector<int32_t> InInt = {0,        1,          -1,        255,     257,     259,
                                 16777217, 0x7fffffff, INT32_MIN, 0x10080, 0x10180, -0x10080};
@@ -200,8 +218,10 @@ TEST(BFloat16, BuffersWidenAndNarrow) {
 
 TEST(BFloat16, ArithmeticRoundsEachOperation) {
   xpu::Program P = compileProgram("BFloat16Arith");
+  const bool Subnormals = keepsSubnormals(P);
   const uint32_t N = 700;
-  std::vector<uint16_t> A = bfData(N, 1710), B = bfData(N, 1711), C = bfData(N, 1712);
+  std::vector<uint16_t> A = bfData(N, 1710, Subnormals), B = bfData(N, 1711, Subnormals),
+                        C = bfData(N, 1712, Subnormals);
   std::rotate(B.begin(), B.begin() + 4, B.end());
   std::rotate(C.begin(), C.begin() + 7, C.end());
   auto DA = toDevice(toBfs(A)), DB = toDevice(toBfs(B)), DC = toDevice(toBfs(C));

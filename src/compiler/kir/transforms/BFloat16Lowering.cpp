@@ -226,6 +226,14 @@ private:
       AnyBF = AnyBF || isBF(T);
     if (!AnyBF)
       return E;
+    if (E->IOp >= IntrinsicOp::MatrixFill && E->IOp <= IntrinsicOp::MatrixConvert) {
+      // Cooperative matrices of bfloat16 are the SPIR-V emitter's (SPV_KHR_bfloat16): their
+      // scalar operands stay bfloat16, as storage does.
+      for (size_t I = 0; I < E->Ops.size(); ++I)
+        if (isBF(Was[I]))
+          E->Ops[I] = bitcast(BF16, E->Ops[I]);
+      return E;
+    }
     if (E->IOp == IntrinsicOp::Bitcast) { // bfloat16 <-> int16 / uint16: the same bits
       Type To = isBF(Ty) ? U16 : Ty;
       return E->Ops[0]->Ty == To ? E->Ops[0] : B.cast(To, E->Ops[0]);

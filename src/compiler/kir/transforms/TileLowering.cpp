@@ -866,10 +866,11 @@ bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
         const ScalarType E = L.Ty.Elem;
         bool TypeFits = R == Role::Acc
                             ? E == ScalarType::F32 || E == ScalarType::F16 || E == ScalarType::I32
-                            : E == ScalarType::F16 || E == ScalarType::I8 || E == ScalarType::U8;
+                            : E == ScalarType::F16 || E == ScalarType::BF16 ||
+                                  E == ScalarType::I8 || E == ScalarType::U8;
         if (!TypeFits)
-          return "has no cooperative-matrix element type (a and b: float16, int8, uint8; "
-                 "accumulators: float32, float16, int32)";
+          return "has no cooperative-matrix element type (a and b: float16, bfloat16, int8, "
+                 "uint8; accumulators: float32, float16, int32)";
         const Type Frag = fragmentType(R, L.Ty);
         if (L.Ty.Rows % Frag.Rows || L.Ty.Cols % Frag.Cols)
           return "is not a whole number of " + std::to_string(Frag.Rows) + "x" +
@@ -877,10 +878,14 @@ bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
         return "";
       },
       [](ScalarType In, ScalarType Acc) {
-        return In == ScalarType::F16 ? Acc == ScalarType::F32 || Acc == ScalarType::F16
-                                     : Acc == ScalarType::I32;
+        if (In == ScalarType::F16)
+          return Acc == ScalarType::F32 || Acc == ScalarType::F16;
+        if (In == ScalarType::BF16)
+          return Acc == ScalarType::F32;
+        return Acc == ScalarType::I32;
       },
-      "(cooperative matrices take float16 into float32 or float16, and int8 or uint8 into int32)",
+      "(cooperative matrices take float16 into float32 or float16, bfloat16 into float32, and "
+      "int8 or uint8 into int32)",
       [](Role To, Type ToTy, Role From, Type FromTy) {
         return To == From && fragmentType(To, ToTy).Rows == fragmentType(From, FromTy).Rows;
       },

@@ -21,6 +21,10 @@ namespace {
 const char* capabilityName(spv::Capability C) {
   if (uint32_t(C) == 6022) // CooperativeMatrixKHR, newer than Debian 12's spirv-headers
     return "CooperativeMatrixKHR";
+  if (uint32_t(C) == 5116) // SPV_KHR_bfloat16's, newer still
+    return "BFloat16TypeKHR";
+  if (uint32_t(C) == 5118)
+    return "BFloat16CooperativeMatrixKHR";
   switch (C) {
   case spv::Capability::VulkanMemoryModel:
     return "VulkanMemoryModel";

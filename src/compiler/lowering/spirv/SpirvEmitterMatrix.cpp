@@ -20,6 +20,7 @@ constexpr auto OpCooperativeMatrixLoadKHR = spv::Op(4457);
 constexpr auto OpCooperativeMatrixStoreKHR = spv::Op(4458);
 constexpr auto OpCooperativeMatrixMulAddKHR = spv::Op(4459);
 constexpr auto CapabilityCooperativeMatrixKHR = spv::Capability(6022);
+constexpr auto CapabilityBFloat16CooperativeMatrixKHR = spv::Capability(5118);
 constexpr uint32_t MatrixASignedComponents = 0x1, MatrixBSignedComponents = 0x2,
                    MatrixCSignedComponents = 0x4, MatrixResultSignedComponents = 0x8;
 
@@ -28,6 +29,8 @@ std::string componentName(ScalarType T) {
   switch (T) {
   case ScalarType::F16:
     return "f16";
+  case ScalarType::BF16:
+    return "bf16";
   case ScalarType::F32:
     return "f32";
   case ScalarType::I8:
@@ -44,7 +47,13 @@ std::string componentName(ScalarType T) {
 uint32_t SpirvEmitter::matrixType(Type T) {
   Mb.addCapability(CapabilityCooperativeMatrixKHR);
   Mb.addExtension("SPV_KHR_cooperative_matrix");
+  // bfloat16 values are uint16 bits everywhere else (kir::BFloat16Lowering); a matrix of them has
+  // SPV_KHR_bfloat16's type, and its scalar operands are bitcast to it (matrixScalar).
   uint32_t Elem = valueType(Type::scalar(T.Elem));
+  if (T.Elem == ScalarType::BF16) {
+    Elem = Mb.typeBFloat16();
+    Mb.addCapability(CapabilityBFloat16CooperativeMatrixKHR);
+  }
   return Mb.typeCooperativeMatrix(Elem, uint32_t(spv::Scope::Subgroup), Mb.constU32(T.Rows),
                                   Mb.constU32(T.Cols), Mb.constU32(T.MatrixUse));
 }
@@ -98,10 +107,15 @@ uint32_t SpirvEmitter::emitMatrix(const Expr* E) {
     return 0;
   const uint32_t T = matrixType(E->Ty);
   const Type Elem = Type::scalar(E->Ty.Elem);
+  // A scalar operand of a bfloat16 matrix: its bits, as the matrix's component type.
+  auto Scalar = [&](uint32_t Bits) {
+    return Elem.Elem == ScalarType::BF16 ? op(spv::Op::OpBitcast, Mb.typeBFloat16(), {Bits}) : Bits;
+  };
   switch (Op) {
   case IntrinsicOp::MatrixFill:
-    return op(spv::Op::OpCompositeConstruct, T, {V[0]});
+    return op(spv::Op::OpCompositeConstruct, T, {Scalar(V[0])});
   case IntrinsicOp::MatrixScale:
+    V[1] = Scalar(V[1]);
     if (Elem.isFloat())
       return op(spv::Op::OpMatrixTimesScalar, T, {V[0], V[1]});
     return op(spv::Op::OpIMul, T, {V[0], op(spv::Op::OpCompositeConstruct, T, {V[1]})});

@@ -116,6 +116,12 @@ uint32_t SpirvModuleBuilder::typeInt(unsigned Width) {
   return dedup(spv::Op::OpTypeInt, {Width, 0}, Globals);
 }
 
+uint32_t SpirvModuleBuilder::typeBFloat16() {
+  addCapability(spv::Capability(5116)); // BFloat16TypeKHR
+  addExtension("SPV_KHR_bfloat16");
+  return dedup(spv::Op::OpTypeFloat, {16, 0}, Globals); // FP encoding BFloat16KHR = 0
+}
+
 uint32_t SpirvModuleBuilder::typeFloat(unsigned Width) {
   if (Width == 16)
     addCapability(spv::Capability::Float16);

@@ -50,6 +50,8 @@ public:
   uint32_t typeBool();
   uint32_t typeInt(unsigned Width);
   uint32_t typeFloat(unsigned Width);
+  /// SPV_KHR_bfloat16's type (OpTypeFloat 16 BFloat16KHR); only cooperative matrices use it.
+  uint32_t typeBFloat16();
   uint32_t typeVector(uint32_t Elem, unsigned Count);
   uint32_t typeRayQuery(); // OpTypeRayQueryKHR
   /// OpTypeCooperativeMatrixKHR (the ids of Rows, Cols and Use are constants; Scope a literal

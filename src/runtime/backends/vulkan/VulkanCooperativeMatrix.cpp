@@ -11,6 +11,8 @@ std::string componentName(int32_t T) {
                                 "s64", "u8",  "u16", "u32", "u64"};
   if (T >= 0 && T < int32_t(std::size(Names)))
     return Names[T];
+  if (T == ComponentTypeBFloat16)
+    return "bf16";
   return "type" + std::to_string(T);
 }
 
@@ -18,7 +20,8 @@ constexpr int32_t ScopeSubgroup = 3; // VK_SCOPE_SUBGROUP_KHR
 
 } // namespace
 
-std::vector<std::string> cooperativeMatrixShapes(const VulkanApi& Api, VkPhysicalDevice Phys) {
+std::vector<std::string> cooperativeMatrixShapes(const VulkanApi& Api, VkPhysicalDevice Phys,
+                                                 bool BFloat16) {
   auto Get = reinterpret_cast<PFN_GetPhysicalDeviceCooperativeMatrixProperties>(
       Api.instanceProc("vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
   std::vector<std::string> Shapes;
@@ -29,8 +32,10 @@ std::vector<std::string> cooperativeMatrixShapes(const VulkanApi& Api, VkPhysica
   if (Get(Phys, &Count, Props.data()) != VK_SUCCESS && Count == 0)
     return Shapes;
   Props.resize(Count);
+  auto Usable = [&](int32_t T) { return BFloat16 || T != ComponentTypeBFloat16; };
   for (const CooperativeMatrixPropertiesKHR& P : Props)
-    if (P.scope == ScopeSubgroup && !P.saturatingAccumulation)
+    if (P.scope == ScopeSubgroup && !P.saturatingAccumulation && Usable(P.AType) &&
+        Usable(P.BType) && Usable(P.CType) && Usable(P.ResultType))
       Shapes.push_back(fmt::format("{}x{}x{}:{}:{}:{}:{}", P.MSize, P.NSize, P.KSize,
                                    componentName(P.AType), componentName(P.BType),
                                    componentName(P.CType), componentName(P.ResultType)));

@@ -1,6 +1,7 @@
-// VK_KHR_cooperative_matrix as this runtime uses it: the few declarations Debian 12's Vulkan
-// headers (1.3.239) predate, and the device's list of shapes in the form the compiler writes
-// into a payload's "cooperative_matrix" attribute ("MxNxK:a:b:c:result").
+// VK_KHR_cooperative_matrix (and VK_KHR_shader_bfloat16, for bfloat16 matrices) as this runtime
+// uses them: the few declarations Debian 12's Vulkan headers (1.3.239) predate, and the device's
+// list of shapes in the form the compiler writes into a payload's "cooperative_matrix" attribute
+// ("MxNxK:a:b:c:result").
 #pragma once
 
 #include "runtime/backends/vulkan/VulkanApi.h"
@@ -30,12 +31,26 @@ struct CooperativeMatrixPropertiesKHR {
   int32_t scope = 0; // VkScopeKHR
 };
 
+inline constexpr const char* ShaderBFloat16Extension = "VK_KHR_shader_bfloat16";
+inline constexpr auto StructureTypeShaderBFloat16Features = VkStructureType(1000141000);
+inline constexpr int32_t ComponentTypeBFloat16 = 1000141000; // VK_COMPONENT_TYPE_BFLOAT16_KHR
+
+struct ShaderBFloat16FeaturesKHR {
+  VkStructureType sType = StructureTypeShaderBFloat16Features;
+  void* pNext = nullptr;
+  VkBool32 shaderBFloat16Type = VK_FALSE;
+  VkBool32 shaderBFloat16DotProduct = VK_FALSE;
+  VkBool32 shaderBFloat16CooperativeMatrix = VK_FALSE;
+};
+
 using PFN_GetPhysicalDeviceCooperativeMatrixProperties =
     VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, CooperativeMatrixPropertiesKHR*);
 
 /// The subgroup-scope, non-saturating products Phys lists, as "MxNxK:a:b:c:result" with
-/// component types f16, f32, f64, s8 .. s64, u8 .. u64 (others, such as bfloat16, by number);
-/// empty when the loader lacks the query.
-std::vector<std::string> cooperativeMatrixShapes(const VulkanApi& Api, VkPhysicalDevice Phys);
+/// component types f16, f32, f64, s8 .. s64, u8 .. u64 and bf16 (others by number); empty when
+/// the loader lacks the query. Products of bfloat16 only with BFloat16 (the device enables
+/// shaderBFloat16CooperativeMatrix).
+std::vector<std::string> cooperativeMatrixShapes(const VulkanApi& Api, VkPhysicalDevice Phys,
+                                                 bool BFloat16);
 
 } // namespace cajeta::xpu::rt::vulkan

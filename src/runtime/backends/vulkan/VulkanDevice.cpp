@@ -27,7 +27,7 @@ const char* const WantedExtensions[] = {
     "VK_EXT_shader_atomic_float",   "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_timeline_semaphore",    "VK_EXT_subgroup_size_control",
     "VK_EXT_calibrated_timestamps", "VK_KHR_vulkan_memory_model",
-    CooperativeMatrixExtension,
+    CooperativeMatrixExtension,     ShaderBFloat16Extension,
 };
 
 /// A test switch: set, and neither empty nor "0".
@@ -133,6 +133,7 @@ bool VulkanDevice::init(std::string& Error) {
   VkPhysicalDeviceVulkanMemoryModelFeatures VMM{};
   VMM.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
   CooperativeMatrixFeaturesKHR CM{};
+  ShaderBFloat16FeaturesKHR BF{};
   void** Next = &F2.pNext;
   auto Chain = [&](auto& S, bool Known) {
     if (!Known)
@@ -149,14 +150,19 @@ bool VulkanDevice::init(std::string& Error) {
   Chain(SSC, Has("VK_EXT_subgroup_size_control"));
   Chain(VMM, Core12 || Has("VK_KHR_vulkan_memory_model"));
   Chain(CM, Has(CooperativeMatrixExtension));
+  Chain(BF, Has(ShaderBFloat16Extension));
   Api.vkGetPhysicalDeviceFeatures2(Phys, &F2);
+  BF.shaderBFloat16DotProduct = VK_FALSE; // not used
+  Features.BFloat16Type = BF.shaderBFloat16Type;
+  Features.BFloat16CooperativeMatrix = BF.shaderBFloat16CooperativeMatrix;
   Features.VulkanMemoryModel = VMM.vulkanMemoryModel;
   Features.VulkanMemoryModelDeviceScope = VMM.vulkanMemoryModelDeviceScope;
   // Robust access for cooperative matrices costs speed, as robustBufferAccess does: off.
   CM.cooperativeMatrixRobustBufferAccess = VK_FALSE;
   if (CM.cooperativeMatrix && VMM.vulkanMemoryModel) {
     Features.CooperativeMatrix = true;
-    Features.MatrixShapes = cooperativeMatrixShapes(Api, Phys);
+    Features.MatrixShapes = cooperativeMatrixShapes(
+        Api, Phys, BF.shaderBFloat16Type && BF.shaderBFloat16CooperativeMatrix);
     for (const std::string& Shape : Features.MatrixShapes)
       MatrixShapeList += (MatrixShapeList.empty() ? "" : ",") + Shape;
   }

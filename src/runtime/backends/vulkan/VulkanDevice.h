@@ -45,6 +45,8 @@ struct VulkanFeatures {
   // are written in (with Device scope for their buffer atomics).
   bool CooperativeMatrix = false;
   std::vector<std::string> MatrixShapes;
+  // VK_KHR_shader_bfloat16: bfloat16 cooperative matrices (SPV_KHR_bfloat16's type).
+  bool BFloat16Type = false, BFloat16CooperativeMatrix = false;
   bool VulkanMemoryModel = false, VulkanMemoryModelDeviceScope = false;
   // The trace's device times: timestamps on the compute queue, and the device's clock read
   // together with CLOCK_MONOTONIC (VK_EXT_calibrated_timestamps). 0 / false where missing.

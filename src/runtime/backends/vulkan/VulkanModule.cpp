@@ -4,6 +4,7 @@
 #include "bundle/VulkanKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/vulkan/SpirvValidation.h"
+#include "runtime/backends/vulkan/VulkanCooperativeMatrix.h"
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
 #include <fmt/format.h>
@@ -63,6 +64,10 @@ std::string missingCapability(const VulkanFeatures& F, const std::string& Cap) {
        "vulkanMemoryModelDeviceScope"},
       {"CooperativeMatrixKHR", &VulkanFeatures::CooperativeMatrix,
        "cooperativeMatrix (VK_KHR_cooperative_matrix)"},
+      {"BFloat16TypeKHR", &VulkanFeatures::BFloat16Type,
+       "shaderBFloat16Type (VK_KHR_shader_bfloat16)"},
+      {"BFloat16CooperativeMatrixKHR", &VulkanFeatures::BFloat16CooperativeMatrix,
+       "shaderBFloat16CooperativeMatrix (VK_KHR_shader_bfloat16)"},
   };
   if (Cap == "Shader")
     return "";
@@ -95,6 +100,7 @@ std::string missingExtension(const VulkanDevice& D, const std::string& Ext) {
                ? ""
                : "VK_KHR_shader_float_controls";
   std::string Vk = Ext == "SPV_EXT_shader_atomic_float_add" ? "VK_EXT_shader_atomic_float"
+                   : Ext == "SPV_KHR_bfloat16"              ? ShaderBFloat16Extension
                    : Ext.rfind("SPV_", 0) == 0              ? "VK_" + Ext.substr(4)
                                                             : Ext;
   return D.features().Extensions.count(Vk) ? "" : Vk;
