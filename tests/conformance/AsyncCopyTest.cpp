@@ -63,5 +63,21 @@ TEST(AsyncCopy, SourcesNotAlignedToTheCopy) {
   }
 }
 
+TEST(AsyncCopy, ARunOfCopiesWithOneNotAligned) {
+  xpu::Program P = compileProgram("AsyncCopies");
+  std::vector<int16_t> X = intData<int16_t>(300, 311);
+  auto DX = toDevice(X);
+  for (uint32_t Shift : {0u, 1u, 8u, 13u}) {
+    auto Out = filledBuffer<int16_t>(512, 7);
+    runKernel(P.kernel("AsyncCopies.shiftedRun"), xpu::grid(1), xpu::block(32), Out, DX, Shift);
+    std::vector<int16_t> Want(512);
+    for (uint32_t I = 0; I < 512; ++I) {
+      uint32_t At = 511 - I; // the shared element out[I] reads
+      Want[I] = At < 256 ? X[At] : X[Shift + At - 256];
+    }
+    expectSame(fromDevice(Out), Want, "AsyncCopies.shiftedRun shift=" + std::to_string(Shift));
+  }
+}
+
 } // namespace
 } // namespace conformance

@@ -141,9 +141,18 @@ public:
   /// Asynchronous global -> shared copies (IntrinsicOp::AsyncCopy, AsyncCommit, AsyncWait).
   /// Targets without them return false and the pipeline makes the copies plain.
   virtual bool hasAsyncCopy() const { return false; }
-  /// Count elements of Elem from Src (global) to Dst (shared); lanes at or past Valid are zero.
-  virtual void emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src,
-                             llvm::Type* Elem, unsigned Count, llvm::Value* Valid) {}
+  /// One copy: Count elements of Elem from Src (global) to Dst (shared); elements at or past
+  /// Valid are zero.
+  struct AsyncCopyArgs {
+    llvm::Value* Dst;
+    llvm::Value* Src;
+    llvm::Type* Elem;
+    unsigned Count;
+    llvm::Value* Valid;
+  };
+  /// A run of copies that follow one another in the kernel, in order (their operands are
+  /// evaluated already), so a target can decide a fast path once for the whole run.
+  virtual void emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) {}
   virtual void emitAsyncCommit(llvm::IRBuilder<>& B) {}
   virtual void emitAsyncWait(llvm::IRBuilder<>& B, unsigned Pending) {}
   /// The ldmatrix leaf (IntrinsicOp::LdMatrix): the i32 register Dim (two float16) of Count (2 or

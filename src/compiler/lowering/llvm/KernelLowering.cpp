@@ -377,13 +377,45 @@ bool KernelLowering::checkOps(const Expr* E, size_t N) {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
+bool KernelLowering::isAsyncCopy(const Stmt* S) const {
+  return S && S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Intrinsic &&
+         S->E->IOp == IntrinsicOp::AsyncCopy &&
+         !(Cur->Uniformity && Cur->Uniformity->isRematerializedAssignment(S));
+}
+
+LoweringTarget::AsyncCopyArgs KernelLowering::asyncCopyArgs(const Expr* E) {
+  Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
+  llvm::Value* Dst = elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Elem);
+  llvm::Value* Src = elementAddress(*bufferOf(E->Ops[2]), E->Ops[3], Elem);
+  return {Dst, Src, memoryType(Ctx, Elem), E->Index, emitExpr(E->Ops[4])};
+}
+
+void KernelLowering::emitAsyncCopies(llvm::ArrayRef<const Stmt*> Run) {
+  std::vector<LoweringTarget::AsyncCopyArgs> Copies;
+  for (const Stmt* S : Run) {
+    Copies.push_back(asyncCopyArgs(S->E));
+    if (!Error.empty())
+      return;
+  }
+  Target.emitAsyncCopies(B, Copies);
+}
+
 void KernelLowering::emitStmt(const Stmt* S) {
   if (!S || !Error.empty())
     return;
   switch (S->K) {
   case Stmt::Kind::Block:
-    for (const Stmt* C : S->Body)
-      emitStmt(C);
+    for (size_t I = 0; I < S->Body.size();) {
+      size_t End = I;
+      while (End < S->Body.size() && isAsyncCopy(S->Body[End]))
+        ++End;
+      if (End > I) { // a run of copies: the target decides its fast path once for all of them
+        emitAsyncCopies(llvm::ArrayRef<const Stmt*>(S->Body).slice(I, End - I));
+        I = End;
+        continue;
+      }
+      emitStmt(S->Body[I++]);
+    }
     return;
   case Stmt::Kind::Eval:
     if (Cur->Uniformity && Cur->Uniformity->isRematerializedAssignment(S))
@@ -1051,13 +1083,9 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
       return V;
     return unsupported(E, "the target has no mma.sync (kir::TileLowering's native form)");
   }
-  case IntrinsicOp::AsyncCopy: {
-    Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
-    llvm::Value* Dst = elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Elem);
-    llvm::Value* Src = elementAddress(*bufferOf(E->Ops[2]), E->Ops[3], Elem);
-    Target.emitAsyncCopy(B, Dst, Src, memoryType(Ctx, Elem), E->Index, emitExpr(E->Ops[4]));
+  case IntrinsicOp::AsyncCopy:
+    Target.emitAsyncCopies(B, {asyncCopyArgs(E)});
     return nullptr;
-  }
   case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
     return unsupported(E, "Device.supports was not folded for this target");
   case IntrinsicOp::AsyncCommit:

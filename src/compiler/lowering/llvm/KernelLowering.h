@@ -153,6 +153,10 @@ private:
   void emitLoop(const kir::Stmt* S);
   void emitJump(const kir::Stmt* S);
   void emitReturn(const kir::Stmt* S);
+  /// Whether S is an AsyncCopy statement; a run of them is emitted together (emitAsyncCopies).
+  bool isAsyncCopy(const kir::Stmt* S) const;
+  LoweringTarget::AsyncCopyArgs asyncCopyArgs(const kir::Expr* E);
+  void emitAsyncCopies(llvm::ArrayRef<const kir::Stmt*> Run);
 
   // Work-item loop fission (KernelFission.cpp).
   void emitFissionBody(FunctionState& FS);

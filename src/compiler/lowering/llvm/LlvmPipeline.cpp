@@ -10,6 +10,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
 namespace cajeta::lowering {
 
@@ -53,7 +55,8 @@ bool LlvmPipeline::emit(llvm::Module& M, llvm::TargetMachine& TM, bool Assembly,
 }
 
 void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize,
-                            bool LibraryCalls) {
+                            bool LibraryCalls,
+                            const std::function<void(llvm::FunctionPassManager&)>& Peephole) {
   llvm::LoopAnalysisManager LAM;
   llvm::FunctionAnalysisManager FAM;
   llvm::CGSCCAnalysisManager CGAM;
@@ -66,6 +69,19 @@ void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vecto
   }
   PTO.LoopUnrolling = true;
   llvm::PassBuilder PB(&TM, PTO);
+  if (Peephole) {
+    PB.registerPeepholeEPCallback(
+        [&](llvm::FunctionPassManager& FPM, llvm::OptimizationLevel) { Peephole(FPM); });
+    // Once more at the end, where the last InstCombine may have proved what the earlier runs
+    // could not, with a CFG cleanup after it.
+    PB.registerOptimizerLastEPCallback([&](llvm::ModulePassManager& MPM, llvm::OptimizationLevel) {
+      llvm::FunctionPassManager FPM;
+      FPM.addPass(llvm::InstCombinePass());
+      Peephole(FPM);
+      FPM.addPass(llvm::SimplifyCFGPass());
+      MPM.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
+    });
+  }
   FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
   llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
   if (!LibraryCalls)

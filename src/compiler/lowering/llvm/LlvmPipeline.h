@@ -2,8 +2,11 @@
 // TargetMachine, and a diagnostic handler that keeps LLVM's remarks off the user's terminal.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+
+#include <llvm/IR/PassManager.h>
 
 namespace llvm {
 class DiagnosticHandler;
@@ -18,7 +21,10 @@ public:
   /// The new pass manager's O3 pipeline with TM's TTI (so vectorisation is costed for the real
   /// target). Vectorize turns on loop and SLP vectorisation and interleaving (the CPU);
   /// LibraryCalls = false forbids turning code into library calls (GPUs have no libm).
-  static void optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize, bool LibraryCalls);
+  /// Peephole adds a target's own function passes wherever the pipeline runs its peephole
+  /// passes (after each InstCombine), so the simplifications after them see their folds.
+  static void optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize, bool LibraryCalls,
+                       const std::function<void(llvm::FunctionPassManager&)>& Peephole = {});
 
   /// A handler that drops warnings and remarks (such as "loop not vectorized") and appends the
   /// text of errors to Errors, for the build's message.

@@ -12,6 +12,7 @@
 #include "compiler/lowering/llvm/NvptxLibdevice.h"
 #include "compiler/lowering/llvm/NvptxPtxas.h"
 #include "compiler/lowering/llvm/NvptxTarget.h"
+#include "compiler/lowering/llvm/NvptxVoteFolding.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
@@ -152,6 +153,12 @@ std::string ptxVersion(const std::string& Ptx) {
   return Ptx.substr(At, End == std::string::npos ? std::string::npos : End - At);
 }
 
+/// The O3 pipeline with NVPTX's own folds among its peephole passes.
+void optimizeForNvptx(llvm::Module& M, llvm::TargetMachine& TM) {
+  LlvmPipeline::optimize(M, TM, /*Vectorize=*/false, /*LibraryCalls=*/false,
+                         [](llvm::FunctionPassManager& FPM) { FPM.addPass(NvptxVoteFolding()); });
+}
+
 /// Everything up to PTX text. Notes/Libdevice/Manifests are filled when given.
 bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Ptx,
               std::string& Error, NvptxBuildResult* R) {
@@ -165,7 +172,7 @@ bool buildPtx(const kir::Module& KM, const NvptxBuildOptions& O, std::string& Pt
   if (!emitToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
   addKernelAbiRecords(KM, *L.M, /*AddressSpace=*/1); // a .global beside each .entry
-  LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
+  optimizeForNvptx(*L.M, *TM);
   if (R) {
     R->Notes = L.Notes;
     R->Dropped = L.Dropped;
@@ -264,7 +271,7 @@ bool NvptxPayloadBuilder::emitLlvmIr(const kir::Module& KM, const NvptxBuildOpti
   if (!emitToLlvm(KM, O, *TM, Ctx, L, Error))
     return false;
   if (Optimized)
-    LlvmPipeline::optimize(*L.M, *TM, /*Vectorize=*/false, /*LibraryCalls=*/false);
+    optimizeForNvptx(*L.M, *TM);
   llvm::raw_string_ostream OS(Ir);
   L.M->print(OS, nullptr);
   OS.flush();

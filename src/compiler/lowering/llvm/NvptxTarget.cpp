@@ -86,8 +86,7 @@ public:
                             unsigned Dim) override;
   bool hasAsyncCopy() const override { return smVersion() >= 80; }
   uint64_t maxStaticSharedBytes() const override { return 48 * 1024; } // PTX `.shared` limit
-  void emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src, llvm::Type* Elem,
-                     unsigned Count, llvm::Value* Valid) override;
+  void emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) override;
   void emitAsyncCommit(llvm::IRBuilder<>& B) override {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
   }
@@ -583,17 +582,22 @@ llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<l
   return B.CreateExtractValue(D, {Dim});
 }
 
-void NvptxTarget::emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Src,
-                                llvm::Type* Elem, unsigned Count, llvm::Value* Valid) {
+void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) {
   // cp.async (cg for 16 bytes: around L1, as CUTLASS does) with a source size, so the elements
-  // at or past Valid are zero-filled; a misaligned pair of addresses takes element copies.
+  // at or past Valid are zero-filled. One test for the whole run: if every copy's pair of
+  // addresses is aligned to its size, the run is its cp.asyncs in one straight line (which ptxas
+  // schedules among the loop's other work); otherwise every copy takes element copies.
   const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
-  unsigned Size = unsigned(DL.getTypeStoreSize(Elem)), Bytes = Size * Count;
   llvm::Function* F = B.GetInsertBlock()->getParent();
   llvm::LLVMContext& C = F->getContext();
-  llvm::Value* Misaligned = B.CreateAnd(
-      B.CreateOr(B.CreatePtrToInt(Dst, B.getInt64Ty()), B.CreatePtrToInt(Src, B.getInt64Ty())),
-      B.getInt64(Bytes - 1));
+  llvm::Value* Misaligned = B.getInt64(0);
+  for (const AsyncCopyArgs& A : Copies) {
+    uint64_t Bytes = DL.getTypeStoreSize(A.Elem) * A.Count;
+    Misaligned =
+        B.CreateOr(Misaligned, B.CreateAnd(B.CreateOr(B.CreatePtrToInt(A.Dst, B.getInt64Ty()),
+                                                      B.CreatePtrToInt(A.Src, B.getInt64Ty())),
+                                           B.getInt64(Bytes - 1)));
+  }
   auto* Fast = llvm::BasicBlock::Create(C, "async.copy", F);
   auto* Slow = llvm::BasicBlock::Create(C, "async.plain", F);
   auto* Done = llvm::BasicBlock::Create(C, "async.done", F);
@@ -601,27 +605,31 @@ void NvptxTarget::emitAsyncCopy(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Va
   B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Fast, Slow,
                  llvm::MDBuilder(C).createBranchWeights(1u << 20, 1));
   B.SetInsertPoint(Fast);
-  llvm::Value* ValidBytes = B.CreateMul(
-      B.CreateSelect(B.CreateICmpULT(Valid, B.getInt32(Count)), Valid, B.getInt32(Count)),
-      B.getInt32(Size));
-  llvm::Intrinsic::ID Id = Bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
-                           : Bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
-                                        : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
-  B.CreateIntrinsic(Id, {}, {Dst, Src, ValidBytes});
+  for (const AsyncCopyArgs& A : Copies) {
+    unsigned Size = unsigned(DL.getTypeStoreSize(A.Elem)), Bytes = Size * A.Count;
+    llvm::Value* ValidBytes = B.CreateMul(
+        B.CreateSelect(B.CreateICmpULT(A.Valid, B.getInt32(A.Count)), A.Valid, B.getInt32(A.Count)),
+        B.getInt32(Size));
+    llvm::Intrinsic::ID Id = Bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
+                             : Bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                                          : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+    B.CreateIntrinsic(Id, {}, {A.Dst, A.Src, ValidBytes});
+  }
   B.CreateBr(Done);
   B.SetInsertPoint(Slow);
-  for (unsigned J = 0; J < Count; ++J) {
-    // Only the valid elements are read (the rest may lie past the buffer's end).
-    auto* Read = llvm::BasicBlock::Create(C, "async.read", F);
-    auto* Next = llvm::BasicBlock::Create(C, "async.next", F);
-    llvm::Value* To = B.CreateConstInBoundsGEP1_32(Elem, Dst, J);
-    B.CreateStore(llvm::Constant::getNullValue(Elem), To);
-    B.CreateCondBr(B.CreateICmpULT(B.getInt32(J), Valid), Read, Next);
-    B.SetInsertPoint(Read);
-    B.CreateStore(B.CreateLoad(Elem, B.CreateConstInBoundsGEP1_32(Elem, Src, J)), To);
-    B.CreateBr(Next);
-    B.SetInsertPoint(Next);
-  }
+  for (const AsyncCopyArgs& A : Copies)
+    for (unsigned J = 0; J < A.Count; ++J) {
+      // Only the valid elements are read (the rest may lie past the buffer's end).
+      auto* Read = llvm::BasicBlock::Create(C, "async.read", F);
+      auto* Next = llvm::BasicBlock::Create(C, "async.next", F);
+      llvm::Value* To = B.CreateConstInBoundsGEP1_32(A.Elem, A.Dst, J);
+      B.CreateStore(llvm::Constant::getNullValue(A.Elem), To);
+      B.CreateCondBr(B.CreateICmpULT(B.getInt32(J), A.Valid), Read, Next);
+      B.SetInsertPoint(Read);
+      B.CreateStore(B.CreateLoad(A.Elem, B.CreateConstInBoundsGEP1_32(A.Elem, A.Src, J)), To);
+      B.CreateBr(Next);
+      B.SetInsertPoint(Next);
+    }
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }

@@ -1,0 +1,109 @@
+// The shape of the PTX around tiles and asynchronous copies, which decides how well ptxas can
+// schedule a pipelined K-loop: a tile load whose offsets the optimizer proves aligned is
+// ldmatrix with no per-wave vote or element path (NvptxVoteFolding), and a run of adjacent
+// copies is one alignment test and its cp.asyncs in one straight line.
+#include "PtxTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace cajeta::test {
+namespace {
+
+using kir::ImplTier;
+
+std::string entryBody(const std::string& Ptx, const std::string& Name) {
+  size_t At = Ptx.find(".entry cj_k_" + Name + "(");
+  if (At == std::string::npos)
+    return {};
+  size_t End = Ptx.find(".entry ", At + 1);
+  return Ptx.substr(At, End == std::string::npos ? std::string::npos : End - At);
+}
+
+std::string buildTilePtx(const std::string& Src) {
+  lowering::NvptxBuildOptions O;
+  O.Sm = "sm_90";
+  O.TileTier = ImplTier::Native;
+  lowering::NvptxBuildResult R = buildSource(Src, O);
+  EXPECT_TRUE(R.Ok) << R.Error;
+  return R.Ok ? ptxText(R) : std::string();
+}
+
+const char* Loads = R"(import cajeta.xpu.*;
+public final class L {
+    // Offsets that are multiples of 8 elements (16 bytes) by construction.
+    @Kernel
+    public static void aligned(KernelBuffer<float32> c, uint32 step) {
+        Shared<float16> s = shared float16[2048];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 16> acc;
+        Tile<float16, 16, 16> a = Tile.load(s, step % 4 * 512, 24);
+        Tile<float16, 16, 16> b = Tile.load(s, step % 4 * 512 + 384, 24);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 16);
+    }
+    // An offset from the host: its alignment is only known when the kernel runs.
+    @Kernel
+    public static void unknown(KernelBuffer<float32> c, uint32 at) {
+        Shared<float16> s = shared float16[2048];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 16> acc;
+        Tile<float16, 16, 16> a = Tile.load(s, at, 24);
+        Tile<float16, 16, 16> b = Tile.load(s, 384, 24);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 16);
+    }
+}
+)";
+
+TEST(NvptxTileCodegen, AlignedSharedTileLoadsAreLdmatrixWithNoVote) {
+  std::string Ptx = buildTilePtx(Loads);
+  ASSERT_FALSE(Ptx.empty());
+  std::string Aligned = entryBody(Ptx, "L_aligned");
+  EXPECT_NE(Aligned.find("ldmatrix.sync.aligned"), std::string::npos) << Aligned;
+  EXPECT_EQ(Aligned.find("vote.sync"), std::string::npos) << Aligned;
+  // Where the alignment is the host's, the wave decides at run time.
+  std::string Unknown = entryBody(Ptx, "L_unknown");
+  EXPECT_NE(Unknown.find("ldmatrix.sync.aligned"), std::string::npos) << Unknown;
+  EXPECT_NE(Unknown.find("vote.sync.all.pred"), std::string::npos) << Unknown;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
+  }
+}
+
+const char* Copies = R"(import cajeta.xpu.*;
+public final class C {
+    @Kernel
+    public static void run(KernelBuffer<float32> out, KernelBuffer<float16> a, uint32 k) {
+        Shared<float16> s = shared float16[2048];
+        uint32 t = KernelThread.x();
+        AsyncCopy.copy(s, t * 8, a, t * k, 8);
+        AsyncCopy.copy(s, 512 + t * 8, a, (t + 64) * k, 8, k - 3);
+        AsyncCopy.copy(s, 1024 + t * 8, a, (t + 128) * k, 8);
+        AsyncCopy.copy(s, 1536 + t * 8, a, (t + 192) * k, 8);
+        AsyncCopy.commit();
+        AsyncCopy.wait(0);
+        Barrier.sync();
+        out[t] = (float32) s[2047 - t];
+    }
+}
+)";
+
+TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsync) {
+  std::string Ptx = buildTilePtx(Copies);
+  ASSERT_FALSE(Ptx.empty());
+  std::string Run = entryBody(Ptx, "C_run");
+  size_t First = Run.find("cp.async.cg.shared.global");
+  size_t Last = Run.rfind("cp.async.cg.shared.global");
+  ASSERT_NE(First, std::string::npos) << Run;
+  EXPECT_EQ(countOf(Run, "cp.async.cg.shared.global"), 4u) << Run;
+  // No branch between the first cp.async and the last: one straight line.
+  EXPECT_EQ(Run.substr(First, Last - First).find("bra"), std::string::npos) << Run;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
+  }
+}
+
+} // namespace
+} // namespace cajeta::test
