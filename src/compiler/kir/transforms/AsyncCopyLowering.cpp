@@ -4,6 +4,9 @@
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Walk.h"
 
+#include <algorithm>
+#include <cassert>
+
 namespace cajeta::kir {
 namespace {
 
@@ -35,8 +38,15 @@ Stmt* plainCopy(Builder& B, Function& F, const Expr* E) {
 /// are still to be stored and the group they belong to; per kernel the groups committed.
 class Stager {
 public:
-  // The group counter exists before the rewrite builds commits and waits on it.
-  Stager(Builder& B, Function& F) : B(B), F(F), Groups(B.local("async.groups", u32())) {}
+  // The group counter exists before the rewrite builds commits and waits on it, and so does
+  // every copy's site: a wait that comes before a copy in the kernel's text (a loop that waits at
+  // its top for the copies at its bottom) flushes that copy's words too.
+  Stager(Builder& B, Function& F) : B(B), F(F), Groups(B.local("async.groups", u32())) {
+    forEachStmt(F.Body, [&](const Stmt* S) {
+      if (S->K == Stmt::Kind::Eval && isAsync(S->E) && S->E->IOp == IntrinsicOp::AsyncCopy)
+        addSite(S->E);
+    });
+  }
 
   std::vector<Stmt*> prologue() {
     std::vector<Stmt*> Out = {B.eval(B.assign(Groups, B.u32(0)))};
@@ -70,6 +80,7 @@ public:
 
 private:
   struct Site {
+    const Expr* Copy = nullptr; // the AsyncCopy this site stages
     const Expr* Shared = nullptr;
     std::vector<uint32_t> Words;
     uint32_t Dst = 0, Pending = 0, Group = 0;
@@ -87,10 +98,11 @@ private:
                     B.block({B.eval(Store), B.eval(B.assign(S.Pending, B.constBool(false)))}));
   }
 
-  Stmt* copy(Expr* E) {
+  void addSite(const Expr* E) {
     const unsigned Size = bundle::scalarTypeSize(E->Ops[0]->Ty.Elem);
     const unsigned Words = E->Index * Size / 4;
     Site S;
+    S.Copy = E;
     S.Shared = E->Ops[0];
     for (unsigned W = 0; W < Words; ++W)
       S.Words.push_back(B.local("async.w", u32()));
@@ -98,6 +110,13 @@ private:
     S.Pending = B.local("async.pending", Type::scalar(ScalarType::Bool));
     S.Group = B.local("async.group", u32());
     Sites.push_back(S);
+  }
+
+  Stmt* copy(Expr* E) {
+    auto It = std::find_if(Sites.begin(), Sites.end(), [&](const Site& S) { return S.Copy == E; });
+    assert(It != Sites.end() && "every copy's site is made before the rewrite");
+    const Site S = *It;
+    const unsigned Words = unsigned(S.Words.size());
     uint32_t Di = B.local("async.dst", u32()), Si = B.local("async.src", u32()),
              Valid = B.local("async.valid", u32());
     // This site's earlier copy first: the program sees copies in order.
@@ -138,7 +157,7 @@ private:
   Builder& B;
   Function& F;
   uint32_t Groups;
-  std::vector<Site> Sites; // in order of appearance: a wait flushes those before it
+  std::vector<Site> Sites; // every copy of the kernel, in the order of its text
 };
 
 Stmt* rewrite(Builder& B, Function& F, Stmt* S) {
