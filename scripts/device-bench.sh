@@ -23,6 +23,12 @@
 #       go to the bench (--smoke, --only saxpy,reduce, --no-vulkan ...). Without .gl (or with no
 #       Vulkan device) the bench still runs; its Vulkan columns say why there is no Vulkan run.
 #
+#   scripts/device-bench.sh profile CARRY KERNEL [BENCH ARGS...]   on the GPU machine: one launch
+#       of the kernels whose name matches the regular expression KERNEL (cj_k_TileGemm_gemm16$),
+#       after two, under Nsight Compute (the toolkit's ncu): its speed of light, occupancy,
+#       scheduler, warp-state and instruction sections, to $OUT/profile.txt. The bench runs
+#       without CUPTI or Vulkan and with one batch per side (--only tilegemm --tilegemm 4096 ...).
+#
 # On the device machine (the `run` tool) from the repository root:
 #   command: scripts/device-bench.sh run build-gbench/gpu-bench-carry
 #   carry:   ["build-gbench/gpu-bench-carry", ".gl"]
@@ -164,8 +170,31 @@ run() {
   return $Rc
 }
 
+profile() {
+  local Carry=$1 Kernel=$2
+  shift 2
+  [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
+  local Out=${OUT:-$ROOT/gpu-bench-results}
+  mkdir -p "$Out"
+  local Ncu
+  Ncu=$(command -v ncu || ls -d "${CUDA_HOME:-/usr/local/cuda}"/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+  [[ -n $Ncu ]] || { echo "no ncu on this machine" | tee "$Out/profile.txt"; return 1; }
+  export LD_LIBRARY_PATH="$Carry/lib:$CUDA_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export XDG_CACHE_HOME="$Out/cache"
+  unset CAJETA_XPU_BACKEND
+  "$Ncu" --kernel-name "regex:$Kernel" --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
+    --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
+    "$Carry/bin/cajeta_gpu_bench" --bundles "$Carry/bundles" --no-cupti --no-vulkan \
+    --reps 1 --warmup 1 --batch 1 "$@" > "$Out/profile.txt" 2>&1
+  local Rc=$?
+  cat "$Out/profile.txt"
+  return $Rc
+}
+
 case $MODE in
 prepare) shift; prepare "$@" ;;
 run) shift; run "$@" ;;
-*) sed -n '2,29p' "$0"; exit 2 ;;
+profile) shift; profile "$@" ;;
+*) sed -n '2,35p' "$0"; exit 2 ;;
 esac

@@ -1,8 +1,7 @@
 // The shape of the PTX around tiles and asynchronous copies, which decides how well ptxas can
 // schedule a pipelined K-loop: a tile load whose offsets the optimizer proves aligned is
 // ldmatrix with no per-wave vote or element path (NvptxVoteFolding), and a run of adjacent
-// copies is one alignment test and its cp.asyncs in one straight line (ignore-src where every
-// copy is whole or empty).
+// copies is one alignment test and its cp.asyncs in one straight line.
 #include "PtxTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -91,19 +90,16 @@ public final class C {
 }
 )";
 
-TEST(NvptxTileCodegen, ARunOfWholeCopiesIsStraightLineIgnoreSrcCpAsync) {
+TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsync) {
   std::string Ptx = buildTilePtx(Copies);
   ASSERT_FALSE(Ptx.empty());
   std::string Run = entryBody(Ptx, "C_run");
-  // The whole-or-empty form: ignore-src, one instruction per copy.
-  size_t First = Run.find(", 16, ignore;");
-  size_t Last = Run.rfind(", 16, ignore;");
+  size_t First = Run.find("cp.async.cg.shared.global");
+  size_t Last = Run.rfind("cp.async.cg.shared.global");
   ASSERT_NE(First, std::string::npos) << Run;
-  EXPECT_EQ(countOf(Run, ", 16, ignore;"), 4u) << Run;
+  EXPECT_EQ(countOf(Run, "cp.async.cg.shared.global"), 4u) << Run;
   // No branch between the first cp.async and the last: one straight line.
   EXPECT_EQ(Run.substr(First, Last - First).find("bra"), std::string::npos) << Run;
-  // The source-size form for a run with a partial copy (the second copy's k - 3).
-  EXPECT_EQ(countOf(Run, "cp.async.cg.shared.global"), 8u) << Run;
   if (!testPtxas().empty()) {
     EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
   }

@@ -583,52 +583,28 @@ llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<l
 }
 
 void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) {
-  // cp.async (cg for 16 bytes: around L1, as CUTLASS does). One test for the whole run: if every
-  // copy's pair of addresses is aligned to its size, the run is its cp.asyncs in one straight
-  // line (which ptxas schedules among the loop's other work); otherwise every copy takes element
-  // copies. Among aligned runs, one whose copies are all whole or empty (a GEMM's inner blocks)
-  // takes the ignore-src form, one predicated LDGSTS each; a partial copy (a matrix's edge)
-  // makes the run take the source-size form, whose zero fill ptxas builds from several
-  // instructions per copy.
+  // cp.async (cg for 16 bytes: around L1, as CUTLASS does) with a source size, so the elements
+  // at or past Valid are zero-filled. One test for the whole run: if every copy's pair of
+  // addresses is aligned to its size, the run is its cp.asyncs in one straight line (which ptxas
+  // schedules among the loop's other work); otherwise every copy takes element copies.
   const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
   llvm::Function* F = B.GetInsertBlock()->getParent();
   llvm::LLVMContext& C = F->getContext();
   llvm::Value* Misaligned = B.getInt64(0);
-  llvm::Value* Partial = B.getFalse();
   for (const AsyncCopyArgs& A : Copies) {
     uint64_t Bytes = DL.getTypeStoreSize(A.Elem) * A.Count;
     Misaligned =
         B.CreateOr(Misaligned, B.CreateAnd(B.CreateOr(B.CreatePtrToInt(A.Dst, B.getInt64Ty()),
                                                       B.CreatePtrToInt(A.Src, B.getInt64Ty())),
                                            B.getInt64(Bytes - 1)));
-    // 0 < Valid < Count, as one unsigned compare.
-    Partial = B.CreateOr(
-        Partial, B.CreateICmpULT(B.CreateSub(A.Valid, B.getInt32(1)), B.getInt32(A.Count - 1)));
   }
-  auto* Aligned = llvm::BasicBlock::Create(C, "async.aligned", F);
-  auto* Whole = llvm::BasicBlock::Create(C, "async.whole", F);
-  auto* Sized = llvm::BasicBlock::Create(C, "async.sized", F);
+  auto* Fast = llvm::BasicBlock::Create(C, "async.copy", F);
   auto* Slow = llvm::BasicBlock::Create(C, "async.plain", F);
   auto* Done = llvm::BasicBlock::Create(C, "async.done", F);
-  // Misaligned and partial copies are the rare cases: their blocks go out of line.
-  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Aligned, Slow,
+  // Misaligned copies are the rare case: their block goes out of line.
+  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Fast, Slow,
                  llvm::MDBuilder(C).createBranchWeights(1u << 20, 1));
-  B.SetInsertPoint(Aligned);
-  B.CreateCondBr(Partial, Sized, Whole, llvm::MDBuilder(C).createBranchWeights(1, 1u << 20));
-  B.SetInsertPoint(Whole);
-  for (const AsyncCopyArgs& A : Copies) {
-    unsigned Bytes = unsigned(DL.getTypeStoreSize(A.Elem)) * A.Count;
-    // LLVM 19 has no intrinsic for the ignore-src operand (PTX 7.5): zeros where Valid is 0.
-    std::string Text = std::string("{ .reg .pred ignore; setp.eq.u32 ignore, $2, 0; cp.async.") +
-                       (Bytes == 16 ? "cg" : "ca") + ".shared.global [$0], [$1], " +
-                       std::to_string(Bytes) + ", ignore; }";
-    auto* Ty = llvm::FunctionType::get(B.getVoidTy(),
-                                       {A.Dst->getType(), A.Src->getType(), B.getInt32Ty()}, false);
-    B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, "l,l,r,~{memory}", /*hasSideEffects=*/true),
-                 {A.Dst, A.Src, A.Valid});
-  }
-  B.CreateBr(Done);
-  B.SetInsertPoint(Sized);
+  B.SetInsertPoint(Fast);
   for (const AsyncCopyArgs& A : Copies) {
     unsigned Size = unsigned(DL.getTypeStoreSize(A.Elem)), Bytes = Size * A.Count;
     llvm::Value* ValidBytes = B.CreateMul(
