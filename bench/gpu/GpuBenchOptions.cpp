@@ -47,6 +47,8 @@ const char* GpuBenchOptions::usage() {
          "  --matmul N       square matrix size (default 4096)\n"
          "  --tilegemm LIST  comma list of square GEMM sizes, float16 and bfloat16 (default "
          "4096,8192)\n"
+         "  --tilegemm-shared BYTES  dynamic shared memory per tilegemm CUDA launch (default:\n"
+         "                   what tilegemm.cj's kernels need), for another build of that bundle\n"
          "  --reps N         timed batches per side, median reported (default 20)\n"
          "  --warmup N       untimed batches per side (default 3)\n"
          "  --batch N        launches per timed batch (default 10)\n"
@@ -130,6 +132,10 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
         Error = "--tilegemm wants at least one size";
         return false;
       }
+    } else if (Arg == "--tilegemm-shared") {
+      if (!number(227 * 1024))
+        return false;
+      O.TileGemmSharedBytes = uint32_t(V);
     } else if (Arg == "--reps" || Arg == "--warmup" || Arg == "--batch" || Arg == "--launches") {
       if (!number(1000000))
         return false;

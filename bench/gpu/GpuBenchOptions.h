@@ -15,7 +15,10 @@ struct GpuBenchOptions {
   uint32_t ReduceN = 1u << 28;
   uint32_t MatN = 4096;                               // square matrices
   std::vector<uint32_t> TileGemmSizes = {4096, 8192}; // tilegemm: square float16 GEMMs
-  uint32_t RayImage = 4096;                           // raytrace: a RayImage^2 camera
+  // tilegemm: dynamic shared bytes per CUDA launch (0: what bench/gpu/kernels/tilegemm.cj's
+  // kernels need), for trying another build of the bundle whose kernels stage more.
+  uint32_t TileGemmSharedBytes = 0;
+  uint32_t RayImage = 4096;      // raytrace: a RayImage^2 camera
   uint32_t RayGrid = 1000;       // raytrace: a RayGrid^2 heightfield, 2 RayGrid^2 triangles
   int Reps = 20;                 // timed batches per side (the median is reported)
   int Warmup = 3;                // untimed batches per side first

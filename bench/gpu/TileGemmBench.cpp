@@ -20,9 +20,9 @@ constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
 constexpr const char* KernelName = "TileGemm.gemm16";
 constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16"; // the same with bfloat16 inputs
 constexpr uint32_t BlockThreads = 128;
-constexpr uint32_t BlockM = 128;               // rows of C per workgroup (grid y)
-constexpr uint32_t BlockN = 128;               // columns of C per workgroup (grid x)
-constexpr uint32_t DynamicSharedBytes = 56832; // the kernel's 3 stages of A and B
+constexpr uint32_t BlockM = 128;                // rows of C per workgroup (grid y)
+constexpr uint32_t BlockN = 128;                // columns of C per workgroup (grid x)
+constexpr uint32_t DynamicSharedBytes = 107520; // the kernel's 3 stages of A and B
 // On Vulkan (48 KiB of workgroup memory on the H200): the same kernel two stages deep, whose
 // tiles are cooperative matrices where the device lists float16 into float32.
 constexpr const char* VulkanKernelName = "TileGemm.gemm16v";
@@ -94,7 +94,9 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
   const xpu::Dim3 Grid = xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
                   Block = xpu::block(BlockThreads);
   auto ours = [&] {
-    Gemm.launch(S, Grid, Block, DynamicSharedBytes)(OursC, OursA, OursB, M, N, K);
+    Gemm.launch(S, Grid, Block,
+                C.Options.TileGemmSharedBytes ? C.Options.TileGemmSharedBytes
+                                              : DynamicSharedBytes)(OursC, OursA, OursB, M, N, K);
   };
 
   // C starts as NaN, so an element the kernel never writes cannot pass.
