@@ -11,14 +11,6 @@ namespace {
 
 using kir::ImplTier;
 
-std::string entryBody(const std::string& Ptx, const std::string& Name) {
-  size_t At = Ptx.find(".entry cj_k_" + Name + "(");
-  if (At == std::string::npos)
-    return {};
-  size_t End = Ptx.find(".entry ", At + 1);
-  return Ptx.substr(At, End == std::string::npos ? std::string::npos : End - At);
-}
-
 std::string buildTilePtx(const std::string& Src) {
   lowering::NvptxBuildOptions O;
   O.Sm = "sm_90";

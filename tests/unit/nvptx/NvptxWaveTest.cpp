@@ -115,15 +115,6 @@ std::string everyWaveOp() {
   return wrap(Body);
 }
 
-/// The PTX of kernel Name's `.entry` alone (up to the next `.entry` or the end).
-std::string entryBody(const std::string& Ptx, const std::string& Name) {
-  size_t At = Ptx.find(".entry cj_k_" + Name + "(");
-  if (At == std::string::npos)
-    return {};
-  size_t End = Ptx.find(".entry ", At + 1);
-  return Ptx.substr(At, End == std::string::npos ? std::string::npos : End - At);
-}
-
 std::string buildPtx(const std::string& Src, const char* Sm, ImplTier Tier = ImplTier::Native) {
   NvptxBuildOptions O;
   O.Sm = Sm;

@@ -48,4 +48,12 @@ size_t countOf(const std::string& Hay, const std::string& Needle) {
   return N;
 }
 
+std::string entryBody(const std::string& Ptx, const std::string& Name) {
+  size_t At = Ptx.find(".entry cj_k_" + Name + "(");
+  if (At == std::string::npos)
+    return {};
+  size_t End = Ptx.find(".entry ", At + 1);
+  return Ptx.substr(At, End == std::string::npos ? std::string::npos : End - At);
+}
+
 } // namespace cajeta::test

@@ -29,6 +29,9 @@ inline std::string ptxText(const lowering::NvptxBuildResult& R) {
   return std::string(R.Payload.Bytes.begin(), R.Payload.Bytes.end());
 }
 
+/// The text of kernel entry cj_k_<Name> in Ptx, up to the next entry; empty when there is none.
+std::string entryBody(const std::string& Ptx, const std::string& Name);
+
 /// Number of non-overlapping occurrences of Needle in Hay.
 size_t countOf(const std::string& Hay, const std::string& Needle);
 
