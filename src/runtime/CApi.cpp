@@ -15,6 +15,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -572,8 +575,23 @@ int cajeta_xpu_kernel_submit(cajeta_xpu_kernel* K, const cajeta_xpu_submission* 
     const Kernel& Impl = *fromHandle(K);
     Stream& S = streamOrCurrent(Sub->size >= sizeof(cajeta_xpu_submission) ? Sub->stream : nullptr);
     Submission Checked = Submission::fromC(*Sub, S.device(), Impl.name().c_str());
+    // The fields up to `compute_units` are the first version; a larger size comes from a newer
+    // header, a smaller one gets no byte past it.
+    const uint32_t OutSize = Out ? Out->size : 0;
+    if (Out && OutSize < offsetof(cajeta_xpu_resource_descriptor, compute_units) +
+                             sizeof(Out->compute_units))
+      fail(CAJETA_XPU_LAUNCH_ERROR,
+           fmt::format("cajeta_xpu_kernel_submit: the resource descriptor's size {} is too small: "
+                       "set it to sizeof(cajeta_xpu_resource_descriptor) ({})",
+                       OutSize, sizeof(cajeta_xpu_resource_descriptor)));
     thread_local std::vector<cajeta_xpu_buffer_access> Accesses;
-    Impl.launch(S, Grid, Block, DynamicSharedBytes, Args, Count, Checked, Out, &Accesses);
+    cajeta_xpu_resource_descriptor Described{};
+    Impl.launch(S, Grid, Block, DynamicSharedBytes, Args, Count, Checked,
+                Out ? &Described : nullptr, &Accesses);
+    if (Out) {
+      Described.size = OutSize;
+      std::memcpy(Out, &Described, std::min<size_t>(OutSize, sizeof(Described)));
+    }
   });
 }
 

@@ -5,6 +5,7 @@
 #include "ConformanceSupport.h"
 
 #include <chrono>
+#include <cstring>
 
 namespace conformance {
 namespace {
@@ -173,6 +174,42 @@ TEST(Submission, TheCAbiChecksTheStructSize) {
   EXPECT_NE(std::string(cajeta_xpu_last_error()).find("sizeof(cajeta_xpu_submission)"),
             std::string::npos)
       << cajeta_xpu_last_error();
+}
+
+TEST(Submission, TheCAbiWritesTheDescriptorUpToItsSize) {
+  xpu::Program P = compileProgram("StreamOrder");
+  auto Out = toDevice(std::vector<int32_t>(N, 0));
+  cajeta_xpu_submission Sub{};
+  Sub.size = sizeof(Sub);
+  uint32_t Grid[3] = {N / Block, 1, 1}, Blk[3] = {Block, 1, 1};
+  cajeta_xpu_arg Args[3] = {xpu::detail::toArg(Out), xpu::detail::toArg(1), xpu::detail::toArg(N)};
+  // A descriptor whose size the caller left 0 is refused before the kernel runs.
+  cajeta_xpu_resource_descriptor D{};
+  EXPECT_EQ(cajeta_xpu_kernel_submit(P.kernel("StreamOrder.fill").handle(), &Sub, Grid, Blk, 0,
+                                     Args, 3, &D),
+            CAJETA_XPU_LAUNCH_ERROR);
+  EXPECT_NE(std::string(cajeta_xpu_last_error()).find("sizeof(cajeta_xpu_resource_descriptor)"),
+            std::string::npos)
+      << cajeta_xpu_last_error();
+  xpu::KernelStream::current().sync();
+  expectSame(fromDevice(Out), std::vector<int32_t>(N, 0), "the refused submission did not run");
+  // A caller whose struct is larger (a newer header) gets the fields this library knows, and
+  // its own size back; the bytes past them are left as they were.
+  struct Larger {
+    cajeta_xpu_resource_descriptor D;
+    uint64_t Newer;
+  } L;
+  std::memset(&L, 0xAB, sizeof(L));
+  L.D.size = sizeof(L);
+  ASSERT_EQ(cajeta_xpu_kernel_submit(P.kernel("StreamOrder.fill").handle(), &Sub, Grid, Blk, 0,
+                                     Args, 3, &L.D),
+            CAJETA_XPU_SUCCESS)
+      << cajeta_xpu_last_error();
+  EXPECT_EQ(L.D.size, sizeof(L));
+  EXPECT_STREQ(L.D.kernel, "StreamOrder.fill");
+  EXPECT_EQ(L.Newer, 0xABABABABABABABABull);
+  xpu::KernelStream::current().sync();
+  expectSame(fromDevice(Out), std::vector<int32_t>(N, 1), "the accepted submission ran");
 }
 
 } // namespace

@@ -133,6 +133,7 @@ public:
   template <class... Args> ResourceDescriptor operator()(Args&&... As) const {
     std::array<cajeta_xpu_arg, sizeof...(Args)> Packed{detail::toArg(As)...};
     cajeta_xpu_resource_descriptor D{};
+    D.size = sizeof(D);
     detail::check(cajeta_xpu_kernel_submit(K, &Sub.raw(), G.data(), B.data(), DynamicShared,
                                            Packed.data(), Packed.size(), &D));
     return ResourceDescriptor::fromC(D);

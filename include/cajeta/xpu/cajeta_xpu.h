@@ -466,8 +466,10 @@ typedef struct cajeta_xpu_buffer_access {
   double bytes_written;
 } cajeta_xpu_buffer_access;
 
-/* The kernel's resource descriptor for one submission. */
+/* The kernel's resource descriptor for one submission. The caller sets size; the library writes
+   the fields that fit in it and no byte past it, so the struct can grow. */
 typedef struct cajeta_xpu_resource_descriptor {
+  uint32_t size;       /* sizeof(cajeta_xpu_resource_descriptor), set by the caller */
   const char* kernel;  /* qualified name, owned by the program */
   uint32_t classified; /* 0: the manifest has no scheduling section (an unclassified
                           submission; the costs are then -1) */
@@ -514,7 +516,9 @@ typedef enum cajeta_xpu_arithmetic_class {
 /* Launches as a submission: the checks of cajeta_xpu_kernel_launch_shared, then the window: a
    submission whose window has closed is refused (CAJETA_XPU_DEADLINE_MISSED) and never runs late;
    the window is checked again when the kernel is dispatched to the device, and a miss found then
-   is reported by the stream's sync. out (may be NULL) receives the resource descriptor. */
+   is reported by the stream's sync. out (may be NULL) receives the resource descriptor: set its
+   size first (a size that does not reach `compute_units`, the first version's last field, is
+   refused with CAJETA_XPU_LAUNCH_ERROR before anything runs). */
 CAJETA_XPU_API int cajeta_xpu_kernel_submit(cajeta_xpu_kernel* kernel,
                                             const cajeta_xpu_submission* submission,
                                             const uint32_t grid[3], const uint32_t block[3],
