@@ -378,6 +378,11 @@ static JitOptions jitOptions(const cajeta_xpu_compile_options* O) {
   JitOptions J;
   if (!O)
     return J;
+  // The fields up to `use_cache` are the first version; a larger size comes from a newer header.
+  if (O->size < offsetof(cajeta_xpu_compile_options, use_cache) + sizeof(O->use_cache))
+    fail(CAJETA_XPU_ERROR, fmt::format("compile options: size {} is too small: set it to "
+                                       "sizeof(cajeta_xpu_compile_options) ({})",
+                                       O->size, sizeof(cajeta_xpu_compile_options)));
   J.CheckBounds = O->check_bounds != 0;
   J.Cpu = O->cpu && *O->cpu ? O->cpu : "native";
   J.UseCache = O->use_cache != 0;

@@ -256,7 +256,8 @@ public:
 private:
   explicit Program(cajeta_xpu_program* Raw) : P(Raw, cajeta_xpu_program_release) {}
   static cajeta_xpu_compile_options toC(const CompileOptions& O) {
-    return cajeta_xpu_compile_options{O.checkBounds ? 1 : 0, O.cpu.c_str(), O.useCache ? 1 : 0};
+    return cajeta_xpu_compile_options{sizeof(cajeta_xpu_compile_options), O.checkBounds ? 1 : 0,
+                                      O.cpu.c_str(), O.useCache ? 1 : 0};
   }
   detail::ProgramRef P;
 };

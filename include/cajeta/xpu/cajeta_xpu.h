@@ -293,6 +293,8 @@ CAJETA_XPU_API int cajeta_xpu_trace_flush(void);
 
 /* ---- Programs and kernels. -------------------------------------------------------------- */
 typedef struct cajeta_xpu_compile_options {
+  uint32_t size;    /* sizeof(cajeta_xpu_compile_options), set by the caller, so the struct can
+                       grow; one that does not reach use_cache is refused */
   int check_bounds; /* nonzero: trap out-of-range buffer indices */
   const char* cpu;  /* CPU to compile for; NULL or "native" */
   int use_cache;    /* nonzero: use the on-disk JIT cache */

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <filesystem>
@@ -147,6 +148,30 @@ TEST(Jit, MissCompilesAndWritesTheCacheThenHitSkipsTheCompiler) {
   Checked.checkBounds = true;
   EXPECT_FALSE(Program::compileSource("class K { /* one */ }", "one.cj", Checked).fromCache());
   EXPECT_EQ(cacheFiles(Dir + "/cajeta").size(), 3u);
+}
+
+TEST(Jit, TheCCompileOptionsCarryTheirSize) {
+  std::string Dir = scratch("jit-options-size");
+  EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
+  EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
+  const char* Source = "class K { /* sized */ }";
+  cajeta_xpu_program* P = nullptr;
+  // Left 0 (an older caller's struct, or one not filled in): refused, nothing compiled.
+  cajeta_xpu_compile_options O{};
+  O.use_cache = 1;
+  int Before = compilerCalls();
+  EXPECT_EQ(cajeta_xpu_program_compile_source(Source, std::strlen(Source), "sized.cj", &O, &P),
+            CAJETA_XPU_ERROR);
+  EXPECT_TRUE(contains(cajeta_xpu_last_error(), "sizeof(cajeta_xpu_compile_options)"))
+      << cajeta_xpu_last_error();
+  EXPECT_EQ(P, nullptr);
+  EXPECT_EQ(compilerCalls(), Before);
+  O.size = sizeof(O);
+  ASSERT_EQ(cajeta_xpu_program_compile_source(Source, std::strlen(Source), "sized.cj", &O, &P),
+            CAJETA_XPU_SUCCESS)
+      << cajeta_xpu_last_error();
+  EXPECT_EQ(compilerCalls(), Before + 1);
+  cajeta_xpu_program_release(P);
 }
 
 TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
