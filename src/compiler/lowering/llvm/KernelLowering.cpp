@@ -379,8 +379,7 @@ bool KernelLowering::checkOps(const Expr* E, size_t N) {
 
 bool KernelLowering::isAsyncCopy(const Stmt* S) const {
   return S && S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Intrinsic &&
-         S->E->IOp == IntrinsicOp::AsyncCopy &&
-         !(Cur->Uniformity && Cur->Uniformity->isRematerializedAssignment(S));
+         S->E->IOp == IntrinsicOp::AsyncCopy;
 }
 
 LoweringTarget::AsyncCopyArgs KernelLowering::asyncCopyArgs(const Expr* E) {
