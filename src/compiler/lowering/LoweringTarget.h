@@ -138,6 +138,9 @@ public:
                                        unsigned Dim, bool BFloat16) {
     return nullptr;
   }
+  /// The software ray query's stack walk form (kir::PipelineConfig::RayChildrenAtParent): a
+  /// node's two children tested at the node (GPUs), or each node its own box (the default).
+  virtual bool rayChildrenAtParent() const { return false; }
   /// Asynchronous global -> shared copies (IntrinsicOp::AsyncCopy, AsyncCommit, AsyncWait).
   /// Targets without them return false and the pipeline makes the copies plain.
   virtual bool hasAsyncCopy() const { return false; }

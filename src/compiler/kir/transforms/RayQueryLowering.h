@@ -8,8 +8,9 @@
 // how it was reached (from its parent, from its sibling, from a child), with parent links and
 // adjacent siblings in the buffer, visiting the child on the ray's side of the split axis first.
 // It needs no per-work-item array, so every backend runs it as it runs any other loop, and a
-// query may live across barriers. proceed() resumes where the last call stopped: in the middle
-// of a leaf when that leaf produced a candidate.
+// query may live across barriers. Where the function has no barrier or wave op the walk keeps a
+// stack instead, in one of two forms the target picks (run's ChildrenAtParent). proceed() resumes
+// where the last call stopped: in the middle of a leaf when that leaf produced a candidate.
 //
 // Triangles use the watertight test of Woop, Benthin and Wald (2013) in float32: a ray through
 // a shared edge or vertex hits at least one of the triangles that meet there, with no epsilon;
@@ -32,7 +33,10 @@ public:
   /// (naming the source line) when a proceed() is a do-while condition, or a query is used with
   /// two acceleration structures or never initialized. A proceed() on the right of && or || or
   /// in an arm of ?: walks only where it would be evaluated (StatementHoister's branches).
-  static bool run(Module& M, Function& F, std::string& Error);
+  /// ChildrenAtParent picks the stack walk's form: a node's two children tested where the node
+  /// is visited, into the nearer with the other pushed with its distance (the GPUs'), or each
+  /// node testing its own box, the child on the ray's side of the split axis first (the CPU's).
+  static bool run(Module& M, Function& F, bool ChildrenAtParent, std::string& Error);
 };
 
 } // namespace cajeta::kir

@@ -61,6 +61,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Wave = T.wavePrimitives();
   C.Tiles = T.tileLowering(O.TileTier);
   C.NativeAsyncCopy = T.hasAsyncCopy();
+  C.RayChildrenAtParent = T.rayChildrenAtParent();
   C.Capabilities = T.capabilities(O.TileTier);
   C.MaxStaticSharedBytes = T.maxStaticSharedBytes();
   return C;

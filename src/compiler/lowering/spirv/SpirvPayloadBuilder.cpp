@@ -40,6 +40,8 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   if (Options.CoopMatrixTiles)
     C.Tiles.F = kir::TileLoweringConfig::Form::CoopMatrix;
   C.NativeRayQuery = Options.NativeRayQuery;
+  // Vulkan is for GPUs: their stack walk (lavapipe runs it too, correctly if not at its best).
+  C.RayChildrenAtParent = true;
   // Whole, aligned AsyncCopy chunks are staged in registers: one 4, 8 or 16-byte vector load
   // at the copy, the stores at the wait (checked builds keep the element loads, each checked).
   C.StagedAsyncCopies = !Options.CheckBounds;
