@@ -242,6 +242,9 @@ public:
   /// Whether the device's code runs on the host's CPU cores (the cpu backend, a CPU-type Vulkan
   /// device such as lavapipe) rather than on an accelerator.
   virtual bool runsOnHostCpu() const { return false; }
+  /// Whether allocate() returns memory the host reads and writes through the pointer itself
+  /// (the cpu backend), so the runtime may fill a buffer in place instead of uploading.
+  virtual bool memoryIsHostAddressable() const { return false; }
   /// The most iterations the device's driver lets one loop run (a loop stops there, silently:
   /// Mesa's llvmpipe stops at 65,535); 0 where there is no such limit.
   virtual uint64_t maxLoopIterations() const { return 0; }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 
@@ -60,17 +61,32 @@ AccelerationStructure::AccelerationStructure(BackendDevice& Device, const BvhBui
     return;
   }
   auto Start = std::chrono::steady_clock::now();
-  std::vector<uint32_t> Bvh;
+  // A device whose memory the host addresses gets the words written into its buffer; the
+  // others get them from host memory (not zeroed first: the builder writes every word).
+  std::unique_ptr<uint32_t[]> Host;
+  size_t Count = 0;
   try {
-    Bvh = BvhBuilder::build(S, &Stats);
+    Count = BvhBuilder::build(
+        S,
+        [&](size_t N) {
+          if (Device.memoryIsHostAddressable()) {
+            Words = std::make_shared<Buffer>(Device, bundle::ScalarType::U32, N);
+            return static_cast<uint32_t*>(Words->view().Memory->data());
+          }
+          Host.reset(new uint32_t[N]);
+          return Host.get();
+        },
+        &Stats);
   } catch (const std::invalid_argument& E) {
     fail(CAJETA_XPU_ERROR, fmt::format("acceleration structure: {}", E.what()));
   }
   BuildMillis =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
-  Words = std::make_shared<Buffer>(Device, bundle::ScalarType::U32, Bvh.size());
-  Stream& On = Runtime::get().currentStream(Device);
-  On.waitFor(On.enqueue(Command::write(Words, Bvh.data(), Bvh.size())));
+  if (!Words) {
+    Words = std::make_shared<Buffer>(Device, bundle::ScalarType::U32, Count);
+    Stream& On = Runtime::get().currentStream(Device);
+    On.waitFor(On.enqueue(Command::write(Words, Host.get(), Count)));
+  }
   Words->markAccelerationStructure();
 }
 

@@ -140,7 +140,7 @@ class Build {
 public:
   Build(const BvhBuilder::Scene& S, uint32_t LeafSize) : S(S), LeafSize(LeafSize) {}
 
-  std::vector<uint32_t> run(BvhBuilder::Stats& Stats);
+  size_t run(const BvhBuilder::Storage& Into, BvhBuilder::Stats& Stats);
 
 private:
   /// Below this many primitives a scene builds on the calling thread alone.
@@ -181,8 +181,8 @@ private:
   void boundsOf(uint32_t Begin, uint32_t End, Box& Bounds, Box& Centroids) const;
   /// Numbers the top nodes and places the subtrees; returns the node count.
   uint32_t number();
-  void writeNodes(std::vector<uint32_t>& Words, uint32_t NodeBase, uint32_t ParentBase) const;
-  void writePrims(std::vector<uint32_t>& Words, uint32_t PrimBase) const;
+  void writeNodes(uint32_t* Words, uint32_t NodeBase, uint32_t ParentBase) const;
+  void writePrims(uint32_t* Words, uint32_t PrimBase) const;
 
   const BvhBuilder::Scene& S;
   uint32_t LeafSize;
@@ -667,7 +667,7 @@ uint32_t Build::number() {
   return uint32_t(Count); // at most 2n - 1 for n < 2^32 primitives
 }
 
-void Build::writeNodes(std::vector<uint32_t>& Words, uint32_t NodeBase, uint32_t ParentBase) const {
+void Build::writeNodes(uint32_t* Words, uint32_t NodeBase, uint32_t ParentBase) const {
   uint32_t* Nodes = &Words[NodeBase];
   uint32_t* Parents = &Words[ParentBase];
   Parents[0] = L::NoParent;
@@ -700,7 +700,7 @@ void Build::writeNodes(std::vector<uint32_t>& Words, uint32_t NodeBase, uint32_t
   });
 }
 
-void Build::writePrims(std::vector<uint32_t>& Words, uint32_t PrimBase) const {
+void Build::writePrims(uint32_t* Words, uint32_t PrimBase) const {
   uint32_t Flags = S.OpaqueTriangles ? L::PrimOpaque : 0;
   size_t Parts = chunksFor(PrimCount);
   forEach(Parts, [&](size_t C) {
@@ -732,7 +732,7 @@ void Build::writePrims(std::vector<uint32_t>& Words, uint32_t PrimBase) const {
   });
 }
 
-std::vector<uint32_t> Build::run(BvhBuilder::Stats& Stats) {
+size_t Build::run(const BvhBuilder::Storage& Into, BvhBuilder::Stats& Stats) {
   unsigned Threads = S.Threads ? S.Threads : BuildPool::defaultThreads();
   size_t Total = S.TriangleCount + S.Aabbs.size() / 6;
   if (Threads > 1 && Total >= SmallScene)
@@ -760,10 +760,13 @@ std::vector<uint32_t> Build::run(BvhBuilder::Stats& Stats) {
   if (Total64 > std::numeric_limits<uint32_t>::max())
     invalid("the acceleration structure would need " + std::to_string(Total64) +
             " words, above the 2^32 - 1 a uint32 index reaches");
-  std::vector<uint32_t> Words(Total64);
+  // Every word is written below: the header whole, each node's and primitive's words, and each
+  // node's parent (the root's is NoParent).
+  uint32_t* Words = Into(size_t(Total64));
   uint32_t NodeBase = L::HeaderWords;
   uint32_t ParentBase = NodeBase + NodeCount * L::NodeWords;
   uint32_t PrimBase = ParentBase + NodeCount;
+  std::fill(Words, Words + L::HeaderWords, 0u);
   Words[L::HMagic] = L::Magic;
   Words[L::HVersion] = L::Version;
   Words[L::HNodeCount] = NodeCount;
@@ -788,8 +791,8 @@ std::vector<uint32_t> Build::run(BvhBuilder::Stats& Stats) {
   Stats.Nodes = NodeCount;
   Stats.Leaves = Leaves;
   Stats.MaxDepth = MaxDepth;
-  Stats.Words = Words.size();
-  return Words;
+  Stats.Words = size_t(Total64);
+  return size_t(Total64);
 }
 
 } // namespace
@@ -847,15 +850,27 @@ bool BvhBuilder::aabbIsFinite(const Scene& S, size_t B) {
   return finite3(&S.Aabbs[6 * B]) && finite3(&S.Aabbs[6 * B + 3]);
 }
 
-std::vector<uint32_t> BvhBuilder::build(const Scene& S, Stats* Out) {
+size_t BvhBuilder::build(const Scene& S, const Storage& Into, Stats* Out) {
   validate(S);
   Stats Local;
   Local.Triangles = S.TriangleCount;
   Local.Aabbs = S.Aabbs.size() / 6;
   Build B(S, S.MaxLeafSize ? S.MaxLeafSize : DefaultLeafSize);
-  std::vector<uint32_t> Words = B.run(Local);
+  size_t Count = B.run(Into, Local);
   if (Out)
     *Out = Local;
+  return Count;
+}
+
+std::vector<uint32_t> BvhBuilder::build(const Scene& S, Stats* Out) {
+  std::vector<uint32_t> Words;
+  build(
+      S,
+      [&](size_t Count) {
+        Words.resize(Count);
+        return Words.data();
+      },
+      Out);
   return Words;
 }
 

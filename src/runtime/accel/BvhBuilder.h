@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -49,6 +50,13 @@ public:
   /// one (an index out of range names the triangle and the index; a vertex array that is not
   /// xyz triples; a leaf size above the layout's maximum; a BVH above 2^32 words).
   static std::vector<uint32_t> build(const Scene& S, Stats* Out = nullptr);
+
+  /// Where build writes the words: called once with their count, it returns memory for that
+  /// many, every one of which build then writes (it need not be zeroed). A device whose memory
+  /// the host addresses gives its buffer's memory, so the words are never copied.
+  using Storage = std::function<uint32_t*(size_t Words)>;
+  /// The same words, written into Into's memory; returns their count.
+  static size_t build(const Scene& S, const Storage& Into, Stats* Out = nullptr);
 
   /// Checks S as build does (throws std::invalid_argument).
   static void validate(const Scene& S);

@@ -325,6 +325,35 @@ TEST(BvhBuilder, ThreadCountsGiveTheSameWords) {
   }
 }
 
+/// The storage form writes every word of memory it did not zero (filled with two different
+/// patterns here, the words must come out alike and equal to the vector form's), and asks once.
+TEST(BvhBuilder, StorageFormWritesEveryWord) {
+  std::vector<float> V = soup(40000, 61, 0.2f);
+  std::vector<float> Boxes;
+  std::mt19937 Rng(62);
+  std::uniform_real_distribution<float> Pos(0, 10);
+  for (int I = 0; I != 5000; ++I) {
+    float X = Pos(Rng), Y = Pos(Rng), Z = Pos(Rng);
+    Boxes.insert(Boxes.end(), {X, Y, Z, X + 0.05f, Y + 0.05f, Z + 0.05f});
+  }
+  Scene S = soupScene(V);
+  S.Aabbs = Boxes;
+  S.Threads = 2;
+  std::vector<uint32_t> Want = BvhBuilder::build(S);
+  for (uint32_t Fill : {0xDEADBEEFu, 0xFFFFFFFFu}) {
+    std::vector<uint32_t> Got;
+    int Calls = 0;
+    size_t Count = BvhBuilder::build(S, [&](size_t N) {
+      ++Calls;
+      Got.assign(N, Fill);
+      return Got.data();
+    });
+    EXPECT_EQ(Calls, 1);
+    EXPECT_EQ(Count, Want.size());
+    EXPECT_TRUE(Got == Want) << std::hex << Fill;
+  }
+}
+
 /// 2M triangles (a 1000 x 1000 heightfield): the build time, printed; the structure spot-checked.
 TEST(BvhBuilder, TwoMillionTriangleHeightfield) {
   Heightfield H(1000, 1000);

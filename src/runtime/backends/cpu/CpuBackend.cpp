@@ -47,6 +47,7 @@ public:
   unsigned maxWorkgroupSize() const override { return MaxWorkgroupSize; }
   uint64_t maxDynamicSharedBytes() const override { return MaxDynamicSharedBytes; }
   bool runsOnHostCpu() const override { return true; }
+  bool memoryIsHostAddressable() const override { return true; }
   std::string identity() const override { return fmt::format("{} threads", Units); }
   std::string powerMode() const override {
     std::ifstream In("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
