@@ -2,6 +2,8 @@
 // the documented error) and of --check-bounds on buffers and shared arrays.
 #include "ConformanceSupport.h"
 
+#include <climits>
+
 namespace conformance {
 namespace {
 
@@ -195,6 +197,152 @@ TEST(BackendChecks, CheckBoundsSharedArray) {
   for (uint32_t I = 0; I < N; ++I)
     Want[I] = I % Block == 5 ? 7099 : 7001;
   expectSame(fromDevice(Out), Want, "CheckBoundsShared in range");
+}
+
+/// The index a bounds failure names (the number after "index ", a negative one as printed or as
+/// its 64-bit unsigned value), or LLONG_MIN without one.
+long long reportedIndex(const std::string& What) {
+  size_t At = What.find("index ");
+  if (At == std::string::npos)
+    return LLONG_MIN;
+  try {
+    return (long long)std::stoull(What.substr(At + 6));
+  } catch (const std::exception&) {
+    return LLONG_MIN;
+  }
+}
+
+/// Launches, expects a bounds failure at sync naming Kernel and Param, and returns its index.
+template <class LaunchFn>
+long long boundsFailureIndex(LaunchFn Launch, const std::string& Kernel, const std::string& Param) {
+  xpu::KernelStream& S = xpu::KernelStream::current();
+  try {
+    Launch(S);
+    S.sync();
+    ADD_FAILURE() << Kernel << ": no out-of-range index was reported";
+  } catch (const xpu::LaunchError& E) {
+    EXPECT_TRUE(contains(E.what(), Kernel)) << E.what();
+    EXPECT_TRUE(contains(E.what(), "'" + Param + "'") || contains(E.what(), Param)) << E.what();
+    return reportedIndex(E.what());
+  }
+  return LLONG_MIN;
+}
+
+TEST(BackendChecks, CheckBoundsStencilRowsInAndOutOfRange) {
+  // Every row of the interior in range: the results, bit for bit (the values are small integers,
+  // so every sum and product is exact).
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t W = 77, H = 45;
+  std::vector<float> In(W * H);
+  for (uint32_t I = 0; I < W * H; ++I)
+    In[I] = float(I % 13) - 6.0f;
+  auto DIn = toDevice(In);
+  auto Out = filledBuffer<float>(W * H, -100.0f);
+  auto Launch = [&](xpu::KernelStream& S, xpu::KernelBuffer<float>& Src) {
+    P.kernel("CheckBoundsRows.stencil")
+        .launch(S, xpu::grid(groupsFor(W, 16), groupsFor(H, 4)), xpu::block(16, 4))(Out, Src, W, H);
+  };
+  Launch(xpu::KernelStream::current(), DIn);
+  xpu::KernelStream::current().sync();
+  std::vector<float> Want(W * H, -100.0f);
+  for (uint32_t Y = 1; Y + 1 < H; ++Y)
+    for (uint32_t X = 1; X + 1 < W; ++X) {
+      uint32_t C = Y * W + X;
+      Want[C] = 2.0f * In[C] + 0.5f * (In[C - W] + In[C + W] + In[C + 1] + In[C - 1]);
+    }
+  expectSame(fromDevice(Out), Want, "CheckBoundsRows.stencil");
+
+  // The source a row and one element short: only the last interior row reads past it.
+  std::vector<float> Short(In.begin(), In.begin() + W * (H - 1) - 1);
+  auto DShort = toDevice(Short);
+  long long Index = boundsFailureIndex([&](xpu::KernelStream& S) { Launch(S, DShort); },
+                                       "CheckBoundsRows.stencil", "in");
+  EXPECT_GE(Index, (long long)Short.size());
+  EXPECT_LT(Index, (long long)(W * H));
+}
+
+TEST(BackendChecks, CheckBoundsWrappingAndSignedIndices) {
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t N = 200;
+  // In range: shift 0 writes every element.
+  auto Out = filledBuffer<uint32_t>(N, 0xFFFFu);
+  run1D(P.kernel("CheckBoundsRows.shifted"), N, 64, Out, 0u, N);
+  std::vector<uint32_t> Want(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Want[I] = I;
+  expectSame(fromDevice(Out), Want, "CheckBoundsRows.shifted, shift 0");
+  // Shift 5: work-items 0-4 index 2^32 - 5 .. 2^32 - 1.
+  long long Index = boundsFailureIndex(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsRows.shifted")
+            .launch(S, xpu::grid(groupsFor(N, 64)), xpu::block(64))(Out, 5u, N);
+      },
+      "CheckBoundsRows.shifted", "out");
+  EXPECT_GE(Index, (long long)0xFFFFFFFBu);
+  EXPECT_LE(Index, (long long)0xFFFFFFFFu);
+
+  auto Signed = filledBuffer<int32_t>(N, -1);
+  run1D(P.kernel("CheckBoundsRows.signedShift"), N, 64, Signed, 0, int32_t(N));
+  std::vector<int32_t> WantSigned(N);
+  for (uint32_t I = 0; I < N; ++I)
+    WantSigned[I] = int32_t(I);
+  expectSame(fromDevice(Signed), WantSigned, "CheckBoundsRows.signedShift, shift 0");
+  // Shift 3: work-items 0-2 index -3 .. -1.
+  Index = boundsFailureIndex(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsRows.signedShift")
+            .launch(S, xpu::grid(groupsFor(N, 64)), xpu::block(64))(Signed, 3, int32_t(N));
+      },
+      "CheckBoundsRows.signedShift", "out");
+  EXPECT_GE(Index, -3);
+  EXPECT_LE(Index, -1);
+}
+
+TEST(BackendChecks, CheckBoundsFallingIndexAndColumnLoop) {
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t N = 150;
+  std::vector<float> In(N);
+  for (uint32_t I = 0; I < N; ++I)
+    In[I] = float(I);
+  auto DIn = toDevice(In);
+  auto Out = filledBuffer<float>(N, -1.0f);
+  run1D(P.kernel("CheckBoundsRows.reverse"), N, 32, Out, DIn, N);
+  std::vector<float> Want(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Want[N - 1 - I] = In[I];
+  expectSame(fromDevice(Out), Want, "CheckBoundsRows.reverse");
+  // A destination one short: work-item 0 writes index N - 1.
+  auto ShortOut = filledBuffer<float>(N - 1, -1.0f);
+  long long Index = boundsFailureIndex(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsRows.reverse")
+            .launch(S, xpu::grid(groupsFor(N, 32)), xpu::block(32))(ShortOut, DIn, N);
+      },
+      "CheckBoundsRows.reverse", "out");
+  EXPECT_EQ(Index, (long long)(N - 1));
+
+  const uint32_t W = 37, H = 23;
+  std::vector<float> Grid(W * H);
+  for (uint32_t I = 0; I < W * H; ++I)
+    Grid[I] = float(I % 7);
+  auto DGrid = toDevice(Grid);
+  auto Sums = filledBuffer<float>(W, -1.0f);
+  run1D(P.kernel("CheckBoundsRows.columnSum"), W, 16, Sums, DGrid, W, H);
+  std::vector<float> WantSums(W, 0.0f);
+  for (uint32_t Y = 0; Y < H; ++Y)
+    for (uint32_t X = 0; X < W; ++X)
+      WantSums[X] += Grid[Y * W + X];
+  expectSame(fromDevice(Sums), WantSums, "CheckBoundsRows.columnSum");
+  // The grid one element short: the last column's last row is past it.
+  std::vector<float> ShortGrid(Grid.begin(), Grid.end() - 1);
+  auto DShortGrid = toDevice(ShortGrid);
+  Index = boundsFailureIndex(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsRows.columnSum")
+            .launch(S, xpu::grid(groupsFor(W, 16)), xpu::block(16))(Sums, DShortGrid, W, H);
+      },
+      "CheckBoundsRows.columnSum", "in");
+  EXPECT_EQ(Index, (long long)(W * H - 1));
 }
 
 } // namespace

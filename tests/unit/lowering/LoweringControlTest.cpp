@@ -311,5 +311,49 @@ TEST(LoweringControl, CheckBoundsThroughAHelperNamesTheKernelParameter) {
   EXPECT_EQ(Data, std::vector<int32_t>(8, 0)); // the entry returned at the first failure
 }
 
+TEST(LoweringControl, CheckBoundsVersionsTheWorkItemLoop) {
+  // out[i] = in[i + 1] * 2: the loop over work-items gets a copy without the checks, entered
+  // when both indices of the whole row are proved in range; the checked loop stays for the rest.
+  kir::Module M;
+  KirBuilder K(M);
+  K.kernel("K.shiftcopy");
+  uint32_t In = K.param("in", buffer(ScalarType::I32));
+  uint32_t Out = K.param("out", buffer(ScalarType::I32));
+  uint32_t Item = K.local("i", U32);
+  K.body({K.eval(K.assign(Item, K.geom(IntrinsicOp::GlobalId, 0))),
+          K.eval(K.store(Out, K.l(Item),
+                         K.bin(BinaryOp::Mul, K.load(In, K.bin(BinaryOp::Add, K.l(Item), K.u32(1))),
+                               K.i32(2))))});
+  lowering::CpuBuildOptions O;
+  O.CheckBounds = true;
+  std::string Checked = lowering::CpuPayloadBuilder::emitLlvmIr(M, O, true);
+  EXPECT_NE(Checked.find(".bounds.inrange"), std::string::npos) << Checked;
+  EXPECT_NE(Checked.find(".bounds.checked"), std::string::npos) << Checked;
+  std::string Plain = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
+  EXPECT_EQ(Plain.find(".bounds."), std::string::npos);
+
+  std::string Error;
+  auto P = LoadedPayload::build(M, Error, /*CheckBounds=*/true);
+  ASSERT_TRUE(P) << Error;
+  // In range everywhere: the versioned copy's results.
+  std::vector<int32_t> Src(33), Dst(32, -7);
+  for (int I = 0; I < 33; ++I)
+    Src[I] = I * 3;
+  CajetaCpuLaunch L = P->run("cj_K_shiftcopy", {bufferArg(Src), bufferArg(Dst)}, 4, 8);
+  EXPECT_EQ(L.Failed, 0u);
+  for (int I = 0; I < 32; ++I)
+    EXPECT_EQ(Dst[I], (I + 1) * 6) << "at " << I;
+  // The source one short: the last workgroup's row cannot be proved and reports index 32.
+  std::vector<int32_t> Short(Src.begin(), Src.end() - 1);
+  std::fill(Dst.begin(), Dst.end(), -7);
+  L = P->run("cj_K_shiftcopy", {bufferArg(Short), bufferArg(Dst)}, 4, 8);
+  EXPECT_EQ(L.Failed, 1u);
+  EXPECT_EQ(L.FailedParam, 0u);
+  EXPECT_EQ(L.FailedIndex, 32u);
+  EXPECT_EQ(L.FailedLength, 32u);
+  for (int I = 0; I < 31; ++I)
+    EXPECT_EQ(Dst[I], (I + 1) * 6) << "at " << I;
+}
+
 } // namespace
 } // namespace cajeta::test

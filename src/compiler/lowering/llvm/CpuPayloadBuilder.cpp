@@ -4,6 +4,7 @@
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
 
 #include "bundle/Hash.h"
+#include "compiler/lowering/llvm/BoundsCheckVersioning.h"
 #include "compiler/lowering/llvm/CpuMachine.h"
 #include "compiler/lowering/llvm/CpuTarget.h"
 #include "compiler/lowering/llvm/KernelAbiRecords.h"
@@ -32,6 +33,12 @@
 
 namespace cajeta::lowering {
 namespace {
+
+/// The CPU's passes before the loop vectorizer: the work-item loops versioned on their bounds
+/// checks, so the rows that cannot fail vectorize without them.
+void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
+  FPM.addPass(BoundsCheckVersioning());
+}
 
 constexpr const char* PayloadTarget = "cpu-x86_64";
 constexpr const char* PayloadFormat = "elf-shared-object";
@@ -123,7 +130,8 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
   if (!M)
     return R;
   addKernelAbiRecords(KM, *M, /*AddressSpace=*/0);
-  LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
+  LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true, {},
+                         addVectorizerStartPasses);
 
   for (const auto& KF : KM.Functions) {
     if (!KF->IsKernel || !kir::availableOn(*KF, "cpu"))
@@ -175,7 +183,8 @@ bool CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions&
   if (!M)
     return false;
   if (Optimized)
-    LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true);
+    LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true, {},
+                           addVectorizerStartPasses);
   if (!LlvmErrors.empty()) {
     Error = "LLVM: " + LlvmErrors;
     return false;

@@ -3,6 +3,8 @@
 // work-item loops of barrier fission, and --check-bounds reports.
 #include "compiler/lowering/llvm/CpuTarget.h"
 
+#include "compiler/lowering/llvm/BoundsCheckVersioning.h"
+
 #include "cajeta/xpu/cajeta_xpu.h"
 
 #include "bundle/CpuKernelAbi.h"
@@ -232,7 +234,13 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   llvm::BasicBlock* Exit = llvm::BasicBlock::Create(C, "exit", F);
   llvm::IRBuilder<> B(Entry);
 
-  // Each parameter is loaded once, here.
+  // Each parameter is loaded once, here. The runtime fills every field it reads, so the scalars,
+  // lengths and launch sizes are noundef (BoundsCheckVersioning relies on coordinates never
+  // being undef when it looks through the freezes InstCombine puts on them).
+  auto Defined = [&](llvm::LoadInst* L) {
+    L->setMetadata(llvm::LLVMContext::MD_noundef, llvm::MDNode::get(C, {}));
+    return L;
+  };
   KernelFrame Frame;
   for (size_t I = 0; I < KF.Params.size(); ++I) {
     const kir::Param& P = KF.Params[I];
@@ -241,12 +249,14 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
     if (P.Ty.isBuffer()) {
       A.Buffer.Ptr = B.CreateLoad(Ptr, Slot, P.Name + ".ptr");
       llvm::Value* LenSlot = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Slot, 8);
-      A.Buffer.Length = B.CreateLoad(I64, LenSlot, P.Name + ".len");
+      auto* Length = Defined(B.CreateLoad(I64, LenSlot, P.Name + ".len"));
+      BoundsCheckVersioning::markLength(*Length);
+      A.Buffer.Length = Length;
     } else if (P.Ty.isPod()) {
       A.Scalar = B.CreateLoad(Ptr, Slot, P.Name + ".pod"); // its bytes, in C layout
     } else if (P.Ty.isScalar()) {
       // The low bytes of Bits, little-endian; a bool is one byte, non-zero = true.
-      llvm::Value* V = B.CreateLoad(KernelLowering::memoryType(C, P.Ty), Slot, P.Name);
+      llvm::Value* V = Defined(B.CreateLoad(KernelLowering::memoryType(C, P.Ty), Slot, P.Name));
       A.Scalar = P.Ty.isBool() ? B.CreateICmpNE(V, B.getInt8(0)) : V;
     } else {
       Error = "parameter '" + P.Name + "' has type " + P.Ty.str();
@@ -257,8 +267,8 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   }
   llvm::Value* Dims[6];
   for (unsigned D = 0; D < 3; ++D) {
-    Dims[D] = B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, GridDimField, D));
-    Dims[3 + D] = B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, BlockDimField, D));
+    Dims[D] = Defined(B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, GridDimField, D)));
+    Dims[3 + D] = Defined(B.CreateLoad(B.getInt32Ty(), launchField(B, Launch, BlockDimField, D)));
   }
   llvm::Value* BX = Dims[3];
   llvm::Value* BY = Dims[4];

@@ -3,7 +3,8 @@
 // (the CPU) and outside any loop of the kernel, the access is skipped (a load gives 0), the
 // site's flag and smallest failing index are kept, and the end of the loop over the group's
 // work-items reports them: that loop then has no early exit and vectorizes, with the check as a
-// mask on its loads and stores.
+// mask on its loads and stores. On the CPU, BoundsCheckVersioning then gives each innermost loop a
+// copy without the checks that a test before the loop has proved cannot fail.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include "compiler/kir/Walk.h"

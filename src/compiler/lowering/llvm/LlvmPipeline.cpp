@@ -54,9 +54,10 @@ bool LlvmPipeline::emit(llvm::Module& M, llvm::TargetMachine& TM, bool Assembly,
   return true;
 }
 
-void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize,
-                            bool LibraryCalls,
-                            const std::function<void(llvm::FunctionPassManager&)>& Peephole) {
+void LlvmPipeline::optimize(
+    llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize, bool LibraryCalls,
+    const std::function<void(llvm::FunctionPassManager&)>& Peephole,
+    const std::function<void(llvm::FunctionPassManager&)>& VectorizerStart) {
   llvm::LoopAnalysisManager LAM;
   llvm::FunctionAnalysisManager FAM;
   llvm::CGSCCAnalysisManager CGAM;
@@ -82,6 +83,9 @@ void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vecto
       MPM.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
     });
   }
+  if (VectorizerStart)
+    PB.registerVectorizerStartEPCallback(
+        [&](llvm::FunctionPassManager& FPM, llvm::OptimizationLevel) { VectorizerStart(FPM); });
   FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
   llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
   if (!LibraryCalls)
