@@ -345,5 +345,32 @@ TEST(BackendChecks, CheckBoundsFallingIndexAndColumnLoop) {
   EXPECT_EQ(Index, (long long)(W * H - 1));
 }
 
+TEST(BackendChecks, CheckBoundsSharedTileTranspose) {
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t W = 45, H = 38;
+  std::vector<float> In(W * H);
+  for (uint32_t I = 0; I < W * H; ++I)
+    In[I] = float(I);
+  auto DIn = toDevice(In);
+  auto Out = filledBuffer<float>(W * H, -1.0f);
+  auto Launch = [&](xpu::KernelStream& S, xpu::KernelBuffer<float>& Dst) {
+    P.kernel("CheckBoundsRows.transpose")
+        .launch(S, xpu::grid(groupsFor(W, 16), groupsFor(H, 16)), xpu::block(16, 16))(Dst, DIn, W,
+                                                                                      H);
+  };
+  Launch(xpu::KernelStream::current(), Out);
+  xpu::KernelStream::current().sync();
+  std::vector<float> Want(W * H);
+  for (uint32_t Y = 0; Y < H; ++Y)
+    for (uint32_t X = 0; X < W; ++X)
+      Want[X * H + Y] = In[Y * W + X];
+  expectSame(fromDevice(Out), Want, "CheckBoundsRows.transpose");
+  // A destination one short: the last element's work-item fails; the tile's reads stay in range.
+  auto Short = filledBuffer<float>(W * H - 1, -1.0f);
+  long long Index = boundsFailureIndex([&](xpu::KernelStream& S) { Launch(S, Short); },
+                                       "CheckBoundsRows.transpose", "out");
+  EXPECT_EQ(Index, (long long)(W * H - 1));
+}
+
 } // namespace
 } // namespace conformance

@@ -5,6 +5,8 @@
 
 #include "compiler/lowering/llvm/BoundsCheckVersioning.h"
 
+#include <llvm/IR/InlineAsm.h>
+
 #include "cajeta/xpu/cajeta_xpu.h"
 
 #include "bundle/CpuKernelAbi.h"
@@ -104,6 +106,10 @@ public:
 private:
   /// Allocates the kernel's shared arrays in the entry block (reused by each workgroup).
   void allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, llvm::Value* Launch);
+  /// A shared array's length as its bounds checks compare with it: under --check-bounds an
+  /// opaque copy marked as a length (BoundsCheckVersioning), so InstCombine cannot narrow the
+  /// compares into ones that no longer name a length; else Length itself.
+  llvm::Value* checkedLength(llvm::IRBuilder<>& B, llvm::Value* Length, const std::string& Name);
   static bool readsOnlyGlobalCoordinates(const kir::Function& KF);
   void emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, const kir::Function& KF,
                     BodyEmitter EmitBody, KernelFrame Frame, llvm::Value* const* Dims,
@@ -381,6 +387,21 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   return F;
 }
 
+llvm::Value* CpuTarget::checkedLength(llvm::IRBuilder<>& B, llvm::Value* Length,
+                                      const std::string& Name) {
+  if (!Opts.CheckBounds)
+    return Length;
+  // An empty asm that returns its operand: no instruction, and nothing the optimizer sees into.
+  auto* Type = llvm::FunctionType::get(B.getInt64Ty(), {B.getInt64Ty()}, false);
+  auto* Asm = llvm::InlineAsm::get(Type, "", "=r,0", /*hasSideEffects=*/false);
+  llvm::CallInst* Copy = B.CreateCall(Type, Asm, {Length}, Name);
+  Copy->setDoesNotAccessMemory();
+  Copy->setDoesNotThrow();
+  Copy->setMetadata(llvm::LLVMContext::MD_noundef, llvm::MDNode::get(B.getContext(), {}));
+  BoundsCheckVersioning::markLength(*Copy);
+  return Copy;
+}
+
 void CpuTarget::allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, llvm::Value* Launch) {
   Shared.clear();
   llvm::LLVMContext& C = B.getContext();
@@ -394,7 +415,7 @@ void CpuTarget::allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, ll
       auto* A = B.CreateAlloca(llvm::ArrayType::get(Elem, SA.Count), nullptr, SA.Name);
       A->setAlignment(llvm::Align(64));
       V.Ptr = A;
-      V.Length = B.getInt64(SA.Count);
+      V.Length = checkedLength(B, B.getInt64(SA.Count), SA.Name + ".len");
     } else {
       // The dynamic array: DynamicSharedBytes bytes, Length = bytes / element size.
       llvm::Value* Bytes = B.CreateZExt(
@@ -403,7 +424,7 @@ void CpuTarget::allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, ll
       auto* A = B.CreateAlloca(B.getInt8Ty(), Bytes, SA.Name);
       A->setAlignment(llvm::Align(64));
       V.Ptr = A;
-      V.Length = B.CreateUDiv(Bytes, B.getInt64(Size), SA.Name + ".len");
+      V.Length = checkedLength(B, B.CreateUDiv(Bytes, B.getInt64(Size)), SA.Name + ".len");
     }
     Shared.push_back(V);
   }
