@@ -418,7 +418,19 @@ const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G)
   if (OnceEntry && Count <= SizeX && SizeX <= 0x7fffffffu)
     return OnceEntry;
   uint64_t Items = SizeX * G.Grid[1] * G.Grid[2] * G.Block[1] * G.Block[2];
-  return Count > Items ? StepEntry : Entry;
+  if (Count <= Items)
+    return Entry;
+  // The step entry bounds a group's steps by its first work-item's count and guards each with
+  // i < count: exact while no i can pass the top of the count's type (count + the grid's size in
+  // x within it). A negative signed count has nothing to step.
+  bundle::ScalarType T = Info.Params[StepCountParam].Type;
+  unsigned Bits = 8 * bundle::scalarTypeSize(T);
+  bool Signed = T == bundle::ScalarType::I8 || T == bundle::ScalarType::I16 ||
+                T == bundle::ScalarType::I32 || T == bundle::ScalarType::I64;
+  if (Signed && ((Count >> (Bits - 1)) & 1))
+    return Entry;
+  unsigned __int128 Top = (unsigned __int128)1 << (Signed ? Bits - 1 : Bits);
+  return (unsigned __int128)Count + SizeX <= Top ? StepEntry : Entry;
 }
 
 std::string Kernel::describeFailure(const KernelFailure& Failure) const {

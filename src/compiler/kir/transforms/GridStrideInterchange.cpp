@@ -1,6 +1,7 @@
 // Grid-stride loop interchange for the CPU (GridStrideInterchange.h).
 #include "compiler/kir/transforms/GridStrideInterchange.h"
 
+#include "compiler/kir/Clone.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/CounterForm.h"
 #include "compiler/kir/transforms/LoopExit.h"
@@ -28,6 +29,121 @@ void forEachTopLevel(Stmt* S, const std::function<void(Stmt*)>& F) {
   }
   if (S->K == Stmt::Kind::Loop && S->GridStride && S->E && !S->TestAtEnd)
     F(S);
+}
+
+/// After CounterForm::rewrite of Sema's grid-stride loop L (`$start = global_id x; $t = 0; loop {
+/// i = $start + $t * stride; if (!(i < n)) break; body } step $t++`): bounds the loop by a count
+/// the whole group shares, `$steps = first < n ? (n - first - 1) / stride + 1 : 0` with first the
+/// group's first global id in x, and guards the body with `if (i < n)` instead of the break. The
+/// loop is then uniform: no work-item is parked, and each step is one masked pass over the
+/// group's work-items. A work-item's i is monotonic over the group's steps as long as it cannot
+/// pass the top of its type, which the runtime checks before it takes this entry (count + the
+/// grid's size in x within the type). False, changing nothing, where L is not that shape.
+bool boundSteps(Module& M, Function& F, Stmt* Block, Stmt* L, const CounterForm::Undo& U) {
+  const Expr* Start = U.Init->E->Ops[0];
+  while (Start->K == Expr::Kind::Cast && !Start->Ops.empty())
+    Start = Start->Ops[0];
+  const Expr* Cond = U.Cond;
+  Type Ty = F.Locals[U.Counter].Ty;
+  if (Start->K != Expr::Kind::Intrinsic || Start->IOp != IntrinsicOp::GlobalId || Start->Dim != 0 ||
+      Cond->K != Expr::Kind::Binary || Cond->BOp != BinaryOp::Lt || Cond->Ops.size() != 2 ||
+      Cond->Ops[0]->K != Expr::Kind::Local || Cond->Ops[0]->Index != U.Counter ||
+      Cond->Ops[1]->Ty != Ty)
+    return false;
+  // The count: a parameter or a local the loop does not assign.
+  const Expr* Count = Cond->Ops[1];
+  bool Fixed = Count->K == Expr::Kind::Param || Count->K == Expr::Kind::Const;
+  if (Count->K == Expr::Kind::Local) {
+    Fixed = true;
+    forEachExprIn(U.Body, [&](const Expr* E) {
+      Fixed &= !(E->K == Expr::Kind::Assign && E->Index == Count->Index);
+    });
+  }
+  // i after the loop would hold the last step's index, not the first one past the count: the
+  // counter must not be read outside the loop (Sema's loop variable is scoped to it).
+  size_t Reads = 0, ReadsInLoop = 0;
+  forEachExprIn(
+      F.Body, [&](const Expr* E) { Reads += E->K == Expr::Kind::Local && E->Index == U.Counter; });
+  forEachExprIn(
+      L, [&](const Expr* E) { ReadsInLoop += E->K == Expr::Kind::Local && E->Index == U.Counter; });
+  if (Reads != ReadsInLoop)
+    return false;
+  // The rewritten body: {i = $start + $t * stride; if (!cond) break; body}.
+  Stmt* Body = L->LoopBody;
+  if (!Fixed || Body->K != Stmt::Kind::Block || Body->Body.size() != 3)
+    return false;
+  const Expr* Value = Body->Body[0]->E->Ops[0];
+  const Expr* Stride = Value->Ops[1]->Ops[1];
+  SourceLoc Loc = L->Loc;
+  auto Binary = [&](BinaryOp Op, Expr* A, Expr* B) {
+    Expr* E = M.newExpr(Expr::Kind::Binary,
+                        Op == BinaryOp::Lt ? Type::scalar(ScalarType::Bool) : A->Ty, Loc);
+    E->BOp = Op;
+    E->Ops = {A, B};
+    return E;
+  };
+  // The rewrite runs after the polyfill: an integer quotient is DivTrunc (the divisor, the
+  // grid's size, is never 0; the dividend is never negative).
+  auto Quotient = [&](Expr* A, Expr* B) {
+    Expr* Q = M.newExpr(Expr::Kind::Intrinsic, A->Ty, Loc);
+    Q->IOp = IntrinsicOp::DivTrunc;
+    Q->Ops = {A, B};
+    return Q;
+  };
+  auto Constant = [&](int64_t V) {
+    Expr* C = M.newExpr(Expr::Kind::Const, Ty, Loc);
+    C->IntValue = V;
+    return C;
+  };
+  auto Geometry = [&](IntrinsicOp Op) {
+    Expr* G = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
+    G->IOp = Op;
+    G->Dim = 0;
+    return G;
+  };
+  auto First = [&] {
+    Expr* G =
+        Binary(BinaryOp::Mul, Geometry(IntrinsicOp::GroupId), Geometry(IntrinsicOp::GroupDim));
+    if (Ty == G->Ty)
+      return G;
+    Expr* C = M.newExpr(Expr::Kind::Cast, Ty, Loc);
+    C->Ops = {G};
+    return C;
+  };
+  Expr* Steps = M.newExpr(Expr::Kind::Select, Ty, Loc);
+  Steps->Ops = {
+      Binary(BinaryOp::Lt, First(), cloneExpr(Count, M)),
+      Binary(BinaryOp::Add,
+             Quotient(Binary(BinaryOp::Sub, Binary(BinaryOp::Sub, cloneExpr(Count, M), First()),
+                             Constant(1)),
+                      cloneExpr(Stride, M)),
+             Constant(1)),
+      Constant(0)};
+  uint32_t StepsLocal = uint32_t(F.Locals.size());
+  F.Locals.push_back({"$steps" + std::to_string(StepsLocal), Ty, Loc});
+  auto Local = [&](uint32_t I) {
+    Expr* R = M.newExpr(Expr::Kind::Local, F.Locals[I].Ty, Loc);
+    R->Index = I;
+    return R;
+  };
+  Expr* SetSteps = M.newExpr(Expr::Kind::Assign, Ty, Loc);
+  SetSteps->Index = StepsLocal;
+  SetSteps->Ops = {Steps};
+  Stmt* SetStmt = M.newStmt(Stmt::Kind::Eval, Loc);
+  SetStmt->E = SetSteps;
+  for (size_t I = 0; I < Block->Body.size(); ++I)
+    if (Block->Body[I] == L) {
+      Block->Body.insert(Block->Body.begin() + I, SetStmt);
+      break;
+    }
+  Stmt* Guarded = M.newStmt(Stmt::Kind::If, Loc);
+  Guarded->E = cloneExpr(Cond, M);
+  Guarded->Then = Body->Body[2];
+  Body->Body.pop_back();
+  Body->Body.back() = Guarded;            // replaces the break
+  uint32_t Step = uint32_t(U.Locals) + 1; // CounterForm's $t, after its $start
+  L->E = Binary(BinaryOp::Lt, Local(Step), Local(StepsLocal));
+  return true;
 }
 
 } // namespace
@@ -112,6 +228,7 @@ bool GridStrideInterchange::rewriteOnce(kir::Function& F, kir::Module& Scratch) 
 }
 
 void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
+  int Counted = countParam(F); // before the rewrite changes the loop's test
   // The top-level grid-stride loops with the block that holds each.
   std::vector<std::pair<Stmt*, size_t>> Sites;
   std::function<void(Stmt*)> Find = [&](Stmt* S) {
@@ -135,7 +252,10 @@ void GridStrideInterchange::rewrite(kir::Function& F, kir::Module& Scratch) {
     // The counter form where the loop is Sema's (i = start + t * stride at the top of step t:
     // contiguous across the work-items of a step); else the condition as a break at the top.
     if (CounterForm::matches(F, Block, It->second)) {
-      CounterForm::rewrite(Scratch, F, Block, It->second);
+      CounterForm::Undo U = CounterForm::rewrite(Scratch, F, Block, It->second);
+      // One loop: the runtime's check of its count covers the bounded form's precondition.
+      if (Sites.size() == 1 && Counted >= 0)
+        boundSteps(Scratch, F, Block, L, U);
       L->LoopBody->Body.push_back(Scratch.newStmt(Stmt::Kind::Barrier, Loc));
       continue;
     }

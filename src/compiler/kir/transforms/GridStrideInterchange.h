@@ -16,7 +16,12 @@ public:
   /// Rewrites each such loop of F (a copy the caller owns; new nodes in Scratch) into
   /// `loop { if (!(i < n)) break; body; barrier } step i += stride`, which the CPU's work-item
   /// loop fission runs a step at a time for the whole group (a work-item that breaks is parked
-  /// until the loop ends). Sets F.HasBarrier.
+  /// until the loop ends). Where F has one such loop in Sema's shape (i from the global id in x,
+  /// the count a parameter), the loop is bounded instead by a count the group shares and its
+  /// body guarded, `for ($t < $steps) { i = start + $t * stride; if (i < n) body; barrier }`,
+  /// so no work-item is parked and each step is one masked pass over the group (exact when the
+  /// count plus the grid's size in x fits the count's type, which the runtime checks before it
+  /// takes this entry). Sets F.HasBarrier.
   static void rewrite(kir::Function& F, kir::Module& Scratch);
   /// Rewrites F's top-level grid-stride loop, where it has exactly one and its count is at least
   /// 32 bits wide, to run at most once per work-item: `do { if (!(i < n)) break; body } while
