@@ -292,13 +292,7 @@ TEST(BvhBuilder, ThreadCountsGiveTheSameWords) {
   std::vector<float> V = soup(60000, 51, 0.2f);
   for (size_t I = 0; I < V.size(); I += 9 * 997)
     V[I + 4] = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> Boxes;
-  std::mt19937 Rng(52);
-  std::uniform_real_distribution<float> Pos(0, 10);
-  for (int I = 0; I != 20000; ++I) {
-    float X = Pos(Rng), Y = Pos(Rng), Z = Pos(Rng);
-    Boxes.insert(Boxes.end(), {X, Y, Z, X + 0.05f, Y + 0.05f, Z + 0.05f});
-  }
+  std::vector<float> Boxes = smallBoxes(20000, 52);
   Scene Mixed = soupScene(V);
   Mixed.Aabbs = Boxes;
   for (Scene S : {H.scene(), Mixed}) {
@@ -329,13 +323,7 @@ TEST(BvhBuilder, ThreadCountsGiveTheSameWords) {
 /// patterns here, the words must come out alike and equal to the vector form's), and asks once.
 TEST(BvhBuilder, StorageFormWritesEveryWord) {
   std::vector<float> V = soup(40000, 61, 0.2f);
-  std::vector<float> Boxes;
-  std::mt19937 Rng(62);
-  std::uniform_real_distribution<float> Pos(0, 10);
-  for (int I = 0; I != 5000; ++I) {
-    float X = Pos(Rng), Y = Pos(Rng), Z = Pos(Rng);
-    Boxes.insert(Boxes.end(), {X, Y, Z, X + 0.05f, Y + 0.05f, Z + 0.05f});
-  }
+  std::vector<float> Boxes = smallBoxes(5000, 62);
   Scene S = soupScene(V);
   S.Aabbs = Boxes;
   S.Threads = 2;

@@ -30,6 +30,18 @@ std::vector<float> soup(size_t N, uint32_t Seed, float Size) {
   return V;
 }
 
+std::vector<float> smallBoxes(size_t N, uint32_t Seed) {
+  std::mt19937 Rng(Seed);
+  std::uniform_real_distribution<float> Pos(0, 10);
+  std::vector<float> Boxes;
+  Boxes.reserve(N * 6);
+  for (size_t I = 0; I != N; ++I) {
+    float X = Pos(Rng), Y = Pos(Rng), Z = Pos(Rng);
+    Boxes.insert(Boxes.end(), {X, Y, Z, X + 0.05f, Y + 0.05f, Z + 0.05f});
+  }
+  return Boxes;
+}
+
 Heightfield::Heightfield(uint32_t W, uint32_t H) {
   Vertices.reserve(size_t(W + 1) * (H + 1) * 3);
   for (uint32_t Z = 0; Z <= H; ++Z)

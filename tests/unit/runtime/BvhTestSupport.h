@@ -20,6 +20,9 @@ float f(uint32_t W);
 /// Triangles of sides up to Size around random points of [0, 10]^3, without indices.
 std::vector<float> soup(size_t N, uint32_t Seed, float Size = 1.0f);
 
+/// N boxes (min xyz, max xyz) of side 0.05 at random points of [0, 10]^3.
+std::vector<float> smallBoxes(size_t N, uint32_t Seed);
+
 /// A W x H grid of cells over [0, W] x [0, H] in x and z, heights in y, two triangles a cell.
 struct Heightfield {
   std::vector<float> Vertices;
