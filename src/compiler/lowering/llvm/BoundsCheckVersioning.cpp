@@ -320,11 +320,11 @@ std::vector<Versioned> NestVersioner::run() {
     if (C.empty())
       continue;
     Touched = true;
+    // Preheaders and dedicated exits only: the checks stay in the blocks they are in.
     llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, /*PreserveLCSSA=*/false);
     WithChecks.push_back(L);
+    Checks[L] = std::move(C);
   }
-  for (llvm::Loop* L : WithChecks)
-    Checks[L] = checksIn(L);
   // A nest whose every check it describes, outermost first; then, for each innermost loop not
   // inside one, the loop alone.
   auto Whole = [&](llvm::Loop* L) {
