@@ -40,18 +40,30 @@ bool endsWith(const std::string& S, const char* Suffix) {
   return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
 }
 
-int run(const std::string& Input, const std::string& Main) {
+/// A bundle's kernels were compiled when it was built: --check-bounds cannot change them.
+int runBundleChecked(const std::string& Input, const std::string& Main, bool CheckBounds) {
+  if (CheckBounds) {
+    std::cerr << "cajeta: error: " << Input
+              << ": --check-bounds applies when a program is compiled; build the bundle with "
+                 "`cajeta build --check-bounds`, or run the source file\n";
+    return 1;
+  }
+  return runBundle(Input, Main);
+}
+
+int run(const std::string& Input, const std::string& Main, bool CheckBounds) {
   if (endsWith(Input, ".cjx"))
-    return runBundle(Input, Main);
+    return runBundleChecked(Input, Main, CheckBounds);
   std::string Source;
   if (!readSourceFile(Input, Source))
     return 1;
   // A bundle by another name runs as a bundle, never as source.
   if (bundle::BundleReader::looksLikeBundle(reinterpret_cast<const uint8_t*>(Source.data()),
                                             Source.size()))
-    return runBundle(Input, Main);
+    return runBundleChecked(Input, Main, CheckBounds);
   driver::CompileOptions CO;
   CO.HostPayload = false; // the JIT runs the host part
+  CO.CheckBounds = CheckBounds;
   driver::CompileResult R = driver::Compiler::compile(Input, Source, CO);
   // A successful run prints only the program's output; warnings still show.
   if (!R.Ok || R.Diagnostics.find("warning:") != std::string::npos)
@@ -110,6 +122,7 @@ void addRunCommand(CLI::App& App) {
   struct Options {
     std::string Input, Main;
     std::vector<std::string> Args;
+    bool CheckBounds = false;
   };
   auto O = std::make_shared<Options>();
   CLI::App* Cmd = App.add_subcommand(
@@ -120,6 +133,10 @@ void addRunCommand(CLI::App& App) {
   Cmd->add_option("--main", O->Main,
                   "The entry point, Class.method (default: main, or the only parameterless "
                   "static host method)");
+  Cmd->add_flag("--check-bounds", O->CheckBounds,
+                "Check every buffer index of the program's kernels (as `cajeta build "
+                "--check-bounds`): an out-of-range access stops the kernel and the sync reports "
+                "kernel, buffer, index and length");
   Cmd->add_option("args", O->Args, "Arguments after --, for the program");
   Cmd->callback([O] {
     // main(String[] args) sees what follows `--`.
@@ -127,7 +144,7 @@ void addRunCommand(CLI::App& App) {
     for (const std::string& A : O->Args)
       Argv.push_back(A.c_str());
     cajeta_host_set_args(int32_t(Argv.size()), Argv.data());
-    ExitCode = run(O->Input, O->Main);
+    ExitCode = run(O->Input, O->Main, O->CheckBounds);
   });
 }
 
