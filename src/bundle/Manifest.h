@@ -113,9 +113,9 @@ struct TargetManifest {
   uint32_t TileWaves = 0;
   /// CPU: a second entry that runs the kernel's grid-stride loop a step at a time for the whole
   /// group, used when the scalar parameter StepCountParam exceeds the launch's work-items (more
-  /// than one step each) and the count plus the grid's size in x fits the count's type (the
-  /// entry's steps are bounded per group and guarded by i < count); empty / -1 where there is
-  /// none.
+  /// than one step each) and, for a count of 32 or 64 bits, the count plus the grid's size in x
+  /// fits the count's type (the entry's steps are then bounded per group and guarded by i <
+  /// count); empty / -1 where there is none.
   std::string StepSymbol;
   int32_t StepCountParam = -1;
   /// CPU: a third entry with that loop run once per work-item, used when StepCountParam is at

@@ -420,11 +420,14 @@ const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G)
   uint64_t Items = SizeX * G.Grid[1] * G.Grid[2] * G.Block[1] * G.Block[2];
   if (Count <= Items)
     return Entry;
-  // The step entry bounds a group's steps by its first work-item's count and guards each with
-  // i < count: exact while no i can pass the top of the count's type (count + the grid's size in
-  // x within it). A negative signed count has nothing to step.
+  // For a count of 32 or 64 bits the step entry bounds a group's steps by its first work-item's
+  // count and guards each with i < count: exact while no i can pass the top of the count's type
+  // (count + the grid's size in x within it). A negative signed count has nothing to step. (A
+  // narrower count keeps the break form, exact on any grid.)
   bundle::ScalarType T = Info.Params[StepCountParam].Type;
   unsigned Bits = 8 * bundle::scalarTypeSize(T);
+  if (Bits < 32)
+    return StepEntry;
   bool Signed = T == bundle::ScalarType::I8 || T == bundle::ScalarType::I16 ||
                 T == bundle::ScalarType::I32 || T == bundle::ScalarType::I64;
   if (Signed && ((Count >> (Bits - 1)) & 1))

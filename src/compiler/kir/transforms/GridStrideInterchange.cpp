@@ -45,6 +45,12 @@ bool boundSteps(Module& M, Function& F, Stmt* Block, Stmt* L, const CounterForm:
     Start = Start->Ops[0];
   const Expr* Cond = U.Cond;
   Type Ty = F.Locals[U.Counter].Ty;
+  // Counts of 32 or 64 bits only: the runtime checks the precondition for those (a narrower
+  // count keeps the exact break form, whatever the grid).
+  ScalarType E = Ty.Elem;
+  if (!Ty.isScalar() || (E != ScalarType::I32 && E != ScalarType::U32 && E != ScalarType::I64 &&
+                         E != ScalarType::U64))
+    return false;
   if (Start->K != Expr::Kind::Intrinsic || Start->IOp != IntrinsicOp::GlobalId || Start->Dim != 0 ||
       Cond->K != Expr::Kind::Binary || Cond->BOp != BinaryOp::Lt || Cond->Ops.size() != 2 ||
       Cond->Ops[0]->K != Expr::Kind::Local || Cond->Ops[0]->Index != U.Counter ||
