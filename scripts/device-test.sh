@@ -64,6 +64,19 @@ prepare() {
   echo "carry $Carry; on the device: scripts/device-test.sh run ${Carry#$ROOT/}"
 }
 
+# Appends what each failed test said (googletest's "Failure" blocks, at most 60 lines a log) to
+# the summary, so that a flaky failure's message comes back with the summary itself.
+failureDetails() {
+  local Summary=$1
+  shift
+  local Log
+  for Log in "$@"; do
+    [[ -f $Log ]] && grep -q -E ': Failure$' "$Log" || continue
+    echo "--- failures in $(basename "$Log"):" >> "$Summary"
+    grep -B1 -A8 -E ': Failure$' "$Log" | head -n 60 >> "$Summary"
+  done
+}
+
 run() {
   local Carry=${1:-build-runtime2/device-carry}
   [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
@@ -121,6 +134,7 @@ run() {
   "$Carry/bin/runtime_tests" --gtest_filter='CudaBackend.*' > "$Out/runtime-cuda-absent.log" 2>&1 || Rc=1
   echo "runtime_tests CudaBackend.* (driver hidden in a child): $(grep -E '^\[  (PASSED|FAILED)  \]' "$Out/runtime-cuda-absent.log" | tr '\n' ' ')" >> "$Summary"
   grep -E '^\[  FAILED  \]' "$Out"/*.log >> "$Summary"
+  failureDetails "$Summary" "$Out"/*.log
   cat "$Summary"
   return $Rc
 }
@@ -207,6 +221,8 @@ vulkan_run() {
   echo "vulkan_tests (CAJETA_XPU_BACKEND=vulkan): $(grep -E '^\[  (PASSED  |FAILED  |SKIPPED )\]' "$Out/vulkan-tests.log" | tr '\n' ' ')" >> "$Summary"
   grep -E '^\[  FAILED  \]' "$Out/conformance-vulkan.log" "$Out/vulkan-tests.log" \
     "$Out/conformance-vulkan-wave-software.log" >> "$Summary"
+  failureDetails "$Summary" "$Out/conformance-vulkan.log" "$Out/conformance-vulkan-trace.log" \
+    "$Out/conformance-vulkan-wave-software.log" "$Out/vulkan-tests.log"
   cat "$Summary"
   return $Rc
 }
