@@ -126,7 +126,8 @@ private:
   std::vector<Check> checksIn(llvm::Loop* L) const;
   /// Versions L on those of Checks it can describe; false when it describes none.
   bool version(llvm::Loop* L, const std::vector<Check>& Checks, Versioned& Out);
-  /// The condition, built before At, under which R stays below Length on every iteration.
+  /// The condition, built at IB's insert point, under which R stays below Length on every
+  /// iteration; nullptr for a step too large to bound.
   llvm::Value* inRange(const IndexRange& R, llvm::Value* Length, llvm::IRBuilder<>& IB,
                        llvm::SCEVExpander& X);
 
