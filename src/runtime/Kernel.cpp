@@ -68,11 +68,15 @@ static __int128 integerValue(const cajeta_xpu_arg& A) {
   }
 }
 
+static bool isSignedInteger(bundle::ScalarType T) {
+  return T == bundle::ScalarType::I8 || T == bundle::ScalarType::I16 ||
+         T == bundle::ScalarType::I32 || T == bundle::ScalarType::I64;
+}
+
 /// Whether V is a value of the integer type T.
 static bool fitsInteger(__int128 V, bundle::ScalarType T) {
   unsigned Bits = 8 * bundle::scalarTypeSize(T);
-  bool Signed = T == bundle::ScalarType::I8 || T == bundle::ScalarType::I16 ||
-                T == bundle::ScalarType::I32 || T == bundle::ScalarType::I64;
+  bool Signed = isSignedInteger(T);
   __int128 Lo = Signed ? -(__int128(1) << (Bits - 1)) : 0;
   __int128 Hi = Signed ? (__int128(1) << (Bits - 1)) - 1 : (__int128(1) << Bits) - 1;
   return V >= Lo && V <= Hi;
@@ -428,8 +432,7 @@ const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G)
   unsigned Bits = 8 * bundle::scalarTypeSize(T);
   if (Bits < 32)
     return StepEntry;
-  bool Signed = T == bundle::ScalarType::I8 || T == bundle::ScalarType::I16 ||
-                T == bundle::ScalarType::I32 || T == bundle::ScalarType::I64;
+  bool Signed = isSignedInteger(T);
   if (Signed && ((Count >> (Bits - 1)) & 1))
     return Entry;
   unsigned __int128 Top = (unsigned __int128)1 << (Signed ? Bits - 1 : Bits);
