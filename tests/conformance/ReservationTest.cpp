@@ -1,7 +1,8 @@
 // Reserved compute units (spec 17.8, reservation as the precondition for co-running): a stream
 // whose launches alternate between latency-class and other submissions keeps its order while
 // they run on different partitions, and a latency submission starts beside a filler that holds
-// every other compute unit, where priority alone makes it wait for the filler's workgroups.
+// every other compute unit, where priority alone makes a GPU launch wait for the filler's
+// workgroups.
 // The second runs where the device can reserve (CUDA green contexts, the CPU's threads) and is
 // skipped elsewhere (Vulkan).
 #include "ConformanceSupport.h"
@@ -106,14 +107,18 @@ TEST(Reservation, ALatencySubmissionStartsBesideAFillerOfEveryOtherUnit) {
     Filler.sync();
     return Waited;
   };
-  // Priority only: the probe's workgroups wait until the filler's resident ones end (the check
-  // that the filler really holds every unit, so that the next part can fail).
+  // Priority only: on a GPU the probe's workgroups wait until the filler's resident ones end
+  // (the check that the filler really holds every unit, so that the next part can fail). The
+  // CPU has no such wait to show: each stream's own queue thread runs its launches' workgroups
+  // beside the pool's, so the probe starts at once there with or without the reservation.
   bool Was = xpu::Scheduler::reservation(false);
   double Unreserved = probeBeside();
   xpu::Scheduler::reservation(true);
   double WithReservation = probeBeside();
   xpu::Scheduler::reservation(Was);
-  EXPECT_GT(Unreserved, FillerMs / 4) << "the filler did not hold the device";
+  if (D.backend() != "cpu") {
+    EXPECT_GT(Unreserved, FillerMs / 4) << "the filler did not hold the device";
+  }
   EXPECT_LT(WithReservation, FillerMs / 8)
       << "the probe waited " << WithReservation << " ms beside a " << FillerMs
       << " ms filler on the units not reserved";

@@ -8,9 +8,11 @@
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/scheduler/Submission.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
+#include <thread>
 
 namespace cajeta::xpu::rt {
 
@@ -25,16 +27,8 @@ constexpr size_t PodAlignment = 64; // the most a POD may need (ManifestJson che
 class CpuEvent : public BackendEvent {
 public:
   CpuEvent(std::shared_ptr<CpuQueue::Progress> P, uint64_t Seq) : P(std::move(P)), Seq(Seq) {}
-  void synchronize() override {
-    if (spinUntil([&] { return P->Completed.load(std::memory_order_acquire) >= Seq; }))
-      return;
-    std::unique_lock<std::mutex> Lock(P->Mutex);
-    P->Cv.wait(Lock, [&] { return P->Completed >= Seq; });
-  }
-  bool done() override {
-    std::lock_guard<std::mutex> Lock(P->Mutex);
-    return P->Completed >= Seq;
-  }
+  void synchronize() override { P->waitFor(Seq); }
+  bool done() override { return P->reached(Seq); }
 
 private:
   std::shared_ptr<CpuQueue::Progress> P;
@@ -96,8 +90,39 @@ KernelFailure missedWindow(const DispatchWindow& Window) {
 
 } // namespace
 
+void CpuQueue::Progress::waitFor(uint64_t Seq) {
+  if (spinUntil([&] { return reached(Seq); }))
+    return;
+  std::unique_lock<std::mutex> Lock(Mutex);
+  while (Completed.load(std::memory_order_relaxed) < Seq) {
+    LowestWaited = std::min(LowestWaited, Seq); // again after each wake-up: complete() reset it
+    Cv.wait(Lock);
+  }
+}
+
+void CpuQueue::Progress::complete() {
+  bool Wake = false;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    uint64_t Now = Completed.load(std::memory_order_relaxed) + 1;
+    Completed.store(Now, std::memory_order_release);
+    if (Now >= LowestWaited) {
+      LowestWaited = UINT64_MAX;
+      Wake = true;
+    }
+  }
+  if (Wake)
+    Cv.notify_all();
+}
+
 CpuQueue::CpuQueue(ThreadPool& Pool, CpuReservation& Reservation, const std::string& DeviceName)
-    : Pool(Pool), Reservation(Reservation), DeviceName(DeviceName), Worker([this] { run(); }) {}
+    : Pool(Pool), Reservation(Reservation), DeviceName(DeviceName),
+      Worker(ThreadPool::startThread(workerMain, this)) {}
+
+void* CpuQueue::workerMain(void* Queue) {
+  static_cast<CpuQueue*>(Queue)->run();
+  return nullptr;
+}
 
 ThreadPool& CpuQueue::poolFor(const LaunchGeometry& Geometry) {
   if (Geometry.Partition != LaunchGeometry::Part::Reserved)
@@ -114,9 +139,9 @@ CpuQueue::~CpuQueue() {
   }
   WorkCv.notify_all();
   if (Abandoned)
-    Worker.detach(); // it may be inside a kernel that never ends
+    pthread_detach(Worker); // it may be inside a kernel that never ends
   else
-    Worker.join();
+    pthread_join(Worker, nullptr);
 }
 
 void CpuQueue::abandon() {
@@ -242,10 +267,7 @@ void CpuQueue::wait(BackendEvent& E) {
 }
 
 void CpuQueue::synchronize(std::vector<QueuedFailure>& Out) {
-  if (!spinUntil([&] { return Done->Completed.load(std::memory_order_acquire) >= Enqueued; })) {
-    std::unique_lock<std::mutex> Lock(Done->Mutex);
-    Done->Cv.wait(Lock, [&] { return Done->Completed >= Enqueued; });
-  }
+  Done->waitFor(Enqueued);
   std::optional<std::pair<cajeta_xpu_status, std::string>> Error;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -283,11 +305,7 @@ void CpuQueue::run() {
                            fmt::format("cpu device '{}': {}", DeviceName, E.what()));
     }
     W = Work(); // release what the command held before reporting it done
-    {
-      std::lock_guard<std::mutex> Lock(Done->Mutex);
-      ++Done->Completed;
-    }
-    Done->Cv.notify_all();
+    Done->complete();
   }
 }
 

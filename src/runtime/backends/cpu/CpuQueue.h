@@ -1,5 +1,6 @@
 // The CPU backend's device queue: commands run in order on a worker thread of their own, each
-// launch spread over the device's thread pool. The same BackendQueue the GPU backends implement,
+// launch spread over the device's thread pool with the worker as one of its participants (a
+// launch of one chunk runs on the worker alone). The same BackendQueue the GPU backends implement,
 // so a CPU stream is fed exactly as a CUDA or Vulkan one (AdaptiveCpp's omp_queue model).
 #pragma once
 
@@ -7,13 +8,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace cajeta::xpu::rt {
@@ -52,10 +54,21 @@ public:
 
   /// How far the worker has come: commands completed, shared with the queue's events (which may
   /// outlive it).
-  struct Progress {
+  class Progress {
+  public:
+    /// Returns once Seq commands have completed: polls a while, then sleeps.
+    void waitFor(uint64_t Seq);
+    bool reached(uint64_t Seq) const { return Completed.load(std::memory_order_acquire) >= Seq; }
+    /// One more command completed: wakes the sleepers only when the lowest count one of them
+    /// waits for is reached, not at every command (a stream of small launches would otherwise
+    /// wake a waiting caller once per launch).
+    void complete();
+
+  private:
     std::mutex Mutex;
     std::condition_variable Cv;
     std::atomic<uint64_t> Completed{0}; // written under Mutex, polled without it
+    uint64_t LowestWaited = UINT64_MAX; // the least Seq a sleeper waits for (Mutex)
   };
 
 private:
@@ -86,6 +99,7 @@ private:
 
   void push(Work&& W);
   void run();
+  static void* workerMain(void* Queue);
   /// Runs W, timing it for the trace when asked to.
   void execute(Work& W);
   void perform(Work& W);
@@ -107,7 +121,7 @@ private:
   std::atomic<bool> Timing{false};
   std::vector<DeviceSpan> Spans; // guarded by Mutex
   std::optional<std::pair<cajeta_xpu_status, std::string>> FirstError;
-  std::thread Worker;
+  pthread_t Worker; // a ThreadPool::startThread thread: kernels run on it
 };
 
 } // namespace cajeta::xpu::rt

@@ -1,8 +1,9 @@
 // Threads reserved for latency-class submissions on the cpu backend: a second pool beside the
 // device's, on which latency and frameBudget launches run while the others keep the device's
-// pool. The reserved threads are added, not taken from the pool: the operating system preempts
-// threads, so a latency launch only has to stop queueing behind other launches' workgroups (the
-// pool hands its threads to jobs in turn) to get its share of the cores at once.
+// pool. A reserved pool of N threads is the latency stream's own queue worker and N - 1 more (the
+// worker runs chunks too). The reserved threads are added, not taken from the pool: the operating
+// system preempts threads, so a latency launch only has to stop queueing behind other launches'
+// workgroups (the pool hands its threads to jobs in turn) to get its share of the cores at once.
 #pragma once
 
 #include "runtime/backends/cpu/ThreadPool.h"

@@ -9,21 +9,32 @@
 
 namespace cajeta::xpu::rt {
 
-ThreadPool::ThreadPool(unsigned Workers) {
+pthread_t ThreadPool::startThread(void* (*Main)(void*), void* Arg) {
   pthread_attr_t Attr;
   pthread_attr_init(&Attr);
   int Err = pthread_attr_setstacksize(&Attr, StackBytes);
-  Threads.reserve(Workers);
-  for (unsigned I = 0; I != Workers && !Err; ++I) {
-    pthread_t T;
-    Err = pthread_create(&T, &Attr, threadMain, this);
-    if (!Err)
-      Threads.push_back(T);
-  }
+  pthread_t T{};
+  if (!Err)
+    Err = pthread_create(&T, &Attr, Main, Arg);
   pthread_attr_destroy(&Attr);
-  if (Err && Threads.empty())
+  if (Err)
     throw std::system_error(Err, std::generic_category(),
-                            "cannot create the CPU backend's worker threads (64 MiB stacks)");
+                            "cannot create a CPU backend thread (64 MiB stack)");
+  return T;
+}
+
+ThreadPool::ThreadPool(unsigned Participants) {
+  unsigned Workers = Participants ? Participants - 1 : 0;
+  Threads.reserve(Workers);
+  for (unsigned I = 0; I != Workers; ++I) {
+    try {
+      Threads.push_back(startThread(threadMain, this));
+    } catch (const std::system_error&) {
+      if (Threads.empty() && Workers)
+        throw; // the caller alone would run every job: report it rather than crawl
+      break;
+    }
+  }
 }
 
 void* ThreadPool::threadMain(void* Pool) {
@@ -69,6 +80,10 @@ void ThreadPool::parallelFor(uint64_t Total, ChunkFn Body, void* Ctx) {
     return;
   // Several chunks per participant balance uneven workgroups; a chunk amortises the claim.
   uint64_t Chunk = std::max<uint64_t>(1, Total / (uint64_t(participants()) * 4));
+  if (Chunk >= Total || Threads.empty()) {
+    Body(Ctx, 0, Total); // one chunk: handing it to a worker would only add a crossing
+    return;
+  }
   Job J{Body, Ctx, Total, Chunk};
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -77,15 +92,10 @@ void ThreadPool::parallelFor(uint64_t Total, ChunkFn Body, void* Ctx) {
     JobCount.fetch_add(1, std::memory_order_release);
   }
   // Workers still spinning from the last job take this one without a wake-up.
-  if (Chunk >= Total)
-    WorkCv.notify_one();
-  else
-    WorkCv.notify_all();
+  WorkCv.notify_all();
+  runChunks(J);
   // Every chunk claimed and no worker inside: done. Workers unlink the job when they leave it.
-  auto Finished = [&] {
-    return std::atomic_ref<uint64_t>(J.Next).load(std::memory_order_acquire) >= J.Total &&
-           J.Active.load(std::memory_order_acquire) == 0;
-  };
+  auto Finished = [&] { return J.Active.load(std::memory_order_acquire) == 0; };
   spinUntil(Finished);
   std::unique_lock<std::mutex> Lock(Mutex);
   DoneCv.wait(Lock, Finished);

@@ -14,24 +14,32 @@ namespace cajeta::xpu::rt {
 
 class ThreadPool {
 public:
-  /// Kernels alloca their shared arrays and per-work-item arrays on the running thread, so only
-  /// pool threads (with StackBytes of stack each) run chunks; the caller of parallelFor waits.
+  /// Kernels alloca their shared arrays and per-work-item arrays on the running thread, so every
+  /// thread that runs chunks has StackBytes of stack: the pool's workers and the callers of
+  /// parallelFor, which are threads made by startThread.
   static constexpr size_t StackBytes = size_t(64) << 20;
 
-  /// Throws std::system_error when a thread cannot be created.
-  explicit ThreadPool(unsigned Workers);
+  /// Starts Main(Arg) on a new thread with StackBytes of stack; throws std::system_error when it
+  /// cannot be created.
+  static pthread_t startThread(void* (*Main)(void*), void* Arg);
+
+  /// A pool in which Participants threads run a job: the caller of parallelFor and
+  /// Participants - 1 workers. Throws std::system_error when no worker can be created.
+  explicit ThreadPool(unsigned Participants);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  unsigned participants() const { return unsigned(Threads.size()); }
+  unsigned participants() const { return unsigned(Threads.size()) + 1; }
 
   /// A kernel on the pool may never end (a stream's watchdog gave it up): the destructor then
   /// detaches the threads instead of joining them, so the process can exit.
   void abandon() { Abandoned = true; }
 
-  /// Calls Body(Ctx, Begin, End) on pool threads over chunks covering [0, Total) and returns
-  /// when every chunk has run. Safe to call from several threads at once.
+  /// Calls Body(Ctx, Begin, End) over chunks covering [0, Total) on the calling thread and the
+  /// pool's workers, and returns when every chunk has run. A job of one chunk runs on the caller
+  /// alone: no other thread is woken or waited for. Safe to call from several threads at once;
+  /// the caller must have been started by startThread.
   using ChunkFn = void (*)(void* Ctx, uint64_t Begin, uint64_t End);
   void parallelFor(uint64_t Total, ChunkFn Body, void* Ctx);
 
