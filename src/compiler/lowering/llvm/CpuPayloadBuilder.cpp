@@ -10,6 +10,7 @@
 #include "compiler/lowering/llvm/KernelAbiRecords.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/LldElfLinker.h"
+#include "compiler/lowering/llvm/UniformGatherRewrite.h"
 
 #include <cstdlib>
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -38,6 +39,11 @@ namespace {
 /// checks, so the rows that cannot fail vectorize without them.
 void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
   FPM.addPass(BoundsCheckVersioning());
+}
+
+/// The CPU's passes after the vectorizers: gathers of one address as a load and a broadcast.
+void addOptimizerLastPasses(llvm::FunctionPassManager& FPM) {
+  FPM.addPass(UniformGatherRewrite());
 }
 
 constexpr const char* PayloadTarget = "cpu-x86_64";
@@ -131,7 +137,7 @@ CpuBuildResult CpuPayloadBuilder::build(const kir::Module& KM, const CpuBuildOpt
     return R;
   addKernelAbiRecords(KM, *M, /*AddressSpace=*/0);
   LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true, {},
-                         addVectorizerStartPasses);
+                         addVectorizerStartPasses, addOptimizerLastPasses);
 
   for (const auto& KF : KM.Functions) {
     if (!KF->IsKernel || !kir::availableOn(*KF, "cpu"))
@@ -184,7 +190,7 @@ bool CpuPayloadBuilder::emitLlvmIr(const kir::Module& KM, const CpuBuildOptions&
     return false;
   if (Optimized)
     LlvmPipeline::optimize(*M, *Mach.TM, /*Vectorize=*/true, /*LibraryCalls=*/true, {},
-                           addVectorizerStartPasses);
+                           addVectorizerStartPasses, addOptimizerLastPasses);
   if (!LlvmErrors.empty()) {
     Error = "LLVM: " + LlvmErrors;
     return false;

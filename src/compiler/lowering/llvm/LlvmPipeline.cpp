@@ -54,10 +54,11 @@ bool LlvmPipeline::emit(llvm::Module& M, llvm::TargetMachine& TM, bool Assembly,
   return true;
 }
 
-void LlvmPipeline::optimize(
-    llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize, bool LibraryCalls,
-    const std::function<void(llvm::FunctionPassManager&)>& Peephole,
-    const std::function<void(llvm::FunctionPassManager&)>& VectorizerStart) {
+void LlvmPipeline::optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize,
+                            bool LibraryCalls,
+                            const std::function<void(llvm::FunctionPassManager&)>& Peephole,
+                            const std::function<void(llvm::FunctionPassManager&)>& VectorizerStart,
+                            const std::function<void(llvm::FunctionPassManager&)>& OptimizerLast) {
   llvm::LoopAnalysisManager LAM;
   llvm::FunctionAnalysisManager FAM;
   llvm::CGSCCAnalysisManager CGAM;
@@ -86,6 +87,12 @@ void LlvmPipeline::optimize(
   if (VectorizerStart)
     PB.registerVectorizerStartEPCallback(
         [&](llvm::FunctionPassManager& FPM, llvm::OptimizationLevel) { VectorizerStart(FPM); });
+  if (OptimizerLast)
+    PB.registerOptimizerLastEPCallback([&](llvm::ModulePassManager& MPM, llvm::OptimizationLevel) {
+      llvm::FunctionPassManager FPM;
+      OptimizerLast(FPM);
+      MPM.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
+    });
   FAM.registerPass([&] { return TM.getTargetIRAnalysis(); });
   llvm::TargetLibraryInfoImpl TLII{llvm::Triple(M.getTargetTriple())};
   if (!LibraryCalls)

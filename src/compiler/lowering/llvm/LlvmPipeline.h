@@ -23,10 +23,12 @@ public:
   /// LibraryCalls = false forbids turning code into library calls (GPUs have no libm).
   /// Peephole adds a target's own function passes wherever the pipeline runs its peephole
   /// passes (after each InstCombine), so the simplifications after them see their folds.
-  /// VectorizerStart adds passes that run just before the loop vectorizer.
+  /// VectorizerStart adds passes that run just before the loop vectorizer, OptimizerLast passes
+  /// that run at the end of the pipeline (after the vectorizers and their cleanup).
   static void optimize(llvm::Module& M, llvm::TargetMachine& TM, bool Vectorize, bool LibraryCalls,
                        const std::function<void(llvm::FunctionPassManager&)>& Peephole = {},
-                       const std::function<void(llvm::FunctionPassManager&)>& VectorizerStart = {});
+                       const std::function<void(llvm::FunctionPassManager&)>& VectorizerStart = {},
+                       const std::function<void(llvm::FunctionPassManager&)>& OptimizerLast = {});
 
   /// A handler that drops warnings and remarks (such as "loop not vectorized") and appends the
   /// text of errors to Errors, for the build's message.
