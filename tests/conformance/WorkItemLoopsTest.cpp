@@ -122,5 +122,32 @@ TEST(WorkItemLoops, ATriangleOfLoopsWithTheirOwnTripCounts) {
   }
 }
 
+TEST(WorkItemLoops, ADivergentBranchAroundUniformLoopsReadingOneAddress) {
+  // Whole workgroups (k = 70, 149) and parts of one (k = 0, 5) skip the branch; the first
+  // running work-item is then not the group's first.
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t M = 37, N = 150;
+  std::vector<float> A = uniformData<float>(M * N, 18, -1, 1);
+  std::vector<float> Q = uniformData<float>(M * N, 19, -1, 1);
+  auto DQ = toDevice(Q);
+  for (uint32_t K : {0u, 5u, 70u, 149u}) {
+    auto DA = toDevice(A);
+    auto DR = filledBuffer<float>(N * N, -3.0f);
+    run1D(P.kernel("WorkItemLoops.orthogonalize"), N + 10, 64, DA, DR, DQ, M, N, K);
+    std::vector<float> WantA = A, WantR(N * N, -3.0f);
+    for (uint32_t J = K + 1; J < N; ++J) {
+      float Sum = 0.0f;
+      for (uint32_t I = 0; I < M; ++I)
+        Sum += Q[I * N + K] * A[I * N + J];
+      WantR[K * N + J] = Sum;
+      for (uint32_t I = 0; I < M; ++I)
+        WantA[I * N + J] = A[I * N + J] - Q[I * N + K] * Sum;
+    }
+    std::string What = "WorkItemLoops.orthogonalize, k = " + std::to_string(K);
+    expectSame(fromDevice(DR), WantR, What + ": r");
+    expectSame(fromDevice(DA), WantA, What + ": a");
+  }
+}
+
 } // namespace
 } // namespace conformance

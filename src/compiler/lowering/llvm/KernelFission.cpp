@@ -96,6 +96,8 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
                    llvm::MaybeAlign(64));
     FS.AnyParked = AB.CreateAlloca(B.getInt1Ty(), nullptr, "any.parked");
     B.CreateStore(B.getFalse(), FS.AnyParked);
+    FS.Leader = AB.CreateAlloca(B.getInt64Ty(), nullptr, "leader");
+    B.CreateStore(B.getInt64(0), FS.Leader);
   }
   emitBody(FS);
 }
@@ -135,27 +137,8 @@ void KernelLowering::unpark(uint32_t State) {
 std::pair<llvm::Value*, llvm::Value*> KernelLowering::findLeader() {
   if (!Cur->Park)
     return {B.getTrue(), B.getInt64(0)};
-  llvm::BasicBlock* Pre = B.GetInsertBlock();
-  llvm::BasicBlock* Head = newBlock("leader");
-  llvm::BasicBlock* Check = newBlock("leader.check");
-  llvm::BasicBlock* Next = newBlock("leader.next");
-  llvm::BasicBlock* Done = newBlock("leader.done");
-  B.CreateBr(Head);
-  B.SetInsertPoint(Head);
-  llvm::PHINode* I = B.CreatePHI(B.getInt64Ty(), 2, "leader.i");
-  I->addIncoming(B.getInt64(0), Pre);
-  B.CreateCondBr(B.CreateICmpULT(I, Cur->GroupSize), Check, Done);
-  B.SetInsertPoint(Check);
-  llvm::Value* P = B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, I));
-  B.CreateCondBr(B.CreateICmpEQ(P, B.getInt32(0)), Done, Next);
-  B.SetInsertPoint(Next);
-  I->addIncoming(B.CreateAdd(I, B.getInt64(1), "", /*HasNUW=*/true), Next);
-  B.CreateBr(Head);
-  B.SetInsertPoint(Done);
-  llvm::PHINode* Found = B.CreatePHI(B.getInt1Ty(), 2, "leader.found");
-  Found->addIncoming(B.getFalse(), Head);
-  Found->addIncoming(B.getTrue(), Check);
-  return {Found, I};
+  llvm::Value* Leader = B.CreateLoad(B.getInt64Ty(), Cur->Leader, "leader.i");
+  return {B.CreateICmpULT(Leader, Cur->GroupSize, "leader.found"), Leader};
 }
 
 llvm::Value* KernelLowering::leaderCondition(const Expr* E) {
@@ -317,7 +300,7 @@ void KernelLowering::emitRegionBoth(const std::vector<const Stmt*>& Stmts) {
 }
 
 void KernelLowering::updateAnyParked() {
-  // AnyParked = park[0] | ... | park[N-1] != 0   (N > 0)
+  // AnyParked = park[0] | ... | park[N-1] != 0; Leader = min(park[i] == 0 ? i : N)   (N > 0)
   llvm::BasicBlock* Pre = B.GetInsertBlock();
   llvm::BasicBlock* Loop = newBlock("parked.scan");
   llvm::BasicBlock* Done = newBlock("parked.done");
@@ -325,16 +308,22 @@ void KernelLowering::updateAnyParked() {
   B.SetInsertPoint(Loop);
   llvm::PHINode* I = B.CreatePHI(B.getInt64Ty(), 2, "i");
   llvm::PHINode* Acc = B.CreatePHI(B.getInt32Ty(), 2, "acc");
+  llvm::PHINode* Lead = B.CreatePHI(B.getInt64Ty(), 2, "lead");
   I->addIncoming(B.getInt64(0), Pre);
   Acc->addIncoming(B.getInt32(0), Pre);
+  Lead->addIncoming(Cur->GroupSize, Pre);
   llvm::Value* P = B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Cur->Park, I));
   llvm::Value* Or = B.CreateOr(Acc, P);
+  llvm::Value* Runs = B.CreateSelect(B.CreateICmpEQ(P, B.getInt32(0)), I, Cur->GroupSize);
+  llvm::Value* Min = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Lead, Runs);
   llvm::Value* Next = B.CreateAdd(I, B.getInt64(1), "", /*HasNUW=*/true);
   I->addIncoming(Next, Loop);
   Acc->addIncoming(Or, Loop);
+  Lead->addIncoming(Min, Loop);
   B.CreateCondBr(B.CreateICmpULT(Next, Cur->GroupSize), Loop, Done);
   B.SetInsertPoint(Done);
   B.CreateStore(B.CreateICmpNE(Or, B.getInt32(0)), Cur->AnyParked);
+  B.CreateStore(Min, Cur->Leader);
 }
 
 void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool SkipParked) {

@@ -102,6 +102,7 @@ private:
     /// the barrier loop at depth d (break), 2d+1 waits for its step (continue). Null otherwise.
     llvm::Value* Park = nullptr;
     llvm::Value* AnyParked = nullptr; // i1: some work-item's park state is not 0 (with Park)
+    llvm::Value* Leader = nullptr;    // i64: the first running work-item, GroupSize if none
     /// Fission: what is uniform across the group. Uniform locals have one slot for the group
     /// and their statements run once per group; rematerialized ones have no slot (a read
     /// recomputes them); the rest have a slot per work-item (PerItem).
@@ -175,8 +176,9 @@ private:
   std::vector<uint32_t> regionPrivateLocals(const std::vector<const kir::Stmt*>& Stmts);
   /// One loop over the group's work-items running Stmts (skipping parked ones if SkipParked).
   void emitRegionLoop(const std::vector<const kir::Stmt*>& Stmts, bool SkipParked);
-  /// AnyParked = whether some work-item of the group is parked (after a region that can park
-  /// one, and after unparking).
+  /// AnyParked = whether some work-item of the group is parked, and Leader = the first one that
+  /// is not (after a region that can park one, and after unparking): the park states change
+  /// nowhere else, so group-level statements read both instead of scanning the group.
   void updateAnyParked();
   /// The first running work-item of the group: {found (i1), index (i64)}.
   std::pair<llvm::Value*, llvm::Value*> findLeader();
