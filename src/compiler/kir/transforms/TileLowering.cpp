@@ -363,6 +363,11 @@ private:
       const uint32_t K = F.Locals[A].Ty.Cols, N = Ty.Cols;
       F.HasBarrier = true;
       Out.push_back(B.barrier()); // every lane's a and b elements are in place
+      if (C.MacByFirstLane) {
+        Out.push_back(macByFirstLane(T, A, Bt, Ty.Rows, K, N, Elem));
+        Out.push_back(B.barrier()); // the product is in place for every lane
+        break;
+      }
       Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
         uint32_t Acc = B.local("tile.acc", Elem), Kk = B.local("tile.k", u32Ty());
         Expr* Av = castIfNeeded(
@@ -387,6 +392,30 @@ private:
   }
 
   Expr* castIfNeeded(Type To, Expr* V) { return V->Ty == To ? V : B.cast(To, V); }
+
+  /// for (i < Rows) for (k < K) { a = A[i][k]; for (j < N) C[i][j] += a * B[k][j]; }, run by
+  /// lane 0 of the wave: each C[i][j] adds its products in k order, as the lanes' form does.
+  Stmt* macByFirstLane(uint32_t Cl, uint32_t Al, uint32_t Bl, uint32_t Rows, uint32_t K, uint32_t N,
+                       Type Elem) {
+    uint32_t I = B.local("tile.i", u32Ty()), Kk = B.local("tile.k", u32Ty()),
+             J = B.local("tile.j", u32Ty()), Av = B.local("tile.a", Elem);
+    auto Count = [&](uint32_t L, uint32_t Below, Stmt* Body) {
+      Stmt* Step = B.eval(B.assign(L, B.bin(BinaryOp::Add, B.l(L), B.u32(1))));
+      return B.block({B.eval(B.assign(L, B.u32(0))),
+                      B.loop(B.bin(BinaryOp::Lt, B.l(L), B.u32(Below)), Body, Step)});
+    };
+    auto At = [&](uint32_t Row, uint32_t Cols, uint32_t Col) {
+      return B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(Row), B.u32(Cols)), B.l(Col));
+    };
+    Expr* Cij = read(Cl, At(I, N, J));
+    Expr* Bkj = castIfNeeded(Elem, read(Bl, At(Kk, N, J)));
+    Stmt* Row = Count(J, N,
+                      B.eval(write(Cl, At(I, N, J),
+                                   B.bin(BinaryOp::Add, Cij, B.bin(BinaryOp::Mul, B.l(Av), Bkj)))));
+    Stmt* KLoop = Count(
+        Kk, K, B.block({B.eval(B.assign(Av, castIfNeeded(Elem, read(Al, At(I, K, Kk))))), Row}));
+    return B.ifThen(B.bin(BinaryOp::Eq, B.l(LaneLocal), B.u32(0)), Count(I, Rows, KLoop));
+  }
 
   // ---- cooperative matrices: a grid of fragments per tile ----
 
