@@ -27,7 +27,7 @@ void printUsage(const char* Argv0) {
               "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
               "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n"
               "  --only LIST      run only these workloads, comma-separated: saxpy, stencil,\n"
-              "                   reduce, matmul, histogram, jit, raytrace, polybench\n"
+              "                   reduce, matmul, tilegemm, histogram, jit, raytrace, polybench\n"
               "                   (default: all); polybench:gemm,atax runs only those of its\n"
               "                   kernels (2mm 3mm atax bicg corr covar gemm gesummv gramschm\n"
               "                   mvt syr2k syrk 2dconv 3dconv fdtd2d jacobi2d)\n"
@@ -126,8 +126,8 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
         // "polybench:gemm,atax": the prefix on the first kernel, the rest bare.
         std::string Case = Name.rfind("polybench:", 0) == 0 ? Name.substr(10) : Name;
         if (Name != "saxpy" && Name != "stencil" && Name != "reduce" && Name != "matmul" &&
-            Name != "histogram" && Name != "jit" && Name != "raytrace" && Name != "polybench" &&
-            !isPolyBenchCase(Case)) {
+            Name != "tilegemm" && Name != "histogram" && Name != "jit" && Name != "raytrace" &&
+            Name != "polybench" && !isPolyBenchCase(Case)) {
           std::fprintf(stderr, "cajeta_bench: --only: unknown workload '%s'\n", Name.c_str());
           return false;
         }
@@ -182,6 +182,7 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.ReduceGroups = 3;
     Config.ReduceTile = 100;
     Config.MatmulN = 67;
+    Config.TileGemmN = 67;
     Config.HistogramN = 10007;
     Config.HistogramGroups = 3;
     Config.RayGrid = 23;

@@ -28,6 +28,7 @@ struct BenchConfig {
   uint32_t ReduceBlock = 256, ReduceGroups = 64; // partials G = block * groups
   uint32_t ReduceTile = 1024;                    // partials per work-item, tiled variant
   uint32_t MatmulN = 512;                        // n x n matrices, 16x16 tiles
+  uint32_t TileGemmN = 1024;                     // n x n matrices, Tile and Group.mac
   uint32_t HistogramN = 1u << 24;                // uint8 inputs, 256 bins
   uint32_t HistogramBlock = 256, HistogramGroups = 64;
   uint32_t RayGrid = 1000;                    // G x G heightfield cells, two triangles each
@@ -39,7 +40,7 @@ struct BenchConfig {
 /// Compiles one of the workloads' kernel files (Config.KernelDir/File) as configured.
 xpu::Program compileKernels(const BenchConfig& Config, const std::string& File);
 
-/// Whether the workload Name (saxpy, stencil, reduce, matmul, histogram, jit, raytrace,
+/// Whether the workload Name (saxpy, stencil, reduce, matmul, tilegemm, histogram, jit, raytrace,
 /// polybench) is selected by --only; polybench is when any of its kernels is.
 bool runsWorkload(const BenchConfig& Config, const std::string& Name);
 /// Whether --only selects PolyBench kernel Case: by "polybench", "polybench:<case>" or "<case>".

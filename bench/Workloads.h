@@ -12,6 +12,9 @@ void runStencil(const BenchConfig& Config, ResultTable& Table);
 void runReduce(const BenchConfig& Config, ResultTable& Table);
 void runMatmul(const BenchConfig& Config, ResultTable& Table);
 void runHistogram(const BenchConfig& Config, ResultTable& Table);
+/// C = A * B with Tile and Group.mac beside OpenBLAS's sgemm (float32) and oneDNN's matmul
+/// (bfloat16); a row whose peer library is missing says so and is skipped.
+void runTileGemm(const BenchConfig& Config, ResultTable& Table);
 /// Primary rays through a heightfield beside Embree 3; without Embree it prints why and adds no
 /// rows.
 void runRayTrace(const BenchConfig& Config, ResultTable& Table);

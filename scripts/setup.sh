@@ -10,7 +10,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGES=(
   llvm-19-dev liblld-19-dev lld-19
-  libgtest-dev libbenchmark-dev libembree-dev
+  libgtest-dev libbenchmark-dev libembree-dev libopenblas-dev libdnnl-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev
   cmake ninja-build ccache g++
   clang-19 libclang-rt-19-dev

@@ -12,6 +12,10 @@ public:
   const char* backend() const override { return "cpu"; }
   kir::ImplTier bestWaveTier() const override { return kir::ImplTier::Portable; }
   const char* nativeWaveOps() const override { return ""; }
+  std::string portableTiles() const override {
+    return "the software tile: shared memory, each wave's tile ops run as vector rows by its "
+           "first lane";
+  }
   TargetOutput build(const kir::Module& M, const TargetOptions& O,
                      Diagnostics& Diags) const override;
   bool emit(const kir::Module& M, const TargetOptions& O, bool Optimized, std::string& Text,

@@ -66,7 +66,7 @@ kir::TierChoice TargetCompiler::chooseTileTier(const kir::Module& M,
                                                std::optional<kir::ImplTier> Override) const {
   std::string Native = nativeTiles(), Why;
   bool Fits = !Native.empty() && nativeTilesFit(M, Why);
-  std::string Portable = "the software tile: shared memory and barriers", Demoted;
+  std::string Portable = portableTiles(), Demoted;
   if (!Native.empty() && !Fits)
     Demoted = "the whole program is demoted from " + Native + " because " + Why;
   std::string Backend = backend();

@@ -60,6 +60,10 @@ public:
   /// The native tile (cooperative-matrix) instructions of the target, for the [mma-tiering]
   /// note; empty where it has none (the portable software tile).
   virtual std::string nativeTiles() const { return {}; }
+  /// How the portable software tile runs on the target, for the [mma-tiering] note.
+  virtual std::string portableTiles() const {
+    return "the software tile: shared memory and barriers";
+  }
   /// Whether every tile of M has a form in the native tier (kir::TileLowering::fitsMmaSync by
   /// default); Why names the tile that has none.
   virtual bool nativeTilesFit(const kir::Module& M, std::string& Why) const;

@@ -288,12 +288,21 @@ private:
     return B.storeAt(B.sharedRef(Scratch[L]), slot(L, Elem), V);
   }
 
-  /// for (e = lane; e < Count; e += width) Body(e, r, c), with r = e / Cols, c = e % Cols.
+  /// for (e = lane; e < Count; e += width) Body(e, r, c), with r = e / Cols, c = e % Cols; with
+  /// OnFirstLane, if (lane == 0) for (r < Rows) for (c < Cols) Body(r * Cols + c, r, c).
   Stmt* eachOwnElement(
       uint32_t Rows, uint32_t Cols,
       const std::function<std::vector<Stmt*>(uint32_t E, uint32_t R, uint32_t C)>& Body) {
     uint32_t E = B.local("tile.e", u32Ty()), R = B.local("tile.r", u32Ty()),
              Col = B.local("tile.c", u32Ty());
+    if (C.OnFirstLane) {
+      std::vector<Stmt*> In = {B.eval(
+          B.assign(E, B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(R), B.u32(Cols)), B.l(Col))))};
+      for (Stmt* S : Body(E, R, Col))
+        In.push_back(S);
+      Stmt* Row = countTo(Col, Cols, B.block(In));
+      return B.ifThen(B.bin(BinaryOp::Eq, B.l(LaneLocal), B.u32(0)), countTo(R, Rows, Row));
+    }
     std::vector<Stmt*> In = {B.eval(B.assign(R, B.bin(BinaryOp::Div, B.l(E), B.u32(Cols)))),
                              B.eval(B.assign(Col, B.bin(BinaryOp::Rem, B.l(E), B.u32(Cols))))};
     for (Stmt* S : Body(E, R, Col))
@@ -363,7 +372,7 @@ private:
       const uint32_t K = F.Locals[A].Ty.Cols, N = Ty.Cols;
       F.HasBarrier = true;
       Out.push_back(B.barrier()); // every lane's a and b elements are in place
-      if (C.MacByFirstLane) {
+      if (C.OnFirstLane) {
         Out.push_back(macByFirstLane(T, A, Bt, Ty.Rows, K, N, Elem));
         Out.push_back(B.barrier()); // the product is in place for every lane
         break;
@@ -393,17 +402,20 @@ private:
 
   Expr* castIfNeeded(Type To, Expr* V) { return V->Ty == To ? V : B.cast(To, V); }
 
+  /// for (L = 0; L < Below; L++) Body
+  Stmt* countTo(uint32_t L, uint32_t Below, Stmt* Body) {
+    Stmt* Step = B.eval(B.assign(L, B.bin(BinaryOp::Add, B.l(L), B.u32(1))));
+    return B.block({B.eval(B.assign(L, B.u32(0))),
+                    B.loop(B.bin(BinaryOp::Lt, B.l(L), B.u32(Below)), Body, Step)});
+  }
+
   /// for (i < Rows) for (k < K) { a = A[i][k]; for (j < N) C[i][j] += a * B[k][j]; }, run by
   /// lane 0 of the wave: each C[i][j] adds its products in k order, as the lanes' form does.
   Stmt* macByFirstLane(uint32_t Cl, uint32_t Al, uint32_t Bl, uint32_t Rows, uint32_t K, uint32_t N,
                        Type Elem) {
     uint32_t I = B.local("tile.i", u32Ty()), Kk = B.local("tile.k", u32Ty()),
              J = B.local("tile.j", u32Ty()), Av = B.local("tile.a", Elem);
-    auto Count = [&](uint32_t L, uint32_t Below, Stmt* Body) {
-      Stmt* Step = B.eval(B.assign(L, B.bin(BinaryOp::Add, B.l(L), B.u32(1))));
-      return B.block({B.eval(B.assign(L, B.u32(0))),
-                      B.loop(B.bin(BinaryOp::Lt, B.l(L), B.u32(Below)), Body, Step)});
-    };
+    auto Count = [&](uint32_t L, uint32_t Below, Stmt* Body) { return countTo(L, Below, Body); };
     auto At = [&](uint32_t Row, uint32_t Cols, uint32_t Col) {
       return B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(Row), B.u32(Cols)), B.l(Col));
     };

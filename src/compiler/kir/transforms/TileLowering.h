@@ -39,12 +39,12 @@ struct TileLoweringConfig {
   /// for targets that size shared memory when the group size is known: SPIR-V); the budget and
   /// MaxWaves are then unused and Function::TileWaves stays 0.
   bool ScratchSizedAtLaunch = false;
-  /// Portable form: Group.mac computed by the wave's first lane alone, row by row with the
-  /// columns innermost (for targets where a lane is one thread with vector units: the CPU, whose
-  /// compiler turns each row update into vector instructions), instead of each lane computing
-  /// its own elements. Every element still sums its products in k order: the results are the
+  /// Portable form: every tile op runs on the wave's first lane alone, as row-major loops with
+  /// the columns innermost (for targets where a lane is one thread with vector units: the CPU,
+  /// whose compiler turns each row into vector instructions), instead of each lane handling its
+  /// own elements. Group.mac still adds each element's products in k order: the results are the
   /// same bit for bit.
-  bool MacByFirstLane = false;
+  bool OnFirstLane = false;
 };
 
 class TileLowering {

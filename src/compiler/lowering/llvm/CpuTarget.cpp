@@ -73,11 +73,11 @@ public:
   kir::TileLoweringConfig tileLowering(ImplTier) const override {
     // The portable tile; a group's shared arrays live in host memory, so the scratch holds the
     // largest group (1024 work-items) within a 4 MiB budget. A wave's lanes are one thread
-    // here, so its first lane computes each product as vectorized row updates.
+    // here, so its first lane runs each tile op as rows of vector instructions.
     kir::TileLoweringConfig C;
     C.MaxWaves = 1024 / Opts.WaveWidth;
     C.SharedBudget = 4u << 20;
-    C.MacByFirstLane = true;
+    C.OnFirstLane = true;
     return C;
   }
 
