@@ -162,7 +162,7 @@ void addEmitCommand(CLI::App& App) {
       {
         std::string Warning;
         auto Override = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
-        TO.TileTier = Target->chooseTileTier(*F.Kir, Override).Tier;
+        TO.TileTier = Target->chooseTileTier(*F.Kir, Override, TO).Tier;
       }
       driver::TargetOutput Built = Target->build(*F.Kir, TO, *F.Sink);
       std::cerr << F.Sink->render().substr(F.Diagnostics.size());
@@ -189,7 +189,7 @@ void addEmitCommand(CLI::App& App) {
       {
         std::string Warning; // printed by builds of programs with tiles, not here
         auto Override = kir::TierSelection::overrideFor(kir::Feature::CooperativeMatrix, Warning);
-        TO.TileTier = Target->chooseTileTier(*F.Kir, Override).Tier;
+        TO.TileTier = Target->chooseTileTier(*F.Kir, Override, TO).Tier;
       }
       TO.Trace = T;
       std::string Error;

@@ -25,7 +25,7 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.14.9 (kir 13, wave 3, tile 4, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
+  return "cajeta-compiler 0.14.10 (kir 13, wave 3, tile 4, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
          "spirv-emitter 13, sched 1, host-payload 1, llvm 19)";
 }
 
@@ -172,7 +172,7 @@ CompileResult Compiler::compileHere(const std::string& FileName, const std::stri
     TO.GpuFootprint = Options.GpuFootprint;
     TO.WaveTier = WaveTiers[T->backend()];
     // Every program gets a tile tier: Device.supports(Capability.CooperativeMatrix) folds to it.
-    kir::TierChoice Tile = T->chooseTileTier(*F.Kir, TileOverride);
+    kir::TierChoice Tile = T->chooseTileTier(*F.Kir, TileOverride, TO);
     if (UsesTiles)
       Diags.report(Severity::Note, Stage::Driver, Tile.Note);
     TO.TileTier = Tile.Tier;

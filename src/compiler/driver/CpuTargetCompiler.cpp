@@ -1,7 +1,11 @@
 // The CPU target over CpuPayloadBuilder.
 #include "compiler/driver/CpuTargetCompiler.h"
 
+#include "compiler/kir/transforms/TileLowering.h"
+#include "compiler/lowering/llvm/CpuMachine.h"
+
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
+#include <llvm/Target/TargetMachine.h>
 
 namespace cajeta::driver {
 
@@ -11,11 +15,26 @@ lowering::CpuBuildOptions cpuOptions(const TargetOptions& O) {
   lowering::CpuBuildOptions C;
   C.Cpu = O.Cpu;
   C.CheckBounds = O.CheckBounds;
+  C.TileTier = O.TileTier;
   C.Trace = O.Trace;
   return C;
 }
 
 } // namespace
+
+std::string CpuTargetCompiler::nativeTiles(const TargetOptions& O) const {
+  lowering::CpuMachine Mach;
+  std::string Error;
+  if (!lowering::createCpuMachine(O.Cpu, Mach, Error) ||
+      Mach.EnabledFeatures.find("+avx512bf16") == std::string::npos)
+    return "";
+  return "AVX512-BF16 dot products, bfloat16 into float32";
+}
+
+bool CpuTargetCompiler::nativeTilesFit(const kir::Module& M, const TargetOptions&,
+                                       std::string& Why) const {
+  return kir::TileLowering::fitsCpuBf16Dot(M, Why);
+}
 
 TargetOutput CpuTargetCompiler::build(const kir::Module& M, const TargetOptions& O,
                                       Diagnostics& Diags) const {

@@ -12,6 +12,10 @@ public:
   const char* backend() const override { return "cpu"; }
   kir::ImplTier bestWaveTier() const override { return kir::ImplTier::Portable; }
   const char* nativeWaveOps() const override { return ""; }
+  /// AVX512-BF16 dot products where the target CPU has them.
+  std::string nativeTiles(const TargetOptions& O) const override;
+  bool nativeTilesFit(const kir::Module& M, const TargetOptions& O,
+                      std::string& Why) const override;
   std::string portableTiles() const override {
     return "the software tile: shared memory, each wave's tile ops run as vector rows by its "
            "first lane";

@@ -20,7 +20,7 @@ lowering::NvptxBuildOptions nvptxOptions(const std::string& Sm, const TargetOpti
 
 } // namespace
 
-std::string NvptxTargetCompiler::nativeTiles() const {
+std::string NvptxTargetCompiler::nativeTiles(const TargetOptions&) const {
   return lowering::NvptxPayloadBuilder::hasMmaSync(Sm) ? "mma.sync.m16n8k16, float16 into float32"
                                                        : std::string();
 }

@@ -19,7 +19,7 @@ public:
   const char* nativeWaveOps() const override {
     return "shfl.sync, vote.sync, redux.sync on sm_80+";
   }
-  std::string nativeTiles() const override;
+  std::string nativeTiles(const TargetOptions& O) const override;
   TargetOutput build(const kir::Module& M, const TargetOptions& O,
                      Diagnostics& Diags) const override;
   bool emit(const kir::Module& M, const TargetOptions& O, bool Optimized, std::string& Text,

@@ -20,7 +20,8 @@ lowering::spirv::SpirvEmitOptions spirvOptions(const TargetOptions& O) {
 
 } // namespace
 
-bool SpirvTargetCompiler::nativeTilesFit(const kir::Module& M, std::string& Why) const {
+bool SpirvTargetCompiler::nativeTilesFit(const kir::Module& M, const TargetOptions&,
+                                         std::string& Why) const {
   return kir::TileLowering::fitsCoopMatrix(M, Why);
 }
 

@@ -58,14 +58,16 @@ TargetCompiler::forBundle(const std::vector<std::string>& ExtraSms,
   return Targets;
 }
 
-bool TargetCompiler::nativeTilesFit(const kir::Module& M, std::string& Why) const {
+bool TargetCompiler::nativeTilesFit(const kir::Module& M, const TargetOptions&,
+                                    std::string& Why) const {
   return kir::TileLowering::fitsMmaSync(M, Why);
 }
 
 kir::TierChoice TargetCompiler::chooseTileTier(const kir::Module& M,
-                                               std::optional<kir::ImplTier> Override) const {
-  std::string Native = nativeTiles(), Why;
-  bool Fits = !Native.empty() && nativeTilesFit(M, Why);
+                                               std::optional<kir::ImplTier> Override,
+                                               const TargetOptions& O) const {
+  std::string Native = nativeTiles(O), Why;
+  bool Fits = !Native.empty() && nativeTilesFit(M, O, Why);
   std::string Portable = portableTiles(), Demoted;
   if (!Native.empty() && !Fits)
     Demoted = "the whole program is demoted from " + Native + " because " + Why;

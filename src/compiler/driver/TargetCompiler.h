@@ -59,19 +59,20 @@ public:
   virtual const char* nativeWaveOps() const = 0;
   /// The native tile (cooperative-matrix) instructions of the target, for the [mma-tiering]
   /// note; empty where it has none (the portable software tile).
-  virtual std::string nativeTiles() const { return {}; }
+  virtual std::string nativeTiles(const TargetOptions& O) const { return {}; }
   /// How the portable software tile runs on the target, for the [mma-tiering] note.
   virtual std::string portableTiles() const {
     return "the software tile: shared memory and barriers";
   }
   /// Whether every tile of M has a form in the native tier (kir::TileLowering::fitsMmaSync by
   /// default); Why names the tile that has none.
-  virtual bool nativeTilesFit(const kir::Module& M, std::string& Why) const;
+  virtual bool nativeTilesFit(const kir::Module& M, const TargetOptions& O, std::string& Why) const;
   /// The tile tier of M's tiles on this target: native where the target has native tiles and
   /// every tile of M has a form there (nativeTilesFit), else the software tile;
   /// Override (CAJETA_GPU_COOPMATRIX_IMPL) may ask for either. The note names the target and,
   /// for a demotion, the tile that caused it.
-  kir::TierChoice chooseTileTier(const kir::Module& M, std::optional<kir::ImplTier> Override) const;
+  kir::TierChoice chooseTileTier(const kir::Module& M, std::optional<kir::ImplTier> Override,
+                                 const TargetOptions& O) const;
 
   /// Payloads and manifests for the kernels of M (Sema's module) available on backend(). Errors,
   /// warnings and notes go to Diags.

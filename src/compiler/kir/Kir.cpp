@@ -324,7 +324,8 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "matrix_convert",
                                 "wave_barrier",
                                 "load_word",
-                                "store_words"};
+                                "store_words",
+                                "tile_dot_bf16"};
   return Names[static_cast<unsigned>(Op)];
 }
 

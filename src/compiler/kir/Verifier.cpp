@@ -952,6 +952,32 @@ private:
     }
   }
 
+  /// The CPU tile tier's leaf (Kir.h, TileDotBf16).
+  void verifyTileDot(const Expr* E) {
+    if (!ops(E, 9))
+      return;
+    for (size_t I : {0, 2, 4}) {
+      verifyExpr(E->Ops[I], Use::Array);
+      ScalarType Want = I == 0 ? ScalarType::F32 : ScalarType::BF16;
+      ScalarType Elem = E->Ops[I]->Ty.Elem;
+      if (E->Ops[I]->K != Expr::Kind::SharedRef ||
+          (Elem != Want && !(I != 0 && Elem == ScalarType::U16)))
+        problem(E, "tile_dot_bf16 operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    for (size_t I : {1, 3, 5, 6, 7, 8}) {
+      verifyExpr(E->Ops[I], Use::Value);
+      if (E->Ops[I]->Ty != U32 || (I >= 6 && E->Ops[I]->K != Expr::Kind::Const))
+        problem(E, "tile_dot_bf16 operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    if (E->Ops[6]->K == Expr::Kind::Const && E->Ops[7]->K == Expr::Kind::Const &&
+        E->Ops[8]->K == Expr::Kind::Const &&
+        (E->Ops[6]->IntValue % 4 || E->Ops[7]->IntValue % 16 || E->Ops[8]->IntValue % 2 ||
+         !E->Ops[6]->IntValue || !E->Ops[7]->IntValue || !E->Ops[8]->IntValue))
+      problem(E, "tile_dot_bf16 of a shape that is not whole 4 x 16 x 2 blocks");
+    if (!E->Ty.isVoid())
+      problem(E, "tile_dot_bf16 yields void, not " + E->Ty.str());
+  }
+
   /// The staged copies' leaves (Kir.h, LoadWord and StoreWords).
   void verifyWords(const Expr* E) {
     const unsigned Words = E->Index;
@@ -1036,6 +1062,8 @@ private:
       return verifyMatrix(E);
     if (Op == IntrinsicOp::LoadWord || Op == IntrinsicOp::StoreWords)
       return verifyWords(E);
+    if (Op == IntrinsicOp::TileDotBf16)
+      return verifyTileDot(E);
     if (Op == IntrinsicOp::Supports) {
       ops(E, 0);
       if (!E->Ty.isBool() || E->Index >= CAJETA_XPU_CAP_COUNT)

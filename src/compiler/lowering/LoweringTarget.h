@@ -138,6 +138,12 @@ public:
                                        unsigned Dim, bool BFloat16) {
     return nullptr;
   }
+  /// The CPU tile tier's leaf (IntrinsicOp::TileDotBf16): C (float32, M x N) += A (bfloat16,
+  /// M x K) . B (K x N), all row-major at these addresses. False where the target has none.
+  virtual bool emitTileDotBf16(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A,
+                               llvm::Value* Bm, unsigned M, unsigned N, unsigned K) {
+    return false;
+  }
   /// The software ray query's stack walk form (kir::PipelineConfig::RayChildrenAtParent): a
   /// node's two children tested at the node (GPUs), or each node its own box (the default).
   virtual bool rayChildrenAtParent() const { return false; }

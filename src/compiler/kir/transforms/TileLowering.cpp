@@ -372,6 +372,22 @@ private:
       const uint32_t K = F.Locals[A].Ty.Cols, N = Ty.Cols;
       F.HasBarrier = true;
       Out.push_back(B.barrier()); // every lane's a and b elements are in place
+      if (C.CpuBf16Dot && F.Locals[A].Ty.Elem == ScalarType::BF16 &&
+          F.Locals[Bt].Ty.Elem == ScalarType::BF16 && Ty.Elem == ScalarType::F32) {
+        // The CPU's native tier (functionFitsCpuBf16Dot checked the shapes): one leaf, run by
+        // the wave's first lane like the row loops below.
+        auto Base = [&](uint32_t L) {
+          const Type LT = F.Locals[L].Ty;
+          return B.bin(BinaryOp::Mul, B.l(WaveLocal), B.u32(LT.Rows * LT.Cols));
+        };
+        Expr* Dot =
+            B.intrinsic(IntrinsicOp::TileDotBf16, Type::voidTy(),
+                        {B.sharedRef(Scratch[T]), Base(T), B.sharedRef(Scratch[A]), Base(A),
+                         B.sharedRef(Scratch[Bt]), Base(Bt), B.u32(Ty.Rows), B.u32(N), B.u32(K)});
+        Out.push_back(B.ifThen(B.bin(BinaryOp::Eq, B.l(LaneLocal), B.u32(0)), B.eval(Dot)));
+        Out.push_back(B.barrier());
+        break;
+      }
       if (C.OnFirstLane) {
         Out.push_back(macByFirstLane(T, A, Bt, Ty.Rows, K, N, Elem));
         Out.push_back(B.barrier()); // the product is in place for every lane
@@ -934,7 +950,34 @@ bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
   return functionFits(F, Rules, Why);
 }
 
+bool functionFitsCpuBf16Dot(const Function* F, std::string& Why) {
+  static const NativeRules Rules{
+      [](Role R, const Local& L) -> std::string {
+        // Rows and columns in the kernel's blocks: a and the accumulator 4 rows, b and the
+        // accumulator 16 columns, the depth (a's columns, b's rows) pairs.
+        const uint32_t RowStep = R == Role::B ? 2 : 4, ColStep = R == Role::A ? 2 : 16;
+        if (L.Ty.Rows % RowStep || L.Ty.Cols % ColStep)
+          return "is not a whole number of " + std::to_string(RowStep) + "x" +
+                 std::to_string(ColStep) + " blocks";
+        return "";
+      },
+      [](ScalarType In, ScalarType Acc) {
+        return In == ScalarType::BF16 && Acc == ScalarType::F32;
+      },
+      "(the AVX512-BF16 tier takes bfloat16 into float32)",
+      [](Role, Type, Role, Type) { return true; }, // every tile is row-major in shared memory
+      ""};
+  return functionFits(F, Rules, Why);
+}
+
 } // namespace
+
+bool TileLowering::fitsCpuBf16Dot(const Module& M, std::string& Why) {
+  for (const auto& F : M.Functions)
+    if (!functionFitsCpuBf16Dot(F.get(), Why))
+      return false;
+  return true;
+}
 
 bool TileLowering::fitsCoopMatrix(const Module& M, std::string& Why) {
   bool Any = false;

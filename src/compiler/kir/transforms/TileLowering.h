@@ -45,6 +45,9 @@ struct TileLoweringConfig {
   /// own elements. Group.mac still adds each element's products in k order: the results are the
   /// same bit for bit.
   bool OnFirstLane = false;
+  /// With OnFirstLane: Group.mac of bfloat16 into float32 as IntrinsicOp::TileDotBf16 (the CPU's
+  /// native tier, AVX512-BF16), every tile's shape in whole blocks (fitsCpuBf16Dot).
+  bool CpuBf16Dot = false;
 };
 
 class TileLowering {
@@ -52,6 +55,9 @@ public:
   /// Whether every tile of every kernel of M has an mma.sync form; Why says what does not (with
   /// the source line), for the [mma-tiering] note.
   static bool fitsMmaSync(const Module& M, std::string& Why);
+  /// Whether every tile of every kernel of M has the CPU's AVX512-BF16 form (bfloat16 into
+  /// float32, shapes in 4 x 16 x 2 blocks); Why says what does not.
+  static bool fitsCpuBf16Dot(const Module& M, std::string& Why);
   /// Whether some kernel of M has a CoopMatrix form (that form is chosen per kernel: run leaves
   /// the others out with DoesNotFit); Why names the first tile that has none.
   static bool fitsCoopMatrix(const Module& M, std::string& Why);

@@ -4,6 +4,7 @@
 
 #include "bundle/Manifest.h"
 #include "compiler/kir/Kir.h"
+#include "compiler/lowering/LoweringTarget.h"
 
 #include <map>
 #include <string>
@@ -17,6 +18,8 @@ namespace cajeta::lowering {
 struct CpuBuildOptions {
   std::string Cpu = "native"; // "native" = the host CPU and its features; else an LLVM CPU name
   bool CheckBounds = false;   // --check-bounds
+  /// The tile tier the driver chose: Native = AVX512-BF16 dot products (CpuTargetCompiler).
+  ImplTier TileTier = ImplTier::Portable;
   /// `cajeta emit --print-after...`: passed to kir::runPipeline (not owned; may be null).
   const kir::PipelineTrace* Trace = nullptr;
 };

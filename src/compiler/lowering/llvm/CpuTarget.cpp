@@ -3,6 +3,8 @@
 // work-item loops of barrier fission, and --check-bounds reports.
 #include "compiler/lowering/llvm/CpuTarget.h"
 
+#include "compiler/lowering/llvm/CpuBf16Dot.h"
+
 #include "compiler/lowering/llvm/BoundsCheckVersioning.h"
 
 #include <llvm/IR/InlineAsm.h>
@@ -64,13 +66,16 @@ public:
   std::vector<int8_t> capabilities(ImplTier) const override {
     // The CPU backend's answers (runtime CpuBackend): everything but cooperative matrices,
     // textures and ray query.
+    // Cooperative matrices as the device answers (CpuBackend): AVX512-BF16 on the CPU the
+    // payload is built for, whichever tier this program's tiles took.
     std::vector<int8_t> C(CAJETA_XPU_CAP_COUNT, 1);
-    C[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = 0;
+    C[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] =
+        TM.getTargetFeatureString().find("+avx512bf16") != llvm::StringRef::npos;
     C[CAJETA_XPU_CAP_TEXTURES] = 0;
     C[CAJETA_XPU_CAP_RAY_QUERY] = 0;
     return C;
   }
-  kir::TileLoweringConfig tileLowering(ImplTier) const override {
+  kir::TileLoweringConfig tileLowering(ImplTier Chosen) const override {
     // The portable tile; a group's shared arrays live in host memory, so the scratch holds the
     // largest group (1024 work-items) within a 4 MiB budget. A wave's lanes are one thread
     // here, so its first lane runs each tile op as rows of vector instructions.
@@ -78,7 +83,13 @@ public:
     C.MaxWaves = 1024 / Opts.WaveWidth;
     C.SharedBudget = 4u << 20;
     C.OnFirstLane = true;
+    C.CpuBf16Dot = Chosen == ImplTier::Native; // the driver chose it where avx512bf16 is on
     return C;
+  }
+  bool emitTileDotBf16(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
+                       unsigned M, unsigned N, unsigned K) override {
+    emitCpuBf16Dot(B, C, A, Bm, M, N, K);
+    return true;
   }
 
   llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,

@@ -184,7 +184,8 @@ void KernelLowering::emitKernelEntries(size_t I) {
   if (KF.UsesWave)
     TMan.WaveTier = portableWaves() ? "portable" : "native";
   if (KF.UsesTiles) {
-    TMan.TileTier = KF.TileWaves ? "portable" : "native";
+    // The LLVM targets choose one form for the whole program: the driver's tier.
+    TMan.TileTier = Opts.TileTier == ImplTier::Native ? "native" : "portable";
     TMan.TileWaves = KF.TileWaves;
   }
   Entries[I] = emitEntry(KF, *Lowered);
@@ -1086,6 +1087,20 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::AsyncCopy:
     Target.emitAsyncCopies(B, {asyncCopyArgs(E)});
     return nullptr;
+  case IntrinsicOp::TileDotBf16: {
+    // Tile scratch, in range by construction (kir::TileLowering): plain addresses.
+    auto At = [&](size_t Array, llvm::Type* Elem) {
+      llvm::Value* Index = B.CreateZExt(emitExpr(E->Ops[Array + 1]), B.getInt64Ty());
+      return B.CreateInBoundsGEP(Elem, bufferOf(E->Ops[Array])->Ptr, Index);
+    };
+    llvm::Value* C = At(0, B.getFloatTy());
+    llvm::Value* A = At(2, B.getInt16Ty());
+    llvm::Value* Bm = At(4, B.getInt16Ty());
+    if (Target.emitTileDotBf16(B, C, A, Bm, unsigned(E->Ops[6]->IntValue),
+                               unsigned(E->Ops[7]->IntValue), unsigned(E->Ops[8]->IntValue)))
+      return nullptr;
+    return unsupported(E, "the target has no bfloat16 dot products (kir::TileLowering's CPU tier)");
+  }
   case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
     return unsupported(E, "Device.supports was not folded for this target");
   case IntrinsicOp::AsyncCommit:

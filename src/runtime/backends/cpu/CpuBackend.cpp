@@ -58,6 +58,13 @@ public:
   }
   /// The host SIMD vector in 32-bit lanes, as the compiler picks it for --cpu=native
   /// (waveWidthFor in CpuTarget.h); a payload built for other features says its own.
+  static bool hasBf16Dot() {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx512bf16");
+#else
+    return false;
+#endif
+  }
   uint32_t waveWidth() const override {
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx512f"))
@@ -81,9 +88,16 @@ public:
     case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // the runtime never sets FTZ/DAZ
     case CAJETA_XPU_CAP_WAVE_OPS:                // the portable tier (PortableWave)
       return true;
-    default: // cooperative matrices, textures, ray query: not on the CPU backend yet
+    case CAJETA_XPU_CAP_COOPERATIVE_MATRIX: // the native tile tier: AVX512-BF16 dot products
+      return hasBf16Dot();
+    default: // textures, ray query: not on the CPU backend yet
       return false;
     }
+  }
+  const std::string& matrixShapes() const override {
+    // The native tier's block: 4 rows x 16 columns x 2 deep per instruction.
+    static const std::string Bf16 = "4x16x2:bf16:bf16:f32:f32", None;
+    return hasBf16Dot() ? Bf16 : None;
   }
 
   void* allocate(size_t Bytes) override {

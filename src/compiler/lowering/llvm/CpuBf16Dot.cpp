@@ -1,0 +1,144 @@
+// The CPU tile tier's bfloat16 product (CpuBf16Dot.h).
+#include "compiler/lowering/llvm/CpuBf16Dot.h"
+
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/Module.h>
+
+#include <vector>
+
+namespace cajeta::lowering {
+
+namespace {
+
+constexpr unsigned Lanes = 16; // float32 lanes of a 512-bit vector
+constexpr unsigned RowBlock = 4;
+
+/// for (Iv = 0; Iv < Trip; Iv += Step) { ... }: a loop whose body the caller emits between
+/// begin() and end(); Trip > 0.
+class CountedLoop {
+public:
+  CountedLoop(llvm::IRBuilder<>& B, const char* Name, uint64_t Trip, uint64_t Step = 1)
+      : B(B), Trip(Trip), Step(Step) {
+    llvm::Function* F = B.GetInsertBlock()->getParent();
+    llvm::BasicBlock* Pre = B.GetInsertBlock();
+    Body = llvm::BasicBlock::Create(B.getContext(), Name, F);
+    B.CreateBr(Body);
+    B.SetInsertPoint(Body);
+    Iv = B.CreatePHI(B.getInt64Ty(), 2, std::string(Name) + ".i");
+    Iv->addIncoming(B.getInt64(0), Pre);
+  }
+  llvm::PHINode* iv() const { return Iv; }
+  llvm::BasicBlock* body() const { return Body; }
+  /// Closes the loop at the current block; afterwards B inserts after it.
+  void end() {
+    llvm::Value* Next = B.CreateAdd(Iv, B.getInt64(Step), "", /*HasNUW=*/true);
+    Iv->addIncoming(Next, B.GetInsertBlock());
+    llvm::BasicBlock* Exit =
+        llvm::BasicBlock::Create(B.getContext(), Body->getName() + ".end", Body->getParent());
+    B.CreateCondBr(B.CreateICmpULT(Next, B.getInt64(Trip)), Body, Exit);
+    B.SetInsertPoint(Exit);
+  }
+
+private:
+  llvm::IRBuilder<>& B;
+  uint64_t Trip, Step;
+  llvm::BasicBlock* Body = nullptr;
+  llvm::PHINode* Iv = nullptr;
+};
+
+} // namespace
+
+void emitCpuBf16Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
+                    unsigned M, unsigned N, unsigned K) {
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::Module* Mod = F->getParent();
+  llvm::Type* I16 = B.getInt16Ty();
+  llvm::Type* I32 = B.getInt32Ty();
+  llvm::Type* F32 = B.getFloatTy();
+  auto* Halves = llvm::FixedVectorType::get(I16, Lanes);
+  auto* Words = llvm::FixedVectorType::get(I32, Lanes);
+  auto* Floats = llvm::FixedVectorType::get(F32, Lanes);
+  llvm::Function* Dot =
+      llvm::Intrinsic::getDeclaration(Mod, llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512);
+  llvm::Type* PairArg = Dot->getFunctionType()->getParamType(1); // <32 x bfloat> in LLVM 19
+  const llvm::Align Unaligned(2), FloatAlign(4);
+
+  // B packed: word (kp, j) = B[2 kp][j] in the high half, B[2 kp + 1][j] in the low one.
+  llvm::IRBuilder<> Entry(&*F->getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst* Packed = Entry.CreateAlloca(I32, Entry.getInt64(uint64_t(K / 2) * N), "bf16.b");
+  Packed->setAlignment(llvm::Align(64));
+  std::vector<int> Interleave;
+  for (unsigned T = 0; T < Lanes; ++T) {
+    Interleave.push_back(int(T + Lanes)); // low half: row k + 1 (the second operand)
+    Interleave.push_back(int(T));         // high half: row k
+  }
+  {
+    CountedLoop Kp(B, "bf16.pack", K / 2);
+    CountedLoop Col(B, "bf16.pack.col", N, Lanes);
+    llvm::Value* Row0 = B.CreateMul(Kp.iv(), B.getInt64(2 * uint64_t(N)));
+    llvm::Value* At0 = B.CreateAdd(Row0, Col.iv());
+    llvm::Value* At1 = B.CreateAdd(At0, B.getInt64(N));
+    llvm::Value* R0 = B.CreateAlignedLoad(Halves, B.CreateInBoundsGEP(I16, Bm, At0), Unaligned);
+    llvm::Value* R1 = B.CreateAlignedLoad(Halves, B.CreateInBoundsGEP(I16, Bm, At1), Unaligned);
+    llvm::Value* Word = B.CreateAdd(B.CreateMul(Kp.iv(), B.getInt64(N)), Col.iv());
+    B.CreateAlignedStore(B.CreateShuffleVector(R0, R1, Interleave),
+                         B.CreateInBoundsGEP(I32, Packed, Word), llvm::Align(64));
+    Col.end();
+    Kp.end();
+  }
+
+  // C in blocks of 4 rows x V vectors, kept in registers over the whole depth.
+  const unsigned V = N % (4 * Lanes) == 0 ? 4 : N % (2 * Lanes) == 0 ? 2 : 1;
+  CountedLoop Rows(B, "bf16.rows", M, RowBlock);
+  CountedLoop Cols(B, "bf16.cols", N, uint64_t(V) * Lanes);
+  auto CAt = [&](unsigned R, unsigned Vec) {
+    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
+    llvm::Value* Index = B.CreateAdd(B.CreateMul(Row, B.getInt64(N)),
+                                     B.CreateAdd(Cols.iv(), B.getInt64(uint64_t(Vec) * Lanes)));
+    return B.CreateInBoundsGEP(F32, C, Index);
+  };
+  std::vector<llvm::Value*> Initial;
+  for (unsigned R = 0; R < RowBlock; ++R)
+    for (unsigned Vec = 0; Vec < V; ++Vec)
+      Initial.push_back(B.CreateAlignedLoad(Floats, CAt(R, Vec), FloatAlign));
+  llvm::BasicBlock* Before = B.GetInsertBlock();
+  CountedLoop Kp(B, "bf16.depth", K / 2);
+  std::vector<llvm::PHINode*> Acc;
+  for (llvm::Value* I : Initial) {
+    Acc.push_back(B.CreatePHI(Floats, 2, "bf16.acc"));
+    Acc.back()->addIncoming(I, Before);
+  }
+  std::vector<llvm::Value*> APairs, BPairs;
+  for (unsigned R = 0; R < RowBlock; ++R) {
+    // A[i][2 kp] and A[i][2 kp + 1] as one word, swapped so that 2 kp is the high half.
+    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
+    llvm::Value* Index =
+        B.CreateAdd(B.CreateMul(Row, B.getInt64(K)), B.CreateMul(Kp.iv(), B.getInt64(2)));
+    llvm::Value* Word = B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I16, A, Index), Unaligned);
+    llvm::Value* Swapped =
+        B.CreateIntrinsic(llvm::Intrinsic::fshl, {I32}, {Word, Word, B.getInt32(16)});
+    APairs.push_back(B.CreateBitCast(B.CreateVectorSplat(Lanes, Swapped), PairArg));
+  }
+  for (unsigned Vec = 0; Vec < V; ++Vec) {
+    llvm::Value* Word = B.CreateAdd(B.CreateMul(Kp.iv(), B.getInt64(N)),
+                                    B.CreateAdd(Cols.iv(), B.getInt64(uint64_t(Vec) * Lanes)));
+    llvm::Value* Loaded =
+        B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, Packed, Word), llvm::Align(64));
+    BPairs.push_back(B.CreateBitCast(Loaded, PairArg));
+  }
+  std::vector<llvm::Value*> Next;
+  for (unsigned R = 0; R < RowBlock; ++R)
+    for (unsigned Vec = 0; Vec < V; ++Vec)
+      Next.push_back(B.CreateCall(Dot, {Acc[R * V + Vec], APairs[R], BPairs[Vec]}));
+  llvm::BasicBlock* Last = B.GetInsertBlock();
+  for (size_t I = 0; I < Acc.size(); ++I)
+    Acc[I]->addIncoming(Next[I], Last);
+  Kp.end();
+  for (unsigned R = 0; R < RowBlock; ++R)
+    for (unsigned Vec = 0; Vec < V; ++Vec)
+      B.CreateAlignedStore(Next[R * V + Vec], CAt(R, Vec), FloatAlign);
+  Cols.end();
+  Rows.end();
+}
+
+} // namespace cajeta::lowering
