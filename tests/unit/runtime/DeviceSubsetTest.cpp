@@ -232,7 +232,11 @@ TEST(DeviceSubset, CpuCapabilities) {
   EXPECT_EQ(cajeta_xpu_device_wave_width(nullptr), 0u);
   EXPECT_TRUE(D.runsOnHostCpu());
   EXPECT_EQ(cajeta_xpu_device_runs_on_host_cpu(nullptr), 0);
-  EXPECT_FALSE(D.supports(Capability::CooperativeMatrix));
+  // The native tile tier: AVX512-BF16 dot products, where the host CPU has them.
+  EXPECT_EQ(D.supports(Capability::CooperativeMatrix), __builtin_cpu_supports("avx512bf16") != 0);
+  EXPECT_EQ(D.matrixShapes(), D.supports(Capability::CooperativeMatrix)
+                                  ? std::vector<std::string>{"4x16x2:bf16:bf16:f32:f32"}
+                                  : std::vector<std::string>{});
   EXPECT_FALSE(D.supports(Capability::Textures));
   EXPECT_FALSE(D.supports(Capability::RayQuery));
   EXPECT_EQ(capabilityName(Capability::DynamicSharedMemory), "dynamic-shared-memory");
