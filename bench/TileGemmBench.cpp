@@ -3,12 +3,12 @@
 // checked against a float64 product of the same inputs. Without a peer library the row is not
 // built and the workload says which package it needs.
 #include "HostArray.h"
+#include "PolyBenchSuite.h"
 #include "Timing.h"
 #include "Workloads.h"
 
 #include <cajeta/xpu.hpp>
 
-#include <cmath>
 #include <cstdio>
 #include <omp.h>
 #include <string>
@@ -41,17 +41,6 @@ std::vector<double> referenceProduct(const std::vector<double>& A, const std::ve
         C[size_t(I) * N + J] += Aik * B[size_t(K) * N + J];
     }
   return C;
-}
-
-/// ||Got - Ref|| / ||Ref|| (2-norms).
-double relativeError(const float* Got, const std::vector<double>& Ref) {
-  double Diff = 0, Norm = 0;
-  for (size_t I = 0; I < Ref.size(); ++I) {
-    double D = double(Got[I]) - Ref[I];
-    Diff += D * D;
-    Norm += Ref[I] * Ref[I];
-  }
-  return Norm > 0 ? std::sqrt(Diff / Norm) : std::sqrt(Diff);
 }
 
 /// Fills Row's check from both sides' errors against the float64 product.
@@ -120,7 +109,8 @@ void runTileGemm(const BenchConfig& Config, ResultTable& Table) {
     ResultRow Row;
     Row.Workload = "tile gemm float32 " + Size + " vs OpenBLAS sgemm";
     Row.Shape = Shape;
-    checkRow(Row, relativeError(Got.data(), Ref), relativeError(C.data(), Ref), 1e-5);
+    checkRow(Row, polybench::relativeError(Got.data(), Ref),
+             polybench::relativeError(C.data(), Ref), 1e-5);
     Row.Flops = 2.0 * double(N) * double(N) * double(N);
     setTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
     Table.add(std::move(Row));
@@ -166,7 +156,8 @@ void runTileGemm(const BenchConfig& Config, ResultTable& Table) {
     Row.Workload = "tile gemm bfloat16 " + Size + " vs oneDNN";
     Row.Note = std::string("our tiles' tier: ") + Gemm.tier("tiles");
     Row.Shape = Shape;
-    checkRow(Row, relativeError(Got.data(), Ref), relativeError(C.data(), Ref), 1e-5);
+    checkRow(Row, polybench::relativeError(Got.data(), Ref),
+             polybench::relativeError(C.data(), Ref), 1e-5);
     Row.Flops = 2.0 * double(N) * double(N) * double(N);
     setTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
     Table.add(std::move(Row));
