@@ -87,6 +87,19 @@ void emitCpuBf16Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::
     Kp.end();
   }
 
+  // A's pairs as words with 2 kp in the high half (rotated by 16), so that the depth loop
+  // broadcasts each straight from memory.
+  llvm::AllocaInst* PackedA =
+      Entry.CreateAlloca(I32, Entry.getInt64(uint64_t(M) * (K / 2)), "bf16.a");
+  PackedA->setAlignment(llvm::Align(64));
+  {
+    CountedLoop Word(B, "bf16.pack.a", uint64_t(M) * (K / 2));
+    llvm::Value* W = B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I32, A, Word.iv()), Unaligned);
+    llvm::Value* Swapped = B.CreateIntrinsic(llvm::Intrinsic::fshl, {I32}, {W, W, B.getInt32(16)});
+    B.CreateAlignedStore(Swapped, B.CreateInBoundsGEP(I32, PackedA, Word.iv()), llvm::Align(4));
+    Word.end();
+  }
+
   // C in blocks of 4 rows x V vectors, kept in registers over the whole depth.
   const unsigned V = N % (4 * Lanes) == 0 ? 4 : N % (2 * Lanes) == 0 ? 2 : 1;
   CountedLoop Rows(B, "bf16.rows", M, RowBlock);
@@ -110,13 +123,10 @@ void emitCpuBf16Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::
   }
   std::vector<llvm::Value*> APairs, BPairs;
   for (unsigned R = 0; R < RowBlock; ++R) {
-    // A[i][2 kp] and A[i][2 kp + 1] as one word, swapped so that 2 kp is the high half.
     llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
-    llvm::Value* Index =
-        B.CreateAdd(B.CreateMul(Row, B.getInt64(K)), B.CreateMul(Kp.iv(), B.getInt64(2)));
-    llvm::Value* Word = B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I16, A, Index), Unaligned);
+    llvm::Value* Index = B.CreateAdd(B.CreateMul(Row, B.getInt64(K / 2)), Kp.iv());
     llvm::Value* Swapped =
-        B.CreateIntrinsic(llvm::Intrinsic::fshl, {I32}, {Word, Word, B.getInt32(16)});
+        B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I32, PackedA, Index), llvm::Align(4));
     APairs.push_back(B.CreateBitCast(B.CreateVectorSplat(Lanes, Swapped), PairArg));
   }
   for (unsigned Vec = 0; Vec < V; ++Vec) {
