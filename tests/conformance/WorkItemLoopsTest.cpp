@@ -149,5 +149,33 @@ TEST(WorkItemLoops, ADivergentBranchAroundUniformLoopsReadingOneAddress) {
   }
 }
 
+TEST(WorkItemLoops, EveryTripCountAroundAnUnrolledLoopAndAReturnInsideIt) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t Rows = 11, Cols = 45, StopAt = 7;
+  std::vector<float> Data = uniformData<float>(Rows * Cols, 20, -1, 1);
+  auto DD = toDevice(Data);
+  for (uint32_t Count = 0; Count <= Rows; ++Count) {
+    auto DO = filledBuffer<float>(Cols, 9.0f);
+    run1D(P.kernel("WorkItemLoops.columnSumsUpTo"), Cols + 3, 32, DO, DD, Count, Cols, StopAt);
+    std::vector<float> Want(Cols);
+    for (uint32_t J = 0; J < Cols; ++J) {
+      float Sum = 0.0f;
+      bool Left = false;
+      for (uint32_t R = 0; R < Count && !Left; ++R) {
+        if (J == StopAt && R == 5) {
+          Want[J] = -Sum;
+          Left = true;
+          break;
+        }
+        Sum += Data[R * Cols + J];
+      }
+      if (!Left)
+        Want[J] = Sum;
+    }
+    expectSame(fromDevice(DO), Want,
+               "WorkItemLoops.columnSumsUpTo, count " + std::to_string(Count));
+  }
+}
+
 } // namespace
 } // namespace conformance

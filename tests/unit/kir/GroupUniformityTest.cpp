@@ -153,10 +153,40 @@ TEST(ImplicitLoopBarriers, ATriangularLoopTakesItsCounterForm) {
   ASSERT_TRUE(M);
   Function& F = kernel(*M, "tri");
   ImplicitLoopBarriers::run(*M, F);
-  EXPECT_EQ(barriers(F), 1u); // the sum over i, once per group
+  // The sum over i, once per group: unrolled by four (UniformLoopUnroll) and its remainder.
+  EXPECT_EQ(barriers(F), 2u);
   GroupUniformity U(F);
   EXPECT_TRUE(U.isUniformLocal(local(F, "i")));
   EXPECT_NE(U.rematerialization(local(F, "j2")), nullptr); // $start + $step * 1
+  std::string Problems;
+  EXPECT_TRUE(verify(*M, Problems)) << Problems;
+}
+
+TEST(ImplicitLoopBarriers, APlainCountedLoopIsUnrolledAndAContinueKeepsItWhole) {
+  auto M = frontend(R"(
+  @Kernel public static void sums(KernelBuffer<float32> out, KernelBuffer<float32> d, uint32 n) {
+    uint32 j = KernelThread.globalIdX();
+    float32 s = 0.0f;
+    for (uint32 i = 0; i < n; i++) { s += d[i * n + j]; }
+    float32 t = 0.0f;
+    for (uint32 i2 = 0; i2 < n; i2++) {
+      if (i2 == 3) { continue; }
+      t += d[i2 * n + j];
+    }
+    out[j] = s + t;
+  })");
+  ASSERT_TRUE(M);
+  Function& F = kernel(*M, "sums");
+  ImplicitLoopBarriers::run(*M, F);
+  // The first loop: its four-wide copy and the remainder; the second, whole (a continue).
+  EXPECT_EQ(barriers(F), 3u);
+  unsigned Unrolled = 0;
+  forEachStmt(F.Body, [&](const Stmt* S) {
+    if (S->K == Stmt::Kind::Loop && S->E && S->E->K == Expr::Kind::Binary &&
+        S->E->BOp == BinaryOp::LogicalAnd)
+      ++Unrolled;
+  });
+  EXPECT_EQ(Unrolled, 1u);
   std::string Problems;
   EXPECT_TRUE(verify(*M, Problems)) << Problems;
 }

@@ -52,6 +52,15 @@ bool assignsIn(const Stmt* S, uint32_t Local) {
 
 } // namespace
 
+bool CounterForm::stepOf(const Stmt* Step, uint32_t& Var, const Expr*& Amount) {
+  StepShape S;
+  if (!stepShape(Step, S))
+    return false;
+  Var = S.Var;
+  Amount = S.Amount;
+  return true;
+}
+
 bool CounterForm::matches(const Function& F, const Stmt* Block, size_t At) {
   if (!Block || Block->K != Stmt::Kind::Block || At == 0 || At >= Block->Body.size())
     return false;

@@ -31,6 +31,8 @@ public:
     size_t Locals = 0;
   };
 
+  /// Whether Step is `v = v + x` or Sema's `v++` (Block of one Eval allowed): Var and Amount.
+  static bool stepOf(const Stmt* Step, uint32_t& Var, const Expr*& Amount);
   /// Whether Block->Body[At] is a loop of that shape.
   static bool matches(const Function& F, const Stmt* Block, size_t At);
   /// Rewrites Block->Body[At] (new nodes in M, new locals in F); the loop's new body is a Block

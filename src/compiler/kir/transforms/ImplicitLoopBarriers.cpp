@@ -1,6 +1,8 @@
 // Implicit loop barriers (ImplicitLoopBarriers.h).
 #include "compiler/kir/transforms/ImplicitLoopBarriers.h"
 
+#include "compiler/kir/transforms/UniformLoopUnroll.h"
+
 #include "compiler/kir/GroupUniformity.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/WorkItemSlopes.h"
@@ -247,11 +249,20 @@ private:
         Collect(C);
     };
     Collect(F.Body);
-    for (Stmt* L : Loops) {
+    auto AddBarrier = [&](Stmt* L) {
       Stmt* Body = M.newStmt(Stmt::Kind::Block, L->Loc);
       Body->Body = {L->LoopBody, M.newStmt(Stmt::Kind::Barrier, L->Loc)};
       L->LoopBody = Body;
       F.HasBarrier = true;
+    };
+    for (Stmt* L : Loops) {
+      Stmt *Main = nullptr, *Rest = nullptr;
+      if (!UniformLoopUnroll::run(M, F, L, Main, Rest)) {
+        AddBarrier(L);
+        continue;
+      }
+      AddBarrier(Main);
+      AddBarrier(Rest);
     }
   }
 
