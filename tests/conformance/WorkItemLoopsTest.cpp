@@ -177,5 +177,23 @@ TEST(WorkItemLoops, EveryTripCountAroundAnUnrolledLoopAndAReturnInsideIt) {
   }
 }
 
+TEST(WorkItemLoops, ASignedCounterFromBelowZero) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const uint32_t Rows = 11, Cols = 37;
+  const int32_t First = -5;
+  std::vector<float> Data = uniformData<float>(Rows * Cols, 21, -1, 1);
+  auto DD = toDevice(Data);
+  for (int32_t Last : {-7, -5, -4, -2, 0, 2, 6}) {
+    auto DO = filledBuffer<float>(Cols, 9.0f);
+    run1D(P.kernel("WorkItemLoops.signedCounter"), Cols, 32, DO, DD, First, uint32_t(Last + 8),
+          Cols);
+    std::vector<float> Want(Cols, 0.0f);
+    for (uint32_t J = 0; J < Cols; ++J)
+      for (int32_t R = First; R < Last; ++R)
+        Want[J] += Data[uint32_t(R - First) * Cols + J];
+    expectSame(fromDevice(DO), Want, "WorkItemLoops.signedCounter, last " + std::to_string(Last));
+  }
+}
+
 } // namespace
 } // namespace conformance

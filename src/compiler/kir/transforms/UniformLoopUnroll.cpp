@@ -26,6 +26,29 @@ bool blocksUnroll(const Stmt* S, uint32_t Id) {
   return Found;
 }
 
+/// Whether E is arithmetic on constants, parameters and locals that loop L does not assign
+/// (`(int32) n`, `n - 1`): no load, call or assignment.
+bool invariantIn(const Expr* E, const Stmt* L) {
+  if (!E)
+    return false;
+  switch (E->K) {
+  case Expr::Kind::Const:
+  case Expr::Kind::Param:
+    return true;
+  case Expr::Kind::Local:
+    return !assigns(L->LoopBody, E->Index) && !assigns(L->Step, E->Index);
+  case Expr::Kind::Cast:
+  case Expr::Kind::Unary:
+  case Expr::Kind::Binary:
+    for (const Expr* O : E->Ops)
+      if (!invariantIn(O, L))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
 class Rewriter {
 public:
   Rewriter(Module& M, SourceLoc Loc) : M(M), Loc(Loc) {}
@@ -38,6 +61,11 @@ public:
   Expr* constant(Type T, uint64_t V) {
     Expr* E = M.newExpr(Expr::Kind::Const, T, Loc);
     E->IntValue = V;
+    return E;
+  }
+  Expr* cast(Type T, Expr* A) {
+    Expr* E = M.newExpr(Expr::Kind::Cast, T, Loc);
+    E->Ops = {A};
     return E;
   }
   Expr* binary(BinaryOp Op, Type T, Expr* A, Expr* B) {
@@ -85,20 +113,21 @@ bool UniformLoopUnroll::run(Module& M, Function& F, Stmt* L, Stmt*& Main, Stmt*&
       Amount->K != Expr::Kind::Const || Amount->IntValue != 1)
     return false;
   const Type T = F.Locals[V].Ty;
-  if (T != Type::scalar(ScalarType::U32) && T != Type::scalar(ScalarType::U64))
+  const bool Signed = T == Type::scalar(ScalarType::I32) || T == Type::scalar(ScalarType::I64);
+  if (!Signed && T != Type::scalar(ScalarType::U32) && T != Type::scalar(ScalarType::U64))
     return false;
-  // v < n, n a constant, a parameter or a local the loop does not assign.
+  // n - v in the unsigned type of T's width: exact wherever v < n, signed or not.
+  const Type UT = T == Type::scalar(ScalarType::I32)   ? Type::scalar(ScalarType::U32)
+                  : T == Type::scalar(ScalarType::I64) ? Type::scalar(ScalarType::U64)
+                                                       : T;
+  // v < n, n computed from values the loop does not change.
   const Expr* C = L->E;
   if (C->K != Expr::Kind::Binary || C->BOp != BinaryOp::Lt || C->Ops.size() != 2 ||
       C->Ops[0]->K != Expr::Kind::Local || C->Ops[0]->Index != V || C->Ops[1]->Ty != T)
     return false;
   const Expr* Bound = C->Ops[1];
-  if (Bound->K == Expr::Kind::Local) {
-    if (assigns(L->LoopBody, Bound->Index) || assigns(L->Step, Bound->Index))
-      return false;
-  } else if (Bound->K != Expr::Kind::Const && Bound->K != Expr::Kind::Param) {
+  if (!invariantIn(Bound, L))
     return false;
-  }
   if (assigns(L->LoopBody, V) || blocksUnroll(L->LoopBody, L->LoopId))
     return false;
 
@@ -114,10 +143,13 @@ bool UniformLoopUnroll::run(Module& M, Function& F, Stmt* L, Stmt*& Main, Stmt*&
   Rest->E = cloneExpr(L->E, M);
   Rest->LoopBody = cloneStmt(L->LoopBody, M);
   Rest->Step = cloneStmt(L->Step, M);
-  // The unrolled loop: v < n && n - v > Factor - 1 (no wrap: n - v only where v < n).
-  Expr* Left = R.binary(BinaryOp::Sub, T, cloneExpr(Bound, M), R.local(V, T));
+  // The unrolled loop: v < n && n - v > Factor - 1 (no wrap: n - v only where v < n, in the
+  // unsigned type so that a signed counter's distance fits too).
+  auto AsUnsigned = [&](Expr* E) { return Signed ? R.cast(UT, E) : E; };
+  Expr* Left =
+      R.binary(BinaryOp::Sub, UT, AsUnsigned(cloneExpr(Bound, M)), AsUnsigned(R.local(V, T)));
   Expr* Room =
-      R.binary(BinaryOp::Gt, Type::scalar(ScalarType::Bool), Left, R.constant(T, Factor - 1));
+      R.binary(BinaryOp::Gt, Type::scalar(ScalarType::Bool), Left, R.constant(UT, Factor - 1));
   L->E = R.binary(BinaryOp::LogicalAnd, Type::scalar(ScalarType::Bool), L->E, Room);
   Stmt* Body = M.newStmt(Stmt::Kind::Block, L->Loc);
   Body->Body.push_back(L->LoopBody);

@@ -7,10 +7,10 @@
 // so that each pass of the loop over work-items does four iterations of every work-item, and a
 // value the work-item carries from one iteration to the next (a sum) stays in a register across
 // them instead of going through its per-work-item slot each time. Each work-item still runs the
-// same statements in the same order. Only the plain shape is taken: an unsigned counter stepped
-// by one, compared with `<` against a value the loop does not change, a body without loops and
-// without a break or continue of this loop (a `return` stays correct: it parks the work-item,
-// which then skips the rest of the pass).
+// same statements in the same order. Only the plain shape is taken: a 32- or 64-bit counter
+// stepped by one, compared with `<` against a value the loop does not change, a body without
+// loops and without a break or continue of this loop (a `return` stays correct: it parks the
+// work-item, which then skips the rest of the pass).
 #pragma once
 
 #include "compiler/kir/Kir.h"
