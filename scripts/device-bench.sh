@@ -53,7 +53,7 @@ prepare() {
     cmake -S "$ROOT" -B "$Build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCAJETA_BUILD_TESTS=OFF || return 1
   fi
-  cmake --build "$Build" -j2 --target cajeta_gpu_bench cajeta_lbvh_bundle || {
+  cmake --build "$Build" -j2 --target cajeta_gpu_bench cajeta_lbvh_bundle cajeta_calibration_bundle || {
     echo "build failed (cajeta_gpu_bench needs nvcc: is /usr/local/cuda/bin/nvcc there?)"
     return 1
   }
@@ -66,7 +66,7 @@ prepare() {
   # The device BVH build's kernels (no compiler on the GPU machine), beside the runtime library.
   cp "$Build/lib/cajeta-lbvh.cjx" "$Carry/lib/" || return 1
   # The calibration's kernels (the throughput profile calibrates the device first).
-  cp "$Build/lib/cajeta-calibration.cjx" "$Carry/lib/" || return 1
+  cp "$Build"/lib/cajeta-calibration*.cjx "$Carry/lib/" || return 1
   # The Vulkan side loads the same bundles: each must carry one spirv payload per kernel, but
   # tilegemm, whose software tile does not fit Vulkan's shared memory beside its own staging
   # arrays (the compiler warns; the bench runs it on the cuda backend only).

@@ -52,7 +52,7 @@ prepare() {
   Xxhash=$(ldd "$Build/lib/libcajeta_xpu.so" | awk '/libxxhash/ {print $3}')
   cp "$Kernels" "$Fake" "$Carry/lib/" || return 1
   # The runtime's own kernels for a machine without the compiler, beside the runtime library.
-  cp "$Build/lib/cajeta-calibration.cjx" "$Build/lib/cajeta-lbvh.cjx" "$Carry/lib/" || return 1
+  cp "$Build"/lib/cajeta-calibration*.cjx "$Build/lib/cajeta-lbvh.cjx" "$Carry/lib/" || return 1
   if [[ -n $Xxhash ]]; then cp -L "$Xxhash" "$Carry/lib/" || return 1; fi
   # Absolute paths baked into the binaries, recreated on the GPU machine.
   {

@@ -31,9 +31,10 @@ TEST(Calibration, MeasuresTheDeviceTheSuiteRunsOn) {
     else
       EXPECT_FALSE(C.absentReason(Name).empty()) << Name;
   }
-  // Every backend runs the calibration kernels, so each of these is measured everywhere.
+  // Every backend runs the calibration kernels (the tiles at worst on the software tile), so
+  // each of these is measured everywhere.
   for (const char* Name :
-       {"fp32-fma-flops", "read-bandwidth", "write-bandwidth", "copy-bandwidth", "memory-latency",
+       {"fp32-fma-flops", "fp16-tile-flops", "bf16-tile-flops", "int8-tile-ops", "read-bandwidth", "write-bandwidth", "copy-bandwidth", "memory-latency",
         "bytes-in-flight", "launch-cost", "launch-round-trip", "event-cost", "inter-queue-cost",
         "scheduling-delay", "resident-workgroups", "ridge"})
     EXPECT_TRUE(C.fact(Name)) << Name << ": " << C.absentReason(Name);

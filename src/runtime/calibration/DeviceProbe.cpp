@@ -1,5 +1,7 @@
 #include "runtime/calibration/DeviceProbe.h"
 
+#include "runtime/calibration/CalibrationTileKernels.h"
+
 #include "runtime/Buffer.h"
 #include "runtime/Command.h"
 #include "runtime/Event.h"
@@ -447,14 +449,11 @@ struct DeviceProbe::Impl {
                     Wave, 1e3 * Filler));
   }
 
-  void absentTiles() {
-    absent("int8-tile-ops", "not measured: the calibration has no kernel of that type yet");
-  }
-
-  /// Group.mac of 16-bit floats (Input: F16 or BF16, kernel Name) into float32 through the tile
-  /// tier the device's payload has, as fact Fact.
-  void tiles(const char* Name, bundle::ScalarType Input, const char* Fact) {
-    const Kernel& K = kernel(Name);
+  /// Group.mac of Input tiles (F16 or BF16 into float32, I8 into int32) through the tile tier
+  /// the device's payload of that type's program has (CalibrationTileKernels), as fact Fact.
+  void tiles(bundle::ScalarType Input, const char* Fact) {
+    std::shared_ptr<LoadedProgram> Program = CalibrationTileKernels::load(D, Input);
+    const Kernel& K = Program->kernel(CalibrationTileKernels::KernelName);
     const bundle::TargetManifest* M = K.manifest();
     uint32_t Width = K.footprint().WaveWidth ? K.footprint().WaveWidth : D.waveWidth();
     if (!Width)
@@ -463,20 +462,34 @@ struct DeviceProbe::Impl {
     uint64_t Groups = OnHostCpu ? std::max(1u, D.computeUnits()) * 4ull
                                 : std::max<uint64_t>(uint64_t(D.computeUnits()) * 32, 1024);
     Dims G = grid1D(Groups, Waves * Width);
-    // Operands of 1/64 (float16 0x2400, bfloat16 0x3c80), not zeros: some matrix units run
-    // faster on zeros.
-    const bool BF16 = Input == bundle::ScalarType::BF16;
-    ArgBuffer Src(D, Input, 512);
-    std::vector<uint16_t> Host(512, BF16 ? 0x3c80 : 0x2400);
-    S.waitFor(S.enqueue(Command::write(Src.buffer(), Host.data(), Host.size())));
-    ArgBuffer Out(D, bundle::ScalarType::F32, Groups * Waves * 256);
+    // Operands that are not zeros (some matrix units run faster on zeros): 1/64 for the
+    // 16-bit floats (float16 0x2400, bfloat16 0x3c80); for int8 a of ones and b of rows
+    // alternating 1 and -1, so the int32 sums stay 0.
+    const bool Int8 = Input == bundle::ScalarType::I8;
+    const uint32_t K16 = Int8 ? 32 : 16; // the product's depth
+    ArgBuffer Src(D, Input, 1024);
+    if (Int8) {
+      std::vector<int8_t> Host(1024, 1);
+      for (uint32_t Row = 0; Row != 32; ++Row)
+        for (uint32_t Col = 0; Col != 16; ++Col)
+          Host[512 + Row * 16 + Col] = Row % 2 ? -1 : 1;
+      S.waitFor(S.enqueue(Command::write(Src.buffer(), Host.data(), Host.size())));
+    } else {
+      std::vector<uint16_t> Host(1024, Input == bundle::ScalarType::BF16 ? 0x3c80 : 0x2400);
+      S.waitFor(S.enqueue(Command::write(Src.buffer(), Host.data(), Host.size())));
+    }
+    ArgBuffer Out(D, Int8 ? bundle::ScalarType::I32 : bundle::ScalarType::F32,
+                  Groups * Waves * 256);
     uint64_t Rounds = 1;
-    auto Mac = [&] { launch(S, Name, G, {Out.arg(), Src.arg(), u32Arg(Rounds)}); };
+    auto Mac = [&] {
+      cajeta_xpu_arg Args[] = {Out.arg(), Src.arg(), u32Arg(Rounds)};
+      K.launch(S, G.Grid, G.Block, 0, Args, 3, Submission{});
+    };
     grow(Rounds, Loops, Mac);
-    double Ops = double(Groups) * Waves * Rounds * 4 * (2.0 * 16 * 16 * 16);
+    double Ops = double(Groups) * Waves * Rounds * 4 * (2.0 * 16 * 16 * K16);
     set(Fact, Ops / best(Mac),
-        fmt::format("Group.mac {} into float32, 16 x 16 tiles, the {} tile tier",
-                    BF16 ? "bfloat16" : "float16",
+        fmt::format("Group.mac {} into {}, 16 x {} by {} x 16 tiles, the {} tile tier",
+                    bundle::scalarTypeName(Input), Int8 ? "int32" : "float32", K16, K16,
                     M && !M->TileTier.empty() ? M->TileTier : "device's"));
   }
 
@@ -495,11 +508,15 @@ struct DeviceProbe::Impl {
         {"float16 tile rate",
          2,
          {"fp16-tile-flops"},
-         [&] { tiles("tileMac", bundle::ScalarType::F16, "fp16-tile-flops"); }},
+         [&] { tiles(bundle::ScalarType::F16, "fp16-tile-flops"); }},
         {"bfloat16 tile rate",
          2,
          {"bf16-tile-flops"},
-         [&] { tiles("tileMacBf16", bundle::ScalarType::BF16, "bf16-tile-flops"); }},
+         [&] { tiles(bundle::ScalarType::BF16, "bf16-tile-flops"); }},
+        {"int8 tile rate",
+         2,
+         {"int8-tile-ops"},
+         [&] { tiles(bundle::ScalarType::I8, "int8-tile-ops"); }},
         {"memory bandwidth",
          4,
          {"read-bandwidth", "write-bandwidth", "copy-bandwidth", "read-bandwidth-quarter-slice",
@@ -532,7 +549,6 @@ struct DeviceProbe::Impl {
       }
       Done += St.Weight;
     }
-    absentTiles();
     const CalibrationFact& Flops = Facts["fp32-fma-flops"];
     const CalibrationFact& Read = Facts["read-bandwidth"];
     if (Flops.Value && Read.Value && *Read.Value > 0)

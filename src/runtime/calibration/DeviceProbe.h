@@ -32,7 +32,7 @@ public:
 
   /// What this probe measures, in each device record's key: a record from a probe that measured
   /// other facts is measured again. Raise it when facts are added or measured otherwise.
-  static constexpr const char* Version = "probe 3 (bfloat16 tiles)";
+  static constexpr const char* Version = "probe 4 (a program per tile type, int8 tiles)";
 
   /// The names, units and meaning of every fact, in the order run() returns them.
   struct FactInfo {
