@@ -33,10 +33,10 @@ TEST(Calibration, MeasuresTheDeviceTheSuiteRunsOn) {
   }
   // Every backend runs the calibration kernels (the tiles at worst on the software tile), so
   // each of these is measured everywhere.
-  for (const char* Name :
-       {"fp32-fma-flops", "fp16-tile-flops", "bf16-tile-flops", "int8-tile-ops", "read-bandwidth", "write-bandwidth", "copy-bandwidth", "memory-latency",
-        "bytes-in-flight", "launch-cost", "launch-round-trip", "event-cost", "inter-queue-cost",
-        "scheduling-delay", "resident-workgroups", "ridge"})
+  for (const char* Name : {"fp32-fma-flops", "fp16-tile-flops", "bf16-tile-flops", "int8-tile-ops",
+                           "read-bandwidth", "write-bandwidth", "copy-bandwidth", "memory-latency",
+                           "bytes-in-flight", "launch-cost", "launch-round-trip", "event-cost",
+                           "inter-queue-cost", "scheduling-delay", "resident-workgroups", "ridge"})
     EXPECT_TRUE(C.fact(Name)) << Name << ": " << C.absentReason(Name);
   if (C.fp32Flops() && C.readBandwidth() && C.ridge()) {
     EXPECT_DOUBLE_EQ(*C.ridge(), *C.fp32Flops() / *C.readBandwidth());

@@ -1,9 +1,10 @@
 // Measures one device with the calibration kernels (CalibrationKernels.cj): peak float32 FMA
-// rate, memory bandwidth (read, write, copy), memory latency and the bytes in flight it takes,
-// launch, event and inter-queue costs, scheduling delay beside a resident kernel, and how many
-// workgroups are resident at once. Every step is timed on the host around the runtime's own
-// launches and syncs, so it measures what a program using the runtime gets, on every backend
-// alike. A step that fails leaves its facts absent with the reason.
+// rate, the float16, bfloat16 and int8 Group.mac rates (a program per type,
+// CalibrationTileKernels), memory bandwidth (read, write, copy), memory latency and the bytes
+// in flight it takes, launch, event and inter-queue costs, scheduling delay beside a resident
+// kernel, and how many workgroups are resident at once. Every step is timed on the host around the
+// runtime's own launches and syncs, so it measures what a program using the runtime gets, on every
+// backend alike. A step that fails leaves its facts absent with the reason.
 #pragma once
 
 #include "runtime/Backend.h"
