@@ -285,6 +285,23 @@ struct CudaPeers::State {
     });
   }
 
+  /// Row-major C (M x N, int32) = A (M x K, int8) . Bt^T (Bt: N x K, int8). Column-major, C^T
+  /// (N x M, ld N) = Bt (column-major K x N, ld K) transposed times A (column-major K x M).
+  PeerTime gemmInt8(PeerBytes& C, const PeerBytes& A, const PeerBytes& Bt, uint32_t M, uint32_t N,
+                    uint32_t K, int Batch) {
+    if (A.bytes() < size_t(M) * K || Bt.bytes() < size_t(K) * N || C.bytes() < size_t(M) * N * 4)
+      throw std::runtime_error("cuBLAS peer: cublasGemmEx (int8): a buffer is smaller than the "
+                               "matrix it holds");
+    cublasHandle_t H = blas();
+    const int32_t Alpha = 1, Beta = 0;
+    return time(Batch, [&] {
+      check(cublasGemmEx(H, CUBLAS_OP_T, CUBLAS_OP_N, int(N), int(M), int(K), &Alpha, Bt.data(),
+                         CUDA_R_8I, int(K), A.data(), CUDA_R_8I, int(K), &Beta, C.data(),
+                         CUDA_R_32I, int(N), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmEx (int8)");
+    });
+  }
+
   /// Runs Enqueue Batch times between two events and returns the per-item times.
   template <class F> PeerTime time(int Batch, F&& Enqueue) {
     double T0 = nowMs();
@@ -404,6 +421,11 @@ PeerTime CudaPeers::gemmF16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& 
 PeerTime CudaPeers::gemmBf16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M,
                              uint32_t N, uint32_t K, int Batch) {
   return S->gemm(CUDA_R_16BF, "cublasGemmEx (bfloat16)", C, A, B, M, N, K, Batch);
+}
+
+PeerTime CudaPeers::gemmInt8(PeerBytes& C, const PeerBytes& A, const PeerBytes& Bt, uint32_t M,
+                             uint32_t N, uint32_t K, int Batch) {
+  return S->gemmInt8(C, A, Bt, M, N, K, Batch);
 }
 
 PeerTime CudaPeers::primaryRays(PeerBuffer& T, PeerBytes& Prim, const PeerBytes& Bvh, uint32_t W,

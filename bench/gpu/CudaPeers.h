@@ -85,6 +85,12 @@ public:
                    uint32_t K, int Batch);
   PeerTime gemmBf16(PeerBuffer& C, const PeerBytes& A, const PeerBytes& B, uint32_t M, uint32_t N,
                     uint32_t K, int Batch);
+  /// cuBLAS cublasGemmEx in its int8 form: C (int32, row-major M x N) = A (int8, row-major
+  /// M x K) * B, with B given transposed (Bt: int8, row-major N x K, the "TN" layout cuBLAS's
+  /// integer tensor-core kernels take), int32 accumulation (CUBLAS_COMPUTE_32I). C holds M * N
+  /// int32.
+  PeerTime gemmInt8(PeerBytes& C, const PeerBytes& A, const PeerBytes& Bt, uint32_t M, uint32_t N,
+                    uint32_t K, int Batch);
   /// "cuBLAS 13.0.2".
   std::string cublasVersion();
 

@@ -10,7 +10,7 @@ namespace {
 double scale(const std::string& Unit) {
   if (Unit == "GB/s")
     return 1e9;
-  if (Unit == "TFLOP/s")
+  if (Unit == "TFLOP/s" || Unit == "TOP/s")
     return 1e12;
   if (Unit == "GFLOP/s")
     return 1e9;

@@ -1,5 +1,6 @@
 // Tile GEMM: C (float32) = A * B (float16 or bfloat16, row-major), our tile kernel beside cuBLAS's
-// cublasGemmEx on the same data, checked against cuBLAS and against float64 on the host.
+// cublasGemmEx on the same data, checked against cuBLAS and against float64 on the host; and
+// C (int32) = A * B (int8, B given transposed) beside cublasGemmEx's int8 form, exact.
 #include "GpuWorkloads.h"
 
 #include <cmath>
@@ -19,6 +20,8 @@ namespace {
 constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
 constexpr const char* KernelName = "TileGemm.gemm16";
 constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16"; // the same with bfloat16 inputs
+constexpr const char* Int8KernelName = "TileGemm.gemmInt8";     // int8, B transposed
+constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages of A and bt
 constexpr uint32_t BlockThreads = 128;
 constexpr uint32_t BlockM = 128;                // rows of C per workgroup (grid y)
 constexpr uint32_t BlockN = 128;                // columns of C per workgroup (grid x)
@@ -220,6 +223,82 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
       });
 }
 
+/// N int8 values from the same hash as makeInputData, spread over the whole range.
+std::vector<int8_t> makeInt8Data(size_t N, uint32_t Seed) {
+  std::vector<int8_t> V(N);
+  for (size_t I = 0; I < N; ++I) {
+    uint64_t H = (uint64_t(Seed) << 32 | uint64_t(I)) * 0x9E3779B97F4A7C15ull;
+    H ^= H >> 29;
+    H *= 0xBF58476D1CE4E5B9ull;
+    H ^= H >> 32;
+    V[I] = int8_t(uint8_t(H >> 40));
+  }
+  return V;
+}
+
+/// The int8 GEMM of Size^3: ours and cuBLAS must agree exactly on every element (int32 sums of
+/// at most 2^14 K products each fit), and sampled elements match an int64 sum on the host.
+void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed) {
+  const uint32_t M = Size, N = Size, K = Size;
+  const size_t ElemsA = size_t(M) * K, ElemsB = size_t(K) * N, ElemsC = size_t(M) * N;
+  xpu::KernelStream& S = C.Cuda.stream();
+  xpu::Device& Dev = C.Cuda.device();
+  std::vector<int8_t> A = makeInt8Data(ElemsA, Seed), Bt = makeInt8Data(ElemsB, Seed + 1);
+  xpu::KernelBuffer<int8_t> OursA(Dev, ElemsA), OursBt(Dev, ElemsB);
+  xpu::KernelBuffer<int32_t> OursC(Dev, ElemsC);
+  OursA.upload(A);
+  OursBt.upload(Bt);
+  PeerBytes PeerA(ElemsA), PeerBt(ElemsB), PeerC(ElemsC * 4);
+  PeerA.upload(A.data());
+  PeerBt.upload(Bt.data());
+  const xpu::Dim3 Grid = xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
+                  Block = xpu::block(BlockThreads);
+  auto ours = [&] {
+    Gemm.launch(S, Grid, Block, Int8DynamicSharedBytes)(OursC, OursA, OursBt, M, N, K);
+  };
+  // C starts as a value no product here reaches (|sum| <= K 2^14), so an unwritten element fails.
+  const int32_t Unwritten = std::numeric_limits<int32_t>::min();
+  std::vector<int32_t> Ours(ElemsC, Unwritten), Peer(ElemsC);
+  OursC.upload(Ours);
+  ours();
+  S.sync();
+  C.Peers.gemmInt8(PeerC, PeerA, PeerBt, M, N, K, 1);
+  OursC.download(Ours);
+  PeerC.download(Peer.data());
+  size_t Off = 0, First = ElemsC;
+  for (size_t X = 0; X < ElemsC; ++X)
+    if (Ours[X] != Peer[X] && Off++ == 0)
+      First = X;
+  size_t OffHost = 0;
+  for (uint32_t Sm = 0; Sm < Samples; ++Sm) {
+    size_t Row = Sm < 4 ? (Sm & 1 ? M - 1 : 0) : (size_t(Sm) * 2654435761u) % M;
+    size_t Col = Sm < 4 ? (Sm & 2 ? N - 1 : 0) : (size_t(Sm) * 40503u + 7) % N;
+    int64_t Ref = 0;
+    for (uint32_t Kk = 0; Kk < K; ++Kk)
+      Ref += int64_t(A[Row * K + Kk]) * int64_t(Bt[Col * K + Kk]);
+    OffHost += Ours[Row * N + Col] != Ref;
+  }
+  std::string Check = "exact: every element equals cuBLAS's, 64 samples equal an int64 sum";
+  if (Off || OffHost) {
+    C.fail("tilegemm int8 " + std::to_string(Size) + ": " + std::to_string(Off) +
+           " elements differ from cuBLAS (first at row " + std::to_string(First / N) + " column " +
+           std::to_string(First % N) + "), " + std::to_string(OffHost) +
+           " of 64 samples from the host's int64 sum");
+    Check = "MISMATCH: " + std::to_string(Off) + " elements off cuBLAS, " +
+            std::to_string(OffHost) + " samples off the host";
+  }
+  const int Batch = std::max(1, C.Options.Batch / 5);
+  Medians Md = measure(C, Batch, ours, [&](int Items) {
+    return C.Peers.gemmInt8(PeerC, PeerA, PeerBt, M, N, K, Items);
+  });
+  const double Ops = 2.0 * M * double(N) * K;
+  addRow(C, Md,
+         ResultRow{"tile gemm s8->s32 (B transposed) " + std::to_string(BlockM) + "x" +
+                       std::to_string(BlockN) + " " + std::to_string(Size) + "^3",
+                   C.Peers.cublasVersion() + " GemmEx int8 TN", Md.Ours, Md.PeerWall, Md.PeerGpu,
+                   Ops, Ops, "TOP/s", Target, Check});
+}
+
 } // namespace
 
 void runTileGemmBench(GpuBenchContext& C) {
@@ -233,19 +312,21 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm, GemmBf16; // keep their program loaded
+  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8; // keep their program loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
+    GemmInt8 = C.Cuda.load(BundleName).kernel(Int8KernelName);
   } catch (const xpu::Error& E) {
-    C.fail(std::string("tilegemm: cannot load ") + KernelName + " and " + BFloat16KernelName +
-           " from " + Path + ": " + E.what());
+    C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
+           " and " + Int8KernelName + " from " + Path + ": " + E.what());
     return;
   }
   uint32_t Seed = 11;
   for (uint32_t Size : C.Options.TileGemmSizes) {
     runOne<Half>(C, *Gemm, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16, Size, Seed);
+    runInt8(C, *GemmInt8, Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
 }

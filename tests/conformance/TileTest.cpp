@@ -67,8 +67,10 @@ TEST(Tile, GemmThroughSharedAlignedAndNot) {
   CONFORMANCE_REQUIRE(P, Float16);
   const uint32_t Groups = 2;
   // 24 columns end in a half mma block; 32 are whole fragments everywhere.
-  for (uint32_t Cols : {24u, 32u}) {
-    const std::string Name = Cols == 24 ? "Tiles.gemmShared" : "Tiles.gemmShared32";
+  for (const char* Kernel :
+       {"Tiles.gemmShared", "Tiles.gemmSharedColMajor", "Tiles.gemmShared32"}) {
+    const std::string Name = Kernel;
+    const uint32_t Cols = Name == "Tiles.gemmShared32" ? 32 : 24;
     std::vector<Half> A = halfData(Groups * 512, 51), B = halfData(Groups * 32 * Cols, 52);
     auto DA = toDevice(A), DB = toDevice(B);
     for (uint32_t Pad : {32u, 40u, 33u}) {
@@ -121,8 +123,8 @@ TEST(Tile, EachKernelSaysItsTier) {
        {"Tiles.gemm", "Tiles.epilogue", "Tiles.explicitRoles", "Tiles.gemmShared32"})
     EXPECT_EQ(P.kernel(K).tier("tiles"), Native ? "native" : "portable") << K;
   bool HalfBlocks = D.backend() == "cuda"; // mma.sync's 16x8 blocks take 24 columns
-  EXPECT_EQ(P.kernel("Tiles.gemmShared").tier("tiles"),
-            Native && HalfBlocks ? "native" : "portable");
+  for (const char* K : {"Tiles.gemmShared", "Tiles.gemmSharedColMajor"})
+    EXPECT_EQ(P.kernel(K).tier("tiles"), Native && HalfBlocks ? "native" : "portable") << K;
   EXPECT_EQ(P.kernel("Tiles.gemm").tier("rays"), "");
 
   // The other products: native only on Vulkan (mma.sync takes float16 into float32 alone, so

@@ -21,8 +21,10 @@ lowering::NvptxBuildOptions nvptxOptions(const std::string& Sm, const TargetOpti
 } // namespace
 
 std::string NvptxTargetCompiler::nativeTiles(const TargetOptions&) const {
-  return lowering::NvptxPayloadBuilder::hasMmaSync(Sm) ? "mma.sync.m16n8k16, float16 into float32"
-                                                       : std::string();
+  return lowering::NvptxPayloadBuilder::hasMmaSync(Sm)
+             ? "mma.sync: float16 or bfloat16 into float32, "
+               "int8 or uint8 into int32"
+             : std::string();
 }
 
 bool NvptxTargetCompiler::knowsArch(const std::string& Sm, std::string& Why) {

@@ -309,7 +309,7 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "bitcast",
                                 "min_num",
                                 "max_num",
-                                "mma_m16n8k16",
+                                "mma_sync",
                                 "ldmatrix",
                                 "async_copy",
                                 "async_commit",
@@ -492,6 +492,24 @@ unsigned tileOperandCount(TileOp Op) {
   default:
     return 1;
   }
+}
+
+MmaInput mmaInputOf(ScalarType Elem) {
+  switch (Elem) {
+  case ScalarType::BF16:
+    return MmaInput::BF16;
+  case ScalarType::I8:
+    return MmaInput::S8;
+  case ScalarType::U8:
+    return MmaInput::U8;
+  default:
+    return MmaInput::F16;
+  }
+}
+
+const char* mmaShapeName(MmaInput In) {
+  static const char* Names[] = {"m16n8k16.f16", "m16n8k16.bf16", "m16n8k32.s8", "m16n8k32.u8"};
+  return Names[unsigned(In)];
 }
 
 bool tileMacTypesAllowed(ScalarType In, ScalarType Acc) {

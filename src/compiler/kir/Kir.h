@@ -148,6 +148,13 @@ enum class BinaryOp : uint8_t {
   LogicalOr, // short-circuit, bool operands
 };
 
+/// The inputs of an IntrinsicOp::MmaSync (its Index), which fix its shape and accumulator type.
+enum class MmaInput : uint8_t { F16, BF16, S8, U8 };
+/// The MmaInput of a and b tiles of Elem (float16, bfloat16, int8 or uint8).
+MmaInput mmaInputOf(ScalarType Elem);
+/// "m16n8k16.f16", "m16n8k16.bf16", "m16n8k32.s8" or "m16n8k32.u8" (the printer's name).
+const char* mmaShapeName(MmaInput In);
+
 /// Builtins. Geometry ops read dimension Expr::Dim (0 = x, 1 = y, 2 = z) and yield uint32.
 enum class IntrinsicOp : uint8_t {
   LocalId,    // KernelThread.x(): work-item index within the workgroup
@@ -186,18 +193,20 @@ enum class IntrinsicOp : uint8_t {
   MaxNum,        //   where there is one (PTX min.f32, minss); a NaN operand or -0 vs +0 gives
                  //   either operand
   // The NVIDIA tensor-core leaf kir::TileLowering makes in its mma.sync tier; no other pass makes
-  // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.m16n8k16.row.col,
-  // float16 (Index 0) or bfloat16 (Index 1) inputs, float32 accumulators: Ops = the lane's 4 A
-  // registers and 2 B registers (uint32, each two inputs: a0a1, a2a3, a4a5, a6a7; b0b1, b2b3, the
-  // first in the low half), then its 4
-  // float32 C elements; yields element Dim (0..3) of D = A.B + C. The four results of one product
-  // are four expressions with the same operands (LLVM merges them into one instruction).
-  MmaM16N8K16,
-  // The same tier's shared-memory load (PTX ldmatrix.sync.aligned.m8n8.b16): Ops = {a float16 or
-  // bfloat16 shared array, this lane's row start as an element index (16-byte aligned)}; Index =
-  // the number of 8x8 matrices (2 or 4), plus 8 for the transposed form (.trans). Every lane of the
-  // warp takes part. Yields the lane's uint32 register Dim (0 .. count - 1): two float16 of
-  // matrix Dim (LLVM merges the calls of one load, as for MmaM16N8K16).
+  // it and only the NVPTX target (sm_80+) lowers it. One warp-wide mma.sync.row.col; Index is its
+  // MmaInput: m16n8k16 for float16 or bfloat16 inputs into float32 accumulators, m16n8k32 for
+  // int8 or uint8 inputs into int32. Ops = the lane's 4 A registers and 2 B registers (uint32,
+  // each two 16-bit or four 8-bit inputs, the first lowest: a0a1, a2a3, ...; b0b1, b2b3), then
+  // its 4 C elements (the type of the result); yields element Dim (0..3) of D = A.B + C. The four
+  // results of one product are four expressions with the same operands (LLVM merges them into
+  // one instruction).
+  MmaSync,
+  // The same tier's shared-memory load (PTX ldmatrix.sync.aligned.m8n8.b16): Ops = {a float16,
+  // bfloat16, int8 or uint8 shared array, this lane's row start as an element index (16-byte
+  // aligned)}; Index = the number of 8x8 matrices of 16-bit elements (2 or 4), plus 8 for the
+  // transposed form (.trans). Every lane of the warp takes part. Yields the lane's uint32
+  // register Dim (0 .. count - 1): two 16-bit elements (or four bytes) of matrix Dim (LLVM
+  // merges the calls of one load, as for MmaSync).
   LdMatrix,
   // Asynchronous global -> shared copies (AsyncCopy.*), void. Targets without them get plain
   // copies from kir::AsyncCopyLowering (the copy happens at once; commit and wait do nothing).

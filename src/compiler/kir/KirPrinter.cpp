@@ -233,8 +233,8 @@ private:
       std::string S = "(" + std::string(intrinsicName(E->IOp)) + " " + T;
       if (E->IOp <= IntrinsicOp::GlobalSize)
         S += std::string(" ") + "xyz"[E->Dim];
-      if (E->IOp == IntrinsicOp::MmaM16N8K16)
-        S += " d" + std::to_string(E->Dim);
+      if (E->IOp == IntrinsicOp::MmaSync)
+        S += std::string(" ") + mmaShapeName(MmaInput(E->Index)) + " d" + std::to_string(E->Dim);
       if (E->IOp == IntrinsicOp::LdMatrix)
         S += " x" + std::to_string(E->Index & 7) + ((E->Index & 8) ? ".trans" : "") + " r" +
              std::to_string(E->Dim);

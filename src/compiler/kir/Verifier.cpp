@@ -879,15 +879,20 @@ private:
   void verifyMma(const Expr* E) {
     if (!ops(E, 10))
       return;
+    if (E->Index > unsigned(MmaInput::U8)) {
+      problem(E, "mma input type " + std::to_string(E->Index) +
+                     " (0 float16, 1 bfloat16, 2 int8, 3 uint8)");
+      return;
+    }
+    const bool Ints = MmaInput(E->Index) >= MmaInput::S8;
+    const Type Acc = Type::scalar(Ints ? ScalarType::I32 : ScalarType::F32);
     for (size_t I = 0; I < 10; ++I) {
       verifyExpr(E->Ops[I], Use::Value);
-      if (E->Ops[I]->Ty != (I >= 6 ? Type::scalar(ScalarType::F32) : U32))
+      if (E->Ops[I]->Ty != (I >= 6 ? Acc : U32))
         problem(E, "mma operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
     }
-    if (E->Dim > 3 || E->Ty != Type::scalar(ScalarType::F32))
+    if (E->Dim > 3 || E->Ty != Acc)
       problem(E, "mma result " + std::to_string(E->Dim) + " of type " + E->Ty.str());
-    if (E->Index > 1)
-      problem(E, "mma input type " + std::to_string(E->Index) + " (0 float16, 1 bfloat16)");
   }
 
   /// The cooperative-matrix leaves (Kir.h, MatrixFill .. WaveBarrier).
@@ -1039,9 +1044,12 @@ private:
     verifyExpr(E->Ops[0], Use::Array);
     verifyExpr(E->Ops[1], Use::Value);
     unsigned Count = E->Index & 7;
+    const ScalarType Elem = E->Ops[0]->Ty.Elem;
     if (E->Ops[0]->K != Expr::Kind::SharedRef ||
-        (E->Ops[0]->Ty.Elem != ScalarType::F16 && E->Ops[0]->Ty.Elem != ScalarType::BF16))
-      problem(E, "ldmatrix reads a float16 or bfloat16 shared array, not " + E->Ops[0]->Ty.str());
+        (Elem != ScalarType::F16 && Elem != ScalarType::BF16 && Elem != ScalarType::I8 &&
+         Elem != ScalarType::U8))
+      problem(E, "ldmatrix reads a float16, bfloat16, int8 or uint8 shared array, not " +
+                     E->Ops[0]->Ty.str());
     if (E->Ops[1]->Ty != U32)
       problem(E, "ldmatrix's row start is " + E->Ops[1]->Ty.str() + ", not uint32");
     if ((Count != 2 && Count != 4) || (E->Index & ~15u))
@@ -1052,7 +1060,7 @@ private:
 
   void verifyIntrinsic(const Expr* E) {
     IntrinsicOp Op = E->IOp;
-    if (Op == IntrinsicOp::MmaM16N8K16)
+    if (Op == IntrinsicOp::MmaSync)
       return verifyMma(E);
     if (Op == IntrinsicOp::LdMatrix)
       return verifyLdMatrix(E);

@@ -131,11 +131,11 @@ public:
   /// How kir::TileLowering lowers tiles here, given the tier the driver chose: the portable
   /// form with this target's shared-memory budget, unless the target has native fragments.
   virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;
-  /// The mma.sync leaf (IntrinsicOp::MmaM16N8K16): result Dim of one m16n8k16 product with
-  /// float16 (or, with BFloat16, bfloat16) A (4 i32 pairs) and B (2 pairs) and float32 C (4).
+  /// The mma.sync leaf (IntrinsicOp::MmaSync): result Dim of one product of inputs In (A: 4
+  /// i32 registers, B: 2) into 4 accumulators (float32 for float inputs, i32 for integers).
   /// Null where the target has none.
-  virtual llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
-                                       unsigned Dim, bool BFloat16) {
+  virtual llvm::Value* emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
+                                   unsigned Dim, kir::MmaInput In) {
     return nullptr;
   }
   /// The CPU tile tier's leaf (IntrinsicOp::TileDotBf16): C (float32, M x N) += A (bfloat16,

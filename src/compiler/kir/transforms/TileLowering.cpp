@@ -25,49 +25,79 @@ std::string at(SourceLoc L) {
 
 enum class Role : uint8_t { Acc, A, B };
 
-/// Where fragment register J of a tile of role R and shape Rows x Cols lies: element (RowConst +
-/// (RowFromLaneGroup ? g : 2t), ColConst + (RowFromLaneGroup ? 2t : g)), where g = lane / 4 and
-/// t = lane % 4 (PTX ISA, "Matrix Fragments for mma.m16n8k16").
+/// Inputs per 32-bit fragment register of the a and b operands: two 16-bit, four 8-bit (one
+/// for everything else: accumulators hold an element per register).
+uint32_t inputsPerRegister(ScalarType Elem) {
+  switch (Elem) {
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I8:
+  case ScalarType::U8:
+    return 4;
+  default:
+    return 1;
+  }
+}
+
+/// Where fragment element J of a tile of role R and shape Rows x Cols lies: element (RowConst +
+/// (RowFromLaneGroup ? g : P t), ColConst + (RowFromLaneGroup ? P t : g)), where g = lane / 4,
+/// t = lane % 4 and P is TScale (PTX ISA, "Matrix Fragments for mma.m16n8k16" and
+/// "... for mma.m16n8k32").
 struct FragmentElement {
   uint32_t RowConst = 0, ColConst = 0;
   bool RowFromLaneGroup = true;
+  uint32_t TScale = 2;
 };
 
-std::vector<FragmentElement> fragmentLayout(Role R, uint32_t Rows, uint32_t Cols) {
+/// The layout of an m16n8kK product whose a and b pack P inputs per register (K = 8P: 16 for
+/// 16-bit inputs, 32 for 8-bit). Register r of a block holds its elements P r .. P r + P - 1.
+std::vector<FragmentElement> fragmentLayout(Role R, uint32_t Rows, uint32_t Cols, uint32_t P) {
   std::vector<FragmentElement> Out;
+  const uint32_t K = 8 * P;
   switch (R) {
   case Role::Acc: // 16x8 blocks: c0,c1 (g, 2t..2t+1), c2,c3 (g+8, 2t..2t+1)
     for (uint32_t Mi = 0; Mi < Rows / 16; ++Mi)
       for (uint32_t Ni = 0; Ni < Cols / 8; ++Ni)
         for (uint32_t I = 0; I < 4; ++I)
-          Out.push_back({16 * Mi + (I >= 2 ? 8 : 0), 8 * Ni + (I & 1), true});
+          Out.push_back({16 * Mi + (I >= 2 ? 8 : 0), 8 * Ni + (I & 1), true, 2});
     break;
-  case Role::A: // 16x16 blocks: a0..a7 rows g / g+8, columns 2t.. / 2t+8..
+  case Role::A: // 16xK blocks: registers 0..3 at rows g, g+8, g, g+8, columns Pt.. / Pt+K/2..
     for (uint32_t Mi = 0; Mi < Rows / 16; ++Mi)
-      for (uint32_t Ki = 0; Ki < Cols / 16; ++Ki)
-        for (uint32_t I = 0; I < 8; ++I)
-          Out.push_back({16 * Mi + ((I >> 1) & 1) * 8, 16 * Ki + (I & 1) + (I >= 4 ? 8 : 0), true});
+      for (uint32_t Ki = 0; Ki < Cols / K; ++Ki)
+        for (uint32_t I = 0; I < 4 * P; ++I) {
+          uint32_t Reg = I / P;
+          Out.push_back(
+              {16 * Mi + (Reg & 1) * 8, K * Ki + I % P + (Reg >= 2 ? K / 2 : 0), true, P});
+        }
     break;
-  case Role::B: // 16x8 blocks: b0..b3 rows 2t.. / 2t+8.., column g
-    for (uint32_t Ki = 0; Ki < Rows / 16; ++Ki)
+  case Role::B: // Kx8 blocks: registers 0, 1 at rows Pt.. / Pt+K/2.., column g
+    for (uint32_t Ki = 0; Ki < Rows / K; ++Ki)
       for (uint32_t Ni = 0; Ni < Cols / 8; ++Ni)
-        for (uint32_t I = 0; I < 4; ++I)
-          Out.push_back({16 * Ki + (I & 1) + (I >= 2 ? 8 : 0), 8 * Ni, false});
+        for (uint32_t I = 0; I < 2 * P; ++I)
+          Out.push_back({K * Ki + I % P + (I / P) * (K / 2), 8 * Ni, false, P});
     break;
   }
   return Out;
 }
 
-bool shapeFits(Role R, Type T) {
+/// The fragment block of role R for a tile of type T (rows x columns).
+std::pair<uint32_t, uint32_t> fragmentBlock(Role R, Type T) {
+  const uint32_t K = 8 * inputsPerRegister(T.Elem);
   switch (R) {
-  case Role::Acc:
-    return T.Rows % 16 == 0 && T.Cols % 8 == 0;
   case Role::A:
-    return T.Rows % 16 == 0 && T.Cols % 16 == 0;
+    return {16, K};
   case Role::B:
-    return T.Rows % 16 == 0 && T.Cols % 8 == 0;
+    return {K, 8};
+  case Role::Acc:
+    break;
   }
-  return false;
+  return {16, 8};
+}
+
+bool shapeFits(Role R, Type T) {
+  auto [Rows, Cols] = fragmentBlock(R, T);
+  return T.Rows % Rows == 0 && T.Cols % Cols == 0;
 }
 
 const char* roleName(Role R) {
@@ -217,17 +247,18 @@ private:
     } else {
       LaneLocal = Def("tile.lane", Lane);
       GroupLocal = Def("tile.g", B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(4)));
-      TwiceTLocal = Def("tile.2t", B.bin(BinaryOp::Mul,
-                                         B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(4)), B.u32(2)));
+      uint32_t TLocal = Def("tile.t", B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(4)));
+      TwiceTLocal = Def("tile.2t", B.bin(BinaryOp::Mul, B.l(TLocal), B.u32(2)));
+      FourTLocal = Def("tile.4t", B.bin(BinaryOp::Mul, B.l(TLocal), B.u32(4)));
       for (uint32_t L = 0; L < F.Locals.size(); ++L) {
         const Type T = F.Locals[L].Ty;
         if (!T.isTile())
           continue;
         std::vector<uint32_t>& R = Regs[L];
-        bool Pairs = packed(L);
-        for (uint32_t J = 0; J < T.Rows * T.Cols / (Pairs ? 64 : 32); ++J)
+        const uint32_t P = perRegister(L);
+        for (uint32_t J = 0; J < T.Rows * T.Cols / (32 * P); ++J)
           R.push_back(B.local(F.Locals[L].Name + ".r" + std::to_string(J),
-                              Pairs ? u32Ty() : Type::scalar(T.Elem)));
+                              P > 1 ? u32Ty() : Type::scalar(T.Elem)));
       }
     }
     return Out;
@@ -614,47 +645,64 @@ private:
 
   // ---- mma.sync: per-lane fragment registers ----
 
-  /// Row and column of fragment register J of tile L.
+  /// Row and column of a fragment element of tile L.
   std::pair<Expr*, Expr*> coords(uint32_t L, const FragmentElement& FE) {
     Expr* G = B.l(GroupLocal);
-    Expr* T2 = B.l(TwiceTLocal);
-    Expr* R = B.bin(BinaryOp::Add, B.u32(FE.RowConst), FE.RowFromLaneGroup ? G : T2);
-    Expr* Col = B.bin(BinaryOp::Add, B.u32(FE.ColConst), FE.RowFromLaneGroup ? T2 : G);
+    Expr* Tp = B.l(FE.TScale == 4 ? FourTLocal : TwiceTLocal);
+    Expr* R = B.bin(BinaryOp::Add, B.u32(FE.RowConst), FE.RowFromLaneGroup ? G : Tp);
+    Expr* Col = B.bin(BinaryOp::Add, B.u32(FE.ColConst), FE.RowFromLaneGroup ? Tp : G);
     return {R, Col};
   }
 
-  /// Whether tile T's fragment registers hold float16 or bfloat16 pairs in uint32 locals (the a
-  /// and b operands: mma.sync and ldmatrix take them so) rather than one element each.
-  bool packed(uint32_t T) const {
+  /// How many elements each fragment register of tile T holds: the a and b operands keep two
+  /// 16-bit or four 8-bit inputs in a uint32 local (mma.sync and ldmatrix take them so), the
+  /// accumulators one element each.
+  uint32_t perRegister(uint32_t T) const {
     auto It = Roles.find(T);
-    ScalarType E = F.Locals[T].Ty.Elem;
-    return (E == ScalarType::F16 || E == ScalarType::BF16) && It != Roles.end() &&
-           It->second != Role::Acc;
+    return It != Roles.end() && It->second != Role::Acc ? inputsPerRegister(F.Locals[T].Ty.Elem)
+                                                        : 1;
   }
-  static Type u16Ty() { return Type::scalar(ScalarType::U16); }
-  /// Two 16-bit values as one uint32 (Lo in the low half).
-  Expr* pack(Expr* Lo, Expr* Hi) {
-    auto Bits = [&](Expr* V) {
-      return B.cast(u32Ty(), B.intrinsic(IntrinsicOp::Bitcast, u16Ty(), {V}));
-    };
-    return B.bin(BinaryOp::Or, Bits(Lo), B.bin(BinaryOp::Shl, Bits(Hi), B.u32(16)));
+  /// The unsigned integer type of tile T's element width (its bits in a packed register).
+  Type bitsTy(uint32_t T) const {
+    return Type::scalar(bundle::scalarTypeSize(F.Locals[T].Ty.Elem) == 1 ? ScalarType::U8
+                                                                         : ScalarType::U16);
+  }
+  /// Values (one register's worth of tile T's elements) as one uint32, the first lowest.
+  Expr* pack(uint32_t T, const std::vector<Expr*>& Values) {
+    const Type Bits = bitsTy(T);
+    const bool Bytes = Bits.Elem == ScalarType::U8;
+    Expr* Word = nullptr;
+    for (size_t I = 0; I < Values.size(); ++I) {
+      // 16-bit floats keep their bits; 8-bit integers are the same bits as uint8.
+      Expr* V = B.cast(u32Ty(), Bytes ? castIfNeeded(Bits, Values[I])
+                                      : B.intrinsic(IntrinsicOp::Bitcast, Bits, {Values[I]}));
+      if (I)
+        V = B.bin(BinaryOp::Shl, V, B.u32(uint32_t(I * (Bytes ? 8 : 16))));
+      Word = Word ? B.bin(BinaryOp::Or, Word, V) : V;
+    }
+    return Word;
   }
   /// Fragment element J of tile T.
   Expr* element(uint32_t T, size_t J) {
-    if (!packed(T))
+    const uint32_t P = perRegister(T);
+    if (P == 1)
       return B.l(Regs[T][J]);
-    Expr* Bits = B.l(Regs[T][J / 2]);
-    if (J % 2)
-      Bits = B.bin(BinaryOp::UShr, Bits, B.u32(16));
-    return B.intrinsic(IntrinsicOp::Bitcast, Type::scalar(F.Locals[T].Ty.Elem),
-                       {B.cast(u16Ty(), Bits)});
+    const Type Bits = bitsTy(T), Elem = Type::scalar(F.Locals[T].Ty.Elem);
+    Expr* Word = B.l(Regs[T][J / P]);
+    if (J % P)
+      Word = B.bin(BinaryOp::UShr, Word, B.u32(uint32_t(J % P) * (32 / P)));
+    Expr* Low = B.cast(Bits, Word);
+    if (Bits.Elem == ScalarType::U8)
+      return castIfNeeded(Elem, Low);
+    return B.intrinsic(IntrinsicOp::Bitcast, Elem, {Low});
   }
   /// Sets every fragment element J of tile T to Value(J) (each evaluated once).
   void setElements(uint32_t T, const std::function<Expr*(size_t J)>& Value,
                    std::vector<Stmt*>& Out) {
     const Type Ty = F.Locals[T].Ty;
     size_t Count = size_t(Ty.Rows) * Ty.Cols / 32;
-    if (!packed(T)) {
+    const uint32_t P = perRegister(T);
+    if (P == 1) {
       std::vector<uint32_t> V;
       for (size_t J = 0; J < Count; ++J)
         V.push_back(temp(Value(J), Out));
@@ -663,34 +711,48 @@ private:
       return;
     }
     std::vector<uint32_t> V;
-    for (size_t J = 0; J < Count; J += 2)
-      V.push_back(temp(pack(Value(J), Value(J + 1)), Out));
+    for (size_t J = 0; J < Count; J += P) {
+      std::vector<Expr*> Values;
+      for (size_t I = 0; I < P; ++I)
+        Values.push_back(Value(J + I));
+      V.push_back(temp(pack(T, Values), Out));
+    }
     for (size_t P = 0; P < V.size(); ++P)
       Out.push_back(B.eval(B.assign(Regs[T][P], B.l(V[P]))));
   }
 
-  /// ldmatrix.x4 (x2 for an odd last B block) of every 16-wide block of tile T from shared
-  /// memory: lane l gives the start of row (l % 8) + 8 * ((l / 8) & 1), column 8 * (l / 16) of its
-  /// block; matrix q of the result is A's pair register q (a2q, a2q+1: rows g / g+8, columns
-  /// 2t / 2t+8), or, transposed, B's pair q % 2 of 16x8 block q / 2.
+  /// ldmatrix.x4 (x2 for an odd last B block) of every block of tile T from shared memory. Each
+  /// 8x8 matrix of 16-bit elements is 8 lines (runs of 16 contiguous bytes), lanes 8q..8q+7 giving
+  /// matrix q's line starts, and lane 4i + j receives elements 2j, 2j+1 of line i (transposed:
+  /// element i of lines 2j, 2j+1). So:
+  /// - A (row-major): lane l gives row (l % 8) + 8 ((l / 8) & 1), column w (l / 16) of its
+  ///   block, w = the inputs in 16 bytes (8 or 16); matrix q is pair register q (rows g / g+8,
+  ///   columns from P t / P t + K/2). An 8-bit A is the same load, each 16-bit element two inputs.
+  /// - B (row-major, 16-bit only): the same lane offsets, transposed; matrix q is register q % 2
+  ///   of 16x8 block q / 2. An 8-bit B has no row-major form (.trans moves 16-bit elements, and
+  ///   its registers hold four rows of one column).
+  /// - B (column-major, lines are columns): lane l gives column (l % 8) + 8 (l / 16), row
+  ///   w ((l / 8) & 1); matrix q is again register q % 2 of block q / 2, for 16-bit and 8-bit
+  ///   inputs alike (a register holds P consecutive rows of one column).
   std::vector<Stmt*> matrixLoad(Expr* E, uint32_t T, const std::vector<uint32_t>& Args) {
     const Type Ty = F.Locals[T].Ty;
     const std::vector<uint32_t>& R = Regs[T];
+    const bool ColMajor = E->Dim == 1;
     std::vector<Stmt*> Out;
-    Expr* Quad = B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(8));
-    uint32_t RowOff =
-        temp(B.bin(BinaryOp::Add, B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(8)),
-                   B.bin(BinaryOp::Mul, B.bin(BinaryOp::And, Quad, B.u32(1)), B.u32(8))),
-             Out);
-    uint32_t ColOff =
-        temp(B.bin(BinaryOp::Mul, B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(16)), B.u32(8)), Out);
+    Expr* Mid = B.bin(BinaryOp::And, B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(8)), B.u32(1));
+    Expr* Hi = B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(16));
+    const uint32_t W = 8 * inputsPerRegister(Ty.Elem) / 2; // inputs in 16 bytes: 8 or 16
+    uint32_t LineOff = temp(B.bin(BinaryOp::Add, B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(8)),
+                                  B.bin(BinaryOp::Mul, ColMajor ? Hi : Mid, B.u32(8))),
+                            Out);
+    uint32_t RunOff = temp(B.bin(BinaryOp::Mul, ColMajor ? Mid : Hi, B.u32(W)), Out);
     // One ldmatrix at block (Row0, Col0) of Count matrices; matrix q goes to pair register
     // Place(q).
     auto Load = [&](uint32_t Row0, uint32_t Col0, unsigned Count, bool Trans,
                     const std::function<uint32_t(unsigned)>& Place) {
-      Expr* Row = B.bin(BinaryOp::Add, B.u32(Row0), B.l(RowOff));
-      Expr* Col = B.bin(BinaryOp::Add, B.u32(Col0), B.l(ColOff));
-      uint32_t Start = temp(address(Args, Row, Col, false), Out);
+      Expr* Row = B.bin(BinaryOp::Add, B.u32(Row0), B.l(ColMajor ? RunOff : LineOff));
+      Expr* Col = B.bin(BinaryOp::Add, B.u32(Col0), B.l(ColMajor ? LineOff : RunOff));
+      uint32_t Start = temp(address(Args, Row, Col, ColMajor), Out);
       for (unsigned Q = 0; Q < Count; ++Q) {
         Expr* X = B.intrinsic(IntrinsicOp::LdMatrix, u32Ty(),
                               {B.shallowCopy(E->Ops[0]), B.l(Start)}, uint8_t(Q));
@@ -698,17 +760,18 @@ private:
         Out.push_back(B.eval(B.assign(R[Place(Q)], X)));
       }
     };
+    const uint32_t K = 2 * W; // the block's depth: 16 (16-bit inputs) or 32 (8-bit)
     if (Roles[T] == Role::A) {
-      const uint32_t Kb = Ty.Cols / 16;
+      const uint32_t Kb = Ty.Cols / K;
       for (uint32_t Mi = 0; Mi < Ty.Rows / 16; ++Mi)
         for (uint32_t Ki = 0; Ki < Kb; ++Ki)
-          Load(16 * Mi, 16 * Ki, 4, false, [&](unsigned Q) { return (Mi * Kb + Ki) * 4 + Q; });
+          Load(16 * Mi, K * Ki, 4, false, [&](unsigned Q) { return (Mi * Kb + Ki) * 4 + Q; });
     } else {
       const uint32_t Nb = Ty.Cols / 8;
-      for (uint32_t Ki = 0; Ki < Ty.Rows / 16; ++Ki)
+      for (uint32_t Ki = 0; Ki < Ty.Rows / K; ++Ki)
         for (uint32_t Ni = 0; Ni < Nb; Ni += 2) {
           unsigned Count = Ni + 1 < Nb ? 4 : 2;
-          Load(16 * Ki, 8 * Ni, Count, true,
+          Load(K * Ki, 8 * Ni, Count, !ColMajor,
                [&](unsigned Q) { return (Ki * Nb + Ni + Q / 2) * 2 + Q % 2; });
         }
     }
@@ -735,7 +798,8 @@ private:
     case TileOp::Store: {
       std::vector<uint32_t> Args = memoryArgs(E, Out);
       std::vector<Stmt*> Scalar;
-      std::vector<FragmentElement> Layout = fragmentLayout(Roles[T], Ty.Rows, Ty.Cols);
+      std::vector<FragmentElement> Layout =
+          fragmentLayout(Roles[T], Ty.Rows, Ty.Cols, inputsPerRegister(Ty.Elem));
       // Element J's bounds test and address; their temporaries go to To.
       auto Where = [&](size_t J, std::vector<Stmt*>& To) {
         auto [Row, Col] = coords(T, Layout[J]);
@@ -758,20 +822,25 @@ private:
             return B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem));
           },
           Scalar);
-      bool Matrix = E->Dim == 0 && packed(T) && E->Ops[0]->K == Expr::Kind::SharedRef;
+      const uint32_t Size = bundle::scalarTypeSize(Ty.Elem);
+      // ldmatrix reads lines of 16 bytes: A's rows, B's columns, or (16-bit B) B's rows.
+      bool Matrix = perRegister(T) > 1 && E->Ops[0]->K == Expr::Kind::SharedRef &&
+                    (Roles[T] == Role::A ? E->Dim == 0 : E->Dim == 1 || Size == 2);
       if (!Matrix) {
         Out.insert(Out.end(), Scalar.begin(), Scalar.end());
         break;
       }
-      // A whole tile from 16-byte aligned shared rows: ldmatrix, decided once per wave (every
-      // lane must take part); edges and unaligned rows take the element loads.
-      Expr* Whole = B.bin(
-          BinaryOp::LogicalAnd,
-          B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
-                B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
-          B.bin(BinaryOp::Eq,
-                B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])), B.u32(7)),
-                B.u32(0)));
+      // A whole tile from 16-byte aligned shared rows (offset and stride in whole 16 bytes):
+      // ldmatrix, decided once per wave (every lane must take part); edges and unaligned rows
+      // take the element loads.
+      Expr* Whole =
+          B.bin(BinaryOp::LogicalAnd,
+                B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
+                      B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
+                B.bin(BinaryOp::Eq,
+                      B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])),
+                            B.u32(16 / Size - 1)),
+                      B.u32(0)));
       uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
       Out.push_back(B.ifThen(B.l(WholeL), B.block(matrixLoad(E, T, Args)), B.block(Scalar)));
       break;
@@ -793,9 +862,9 @@ private:
       const std::vector<uint32_t>& A = Regs[E->Ops[0]->Index];
       const std::vector<uint32_t>& Bv = Regs[E->Ops[1]->Index];
       const std::vector<uint32_t>& R = Regs[T];
+      const ScalarType In = F.Locals[E->Ops[0]->Index].Ty.Elem;
       const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8,
-                     Kb = F.Locals[E->Ops[0]->Index].Ty.Cols / 16;
-      const uint32_t InputType = F.Locals[E->Ops[0]->Index].Ty.Elem == ScalarType::BF16 ? 1 : 0;
+                     Kb = F.Locals[E->Ops[0]->Index].Ty.Cols / (8 * inputsPerRegister(In));
       for (uint32_t Ki = 0; Ki < Kb; ++Ki)
         for (uint32_t Mi = 0; Mi < Mb; ++Mi)
           for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
@@ -811,8 +880,8 @@ private:
               std::vector<Expr*> Copy;
               for (Expr* O : Ops)
                 Copy.push_back(B.shallowCopy(O));
-              Expr* Mma = B.intrinsic(IntrinsicOp::MmaM16N8K16, Elem, Copy, I);
-              Mma->Index = InputType;
+              Expr* Mma = B.intrinsic(IntrinsicOp::MmaSync, Elem, Copy, I);
+              Mma->Index = uint32_t(mmaInputOf(In));
               D.push_back(temp(Mma, Out));
             }
             for (uint32_t I = 0; I < 4; ++I)
@@ -836,7 +905,8 @@ private:
   std::map<ScalarType, std::pair<uint32_t, uint32_t>> MatrixScratch; // -> (array, elements)
   bool DoesNotFit = false; // the portable scratch does not fit the target
   uint32_t Waves = 0;      // portable: the scratch's waves per group
-  uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0;
+  uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0,
+           FourTLocal = 0;
 };
 
 } // namespace
@@ -901,19 +971,26 @@ bool functionFits(const Function* F, const NativeRules& Rules, std::string& Why)
 }
 
 bool functionFitsMmaSync(const Function* F, std::string& Why) {
-  static const NativeRules Rules{[](Role R, const Local& L) -> std::string {
-                                   if (shapeFits(R, L.Ty))
-                                     return "";
-                                   return std::string("is not a whole number of ") +
-                                          (R == Role::A ? "16x16" : "16x8") + " fragments";
-                                 },
-                                 [](ScalarType In, ScalarType Acc) {
-                                   return (In == ScalarType::F16 || In == ScalarType::BF16) &&
-                                          Acc == ScalarType::F32;
-                                 },
-                                 "(the mma.sync tier takes float16 or bfloat16 into float32)",
-                                 [](Role To, Type, Role From, Type) { return To == From; },
-                                 " (their fragment layouts differ)"};
+  static const NativeRules Rules{
+      [](Role R, const Local& L) -> std::string {
+        if (shapeFits(R, L.Ty))
+          return "";
+        auto [Rows, Cols] = fragmentBlock(R, L.Ty);
+        return "is not a whole number of " + std::to_string(Rows) + "x" + std::to_string(Cols) +
+               " fragments";
+      },
+      [](ScalarType In, ScalarType Acc) {
+        if (In == ScalarType::F16 || In == ScalarType::BF16)
+          return Acc == ScalarType::F32;
+        return (In == ScalarType::I8 || In == ScalarType::U8) && Acc == ScalarType::I32;
+      },
+      "(the mma.sync tier takes float16 or bfloat16 into float32, and int8 or uint8 into int32)",
+      [](Role To, Type ToTy, Role From, Type FromTy) {
+        // a and b registers pack two 16-bit or four 8-bit inputs: one layout per width.
+        return To == From &&
+               (To == Role::Acc || inputsPerRegister(ToTy.Elem) == inputsPerRegister(FromTy.Elem));
+      },
+      " (their fragment layouts differ)"};
   return functionFits(F, Rules, Why);
 }
 

@@ -10,9 +10,12 @@
 //   memory, so every backend runs it; the scratch holds ScratchWaves waves per group (a launch
 //   with more is refused: TargetManifest::TileWaves).
 // - MmaSync (NVIDIA sm_80+): each tile is a set of per-lane locals in the register layout of
-//   PTX's mma.sync.m16n8k16 fragments, by the role the tile plays in Group.mac (accumulator,
-//   a or b); mac becomes IntrinsicOp::MmaM16N8K16 per 16x8x16 block. It needs float16 inputs
-//   with float32 accumulators, shapes in whole fragments, and one role per tile (fitsMmaSync).
+//   PTX's mma.sync fragments, by the role the tile plays in Group.mac (accumulator, a or b);
+//   mac becomes IntrinsicOp::MmaSync per block: m16n8k16 for float16 or bfloat16 into float32,
+//   m16n8k32 for int8 or uint8 into int32 (a and b pack two 16-bit or four 8-bit inputs per
+//   register). It needs those types, shapes in whole fragments, and one role per tile
+//   (fitsMmaSync). Whole tiles from aligned shared rows load through ldmatrix, except an 8-bit b
+//   (whose registers hold four rows of one column: element loads).
 // - CoopMatrix (Vulkan, SPV_KHR_cooperative_matrix): each tile is a grid of Type::Matrix locals
 //   of 16 x 16 (float16) or 16 x 32 / 32 x 16 (int8 a and b) fragments, in the device's own
 //   layout; load, store and mac are the extension's instructions per fragment. A load or store

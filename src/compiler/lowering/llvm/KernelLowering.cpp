@@ -1076,11 +1076,11 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::MinNum:
   case IntrinsicOp::MaxNum:
     return emitRawPrimitive(E);
-  case IntrinsicOp::MmaM16N8K16: {
+  case IntrinsicOp::MmaSync: {
     std::vector<llvm::Value*> Vals;
     for (const Expr* A : E->Ops)
       Vals.push_back(emitExpr(A));
-    if (llvm::Value* V = Target.emitMmaM16N8K16(B, Vals, E->Dim, E->Index == 1))
+    if (llvm::Value* V = Target.emitMmaSync(B, Vals, E->Dim, kir::MmaInput(E->Index)))
       return V;
     return unsupported(E, "the target has no mma.sync (kir::TileLowering's native form)");
   }
@@ -1111,7 +1111,7 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     return nullptr;
   case IntrinsicOp::LdMatrix: {
     llvm::Value* Addr =
-        elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Type::scalar(kir::ScalarType::F16));
+        elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Type::scalar(E->Ops[0]->Ty.Elem));
     if (llvm::Value* V = Target.emitLdMatrix(B, Addr, E->Index & 7, E->Index & 8, E->Dim))
       return V;
     return unsupported(E, "the target has no ldmatrix (kir::TileLowering's native form)");

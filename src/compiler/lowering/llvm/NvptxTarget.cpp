@@ -80,8 +80,8 @@ public:
       C.F = kir::TileLoweringConfig::Form::MmaSync;
     return C;
   }
-  llvm::Value* emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops, unsigned Dim,
-                               bool BFloat16) override;
+  llvm::Value* emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops, unsigned Dim,
+                           kir::MmaInput In) override;
   llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
                             unsigned Dim) override;
   bool rayChildrenAtParent() const override { return true; } // 11 % on the H200's primary rays
@@ -563,24 +563,32 @@ llvm::Value* NvptxTarget::emitMath(llvm::IRBuilder<>& B, IntrinsicOp Op,
 
 } // namespace
 
-llvm::Value* NvptxTarget::emitMmaM16N8K16(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
-                                          unsigned Dim, bool BFloat16) {
-  if (BFloat16) { // mma.sync...m16n8k16.row.col.f32.bf16.bf16.f32: the pairs stay i32 in LLVM
-    llvm::Value* D =
-        B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16, {}, Ops.take_front(10));
-    return B.CreateExtractValue(D, {Dim});
+llvm::Value* NvptxTarget::emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops,
+                                      unsigned Dim, kir::MmaInput In) {
+  // The four results of one product are one call (LLVM merges the identical calls the walk makes
+  // for Dim 0..3).
+  auto Result = [&](llvm::Intrinsic::ID Id, llvm::ArrayRef<llvm::Value*> Args) {
+    return B.CreateExtractValue(B.CreateIntrinsic(Id, {}, Args), {Dim});
+  };
+  switch (In) {
+  case kir::MmaInput::BF16: // m16n8k16.row.col.f32.bf16.bf16.f32: the pairs stay i32 in LLVM
+    return Result(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16, Ops.take_front(10));
+  case kir::MmaInput::S8: // m16n8k32.row.col.s32.s8.s8.s32: four bytes per i32, wrapping sums
+    return Result(llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8, Ops.take_front(10));
+  case kir::MmaInput::U8:
+    return Result(llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_u8, Ops.take_front(10));
+  case kir::MmaInput::F16:
+    break;
   }
-  // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs, B as two, C
-  // as four floats; the KIR pairs are uint32 (the same bits). The four results are one call (LLVM
-  // merges the identical calls the walk makes for Dim 0..3).
+  // m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs, B as two, C as four floats;
+  // the KIR pairs are uint32 (the same bits).
   llvm::Type* Pair = llvm::FixedVectorType::get(B.getHalfTy(), 2);
   std::vector<llvm::Value*> Args;
   for (unsigned I = 0; I < 6; ++I)
     Args.push_back(B.CreateBitCast(Ops[I], Pair));
   for (unsigned I = 6; I < 10; ++I)
     Args.push_back(Ops[I]);
-  llvm::Value* D = B.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {}, Args);
-  return B.CreateExtractValue(D, {Dim});
+  return Result(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, Args);
 }
 
 void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) {

@@ -71,9 +71,11 @@ public:
   ~CudaDevice() override = default; // the runtime is never destroyed; contexts stay retained
 
   unsigned computeCapability() const { return unsigned(CcMajor * 10 + CcMinor); }
-  /// The mma.sync tier's one product (kir::TileLowering's MmaSync form).
+  /// The mma.sync tier's products (kir::TileLowering's MmaSync form).
   const std::string& matrixShapes() const override {
-    static const std::string MmaSync = "16x8x16:f16:f16:f32:f32", None;
+    static const std::string MmaSync = "16x8x16:f16:f16:f32:f32,16x8x16:bf16:bf16:f32:f32,"
+                                       "16x8x32:s8:s8:s32:s32,16x8x32:u8:u8:s32:s32",
+                             None;
     return computeCapability() >= 80 ? MmaSync : None;
   }
 
