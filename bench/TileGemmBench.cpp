@@ -1,7 +1,9 @@
 // Workload: C = A * B with tiles on the CPU (bench/kernels/tilegemm.cj) beside OpenBLAS's sgemm
-// (float32 inputs) and oneDNN's matmul (bfloat16 inputs, float32 result), same data, each side
-// checked against a float64 product of the same inputs. Without a peer library the row is not
-// built and the workload says which package it needs.
+// (float32 inputs), oneDNN's matmul (bfloat16 inputs, float32 result) and oneDNN's
+// dnnl_gemm_s8s8s32 (int8 inputs, int32 result), same data, each side checked against a float64
+// product of the same inputs (the int8 row: ours equal to oneDNN's everywhere, and sampled
+// elements to an int64 sum). Without a peer library the row is not built and the workload says
+// which package it needs.
 #include "HostArray.h"
 #include "PolyBenchSuite.h"
 #include "Timing.h"
@@ -9,6 +11,7 @@
 
 #include <cajeta/xpu.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <omp.h>
 #include <string>
@@ -59,6 +62,66 @@ void setTimes(ResultRow& Row, const PairTimes& T) {
   Row.OursMinMs = T.OursMinMs;
   Row.PeerMinMs = T.PeerMinMs;
 }
+
+#if CAJETA_BENCH_HAVE_DNNL
+/// The int8 row: n x n int8 matrices over the whole range (from the float pattern's bits).
+void runInt8(const BenchConfig& Config, ResultTable& Table, const std::string& Shape,
+             const std::string& Size) {
+  const uint32_t N = Config.TileGemmN;
+  const size_t Elems = size_t(N) * N;
+  HostArray FA(Elems), FB(Elems);
+  fillPattern(FA, 33);
+  fillPattern(FB, 34);
+  std::vector<int8_t> A(Elems), B(Elems);
+  for (size_t I = 0; I < Elems; ++I) {
+    A[I] = int8_t(std::lround(FA[I] * 127.0f) % 128);
+    B[I] = int8_t(std::lround(FB[I] * 127.0f) % 128);
+  }
+  xpu::KernelStream& S = xpu::KernelStream::current();
+  const uint32_t Blocks = (N + BlockEdge - 1) / BlockEdge;
+  const uint32_t Width = xpu::defaultDevice().waveWidth();
+  xpu::KernelBuffer<int8_t> DA(Elems), DB(Elems);
+  xpu::KernelBuffer<int32_t> DC(Elems);
+  DA.upload(A.data(), Elems);
+  DB.upload(B.data(), Elems);
+  xpu::Program Program = compileKernels(Config, "tilegemmint8.cj");
+  xpu::Kernel Gemm = Program.kernel("TileGemmInt8.gemmInt8");
+  auto Ours = [&] {
+    Gemm.launch(S, xpu::grid(Blocks, Blocks), xpu::block(Width))(DC, DA, DB, N, N, N);
+    S.sync();
+  };
+  std::vector<int32_t> C(Elems), Got(Elems);
+  const int32_t NoOffset = 0;
+  auto Peer = [&] {
+    dnnl_gemm_s8s8s32('N', 'N', 'F', N, N, N, 1.0f, A.data(), N, 0, B.data(), N, 0, 0.0f, C.data(),
+                      N, &NoOffset);
+  };
+  Ours();
+  Peer();
+  DC.download(Got.data(), Elems);
+  size_t OffPeer = 0, OffHost = 0;
+  for (size_t I = 0; I < Elems; ++I)
+    OffPeer += Got[I] != C[I];
+  for (uint32_t Sample = 0; Sample < 64; ++Sample) {
+    size_t Row = (size_t(Sample) * 2654435761u) % N, Col = (size_t(Sample) * 40503u + 7) % N;
+    int64_t Sum = 0;
+    for (uint32_t K = 0; K < N; ++K)
+      Sum += int64_t(A[Row * N + K]) * int64_t(B[size_t(K) * N + Col]);
+    OffHost += Got[Row * N + Col] != Sum;
+  }
+  ResultRow Row;
+  Row.Workload = "tile gemm int8 " + Size + " vs oneDNN";
+  Row.Note = std::string("our tiles' tier: ") + Gemm.tier("tiles");
+  Row.Shape = Shape;
+  Row.Check = std::to_string(OffPeer) + " of " + std::to_string(Elems) +
+              " elements differ from oneDNN's, " + std::to_string(OffHost) +
+              " of 64 samples from an int64 sum";
+  Row.Verified = OffPeer == 0 && OffHost == 0;
+  Row.Flops = 2.0 * double(N) * double(N) * double(N);
+  setTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
+  Table.add(std::move(Row));
+}
+#endif
 
 } // namespace
 
@@ -162,8 +225,10 @@ void runTileGemm(const BenchConfig& Config, ResultTable& Table) {
     setTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
     Table.add(std::move(Row));
   }
+  runInt8(Config, Table, Shape, Size);
 #else
-  std::printf("tilegemm: the bfloat16 row is skipped: its peer needs oneDNN (libdnnl-dev)\n");
+  std::printf("tilegemm: the bfloat16 and int8 rows are skipped: their peer needs oneDNN "
+              "(libdnnl-dev)\n");
 #endif
 #if !CAJETA_BENCH_HAVE_OPENBLAS
   std::printf("tilegemm: the float32 row is skipped: its peer needs OpenBLAS (libopenblas-dev)\n");

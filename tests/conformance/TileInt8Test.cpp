@@ -92,7 +92,8 @@ TEST(TileInt8, ThroughSharedIntoAFloat32Epilogue) {
 }
 
 // mma.sync takes 8-bit products on CUDA (sm_80+); Vulkan's cooperative matrices take each kernel
-// whose product the device lists; the CPU has no 8-bit tier yet (the software tile).
+// whose product the device lists; the CPU takes them with AVX512-VNNI (a whole program's tiles at
+// once there: these are all in 4 x 16 x 4 blocks).
 TEST(TileInt8, EachKernelTakesTheNativeTierWhereTheDeviceHasIt) {
   xpu::Program P = compileProgram("TilesInt8");
   xpu::Device D = P.device();
@@ -105,14 +106,15 @@ TEST(TileInt8, EachKernelTakesTheNativeTierWhereTheDeviceHasIt) {
   };
   const bool Cuda = Native && D.backend() == "cuda";
   const bool Vulkan = Native && D.backend() == "vulkan";
+  const bool Cpu = Native && D.backend() == "cpu" && Lists("4x16x4:s8:s8:s32:s32");
   EXPECT_EQ(P.kernel("TilesInt8.gemm").tier("tiles"),
-            Cuda || (Vulkan && Lists("16x16x32:s8:s8:s32:s32")) ? "native" : "portable");
+            Cuda || Cpu || (Vulkan && Lists("16x16x32:s8:s8:s32:s32")) ? "native" : "portable");
   for (const char* K : {"TilesInt8.sharedEpilogue", "TilesInt8.sharedColMajor"})
     EXPECT_EQ(P.kernel(K).tier("tiles"),
-              Cuda || (Vulkan && Lists("16x16x32:s8:s8:s32:s32")) ? "native" : "portable")
+              Cuda || Cpu || (Vulkan && Lists("16x16x32:s8:s8:s32:s32")) ? "native" : "portable")
         << K;
   EXPECT_EQ(P.kernel("TilesInt8.gemmUnsigned").tier("tiles"),
-            Cuda || (Vulkan && Lists("16x16x32:u8:u8:u32:u32")) ? "native" : "portable");
+            Cuda || Cpu || (Vulkan && Lists("16x16x32:u8:u8:u32:u32")) ? "native" : "portable");
   if (Cuda) {
     EXPECT_TRUE(Lists("16x8x32:s8:s8:s32:s32")) << "the CUDA device lists its int8 product";
     EXPECT_TRUE(Lists("16x8x32:u8:u8:s32:s32")) << "the CUDA device lists its uint8 product";

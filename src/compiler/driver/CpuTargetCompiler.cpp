@@ -20,20 +20,39 @@ lowering::CpuBuildOptions cpuOptions(const TargetOptions& O) {
   return C;
 }
 
+/// The dot products the CPU of O has for the native tile tier.
+struct CpuDots {
+  bool Bf16 = false, Int8 = false;
+};
+CpuDots cpuDots(const TargetOptions& O) {
+  lowering::CpuMachine Mach;
+  std::string Error;
+  CpuDots D;
+  if (!lowering::createCpuMachine(O.Cpu, Mach, Error))
+    return D;
+  D.Bf16 = Mach.EnabledFeatures.find("+avx512bf16") != std::string::npos;
+  D.Int8 = Mach.EnabledFeatures.find("+avx512vnni") != std::string::npos;
+  return D;
+}
+
 } // namespace
 
 std::string CpuTargetCompiler::nativeTiles(const TargetOptions& O) const {
-  lowering::CpuMachine Mach;
-  std::string Error;
-  if (!lowering::createCpuMachine(O.Cpu, Mach, Error) ||
-      Mach.EnabledFeatures.find("+avx512bf16") == std::string::npos)
-    return "";
-  return "AVX512-BF16 dot products, bfloat16 into float32";
+  CpuDots D = cpuDots(O);
+  if (D.Bf16 && D.Int8)
+    return "AVX512-BF16 and AVX512-VNNI dot products, bfloat16 into float32 and int8 or uint8 "
+           "into int32";
+  if (D.Bf16)
+    return "AVX512-BF16 dot products, bfloat16 into float32";
+  if (D.Int8)
+    return "AVX512-VNNI dot products, int8 or uint8 into int32";
+  return "";
 }
 
-bool CpuTargetCompiler::nativeTilesFit(const kir::Module& M, const TargetOptions&,
+bool CpuTargetCompiler::nativeTilesFit(const kir::Module& M, const TargetOptions& O,
                                        std::string& Why) const {
-  return kir::TileLowering::fitsCpuBf16Dot(M, Why);
+  CpuDots D = cpuDots(O);
+  return kir::TileLowering::fitsCpuDot(M, D.Bf16, D.Int8, Why);
 }
 
 TargetOutput CpuTargetCompiler::build(const kir::Module& M, const TargetOptions& O,

@@ -325,7 +325,7 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "wave_barrier",
                                 "load_word",
                                 "store_words",
-                                "tile_dot_bf16"};
+                                "tile_dot"};
   return Names[static_cast<unsigned>(Op)];
 }
 

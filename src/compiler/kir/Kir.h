@@ -246,14 +246,18 @@ enum class IntrinsicOp : uint8_t {
               //   once); Index 1, 2 or 4
   StoreWords, // {shared, dst, w0 .. w(Index-1)}: void; the words' elements (of the shared
               //   array's type, 1, 2 or 4 bytes, not bool) stored from shared[dst] on
-  // The CPU tile tier's leaf (kir::TileLowering with CpuBf16Dot; only the CPU target lowers it,
-  // with AVX512-BF16's VDPBF16PS): {c, ci, a, ai, b, bi, M, N, K}, void. c is a float32 shared
-  // array holding an M x N row-major matrix from element ci, a and b bfloat16 (or, after
-  // kir::BFloat16Lowering, uint16) shared arrays holding M x K and K x N from ai and bi; M, N,
-  // K uint32 constants, M a multiple of 4, N of 16, K of 2. For each (i, j), for k ascending:
-  // c[i][j] = c[i][j] + a[i][k] * b[k][j] in float32 (each product exact), subnormal inputs
-  // and results flushed to zero. Run by one work-item.
-  TileDotBf16,
+  // The CPU tile tier's leaf (kir::TileLowering with CpuDotBf16 / CpuDotInt8; only the CPU
+  // target lowers it): {c, ci, a, ai, b, bi, M, N, K}, void; Index is its MmaInput. c is a
+  // shared array holding an M x N row-major matrix from element ci, a and b shared arrays
+  // holding M x K and K x N from ai and bi; M, N, K uint32 constants, M a multiple of 4, N of
+  // 16, K of the depth step. Run by one work-item.
+  // - BF16 (AVX512-BF16's VDPBF16PS): c float32, a and b bfloat16 (or, after
+  //   kir::BFloat16Lowering, uint16), K of 2. For each (i, j), for k ascending: c[i][j] =
+  //   c[i][j] + a[i][k] * b[k][j] in float32 (each product exact), subnormal inputs and results
+  //   flushed to zero.
+  // - S8, U8 (AVX512-VNNI's VPDPBUSD): c int32, a and b int8 or uint8, K of 4; c[i][j] += the
+  //   sum of a[i][k] * b[k][j], modulo 2^32.
+  TileDot,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

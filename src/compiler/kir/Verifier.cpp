@@ -957,30 +957,43 @@ private:
     }
   }
 
-  /// The CPU tile tier's leaf (Kir.h, TileDotBf16).
+  /// The CPU tile tier's leaf (Kir.h, TileDot).
   void verifyTileDot(const Expr* E) {
     if (!ops(E, 9))
       return;
+    if (E->Index != unsigned(MmaInput::BF16) && E->Index != unsigned(MmaInput::S8) &&
+        E->Index != unsigned(MmaInput::U8)) {
+      problem(E, "tile_dot of input type " + std::to_string(E->Index) +
+                     " (1 bfloat16, 2 int8, 3 uint8)");
+      return;
+    }
+    const MmaInput In = MmaInput(E->Index);
+    const ScalarType AccWant = In == MmaInput::BF16 ? ScalarType::F32 : ScalarType::I32;
+    const ScalarType InWant = In == MmaInput::BF16 ? ScalarType::BF16
+                              : In == MmaInput::S8 ? ScalarType::I8
+                                                   : ScalarType::U8;
     for (size_t I : {0, 2, 4}) {
       verifyExpr(E->Ops[I], Use::Array);
-      ScalarType Want = I == 0 ? ScalarType::F32 : ScalarType::BF16;
+      ScalarType Want = I == 0 ? AccWant : InWant;
       ScalarType Elem = E->Ops[I]->Ty.Elem;
-      if (E->Ops[I]->K != Expr::Kind::SharedRef ||
-          (Elem != Want && !(I != 0 && Elem == ScalarType::U16)))
-        problem(E, "tile_dot_bf16 operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+      bool Lowered = I != 0 && In == MmaInput::BF16 && Elem == ScalarType::U16;
+      if (E->Ops[I]->K != Expr::Kind::SharedRef || (Elem != Want && !Lowered))
+        problem(E, "tile_dot operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
     }
     for (size_t I : {1, 3, 5, 6, 7, 8}) {
       verifyExpr(E->Ops[I], Use::Value);
       if (E->Ops[I]->Ty != U32 || (I >= 6 && E->Ops[I]->K != Expr::Kind::Const))
-        problem(E, "tile_dot_bf16 operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+        problem(E, "tile_dot operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
     }
+    const uint64_t Depth = In == MmaInput::BF16 ? 2 : 4;
     if (E->Ops[6]->K == Expr::Kind::Const && E->Ops[7]->K == Expr::Kind::Const &&
         E->Ops[8]->K == Expr::Kind::Const &&
-        (E->Ops[6]->IntValue % 4 || E->Ops[7]->IntValue % 16 || E->Ops[8]->IntValue % 2 ||
+        (E->Ops[6]->IntValue % 4 || E->Ops[7]->IntValue % 16 || E->Ops[8]->IntValue % Depth ||
          !E->Ops[6]->IntValue || !E->Ops[7]->IntValue || !E->Ops[8]->IntValue))
-      problem(E, "tile_dot_bf16 of a shape that is not whole 4 x 16 x 2 blocks");
+      problem(E, "tile_dot of a shape that is not whole 4 x 16 x " + std::to_string(Depth) +
+                     " blocks");
     if (!E->Ty.isVoid())
-      problem(E, "tile_dot_bf16 yields void, not " + E->Ty.str());
+      problem(E, "tile_dot yields void, not " + E->Ty.str());
   }
 
   /// The staged copies' leaves (Kir.h, LoadWord and StoreWords).
@@ -1070,7 +1083,7 @@ private:
       return verifyMatrix(E);
     if (Op == IntrinsicOp::LoadWord || Op == IntrinsicOp::StoreWords)
       return verifyWords(E);
-    if (Op == IntrinsicOp::TileDotBf16)
+    if (Op == IntrinsicOp::TileDot)
       return verifyTileDot(E);
     if (Op == IntrinsicOp::Supports) {
       ops(E, 0);

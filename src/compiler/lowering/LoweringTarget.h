@@ -138,10 +138,11 @@ public:
                                    unsigned Dim, kir::MmaInput In) {
     return nullptr;
   }
-  /// The CPU tile tier's leaf (IntrinsicOp::TileDotBf16): C (float32, M x N) += A (bfloat16,
-  /// M x K) . B (K x N), all row-major at these addresses. False where the target has none.
-  virtual bool emitTileDotBf16(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A,
-                               llvm::Value* Bm, unsigned M, unsigned N, unsigned K) {
+  /// The CPU tile tier's leaf (IntrinsicOp::TileDot): C (M x N) += A (M x K) . B (K x N), all
+  /// row-major at these addresses, of inputs In (bfloat16 into float32, int8 or uint8 into
+  /// int32). False where the target has none.
+  virtual bool emitTileDot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
+                           unsigned M, unsigned N, unsigned K, kir::MmaInput In) {
     return false;
   }
   /// The software ray query's stack walk form (kir::PipelineConfig::RayChildrenAtParent): a

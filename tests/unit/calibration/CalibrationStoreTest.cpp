@@ -116,14 +116,24 @@ TEST(DeviceCalibration, MeasuresEveryFactOrSaysWhyNot) {
   EXPECT_DOUBLE_EQ(*C.ridge(), *C.fp32Flops() / *C.readBandwidth());
   EXPECT_FALSE(C.fp32Flops() == std::nullopt);
   // Absent facts say why, and no other device's number stands in.
-  // Each tile type is measured by a program of its own, so each on its own best tier: where
-  // the CPU has AVX512-BF16 the bfloat16 tiles run natively beside the float16 and int8 ones
-  // on the software tile.
+  // Each tile type is measured by a program of its own, so each on its own best tier: the
+  // native one exactly where the device lists a product of that type (on a CPU with
+  // AVX512-BF16 and AVX512-VNNI the bfloat16 and int8 tiles, beside float16 ones on the
+  // software tile).
   for (const char* N : {"fp16-tile-flops", "bf16-tile-flops", "int8-tile-ops"})
     EXPECT_TRUE(C.fact(N)) << N << ": " << C.absentReason(N);
+  auto Lists = [&](const char* Type) {
+    for (const std::string& Shape : D.matrixShapes())
+      if (Shape.find(Type) != std::string::npos)
+        return true;
+    return false;
+  };
   EXPECT_EQ(C.note("bf16-tile-flops").find("the native tile tier") != std::string::npos,
-            D.supports(xpu::Capability::CooperativeMatrix))
+            Lists(":bf16:"))
       << C.note("bf16-tile-flops");
+  EXPECT_EQ(C.note("int8-tile-ops").find("the native tile tier") != std::string::npos,
+            Lists(":s8:"))
+      << C.note("int8-tile-ops");
   EXPECT_NE(C.note("int8-tile-ops").find("int8 into int32"), std::string::npos)
       << C.note("int8-tile-ops");
   EXPECT_THROW(C.fact("warp-speed"), xpu::NotFound);

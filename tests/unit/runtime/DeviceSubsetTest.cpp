@@ -232,11 +232,16 @@ TEST(DeviceSubset, CpuCapabilities) {
   EXPECT_EQ(cajeta_xpu_device_wave_width(nullptr), 0u);
   EXPECT_TRUE(D.runsOnHostCpu());
   EXPECT_EQ(cajeta_xpu_device_runs_on_host_cpu(nullptr), 0);
-  // The native tile tier: AVX512-BF16 dot products, where the host CPU has them.
-  EXPECT_EQ(D.supports(Capability::CooperativeMatrix), __builtin_cpu_supports("avx512bf16") != 0);
-  EXPECT_EQ(D.matrixShapes(), D.supports(Capability::CooperativeMatrix)
-                                  ? std::vector<std::string>{"4x16x2:bf16:bf16:f32:f32"}
-                                  : std::vector<std::string>{});
+  // The native tile tier: AVX512-BF16 and AVX512-VNNI dot products, where the host CPU has them.
+  const bool Bf16 = __builtin_cpu_supports("avx512bf16") != 0;
+  const bool Vnni = __builtin_cpu_supports("avx512vnni") != 0;
+  EXPECT_EQ(D.supports(Capability::CooperativeMatrix), Bf16 || Vnni);
+  std::vector<std::string> Shapes;
+  if (Bf16)
+    Shapes.push_back("4x16x2:bf16:bf16:f32:f32");
+  if (Vnni)
+    Shapes.insert(Shapes.end(), {"4x16x4:s8:s8:s32:s32", "4x16x4:u8:u8:s32:s32"});
+  EXPECT_EQ(D.matrixShapes(), Shapes);
   EXPECT_FALSE(D.supports(Capability::Textures));
   EXPECT_FALSE(D.supports(Capability::RayQuery));
   EXPECT_EQ(capabilityName(Capability::DynamicSharedMemory), "dynamic-shared-memory");

@@ -403,18 +403,22 @@ private:
       const uint32_t K = F.Locals[A].Ty.Cols, N = Ty.Cols;
       F.HasBarrier = true;
       Out.push_back(B.barrier()); // every lane's a and b elements are in place
-      if (C.CpuBf16Dot && F.Locals[A].Ty.Elem == ScalarType::BF16 &&
-          F.Locals[Bt].Ty.Elem == ScalarType::BF16 && Ty.Elem == ScalarType::F32) {
-        // The CPU's native tier (functionFitsCpuBf16Dot checked the shapes): one leaf, run by
-        // the wave's first lane like the row loops below.
+      const ScalarType In = F.Locals[A].Ty.Elem;
+      const bool Int8 =
+          (In == ScalarType::I8 || In == ScalarType::U8) && Ty.Elem == ScalarType::I32;
+      if ((C.CpuDotBf16 && In == ScalarType::BF16 && Ty.Elem == ScalarType::F32) ||
+          (C.CpuDotInt8 && Int8)) {
+        // The CPU's native tier (functionFitsCpuDot checked the shapes): one leaf, run by the
+        // wave's first lane like the row loops below.
         auto Base = [&](uint32_t L) {
           const Type LT = F.Locals[L].Ty;
           return B.bin(BinaryOp::Mul, B.l(WaveLocal), B.u32(LT.Rows * LT.Cols));
         };
         Expr* Dot =
-            B.intrinsic(IntrinsicOp::TileDotBf16, Type::voidTy(),
+            B.intrinsic(IntrinsicOp::TileDot, Type::voidTy(),
                         {B.sharedRef(Scratch[T]), Base(T), B.sharedRef(Scratch[A]), Base(A),
                          B.sharedRef(Scratch[Bt]), Base(Bt), B.u32(Ty.Rows), B.u32(N), B.u32(K)});
+        Dot->Index = uint32_t(mmaInputOf(In));
         Out.push_back(B.ifThen(B.bin(BinaryOp::Eq, B.l(LaneLocal), B.u32(0)), B.eval(Dot)));
         Out.push_back(B.barrier());
         break;
@@ -1027,21 +1031,30 @@ bool functionFitsCoopMatrix(const Function* F, std::string& Why) {
   return functionFits(F, Rules, Why);
 }
 
-bool functionFitsCpuBf16Dot(const Function* F, std::string& Why) {
-  static const NativeRules Rules{
+/// The CPU tier's products: bfloat16 into float32 (with Bf16: AVX512-BF16) and int8 or uint8
+/// into int32 (with Int8: AVX512-VNNI), every tile row-major in shared memory, in whole blocks.
+bool functionFitsCpuDot(const Function* F, bool Bf16, bool Int8, std::string& Why) {
+  const NativeRules Rules{
       [](Role R, const Local& L) -> std::string {
-        // Rows and columns in the kernel's blocks: a and the accumulator 4 rows, b and the
-        // accumulator 16 columns, the depth (a's columns, b's rows) pairs.
-        const uint32_t RowStep = R == Role::B ? 2 : 4, ColStep = R == Role::A ? 2 : 16;
+        // Rows and columns in the kernels' blocks: a and the accumulator 4 rows, b and the
+        // accumulator 16 columns, the depth (a's columns, b's rows) in pairs of bfloat16 or
+        // quads of bytes.
+        const uint32_t Depth = bundle::scalarTypeSize(L.Ty.Elem) == 1 ? 4 : 2;
+        const uint32_t RowStep = R == Role::B ? Depth : 4, ColStep = R == Role::A ? Depth : 16;
         if (L.Ty.Rows % RowStep || L.Ty.Cols % ColStep)
           return "is not a whole number of " + std::to_string(RowStep) + "x" +
                  std::to_string(ColStep) + " blocks";
         return "";
       },
-      [](ScalarType In, ScalarType Acc) {
-        return In == ScalarType::BF16 && Acc == ScalarType::F32;
+      [Bf16, Int8](ScalarType In, ScalarType Acc) {
+        if (In == ScalarType::BF16)
+          return Bf16 && Acc == ScalarType::F32;
+        return Int8 && (In == ScalarType::I8 || In == ScalarType::U8) && Acc == ScalarType::I32;
       },
-      "(the AVX512-BF16 tier takes bfloat16 into float32)",
+      Bf16&& Int8 ? "(the CPU's native tier takes bfloat16 into float32 and int8 or uint8 into "
+                    "int32)"
+      : Bf16      ? "(the AVX512-BF16 tier takes bfloat16 into float32)"
+                  : "(the AVX512-VNNI tier takes int8 or uint8 into int32)",
       [](Role, Type, Role, Type) { return true; }, // every tile is row-major in shared memory
       ""};
   return functionFits(F, Rules, Why);
@@ -1049,9 +1062,9 @@ bool functionFitsCpuBf16Dot(const Function* F, std::string& Why) {
 
 } // namespace
 
-bool TileLowering::fitsCpuBf16Dot(const Module& M, std::string& Why) {
+bool TileLowering::fitsCpuDot(const Module& M, bool Bf16, bool Int8, std::string& Why) {
   for (const auto& F : M.Functions)
-    if (!functionFitsCpuBf16Dot(F.get(), Why))
+    if (!functionFitsCpuDot(F.get(), Bf16, Int8, Why))
       return false;
   return true;
 }

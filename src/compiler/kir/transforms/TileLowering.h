@@ -48,9 +48,11 @@ struct TileLoweringConfig {
   /// own elements. Group.mac still adds each element's products in k order: the results are the
   /// same bit for bit.
   bool OnFirstLane = false;
-  /// With OnFirstLane: Group.mac of bfloat16 into float32 as IntrinsicOp::TileDotBf16 (the CPU's
-  /// native tier, AVX512-BF16), every tile's shape in whole blocks (fitsCpuBf16Dot).
-  bool CpuBf16Dot = false;
+  /// With OnFirstLane: Group.mac of bfloat16 into float32 (CpuDotBf16: AVX512-BF16) and of int8
+  /// or uint8 into int32 (CpuDotInt8: AVX512-VNNI) as IntrinsicOp::TileDot (the CPU's native
+  /// tier), every tile's shape in whole blocks (fitsCpuDot).
+  bool CpuDotBf16 = false;
+  bool CpuDotInt8 = false;
 };
 
 class TileLowering {
@@ -58,9 +60,10 @@ public:
   /// Whether every tile of every kernel of M has an mma.sync form; Why says what does not (with
   /// the source line), for the [mma-tiering] note.
   static bool fitsMmaSync(const Module& M, std::string& Why);
-  /// Whether every tile of every kernel of M has the CPU's AVX512-BF16 form (bfloat16 into
-  /// float32, shapes in 4 x 16 x 2 blocks); Why says what does not.
-  static bool fitsCpuBf16Dot(const Module& M, std::string& Why);
+  /// Whether every tile of every kernel of M has the CPU's native form: products among bfloat16
+  /// into float32 (with Bf16) and int8 or uint8 into int32 (with Int8), shapes in blocks of 4
+  /// rows, 16 columns and a depth of 2 (bfloat16) or 4 (bytes); Why says what does not.
+  static bool fitsCpuDot(const Module& M, bool Bf16, bool Int8, std::string& Why);
   /// Whether some kernel of M has a CoopMatrix form (that form is chosen per kernel: run leaves
   /// the others out with DoesNotFit); Why names the first tile that has none.
   static bool fitsCoopMatrix(const Module& M, std::string& Why);

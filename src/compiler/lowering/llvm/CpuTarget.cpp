@@ -4,10 +4,12 @@
 #include "compiler/lowering/llvm/CpuTarget.h"
 
 #include "compiler/lowering/llvm/CpuBf16Dot.h"
+#include "compiler/lowering/llvm/CpuInt8Dot.h"
 
 #include "compiler/lowering/llvm/BoundsCheckVersioning.h"
 
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 
 #include "cajeta/xpu/cajeta_xpu.h"
 
@@ -66,11 +68,10 @@ public:
   std::vector<int8_t> capabilities(ImplTier) const override {
     // The CPU backend's answers (runtime CpuBackend): everything but cooperative matrices,
     // textures and ray query.
-    // Cooperative matrices as the device answers (CpuBackend): AVX512-BF16 on the CPU the
-    // payload is built for, whichever tier this program's tiles took.
+    // Cooperative matrices as the device answers (CpuBackend): AVX512-BF16 or AVX512-VNNI on
+    // the CPU the payload is built for, whichever tier this program's tiles took.
     std::vector<int8_t> C(CAJETA_XPU_CAP_COUNT, 1);
-    C[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] =
-        TM.getTargetFeatureString().find("+avx512bf16") != llvm::StringRef::npos;
+    C[CAJETA_XPU_CAP_COOPERATIVE_MATRIX] = has("+avx512bf16") || has("+avx512vnni");
     C[CAJETA_XPU_CAP_TEXTURES] = 0;
     C[CAJETA_XPU_CAP_RAY_QUERY] = 0;
     return C;
@@ -83,14 +84,24 @@ public:
     C.MaxWaves = 1024 / Opts.WaveWidth;
     C.SharedBudget = 4u << 20;
     C.OnFirstLane = true;
-    C.CpuBf16Dot = Chosen == ImplTier::Native; // the driver chose it where avx512bf16 is on
+    // The driver chose the native tier where the program's products are among these.
+    C.CpuDotBf16 = Chosen == ImplTier::Native && has("+avx512bf16");
+    C.CpuDotInt8 = Chosen == ImplTier::Native && has("+avx512vnni");
     return C;
   }
-  bool emitTileDotBf16(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
-                       unsigned M, unsigned N, unsigned K) override {
-    emitCpuBf16Dot(B, C, A, Bm, M, N, K);
+  bool emitTileDot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
+                   unsigned M, unsigned N, unsigned K, kir::MmaInput In) override {
+    if (In == kir::MmaInput::BF16 && has("+avx512bf16"))
+      emitCpuBf16Dot(B, C, A, Bm, M, N, K);
+    else if ((In == kir::MmaInput::S8 || In == kir::MmaInput::U8) && has("+avx512vnni"))
+      emitCpuInt8Dot(B, C, A, Bm, M, N, K, In);
+    else
+      return false;
     return true;
   }
+  /// Whether the target machine has Feature ("+avx512bf16"): its subtarget's bits, which a
+  /// named CPU implies (the feature string lists only the host's, for --cpu=native).
+  bool has(const char* Feature) const { return TM.getMCSubtargetInfo()->checkFeatures(Feature); }
 
   llvm::Function* emitKernel(llvm::Module& LM, const kir::Function& KF, BodyEmitter EmitBody,
                              std::string& Error) override;

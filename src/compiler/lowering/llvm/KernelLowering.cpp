@@ -1087,19 +1087,22 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
   case IntrinsicOp::AsyncCopy:
     Target.emitAsyncCopies(B, {asyncCopyArgs(E)});
     return nullptr;
-  case IntrinsicOp::TileDotBf16: {
+  case IntrinsicOp::TileDot: {
     // Tile scratch, in range by construction (kir::TileLowering): plain addresses.
     auto At = [&](size_t Array, llvm::Type* Elem) {
       llvm::Value* Index = B.CreateZExt(emitExpr(E->Ops[Array + 1]), B.getInt64Ty());
       return B.CreateInBoundsGEP(Elem, bufferOf(E->Ops[Array])->Ptr, Index);
     };
-    llvm::Value* C = At(0, B.getFloatTy());
-    llvm::Value* A = At(2, B.getInt16Ty());
-    llvm::Value* Bm = At(4, B.getInt16Ty());
-    if (Target.emitTileDotBf16(B, C, A, Bm, unsigned(E->Ops[6]->IntValue),
-                               unsigned(E->Ops[7]->IntValue), unsigned(E->Ops[8]->IntValue)))
+    const kir::MmaInput In = kir::MmaInput(E->Index);
+    const bool Bytes = In == kir::MmaInput::S8 || In == kir::MmaInput::U8;
+    llvm::Value* C = At(0, Bytes ? B.getInt32Ty() : B.getFloatTy());
+    llvm::Value* A = At(2, Bytes ? B.getInt8Ty() : B.getInt16Ty());
+    llvm::Value* Bm = At(4, Bytes ? B.getInt8Ty() : B.getInt16Ty());
+    if (Target.emitTileDot(B, C, A, Bm, unsigned(E->Ops[6]->IntValue),
+                           unsigned(E->Ops[7]->IntValue), unsigned(E->Ops[8]->IntValue), In))
       return nullptr;
-    return unsupported(E, "the target has no bfloat16 dot products (kir::TileLowering's CPU tier)");
+    return unsupported(E, "the target has no dot products of these inputs (kir::TileLowering's "
+                          "CPU tier)");
   }
   case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
     return unsupported(E, "Device.supports was not folded for this target");

@@ -65,6 +65,14 @@ public:
     return false;
 #endif
   }
+  /// The native tile tier's 8-bit products (AVX512-VNNI).
+  static bool hasInt8Dot() {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx512vnni");
+#else
+    return false;
+#endif
+  }
   uint32_t waveWidth() const override {
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx512f"))
@@ -88,16 +96,24 @@ public:
     case CAJETA_XPU_CAP_FLOAT32_DENORMALS:       // the runtime never sets FTZ/DAZ
     case CAJETA_XPU_CAP_WAVE_OPS:                // the portable tier (PortableWave)
       return true;
-    case CAJETA_XPU_CAP_COOPERATIVE_MATRIX: // the native tile tier: AVX512-BF16 dot products
-      return hasBf16Dot();
+    case CAJETA_XPU_CAP_COOPERATIVE_MATRIX: // the native tile tier: AVX512-BF16 / -VNNI dots
+      return hasBf16Dot() || hasInt8Dot();
     default: // textures, ray query: not on the CPU backend yet
       return false;
     }
   }
   const std::string& matrixShapes() const override {
-    // The native tier's block: 4 rows x 16 columns x 2 deep per instruction.
-    static const std::string Bf16 = "4x16x2:bf16:bf16:f32:f32", None;
-    return hasBf16Dot() ? Bf16 : None;
+    // The native tier's blocks: 4 rows x 16 columns x 2 (bfloat16) or 4 (bytes) deep per
+    // instruction.
+    static const std::string Shapes = [] {
+      std::string S;
+      if (hasBf16Dot())
+        S = "4x16x2:bf16:bf16:f32:f32";
+      if (hasInt8Dot())
+        S += std::string(S.empty() ? "" : ",") + "4x16x4:s8:s8:s32:s32,4x16x4:u8:u8:s32:s32";
+      return S;
+    }();
+    return Shapes;
   }
 
   void* allocate(size_t Bytes) override {

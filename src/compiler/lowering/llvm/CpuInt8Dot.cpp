@@ -1,0 +1,173 @@
+// The CPU tile tier's 8-bit product (CpuInt8Dot.h).
+#include "compiler/lowering/llvm/CpuInt8Dot.h"
+
+#include "compiler/lowering/llvm/CountedLoop.h"
+
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/Module.h>
+
+#include <vector>
+
+namespace cajeta::lowering {
+
+namespace {
+
+constexpr unsigned Lanes = 16; // int32 lanes of a 512-bit vector
+constexpr unsigned RowBlock = 4;
+constexpr uint32_t TopBits = 0x80808080u; // the top bit of each byte of a quad
+
+} // namespace
+
+void emitCpuInt8Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
+                    unsigned M, unsigned N, unsigned K, kir::MmaInput In) {
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::Module* Mod = F->getParent();
+  const bool Signed = In == kir::MmaInput::S8;
+  llvm::Type* I8 = B.getInt8Ty();
+  llvm::Type* I32 = B.getInt32Ty();
+  auto* Bytes = llvm::FixedVectorType::get(I8, Lanes);
+  auto* Words = llvm::FixedVectorType::get(I32, Lanes);
+  llvm::Function* Dot =
+      llvm::Intrinsic::getDeclaration(Mod, llvm::Intrinsic::x86_avx512_vpdpbusd_512);
+  llvm::Type* QuadArg = Dot->getFunctionType()->getParamType(1);
+  auto dot = [&](llvm::Value* Acc, llvm::Value* U, llvm::Value* S) {
+    return B.CreateCall(Dot, {Acc, B.CreateBitCast(U, QuadArg), B.CreateBitCast(S, QuadArg)});
+  };
+  const llvm::Align Unaligned(1), WordAlign(4), VectorAlign(64);
+  llvm::Value* Flip = B.CreateVectorSplat(Lanes, B.getInt32(TopBits));
+
+  // B packed: word (kq, j) = B[4 kq + q][j] in byte q (uint8 moved to int8 by flipping the top
+  // bits). For int8, ColFix[j] = 128 * sum_k B[k][j], by the same instruction against 0x80s.
+  llvm::IRBuilder<> Entry(&*F->getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst* Packed = Entry.CreateAlloca(I32, Entry.getInt64(uint64_t(K / 4) * N), "s8.b");
+  Packed->setAlignment(VectorAlign);
+  llvm::AllocaInst* ColFix = Entry.CreateAlloca(I32, Entry.getInt64(N), "s8.colfix");
+  ColFix->setAlignment(VectorAlign);
+  std::vector<int> Pairs, Quads; // (r0, r1) -> r0[0] r1[0] r0[1] ...; then pairs of pairs
+  for (unsigned T = 0; T < Lanes; ++T) {
+    Pairs.push_back(int(T));
+    Pairs.push_back(int(T + Lanes));
+  }
+  for (unsigned T = 0; T < Lanes; ++T)
+    for (unsigned H = 0; H < 2; ++H) {
+      Quads.push_back(int(2 * T + 2 * Lanes * H));
+      Quads.push_back(int(2 * T + 2 * Lanes * H + 1));
+    }
+  {
+    CountedLoop Col(B, "s8.pack.col", N, Lanes);
+    llvm::BasicBlock* Before = B.GetInsertBlock();
+    CountedLoop Kq(B, "s8.pack", K / 4);
+    llvm::PHINode* Sum = B.CreatePHI(Words, 2, "s8.colsum");
+    Sum->addIncoming(llvm::Constant::getNullValue(Words), Before);
+    std::vector<llvm::Value*> Rows;
+    for (unsigned Q = 0; Q < 4; ++Q) {
+      llvm::Value* Row = B.CreateAdd(B.CreateMul(Kq.iv(), B.getInt64(4)), B.getInt64(Q));
+      llvm::Value* At = B.CreateAdd(B.CreateMul(Row, B.getInt64(N)), Col.iv());
+      Rows.push_back(B.CreateAlignedLoad(Bytes, B.CreateInBoundsGEP(I8, Bm, At), Unaligned));
+    }
+    llvm::Value* Quad =
+        B.CreateShuffleVector(B.CreateShuffleVector(Rows[0], Rows[1], Pairs),
+                              B.CreateShuffleVector(Rows[2], Rows[3], Pairs), Quads);
+    llvm::Value* Word = B.CreateBitCast(Quad, Words);
+    if (!Signed)
+      Word = B.CreateXor(Word, Flip);
+    llvm::Value* At = B.CreateAdd(B.CreateMul(Kq.iv(), B.getInt64(N)), Col.iv());
+    B.CreateAlignedStore(Word, B.CreateInBoundsGEP(I32, Packed, At), VectorAlign);
+    llvm::Value* Next = Signed ? static_cast<llvm::Value*>(dot(Sum, Flip, Word)) : Sum;
+    Sum->addIncoming(Next, B.GetInsertBlock());
+    Kq.end();
+    B.CreateAlignedStore(Next, B.CreateInBoundsGEP(I32, ColFix, Col.iv()), VectorAlign);
+    Col.end();
+  }
+  // For int8, A with its top bits flipped (uint8), so the depth loop broadcasts each quad straight
+  // from memory.
+  if (Signed) {
+    llvm::AllocaInst* Flipped =
+        Entry.CreateAlloca(I32, Entry.getInt64(uint64_t(M) * (K / 4)), "s8.a");
+    Flipped->setAlignment(VectorAlign);
+    CountedLoop Word(B, "s8.pack.a", uint64_t(M) * (K / 4));
+    llvm::Value* W = B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I32, A, Word.iv()), Unaligned);
+    B.CreateAlignedStore(B.CreateXor(W, B.getInt32(TopBits)),
+                         B.CreateInBoundsGEP(I32, Flipped, Word.iv()), WordAlign);
+    Word.end();
+    A = Flipped;
+  }
+  // For uint8, RowFix[i] = 128 * sum_k A[i][k].
+  llvm::AllocaInst* RowFix = Entry.CreateAlloca(I32, Entry.getInt64(M), "s8.rowfix");
+  if (!Signed) {
+    CountedLoop Row(B, "s8.rowsum", M);
+    llvm::BasicBlock* Before = B.GetInsertBlock();
+    CountedLoop Kk(B, "s8.rowsum.k", K);
+    llvm::PHINode* Sum = B.CreatePHI(I32, 2, "s8.rowsum.acc");
+    Sum->addIncoming(B.getInt32(0), Before);
+    llvm::Value* At = B.CreateAdd(B.CreateMul(Row.iv(), B.getInt64(K)), Kk.iv());
+    llvm::Value* V = B.CreateZExt(B.CreateLoad(I8, B.CreateInBoundsGEP(I8, A, At)), I32);
+    llvm::Value* Next = B.CreateAdd(Sum, V);
+    Sum->addIncoming(Next, B.GetInsertBlock());
+    Kk.end();
+    B.CreateStore(B.CreateShl(Next, B.getInt32(7)), B.CreateInBoundsGEP(I32, RowFix, Row.iv()));
+    Row.end();
+  }
+
+  // C in blocks of 4 rows x V vectors, kept in registers over the whole depth, starting from C
+  // with the correction applied.
+  const unsigned V = N % (4 * Lanes) == 0 ? 4 : N % (2 * Lanes) == 0 ? 2 : 1;
+  CountedLoop Rows(B, "s8.rows", M, RowBlock);
+  CountedLoop Cols(B, "s8.cols", N, uint64_t(V) * Lanes);
+  auto Column = [&](unsigned Vec) {
+    return B.CreateAdd(Cols.iv(), B.getInt64(uint64_t(Vec) * Lanes));
+  };
+  auto CAt = [&](unsigned R, unsigned Vec) {
+    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
+    return B.CreateInBoundsGEP(I32, C, B.CreateAdd(B.CreateMul(Row, B.getInt64(N)), Column(Vec)));
+  };
+  std::vector<llvm::Value*> Initial;
+  for (unsigned R = 0; R < RowBlock; ++R)
+    for (unsigned Vec = 0; Vec < V; ++Vec) {
+      llvm::Value* Start = B.CreateAlignedLoad(Words, CAt(R, Vec), WordAlign);
+      if (Signed) {
+        llvm::Value* Fix =
+            B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, ColFix, Column(Vec)), VectorAlign);
+        Start = B.CreateSub(Start, Fix);
+      } else {
+        llvm::Value* Fix = B.CreateLoad(
+            I32, B.CreateInBoundsGEP(I32, RowFix, B.CreateAdd(Rows.iv(), B.getInt64(R))));
+        Start = B.CreateAdd(Start, B.CreateVectorSplat(Lanes, Fix));
+      }
+      Initial.push_back(Start);
+    }
+  llvm::BasicBlock* Before = B.GetInsertBlock();
+  CountedLoop Kq(B, "s8.depth", K / 4);
+  std::vector<llvm::PHINode*> Acc;
+  for (llvm::Value* I : Initial) {
+    Acc.push_back(B.CreatePHI(Words, 2, "s8.acc"));
+    Acc.back()->addIncoming(I, Before);
+  }
+  std::vector<llvm::Value*> AQuads, BQuads;
+  for (unsigned R = 0; R < RowBlock; ++R) {
+    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
+    llvm::Value* At =
+        B.CreateAdd(B.CreateMul(Row, B.getInt64(K)), B.CreateMul(Kq.iv(), B.getInt64(4)));
+    llvm::Value* Quad = B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I8, A, At), Unaligned);
+    AQuads.push_back(B.CreateVectorSplat(Lanes, Quad));
+  }
+  for (unsigned Vec = 0; Vec < V; ++Vec) {
+    llvm::Value* At = B.CreateAdd(B.CreateMul(Kq.iv(), B.getInt64(N)), Column(Vec));
+    BQuads.push_back(B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, Packed, At), VectorAlign));
+  }
+  std::vector<llvm::Value*> Next;
+  for (unsigned R = 0; R < RowBlock; ++R)
+    for (unsigned Vec = 0; Vec < V; ++Vec)
+      Next.push_back(dot(Acc[R * V + Vec], AQuads[R], BQuads[Vec]));
+  llvm::BasicBlock* Last = B.GetInsertBlock();
+  for (size_t I = 0; I < Acc.size(); ++I)
+    Acc[I]->addIncoming(Next[I], Last);
+  Kq.end();
+  for (unsigned R = 0; R < RowBlock; ++R)
+    for (unsigned Vec = 0; Vec < V; ++Vec)
+      B.CreateAlignedStore(Next[R * V + Vec], CAt(R, Vec), WordAlign);
+  Cols.end();
+  Rows.end();
+}
+
+} // namespace cajeta::lowering
