@@ -19,9 +19,11 @@ namespace {
 // block of C, grid(ceil(n / BlockN), ceil(m / BlockM)).
 constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
 constexpr const char* KernelName = "TileGemm.gemm16";
-constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16"; // the same with bfloat16 inputs
-constexpr const char* Int8KernelName = "TileGemm.gemmInt8";     // int8, B transposed
-constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages of A and bt
+constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16";    // the same with bfloat16 inputs
+constexpr const char* Int8KernelName = "TileGemm.gemmInt8";        // int8, B transposed
+constexpr uint32_t Int8DynamicSharedBytes = 110592;                // its 3 stages of A and bt
+constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
+constexpr uint32_t Int8VulkanSharedBytes = 40960;
 constexpr uint32_t BlockThreads = 128;
 constexpr uint32_t BlockM = 128;                // rows of C per workgroup (grid y)
 constexpr uint32_t BlockN = 128;                // columns of C per workgroup (grid x)
@@ -292,11 +294,38 @@ void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed
     return C.Peers.gemmInt8(PeerC, PeerA, PeerBt, M, N, K, Items);
   });
   const double Ops = 2.0 * M * double(N) * K;
+  const std::string Name = "tile gemm s8->s32 (B transposed) " + std::to_string(BlockM) + "x" +
+                           std::to_string(BlockN) + " " + std::to_string(Size) + "^3";
   addRow(C, Md,
-         ResultRow{"tile gemm s8->s32 (B transposed) " + std::to_string(BlockM) + "x" +
-                       std::to_string(BlockN) + " " + std::to_string(Size) + "^3",
-                   C.Peers.cublasVersion() + " GemmEx int8 TN", Md.Ours, Md.PeerWall, Md.PeerGpu,
-                   Ops, Ops, "TOP/s", Target, Check});
+         ResultRow{Name, C.Peers.cublasVersion() + " GemmEx int8 TN", Md.Ours, Md.PeerWall,
+                   Md.PeerGpu, Ops, Ops, "TOP/s", Target, Check});
+
+  // The same GEMM on the Vulkan backend of the same GPU (gemmInt8v: 48 KiB of stages), equal to
+  // our CUDA result on every element.
+  compareBackends(
+      C, BackendRow{Name, "tensor-core", VulkanTarget}, Md.Ours, [&](OursDevice& V, BackendRow& R) {
+        xpu::Kernel VGemm = V.load(BundleName).kernel(Int8VulkanKernelName);
+        xpu::KernelBuffer<int8_t> VA = V.buffer(A), VBt = V.buffer(Bt);
+        xpu::KernelBuffer<int32_t> VC = V.buffer(std::vector<int32_t>(ElemsC, Unwritten));
+        auto vulkan = [&] {
+          VGemm.launch(V.stream(), Grid, Block, Int8VulkanSharedBytes)(VC, VA, VBt, M, N, K);
+        };
+        vulkan();
+        V.stream().sync();
+        std::vector<int32_t> Got;
+        VC.download(Got);
+        size_t VOff = 0;
+        for (size_t X = 0; X < ElemsC; ++X)
+          VOff += Got[X] != Ours[X];
+        R.Check =
+            "tiles " + VGemm.tier("tiles") + "; " +
+            (VOff ? std::to_string(VOff) + " elements differ from CUDA's" : "equal to CUDA's");
+        if (VOff)
+          C.fail("tilegemm int8 " + std::to_string(Size) + " on Vulkan: " + R.Check);
+        BackendMedians Times = timeBackends(C, Batch, ours, vulkan);
+        R.CudaMs = Times.CudaMs;
+        R.VulkanMs = Times.VulkanMs;
+      });
 }
 
 } // namespace
