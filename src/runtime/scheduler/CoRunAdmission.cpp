@@ -1,6 +1,7 @@
 // Co-running admission on one device (CoRunAdmission.h).
 #include "runtime/scheduler/CoRunAdmission.h"
 
+#include "runtime/Kernel.h"
 #include "runtime/calibration/CalibrationSet.h"
 #include "runtime/scheduler/ResourceDescriptor.h"
 #include "runtime/scheduler/Scheduler.h"
@@ -78,6 +79,7 @@ bool CoRunAdmission::loadPlanner() {
     return Planner.has_value(); // measuring elsewhere: the record held so far, if any
   LoadedGeneration = Generation;
   Planner.reset();
+  RatesByCode.clear(); // kernel records may have come or gone with the generation
   // Until the records change, launches need not take the lock to learn there is no plan.
   NothingToPlanAt.store(Generation, std::memory_order_relaxed);
   if (!Entry)
@@ -102,6 +104,23 @@ bool CoRunAdmission::loadPlanner() {
   return true;
 }
 
+const KernelRates* CoRunAdmission::kernelRates(const Kernel& K) {
+  uint64_t Code = K.manifest() ? K.manifest()->CodeHash : 0;
+  auto [It, New] = RatesByCode.try_emplace(Code);
+  if (New) {
+    // The kernel's own record (`cajeta calibrate <program>`), from its bundle or the store;
+    // looked up once per kernel and record generation.
+    if (const CalibrationEntry* E = CalibrationSet::get().kernelRecord(K)) {
+      auto value = [&](const char* Name) -> std::optional<double> {
+        const CalibrationFact* F = E->Record.fact(Name);
+        return F ? F->Value : std::nullopt;
+      };
+      It->second = KernelRates{value("achieved-bandwidth"), value("achieved-flops")};
+    }
+  }
+  return It->second ? &*It->second : nullptr;
+}
+
 void CoRunAdmission::place(const void* Stream, const Kernel& K, const cajeta_xpu_arg* Args,
                            LaunchGeometry& Geometry) {
   if (Scheduler::coRunning() == CAJETA_XPU_CORUN_OFF ||
@@ -115,11 +134,15 @@ void CoRunAdmission::place(const void* Stream, const Kernel& K, const cajeta_xpu
   if (Streams.size() < 2 || !loadPlanner())
     return; // one stream: nothing to pair with; no measurements: nothing to plan with
   LaunchCost Cost = launchCost(K, Args, Geometry);
-  if (Cost.BytesRead < 0 || Cost.BytesWritten < 0 || Cost.Operations < 0)
+  double Bytes =
+      Cost.BytesRead < 0 || Cost.BytesWritten < 0 ? -1 : Cost.BytesRead + Cost.BytesWritten;
+  const KernelRates* Measured = kernelRates(K);
+  LaunchEstimate Estimate =
+      estimateLaunch(Bytes, Cost.Operations, {Ridge, CopyBandwidth, Flops}, Measured);
+  if (!Estimate.Classified)
     return; // unclassified
-  double Bytes = Cost.BytesRead + Cost.BytesWritten;
-  bool Memory = Bytes > 0 && Cost.Operations / Bytes <= Ridge;
-  double Solo = Memory ? Bytes / CopyBandwidth : Cost.Operations / Flops;
+  const bool Memory = Estimate.MemoryBound;
+  const double Solo = Estimate.SoloSeconds;
   double Demand[2] = {0, 0}; // [memory-bound, compute-bound] recent work, seconds alone
   bool PartnerBusy = false;
   for (auto It = Streams.begin(); It != Streams.end();) {

@@ -1,8 +1,9 @@
 // Co-running admission on one device (spec 17.8: "admits co-runners by footprint and
 // complementarity, reserves compute as the precondition for co-running"). Each throughput-class
-// launch is counted as queued work on its stream, in seconds alone on the whole device (its
-// manifest's cost over the device's measured bandwidth or FLOP rate) and by its arithmetic
-// class; while a memory-bound and a compute-bound stream both have work queued, CoRunPlanner
+// launch is counted as queued work on its stream, in seconds alone on the whole device and by
+// its arithmetic class (LaunchEstimate: its manifest's cost over the rates the kernel achieved
+// alone where it has a record of its own, else over the device's measured bandwidth or FLOP
+// rate, classed by the ridge); while a memory-bound and a compute-bound stream both have work queued, CoRunPlanner
 // decides whether they share the device on disjoint slices of its compute units and where to
 // cut. Two streams of one class are never split (they would only halve each other) and run on
 // the whole device as before. Footprint does not enter yet: the two sides run on disjoint SMs,
@@ -18,6 +19,7 @@
 #include "cajeta/xpu/cajeta_xpu.h"
 #include "runtime/Backend.h"
 #include "runtime/scheduler/CoRunPlanner.h"
+#include "runtime/scheduler/LaunchEstimate.h"
 
 #include <atomic>
 #include <memory>
@@ -70,6 +72,8 @@ private:
   /// The planner from the device's record (rebuilt when the record changes); false where the
   /// record lacks a fact the plan needs.
   bool loadPlanner();
+  /// K's achieved rates from its own calibration record; null where it has none.
+  const KernelRates* kernelRates(const Kernel& K);
 
   BackendDevice& Device;
   std::mutex Mutex;
@@ -78,6 +82,8 @@ private:
   /// The generation whose records gave nothing to plan with (~0: none).
   std::atomic<uint64_t> NothingToPlanAt{~uint64_t(0)};
   std::optional<CoRunPlanner> Planner;
+  /// Kernel records' rates by code hash, for the loaded generation (nullopt: no record).
+  std::unordered_map<uint64_t, std::optional<KernelRates>> RatesByCode;
   double Ridge = 0, CopyBandwidth = 0, Flops = 0;
   unsigned MemoryUnits = 0; // the cut of the latest co-running launch; 0: none
 };
