@@ -24,6 +24,8 @@ constexpr const char* Int8KernelName = "TileGemm.gemmInt8";        // int8, B tr
 constexpr uint32_t Int8DynamicSharedBytes = 110592;                // its 3 stages of A and bt
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
+constexpr const char* Int8VulkanRowBKernelName = "TileGemm.gemmInt8vRowB"; // b k x n
+constexpr uint32_t Int8VulkanRowBSharedBytes = 38912;
 constexpr uint32_t BlockThreads = 128;
 constexpr uint32_t BlockM = 128;                // rows of C per workgroup (grid y)
 constexpr uint32_t BlockN = 128;                // columns of C per workgroup (grid x)
@@ -300,32 +302,48 @@ void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed
          ResultRow{Name, C.Peers.cublasVersion() + " GemmEx int8 TN", Md.Ours, Md.PeerWall,
                    Md.PeerGpu, Ops, Ops, "TOP/s", Target, Check});
 
-  // The same GEMM on the Vulkan backend of the same GPU (gemmInt8v: 48 KiB of stages), equal to
-  // our CUDA result on every element.
-  compareBackends(
-      C, BackendRow{Name, "tensor-core", VulkanTarget}, Md.Ours, [&](OursDevice& V, BackendRow& R) {
-        xpu::Kernel VGemm = V.load(BundleName).kernel(Int8VulkanKernelName);
-        xpu::KernelBuffer<int8_t> VA = V.buffer(A), VBt = V.buffer(Bt);
-        xpu::KernelBuffer<int32_t> VC = V.buffer(std::vector<int32_t>(ElemsC, Unwritten));
-        auto vulkan = [&] {
-          VGemm.launch(V.stream(), Grid, Block, Int8VulkanSharedBytes)(VC, VA, VBt, M, N, K);
-        };
-        vulkan();
-        V.stream().sync();
-        std::vector<int32_t> Got;
-        VC.download(Got);
-        size_t VOff = 0;
-        for (size_t X = 0; X < ElemsC; ++X)
-          VOff += Got[X] != Ours[X];
-        R.Check =
-            "tiles " + VGemm.tier("tiles") + "; " +
-            (VOff ? std::to_string(VOff) + " elements differ from CUDA's" : "equal to CUDA's");
-        if (VOff)
-          C.fail("tilegemm int8 " + std::to_string(Size) + " on Vulkan: " + R.Check);
-        BackendMedians Times = timeBackends(C, Batch, ours, vulkan);
-        R.CudaMs = Times.CudaMs;
-        R.VulkanMs = Times.VulkanMs;
-      });
+  // The same GEMM on the Vulkan backend of the same GPU, equal to our CUDA result on every
+  // element: gemmInt8v (48 KiB of stages) on bt, whose b fragments load column-major, and
+  // gemmInt8vRowB on b as it is (k x n), whose fragments load row-major.
+  std::vector<int8_t> B(ElemsB);
+  for (uint32_t Kk = 0; Kk < K; ++Kk)
+    for (uint32_t J = 0; J < N; ++J)
+      B[size_t(Kk) * N + J] = Bt[size_t(J) * K + Kk];
+  struct VulkanForm {
+    const char* Kernel;
+    const std::vector<int8_t>* Second;
+    uint32_t SharedBytes;
+    const char* Label;
+  };
+  for (VulkanForm Form :
+       {VulkanForm{Int8VulkanKernelName, &Bt, Int8VulkanSharedBytes, ""},
+        VulkanForm{Int8VulkanRowBKernelName, &B, Int8VulkanRowBSharedBytes, ", b row-major"}})
+    compareBackends(
+        C, BackendRow{Name + Form.Label, "tensor-core", VulkanTarget}, Md.Ours,
+        [&](OursDevice& V, BackendRow& R) {
+          xpu::Kernel VGemm = V.load(BundleName).kernel(Form.Kernel);
+          xpu::KernelBuffer<int8_t> VA = V.buffer(A), VB = V.buffer(*Form.Second);
+          xpu::KernelBuffer<int32_t> VC = V.buffer(std::vector<int32_t>(ElemsC, Unwritten));
+          auto vulkan = [&] {
+            VGemm.launch(V.stream(), Grid, Block, Form.SharedBytes)(VC, VA, VB, M, N, K);
+          };
+          vulkan();
+          V.stream().sync();
+          std::vector<int32_t> Got;
+          VC.download(Got);
+          size_t VOff = 0;
+          for (size_t X = 0; X < ElemsC; ++X)
+            VOff += Got[X] != Ours[X];
+          R.Check =
+              "tiles " + VGemm.tier("tiles") + "; " +
+              (VOff ? std::to_string(VOff) + " elements differ from CUDA's" : "equal to CUDA's");
+          if (VOff)
+            C.fail("tilegemm int8 " + std::to_string(Size) + " on Vulkan (" + Form.Kernel +
+                   "): " + R.Check);
+          BackendMedians Times = timeBackends(C, Batch, ours, vulkan);
+          R.CudaMs = Times.CudaMs;
+          R.VulkanMs = Times.VulkanMs;
+        });
 }
 
 } // namespace
