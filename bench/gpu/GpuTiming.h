@@ -22,16 +22,20 @@ inline double median(std::vector<double> V) {
   return V.size() % 2 ? V[M] : (V[M - 1] + V[M]) / 2;
 }
 
+/// 64 well-mixed bits from (Seed, Index): the bench's data, the same on every run and for both
+/// sides.
+inline uint64_t dataHash(uint32_t Seed, size_t Index) {
+  uint64_t H = (uint64_t(Seed) << 32 | uint64_t(Index)) * 0x9E3779B97F4A7C15ull;
+  H ^= H >> 29;
+  H *= 0xBF58476D1CE4E5B9ull;
+  return H ^ (H >> 32);
+}
+
 /// N floats in [0, 1) from a hash of (Seed, index): the same on every run and for both sides.
 inline std::vector<float> makeData(size_t N, uint32_t Seed) {
   std::vector<float> V(N);
-  for (size_t I = 0; I < N; ++I) {
-    uint64_t H = (uint64_t(Seed) << 32 | uint64_t(I)) * 0x9E3779B97F4A7C15ull;
-    H ^= H >> 29;
-    H *= 0xBF58476D1CE4E5B9ull;
-    H ^= H >> 32;
-    V[I] = float(H >> 40) * (1.0f / 16777216.0f); // 24 random bits: exact in float32
-  }
+  for (size_t I = 0; I < N; ++I)
+    V[I] = float(dataHash(Seed, I) >> 40) * (1.0f / 16777216.0f); // 24 bits: exact in float32
   return V;
 }
 

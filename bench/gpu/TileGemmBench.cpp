@@ -67,10 +67,7 @@ template <> struct Inputs<BFloat16> {
 template <class T> std::vector<T> makeInputData(size_t N, uint32_t Seed) {
   std::vector<T> V(N);
   for (size_t I = 0; I < N; ++I) {
-    uint64_t H = (uint64_t(Seed) << 32 | uint64_t(I)) * 0x9E3779B97F4A7C15ull;
-    H ^= H >> 29;
-    H *= 0xBF58476D1CE4E5B9ull;
-    H ^= H >> 32;
+    uint64_t H = dataHash(Seed, I);
     float Mag = 0.25f + 0.75f * (float(H >> 40) * (1.0f / 16777216.0f));
     V[I] = T((H & 1) ? -Mag : Mag);
   }
@@ -230,13 +227,8 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
 /// N int8 values from the same hash as makeInputData, spread over the whole range.
 std::vector<int8_t> makeInt8Data(size_t N, uint32_t Seed) {
   std::vector<int8_t> V(N);
-  for (size_t I = 0; I < N; ++I) {
-    uint64_t H = (uint64_t(Seed) << 32 | uint64_t(I)) * 0x9E3779B97F4A7C15ull;
-    H ^= H >> 29;
-    H *= 0xBF58476D1CE4E5B9ull;
-    H ^= H >> 32;
-    V[I] = int8_t(uint8_t(H >> 40));
-  }
+  for (size_t I = 0; I < N; ++I)
+    V[I] = int8_t(uint8_t(dataHash(Seed, I) >> 40));
   return V;
 }
 

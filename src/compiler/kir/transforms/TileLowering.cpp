@@ -350,6 +350,18 @@ private:
     return B.bin(BinaryOp::Add, B.l(Args[0]),
                  B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, Major, B.l(Args[1])), Minor));
   }
+  /// Whether a tile op's memory arguments cover the whole tile of type Ty at an offset and stride
+  /// in whole 16 bytes (what the native tiers' fragment loads and stores take).
+  Expr* wholeAlignedTile(const std::vector<uint32_t>& Args, Type Ty) {
+    const uint32_t Align = 16 / bundle::scalarTypeSize(Ty.Elem);
+    return B.bin(BinaryOp::LogicalAnd,
+                 B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
+                       B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
+                 B.bin(BinaryOp::Eq,
+                       B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])),
+                             B.u32(Align - 1)),
+                       B.u32(0)));
+  }
   Expr* inside(const std::vector<uint32_t>& Args, Expr* R, Expr* Col) {
     return B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Lt, R, B.l(Args[2])),
                  B.bin(BinaryOp::Lt, Col, B.l(Args[3])));
@@ -575,15 +587,7 @@ private:
       const uint32_t Cols = gridCols(T);
       // Whole tiles at 16-byte aligned offsets and strides: one instruction per fragment,
       // decided once per wave (every lane takes part in each).
-      const uint32_t Align = 16 / bundle::scalarTypeSize(Ty.Elem);
-      Expr* Whole =
-          B.bin(BinaryOp::LogicalAnd,
-                B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
-                      B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
-                B.bin(BinaryOp::Eq,
-                      B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])),
-                            B.u32(Align - 1)),
-                      B.u32(0)));
+      Expr* Whole = wholeAlignedTile(Args, Ty);
       uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
       std::vector<Stmt*> Fast, Slow;
       for (size_t J = 0; J < M.size(); ++J) {
@@ -837,14 +841,7 @@ private:
       // A whole tile from 16-byte aligned shared rows (offset and stride in whole 16 bytes):
       // ldmatrix, decided once per wave (every lane must take part); edges and unaligned rows
       // take the element loads.
-      Expr* Whole =
-          B.bin(BinaryOp::LogicalAnd,
-                B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
-                      B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols))),
-                B.bin(BinaryOp::Eq,
-                      B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])),
-                            B.u32(16 / Size - 1)),
-                      B.u32(0)));
+      Expr* Whole = wholeAlignedTile(Args, Ty);
       uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
       Out.push_back(B.ifThen(B.l(WholeL), B.block(matrixLoad(E, T, Args)), B.block(Scalar)));
       break;

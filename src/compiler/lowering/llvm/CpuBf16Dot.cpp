@@ -2,6 +2,7 @@
 #include "compiler/lowering/llvm/CpuBf16Dot.h"
 
 #include "compiler/lowering/llvm/CountedLoop.h"
+#include "compiler/lowering/llvm/RegisterBlockedDot.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
@@ -12,8 +13,7 @@ namespace cajeta::lowering {
 
 namespace {
 
-constexpr unsigned Lanes = 16; // float32 lanes of a 512-bit vector
-constexpr unsigned RowBlock = 4;
+constexpr unsigned Lanes = RegisterBlockedDot::Lanes; // float32 lanes of a 512-bit vector
 
 } // namespace
 
@@ -69,55 +69,37 @@ void emitCpuBf16Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::
     Word.end();
   }
 
-  // C in blocks of 4 rows x V vectors, kept in registers over the whole depth.
-  const unsigned V = N % (4 * Lanes) == 0 ? 4 : N % (2 * Lanes) == 0 ? 2 : 1;
-  CountedLoop Rows(B, "bf16.rows", M, RowBlock);
-  CountedLoop Cols(B, "bf16.cols", N, uint64_t(V) * Lanes);
-  auto CAt = [&](unsigned R, unsigned Vec) {
-    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
-    llvm::Value* Index = B.CreateAdd(B.CreateMul(Row, B.getInt64(N)),
-                                     B.CreateAdd(Cols.iv(), B.getInt64(uint64_t(Vec) * Lanes)));
-    return B.CreateInBoundsGEP(F32, C, Index);
+  // C in blocks of 4 rows x up to 4 vectors, kept in registers over the whole depth.
+  RegisterBlockedDot Loop;
+  Loop.Name = "bf16";
+  Loop.M = M;
+  Loop.N = N;
+  Loop.Steps = K / 2;
+  auto CAt = [&](llvm::Value* Row, llvm::Value* Col) {
+    return B.CreateInBoundsGEP(F32, C, B.CreateAdd(B.CreateMul(Row, B.getInt64(N)), Col));
   };
-  std::vector<llvm::Value*> Initial;
-  for (unsigned R = 0; R < RowBlock; ++R)
-    for (unsigned Vec = 0; Vec < V; ++Vec)
-      Initial.push_back(B.CreateAlignedLoad(Floats, CAt(R, Vec), FloatAlign));
-  llvm::BasicBlock* Before = B.GetInsertBlock();
-  CountedLoop Kp(B, "bf16.depth", K / 2);
-  std::vector<llvm::PHINode*> Acc;
-  for (llvm::Value* I : Initial) {
-    Acc.push_back(B.CreatePHI(Floats, 2, "bf16.acc"));
-    Acc.back()->addIncoming(I, Before);
-  }
-  std::vector<llvm::Value*> APairs, BPairs;
-  for (unsigned R = 0; R < RowBlock; ++R) {
-    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
-    llvm::Value* Index = B.CreateAdd(B.CreateMul(Row, B.getInt64(K / 2)), Kp.iv());
+  Loop.Start = [&](llvm::Value* Row, llvm::Value* Col) {
+    return B.CreateAlignedLoad(Floats, CAt(Row, Col), FloatAlign);
+  };
+  Loop.AOperand = [&](llvm::Value* Row, llvm::Value* Kp) {
+    llvm::Value* Index = B.CreateAdd(B.CreateMul(Row, B.getInt64(K / 2)), Kp);
     llvm::Value* Swapped =
         B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I32, PackedA, Index), llvm::Align(4));
-    APairs.push_back(B.CreateBitCast(B.CreateVectorSplat(Lanes, Swapped), PairArg));
-  }
-  for (unsigned Vec = 0; Vec < V; ++Vec) {
-    llvm::Value* Word = B.CreateAdd(B.CreateMul(Kp.iv(), B.getInt64(N)),
-                                    B.CreateAdd(Cols.iv(), B.getInt64(uint64_t(Vec) * Lanes)));
+    return B.CreateBitCast(B.CreateVectorSplat(Lanes, Swapped), PairArg);
+  };
+  Loop.BOperand = [&](llvm::Value* Col, llvm::Value* Kp) {
+    llvm::Value* Word = B.CreateAdd(B.CreateMul(Kp, B.getInt64(N)), Col);
     llvm::Value* Loaded =
         B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, Packed, Word), llvm::Align(64));
-    BPairs.push_back(B.CreateBitCast(Loaded, PairArg));
-  }
-  std::vector<llvm::Value*> Next;
-  for (unsigned R = 0; R < RowBlock; ++R)
-    for (unsigned Vec = 0; Vec < V; ++Vec)
-      Next.push_back(B.CreateCall(Dot, {Acc[R * V + Vec], APairs[R], BPairs[Vec]}));
-  llvm::BasicBlock* Last = B.GetInsertBlock();
-  for (size_t I = 0; I < Acc.size(); ++I)
-    Acc[I]->addIncoming(Next[I], Last);
-  Kp.end();
-  for (unsigned R = 0; R < RowBlock; ++R)
-    for (unsigned Vec = 0; Vec < V; ++Vec)
-      B.CreateAlignedStore(Next[R * V + Vec], CAt(R, Vec), FloatAlign);
-  Cols.end();
-  Rows.end();
+    return B.CreateBitCast(Loaded, PairArg);
+  };
+  Loop.Dot = [&](llvm::Value* Acc, llvm::Value* APair, llvm::Value* BPair) {
+    return B.CreateCall(Dot, {Acc, APair, BPair});
+  };
+  Loop.Finish = [&](llvm::Value* Acc, llvm::Value* Row, llvm::Value* Col) {
+    B.CreateAlignedStore(Acc, CAt(Row, Col), FloatAlign);
+  };
+  Loop.emit(B);
 }
 
 } // namespace cajeta::lowering

@@ -2,6 +2,7 @@
 #include "compiler/lowering/llvm/CpuInt8Dot.h"
 
 #include "compiler/lowering/llvm/CountedLoop.h"
+#include "compiler/lowering/llvm/RegisterBlockedDot.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
@@ -12,9 +13,8 @@ namespace cajeta::lowering {
 
 namespace {
 
-constexpr unsigned Lanes = 16; // int32 lanes of a 512-bit vector
-constexpr unsigned RowBlock = 4;
-constexpr uint32_t TopBits = 0x80808080u; // the top bit of each byte of a quad
+constexpr unsigned Lanes = RegisterBlockedDot::Lanes; // int32 lanes of a 512-bit vector
+constexpr uint32_t TopBits = 0x80808080u;             // the top bit of each byte of a quad
 
 } // namespace
 
@@ -109,65 +109,38 @@ void emitCpuInt8Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::
     Row.end();
   }
 
-  // C in blocks of 4 rows x V vectors, kept in registers over the whole depth, starting from C
-  // with the correction applied.
-  const unsigned V = N % (4 * Lanes) == 0 ? 4 : N % (2 * Lanes) == 0 ? 2 : 1;
-  CountedLoop Rows(B, "s8.rows", M, RowBlock);
-  CountedLoop Cols(B, "s8.cols", N, uint64_t(V) * Lanes);
-  auto Column = [&](unsigned Vec) {
-    return B.CreateAdd(Cols.iv(), B.getInt64(uint64_t(Vec) * Lanes));
+  // C in blocks of 4 rows x up to 4 vectors, kept in registers over the whole depth, starting
+  // from C with the correction applied.
+  RegisterBlockedDot Loop;
+  Loop.Name = "s8";
+  Loop.M = M;
+  Loop.N = N;
+  Loop.Steps = K / 4;
+  auto CAt = [&](llvm::Value* Row, llvm::Value* Col) {
+    return B.CreateInBoundsGEP(I32, C, B.CreateAdd(B.CreateMul(Row, B.getInt64(N)), Col));
   };
-  auto CAt = [&](unsigned R, unsigned Vec) {
-    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
-    return B.CreateInBoundsGEP(I32, C, B.CreateAdd(B.CreateMul(Row, B.getInt64(N)), Column(Vec)));
+  Loop.Start = [&](llvm::Value* Row, llvm::Value* Col) -> llvm::Value* {
+    llvm::Value* Start = B.CreateAlignedLoad(Words, CAt(Row, Col), WordAlign);
+    if (Signed)
+      return B.CreateSub(
+          Start, B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, ColFix, Col), VectorAlign));
+    llvm::Value* Fix = B.CreateLoad(I32, B.CreateInBoundsGEP(I32, RowFix, Row));
+    return B.CreateAdd(Start, B.CreateVectorSplat(Lanes, Fix));
   };
-  std::vector<llvm::Value*> Initial;
-  for (unsigned R = 0; R < RowBlock; ++R)
-    for (unsigned Vec = 0; Vec < V; ++Vec) {
-      llvm::Value* Start = B.CreateAlignedLoad(Words, CAt(R, Vec), WordAlign);
-      if (Signed) {
-        llvm::Value* Fix =
-            B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, ColFix, Column(Vec)), VectorAlign);
-        Start = B.CreateSub(Start, Fix);
-      } else {
-        llvm::Value* Fix = B.CreateLoad(
-            I32, B.CreateInBoundsGEP(I32, RowFix, B.CreateAdd(Rows.iv(), B.getInt64(R))));
-        Start = B.CreateAdd(Start, B.CreateVectorSplat(Lanes, Fix));
-      }
-      Initial.push_back(Start);
-    }
-  llvm::BasicBlock* Before = B.GetInsertBlock();
-  CountedLoop Kq(B, "s8.depth", K / 4);
-  std::vector<llvm::PHINode*> Acc;
-  for (llvm::Value* I : Initial) {
-    Acc.push_back(B.CreatePHI(Words, 2, "s8.acc"));
-    Acc.back()->addIncoming(I, Before);
-  }
-  std::vector<llvm::Value*> AQuads, BQuads;
-  for (unsigned R = 0; R < RowBlock; ++R) {
-    llvm::Value* Row = B.CreateAdd(Rows.iv(), B.getInt64(R));
-    llvm::Value* At =
-        B.CreateAdd(B.CreateMul(Row, B.getInt64(K)), B.CreateMul(Kq.iv(), B.getInt64(4)));
+  Loop.AOperand = [&](llvm::Value* Row, llvm::Value* Kq) {
+    llvm::Value* At = B.CreateAdd(B.CreateMul(Row, B.getInt64(K)), B.CreateMul(Kq, B.getInt64(4)));
     llvm::Value* Quad = B.CreateAlignedLoad(I32, B.CreateInBoundsGEP(I8, A, At), Unaligned);
-    AQuads.push_back(B.CreateVectorSplat(Lanes, Quad));
-  }
-  for (unsigned Vec = 0; Vec < V; ++Vec) {
-    llvm::Value* At = B.CreateAdd(B.CreateMul(Kq.iv(), B.getInt64(N)), Column(Vec));
-    BQuads.push_back(B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, Packed, At), VectorAlign));
-  }
-  std::vector<llvm::Value*> Next;
-  for (unsigned R = 0; R < RowBlock; ++R)
-    for (unsigned Vec = 0; Vec < V; ++Vec)
-      Next.push_back(dot(Acc[R * V + Vec], AQuads[R], BQuads[Vec]));
-  llvm::BasicBlock* Last = B.GetInsertBlock();
-  for (size_t I = 0; I < Acc.size(); ++I)
-    Acc[I]->addIncoming(Next[I], Last);
-  Kq.end();
-  for (unsigned R = 0; R < RowBlock; ++R)
-    for (unsigned Vec = 0; Vec < V; ++Vec)
-      B.CreateAlignedStore(Next[R * V + Vec], CAt(R, Vec), WordAlign);
-  Cols.end();
-  Rows.end();
+    return B.CreateVectorSplat(Lanes, Quad);
+  };
+  Loop.BOperand = [&](llvm::Value* Col, llvm::Value* Kq) {
+    llvm::Value* At = B.CreateAdd(B.CreateMul(Kq, B.getInt64(N)), Col);
+    return B.CreateAlignedLoad(Words, B.CreateInBoundsGEP(I32, Packed, At), VectorAlign);
+  };
+  Loop.Dot = dot;
+  Loop.Finish = [&](llvm::Value* Acc, llvm::Value* Row, llvm::Value* Col) {
+    B.CreateAlignedStore(Acc, CAt(Row, Col), WordAlign);
+  };
+  Loop.emit(B);
 }
 
 } // namespace cajeta::lowering
