@@ -128,6 +128,14 @@ __device__ __forceinline__ float wordF(const uint32_t* __restrict__ B, uint32_t 
   return __uint_as_float(__ldg(B + I));
 }
 
+/// Words I..I+3 as one 128-bit load (I a multiple of 4: the layout aligns nodes and slots).
+__device__ __forceinline__ uint4 words4(const uint32_t* __restrict__ B, uint32_t I) {
+  return __ldg(reinterpret_cast<const uint4*>(B + I));
+}
+
+// Vector: each node's and slot's words in 128-bit loads (layout version 2 aligns them), as a
+// CUDA engineer would write against this layout; otherwise one 32-bit load per word.
+template <bool Vector>
 __global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ outPrim,
                                   const uint32_t* __restrict__ bvh, unsigned w, unsigned h,
                                   float ex, float ey, float ez) {
@@ -163,16 +171,28 @@ __global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ ou
   bool more = nodeCount != 0;
   while (more) {
     const unsigned nb = nodeBase + node * 8;
+    float lo[3], hi[3];
+    unsigned info = 0, child = 0;
+    if (Vector) {
+      uint4 a = words4(bvh, nb), b = words4(bvh, nb + 4);
+      lo[0] = __uint_as_float(a.x), lo[1] = __uint_as_float(a.y), lo[2] = __uint_as_float(a.z);
+      hi[0] = __uint_as_float(a.w), hi[1] = __uint_as_float(b.x), hi[2] = __uint_as_float(b.y);
+      child = b.z, info = b.w;
+    } else {
+      for (int k = 0; k < 3; ++k)
+        lo[k] = wordF(bvh, nb + k), hi[k] = wordF(bvh, nb + 3 + k);
+    }
     float tn = 0.0f, tf = tmax;
     for (int k = 0; k < 3; ++k) {
-      float t0 = (wordF(bvh, nb + k) - o[k]) * inv[k];
-      float t1 = (wordF(bvh, nb + 3 + k) - o[k]) * inv[k];
+      float t0 = (lo[k] - o[k]) * inv[k];
+      float t1 = (hi[k] - o[k]) * inv[k];
       tn = fmaxf(tn, fminf(t0, t1));
       tf = fminf(tf, fmaxf(t0, t1));
     }
     tf = tf > 0 ? tf * 1.0000004f : tf * 0.9999996f;
     if (tn <= tf) {
-      unsigned info = __ldg(bvh + nb + 7), child = __ldg(bvh + nb + 6);
+      if (!Vector)
+        info = __ldg(bvh + nb + 7), child = __ldg(bvh + nb + 6);
       if ((info & 3u) != 3u) {
         unsigned nearSide = (sign >> info) & 1u;
         stack[sp++] = child + 1u - nearSide;
@@ -181,11 +201,21 @@ __global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ ou
       }
       for (unsigned p = child, end = child + (info >> 2); p < end; ++p) {
         const unsigned b = primBase + p * 12;
+        float c[12];
+        if (Vector) {
+          for (int q = 0; q < 3; ++q) {
+            uint4 v = words4(bvh, b + 4 * q);
+            c[4 * q] = __uint_as_float(v.x), c[4 * q + 1] = __uint_as_float(v.y);
+            c[4 * q + 2] = __uint_as_float(v.z), c[4 * q + 3] = __uint_as_float(v.w);
+          }
+        }
         float x[3], y[3], z[3];
         for (int v = 0; v < 3; ++v) {
-          float az = wordF(bvh, b + 3 * v + kz) - o[kz];
-          x[v] = (wordF(bvh, b + 3 * v + kx) - o[kx]) - sx * az;
-          y[v] = (wordF(bvh, b + 3 * v + ky) - o[ky]) - sy * az;
+          auto at = [&](int k) { return Vector ? c[3 * v + k] : wordF(bvh, b + 3 * v + k); };
+          auto pick = [&](int k) { return k == 0 ? at(0) : k == 1 ? at(1) : at(2); };
+          float az = (Vector ? pick(kz) : at(kz)) - o[kz];
+          x[v] = ((Vector ? pick(kx) : at(kx)) - o[kx]) - sx * az;
+          y[v] = ((Vector ? pick(ky) : at(ky)) - o[ky]) - sy * az;
           z[v] = sz * az;
         }
         float eu = x[2] * y[1] - y[2] * x[1];
@@ -199,7 +229,7 @@ __global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ ou
         float t = (eu * z[0] + ev * z[1] + ew * z[2]) * (1.0f / det);
         if (t >= 0.0f && t < tmax) {
           tmax = t;
-          best = (int)__ldg(bvh + b + 9);
+          best = Vector ? (int)__float_as_uint(c[9]) : (int)__ldg(bvh + b + 9);
         }
       }
     }
@@ -255,7 +285,7 @@ struct CudaPeers::State {
   CUfunction Empty = nullptr;
   CUfunction EmptyWithPointer = nullptr;
   CUfunction EmptyFromPtx = nullptr; // loaded on first use
-  void* StatusLike = nullptr;         // device memory its pointer parameter points at
+  void* StatusLike = nullptr;        // device memory its pointer parameter points at
   cublasHandle_t Blas = nullptr; // made on the first GEMM: the other workloads never load cuBLAS
   char Description[256] = {};
 
@@ -429,12 +459,14 @@ PeerTime CudaPeers::gemmInt8(PeerBytes& C, const PeerBytes& A, const PeerBytes& 
 }
 
 PeerTime CudaPeers::primaryRays(PeerBuffer& T, PeerBytes& Prim, const PeerBytes& Bvh, uint32_t W,
-                                uint32_t H, float Ex, float Ey, float Ez, int Batch) {
+                                uint32_t H, float Ex, float Ey, float Ez, int Batch,
+                                bool VectorLoads) {
   const unsigned Block = 128;
+  auto* Kernel = VectorLoads ? primaryRaysKernel<true> : primaryRaysKernel<false>;
   return S->time(Batch, [&] {
-    primaryRaysKernel<<<blocksFor(W * H, Block), Block, 0, S->Stream>>>(
-        T.data(), static_cast<int*>(Prim.data()), static_cast<const uint32_t*>(Bvh.data()), W,
-        H, Ex, Ey, Ez);
+    Kernel<<<blocksFor(W * H, Block), Block, 0, S->Stream>>>(
+        T.data(), static_cast<int*>(Prim.data()), static_cast<const uint32_t*>(Bvh.data()), W, H,
+        Ex, Ey, Ez);
   });
 }
 
@@ -487,8 +519,8 @@ void CudaPeers::rawLaunchCostOfPtx(int Count, double& LaunchNs, double& SyncNs) 
     check(cudaMalloc(&S->StatusLike, 256), "cudaMalloc");
   unsigned long long Ptr = reinterpret_cast<unsigned long long>(S->StatusLike);
   void* Params[] = {&Ptr};
-  timeRawLaunches(S->EmptyFromPtx, Params, reinterpret_cast<CUstream>(S->Stream), Count,
-                  LaunchNs, SyncNs);
+  timeRawLaunches(S->EmptyFromPtx, Params, reinterpret_cast<CUstream>(S->Stream), Count, LaunchNs,
+                  SyncNs);
 }
 
 void CudaPeers::runtimeLaunchCost(int Count, double& LaunchNs, double& SyncNs) {

@@ -180,6 +180,19 @@ void runRayTraceBench(GpuBenchContext& C) {
   addRow(C, M,
          ResultRow{Name, "nvcc -O3 sm_90, stack walk of the same BVH", M.Ours, M.PeerWall,
                    M.PeerGpu, double(Rays), double(Rays), "G rays/s", 0.95, Check});
+  // The same walk with each node's and triangle's words in 128-bit loads.
+  C.Peers.primaryRays(PeerT, PeerPrim, PeerBvh, W, H, Eye[0], Eye[1], Eye[2], 1, true);
+  PeerT.download(Pt.data());
+  PeerPrim.download(Pp.data());
+  std::string CheckVector =
+      compareHits(C, "raytrace (cuda vs the CUDA peer, 128-bit loads)", Ot, Op, Pt, Pp);
+  Medians MV = measure(C, Batch, ours, [&](int Bt) {
+    return C.Peers.primaryRays(PeerT, PeerPrim, PeerBvh, W, H, Eye[0], Eye[1], Eye[2], Bt, true);
+  });
+  addRow(C, MV,
+         ResultRow{Name, "nvcc -O3 sm_90, the same walk with 128-bit node and triangle loads",
+                   MV.Ours, MV.PeerWall, MV.PeerGpu, double(Rays), double(Rays), "G rays/s", 0.95,
+                   CheckVector});
   benchDeviceBuild(C, C.Cuda, "cuda", Desc, Scene.buildMillis(), M.Ours, Ot, Op, W, H);
   if (C.Vulkan)
     benchDeviceBuild(C, *C.Vulkan, "vulkan", Desc, Scene.buildMillis(), M.Ours, Ot, Op, W, H);

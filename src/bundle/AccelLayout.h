@@ -4,9 +4,14 @@
 // so the layout is defined once. Float fields hold float32 bits.
 //
 //   header  HeaderWords words (HeaderWord)
-//   nodes   NodeCount x NodeWords, from word NodeBase; node 0 is the root
+//   nodes   NodeCount x NodeWords, from word NodeBase (= HeaderWords); node 0 is the root
+//   prims   PrimCount x PrimWords, from word PrimBase (= NodeBase + NodeCount x NodeWords), in
+//           leaf order
 //   parents NodeCount words, from word ParentBase: each node's parent (NoParent for the root)
-//   prims   PrimCount x PrimWords, from word PrimBase, in leaf order
+//
+// NodeBase is a multiple of NodeBaseAlign words and PrimBase of PrimBaseAlign, so in a buffer
+// aligned to 32 bytes every node starts on 32 bytes and every primitive slot on 16: a walk loads
+// them as vectors (version 2 moved the parents behind the primitives for this).
 //
 // A node (NodeWords): its box min xyz (words 0-2), max xyz (3-5), then Word6 and Word7:
 //   inner node: Word6 = the index of its first child, Word7 = the split axis (0, 1, 2). The two
@@ -24,7 +29,7 @@
 namespace cajeta::bundle::accel {
 
 constexpr uint32_t Magic = 0x53414A43; // "CJAS"
-constexpr uint32_t Version = 1;
+constexpr uint32_t Version = 2;
 
 enum HeaderWord : uint32_t {
   HMagic = 0,
@@ -39,9 +44,11 @@ enum HeaderWord : uint32_t {
 constexpr uint32_t HeaderWords = 8;
 
 constexpr uint32_t NodeWords = 8;
-constexpr uint32_t NodeChild = 6; // Word6
-constexpr uint32_t NodeInfo = 7;  // Word7
-constexpr uint32_t LeafTag = 3;   // Word7 & 3 == LeafTag: a leaf
+constexpr uint32_t NodeBaseAlign = 8; // words
+constexpr uint32_t PrimBaseAlign = 4; // words
+constexpr uint32_t NodeChild = 6;     // Word6
+constexpr uint32_t NodeInfo = 7;      // Word7
+constexpr uint32_t LeafTag = 3;       // Word7 & 3 == LeafTag: a leaf
 constexpr uint32_t NoParent = 0xFFFFFFFFu;
 
 constexpr uint32_t PrimWords = 12;
@@ -51,6 +58,10 @@ constexpr uint32_t PrimFlags = 11;
 constexpr uint32_t PrimTriangle = 0;
 constexpr uint32_t PrimAabb = 1;
 constexpr uint32_t PrimOpaque = 1;
+
+static_assert(HeaderWords % NodeBaseAlign == 0 && (NodeWords * 4) % 32 == 0 &&
+                  NodeWords % PrimBaseAlign == 0 && PrimWords % PrimBaseAlign == 0,
+              "nodes start on 32 bytes and primitive slots on 16");
 
 /// Every node is at most MaxDepth - 1 levels below the root (the builder halves primitives
 /// once SAH splits would go deeper), so a walk's stack of MaxDepth entries never overflows.

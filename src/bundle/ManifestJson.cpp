@@ -1,6 +1,8 @@
 // Converts a Program's manifest to JSON and back, validating every field on the way in.
 #include "bundle/ManifestJson.h"
 
+#include "bundle/AccelLayout.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -106,8 +108,10 @@ json paramToJson(const ParamInfo& P) {
   }
   if (P.Kind == ParamKind::Function)
     J["functionTable"] = P.FunctionTable;
-  if (P.Accel)
+  if (P.Accel) {
     J["accel"] = true;
+    J["accelLayout"] = accel::Version;
+  }
   return J;
 }
 
@@ -352,6 +356,19 @@ bool parseParam(FieldReader& R, const json& J, const std::string& Path, ParamInf
   if (Out.Accel && (Out.Kind != ParamKind::Buffer || Out.Type != ScalarType::U32))
     return R.fail(FieldReader::join(Path, "accel"), "is true but the parameter is a " + Kind +
                                                         " of " + Type + ", not a buffer of uint32");
+  if (Out.Accel) {
+    // The kernel's walk reads the BVH words of one layout version; the runtime builds its own.
+    // Manifests from before the key read version 1.
+    uint32_t Layout = 1;
+    if (J.contains("accelLayout") && !R.u32(J, Path, "accelLayout", Layout))
+      return false;
+    if (Layout != accel::Version)
+      return R.fail(FieldReader::join(Path, "accelLayout"),
+                    "is " + std::to_string(Layout) +
+                        ": the kernel reads acceleration structures of that layout version, this "
+                        "runtime builds version " +
+                        std::to_string(accel::Version) + "; rebuild the bundle with this compiler");
+  }
   if (Out.Kind == ParamKind::Pod)
     return parsePodLayout(R, J, Path, Out);
   if (Out.Kind == ParamKind::Function)

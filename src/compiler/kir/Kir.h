@@ -445,6 +445,9 @@ struct Expr {
   RayQueryOp RQOp = RayQueryOp::Proceed;
   std::vector<uint32_t> Targets; // Dispatch
   uint8_t Dim = 0;
+  /// Binary Add or Mul of unsigned integers that a pass made and knows never wraps (an index
+  /// into a layout whose size it knows fits); the source's own arithmetic always wraps.
+  bool NoWrap = false;
   uint32_t Index = 0;
   uint64_t IntValue = 0;
   double FloatValue = 0;

@@ -163,7 +163,8 @@ private:
     case Expr::Kind::Unary:
       return "(" + std::string(unaryOpName(E->UOp)) + " " + T + ops() + ")";
     case Expr::Kind::Binary:
-      return "(" + std::string(binaryOpName(E->BOp)) + " " + T + ops() + ")";
+      return "(" + std::string(binaryOpName(E->BOp)) + (E->NoWrap ? " nuw " : " ") + T + ops() +
+             ")";
     case Expr::Kind::Cast:
       return "(cast " + T + ops() + ")";
     case Expr::Kind::Select:

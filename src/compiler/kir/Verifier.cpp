@@ -529,6 +529,9 @@ private:
     if (Op > BinaryOp::LogicalOr)
       return problem(E, "unknown binary operator " + std::to_string(unsigned(Op)));
     Type L = E->Ops[0]->Ty, R = E->Ops[1]->Ty;
+    if (E->NoWrap && (!(Op == BinaryOp::Add || Op == BinaryOp::Mul) || !E->Ty.isUnsigned()))
+      problem(E, std::string("no-wrap '") + binaryOpName(Op) + "' on " + E->Ty.str() +
+                     " (only + and * of unsigned integers)");
     if (Op == BinaryOp::LogicalAnd || Op == BinaryOp::LogicalOr) {
       if (!L.isBool() || !R.isBool() || !E->Ty.isBool())
         problem(E, std::string("'") + binaryOpName(Op) + "' on " + L.str() + " and " + R.str() +

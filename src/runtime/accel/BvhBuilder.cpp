@@ -764,8 +764,8 @@ size_t Build::run(const BvhBuilder::Storage& Into, BvhBuilder::Stats& Stats) {
   // node's parent (the root's is NoParent).
   uint32_t* Words = Into(size_t(Total64));
   uint32_t NodeBase = L::HeaderWords;
-  uint32_t ParentBase = NodeBase + NodeCount * L::NodeWords;
-  uint32_t PrimBase = ParentBase + NodeCount;
+  uint32_t PrimBase = NodeBase + NodeCount * L::NodeWords;
+  uint32_t ParentBase = PrimBase + PrimCount * L::PrimWords;
   std::fill(Words, Words + L::HeaderWords, 0u);
   Words[L::HMagic] = L::Magic;
   Words[L::HVersion] = L::Version;

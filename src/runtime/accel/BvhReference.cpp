@@ -65,6 +65,10 @@ BvhReference::BvhReference(std::span<const uint32_t> W) : Words(W) {
   PrimCount = W[L::HPrimCount];
   NodeBase = W[L::HNodeBase];
   PrimBase = W[L::HPrimBase];
+  if (NodeBase % L::NodeBaseAlign || PrimBase % L::PrimBaseAlign)
+    throw std::invalid_argument("acceleration structure sections not aligned (nodes from word " +
+                                std::to_string(NodeBase) + ", primitives from word " +
+                                std::to_string(PrimBase) + ")");
   if (uint64_t(NodeBase) + uint64_t(NodeCount) * L::NodeWords > W.size() ||
       uint64_t(PrimBase) + uint64_t(PrimCount) * L::PrimWords > W.size())
     throw std::invalid_argument("acceleration structure sections run past its " +

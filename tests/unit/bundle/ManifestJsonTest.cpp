@@ -1,6 +1,7 @@
 // Tests the manifest's JSON form: its layout, the enum names, and every kind of field error.
 #include "bundle/ManifestJson.h"
 #include "SampleProgram.h"
+#include "bundle/AccelLayout.h"
 
 #include <gtest/gtest.h>
 
@@ -556,4 +557,27 @@ TEST(ManifestJson, SchedulingFieldErrors) {
   J = scheduledJson();
   Sched(J) = json::array();
   expectError(J, "manifest field '" + Path + "' must be an object, got array (kernel 'K.saxpy')");
+}
+
+TEST(ManifestJson, AnAccelParameterNamesTheLayoutItReads) {
+  Program In = test::sampleProgram();
+  ParamInfo& X = In.Kernels[0].Params[1];
+  X.Type = ScalarType::U32;
+  X.Accel = true;
+  json J = manifestToJson(In);
+  EXPECT_EQ(J["kernels"][0]["params"][1]["accelLayout"], accel::Version);
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_TRUE(Out.Kernels[0].Params[1].Accel);
+  // A kernel built for another layout (or before the key: version 1) would misread the BVH.
+  const std::string Want = "manifest field 'kernels[0].params[1].accelLayout' is 1: the kernel "
+                           "reads acceleration structures of that layout version, this runtime "
+                           "builds version " +
+                           std::to_string(accel::Version) +
+                           "; rebuild the bundle with this compiler";
+  J["kernels"][0]["params"][1].erase("accelLayout");
+  expectError(J, Want);
+  J["kernels"][0]["params"][1]["accelLayout"] = 1u;
+  expectError(J, Want);
 }

@@ -587,5 +587,19 @@ TEST(KirVerifier, PrivateArraysAreLoadAndStoreOperandsOnly) {
   expectProblem(B.M, {"a function with a barrier has private arrays"});
 }
 
+TEST(KirVerifier, NoWrapOnlyOnUnsignedAddAndMul) {
+  Fixture T;
+  Expr* Sum = T.K.bin(BinaryOp::Add, T.K.l(T.LocalI), T.K.l(T.LocalI));
+  Sum->NoWrap = true; // int32: signed arithmetic always wraps in the language
+  T.K.body({T.storeOut(Sum)});
+  expectProblem(T.M, {"no-wrap 'add' on int32 (only + and * of unsigned integers)"});
+
+  Fixture T2;
+  Expr* Cmp = T2.K.bin(BinaryOp::Lt, T2.K.l(T2.LocalI), T2.K.l(T2.LocalI));
+  Cmp->NoWrap = true;
+  T2.K.body({T2.K.eval(Cmp)});
+  expectProblem(T2.M, {"no-wrap 'lt' on bool"});
+}
+
 } // namespace
 } // namespace cajeta::kir

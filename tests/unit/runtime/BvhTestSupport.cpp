@@ -85,9 +85,11 @@ public:
     Nodes = W[L::HNodeCount];
     Prims = W[L::HPrimCount];
     EXPECT_EQ(W[L::HNodeBase], L::HeaderWords);
-    EXPECT_EQ(W[L::HParentBase], W[L::HNodeBase] + Nodes * L::NodeWords);
-    EXPECT_EQ(W[L::HPrimBase], W[L::HParentBase] + Nodes);
-    EXPECT_EQ(W.size(), size_t(W[L::HPrimBase]) + size_t(Prims) * L::PrimWords);
+    EXPECT_EQ(W[L::HPrimBase], W[L::HNodeBase] + Nodes * L::NodeWords);
+    EXPECT_EQ(W[L::HParentBase], W[L::HPrimBase] + Prims * L::PrimWords);
+    EXPECT_EQ(W.size(), size_t(W[L::HParentBase]) + size_t(Nodes));
+    EXPECT_EQ(W[L::HNodeBase] % L::NodeBaseAlign, 0u);
+    EXPECT_EQ(W[L::HPrimBase] % L::PrimBaseAlign, 0u);
     // The primitives the tree must hold: every finite one of the description, once.
     std::multiset<std::pair<uint32_t, uint32_t>> Expected;
     bool Tris = false, Boxes = false;

@@ -217,6 +217,8 @@ private:
       Edge[I] = B.local(std::string("rq.edge") + std::to_string(I), F32);
       Abs[I] = B.local(std::string("rq.abs") + std::to_string(I), F32);
     }
+    for (int K = 0; K < 9; ++K)
+      Vertex[K] = B.local("rq.v" + std::to_string(K / 3) + "xyz"[K % 3], F32);
     Swap = B.local("rq.swap", U32);
     TNear = B.local("rq.tnear", F32);
     TFar = B.local("rq.tfar", F32);
@@ -334,6 +336,25 @@ private:
   Expr* sub(Expr* A, Expr* C) { return B.bin(BinaryOp::Sub, A, C); }
   Expr* mul(Expr* A, Expr* C) { return B.bin(BinaryOp::Mul, A, C); }
   Expr* both(Expr* A, Expr* C) { return B.bin(BinaryOp::And, A, C); }
+  /// Word-index arithmetic in the structure: it never wraps (a BVH is below 2^32 words), which
+  /// lets the lowering fold constant offsets into one address and load adjacent words together.
+  Expr* plus(Expr* A, Expr* C) {
+    Expr* E = B.bin(BinaryOp::Add, A, C);
+    E->NoWrap = true;
+    return E;
+  }
+  Expr* times(Expr* A, Expr* C) {
+    Expr* E = B.bin(BinaryOp::Mul, A, C);
+    E->NoWrap = true;
+    return E;
+  }
+  /// The first word of node N and of primitive slot N.
+  Expr* nodeAt(QueryLocals& Q, Expr* N) {
+    return plus(l(Q.NodeBase), times(N, u(accel::NodeWords)));
+  }
+  Expr* primAt(QueryLocals& Q, Expr* N) {
+    return plus(l(Q.PrimBase), times(N, u(accel::PrimWords)));
+  }
   Expr* notE(Expr* A) { return B.un(UnaryOp::Not, A); }
   Expr* cmp(BinaryOp Op, Expr* A, Expr* C) { return B.bin(Op, A, C); }
   Expr* flag(QueryLocals& Q, uint32_t Bit) {
@@ -345,7 +366,7 @@ private:
     return B.intrinsic(IntrinsicOp::Bitcast, F32, {word(Q, I)});
   }
   Expr* wordAt(QueryLocals& Q, uint32_t BaseLocal, uint32_t Offset) {
-    return word(Q, Offset ? add(l(BaseLocal), u(Offset)) : l(BaseLocal));
+    return word(Q, Offset ? plus(l(BaseLocal), u(Offset)) : l(BaseLocal));
   }
   Expr* fwordAt(QueryLocals& Q, uint32_t BaseLocal, uint32_t Offset) {
     return B.intrinsic(IntrinsicOp::Bitcast, F32, {wordAt(Q, BaseLocal, Offset)});
@@ -437,9 +458,13 @@ private:
     Out.push_back(set(Q.OK[0], component(Q.O, Q.Kx)));
     Out.push_back(set(Q.OK[1], component(Q.O, Q.Ky)));
     Out.push_back(set(Q.OK[2], component(Q.O, Q.Kz)));
-    Out.push_back(set(Q.NodeBase, word(Q, u(accel::HNodeBase))));
+    // The layout aligns both bases (AccelLayout.h); saying so lets a node's and a slot's words
+    // load as vectors.
+    Out.push_back(set(Q.NodeBase, B.bin(BinaryOp::And, word(Q, u(accel::HNodeBase)),
+                                        u(~(accel::NodeBaseAlign - 1) & 0xFFFFFFFFu))));
     Out.push_back(set(Q.ParentBase, word(Q, u(accel::HParentBase))));
-    Out.push_back(set(Q.PrimBase, word(Q, u(accel::HPrimBase))));
+    Out.push_back(set(Q.PrimBase, B.bin(BinaryOp::And, word(Q, u(accel::HPrimBase)),
+                                        u(~(accel::PrimBaseAlign - 1) & 0xFFFFFFFFu))));
     Out.push_back(set(Q.Cursor, u(0)));
     Out.push_back(set(Q.LeafEnd, u(0)));
     Out.push_back(set(Q.Node, u(0)));
@@ -521,10 +546,13 @@ private:
   /// from the same bits, so a ray through an edge or a vertex hits at least one of them.
   /// Sets Hit, Tt, Tu, Tv, Front, Opaque.
   void triangleTest(QueryLocals& Q, std::vector<Stmt*>& Out) {
+    // The nine coordinates at fixed offsets (three vector loads where the target has them),
+    // then each vertex's in the ray's axis order.
+    for (int K = 0; K < 9; ++K)
+      Out.push_back(set(Vertex[K], fwordAt(Q, Base, K)));
     for (int K = 0; K < 3; ++K) {
       auto Coord = [&](uint32_t Axis) {
-        return B.intrinsic(IntrinsicOp::Bitcast, F32,
-                           {word(Q, add(add(l(Base), u(3 * K)), l(Axis)))});
+        return component({Vertex[3 * K], Vertex[3 * K + 1], Vertex[3 * K + 2]}, Axis);
       };
       Out.push_back(set(Z[K], sub(Coord(Q.Kz), l(Q.OK[2]))));
       Out.push_back(set(X[K], sub(sub(Coord(Q.Kx), l(Q.OK[0])), mul(l(Q.Shear[0]), l(Z[K])))));
@@ -585,7 +613,7 @@ private:
   /// One primitive of the current leaf (the slot at Cursor).
   Stmt* leafStep(QueryLocals& Q, uint32_t Result, uint32_t LoopId) {
     std::vector<Stmt*> Out;
-    Out.push_back(set(Base, add(l(Q.PrimBase), mul(l(Q.Cursor), u(accel::PrimWords)))));
+    Out.push_back(set(Base, primAt(Q, l(Q.Cursor))));
     Out.push_back(set(Q.Cursor, add(l(Q.Cursor), u(1))));
     // A triangle.
     std::vector<Stmt*> Tri;
@@ -647,7 +675,7 @@ private:
                                  set(Q.Sp, sub(l(Q.Sp), u(1))),
                                  set(Q.Node, B.loadAt(B.privateRef(Q.Stack), l(Q.Sp)))}));
     std::vector<Stmt*> Out = {Pop};
-    Out.push_back(set(Base, add(l(Q.NodeBase), mul(l(Q.Node), u(accel::NodeWords)))));
+    Out.push_back(set(Base, nodeAt(Q, l(Q.Node))));
     boxTest(Q, Base, Out);
     Out.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
     Out.push_back(set(Child, wordAt(Q, Base, accel::NodeChild)));
@@ -677,16 +705,16 @@ private:
                                   l(Q.Committed.T)),
                               B.loadAt(B.privateRef(Q.Stack), l(Q.Sp)), u(accel::NoParent)))});
     std::vector<Stmt*> Visit;
-    Visit.push_back(set(Base, add(l(Q.NodeBase), mul(l(Q.Node), u(accel::NodeWords)))));
+    Visit.push_back(set(Base, nodeAt(Q, l(Q.Node))));
     Visit.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
     Visit.push_back(set(Child, wordAt(Q, Base, accel::NodeChild)));
     // An inner node: both children's boxes (adjacent nodes).
     std::vector<Stmt*> Inner;
-    Inner.push_back(set(Base, add(l(Q.NodeBase), mul(l(Child), u(accel::NodeWords)))));
+    Inner.push_back(set(Base, nodeAt(Q, l(Child))));
     boxTest(Q, Base, Inner);
     Inner.push_back(set(FirstHit, l(Hit)));
     Inner.push_back(set(FirstNear, l(TNear)));
-    Inner.push_back(set(Base, add(l(Base), u(accel::NodeWords))));
+    Inner.push_back(set(Base, plus(l(Base), u(accel::NodeWords))));
     boxTest(Q, Base, Inner);
     // Both: into the nearer (the first on a tie), the other pushed.
     Expr* SecondNearer = cmp(BinaryOp::Lt, l(TNear), l(FirstNear));
@@ -708,9 +736,7 @@ private:
   Stmt* walkStep(QueryLocals& Q, uint32_t LoopId) {
     if (UseStack)
       return ChildrenAtParent ? stackWalkStepChildren(Q, LoopId) : stackWalkStepOwnBox(Q, LoopId);
-    auto nodeWord = [&](Expr* N, uint32_t W) {
-      return word(Q, add(add(l(Q.NodeBase), mul(N, u(accel::NodeWords))), u(W)));
-    };
+    auto nodeWord = [&](Expr* N, uint32_t W) { return word(Q, plus(nodeAt(Q, N), u(W))); };
     // The root.
     std::vector<Stmt*> Root;
     Root.push_back(set(Base, l(Q.NodeBase)));
@@ -724,7 +750,7 @@ private:
     // Back from a child: on to its sibling if it was the near one, else up.
     std::vector<Stmt*> Up;
     Up.push_back(B.ifThen(cmp(BinaryOp::Eq, l(Q.Node), u(0)), finish(Q, LoopId)));
-    Up.push_back(set(Parent, word(Q, add(l(Q.ParentBase), l(Q.Node)))));
+    Up.push_back(set(Parent, word(Q, plus(l(Q.ParentBase), l(Q.Node)))));
     Up.push_back(set(Info, nodeWord(l(Parent), accel::NodeInfo)));
     Up.push_back(set(Child, nodeWord(l(Parent), accel::NodeChild)));
     Up.push_back(B.ifThen(cmp(BinaryOp::Eq, l(Q.Node), nearChild(Q, l(Child), l(Info))),
@@ -732,13 +758,13 @@ private:
                           B.block({set(Q.Node, l(Parent)), set(Q.State, u(FromChild))})));
     // Arrived from the parent or the sibling: test the node's box.
     std::vector<Stmt*> Visit;
-    Visit.push_back(set(Base, add(l(Q.NodeBase), mul(l(Q.Node), u(accel::NodeWords)))));
+    Visit.push_back(set(Base, nodeAt(Q, l(Q.Node))));
     boxTest(Q, Base, Visit);
     Visit.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
     Visit.push_back(set(Child, wordAt(Q, Base, accel::NodeChild)));
     Stmt* Leave = B.ifThen(cmp(BinaryOp::Eq, l(Q.State), u(FromParent)),
                            B.block({set(Q.Node, sibling(Q.Node)), set(Q.State, u(FromSibling))}),
-                           B.block({set(Q.Node, word(Q, add(l(Q.ParentBase), l(Q.Node)))),
+                           B.block({set(Q.Node, word(Q, plus(l(Q.ParentBase), l(Q.Node)))),
                                     set(Q.State, u(FromChild))}));
     Visit.push_back(B.ifThen(
         both(l(Hit), notE(isLeaf())),
@@ -769,6 +795,7 @@ private:
   const bool ChildrenAtParent;             // the stack walk's form (RayQueryLowering::run)
   std::map<uint32_t, QueryLocals> Queries; // by query local
   std::array<uint32_t, 3> Lo{}, Hi{}, X{}, Y{}, Z{}, Edge{}, Abs{};
+  std::array<uint32_t, 9> Vertex{}; // a triangle slot's coordinates as stored
   uint32_t Swap = 0;
   uint32_t TNear = 0, TFar = 0, Det = 0, InvDet = 0, Tu = 0, Tv = 0, Tt = 0, Hit = 0, Opaque = 0,
            Front = 0, Base = 0, Info = 0, Child = 0, Parent = 0;

@@ -663,7 +663,7 @@ llvm::Value* KernelLowering::emitBinary(const Expr* E) {
     if (F)
       return B.CreateFAdd(L, R);
     if (I)
-      return B.CreateAdd(L, R);
+      return B.CreateAdd(L, R, "", /*HasNUW=*/E->NoWrap);
     break;
   case BinaryOp::Sub:
     if (F)
@@ -675,7 +675,7 @@ llvm::Value* KernelLowering::emitBinary(const Expr* E) {
     if (F)
       return B.CreateFMul(L, R);
     if (I)
-      return B.CreateMul(L, R);
+      return B.CreateMul(L, R, "", /*HasNUW=*/E->NoWrap);
     break;
   // Integer / % << >> >>> arrive as DivTrunc, RemTrunc, ShiftLeft, ShiftRight (the polyfill).
   case BinaryOp::Div:

@@ -181,8 +181,11 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
   llvm::Type* I64 = llvm::Type::getInt64Ty(C);
   std::vector<llvm::Type*> Types;
   std::vector<std::pair<unsigned, const kir::PodType*>> ByVal; // PTX param index, layout
+  std::vector<unsigned> AccelPtrs; // PTX param indices of acceleration structures' words
   for (const kir::Param& P : KF.Params) {
     if (P.Ty.isBuffer()) {
+      if (P.IsAccel)
+        AccelPtrs.push_back(unsigned(Types.size()));
       Types.push_back(GlobalPtr);
       Types.push_back(I64);
     } else if (P.Ty.isScalar()) {
@@ -209,6 +212,10 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
     F->addParamAttr(Index, llvm::Attribute::getWithByValType(C, Bytes));
     F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(Pod->Align)));
   }
+  // An acceleration structure is a whole device allocation (at least 256-byte aligned), so
+  // its nodes' and primitives' words load as vectors (bundle/AccelLayout.h).
+  for (unsigned Index : AccelPtrs)
+    F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(32)));
   markKernel(LM, F);
   llvm::Value* Status = F->getArg(Types.size() - 1);
   Status->setName("status");
