@@ -49,6 +49,8 @@ const char* GpuBenchOptions::usage() {
          "4096,8192)\n"
          "  --tilegemm-shared BYTES  dynamic shared memory per tilegemm CUDA launch (default:\n"
          "                   what tilegemm.cj's kernels need), for another build of that bundle\n"
+         "  --ray-leaf N     raytrace: the host build's most primitives per leaf (default: the\n"
+         "                   builder's, 4)\n"
          "  --reps N         timed batches per side, median reported (default 20)\n"
          "  --warmup N       untimed batches per side (default 3)\n"
          "  --batch N        launches per timed batch (default 10)\n"
@@ -132,6 +134,10 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
         Error = "--tilegemm wants at least one size";
         return false;
       }
+    } else if (Arg == "--ray-leaf") {
+      if (!number(16))
+        return false;
+      O.RayLeafSize = uint32_t(V);
     } else if (Arg == "--tilegemm-shared") {
       if (!number(227 * 1024))
         return false;

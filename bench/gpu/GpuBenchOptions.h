@@ -20,6 +20,7 @@ struct GpuBenchOptions {
   uint32_t TileGemmSharedBytes = 0;
   uint32_t RayImage = 4096;      // raytrace: a RayImage^2 camera
   uint32_t RayGrid = 1000;       // raytrace: a RayGrid^2 heightfield, 2 RayGrid^2 triangles
+  uint32_t RayLeafSize = 0;      // raytrace: the host build's leaf size (0: the builder's)
   int Reps = 20;                 // timed batches per side (the median is reported)
   int Warmup = 3;                // untimed batches per side first
   int Batch = 10;                // launches per timed batch (matmul: 2)

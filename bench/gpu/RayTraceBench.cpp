@@ -135,6 +135,8 @@ void runRayTraceBench(GpuBenchContext& C) {
   heightfield(G, Vertices, Indices);
   xpu::AccelerationStructureDesc Desc;
   Desc.triangles({Vertices, Indices});
+  if (C.Options.RayLeafSize)
+    Desc.maxLeafSize(C.Options.RayLeafSize);
   double T0 = nowMs();
   xpu::AccelerationStructure Scene = xpu::AccelerationStructure::build(C.Cuda.device(), Desc);
   double BuildMs = nowMs() - T0;
