@@ -266,5 +266,37 @@ TEST(Geometry, GridStrideLoopsWithBreakContinueAndReturns) {
   checkGridStrideControl(16);
 }
 
+// Every work-item of 1D, 2D and 3D launches with partial workgroups and more workgroups than a
+// CPU chunk runs exactly once, in range or not, when the kernel reads only global coordinates
+// (the CPU runs such a kernel's workgroups of one row as one loop over global x).
+TEST(Geometry, GlobalCoordinatesOnlyRunEachWorkItemOnce) {
+  xpu::Program P = compileProgram("GlobalCoordinates");
+  struct Shape {
+    uint32_t W, H, D, BX, BY, BZ;
+  };
+  for (const Shape& S :
+       {Shape{1000, 1, 1, 96, 1, 1}, Shape{301, 67, 1, 16, 4, 1}, Shape{301, 67, 5, 16, 4, 2},
+        Shape{33, 1, 40, 32, 1, 1}, Shape{7, 300, 3, 1, 8, 2}}) {
+    const uint32_t GX = groupsFor(S.W, S.BX), GY = groupsFor(S.H, S.BY), GZ = groupsFor(S.D, S.BZ);
+    const size_t N = size_t(S.W) * S.H * S.D;
+    auto Out = filledBuffer<uint32_t>(N, 0);
+    auto Beyond = filledBuffer<uint32_t>(1, 0);
+    runKernel(P.kernel("GlobalCoordinates.visit"), xpu::grid(GX, GY, GZ),
+              xpu::block(S.BX, S.BY, S.BZ), Out, Beyond, S.W, S.H, S.D);
+    std::vector<uint32_t> Want(N);
+    for (uint32_t Z = 0; Z < S.D; ++Z)
+      for (uint32_t Y = 0; Y < S.H; ++Y)
+        for (uint32_t X = 0; X < S.W; ++X)
+          Want[(size_t(Z) * S.H + Y) * S.W + X] = X * 1000000 + Y * 1000 + Z + 1;
+    const std::string What = "GlobalCoordinates.visit " + std::to_string(S.W) + "x" +
+                             std::to_string(S.H) + "x" + std::to_string(S.D) + " in blocks " +
+                             std::to_string(S.BX) + "x" + std::to_string(S.BY) + "x" +
+                             std::to_string(S.BZ);
+    expectSame(fromDevice(Out), Want, What);
+    const uint64_t Items = uint64_t(GX) * S.BX * GY * S.BY * GZ * S.BZ;
+    EXPECT_EQ(fromDevice(Beyond)[0], Items - N) << What;
+  }
+}
+
 } // namespace
 } // namespace conformance

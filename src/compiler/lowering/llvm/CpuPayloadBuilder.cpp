@@ -58,8 +58,11 @@ emitToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Ma
   auto M = std::make_unique<llvm::Module>(KM.SourceFile.empty() ? "cajeta" : KM.SourceFile, Ctx);
   M->setTargetTriple(CpuTriple);
   M->setDataLayout(Mach.TM->createDataLayout());
+  // CAJETA_CPU_SPANS=0 runs a 2D or 3D launch's workgroups one loop nest each (for A/B runs).
+  const char* Spans = std::getenv("CAJETA_CPU_SPANS");
   std::unique_ptr<LoweringTarget> Target =
-      createCpuTarget(*Mach.TM, {O.CheckBounds, waveWidthFor(Mach.EnabledFeatures)});
+      createCpuTarget(*Mach.TM, {O.CheckBounds, waveWidthFor(Mach.EnabledFeatures),
+                                 !(Spans && std::string(Spans) == "0")});
   LoweringOptions LO;
   LO.CheckBounds = O.CheckBounds;
   LO.TileTier = O.TileTier;

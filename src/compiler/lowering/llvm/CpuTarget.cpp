@@ -135,8 +135,10 @@ private:
   /// compares into ones that no longer name a length; else Length itself.
   llvm::Value* checkedLength(llvm::IRBuilder<>& B, llvm::Value* Length, const std::string& Name);
   static bool readsOnlyGlobalCoordinates(const kir::Function& KF);
-  void emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, const kir::Function& KF,
-                    BodyEmitter EmitBody, KernelFrame Frame, llvm::Value* const* Dims,
+  /// The chunk's work-items as rows of global x, each across the chunk's workgroups of one
+  /// (y, z) row (GroupStart: the first group's gx, gy, gz).
+  void emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, BodyEmitter EmitBody,
+                    KernelFrame Frame, llvm::Value* const* Dims, llvm::Value* const* GroupStart,
                     llvm::Value* GroupBegin, llvm::Value* GroupEnd, llvm::Value* Launch,
                     llvm::BasicBlock* Exit);
   llvm::StructType* launchType(llvm::LLVMContext& C) const;
@@ -326,8 +328,30 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   llvm::Value* Gy0 = B.CreateTrunc(B.CreateURem(Rest0, GY64), B.getInt32Ty(), "gy0");
   llvm::Value* Gz0 = B.CreateTrunc(B.CreateUDiv(Rest0, GY64), B.getInt32Ty(), "gz0");
 
-  if (!Fission && readsOnlyGlobalCoordinates(KF))
-    emitFlatPath(B, F, KF, EmitBody, Frame, Dims, GroupBegin, GroupEnd, Launch, Exit);
+  if (!Fission && readsOnlyGlobalCoordinates(KF)) {
+    llvm::Value* GroupStart[3] = {Gx0, Gy0, Gz0};
+    llvm::BasicBlock* Nest = nullptr;
+    if (!Opts.RowSpans) {
+      // Only a 1D launch (one span per chunk) takes the flat path.
+      llvm::Value* One = B.getInt32(1);
+      llvm::Value* Is1D =
+          B.CreateAnd(B.CreateAnd(B.CreateICmpEQ(Dims[1], One), B.CreateICmpEQ(Dims[2], One)),
+                      B.CreateAnd(B.CreateICmpEQ(Dims[4], One), B.CreateICmpEQ(Dims[5], One)));
+      llvm::BasicBlock* Flat = llvm::BasicBlock::Create(C, "flat.entry", F);
+      Nest = llvm::BasicBlock::Create(C, "nest.entry", F);
+      B.CreateCondBr(Is1D, Flat, Nest);
+      B.SetInsertPoint(Flat);
+    }
+    emitFlatPath(B, F, EmitBody, Frame, Dims, GroupStart, GroupBegin, GroupEnd, Launch, Exit);
+    if (!Nest) {
+      B.SetInsertPoint(Exit);
+      B.CreateRetVoid();
+      markParallelAccesses(*F, AccessGroup);
+      Shared.clear();
+      return F;
+    }
+    B.SetInsertPoint(Nest);
+  }
 
   // for g in [GroupBegin, GroupEnd)
   llvm::BasicBlock* GroupBody = llvm::BasicBlock::Create(C, "group.body", F);
@@ -534,57 +558,96 @@ bool CpuTarget::readsOnlyGlobalCoordinates(const kir::Function& KF) {
   return OkStmt(KF.Body);
 }
 
-void CpuTarget::emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, const kir::Function& KF,
-                             BodyEmitter EmitBody, KernelFrame Frame, llvm::Value* const* Dims,
-                             llvm::Value* GroupBegin, llvm::Value* GroupEnd, llvm::Value* Launch,
-                             llvm::BasicBlock* Exit) {
-  // On a 1D launch (every y and z extent 1) run the chunk's work-items as one loop over global
-  // ids [GroupBegin * bx, GroupEnd * bx): one vector loop instead of a loop nest per workgroup,
-  // whose setup costs as much as a small workgroup's work. Other launches take the nest below.
+void CpuTarget::emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, BodyEmitter EmitBody,
+                             KernelFrame Frame, llvm::Value* const* Dims,
+                             llvm::Value* const* GroupStart, llvm::Value* GroupBegin,
+                             llvm::Value* GroupEnd, llvm::Value* Launch, llvm::BasicBlock* Exit) {
+  // A kernel that only reads global coordinates runs its work-items in any order, so the chunk's
+  // workgroups of one (gy, gz) row are one span, and each (z, y) line of the span one loop over
+  // global x across all of them: [gx * bx, (gx + n) * bx). A workgroup-wide x loop of 32 items
+  // paid its setup for two vector iterations; a span's runs the row's whole width (a 1D launch is
+  // one span: the chunk's global ids in one loop). The work-item is local (x, ly, lz) in group
+  // (0, gy, gz), which gives every global coordinate its value.
   llvm::LLVMContext& C = F->getContext();
+  llvm::Type* I32 = B.getInt32Ty();
   llvm::Type* I64 = B.getInt64Ty();
-  llvm::Value* One = B.getInt32(1);
-  llvm::Value* Is1D =
-      B.CreateAnd(B.CreateAnd(B.CreateICmpEQ(Dims[1], One), B.CreateICmpEQ(Dims[2], One)),
-                  B.CreateAnd(B.CreateICmpEQ(Dims[4], One), B.CreateICmpEQ(Dims[5], One)));
-  llvm::BasicBlock* FlatEntry = llvm::BasicBlock::Create(C, "flat.entry", F);
-  llvm::BasicBlock* Nest = llvm::BasicBlock::Create(C, "nest.entry", F);
-  B.CreateCondBr(Is1D, FlatEntry, Nest);
+  llvm::Value* BX = Dims[3];
+  llvm::Value* BY = Dims[4];
+  llvm::Value* BZ = Dims[5];
+  llvm::Value* BX64 = B.CreateZExt(BX, I64);
+  llvm::Value* GX64 = B.CreateZExt(Dims[0], I64);
+  llvm::Value* AnyItems =
+      B.CreateAnd(B.CreateAnd(B.CreateICmpNE(BX, B.getInt32(0)), B.CreateICmpNE(BY, B.getInt32(0))),
+                  B.CreateICmpNE(BZ, B.getInt32(0)));
+  llvm::BasicBlock* Pre = B.GetInsertBlock();
+  llvm::BasicBlock* SpanBody = llvm::BasicBlock::Create(C, "span.body", F);
+  llvm::BasicBlock* SpanItems = llvm::BasicBlock::Create(C, "span.items", F);
+  llvm::BasicBlock* SpanLatch = llvm::BasicBlock::Create(C, "span.latch", F);
+  llvm::BasicBlock* Done = llvm::BasicBlock::Create(C, "span.done", F);
+  B.CreateCondBr(B.CreateAnd(AnyItems, B.CreateICmpULT(GroupBegin, GroupEnd)), SpanBody, Exit);
 
-  B.SetInsertPoint(FlatEntry);
-  llvm::Value* BX = B.CreateZExt(Dims[3], I64);
-  llvm::Value* Begin = B.CreateMul(GroupBegin, BX, "flat.begin");
-  llvm::Value* End = B.CreateMul(GroupEnd, BX, "flat.end");
-  llvm::BasicBlock* Body = llvm::BasicBlock::Create(C, "flat.body", F);
-  llvm::BasicBlock* Latch = llvm::BasicBlock::Create(C, "flat.latch", F);
-  llvm::Value* Any = B.CreateICmpULT(Begin, End);
+  B.SetInsertPoint(SpanBody);
+  llvm::PHINode* G = B.CreatePHI(I64, 2, "span.g");
+  llvm::PHINode* Gx = B.CreatePHI(I32, 2, "span.gx");
+  llvm::PHINode* Gy = B.CreatePHI(I32, 2, "span.gy");
+  llvm::PHINode* Gz = B.CreatePHI(I32, 2, "span.gz");
+  G->addIncoming(GroupBegin, Pre);
+  Gx->addIncoming(GroupStart[0], Pre);
+  Gy->addIncoming(GroupStart[1], Pre);
+  Gz->addIncoming(GroupStart[2], Pre);
+  // The span: from g to the end of its row of groups or of the chunk, whichever comes first.
+  llvm::Value* Gx64 = B.CreateZExt(Gx, I64);
+  llvm::Value* RowEnd = B.CreateAdd(G, B.CreateSub(GX64, Gx64), "span.rowEnd", /*HasNUW=*/true);
+  llvm::Value* SpanEnd =
+      B.CreateSelect(B.CreateICmpULT(RowEnd, GroupEnd), RowEnd, GroupEnd, "span.end");
+  llvm::Value* XBegin = B.CreateMul(Gx64, BX64, "span.xBegin", /*HasNUW=*/true);
+  llvm::Value* XEnd =
+      B.CreateMul(B.CreateAdd(Gx64, B.CreateSub(SpanEnd, G)), BX64, "span.xEnd", /*HasNUW=*/true);
   if (Opts.CheckBounds)
-    Any = B.CreateAnd(Any, B.CreateNot(hasFailed(B, Launch)));
-  B.CreateCondBr(Any, Body, Exit);
-  B.SetInsertPoint(Body);
-  llvm::PHINode* Id = B.CreatePHI(I64, 2, "flat.id");
-  Id->addIncoming(Begin, FlatEntry);
-  // The work-item is global id Id: local x = Id (truncated like every uint32 global id), group 0.
-  llvm::Value* Zero = B.getInt32(0);
-  llvm::Value* Lx = B.CreateTrunc(Id, B.getInt32Ty(), "flat.x");
-  Frame.WorkItem.Values = {Lx,      Zero,    Zero,    Zero,    Zero,    Zero,  Dims[3],
-                           Dims[4], Dims[5], Dims[0], Dims[1], Dims[2], Launch};
-  Frame.ReturnBlock = Latch;
-  Frame.FailBlock = Exit;
+    B.CreateCondBr(hasFailed(B, Launch), Exit, SpanItems);
+  else
+    B.CreateBr(SpanItems);
+
+  B.SetInsertPoint(SpanItems);
+  CountedLoop LZ = beginLoop(B, F, "span.lz", SpanItems);
+  CountedLoop LY = beginLoop(B, F, "span.ly", LZ.Body);
+  llvm::BasicBlock* XBody = llvm::BasicBlock::Create(C, "span.x.body", F);
+  llvm::BasicBlock* XLatch = llvm::BasicBlock::Create(C, "span.x.latch", F);
+  llvm::BasicBlock* LinePre = B.GetInsertBlock();
+  B.CreateBr(XBody);
+  B.SetInsertPoint(XBody);
+  llvm::PHINode* Id = B.CreatePHI(I64, 2, "span.x");
+  Id->addIncoming(XBegin, LinePre);
+  // Global x as every uint32 global id is: truncated.
+  llvm::Value* Lx = B.CreateTrunc(Id, I32, "span.lx");
+  Frame.WorkItem.Values = {Lx, LY.Var, LZ.Var,  B.getInt32(0), Gy,      Gz,    BX,
+                           BY, BZ,     Dims[0], Dims[1],       Dims[2], Launch};
+  Frame.ReturnBlock = XLatch; // `return` ends this work-item
+  Frame.FailBlock = Exit;     // a recorded bounds failure ends the whole entry
   EmitBody(B, Frame);
   if (!B.GetInsertBlock()->getTerminator())
-    B.CreateBr(Latch);
-  B.SetInsertPoint(Latch);
-  llvm::Value* Next = B.CreateAdd(Id, B.getInt64(1), "flat.next", /*HasNUW=*/true);
-  Id->addIncoming(Next, Latch);
-  llvm::BasicBlock* Done = llvm::BasicBlock::Create(C, "flat.done", F);
-  llvm::BranchInst* Back = B.CreateCondBr(B.CreateICmpULT(Next, End), Body, Done);
+    B.CreateBr(XLatch);
+  B.SetInsertPoint(XLatch);
+  llvm::Value* Next = B.CreateAdd(Id, B.getInt64(1), "span.x.next", /*HasNUW=*/true);
+  Id->addIncoming(Next, XLatch);
+  llvm::BranchInst* Back = B.CreateCondBr(B.CreateICmpULT(Next, XEnd), XBody, LY.Latch);
   Back->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  endLoop(B, LY, BY, LZ.Latch);
+  endLoop(B, LZ, BZ, SpanLatch);
+
+  // The next span starts a row: gx 0, gy + 1 (carrying into gz).
+  B.SetInsertPoint(SpanLatch);
+  llvm::Value* YNext = B.CreateAdd(Gy, B.getInt32(1), "span.gy.next");
+  llvm::Value* YWrap = B.CreateICmpUGE(YNext, Dims[1]);
+  G->addIncoming(SpanEnd, SpanLatch);
+  Gx->addIncoming(B.getInt32(0), SpanLatch);
+  Gy->addIncoming(B.CreateSelect(YWrap, B.getInt32(0), YNext), SpanLatch);
+  Gz->addIncoming(B.CreateAdd(Gz, B.CreateZExt(YWrap, I32), "span.gz.next"), SpanLatch);
+  B.CreateCondBr(B.CreateICmpULT(SpanEnd, GroupEnd), SpanBody, Done);
   B.SetInsertPoint(Done);
   if (Frame.AfterWorkItems)
     Frame.AfterWorkItems(B); // the chunk's deferred bounds failures
   B.CreateBr(Exit);
-  B.SetInsertPoint(Nest);
 }
 
 llvm::Value* CpuTarget::coordinate(llvm::IRBuilder<>& B, const WorkItemContext& W,

@@ -14,6 +14,10 @@ struct CpuTargetOptions {
   /// Wave.width(): the host SIMD vector's 32-bit lanes (waveWidthFor). Wave ops run in the
   /// portable tier (PortableWave), which only asks the target for the width.
   unsigned WaveWidth = 8;
+  /// A kernel that reads only global coordinates runs a chunk's workgroups of one row as one
+  /// loop over global x (CpuTarget::emitFlatPath); false: only on 1D launches, else one loop
+  /// nest per workgroup (CAJETA_CPU_SPANS=0, for A/B runs).
+  bool RowSpans = true;
 };
 
 /// The CPU wave width for a payload with these enabled target features ("+avx2,+fma,..."): 16
