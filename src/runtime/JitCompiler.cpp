@@ -36,12 +36,15 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
   const char* Legalize = std::getenv("CAJETA_KIR_LEGALIZE");
   const char* LoopBarriers = std::getenv("CAJETA_CPU_LOOP_BARRIERS");
+  const char* Spans = std::getenv("CAJETA_CPU_SPANS");
+  const char* GuardSplit = std::getenv("CAJETA_CPU_GUARD_SPLIT");
   std::string Text = fmt::format(
       "{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\ngpu-archs={}\ngrid-stride={}\n"
-      "kir-legalize={}\ncoopmatrix-impl={}\nloop-barriers={}\n",
+      "kir-legalize={}\ncoopmatrix-impl={}\nloop-barriers={}\nspans={}\nguard-split={}\n",
       Version, Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "",
       Options.GpuArchs, GridStride ? GridStride : "", Legalize ? Legalize : "",
-      TileImpl ? TileImpl : "", LoopBarriers ? LoopBarriers : "");
+      TileImpl ? TileImpl : "", LoopBarriers ? LoopBarriers : "", Spans ? Spans : "",
+      GuardSplit ? GuardSplit : "");
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

@@ -298,5 +298,43 @@ TEST(Geometry, GlobalCoordinatesOnlyRunEachWorkItemOnce) {
   }
 }
 
+// Guards of the global x against bounds, with constants added and subtracted (sums that wrap
+// included), hold exactly as evaluated per work-item: the CPU runs the x where they are constant
+// in a copy without them.
+TEST(Geometry, GuardsOnTheGlobalXHoldAsEvaluatedPerWorkItem) {
+  xpu::Program P = compileProgram("GuardRanges");
+  const uint32_t N = 1000, Block = 64, Max = 0xFFFFFFFFu;
+  struct Form {
+    const char* Kernel;
+    bool (*Holds)(uint32_t X, uint32_t B);
+  };
+  const Form Forms[] = {
+      {"plusBelow", [](uint32_t X, uint32_t B) { return uint32_t(X + 3) < B; }},
+      {"minusAtLeast", [](uint32_t X, uint32_t B) { return uint32_t(X - 2) >= B; }},
+      {"aboveSeven", [](uint32_t X, uint32_t) { return X > 7; }},
+      {"atMost", [](uint32_t X, uint32_t B) { return X <= B; }},
+      {"minusOneBelow", [](uint32_t X, uint32_t B) { return uint32_t(X + Max) < B; }},
+      {"notZeroNorFive", [](uint32_t X, uint32_t) { return X != 0 && X != 5; }}};
+  for (const Form& F : Forms)
+    for (uint32_t B : {0u, 1u, 2u, 3u, 4u, 500u, 997u, 1003u, 5000u, Max - 3, Max - 1, Max}) {
+      auto Out = filledBuffer<uint32_t>(N, 0xDEAD);
+      run1D(P.kernel(std::string("GuardRanges.") + F.Kernel), N, Block, Out, N, B);
+      std::vector<uint32_t> Want(N);
+      for (uint32_t X = 0; X < N; ++X)
+        Want[X] = F.Holds(X, B) ? 1 : 2;
+      expectSame(fromDevice(Out), Want,
+                 std::string("GuardRanges.") + F.Kernel + " b=" + std::to_string(B));
+    }
+  const uint32_t W = 37, H = 9;
+  auto Grid = filledBuffer<uint32_t>(W * H, 0);
+  runKernel(P.kernel("GuardRanges.early"), xpu::grid(groupsFor(W, 16), groupsFor(H, 4)),
+            xpu::block(16, 4), Grid, W, H);
+  std::vector<uint32_t> Want(W * H);
+  for (uint32_t Y = 0; Y < H; ++Y)
+    for (uint32_t X = 1; X < W; ++X)
+      Want[Y * W + X] = X + 1;
+  expectSame(fromDevice(Grid), Want, "GuardRanges.early");
+}
+
 } // namespace
 } // namespace conformance

@@ -7,6 +7,7 @@
 #include "compiler/lowering/llvm/BoundsCheckVersioning.h"
 #include "compiler/lowering/llvm/CpuMachine.h"
 #include "compiler/lowering/llvm/CpuTarget.h"
+#include "compiler/lowering/llvm/GuardRangeSplit.h"
 #include "compiler/lowering/llvm/KernelAbiRecords.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/LldElfLinker.h"
@@ -39,6 +40,10 @@ namespace {
 /// checks, so the rows that cannot fail vectorize without them.
 void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
   FPM.addPass(BoundsCheckVersioning());
+  // CAJETA_CPU_GUARD_SPLIT=0 leaves the guards in every iteration (for A/B runs).
+  const char* Split = std::getenv("CAJETA_CPU_GUARD_SPLIT");
+  if (!(Split && std::string(Split) == "0"))
+    FPM.addPass(GuardRangeSplit());
 }
 
 /// The CPU's passes after the vectorizers: gathers of one address as a load and a broadcast.

@@ -1,0 +1,308 @@
+// Splitting work-item loops at the edges of their guards (GuardRangeSplit.h).
+#include "compiler/lowering/llvm/GuardRangeSplit.h"
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/PatternMatch.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace cajeta::lowering {
+
+namespace {
+
+namespace PM = llvm::PatternMatch;
+
+bool isParallel(const llvm::Loop& L) {
+  llvm::MDNode* Id = L.getLoopID();
+  if (!Id)
+    return false;
+  for (const llvm::MDOperand& Op : Id->operands())
+    if (auto* N = llvm::dyn_cast_or_null<llvm::MDNode>(Op.get());
+        N && N != Id && N->getNumOperands() > 0)
+      if (auto* S = llvm::dyn_cast<llvm::MDString>(N->getOperand(0));
+          S && S->getString() == "llvm.loop.parallel_accesses")
+        return true;
+  return false;
+}
+
+/// Loop id Old (a distinct node that names itself first) again, for a copy of its loop: two
+/// loops must not share one id (what the vectorizer records on one would apply to both).
+llvm::MDNode* freshLoopId(llvm::MDNode* Old) {
+  llvm::LLVMContext& C = Old->getContext();
+  llvm::TempMDTuple Self = llvm::MDNode::getTemporary(C, {});
+  llvm::SmallVector<llvm::Metadata*, 4> Ops = {Self.get()};
+  for (unsigned I = 1; I < Old->getNumOperands(); ++I)
+    Ops.push_back(Old->getOperand(I));
+  llvm::MDNode* Id = llvm::MDNode::getDistinct(C, Ops);
+  Id->replaceOperandWith(0, Id);
+  return Id;
+}
+
+/// The loop's count: an i64 variable from Start up by one, its latch testing the next value
+/// against End (operand EndOperand of Test).
+struct Counted {
+  llvm::PHINode* IV = nullptr;
+  llvm::Value* Start = nullptr;
+  llvm::ICmpInst* Test = nullptr;
+  unsigned EndOperand = 1;
+  llvm::Value* End = nullptr;
+};
+
+std::optional<Counted> countedLoop(llvm::Loop& L) {
+  llvm::BasicBlock* Pre = L.getLoopPreheader();
+  llvm::BasicBlock* Latch = L.getLoopLatch();
+  llvm::BasicBlock* Exit = L.getExitBlock();
+  if (!Pre || !Latch || !Exit || L.getExitingBlock() != Latch || !Exit->phis().empty())
+    return std::nullopt;
+
+  auto* Br = llvm::dyn_cast<llvm::BranchInst>(Latch->getTerminator());
+  if (!Br || !Br->isConditional())
+    return std::nullopt;
+  auto* Test = llvm::dyn_cast<llvm::ICmpInst>(Br->getCondition());
+  if (!Test || !Test->getOperand(0)->getType()->isIntegerTy(64))
+    return std::nullopt;
+  bool BackOnTrue = Br->getSuccessor(0) == L.getHeader();
+  llvm::ICmpInst::Predicate P = Test->getPredicate();
+  if (!((P == llvm::ICmpInst::ICMP_ULT && BackOnTrue) ||
+        (P == llvm::ICmpInst::ICMP_NE && BackOnTrue) ||
+        (P == llvm::ICmpInst::ICMP_EQ && !BackOnTrue)))
+    return std::nullopt;
+  Counted C;
+  C.Test = Test;
+  for (llvm::PHINode& Phi : L.getHeader()->phis()) {
+    if (Phi.getNumIncomingValues() != 2 || !Phi.getType()->isIntegerTy(64))
+      continue;
+    llvm::Value* Next = Phi.getIncomingValueForBlock(Latch);
+    if (!PM::match(Next, PM::m_Add(PM::m_Specific(&Phi), PM::m_One())))
+      continue;
+    unsigned EndOp = Test->getOperand(0) == Next ? 1 : Test->getOperand(1) == Next ? 0 : 2;
+    if (EndOp == 2 || (P == llvm::ICmpInst::ICMP_ULT && EndOp != 1) ||
+        !L.isLoopInvariant(Test->getOperand(EndOp)))
+      continue;
+    C.IV = &Phi;
+    C.Start = Phi.getIncomingValueForBlock(Pre);
+    C.EndOperand = EndOp;
+    C.End = Test->getOperand(EndOp);
+    break;
+  }
+  if (!C.IV)
+    return std::nullopt;
+  // Nothing the loop computes is used after it.
+  for (llvm::BasicBlock* BB : L.blocks())
+    for (llvm::Instruction& I : *BB)
+      for (llvm::User* U : I.users())
+        if (auto* UI = llvm::dyn_cast<llvm::Instruction>(U); !UI || !L.contains(UI))
+          return std::nullopt;
+  return C;
+}
+
+/// A compare of (IV mod 2^32) + K against an invariant value, and the range of IV where it has
+/// one value: [Lo, Hi) as i64 values computed before the loop.
+struct Guard {
+  llvm::ICmpInst* Cmp = nullptr;
+  bool Value = false;
+  llvm::Value* Lo = nullptr;
+  llvm::Value* Hi = nullptr;
+};
+
+/// Whether V is IV's low 32 bits plus a constant (K, sign-extended).
+bool matchX(llvm::Value* V, llvm::PHINode* IV, int64_t& K) {
+  llvm::Value* X = nullptr;
+  const llvm::APInt* C = nullptr;
+  if (PM::match(V, PM::m_c_Add(PM::m_Value(X), PM::m_APInt(C))))
+    K = C->getSExtValue();
+  else {
+    X = V;
+    K = 0;
+  }
+  return PM::match(X, PM::m_Trunc(PM::m_Specific(IV)));
+}
+
+std::optional<Guard> guardOf(llvm::ICmpInst* Cmp, llvm::Loop& L, llvm::PHINode* IV,
+                             llvm::IRBuilder<>& B) {
+  if (!Cmp->getOperand(0)->getType()->isIntegerTy(32))
+    return std::nullopt;
+  int64_t K = 0;
+  llvm::ICmpInst::Predicate P = Cmp->getPredicate();
+  llvm::Value* V = nullptr;
+  if (matchX(Cmp->getOperand(0), IV, K))
+    V = Cmp->getOperand(1);
+  else if (matchX(Cmp->getOperand(1), IV, K)) {
+    V = Cmp->getOperand(0);
+    P = llvm::ICmpInst::getSwappedPredicate(P);
+  } else
+    return std::nullopt;
+  if (!L.isLoopInvariant(V)) // then it is defined before the preheader's terminator
+    return std::nullopt;
+  // Where X + K does not wrap: [NwLo, NwHi), and there X + K compares as X does against V - K.
+  const int64_t NwLo = K < 0 ? -K : 0, NwHi = (int64_t(1) << 32) - (K > 0 ? K : 0);
+  llvm::Type* I64 = B.getInt64Ty();
+  auto Const = [&](int64_t N) { return llvm::ConstantInt::getSigned(I64, N); };
+  Guard G;
+  G.Cmp = Cmp;
+  if (P == llvm::ICmpInst::ICMP_EQ || P == llvm::ICmpInst::ICMP_NE) {
+    auto* C = llvm::dyn_cast<llvm::ConstantInt>(V);
+    if (!C)
+      return std::nullopt;
+    // Equal at one X: a range on one side of it only where it is an end of [NwLo, NwHi).
+    const int64_t At = int64_t(C->getZExtValue()) - K;
+    G.Value = P == llvm::ICmpInst::ICMP_NE;
+    if (At < NwLo || At >= NwHi)
+      G.Lo = Const(NwLo), G.Hi = Const(NwHi);
+    else if (At == NwLo)
+      G.Lo = Const(NwLo + 1), G.Hi = Const(NwHi);
+    else if (At == NwHi - 1)
+      G.Lo = Const(NwLo), G.Hi = Const(NwHi - 1);
+    else
+      return std::nullopt;
+    return G;
+  }
+  llvm::Value* Bound = B.CreateSub(B.CreateZExt(V, I64), Const(K)); // V - K, exact in i64
+  llvm::Value* One = Const(1);
+  // Below a bound: true from NwLo. Above a constant (x > 0): true up to NwHi. Above a value
+  // (x >= n, an early return's test): false from NwLo.
+  switch (P) {
+  case llvm::ICmpInst::ICMP_ULT:
+  case llvm::ICmpInst::ICMP_ULE:
+    G.Value = true;
+    G.Lo = Const(NwLo);
+    G.Hi = P == llvm::ICmpInst::ICMP_ULT ? Bound : B.CreateAdd(Bound, One);
+    break;
+  case llvm::ICmpInst::ICMP_UGT:
+  case llvm::ICmpInst::ICMP_UGE: {
+    llvm::Value* Edge = P == llvm::ICmpInst::ICMP_UGT ? B.CreateAdd(Bound, One) : Bound;
+    G.Value = llvm::isa<llvm::Constant>(V);
+    G.Lo = G.Value ? Edge : Const(NwLo);
+    G.Hi = G.Value ? Const(NwHi) : Edge;
+    break;
+  }
+  default:
+    return std::nullopt;
+  }
+  // Within [NwLo, NwHi): beyond it X + K wraps (and an x past 2^32 is not its low bits).
+  G.Lo = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, G.Lo, Const(NwLo));
+  G.Hi = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, G.Hi, Const(NwHi));
+  return G;
+}
+
+/// Splits L (counted as C) around the range where every guard holds its value.
+bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, llvm::DominatorTree& DT,
+           llvm::LoopInfo& LI) {
+  llvm::LLVMContext& Ctx = F.getContext();
+  llvm::BasicBlock* Header = L.getHeader();
+  llvm::BasicBlock* Exit = L.getExitBlock();
+  llvm::BasicBlock* Latch = L.getLoopLatch();
+  llvm::BasicBlock* Outer = L.getLoopPreheader();
+  llvm::IRBuilder<> B(Outer->getTerminator());
+  std::vector<Guard> Guards;
+  for (llvm::BasicBlock* BB : L.blocks())
+    for (llvm::Instruction& I : *BB)
+      if (auto* Cmp = llvm::dyn_cast<llvm::ICmpInst>(&I); Cmp && Cmp != C.Test)
+        if (std::optional<Guard> G = guardOf(Cmp, L, C.IV, B))
+          Guards.push_back(*G);
+  if (Guards.empty())
+    return false;
+  // The middle part: [A, Bnd) within the loop's x, [Start, max(End, Start + 1)) (it tests at
+  // its latch, so it runs at least once); before it and after it, the loop as it is.
+  llvm::Value* EndRun =
+      B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, C.End, B.CreateAdd(C.Start, B.getInt64(1)));
+  llvm::Value* Lo = Guards[0].Lo;
+  llvm::Value* Hi = Guards[0].Hi;
+  for (size_t I = 1; I < Guards.size(); ++I) {
+    Lo = B.CreateBinaryIntrinsic(llvm::Intrinsic::smax, Lo, Guards[I].Lo);
+    Hi = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Hi, Guards[I].Hi);
+  }
+  llvm::Value* A = B.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smax, C.Start, B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Lo, EndRun),
+      nullptr, "guard.from");
+  llvm::Value* Bnd = B.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smax, A, B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Hi, EndRun), nullptr,
+      "guard.to");
+  llvm::Value* HeadRuns = B.CreateICmpSLT(C.Start, A, "guard.head");
+  llvm::Value* MidRuns = B.CreateICmpSLT(A, Bnd, "guard.mid");
+  llvm::Value* TailRuns = B.CreateICmpSLT(Bnd, EndRun, "guard.tail");
+
+  // An empty preheader of the loop's own, so that the copies copy nothing else.
+  llvm::BasicBlock* Pre = llvm::SplitEdge(Outer, Header, &DT, &LI);
+  llvm::ValueToValueMapTy MidMap, TailMap;
+  llvm::SmallVector<llvm::BasicBlock*, 16> MidBlocks, TailBlocks;
+  llvm::cloneLoopWithPreheader(Exit, Pre, &L, MidMap, ".guard.mid", &LI, &DT, MidBlocks);
+  llvm::remapInstructionsInBlocks(MidBlocks, MidMap);
+  llvm::cloneLoopWithPreheader(Exit, Pre, &L, TailMap, ".guard.tail", &LI, &DT, TailBlocks);
+  llvm::remapInstructionsInBlocks(TailBlocks, TailMap);
+  llvm::BasicBlock* MidCheck = llvm::BasicBlock::Create(Ctx, "guard.mid.check", &F, Exit);
+  llvm::BasicBlock* TailCheck = llvm::BasicBlock::Create(Ctx, "guard.tail.check", &F, Exit);
+
+  // Before [Start, A): the loop itself, entered only when that is not empty.
+  C.Test->setOperand(C.EndOperand, A);
+  Latch->getTerminator()->replaceSuccessorWith(Exit, MidCheck);
+  Header->setName(Header->getName() + ".guard.head"); // not split again
+  llvm::Instruction* OuterBr = Outer->getTerminator();
+  llvm::IRBuilder<>(OuterBr).CreateCondBr(HeadRuns, Pre, MidCheck);
+  OuterBr->eraseFromParent();
+
+  // A copy from From to To, then on to After; a loop id of its own.
+  auto Retarget = [&](llvm::ValueToValueMapTy& Map, llvm::Value* From, llvm::Value* To,
+                      llvm::BasicBlock* After) {
+    auto* IV = llvm::cast<llvm::PHINode>(Map[C.IV]);
+    IV->setIncomingValueForBlock(llvm::cast<llvm::BasicBlock>(Map[Pre]), From);
+    llvm::cast<llvm::ICmpInst>(Map[C.Test])->setOperand(C.EndOperand, To);
+    llvm::Instruction* Back = llvm::cast<llvm::BasicBlock>(Map[Latch])->getTerminator();
+    Back->replaceSuccessorWith(Exit, After);
+    if (llvm::MDNode* Id = Back->getMetadata(llvm::LLVMContext::MD_loop))
+      Back->setMetadata(llvm::LLVMContext::MD_loop, freshLoopId(Id));
+  };
+  // [A, Bnd): the copy whose guards are constants.
+  Retarget(MidMap, A, Bnd, TailCheck);
+  for (const Guard& G : Guards) {
+    auto* Copy = llvm::cast<llvm::Instruction>(MidMap[G.Cmp]);
+    Copy->replaceAllUsesWith(llvm::ConstantInt::getBool(Ctx, G.Value));
+    Copy->eraseFromParent();
+  }
+  llvm::IRBuilder<>(MidCheck).CreateCondBr(MidRuns, llvm::cast<llvm::BasicBlock>(MidMap[Pre]),
+                                           TailCheck);
+  // [Bnd, End): the other copy.
+  Retarget(TailMap, Bnd, C.End, Exit);
+  llvm::IRBuilder<>(TailCheck).CreateCondBr(TailRuns, llvm::cast<llvm::BasicBlock>(TailMap[Pre]),
+                                            Exit);
+  return true;
+}
+
+} // namespace
+
+llvm::PreservedAnalyses GuardRangeSplit::run(llvm::Function& F, llvm::FunctionAnalysisManager&) {
+  // Each split changes the function's loops: find the next candidate on fresh analyses, and
+  // leave the copies (whose headers carry the suffixes) alone.
+  bool Changed = false;
+  for (unsigned Round = 0; Round < 8; ++Round) {
+    llvm::DominatorTree DT(F);
+    llvm::LoopInfo LI(DT);
+    bool Done = false;
+    for (llvm::Loop* L : LI.getLoopsInPreorder()) {
+      if (!L->isInnermost() || !isParallel(*L) || L->getHeader()->getName().contains(".guard."))
+        continue;
+      // A preheader of its own first (a change: the cached analyses must not outlive it).
+      if (!L->getLoopPreheader())
+        Changed |= llvm::InsertPreheaderForLoop(L, &DT, &LI, nullptr, false) != nullptr;
+      std::optional<Counted> C = countedLoop(*L);
+      if (!C || !split(F, *L, *C, DT, LI))
+        continue;
+      Changed = Done = true;
+      break;
+    }
+    if (!Done)
+      break;
+  }
+  return Changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+}
+
+} // namespace cajeta::lowering

@@ -1,0 +1,26 @@
+// Splits a loop over work-items at the edges of its guard on the CPU: a kernel written for a GPU
+// guards its body with compares of its global x against bounds (`if (j > 0 && j + 1 < nj)`), so
+// the vectorized loop over x masks every load and store and evaluates the compares for every
+// vector. Where such compares hold (or fail) for a whole range of x, the loop runs in three
+// parts: the x before that range, the range itself in a copy whose compares are constants (plain
+// vector loads and stores), and the x after it. The parts run the same iterations in the same
+// order as the one loop did.
+//
+// A loop qualifies when the target marked it parallel (llvm.loop.parallel_accesses), it counts an
+// i64 induction variable up by one to a bound it tests at its latch, it passes no value out, and
+// some compare in it is of the variable's low 32 bits plus a constant against a value the loop
+// does not change, unsigned. Each compare names the range of x where its value is constant
+// (within the x for which the constant addition does not wrap); the middle part is where all of
+// them are.
+#pragma once
+
+#include <llvm/IR/PassManager.h>
+
+namespace cajeta::lowering {
+
+class GuardRangeSplit : public llvm::PassInfoMixin<GuardRangeSplit> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function& F, llvm::FunctionAnalysisManager& AM);
+};
+
+} // namespace cajeta::lowering
