@@ -2,6 +2,7 @@
 // the workgroup and work-item loops (marked parallel so that the x loops vectorize), the
 // work-item loops of barrier fission, and --check-bounds reports.
 #include "compiler/lowering/llvm/CpuTarget.h"
+#include "compiler/lowering/llvm/LoopIds.h"
 
 #include "compiler/lowering/llvm/CpuBf16Dot.h"
 #include "compiler/lowering/llvm/CpuInt8Dot.h"
@@ -196,12 +197,8 @@ llvm::MDNode* parallelLoopId(llvm::LLVMContext& C, llvm::MDNode* AccessGroup) {
   llvm::Metadata* Interleave[] = {
       llvm::MDString::get(C, "llvm.loop.interleave.count"),
       llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C), 1))};
-  llvm::TempMDTuple Self = llvm::MDNode::getTemporary(C, {});
-  llvm::Metadata* Ops[] = {Self.get(), llvm::MDNode::get(C, Parallel),
-                           llvm::MDNode::get(C, Vectorize), llvm::MDNode::get(C, Interleave)};
-  llvm::MDNode* Id = llvm::MDNode::getDistinct(C, Ops);
-  Id->replaceOperandWith(0, Id);
-  return Id;
+  return newLoopId(C, {llvm::MDNode::get(C, Parallel), llvm::MDNode::get(C, Vectorize),
+                       llvm::MDNode::get(C, Interleave)});
 }
 
 /// One counted loop `for (V = 0; V < N; ++V)` in rotated form, entered only when N > 0 (the

@@ -1,6 +1,8 @@
 // Splitting work-item loops at the edges of their guards (GuardRangeSplit.h).
 #include "compiler/lowering/llvm/GuardRangeSplit.h"
 
+#include "compiler/lowering/llvm/LoopIds.h"
+
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
@@ -32,19 +34,6 @@ bool isParallel(const llvm::Loop& L) {
           S && S->getString() == "llvm.loop.parallel_accesses")
         return true;
   return false;
-}
-
-/// Loop id Old (a distinct node that names itself first) again, for a copy of its loop: two
-/// loops must not share one id (what the vectorizer records on one would apply to both).
-llvm::MDNode* freshLoopId(llvm::MDNode* Old) {
-  llvm::LLVMContext& C = Old->getContext();
-  llvm::TempMDTuple Self = llvm::MDNode::getTemporary(C, {});
-  llvm::SmallVector<llvm::Metadata*, 4> Ops = {Self.get()};
-  for (unsigned I = 1; I < Old->getNumOperands(); ++I)
-    Ops.push_back(Old->getOperand(I));
-  llvm::MDNode* Id = llvm::MDNode::getDistinct(C, Ops);
-  Id->replaceOperandWith(0, Id);
-  return Id;
 }
 
 /// The loop's count: an i64 variable from Start up by one, its latch testing the next value
@@ -259,7 +248,7 @@ bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, llvm::DominatorTr
     llvm::Instruction* Back = llvm::cast<llvm::BasicBlock>(Map[Latch])->getTerminator();
     Back->replaceSuccessorWith(Exit, After);
     if (llvm::MDNode* Id = Back->getMetadata(llvm::LLVMContext::MD_loop))
-      Back->setMetadata(llvm::LLVMContext::MD_loop, freshLoopId(Id));
+      Back->setMetadata(llvm::LLVMContext::MD_loop, copyLoopId(Id));
   };
   // [A, Bnd): the copy whose guards are constants.
   Retarget(MidMap, A, Bnd, TailCheck);
