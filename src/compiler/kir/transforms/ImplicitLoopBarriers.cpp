@@ -32,7 +32,8 @@ bool containsBarrier(const Stmt* S) {
 
 class Rewriter {
 public:
-  Rewriter(Module& M, Function& F, bool IgnoreCost) : M(M), F(F), IgnoreCost(IgnoreCost) {
+  Rewriter(Module& M, Function& F, bool IgnoreCost, bool Unroll)
+      : M(M), F(F), IgnoreCost(IgnoreCost), Unroll(Unroll) {
     forEachStmt(F.Body, [&](const Stmt* S) {
       if (S->K == Stmt::Kind::Loop && S->LoopId >= NextLoopId)
         NextLoopId = S->LoopId + 1;
@@ -257,7 +258,7 @@ private:
     };
     for (Stmt* L : Loops) {
       Stmt *Main = nullptr, *Rest = nullptr;
-      if (!UniformLoopUnroll::run(M, F, L, Main, Rest)) {
+      if (!Unroll || !UniformLoopUnroll::run(M, F, L, Main, Rest)) {
         AddBarrier(L);
         continue;
       }
@@ -271,16 +272,17 @@ private:
   std::unique_ptr<GroupUniformity> U;
   uint32_t NextLoopId = 0;
   bool IgnoreCost = false;
+  bool Unroll = true;
   std::set<uint32_t> Masks;             // the masked regions' loop ids
   std::vector<CounterForm::Undo> Undos; // counter forms kept so far, in order
 };
 
 } // namespace
 
-void ImplicitLoopBarriers::run(Module& M, Function& F, bool IgnoreCost) {
+void ImplicitLoopBarriers::run(Module& M, Function& F, bool IgnoreCost, bool Unroll) {
   if (!F.IsKernel || !F.PrivateArrays.empty() || !F.Body || M.IsHost)
     return;
-  Rewriter(M, F, IgnoreCost).run();
+  Rewriter(M, F, IgnoreCost, Unroll).run();
 }
 
 } // namespace cajeta::kir
