@@ -240,7 +240,8 @@ enum class IntrinsicOp : uint8_t {
   WaveBarrier,   // {}: void; the wave's lanes meet here, and their shared-memory writes before it
                  //   are visible to the whole wave after it
   // kir::AsyncCopyLowering's staged copies, for targets that load wide vectors but have no copy
-  // engine (Vulkan): only that pass makes them and only the SPIR-V emitter lowers them.
+  // engine (Vulkan), and kir::RayQueryLowering's node and slot reads there (LoadWord): only those
+  // passes make them and only the SPIR-V emitter lowers them.
   LoadWord,   // {buffer, chunk}: uint32 word Dim of the Index-word chunk `chunk` of the buffer
               //   (its elements Index * 4 / size * chunk ..; the words of one chunk are loaded
               //   once); Index 1, 2 or 4

@@ -103,10 +103,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
   // Ray queries become loops over the acceleration structure's buffer, before anything else
   // looks at the function's statements.
   if (!C.NativeRayQuery)
-    Passes.push_back({"ray-query", [Children = C.RayChildrenAtParent](Module& M, size_t I,
-                                                                      std::string& Error, bool&) {
-                        return RayQueryLowering::run(M, *M.Functions[I], Children, Error);
-                      }});
+    Passes.push_back(
+        {"ray-query", [Walk = RayQueryLowering::Form{C.RayChildrenAtParent, C.RayWordViews}](
+                          Module& M, size_t I, std::string& Error, bool&) {
+           return RayQueryLowering::run(M, *M.Functions[I], Walk, Error);
+         }});
   // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
   // passes then treat as any other.
   Passes.push_back(

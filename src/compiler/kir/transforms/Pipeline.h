@@ -50,8 +50,11 @@ struct PipelineConfig {
   bool NativeRayQuery = false;
   /// The software ray query's stack walk tests a node's two children where it visits the node
   /// (GPUs: primary rays 11 % faster on the H200); false: each node tests its own box (the CPU,
-  /// where that ran 10-20 % faster). kir::RayQueryLowering::run's ChildrenAtParent.
+  /// where that ran 10-20 % faster). kir::RayQueryLowering::Form's ChildrenAtParent.
   bool RayChildrenAtParent = false;
+  /// The software ray query reads nodes and primitive slots through 4-word views
+  /// (kir::RayQueryLowering::Form's WordViews; the emitter lowers LoadWord).
+  bool RayWordViews = false;
   /// Give uniform loops an implicit barrier (kir::ImplicitLoopBarriers), so that fission runs
   /// them once per group around a vectorizable loop over the work-items (the CPU): where the
   /// cost model expects it to pay, everywhere (a test mode), or nowhere.

@@ -82,15 +82,18 @@ struct QueryLocals {
   // The stack walk's: the far children still to visit (a private array), the distance at which
   // the ray enters each one's box (another), and their count.
   uint32_t Stack = 0, StackT = 0, Sp = 0;
+  // The children-at-the-node walk's: the words 6 and 7 of the node it visits next (Node), read
+  // with the node's box by its parent's step, so a step loads only the children's boxes.
+  uint32_t NodeChild = 0, NodeInfo = 0;
 };
 
 class Lowerer : public StatementHoister {
 public:
   // A function with a barrier (the CPU floor's work-item fission keeps scalars only) or a wave
   // op (the portable wave tier inlines it into its kernel) walks without a stack.
-  Lowerer(Module& M, Function& F, bool ChildrenAtParent)
+  Lowerer(Module& M, Function& F, RayQueryLowering::Form Walk)
       : StatementHoister(M), F(F), B(M, F), UseStack(!F.HasBarrier && !F.UsesWave),
-        ChildrenAtParent(ChildrenAtParent) {}
+        ChildrenAtParent(Walk.ChildrenAtParent), WordViews(Walk.WordViews) {}
 
   bool run(std::string& Err) {
     makeLocals();
@@ -167,8 +170,11 @@ private:
       Q.State = Scalar("state", U32);
       if (UseStack) {
         Q.Stack = B.privateArray(N + "stack", ScalarType::U32, accel::MaxDepth);
-        if (ChildrenAtParent)
+        if (ChildrenAtParent) {
           Q.StackT = B.privateArray(N + "stackT", ScalarType::F32, accel::MaxDepth);
+          Q.NodeChild = Scalar("nodeChild", U32);
+          Q.NodeInfo = Scalar("nodeInfo", U32);
+        }
         Q.Sp = Scalar("sp", U32);
       }
       Q.Cursor = Scalar("cursor", U32);
@@ -220,6 +226,9 @@ private:
     for (int K = 0; K < 9; ++K)
       Vertex[K] = B.local("rq.v" + std::to_string(K / 3) + "xyz"[K % 3], F32);
     Swap = B.local("rq.swap", U32);
+    SlotIndex = B.local("rq.slotIndex", U32);
+    SlotKind = B.local("rq.slotKind", U32);
+    SlotFlags = B.local("rq.slotFlags", U32);
     TNear = B.local("rq.tnear", F32);
     TFar = B.local("rq.tfar", F32);
     Det = B.local("rq.det", F32);
@@ -237,6 +246,7 @@ private:
     if (ChildrenAtParent) {
       FirstHit = B.local("rq.firstHit", Bool);
       FirstNear = B.local("rq.firstNear", F32);
+      FirstWords = {B.local("rq.firstChild", U32), B.local("rq.firstInfo", U32)};
     } else {
       Side = B.local("rq.side", U32);
     }
@@ -365,8 +375,18 @@ private:
   Expr* fword(QueryLocals& Q, Expr* I) {
     return B.intrinsic(IntrinsicOp::Bitcast, F32, {word(Q, I)});
   }
+  /// Word Offset of the node or slot whose first word is BaseLocal (a multiple of 4: the layout
+  /// aligns both). Through the 4-word view each read names the whole 16 bytes; the emitter
+  /// loads them once.
   Expr* wordAt(QueryLocals& Q, uint32_t BaseLocal, uint32_t Offset) {
-    return word(Q, Offset ? plus(l(BaseLocal), u(Offset)) : l(BaseLocal));
+    if (!WordViews)
+      return word(Q, Offset ? plus(l(BaseLocal), u(Offset)) : l(BaseLocal));
+    Expr* Chunk = B.bin(BinaryOp::Shr, l(BaseLocal), u(2));
+    if (Offset >= 4)
+      Chunk = plus(Chunk, u(Offset / 4));
+    Expr* Load = B.intrinsic(IntrinsicOp::LoadWord, U32, {B.p(Q.Accel), Chunk}, Offset % 4);
+    Load->Index = 4;
+    return Load;
   }
   Expr* fwordAt(QueryLocals& Q, uint32_t BaseLocal, uint32_t Offset) {
     return B.intrinsic(IntrinsicOp::Bitcast, F32, {wordAt(Q, BaseLocal, Offset)});
@@ -478,6 +498,8 @@ private:
       // The walk tests a node's children where it visits the node: the root's box here.
       std::vector<Stmt*> Root = {set(Base, l(Q.NodeBase))};
       boxTest(Q, Base, Root);
+      Root.push_back(set(Q.NodeChild, wordAt(Q, Base, accel::NodeChild)));
+      Root.push_back(set(Q.NodeInfo, wordAt(Q, Base, accel::NodeInfo)));
       Root.push_back(B.ifThen(notE(l(Hit)), set(Q.Node, u(accel::NoParent))));
       Out.push_back(B.ifThen(notE(l(Q.Done)), B.block(Root)));
     }
@@ -513,9 +535,14 @@ private:
   /// Hit = the ray's [tmin, committed t] overlaps the box at words BaseLocal + 0..5; TNear =
   /// where it enters.
   void boxTest(QueryLocals& Q, uint32_t BaseLocal, std::vector<Stmt*>& Out) {
+    boxTest(
+        Q, [&](int I) { return fwordAt(Q, BaseLocal, I); }, Out);
+  }
+  /// The same for the box whose min xyz and max xyz are Plane(0..5).
+  template <class PlaneFn> void boxTest(QueryLocals& Q, PlaneFn Plane, std::vector<Stmt*>& Out) {
     for (int I = 0; I < 3; ++I) {
-      Out.push_back(set(Lo[I], mul(sub(fwordAt(Q, BaseLocal, I), l(Q.O[I])), l(Q.Inv[I]))));
-      Out.push_back(set(Hi[I], mul(sub(fwordAt(Q, BaseLocal, 3 + I), l(Q.O[I])), l(Q.Inv[I]))));
+      Out.push_back(set(Lo[I], mul(sub(Plane(I), l(Q.O[I])), l(Q.Inv[I]))));
+      Out.push_back(set(Hi[I], mul(sub(Plane(3 + I), l(Q.O[I])), l(Q.Inv[I]))));
       // Lo = min, Hi = max of the two slab distances (TNear as the swap temporary).
       Out.push_back(set(TNear, minL(Lo[I], Hi[I])));
       Out.push_back(set(Hi[I], maxL(Lo[I], Hi[I])));
@@ -527,9 +554,11 @@ private:
     Out.push_back(set(TFar, minL(Hi[0], Hi[1])));
     Out.push_back(set(TFar, minL(TFar, Hi[2])));
     // Widened by a few ulps (Ize, "Robust BVH Ray Traversal", 2013) so that rounding never
-    // culls a box that holds a hit on its face.
-    Out.push_back(set(TFar, B.select(cmp(BinaryOp::Gt, l(TFar), f(0)), mul(l(TFar), f(1.0000004)),
-                                     mul(l(TFar), f(0.9999996)))));
+    // culls a box that holds a hit on its face: TFar + |TFar| 4e-7, one fma where the target has
+    // an absolute-value operand (PTX, SASS).
+    Out.push_back(set(
+        TFar, B.intrinsic(IntrinsicOp::Fma, F32,
+                          {B.intrinsic(IntrinsicOp::Abs, F32, {l(TFar)}), f(4.0e-7f), l(TFar)})));
     Out.push_back(set(TFar, minL(TFar, Q.Committed.T)));
     Out.push_back(set(Hit, cmp(BinaryOp::Le, l(TNear), l(TFar))));
   }
@@ -546,10 +575,7 @@ private:
   /// from the same bits, so a ray through an edge or a vertex hits at least one of them.
   /// Sets Hit, Tt, Tu, Tv, Front, Opaque.
   void triangleTest(QueryLocals& Q, std::vector<Stmt*>& Out) {
-    // The nine coordinates at fixed offsets (three vector loads where the target has them),
-    // then each vertex's in the ray's axis order.
-    for (int K = 0; K < 9; ++K)
-      Out.push_back(set(Vertex[K], fwordAt(Q, Base, K)));
+    // Each vertex's coordinates (leafStep loaded them) in the ray's axis order.
     for (int K = 0; K < 3; ++K) {
       auto Coord = [&](uint32_t Axis) {
         return component({Vertex[3 * K], Vertex[3 * K + 1], Vertex[3 * K + 2]}, Axis);
@@ -589,9 +615,7 @@ private:
     H = both(H, notE(both(flag(Q, FlagCullFrontFacing), l(Front))));
     Out.push_back(set(Hit, H));
     // Opacity, read only for a hit: the geometry's, unless the ray's flags force it.
-    Expr* Own =
-        cmp(BinaryOp::Ne,
-            B.bin(BinaryOp::And, wordAt(Q, Base, accel::PrimFlags), u(accel::PrimOpaque)), u(0));
+    Expr* Own = cmp(BinaryOp::Ne, B.bin(BinaryOp::And, l(SlotFlags), u(accel::PrimOpaque)), u(0));
     Stmt* Opacity =
         B.block({set(Opaque, B.bin(BinaryOp::Or, flag(Q, FlagOpaque),
                                    both(Own, notE(flag(Q, FlagNoOpaque))))),
@@ -615,29 +639,37 @@ private:
     std::vector<Stmt*> Out;
     Out.push_back(set(Base, primAt(Q, l(Q.Cursor))));
     Out.push_back(set(Q.Cursor, add(l(Q.Cursor), u(1))));
+    // The slot's twelve words at once (three 128-bit loads where the target has them): the
+    // coordinates or the box, the index, the kind and the flags.
+    for (int K = 0; K < 9; ++K)
+      Out.push_back(set(Vertex[K], fwordAt(Q, Base, K)));
+    Out.push_back(set(SlotIndex, wordAt(Q, Base, accel::PrimIndex)));
+    Out.push_back(set(SlotKind, wordAt(Q, Base, accel::PrimKind)));
+    Out.push_back(set(SlotFlags, wordAt(Q, Base, accel::PrimFlags)));
     // A triangle.
     std::vector<Stmt*> Tri;
     triangleTest(Q, Tri);
-    std::vector<Stmt*> Commit = setHit(Q.Committed, CommittedTriangle, l(Tt), l(Tu), l(Tv),
-                                       wordAt(Q, Base, accel::PrimIndex), l(Front));
+    std::vector<Stmt*> Commit =
+        setHit(Q.Committed, CommittedTriangle, l(Tt), l(Tu), l(Tv), l(SlotIndex), l(Front));
     Commit.push_back(B.ifThen(flag(Q, FlagTerminateOnFirstHit),
                               B.block({set(Q.Done, B.constBool(true)), B.brk(LoopId)})));
-    std::vector<Stmt*> Offer = setHit(Q.Candidate, CandidateTriangle, l(Tt), l(Tu), l(Tv),
-                                      wordAt(Q, Base, accel::PrimIndex), l(Front));
+    std::vector<Stmt*> Offer =
+        setHit(Q.Candidate, CandidateTriangle, l(Tt), l(Tu), l(Tv), l(SlotIndex), l(Front));
     Offer.push_back(set(Q.Pending, B.constBool(true)));
     Offer.push_back(set(Result, B.constBool(true)));
     Offer.push_back(B.brk(LoopId));
     Tri.push_back(B.ifThen(l(Hit), B.ifThen(l(Opaque), B.block(Commit), B.block(Offer))));
     // A box: always the kernel's to decide.
     std::vector<Stmt*> Box;
-    boxTest(Q, Base, Box);
-    std::vector<Stmt*> BoxOffer = setHit(Q.Candidate, CandidateAabb, l(TNear), f(0), f(0),
-                                         wordAt(Q, Base, accel::PrimIndex), B.constBool(false));
+    boxTest(
+        Q, [&](int I) { return l(Vertex[I]); }, Box);
+    std::vector<Stmt*> BoxOffer =
+        setHit(Q.Candidate, CandidateAabb, l(TNear), f(0), f(0), l(SlotIndex), B.constBool(false));
     BoxOffer.push_back(set(Q.Pending, B.constBool(true)));
     BoxOffer.push_back(set(Result, B.constBool(true)));
     BoxOffer.push_back(B.brk(LoopId));
     Box.push_back(B.ifThen(l(Hit), B.block(BoxOffer)));
-    Expr* IsTriangle = cmp(BinaryOp::Eq, wordAt(Q, Base, accel::PrimKind), u(accel::PrimTriangle));
+    Expr* IsTriangle = cmp(BinaryOp::Eq, l(SlotKind), u(accel::PrimTriangle));
     Out.push_back(B.ifThen(IsTriangle, B.ifThen(notE(flag(Q, FlagSkipTriangles)), B.block(Tri)),
                            B.ifThen(notE(flag(Q, FlagSkipAabbs)), B.block(Box))));
     return B.block(Out);
@@ -695,27 +727,41 @@ private:
   /// the walk goes on into the nearer one that the ray enters and pushes the other with its
   /// distance. A pushed node whose box starts beyond the committed hit by the time it is popped is
   /// dropped unvisited. The stack holds at most one entry per level, and no tree is
-  /// accel::MaxDepth deep.
+  /// accel::MaxDepth deep. A child's words 6 and 7 are read with its box (one 32-byte node), so
+  /// the step into it loads nothing more; a popped node's are read when it is popped.
   Stmt* stackWalkStepChildren(QueryLocals& Q, uint32_t LoopId) {
     Expr* Empty = cmp(BinaryOp::Eq, l(Q.Node), u(accel::NoParent));
-    Stmt* Pop = B.block(
-        {B.ifThen(cmp(BinaryOp::Eq, l(Q.Sp), u(0)), finish(Q, LoopId)),
-         set(Q.Sp, sub(l(Q.Sp), u(1))),
-         set(Q.Node, B.select(cmp(BinaryOp::Le, B.loadAt(B.privateRef(Q.StackT), l(Q.Sp)),
-                                  l(Q.Committed.T)),
-                              B.loadAt(B.privateRef(Q.Stack), l(Q.Sp)), u(accel::NoParent)))});
-    std::vector<Stmt*> Visit;
-    Visit.push_back(set(Base, nodeAt(Q, l(Q.Node))));
-    Visit.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
-    Visit.push_back(set(Child, wordAt(Q, Base, accel::NodeChild)));
-    // An inner node: both children's boxes (adjacent nodes).
+    // An empty stack ends the walk once the leaf being tested beside it is done.
+    Stmt* Pop = B.ifThen(
+        cmp(BinaryOp::Eq, l(Q.Sp), u(0)),
+        B.ifThen(cmp(BinaryOp::Ge, l(Q.Cursor), l(Q.LeafEnd)), finish(Q, LoopId)),
+        B.block(
+            {set(Q.Sp, sub(l(Q.Sp), u(1))),
+             set(Q.Node, B.select(cmp(BinaryOp::Le, B.loadAt(B.privateRef(Q.StackT), l(Q.Sp)),
+                                      l(Q.Committed.T)),
+                                  B.loadAt(B.privateRef(Q.Stack), l(Q.Sp)), u(accel::NoParent))),
+             B.ifThen(cmp(BinaryOp::Ne, l(Q.Node), u(accel::NoParent)),
+                      B.block({set(Base, nodeAt(Q, l(Q.Node))),
+                               set(Q.NodeChild, wordAt(Q, Base, accel::NodeChild)),
+                               set(Q.NodeInfo, wordAt(Q, Base, accel::NodeInfo))}))}));
+    // An inner node: both children's boxes (adjacent nodes) and their words 6 and 7.
     std::vector<Stmt*> Inner;
+    Inner.push_back(set(Child, l(Q.NodeChild)));
     Inner.push_back(set(Base, nodeAt(Q, l(Child))));
     boxTest(Q, Base, Inner);
     Inner.push_back(set(FirstHit, l(Hit)));
     Inner.push_back(set(FirstNear, l(TNear)));
+    Inner.push_back(set(FirstWords[0], wordAt(Q, Base, accel::NodeChild)));
+    Inner.push_back(set(FirstWords[1], wordAt(Q, Base, accel::NodeInfo)));
     Inner.push_back(set(Base, plus(l(Base), u(accel::NodeWords))));
     boxTest(Q, Base, Inner);
+    Inner.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
+    Inner.push_back(set(Base, wordAt(Q, Base, accel::NodeChild))); // the second child's child
+    auto into = [&](bool Second) {
+      return B.block({set(Q.Node, Second ? add(l(Child), u(1)) : l(Child)),
+                      set(Q.NodeChild, Second ? l(Base) : l(FirstWords[0])),
+                      set(Q.NodeInfo, Second ? l(Info) : l(FirstWords[1]))});
+    };
     // Both: into the nearer (the first on a tie), the other pushed.
     Expr* SecondNearer = cmp(BinaryOp::Lt, l(TNear), l(FirstNear));
     Stmt* Both = B.block({B.eval(B.storeAt(B.privateRef(Q.Stack), l(Q.Sp),
@@ -723,13 +769,18 @@ private:
                           B.eval(B.storeAt(B.privateRef(Q.StackT), l(Q.Sp),
                                            B.select(SecondNearer, l(FirstNear), l(TNear)))),
                           set(Q.Sp, add(l(Q.Sp), u(1))),
-                          set(Q.Node, B.select(SecondNearer, add(l(Child), u(1)), l(Child)))});
-    Inner.push_back(
-        B.ifThen(l(FirstHit), B.ifThen(l(Hit), Both, set(Q.Node, l(Child))),
-                 set(Q.Node, B.select(l(Hit), add(l(Child), u(1)), u(accel::NoParent)))));
-    Visit.push_back(B.ifThen(isLeaf(), B.block({enterLeaf(Q), set(Q.Node, u(accel::NoParent))}),
-                             B.block(Inner)));
-    return B.ifThen(Empty, Pop, B.block(Visit));
+                          set(Q.Node, B.select(SecondNearer, add(l(Child), u(1)), l(Child))),
+                          set(Q.NodeChild, B.select(SecondNearer, l(Base), l(FirstWords[0]))),
+                          set(Q.NodeInfo, B.select(SecondNearer, l(Info), l(FirstWords[1])))});
+    Inner.push_back(B.ifThen(l(FirstHit), B.ifThen(l(Hit), Both, into(false)),
+                             B.ifThen(l(Hit), into(true), set(Q.Node, u(accel::NoParent)))));
+    Stmt* Visit = B.ifThen(
+        cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(Q.NodeInfo), u(3)), u(accel::LeafTag)),
+        B.block({set(Q.Cursor, l(Q.NodeChild)),
+                 set(Q.LeafEnd, add(l(Q.NodeChild), B.bin(BinaryOp::Shr, l(Q.NodeInfo), u(2)))),
+                 set(Q.Node, u(accel::NoParent))}),
+        B.block(Inner));
+    return B.ifThen(Empty, Pop, Visit);
   }
 
   /// One step of the stackless walk.
@@ -781,27 +832,42 @@ private:
     uint32_t LoopId = B.newLoopId();
     Pre.push_back(set(Result, B.constBool(false)));
     Pre.push_back(set(Q.Pending, B.constBool(false)));
-    // One primitive or one walk step per iteration ("if-if"). On the H200 an inner loop for each
+    // One primitive or one walk step per iteration. On the H200 an inner loop for each
     // ("while-while", Aila and Laine 2009) ran 0.88x as fast over the stackless walk, and an
     // inner loop over a leaf's primitives alone 0.93x as fast over the stack walk.
-    Stmt* Body = B.ifThen(cmp(BinaryOp::Lt, l(Q.Cursor), l(Q.LeafEnd)), leafStep(Q, Result, LoopId),
-                          walkStep(Q, LoopId));
+    Expr* InLeaf = cmp(BinaryOp::Lt, l(Q.Cursor), l(Q.LeafEnd));
+    Stmt* Body = B.ifThen(InLeaf, leafStep(Q, Result, LoopId), walkStep(Q, LoopId));
+    if (UseStack && ChildrenAtParent) {
+      // The GPUs' walk takes a step beside each primitive ("if-if"): a lane whose leaf is not
+      // done yet goes on down the tree unless the next node is a leaf too, so the lanes of a
+      // wave run the box tests and the triangle tests more often together. The step culls with
+      // the committed t from before the primitive: it may visit more, never less.
+      Expr* NextIsLeaf =
+          both(cmp(BinaryOp::Ne, l(Q.Node), u(accel::NoParent)),
+               cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(Q.NodeInfo), u(3)), u(accel::LeafTag)));
+      Body = B.block({B.ifThen(InLeaf, leafStep(Q, Result, LoopId)),
+                      B.ifThen(notE(both(cmp(BinaryOp::Lt, l(Q.Cursor), l(Q.LeafEnd)), NextIsLeaf)),
+                               walkStep(Q, LoopId))});
+    }
     Pre.push_back(B.ifThen(notE(l(Q.Done)), B.loop(LoopId, nullptr, Body)));
   }
 
   Function& F;
   Builder B;
   const bool UseStack;
-  const bool ChildrenAtParent;             // the stack walk's form (RayQueryLowering::run)
+  const bool ChildrenAtParent;             // the stack walk's form (RayQueryLowering::Form)
+  const bool WordViews;                    // node and slot words through 4-word views
   std::map<uint32_t, QueryLocals> Queries; // by query local
   std::array<uint32_t, 3> Lo{}, Hi{}, X{}, Y{}, Z{}, Edge{}, Abs{};
-  std::array<uint32_t, 9> Vertex{}; // a triangle slot's coordinates as stored
+  std::array<uint32_t, 9> Vertex{}; // a slot's coordinates (a box: min, max) as stored
+  uint32_t SlotIndex = 0, SlotKind = 0, SlotFlags = 0; // and its other words
   uint32_t Swap = 0;
   uint32_t TNear = 0, TFar = 0, Det = 0, InvDet = 0, Tu = 0, Tv = 0, Tt = 0, Hit = 0, Opaque = 0,
            Front = 0, Base = 0, Info = 0, Child = 0, Parent = 0;
   uint32_t Side = 0; // the own-box stack walk: the near child's side (0: the first child)
   // The children-at-the-parent walk: whether the ray enters a node's first child, and where.
   uint32_t FirstHit = 0, FirstNear = 0;
+  std::array<uint32_t, 2> FirstWords{}; // the first child's words 6 and 7
 };
 
 } // namespace
@@ -813,10 +879,10 @@ bool RayQueryLowering::uses(const Function& F) {
   return false;
 }
 
-bool RayQueryLowering::run(Module& M, Function& F, bool ChildrenAtParent, std::string& Error) {
+bool RayQueryLowering::run(Module& M, Function& F, Form Walk, std::string& Error) {
   if (!uses(F))
     return true;
-  return Lowerer(M, F, ChildrenAtParent).run(Error);
+  return Lowerer(M, F, Walk).run(Error);
 }
 
 } // namespace cajeta::kir

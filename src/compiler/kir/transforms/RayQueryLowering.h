@@ -9,7 +9,7 @@
 // adjacent siblings in the buffer, visiting the child on the ray's side of the split axis first.
 // It needs no per-work-item array, so every backend runs it as it runs any other loop, and a
 // query may live across barriers. Where the function has no barrier or wave op the walk keeps a
-// stack instead, in one of two forms the target picks (run's ChildrenAtParent). proceed() resumes
+// stack instead, in one of two forms the target picks (Form). proceed() resumes
 // where the last call stopped: in the middle of a leaf when that leaf produced a candidate.
 //
 // Triangles use the watertight test of Woop, Benthin and Wald (2013) in float32: a ray through
@@ -26,6 +26,17 @@ namespace cajeta::kir {
 
 class RayQueryLowering {
 public:
+  /// The walk's form, picked by the target.
+  struct Form {
+    /// The stack walk tests a node's two children where the node is visited, into the nearer
+    /// with the other pushed with its distance (the GPUs'); false: each node tests its own box,
+    /// the child on the ray's side of the split axis first (the CPU's).
+    bool ChildrenAtParent = false;
+    /// A node's and a primitive slot's words are read through the structure's 4-word view
+    /// (IntrinsicOp::LoadWord: one 128-bit load per 4 words) instead of word by word, for a
+    /// target that loads wide vectors only through such views (SPIR-V).
+    bool WordViews = false;
+  };
   /// Whether F uses a ray query.
   static bool uses(const Function& F);
   /// Rewrites F (a function of M, or a copy whose nodes live in M): no RayQuery expression
@@ -33,10 +44,7 @@ public:
   /// (naming the source line) when a proceed() is a do-while condition, or a query is used with
   /// two acceleration structures or never initialized. A proceed() on the right of && or || or
   /// in an arm of ?: walks only where it would be evaluated (StatementHoister's branches).
-  /// ChildrenAtParent picks the stack walk's form: a node's two children tested where the node
-  /// is visited, into the nearer with the other pushed with its distance (the GPUs'), or each
-  /// node testing its own box, the child on the ray's side of the split axis first (the CPU's).
-  static bool run(Module& M, Function& F, bool ChildrenAtParent, std::string& Error);
+  static bool run(Module& M, Function& F, Form Walk, std::string& Error);
 };
 
 } // namespace cajeta::kir

@@ -45,6 +45,7 @@ kir::PipelineConfig SpirvPayloadBuilder::pipelineConfig(const SpirvEmitOptions& 
   // Whole, aligned AsyncCopy chunks are staged in registers: one 4, 8 or 16-byte vector load
   // at the copy, the stores at the wait (checked builds keep the element loads, each checked).
   C.StagedAsyncCopies = !Options.CheckBounds;
+  C.RayWordViews = !Options.CheckBounds; // checked reads go word by word
   // Device.supports: what every Vulkan device of ours answers alike is folded; the rest (wave
   // ops, float16/64, 64-bit and float atomics, denormals, cooperative matrices) is asked through
   // specialisation constants (VulkanKernelAbi.h).
