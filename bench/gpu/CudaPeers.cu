@@ -138,13 +138,19 @@ __device__ __forceinline__ uint4 words4(const uint32_t* __restrict__ B, uint32_t
 template <bool Vector>
 __global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ outPrim,
                                   const uint32_t* __restrict__ bvh, unsigned w, unsigned h,
-                                  float ex, float ey, float ez) {
+                                  float ex, float ey, float ez, unsigned tiles) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= w * h)
     return;
+  // Pixel i in rows, or 8 x 4 tiles of 32 threads (raytrace.cj's mapping).
+  unsigned x = i % w, y = i / w;
+  if (tiles) {
+    unsigned across = w / 8;
+    x = (i / 32) % across * 8 + i % 8;
+    y = (i / 32) / across * 4 + (i % 32) / 8;
+  }
   float o[3] = {ex, ey, ez};
-  float d[3] = {((float)(i % w) + 0.5f) / (float)w - ex, ((float)(i / w) + 0.5f) / (float)h - ey,
-                -ez};
+  float d[3] = {((float)x + 0.5f) / (float)w - ex, ((float)y + 0.5f) / (float)h - ey, -ez};
   float inv[3];
   unsigned sign = 0;
   for (int k = 0; k < 3; ++k) {
@@ -237,8 +243,8 @@ __global__ void primaryRaysKernel(float* __restrict__ outT, int* __restrict__ ou
       break;
     node = stack[--sp];
   }
-  outT[i] = best >= 0 ? tmax : -1.0f;
-  outPrim[i] = best;
+  outT[y * w + x] = best >= 0 ? tmax : -1.0f;
+  outPrim[y * w + x] = best;
 }
 
 } // namespace
@@ -460,13 +466,13 @@ PeerTime CudaPeers::gemmInt8(PeerBytes& C, const PeerBytes& A, const PeerBytes& 
 
 PeerTime CudaPeers::primaryRays(PeerBuffer& T, PeerBytes& Prim, const PeerBytes& Bvh, uint32_t W,
                                 uint32_t H, float Ex, float Ey, float Ez, int Batch,
-                                bool VectorLoads) {
+                                bool VectorLoads, bool Tiles) {
   const unsigned Block = 128;
   auto* Kernel = VectorLoads ? primaryRaysKernel<true> : primaryRaysKernel<false>;
   return S->time(Batch, [&] {
     Kernel<<<blocksFor(W * H, Block), Block, 0, S->Stream>>>(
         T.data(), static_cast<int*>(Prim.data()), static_cast<const uint32_t*>(Bvh.data()), W, H,
-        Ex, Ey, Ez);
+        Ex, Ey, Ez, Tiles ? 1u : 0u);
   });
 }
 

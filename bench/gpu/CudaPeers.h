@@ -97,9 +97,12 @@ public:
   /// raytrace.cj's primary rays by hand in CUDA C++: the same camera, the same BVH words (the
   /// layout of bundle/AccelLayout.h), a near-first walk with a 64-entry stack and the same
   /// watertight triangle test. T: W * H floats (t or -1); Prim: W * H int32. VectorLoads: each
-  /// node's and triangle slot's words in 128-bit loads instead of one load per word.
+  /// node's and triangle slot's words in 128-bit loads instead of one load per word. Tiles:
+  /// each 32 threads trace an 8 x 4 tile of pixels (W a multiple of 8, H of 4) instead of 32
+  /// pixels of a row; T and Prim are indexed by pixel either way.
   PeerTime primaryRays(PeerBuffer& T, PeerBytes& Prim, const PeerBytes& Bvh, uint32_t W, uint32_t H,
-                       float Ex, float Ey, float Ez, int Batch, bool VectorLoads = false);
+                       float Ex, float Ey, float Ez, int Batch, bool VectorLoads = false,
+                       bool Tiles = false);
 
   /// Host nanoseconds per launch of an empty nvcc-built kernel by the raw driver API
   /// (cuLaunchKernel, grid 1 x block 1) over Count launches, not counting the final sync

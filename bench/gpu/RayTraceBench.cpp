@@ -97,7 +97,7 @@ void benchDeviceBuild(GpuBenchContext& C, OursDevice& Device, const char* Backen
   const uint32_t Block = 128, Groups = uint32_t((Rays + Block - 1) / Block);
   auto trace = [&] {
     Trace.launch(Device.stream(), xpu::grid(Groups), xpu::block(Block))(Lbvh, T, P, W, H, Eye[0],
-                                                                        Eye[1], Eye[2]);
+                                                                        Eye[1], Eye[2], 0u);
   };
   trace();
   Device.stream().sync();
@@ -158,9 +158,10 @@ void runRayTraceBench(GpuBenchContext& C) {
   xpu::KernelBuffer<float> OursT(C.Cuda.device(), Rays);
   xpu::KernelBuffer<int32_t> OursPrim(C.Cuda.device(), Rays);
   const uint32_t Block = 128, Groups = uint32_t((Rays + Block - 1) / Block);
+  uint32_t Tiles = 0; // pixels in rows; then 8 x 4 tiles per wave
   auto ours = [&] {
     Trace.launch(S, xpu::grid(Groups), xpu::block(Block))(Scene, OursT, OursPrim, W, H, Eye[0],
-                                                          Eye[1], Eye[2]);
+                                                          Eye[1], Eye[2], Tiles);
   };
   ours();
   S.sync();
@@ -183,7 +184,7 @@ void runRayTraceBench(GpuBenchContext& C) {
          ResultRow{Name, "nvcc -O3 sm_90, stack walk of the same BVH", M.Ours, M.PeerWall,
                    M.PeerGpu, double(Rays), double(Rays), "G rays/s", 0.95, Check});
   // The same walk with each node's and triangle's words in 128-bit loads.
-  C.Peers.primaryRays(PeerT, PeerPrim, PeerBvh, W, H, Eye[0], Eye[1], Eye[2], 1, true);
+  C.Peers.primaryRays(PeerT, PeerPrim, PeerBvh, W, H, Eye[0], Eye[1], Eye[2], 1, true, false);
   PeerT.download(Pt.data());
   PeerPrim.download(Pp.data());
   std::string CheckVector =
@@ -195,6 +196,32 @@ void runRayTraceBench(GpuBenchContext& C) {
          ResultRow{Name, "nvcc -O3 sm_90, the same walk with 128-bit node and triangle loads",
                    MV.Ours, MV.PeerWall, MV.PeerGpu, double(Rays), double(Rays), "G rays/s", 0.95,
                    CheckVector});
+  // Each wave's 32 rays an 8 x 4 tile of pixels, as renderers launch them, on both sides: the
+  // same rays, so the same image.
+  if (W % 8 == 0 && H % 4 == 0) {
+    Tiles = 1;
+    ours();
+    S.sync();
+    std::vector<float> Tt;
+    std::vector<int32_t> Tp;
+    OursT.download(Tt);
+    OursPrim.download(Tp);
+    std::string CheckTiles = compareHits(C, "raytrace (8 x 4 tiles vs rows)", Tt, Tp, Ot, Op);
+    Medians MT = measure(C, Batch, ours, [&](int Bt) {
+      return C.Peers.primaryRays(PeerT, PeerPrim, PeerBvh, W, H, Eye[0], Eye[1], Eye[2], Bt, true,
+                                 true);
+    });
+    PeerT.download(Pt.data());
+    PeerPrim.download(Pp.data());
+    std::string CheckPeer =
+        compareHits(C, "raytrace (cuda vs the CUDA peer, 8 x 4 tiles)", Tt, Tp, Pt, Pp);
+    addRow(C, MT,
+           ResultRow{Name + ", 8 x 4 pixels per wave",
+                     "nvcc -O3 sm_90, the 128-bit-load walk, the same tiles", MT.Ours, MT.PeerWall,
+                     MT.PeerGpu, double(Rays), double(Rays), "G rays/s", 0.95,
+                     CheckTiles + " (vs rows); " + CheckPeer + " (vs the peer)"});
+    Tiles = 0;
+  }
   benchDeviceBuild(C, C.Cuda, "cuda", Desc, Scene.buildMillis(), M.Ours, Ot, Op, W, H);
   if (C.Vulkan)
     benchDeviceBuild(C, *C.Vulkan, "vulkan", Desc, Scene.buildMillis(), M.Ours, Ot, Op, W, H);
@@ -207,7 +234,7 @@ void runRayTraceBench(GpuBenchContext& C) {
                     xpu::KernelBuffer<int32_t> VP(V.device(), Rays);
                     auto vulkan = [&] {
                       VTrace.launch(V.stream(), xpu::grid(Groups), xpu::block(Block))(
-                          VScene, VT, VP, W, H, Eye[0], Eye[1], Eye[2]);
+                          VScene, VT, VP, W, H, Eye[0], Eye[1], Eye[2], 0u);
                     };
                     vulkan();
                     V.stream().sync();
