@@ -242,6 +242,10 @@ public:
   /// Whether the device's code runs on the host's CPU cores (the cpu backend, a CPU-type Vulkan
   /// device such as lavapipe) rather than on an accelerator.
   virtual bool runsOnHostCpu() const { return false; }
+  /// Whether launches on two streams may run on the device at the same time (CUDA streams, the
+  /// CPU's stream threads, Vulkan with more than one queue); false: the device runs them one
+  /// after the other, whatever the streams.
+  virtual bool concurrentStreams() const { return true; }
   /// Whether allocate() returns memory the host reads and writes through the pointer itself
   /// (the cpu backend), so the runtime may fill a buffer in place instead of uploading.
   virtual bool memoryIsHostAddressable() const { return false; }

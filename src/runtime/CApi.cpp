@@ -184,6 +184,9 @@ uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_device* D) {
 int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* D) {
   return D && fromHandle(D)->runsOnHostCpu() ? 1 : 0;
 }
+int cajeta_xpu_device_concurrent_streams(const cajeta_xpu_device* D) {
+  return D && fromHandle(D)->concurrentStreams() ? 1 : 0;
+}
 unsigned cajeta_xpu_device_wave_width(const cajeta_xpu_device* D) {
   return D ? fromHandle(D)->waveWidth() : 0;
 }

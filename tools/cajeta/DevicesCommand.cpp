@@ -25,6 +25,9 @@ void addDevicesCommand(CLI::App& App) {
                   << ", max workgroup size: " << D.maxWorkgroupSize()
                   << ", max dynamic shared bytes: " << D.maxDynamicSharedBytes()
                   << ", wave width: " << D.waveWidth() << "\n";
+        if (!D.concurrentStreams())
+          std::cout << "      streams: one queue, launches on different streams run one after "
+                       "the other\n";
         if (uint64_t Loops = D.maxLoopIterations())
           std::cout << "      loops: the driver ends every loop after " << Loops
                     << " iterations, silently\n";

@@ -67,6 +67,9 @@ public:
   /// Whether its code runs on the host's CPU cores (the cpu backend, lavapipe) rather than on
   /// an accelerator.
   bool runsOnHostCpu() const { return cajeta_xpu_device_runs_on_host_cpu(H) != 0; }
+  /// Whether launches on two streams may run at the same time here (false: one after the
+  /// other, e.g. a Vulkan device with a single compute queue).
+  bool concurrentStreams() const { return cajeta_xpu_device_concurrent_streams(H) != 0; }
   /// Reserves compute units for latency and frameBudget submissions (the others run on the
   /// rest), rounded up to what the device partitions; returns the units reserved, 0 where the
   /// device cannot reserve. The first latency-class submission does this by itself; this does it

@@ -89,6 +89,9 @@ CAJETA_XPU_API const char* cajeta_xpu_device_matrix_shapes(const cajeta_xpu_devi
 /* Nonzero when the device's code runs on the host's CPU cores: the cpu backend, or a CPU-type
    Vulkan device such as Mesa's lavapipe. */
 CAJETA_XPU_API int cajeta_xpu_device_runs_on_host_cpu(const cajeta_xpu_device* device);
+/* 1 when launches on two streams may run on the device at the same time (CUDA, the CPU, a
+   Vulkan device with more than one compute queue); 0 when it runs them one after the other. */
+CAJETA_XPU_API int cajeta_xpu_device_concurrent_streams(const cajeta_xpu_device* device);
 /* The most iterations the device's driver lets one loop run before it silently ends the loop
    (Mesa's llvmpipe: 65,535); 0 where there is no such limit. */
 CAJETA_XPU_API uint64_t cajeta_xpu_device_max_loop_iterations(const cajeta_xpu_device* device);

@@ -61,6 +61,19 @@ public final class Q {
     public static void poke(KernelBuffer<int32> out, uint32 at) {
         out[at] = 7;
     }
+    // Raises flag me, then waits (at most spins loads) for flag other; flags[2 + me] says
+    // whether it came.
+    @Kernel
+    public static void meet(KernelBuffer<int32> flags, uint32 me, uint32 other, int32 spins) {
+        if (KernelThread.globalIdX() == 0) {
+            Atomics.store(flags, me, 1, MemoryOrder.RELEASE);
+            int32 k = 0;
+            while (k < spins && Atomics.load(flags, other, MemoryOrder.ACQUIRE) == 0) {
+                k++;
+            }
+            Atomics.store(flags, 2 + me, k < spins ? 1 : 0);
+        }
+    }
 }
 )";
 
@@ -287,6 +300,30 @@ TEST_F(VulkanQueue, AChainWithTheSameArgumentsIsReplayedNotRecordedAgain) {
   EXPECT_EQ(Got, std::vector<int32_t>(N, 100 + 4 + 8));
   Other.download(Got);
   EXPECT_EQ(Got, std::vector<int32_t>(N, 16));
+}
+
+/// Two streams' launches run at the same time where the device has several queues: each kernel
+/// raises its flag and waits for the other's, which comes only if both are on the GPU at once
+/// (one after the other, the first gives up after its spins). The scheduler is bypassed: it
+/// would order the two launches, which share the flags buffer.
+TEST_F(VulkanQueue, LaunchesOnTwoStreamsRunTogether) {
+  if (!Device->concurrentStreams())
+    GTEST_SKIP() << "'" << Device->name() << "' runs every stream on one queue";
+  xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
+  xpu::Kernel Meet = P.kernel("Q.meet");
+  xpu::KernelBuffer<int32_t> Flags(4);
+  Flags.upload(std::vector<int32_t>(4, 0));
+  xpu::KernelStream A(P.device()), B(P.device());
+  const int32_t Spins = 1 << 22;
+  bool Was = xpu::Scheduler::bypass(true);
+  Meet.launch(A, xpu::grid(1), xpu::block(32))(Flags, 0u, 1u, Spins);
+  Meet.launch(B, xpu::grid(1), xpu::block(32))(Flags, 1u, 0u, Spins);
+  A.sync();
+  B.sync();
+  xpu::Scheduler::bypass(Was);
+  std::vector<int32_t> Got;
+  Flags.download(Got);
+  EXPECT_EQ(Got, (std::vector<int32_t>{1, 1, 1, 1}));
 }
 
 } // namespace

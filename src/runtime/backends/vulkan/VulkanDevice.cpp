@@ -261,12 +261,17 @@ bool VulkanDevice::init(std::string& Error) {
   F2.features.shaderFloat64 = Core.shaderFloat64;
   // Uniform/push/input-output 8/16-bit access stay as queried: enabling what exists is legal.
 
-  float Priority = 1.0f;
+  // Several queues of the family, so that streams run side by side as they do on CUDA.
+  uint32_t QueueWant = MaxQueues;
+  if (const char* Env = std::getenv("CAJETA_XPU_VULKAN_QUEUES"); Env && *Env)
+    QueueWant = uint32_t(std::clamp(std::strtol(Env, nullptr, 10), 1L, long(MaxQueues)));
+  const uint32_t QueueTotal = std::max(1u, std::min(QueueWant, Families[QueueFamily].queueCount));
+  std::vector<float> Priorities(QueueTotal, 1.0f);
   VkDeviceQueueCreateInfo QCI{};
   QCI.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
   QCI.queueFamilyIndex = QueueFamily;
-  QCI.queueCount = 1;
-  QCI.pQueuePriorities = &Priority;
+  QCI.queueCount = QueueTotal;
+  QCI.pQueuePriorities = Priorities.data();
   VkDeviceCreateInfo DCI{};
   DCI.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   DCI.pNext = &F2;
@@ -279,7 +284,10 @@ bool VulkanDevice::init(std::string& Error) {
     Device = VK_NULL_HANDLE;
     return false;
   }
-  Api.vkGetDeviceQueue(Device, QueueFamily, 0, &Queue);
+  for (uint32_t I = 0; I != QueueTotal; ++I) {
+    Queues.push_back(std::make_unique<HardwareQueue>());
+    Api.vkGetDeviceQueue(Device, QueueFamily, I, &Queues.back()->Handle);
+  }
   VkPipelineCacheCreateInfo PCI{};
   PCI.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
   if (Api.vkCreatePipelineCache(Device, &PCI, nullptr, &PipelineCache) != VK_SUCCESS)
@@ -344,15 +352,18 @@ bool VulkanDevice::runsCooperativeMatrices(const std::string& Shapes, std::strin
 }
 
 void VulkanDevice::waitIdle() {
-  std::lock_guard<std::mutex> Lock(QueueMutex);
-  Api.vkQueueWaitIdle(Queue); // a lost device answers at once; nothing to report at teardown
+  for (auto& Q : Queues) {
+    std::lock_guard<std::mutex> Lock(Q->Mutex);
+    Api.vkQueueWaitIdle(Q->Handle); // a lost device answers at once; nothing to report
+  }
 }
 
-VkResult VulkanDevice::submit(const VkSubmitInfo& Submit, VkFence Fence) {
-  std::lock_guard<std::mutex> Lock(QueueMutex);
+VkResult VulkanDevice::submit(uint32_t Queue, const VkSubmitInfo& Submit, VkFence Fence) {
+  HardwareQueue& Q = *Queues[Queue];
+  std::lock_guard<std::mutex> Lock(Q.Mutex);
   if (Lost || (LoseAfterSubmits >= 0 && Submits++ >= LoseAfterSubmits))
     return VK_ERROR_DEVICE_LOST;
-  return Api.vkQueueSubmit(Queue, 1, &Submit, Fence);
+  return Api.vkQueueSubmit(Q.Handle, 1, &Submit, Fence);
 }
 
 void VulkanDevice::check(VkResult R, const std::string& What) const {

@@ -1,4 +1,4 @@
-// One Vulkan physical device as a runtime device: its queue, memory, and the VulkanQueue each
+// One Vulkan physical device as a runtime device: its queues, memory, and the VulkanQueue each
 // runtime stream records its launches and copies into.
 #pragma once
 
@@ -130,13 +130,21 @@ public:
   /// device (else at the next event, download, sync or full batch only).
   /// CAJETA_XPU_VULKAN_LAZY_SUBMIT=1 turns it off, for A/B measurements.
   bool submitsWhenIdle() const { return SubmitWhenIdle; }
-  /// Waits until the device's queue has finished every submit (a stream's timeline semaphore
-  /// is destroyed only then: another stream's submit may still hold a wait on it).
+  /// Waits until every queue of the device has finished every submit (a stream's timeline
+  /// semaphore is destroyed only then: another stream's submit may still hold a wait on it).
   void waitIdle();
-  /// vkQueueSubmit of one batch on the device's queue, which streams share. A fault-injection
+  /// The hardware queues streams are spread over: up to MaxQueues of the compute family's
+  /// (CAJETA_XPU_VULKAN_QUEUES=N asks for at most N). With more than one, launches on different
+  /// streams may run at the same time, and only semaphores order them.
+  uint32_t queueCount() const { return uint32_t(Queues.size()); }
+  static constexpr uint32_t MaxQueues = 8;
+  bool concurrentStreams() const override { return Queues.size() > 1; }
+  /// The queue a new stream submits to: each in turn.
+  uint32_t assignQueue() { return NextQueue.fetch_add(1) % queueCount(); }
+  /// vkQueueSubmit of one batch on queue Queue (streams may share one). A fault-injection
   /// switch for the tests, CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER=N, answers VK_ERROR_DEVICE_LOST
   /// to every submit after the first N (the driver never sees them), as a lost device would.
-  VkResult submit(const VkSubmitInfo& Submit, VkFence Fence);
+  VkResult submit(uint32_t Queue, const VkSubmitInfo& Submit, VkFence Fence);
   /// Throws RuntimeError when the device has no host-visible coherent memory for Bytes.
   HostBuffer createHostBuffer(size_t Bytes, VkBufferUsageFlags Usage);
   void destroyHostBuffer(HostBuffer& B);
@@ -149,10 +157,15 @@ private:
   const VulkanApi& Api;
   VkPhysicalDevice Phys;
   VkDevice Device = VK_NULL_HANDLE;
-  VkQueue Queue = VK_NULL_HANDLE;
+  /// A hardware queue and the lock vkQueueSubmit needs (a queue is externally synchronised).
+  struct HardwareQueue {
+    VkQueue Handle = VK_NULL_HANDLE;
+    std::mutex Mutex;
+  };
+  std::vector<std::unique_ptr<HardwareQueue>> Queues;
+  std::atomic<uint32_t> NextQueue{0};
   uint32_t QueueFamily = 0;
   VkPipelineCache PipelineCache = VK_NULL_HANDLE;
-  std::mutex QueueMutex; // vkQueueSubmit needs the queue externally synchronised
   VkPhysicalDeviceProperties Props{};
   VkPhysicalDeviceMemoryProperties Memory{};
   VulkanFeatures Features;
@@ -161,7 +174,7 @@ private:
   bool SubmitWhenIdle = true;
   mutable std::atomic<bool> Lost{false};
   int64_t LoseAfterSubmits = -1; // CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER, -1: never
-  int64_t Submits = 0;           // under QueueMutex
+  std::atomic<int64_t> Submits{0};
   std::string Name;
 };
 

@@ -13,7 +13,8 @@
 namespace cajeta::xpu::rt::vulkan {
 
 VulkanTimeline::VulkanTimeline(VulkanDevice& Device)
-    : Device(Device), Api(Device.api()), SpinBeforeBlocking(!Device.runsOnHostCpu()) {
+    : Device(Device), Api(Device.api()), Queue(Device.assignQueue()),
+      SpinBeforeBlocking(!Device.runsOnHostCpu()) {
   if (!Device.features().TimelineSemaphore)
     return;
   VkSemaphoreTypeCreateInfo Type{};
@@ -85,7 +86,7 @@ uint64_t VulkanTimeline::submit(VkCommandBuffer Cmd, const std::vector<VkSemapho
     }
     Fence = FreeFences.back();
   }
-  fail(Device.submit(Submit, Fence), What);
+  fail(Device.submit(Queue, Submit, Fence), What);
   if (Fence) {
     FreeFences.pop_back();
     Fences.emplace_back(Value, Fence);

@@ -1,5 +1,6 @@
 // The progress of one Vulkan queue of the runtime: a timeline semaphore (or a fence per submit
-// where the device has none), and the host copies that wait for a point of it.
+// where the device has none), and the host copies that wait for a point of it. Its submits go to
+// one of the device's hardware queues, which it may share with other streams.
 #pragma once
 
 #include "runtime/backends/vulkan/VulkanApi.h"
@@ -63,6 +64,7 @@ private:
 
   VulkanDevice& Device;
   const VulkanApi& Api;
+  const uint32_t Queue; // the device's hardware queue this timeline submits to
   VkSemaphore Semaphore = VK_NULL_HANDLE;
   bool SpinBeforeBlocking; // a GPU: wait polls briefly before it sleeps
   mutable std::mutex Mutex;
