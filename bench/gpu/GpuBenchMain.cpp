@@ -62,6 +62,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   runRayTraceBench(C);
   runLaunchBench(C);
   runChainBench(C);
+  runTwoStreamsBench(C);
   runPolyBenchBench(C);
   runLatencyPolicyBench(C);
   runThroughputProfileBench(C);

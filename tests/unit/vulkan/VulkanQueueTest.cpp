@@ -326,4 +326,29 @@ TEST_F(VulkanQueue, LaunchesOnTwoStreamsRunTogether) {
   EXPECT_EQ(Got, (std::vector<int32_t>{1, 1, 1, 1}));
 }
 
+/// A stream gathers launches while its earlier work runs and submits them at its next sync; when
+/// another stream's sync is about to block, they are submitted too. Here B's meet is gathered
+/// behind a long fill and A's waits for it: it comes only if A's sync gets B's launch going.
+TEST_F(VulkanQueue, AnotherStreamsSyncSubmitsWhatAStreamGathered) {
+  if (!Device->concurrentStreams())
+    GTEST_SKIP() << "'" << Device->name() << "' runs every stream on one queue";
+  xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
+  xpu::Kernel Meet = P.kernel("Q.meet"), Fill = P.kernel("Q.slowFill");
+  const uint32_t Big = 1 << 22;
+  xpu::KernelBuffer<int32_t> Flags(4), Filled(Big);
+  Flags.upload(std::vector<int32_t>(4, 0));
+  xpu::KernelStream A(P.device()), B(P.device());
+  const int32_t Spins = 1 << 22;
+  bool Was = xpu::Scheduler::bypass(true);
+  Fill.launch(B, xpu::grid(Big / 256), xpu::block(256))(Filled, 1, Big);
+  Meet.launch(B, xpu::grid(1), xpu::block(32))(Flags, 1u, 0u, Spins); // gathered behind the fill
+  Meet.launch(A, xpu::grid(1), xpu::block(32))(Flags, 0u, 1u, Spins);
+  A.sync();
+  B.sync();
+  xpu::Scheduler::bypass(Was);
+  std::vector<int32_t> Got;
+  Flags.download(Got);
+  EXPECT_EQ(Got, (std::vector<int32_t>{1, 1, 1, 1}));
+}
+
 } // namespace

@@ -351,6 +351,23 @@ bool VulkanDevice::runsCooperativeMatrices(const std::string& Shapes, std::strin
   return true;
 }
 
+void VulkanDevice::addQueue(VulkanQueue* Q) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  Streams.push_back(Q);
+}
+
+void VulkanDevice::removeQueue(VulkanQueue* Q) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  Streams.erase(std::remove(Streams.begin(), Streams.end(), Q), Streams.end());
+}
+
+void VulkanDevice::submitOtherQueues(VulkanQueue* Self) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  for (VulkanQueue* Q : Streams)
+    if (Q != Self)
+      Q->submitForAnother();
+}
+
 void VulkanDevice::waitIdle() {
   for (auto& Q : Queues) {
     std::lock_guard<std::mutex> Lock(Q->Mutex);

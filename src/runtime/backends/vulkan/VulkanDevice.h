@@ -141,6 +141,11 @@ public:
   bool concurrentStreams() const override { return Queues.size() > 1; }
   /// The queue a new stream submits to: each in turn.
   uint32_t assignQueue() { return NextQueue.fetch_add(1) % queueCount(); }
+  /// The streams' queues, so that one about to block gets the others' gathered launches going
+  /// (a stream submits while the device runs none of its work, else gathers until it syncs).
+  void addQueue(VulkanQueue* Q);
+  void removeQueue(VulkanQueue* Q);
+  void submitOtherQueues(VulkanQueue* Self);
   /// vkQueueSubmit of one batch on queue Queue (streams may share one). A fault-injection
   /// switch for the tests, CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER=N, answers VK_ERROR_DEVICE_LOST
   /// to every submit after the first N (the driver never sees them), as a lost device would.
@@ -163,6 +168,8 @@ private:
     std::mutex Mutex;
   };
   std::vector<std::unique_ptr<HardwareQueue>> Queues;
+  std::mutex StreamsMutex;
+  std::vector<VulkanQueue*> Streams; // the live streams' queues
   std::atomic<uint32_t> NextQueue{0};
   uint32_t QueueFamily = 0;
   VkPipelineCache PipelineCache = VK_NULL_HANDLE;

@@ -74,9 +74,12 @@ VulkanQueue::VulkanQueue(VulkanDevice& Device)
   Alignment =
       std::max<size_t>({16, L.minStorageBufferOffsetAlignment, L.minUniformBufferOffsetAlignment});
   Debug = std::getenv("CAJETA_XPU_DEBUG") != nullptr;
+  Device.addQueue(this);
 }
 
 VulkanQueue::~VulkanQueue() {
+  Device.removeQueue(this); // before anything goes: another stream may be submitting for it
+  std::lock_guard<std::mutex> Guard(Busy);
   VkDevice D = Device.handle();
   if (LostReason.empty()) {
     try { // a stream drains its queue first: this finds nothing to wait for
@@ -185,9 +188,39 @@ void VulkanQueue::counted(Batch& B) {
 }
 
 void VulkanQueue::flush(const char* Why) {
+  if (!submitOpen(Why))
+    return;
+  // Bound what is in flight: completed batches come back, and a long run waits for the oldest.
+  try {
+    retireReached();
+    size_t HostBytes = 0;
+    for (const std::unique_ptr<Batch>& B : InFlight)
+      HostBytes += B->HostBytes;
+    if (InFlight.size() > MaxInFlightBatches || HostBytes > InFlightHostBytes) {
+      Timeline->wait(InFlight.front()->Value);
+      retireReached();
+    }
+  } catch (const RuntimeError& E) {
+    lose(E);
+    throw;
+  }
+}
+
+void VulkanQueue::submitForAnother() {
+  std::unique_lock<std::mutex> Guard(Busy, std::try_to_lock);
+  if (!Guard || !LostReason.empty() || !Open || !Open->Commands)
+    return; // its own thread is in a call (it submits itself), or nothing is waiting
+  try {
+    submitOpen("another stream waits");
+  } catch (const RuntimeError& E) {
+    lose(E); // the batch was dropped: the stream's next call says why
+  }
+}
+
+bool VulkanQueue::submitOpen(const char* Why) {
   bool Commands = Open && Open->Commands;
   if (!Commands && WaitSemaphores.empty())
-    return;
+    return false;
   VkCommandBuffer Cmd = VK_NULL_HANDLE;
   if (Commands) {
     // What the batch wrote becomes visible to the host once its value is reached.
@@ -220,20 +253,7 @@ void VulkanQueue::flush(const char* Why) {
     }
     throw;
   }
-  // Bound what is in flight: completed batches come back, and a long run waits for the oldest.
-  try {
-    retireReached();
-    size_t HostBytes = 0;
-    for (const std::unique_ptr<Batch>& B : InFlight)
-      HostBytes += B->HostBytes;
-    if (InFlight.size() > MaxInFlightBatches || HostBytes > InFlightHostBytes) {
-      Timeline->wait(InFlight.front()->Value);
-      retireReached();
-    }
-  } catch (const RuntimeError& E) {
-    lose(E);
-    throw;
-  }
+  return true;
 }
 
 bool VulkanQueue::timeLaunches() {
@@ -243,6 +263,7 @@ bool VulkanQueue::timeLaunches() {
 }
 
 void VulkanQueue::takeDeviceSpans(std::vector<DeviceSpan>& Out) {
+  std::lock_guard<std::mutex> Guard(Busy);
   Out.insert(Out.end(), Spans.begin(), Spans.end());
   Spans.clear();
 }
@@ -446,6 +467,7 @@ void VulkanQueue::order(Batch& B, VkPipelineStageFlags Stage, const Use* Used, s
 // --- copies -------------------------------------------------------------------------------------
 
 void VulkanQueue::copyToDevice(void* Dst, const void* Src, size_t Bytes, bool /*Staged*/) {
+  std::lock_guard<std::mutex> Guard(Busy);
   // Staged or not, Src is read before this returns: into batch staging, or straight into mapped
   // device memory when nothing on the stream is pending.
   usable();
@@ -487,6 +509,7 @@ void VulkanQueue::recordDownload(void* Dst, const DeviceBuffer& From, size_t Byt
 }
 
 void VulkanQueue::copyFromDevice(void* Dst, const void* Src, size_t Bytes, bool /*Staged*/) {
+  std::lock_guard<std::mutex> Guard(Busy);
   // Dst is filled when the stream is synchronised (or an event recorded after the copy is
   // waited for): the host copy runs once the batch holding the download has completed.
   usable();
@@ -529,6 +552,7 @@ void VulkanQueue::finishMappedReads() {
 }
 
 void VulkanQueue::copyWithinDevice(void* Dst, const void* Src, size_t Bytes) {
+  std::lock_guard<std::mutex> Guard(Busy);
   usable();
   auto* To = static_cast<DeviceBuffer*>(Dst);
   const auto* From = static_cast<const DeviceBuffer*>(Src);
@@ -580,6 +604,7 @@ void VulkanQueue::checkLimits(const bundle::KernelInfo& Info, const LaunchGeomet
 void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
                          const MarshalledArg* Args, const LaunchGeometry& Geometry,
                          const void* Tag) {
+  std::lock_guard<std::mutex> Guard(Busy);
   usable();
   materializeMappedReads();
   Batch& B = open();
@@ -714,6 +739,7 @@ std::unique_ptr<VulkanChain> VulkanQueue::recordChain(const std::vector<ChainLau
 }
 
 void VulkanQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
+  std::lock_guard<std::mutex> Guard(Busy);
   usable();
   materializeMappedReads(); // a pending mapped read is staged before the chain can write
   std::unique_ptr<VulkanChain>& Chain = Chains[Id];
@@ -776,6 +802,7 @@ void VulkanQueue::destroyChain(std::unique_ptr<VulkanChain> Chain) {
 // --- events and synchronisation -----------------------------------------------------------------
 
 std::shared_ptr<BackendEvent> VulkanQueue::record() {
+  std::lock_guard<std::mutex> Guard(Busy);
   usable();
   materializeMappedReads(); // the event covers the downloads before it
   flush("an event");
@@ -783,6 +810,7 @@ std::shared_ptr<BackendEvent> VulkanQueue::record() {
 }
 
 void VulkanQueue::wait(BackendEvent& E) {
+  std::lock_guard<std::mutex> Guard(Busy);
   usable();
   auto* V = dynamic_cast<VulkanEvent*>(&E);
   if (V && V->timeline() == Timeline)
@@ -803,9 +831,13 @@ void VulkanQueue::wait(BackendEvent& E) {
 }
 
 void VulkanQueue::synchronize(std::vector<QueuedFailure>& Failures) {
+  std::lock_guard<std::mutex> Guard(Busy);
   usable();
   try {
     flush("synchronize");
+    // Before the host blocks, the other streams' gathered launches go to the device too, so
+    // they run beside this stream's instead of waiting for their own stream's next sync.
+    Device.submitOtherQueues(this);
     Timeline->wait(Timeline->lastSubmitted());
   } catch (const RuntimeError& E) {
     lose(E);

@@ -11,6 +11,7 @@
 
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -43,6 +44,9 @@ public:
   std::shared_ptr<BackendEvent> record() override;
   void wait(BackendEvent& E) override;
   void synchronize(std::vector<QueuedFailure>& Failures) override;
+  /// Submits the launches this stream has gathered, for another stream whose host thread is
+  /// about to block; nothing while the stream's own thread is in a call (it submits itself).
+  void submitForAnother();
 
   /// Whether streams' progress is a timeline semaphore (else a fence per submit).
   bool usesTimeline() const { return Timeline->semaphore() != VK_NULL_HANDLE; }
@@ -100,6 +104,8 @@ private:
   Batch& open();
   void counted(Batch& B);
   void flush(const char* Why);
+  /// Submits the open batch (or the pending waits alone); false when there was nothing.
+  bool submitOpen(const char* Why);
   void retire(Batch& B);
   void retireReached();
   void lose(const RuntimeError& E);
@@ -130,6 +136,7 @@ private:
 
   VulkanDevice& Device;
   const VulkanApi& Api;
+  std::mutex Busy; // held by every call: another stream's submitForAnother only tries it
   std::shared_ptr<VulkanTimeline> Timeline;
   VkCommandPool Pool = VK_NULL_HANDLE;
   size_t Alignment = 16;
