@@ -61,6 +61,15 @@ public final class Q {
     public static void poke(KernelBuffer<int32> out, uint32 at) {
         out[at] = 7;
     }
+    // rounds dependent multiply-adds per work-item (a is 1 at run time: nothing folds them away).
+    @Kernel
+    public static void busy(KernelBuffer<float32> out, float32 a, uint32 rounds) {
+        float32 x = (float32) KernelThread.globalIdX();
+        for (uint32 r = 0; r < rounds; r++) {
+            x = x * a + 0.5f;
+        }
+        if (x == -1.0f) { out[0] = x; }
+    }
     // Raises flag me, then waits (at most spins loads) for flag other; flags[2 + me] says
     // whether it came.
     @Kernel
@@ -328,19 +337,20 @@ TEST_F(VulkanQueue, LaunchesOnTwoStreamsRunTogether) {
 
 /// A stream gathers launches while its earlier work runs and submits them at its next sync; when
 /// another stream's sync is about to block, they are submitted too. Here B's meet is gathered
-/// behind a long fill and A's waits for it: it comes only if A's sync gets B's launch going.
+/// behind a busy kernel (milliseconds) and A's waits for it: it comes only if A's sync gets B's
+/// launch going (CAJETA_XPU_VULKAN_SUBMIT_OTHERS=0 makes this fail, after A's spins).
 TEST_F(VulkanQueue, AnotherStreamsSyncSubmitsWhatAStreamGathered) {
   if (!Device->concurrentStreams())
     GTEST_SKIP() << "'" << Device->name() << "' runs every stream on one queue";
   xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
-  xpu::Kernel Meet = P.kernel("Q.meet"), Fill = P.kernel("Q.slowFill");
-  const uint32_t Big = 1 << 22;
-  xpu::KernelBuffer<int32_t> Flags(4), Filled(Big);
+  xpu::Kernel Meet = P.kernel("Q.meet"), Busy = P.kernel("Q.busy");
+  xpu::KernelBuffer<int32_t> Flags(4);
+  xpu::KernelBuffer<float> Unused(1);
   Flags.upload(std::vector<int32_t>(4, 0));
   xpu::KernelStream A(P.device()), B(P.device());
-  const int32_t Spins = 1 << 22;
+  const int32_t Spins = 1 << 20;
   bool Was = xpu::Scheduler::bypass(true);
-  Fill.launch(B, xpu::grid(Big / 256), xpu::block(256))(Filled, 1, Big);
+  Busy.launch(B, xpu::grid(1), xpu::block(32))(Unused, 1.0f, 1u << 20);
   Meet.launch(B, xpu::grid(1), xpu::block(32))(Flags, 1u, 0u, Spins); // gathered behind the fill
   Meet.launch(A, xpu::grid(1), xpu::block(32))(Flags, 0u, 1u, Spins);
   A.sync();

@@ -302,6 +302,8 @@ bool VulkanDevice::init(std::string& Error) {
   // CAJETA_XPU_VULKAN_STAGED=1 copies through staging as on a discrete GPU (to test that path).
   Unified = Uma && memoryType(~0u, Direct) != UINT32_MAX && !envFlag("CAJETA_XPU_VULKAN_STAGED");
   SubmitWhenIdle = !envFlag("CAJETA_XPU_VULKAN_LAZY_SUBMIT");
+  const char* Others = std::getenv("CAJETA_XPU_VULKAN_SUBMIT_OTHERS");
+  SubmitOthers = !(Others && std::string(Others) == "0");
   if (const char* After = std::getenv("CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER"); After && *After)
     LoseAfterSubmits = std::strtoll(After, nullptr, 10);
   return true;
@@ -362,6 +364,8 @@ void VulkanDevice::removeQueue(VulkanQueue* Q) {
 }
 
 void VulkanDevice::submitOtherQueues(VulkanQueue* Self) {
+  if (!SubmitOthers)
+    return;
   std::lock_guard<std::mutex> Lock(StreamsMutex);
   for (VulkanQueue* Q : Streams)
     if (Q != Self)

@@ -145,6 +145,7 @@ public:
   /// (a stream submits while the device runs none of its work, else gathers until it syncs).
   void addQueue(VulkanQueue* Q);
   void removeQueue(VulkanQueue* Q);
+  /// CAJETA_XPU_VULKAN_SUBMIT_OTHERS=0 turns it off, for A/B measurements.
   void submitOtherQueues(VulkanQueue* Self);
   /// vkQueueSubmit of one batch on queue Queue (streams may share one). A fault-injection
   /// switch for the tests, CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER=N, answers VK_ERROR_DEVICE_LOST
@@ -179,6 +180,7 @@ private:
   std::string MatrixShapeList; // Features.MatrixShapes, comma-separated
   bool Unified = false;        // device-local memory is host-visible too: no staging copies
   bool SubmitWhenIdle = true;
+  bool SubmitOthers = true; // submitOtherQueues
   mutable std::atomic<bool> Lost{false};
   int64_t LoseAfterSubmits = -1; // CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER, -1: never
   std::atomic<int64_t> Submits{0};
