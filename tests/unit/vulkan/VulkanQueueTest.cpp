@@ -311,28 +311,44 @@ TEST_F(VulkanQueue, AChainWithTheSameArgumentsIsReplayedNotRecordedAgain) {
   EXPECT_EQ(Got, std::vector<int32_t>(N, 16));
 }
 
-/// Two streams' launches run at the same time where the device has several queues: each kernel
-/// raises its flag and waits for the other's, which comes only if both are on the GPU at once
-/// (one after the other, the first gives up after its spins). The scheduler is bypassed: it
-/// would order the two launches, which share the flags buffer.
+/// Two streams' meet kernels on the device (the scheduler bypassed: it would order the two
+/// launches, which share the flags buffer): Before enqueues what comes first on stream B;
+/// each meet raises its flag and waits (at most Spins loads) for the other's.
+class TwoStreamsMeet {
+public:
+  explicit TwoStreamsMeet(const xpu::Program& P) : P(P), Meet(P.kernel("Q.meet")), Flags(4) {
+    Flags.upload(std::vector<int32_t>(4, 0));
+  }
+  /// The flags after both syncs: {1, 1, 1, 1} when each meet saw the other's flag.
+  template <class F> std::vector<int32_t> run(int32_t Spins, F&& Before) {
+    xpu::KernelStream A(P.device()), B(P.device());
+    bool Was = xpu::Scheduler::bypass(true);
+    Before(B);
+    Meet.launch(B, xpu::grid(1), xpu::block(32))(Flags, 1u, 0u, Spins);
+    Meet.launch(A, xpu::grid(1), xpu::block(32))(Flags, 0u, 1u, Spins);
+    A.sync();
+    B.sync();
+    xpu::Scheduler::bypass(Was);
+    std::vector<int32_t> Got;
+    Flags.download(Got);
+    return Got;
+  }
+
+private:
+  const xpu::Program& P;
+  xpu::Kernel Meet;
+  xpu::KernelBuffer<int32_t> Flags;
+};
+
+/// Two streams' launches run at the same time where the device has several queues: each meet
+/// comes only if both kernels are on the GPU at once (one after the other, the first gives up
+/// after its spins).
 TEST_F(VulkanQueue, LaunchesOnTwoStreamsRunTogether) {
   if (!Device->concurrentStreams())
     GTEST_SKIP() << "'" << Device->name() << "' runs every stream on one queue";
   xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
-  xpu::Kernel Meet = P.kernel("Q.meet");
-  xpu::KernelBuffer<int32_t> Flags(4);
-  Flags.upload(std::vector<int32_t>(4, 0));
-  xpu::KernelStream A(P.device()), B(P.device());
-  const int32_t Spins = 1 << 22;
-  bool Was = xpu::Scheduler::bypass(true);
-  Meet.launch(A, xpu::grid(1), xpu::block(32))(Flags, 0u, 1u, Spins);
-  Meet.launch(B, xpu::grid(1), xpu::block(32))(Flags, 1u, 0u, Spins);
-  A.sync();
-  B.sync();
-  xpu::Scheduler::bypass(Was);
-  std::vector<int32_t> Got;
-  Flags.download(Got);
-  EXPECT_EQ(Got, (std::vector<int32_t>{1, 1, 1, 1}));
+  TwoStreamsMeet M(P);
+  EXPECT_EQ(M.run(1 << 22, [](xpu::KernelStream&) {}), (std::vector<int32_t>{1, 1, 1, 1}));
 }
 
 /// A stream gathers launches while its earlier work runs and submits them at its next sync; when
@@ -343,22 +359,14 @@ TEST_F(VulkanQueue, AnotherStreamsSyncSubmitsWhatAStreamGathered) {
   if (!Device->concurrentStreams())
     GTEST_SKIP() << "'" << Device->name() << "' runs every stream on one queue";
   xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
-  xpu::Kernel Meet = P.kernel("Q.meet"), Busy = P.kernel("Q.busy");
-  xpu::KernelBuffer<int32_t> Flags(4);
+  xpu::Kernel Busy = P.kernel("Q.busy");
   xpu::KernelBuffer<float> Unused(1);
-  Flags.upload(std::vector<int32_t>(4, 0));
-  xpu::KernelStream A(P.device()), B(P.device());
-  const int32_t Spins = 1 << 20;
-  bool Was = xpu::Scheduler::bypass(true);
-  Busy.launch(B, xpu::grid(1), xpu::block(32))(Unused, 1.0f, 1u << 20);
-  Meet.launch(B, xpu::grid(1), xpu::block(32))(Flags, 1u, 0u, Spins); // gathered behind the fill
-  Meet.launch(A, xpu::grid(1), xpu::block(32))(Flags, 0u, 1u, Spins);
-  A.sync();
-  B.sync();
-  xpu::Scheduler::bypass(Was);
-  std::vector<int32_t> Got;
-  Flags.download(Got);
-  EXPECT_EQ(Got, (std::vector<int32_t>{1, 1, 1, 1}));
+  TwoStreamsMeet M(P);
+  EXPECT_EQ(M.run(1 << 20,
+                  [&](xpu::KernelStream& B) {
+                    Busy.launch(B, xpu::grid(1), xpu::block(32))(Unused, 1.0f, 1u << 20);
+                  }),
+            (std::vector<int32_t>{1, 1, 1, 1}));
 }
 
 } // namespace
