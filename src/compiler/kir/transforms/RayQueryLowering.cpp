@@ -247,6 +247,7 @@ private:
       FirstHit = B.local("rq.firstHit", Bool);
       FirstNear = B.local("rq.firstNear", F32);
       FirstWords = {B.local("rq.firstChild", U32), B.local("rq.firstInfo", U32)};
+      SecondWords = {B.local("rq.secondChild", U32), B.local("rq.secondInfo", U32)};
     } else {
       Side = B.local("rq.side", U32);
     }
@@ -684,13 +685,17 @@ private:
     return B.select(cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(N), u(1)), u(1)), add(l(N), u(1)),
                     sub(l(N), u(1)));
   }
-  Expr* isLeaf() {
-    return cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(Info), u(3)), u(accel::LeafTag));
+  /// Whether the node whose word 7 is the local InfoL is a leaf (Info: the scratch one).
+  Expr* isLeaf(uint32_t InfoL) {
+    return cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(InfoL), u(3)), u(accel::LeafTag));
   }
-  Stmt* enterLeaf(QueryLocals& Q) {
-    return B.block({set(Q.Cursor, l(Child)),
-                    set(Q.LeafEnd, add(l(Child), B.bin(BinaryOp::Shr, l(Info), u(2))))});
+  Expr* isLeaf() { return isLeaf(Info); }
+  /// The leaf whose words 6 and 7 are the locals ChildL and InfoL becomes the one tested.
+  Stmt* enterLeaf(QueryLocals& Q, uint32_t ChildL, uint32_t InfoL) {
+    return B.block({set(Q.Cursor, l(ChildL)),
+                    set(Q.LeafEnd, add(l(ChildL), B.bin(BinaryOp::Shr, l(InfoL), u(2))))});
   }
+  Stmt* enterLeaf(QueryLocals& Q) { return enterLeaf(Q, Child, Info); }
   Stmt* finish(QueryLocals& Q, uint32_t LoopId) {
     return B.block({set(Q.Done, B.constBool(true)), B.brk(LoopId)});
   }
@@ -755,31 +760,30 @@ private:
     Inner.push_back(set(FirstWords[1], wordAt(Q, Base, accel::NodeInfo)));
     Inner.push_back(set(Base, plus(l(Base), u(accel::NodeWords))));
     boxTest(Q, Base, Inner);
-    Inner.push_back(set(Info, wordAt(Q, Base, accel::NodeInfo)));
-    Inner.push_back(set(Base, wordAt(Q, Base, accel::NodeChild))); // the second child's child
+    Inner.push_back(set(SecondWords[0], wordAt(Q, Base, accel::NodeChild)));
+    Inner.push_back(set(SecondWords[1], wordAt(Q, Base, accel::NodeInfo)));
     auto into = [&](bool Second) {
+      const std::array<uint32_t, 2>& W = Second ? SecondWords : FirstWords;
       return B.block({set(Q.Node, Second ? add(l(Child), u(1)) : l(Child)),
-                      set(Q.NodeChild, Second ? l(Base) : l(FirstWords[0])),
-                      set(Q.NodeInfo, Second ? l(Info) : l(FirstWords[1]))});
+                      set(Q.NodeChild, l(W[0])), set(Q.NodeInfo, l(W[1]))});
     };
     // Both: into the nearer (the first on a tie), the other pushed.
     Expr* SecondNearer = cmp(BinaryOp::Lt, l(TNear), l(FirstNear));
-    Stmt* Both = B.block({B.eval(B.storeAt(B.privateRef(Q.Stack), l(Q.Sp),
-                                           B.select(SecondNearer, l(Child), add(l(Child), u(1))))),
-                          B.eval(B.storeAt(B.privateRef(Q.StackT), l(Q.Sp),
-                                           B.select(SecondNearer, l(FirstNear), l(TNear)))),
-                          set(Q.Sp, add(l(Q.Sp), u(1))),
-                          set(Q.Node, B.select(SecondNearer, add(l(Child), u(1)), l(Child))),
-                          set(Q.NodeChild, B.select(SecondNearer, l(Base), l(FirstWords[0]))),
-                          set(Q.NodeInfo, B.select(SecondNearer, l(Info), l(FirstWords[1])))});
+    Stmt* Both =
+        B.block({B.eval(B.storeAt(B.privateRef(Q.Stack), l(Q.Sp),
+                                  B.select(SecondNearer, l(Child), add(l(Child), u(1))))),
+                 B.eval(B.storeAt(B.privateRef(Q.StackT), l(Q.Sp),
+                                  B.select(SecondNearer, l(FirstNear), l(TNear)))),
+                 set(Q.Sp, add(l(Q.Sp), u(1))),
+                 set(Q.Node, B.select(SecondNearer, add(l(Child), u(1)), l(Child))),
+                 set(Q.NodeChild, B.select(SecondNearer, l(SecondWords[0]), l(FirstWords[0]))),
+                 set(Q.NodeInfo, B.select(SecondNearer, l(SecondWords[1]), l(FirstWords[1])))});
     Inner.push_back(B.ifThen(l(FirstHit), B.ifThen(l(Hit), Both, into(false)),
                              B.ifThen(l(Hit), into(true), set(Q.Node, u(accel::NoParent)))));
-    Stmt* Visit = B.ifThen(
-        cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(Q.NodeInfo), u(3)), u(accel::LeafTag)),
-        B.block({set(Q.Cursor, l(Q.NodeChild)),
-                 set(Q.LeafEnd, add(l(Q.NodeChild), B.bin(BinaryOp::Shr, l(Q.NodeInfo), u(2)))),
-                 set(Q.Node, u(accel::NoParent))}),
-        B.block(Inner));
+    Stmt* Visit =
+        B.ifThen(isLeaf(Q.NodeInfo),
+                 B.block({enterLeaf(Q, Q.NodeChild, Q.NodeInfo), set(Q.Node, u(accel::NoParent))}),
+                 B.block(Inner));
     return B.ifThen(Empty, Pop, Visit);
   }
 
@@ -842,9 +846,7 @@ private:
       // done yet goes on down the tree unless the next node is a leaf too, so the lanes of a
       // wave run the box tests and the triangle tests more often together. The step culls with
       // the committed t from before the primitive: it may visit more, never less.
-      Expr* NextIsLeaf =
-          both(cmp(BinaryOp::Ne, l(Q.Node), u(accel::NoParent)),
-               cmp(BinaryOp::Eq, B.bin(BinaryOp::And, l(Q.NodeInfo), u(3)), u(accel::LeafTag)));
+      Expr* NextIsLeaf = both(cmp(BinaryOp::Ne, l(Q.Node), u(accel::NoParent)), isLeaf(Q.NodeInfo));
       Body = B.block({B.ifThen(InLeaf, leafStep(Q, Result, LoopId)),
                       B.ifThen(notE(both(cmp(BinaryOp::Lt, l(Q.Cursor), l(Q.LeafEnd)), NextIsLeaf)),
                                walkStep(Q, LoopId))});
@@ -867,7 +869,7 @@ private:
   uint32_t Side = 0; // the own-box stack walk: the near child's side (0: the first child)
   // The children-at-the-parent walk: whether the ray enters a node's first child, and where.
   uint32_t FirstHit = 0, FirstNear = 0;
-  std::array<uint32_t, 2> FirstWords{}; // the first child's words 6 and 7
+  std::array<uint32_t, 2> FirstWords{}, SecondWords{}; // each child's words 6 and 7
 };
 
 } // namespace
