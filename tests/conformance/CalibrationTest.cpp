@@ -1,6 +1,7 @@
 // DeviceCalibration on the device the suite runs on (the CPU, lavapipe, the H200 through CUDA
 // and through Vulkan): every fact measured or absent with its reason, the derived facts
-// consistent with the measured ones. The facts are printed, so each device run records them.
+// consistent with the measured ones, and submissions classed against the measured ridge. The
+// facts are printed, so each device run records them.
 #include "ConformanceSupport.h"
 
 #include <cmath>
@@ -48,6 +49,43 @@ TEST(Calibration, MeasuresTheDeviceTheSuiteRunsOn) {
     EXPECT_GE(*C.residentWorkgroups(), 1.0);
   }
   EXPECT_GT(C.measuringSeconds(), 0.0);
+}
+
+/// Each submission's arithmetic class against the ridge measured on the device the suite runs on:
+/// the kernel moving 8 bytes per operation is memory-bound on every device, the one doing 128
+/// operations per 8 bytes on the side of the ridge its intensity falls.
+TEST(Calibration, ClassesSubmissionsAgainstTheMeasuredRidge) {
+  xpu::Device D = xpu::defaultDevice();
+  try {
+    xpu::Scheduler::calibrationStore(nullptr); // measurements of a test run stay in memory
+  } catch (const xpu::Error&) {
+    // another test of this process read a record first; the default store is as good
+  }
+  xpu::DeviceCalibration C = xpu::DeviceCalibration::current(D);
+  ASSERT_TRUE(C.ridge()) << C.absentReason("ridge");
+  xpu::Program P = compileProgram("ArithmeticClasses");
+  constexpr uint32_t N = 1 << 16;
+  xpu::KernelBuffer<float> X(N), Y(N);
+  xpu::KernelStream S;
+  auto submit = [&](const char* Kernel) {
+    xpu::ResourceDescriptor R = P.kernel(Kernel).launch(
+        xpu::KernelSubmission(S), xpu::grid(N / 256), xpu::block(256))(Y, X, 0.5f, N);
+    S.sync();
+    return R;
+  };
+  xpu::ResourceDescriptor Scale = submit("ArithmeticClasses.scale");
+  xpu::ResourceDescriptor Polish = submit("ArithmeticClasses.polish");
+  ASSERT_TRUE(Scale.ridge && Scale.intensity && Polish.ridge && Polish.intensity);
+  EXPECT_EQ(*Scale.ridge, *C.ridge());
+  EXPECT_DOUBLE_EQ(*Scale.intensity, 1.0 / 8.0);
+  EXPECT_GT(*Polish.intensity, 16.0);
+  EXPECT_EQ(Scale.arithmeticClass, xpu::ArithmeticClass::MemoryBound) << *C.ridge();
+  EXPECT_EQ(Polish.arithmeticClass, *Polish.intensity > *C.ridge()
+                                        ? xpu::ArithmeticClass::ComputeBound
+                                        : xpu::ArithmeticClass::MemoryBound)
+      << *Polish.intensity << " against " << *C.ridge();
+  std::cout << D.backend() << " ridge " << *C.ridge() << " operations/byte: scale "
+            << *Scale.intensity << ", polish " << *Polish.intensity << "\n";
 }
 
 } // namespace
