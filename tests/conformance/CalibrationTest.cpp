@@ -10,13 +10,18 @@
 namespace conformance {
 namespace {
 
+/// A test run's measurements stay in memory (no store), unless another test of this process read
+/// a record first: then the default store serves, which is as good.
+void keepMeasurementsInMemory() {
+  try {
+    xpu::Scheduler::calibrationStore(nullptr);
+  } catch (const xpu::Error&) {
+  }
+}
+
 TEST(Calibration, MeasuresTheDeviceTheSuiteRunsOn) {
   xpu::Device D = xpu::defaultDevice();
-  try {
-    xpu::Scheduler::calibrationStore(nullptr); // measurements of a test run stay in memory
-  } catch (const xpu::Error&) {
-    // another test of this process read a record first; the default store is as good
-  }
+  keepMeasurementsInMemory();
   xpu::DeviceCalibration C = xpu::DeviceCalibration::measure(D);
   std::cout << "calibration of " << D.backend() << " '" << D.name() << "' in "
             << C.measuringSeconds() << " s (" << C.source() << ")\n";
@@ -56,11 +61,7 @@ TEST(Calibration, MeasuresTheDeviceTheSuiteRunsOn) {
 /// operations per 8 bytes on the side of the ridge its intensity falls.
 TEST(Calibration, ClassesSubmissionsAgainstTheMeasuredRidge) {
   xpu::Device D = xpu::defaultDevice();
-  try {
-    xpu::Scheduler::calibrationStore(nullptr); // measurements of a test run stay in memory
-  } catch (const xpu::Error&) {
-    // another test of this process read a record first; the default store is as good
-  }
+  keepMeasurementsInMemory();
   xpu::DeviceCalibration C = xpu::DeviceCalibration::current(D);
   ASSERT_TRUE(C.ridge()) << C.absentReason("ridge");
   xpu::Program P = compileProgram("ArithmeticClasses");
