@@ -63,6 +63,7 @@ int runBench(const GpuBenchOptions& O, const DeviceChoice& Devs) {
   runLaunchBench(C);
   runChainBench(C);
   runTwoStreamsBench(C);
+  runEnergyPolicyBench(C);
   runPolyBenchBench(C);
   runLatencyPolicyBench(C);
   runThroughputProfileBench(C);

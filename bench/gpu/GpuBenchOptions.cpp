@@ -14,7 +14,7 @@ namespace {
 
 const char* const Workloads[] = {"saxpy",    "triad",  "reduce",     "wavesum",  "matmul",
                                  "tilegemm", "launch", "chain",      "raytrace", "polybench",
-                                 "latency",  "corun",  "throughput", "streams"};
+                                 "latency",  "corun",  "throughput", "streams",  "energy"};
 
 bool parseUnsigned(const std::string& Text, uint64_t Max, uint64_t& Out) {
   if (Text.empty() || Text.find_first_not_of("0123456789") != std::string::npos)
@@ -57,7 +57,7 @@ const char* GpuBenchOptions::usage() {
          "  --launches N     empty launches per launch-cost sample (default 10000)\n"
          "  --only LIST      comma list of "
          "saxpy,triad,reduce,wavesum,matmul,tilegemm,launch,chain,raytrace,latency,corun,"
-         "throughput,streams,\n"
+         "throughput,streams,energy,\n"
          "                   polybench (all its kernels) or polybench:K for kernel K (2mm 3mm\n"
          "                   atax bicg corr covar gemm gesummv gramschm mvt syr2k syrk 2dconv\n"
          "                   3dconv fdtd2d jacobi2d)\n"
@@ -160,7 +160,7 @@ bool GpuBenchOptions::parse(int Argc, char** Argv, GpuBenchOptions& O, std::stri
             std::find(std::begin(Workloads), std::end(Workloads), W) == std::end(Workloads)) {
           Error = "--only: unknown workload '" + W +
                   "' (saxpy, triad, reduce, wavesum, matmul, tilegemm, launch, chain, raytrace, "
-                  "latency, corun, throughput, streams, polybench, polybench:<kernel>)";
+                  "latency, corun, throughput, streams, energy, polybench, polybench:<kernel>)";
           return false;
         }
         O.Only.push_back(W);

@@ -157,8 +157,9 @@ void runRayTraceBench(GpuBenchContext& C);      // primary rays vs a hand-writte
 void runPolyBenchBench(GpuBenchContext& C);     // PolyBench/GPU's kernels vs the same in nvcc
 void runLatencyPolicyBench(GpuBenchContext& C); // a latency-policy probe beside a filler
 void runThroughputProfileBench(GpuBenchContext& C); // co-running admission: two streams
-void runCoRunningBench(GpuBenchContext& C);  // the latency profile: requests beside bulk work
-void runTwoStreamsBench(GpuBenchContext& C); // one stream vs the same launches on two
+void runCoRunningBench(GpuBenchContext& C);    // the latency profile: requests beside bulk work
+void runTwoStreamsBench(GpuBenchContext& C);   // one stream vs the same launches on two
+void runEnergyPolicyBench(GpuBenchContext& C); // the energy policy's right-sizing
 
 /// The Vulkan backend's targets for Vulkan time over CUDA time (docs/benchmarks.md).
 constexpr double MemoryBoundTarget = 1.2;

@@ -344,6 +344,18 @@ void Kernel::enqueueOn(Stream& S, const LaunchGeometry& Geometry, const cajeta_x
 
 namespace {
 
+/// The units an energy launch runs on (RightSizing): 0 for the whole device. Only a grid of more
+/// workgroups than the device has units needs the launch's class, which needs the device's
+/// calibration record.
+unsigned rightSize(const Kernel& K, const cajeta_xpu_arg* Args, const LaunchGeometry& Geometry) {
+  BackendDevice& Device = K.program().device();
+  uint64_t Groups = uint64_t(Geometry.Grid[0]) * Geometry.Grid[1] * Geometry.Grid[2];
+  WorkClass Class = Groups > Device.computeUnits()
+                        ? CoRunAdmission::of(Device).classify(K, Args, Geometry)
+                        : WorkClass::Unknown;
+  return rightSizedUnits(Groups, Device.computeUnits(), Device.sliceGranularity(), Class);
+}
+
 /// Latency and frameBudget submissions start ahead of waiting work and run on the device's
 /// reserved compute units (made by the first of them); while a reservation exists the other
 /// submissions keep off it. Bypassed, every launch is the raw one.
@@ -368,6 +380,12 @@ void placeByPolicy(const Kernel& K, const Stream& S, const cajeta_xpu_arg* Args,
       Geometry.Partition = Part::Slice; // a throughput submission's budget
       Geometry.SliceUnits = Sub.ComputeUnits;
     } else if (!LaunchRecorder::active()) { // `cajeta calibrate` times launches alone
+      if (Sub.Policy == CAJETA_XPU_POLICY_ENERGY)
+        if (unsigned Units = rightSize(K, Args, Geometry)) {
+          Geometry.Partition = Part::Slice;
+          Geometry.SliceUnits = Units;
+          return;
+        }
       CoRunAdmission::of(Device).place(&S, K, Args, Geometry);
     }
   }

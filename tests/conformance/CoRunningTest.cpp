@@ -8,6 +8,7 @@
 // Where the device cannot confine a launch (Vulkan, the CPU) every launch reports the whole
 // device, and the results are the same everywhere.
 #include "ConformanceSupport.h"
+#include "ReservationSetAside.h"
 
 #include <cajeta/xpu/Calibration.hpp>
 #include <cajeta/xpu/Scheduler.hpp>
@@ -19,28 +20,6 @@ namespace conformance {
 namespace {
 
 constexpr uint32_t Block = 256;
-
-/// Releases the latency class's reservation for the test (slices are cut from the whole
-/// device, never beside a reservation) and makes it again after.
-class ReservationSetAside {
-public:
-  explicit ReservationSetAside(xpu::Device& D) : D(D), Before(D.reservedComputeUnits()) {
-    if (Before)
-      D.reserve(0);
-  }
-  ~ReservationSetAside() {
-    if (Before)
-      D.reserve(Before);
-  }
-
-private:
-  xpu::Device& D;
-  unsigned Before;
-};
-
-bool slicesDevice(const xpu::Device& D) {
-  return D.backend() == std::string("cuda");
-}
 
 TEST(CoRunning, ABudgetConfinesAThroughputLaunchToASlice) {
   xpu::Device D = xpu::defaultDevice();

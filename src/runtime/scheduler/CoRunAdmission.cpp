@@ -82,6 +82,7 @@ bool CoRunAdmission::loadPlanner() {
   RatesByCode.clear(); // kernel records may have come or gone with the generation
   // Until the records change, launches need not take the lock to learn there is no plan.
   NothingToPlanAt.store(Generation, std::memory_order_relaxed);
+  Ridge = CopyBandwidth = Flops = 0;
   if (!Entry)
     return false;
   auto value = [&](const char* Name) {
@@ -121,6 +122,24 @@ const KernelRates* CoRunAdmission::kernelRates(const Kernel& K) {
   return It->second ? &*It->second : nullptr;
 }
 
+LaunchEstimate CoRunAdmission::estimate(const Kernel& K, const cajeta_xpu_arg* Args,
+                                        const LaunchGeometry& Geometry) {
+  LaunchCost Cost = launchCost(K, Args, Geometry);
+  double Bytes =
+      Cost.BytesRead < 0 || Cost.BytesWritten < 0 ? -1 : Cost.BytesRead + Cost.BytesWritten;
+  return estimateLaunch(Bytes, Cost.Operations, {Ridge, CopyBandwidth, Flops}, kernelRates(K));
+}
+
+WorkClass CoRunAdmission::classify(const Kernel& K, const cajeta_xpu_arg* Args,
+                                   const LaunchGeometry& Geometry) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  loadPlanner(); // the device's rates, with or without the slice facts a plan needs
+  LaunchEstimate E = estimate(K, Args, Geometry);
+  if (!E.Classified)
+    return WorkClass::Unknown;
+  return E.MemoryBound ? WorkClass::MemoryBound : WorkClass::ComputeBound;
+}
+
 void CoRunAdmission::place(const void* Stream, const Kernel& K, const cajeta_xpu_arg* Args,
                            LaunchGeometry& Geometry) {
   if (Scheduler::coRunning() == CAJETA_XPU_CORUN_OFF ||
@@ -133,12 +152,7 @@ void CoRunAdmission::place(const void* Stream, const Kernel& K, const cajeta_xpu
     It->second.Stamp = It->second.BusyUntil = Now;
   if (Streams.size() < 2 || !loadPlanner())
     return; // one stream: nothing to pair with; no measurements: nothing to plan with
-  LaunchCost Cost = launchCost(K, Args, Geometry);
-  double Bytes =
-      Cost.BytesRead < 0 || Cost.BytesWritten < 0 ? -1 : Cost.BytesRead + Cost.BytesWritten;
-  const KernelRates* Measured = kernelRates(K);
-  LaunchEstimate Estimate =
-      estimateLaunch(Bytes, Cost.Operations, {Ridge, CopyBandwidth, Flops}, Measured);
+  LaunchEstimate Estimate = estimate(K, Args, Geometry);
   if (!Estimate.Classified)
     return; // unclassified
   const bool Memory = Estimate.MemoryBound;

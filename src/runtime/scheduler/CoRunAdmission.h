@@ -3,12 +3,12 @@
 // launch is counted as queued work on its stream, in seconds alone on the whole device and by
 // its arithmetic class (LaunchEstimate: its manifest's cost over the rates the kernel achieved
 // alone where it has a record of its own, else over the device's measured bandwidth or FLOP
-// rate, classed by the ridge); while a memory-bound and a compute-bound stream both have work queued, CoRunPlanner
-// decides whether they share the device on disjoint slices of its compute units and where to
-// cut. Two streams of one class are never split (they would only halve each other) and run on
-// the whole device as before. Footprint does not enter yet: the two sides run on disjoint SMs,
-// where their registers and shared memory never meet (it will where kernels share SMs:
-// docs/scheduler.md, "Co-running within SMs").
+// rate, classed by the ridge); while a memory-bound and a compute-bound stream both have work
+// queued, CoRunPlanner decides whether they share the device on disjoint slices of its compute
+// units and where to cut. Two streams of one class are never split (they would only halve each
+// other) and run on the whole device as before. Footprint does not enter yet: the two sides run on
+// disjoint SMs, where their registers and shared memory never meet (it will where kernels share
+// SMs: docs/scheduler.md, "Co-running within SMs").
 //
 // It needs what only measurement gives: the device's calibration record with the read
 // bandwidth on slices of the device (DeviceProbe), and a device that can confine a launch to a
@@ -20,6 +20,7 @@
 #include "runtime/Backend.h"
 #include "runtime/scheduler/CoRunPlanner.h"
 #include "runtime/scheduler/LaunchEstimate.h"
+#include "runtime/scheduler/RightSizing.h"
 
 #include <atomic>
 #include <memory>
@@ -42,6 +43,11 @@ public:
   /// nothing is admitted.
   void place(const void* Stream, const Kernel& K, const cajeta_xpu_arg* Args,
              LaunchGeometry& Geometry);
+
+  /// What bounds K's launch with Args on this device: the unit it kept busier alone where it
+  /// has a record of its own, else its manifest's costs against the measured ridge; Unknown
+  /// without the device's record or bounded costs.
+  WorkClass classify(const Kernel& K, const cajeta_xpu_arg* Args, const LaunchGeometry& Geometry);
 
   /// While one lives, this thread's launches are not admitted to co-run (the calibration's
   /// measurements, which run with the calibration set locked and measure the whole device).
@@ -72,6 +78,9 @@ private:
   /// The planner from the device's record (rebuilt when the record changes); false where the
   /// record lacks a fact the plan needs.
   bool loadPlanner();
+  /// The launch's class and seconds alone (Mutex held, the planner loaded).
+  LaunchEstimate estimate(const Kernel& K, const cajeta_xpu_arg* Args,
+                          const LaunchGeometry& Geometry);
   /// K's achieved rates from its own calibration record; null where it has none.
   const KernelRates* kernelRates(const Kernel& K);
 

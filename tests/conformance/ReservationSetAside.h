@@ -1,0 +1,37 @@
+// Placement tests' shared pieces: a reservation set aside while slices are tested (slices are
+// cut from the whole device, never beside the latency class's reservation), and whether a device
+// confines launches to slices at all.
+#pragma once
+
+#include <cajeta/xpu/Device.hpp>
+
+#include <string>
+
+namespace conformance {
+
+/// Releases the latency class's reservation for the test and makes it again after.
+class ReservationSetAside {
+public:
+  explicit ReservationSetAside(xpu::Device& D) : D(D), Before(D.reservedComputeUnits()) {
+    if (Before)
+      D.reserve(0);
+  }
+  ~ReservationSetAside() {
+    if (Before)
+      D.reserve(Before);
+  }
+  ReservationSetAside(const ReservationSetAside&) = delete;
+  ReservationSetAside& operator=(const ReservationSetAside&) = delete;
+
+private:
+  xpu::Device& D;
+  unsigned Before;
+};
+
+/// Whether the device runs a launch on a slice of its compute units (CUDA's green contexts);
+/// elsewhere every launch reports the whole device.
+inline bool slicesDevice(const xpu::Device& D) {
+  return D.backend() == std::string("cuda");
+}
+
+} // namespace conformance
