@@ -215,6 +215,12 @@ vulkan_run() {
   echo "conformance_tests TraceDevice.* (vulkan, CAJETA_XPU_TRACE): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-trace.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=vulkan CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
     --gtest_filter='Wave*' > "$Out/conformance-vulkan-wave-software.log" 2>&1 || Rc=1
+  # Every grid that allows it dispatched in pieces of seven workgroups (pacing's path). Not the
+  # pacing test: pieces that small of workgroups that long exceed the grids a GPU keeps resident
+  # at once (128 on Hopper), and the probe waits for a slot; pacing cuts pieces of a wave.
+  CAJETA_XPU_BACKEND=vulkan CAJETA_XPU_VULKAN_PIECE_GROUPS=7 "$Carry/bin/conformance_tests" \
+    --gtest_filter=-Pacing.* > "$Out/conformance-vulkan-pieces.log" 2>&1 || Rc=1
+  echo "conformance_tests (vulkan, CAJETA_XPU_VULKAN_PIECE_GROUPS=7): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-pieces.log" | tr '\n' ' ')" >> "$Summary"
   echo "conformance_tests Wave* (vulkan, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-wave-software.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=vulkan "$Carry/bin/vulkan_tests" \
     --gtest_output="xml:$Out/vulkan-tests.xml" > "$Out/vulkan-tests.log" 2>&1 || Rc=1
@@ -234,7 +240,8 @@ vulkan_run() {
     --gtest_filter='Streams.*' > "$Out/conformance-vulkan-bypass.log" 2>&1
   echo "conformance_tests Streams.* (vulkan, CAJETA_XPU_SCHEDULER=bypass, not a gate): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-vulkan-bypass.log" | tr '\n' ' ')" >> "$Summary"
   grep -E '^\[  FAILED  \]' "$Out/conformance-vulkan.log" "$Out/vulkan-tests.log" \
-    "$Out/conformance-vulkan-wave-software.log" "$Out/vulkan-tests-one-queue.log" >> "$Summary"
+    "$Out/conformance-vulkan-wave-software.log" "$Out/vulkan-tests-one-queue.log" \
+    "$Out/conformance-vulkan-pieces.log" >> "$Summary"
   failureDetails "$Summary" "$Out/conformance-vulkan.log" "$Out/conformance-vulkan-trace.log" \
     "$Out/conformance-vulkan-wave-software.log" "$Out/vulkan-tests.log"
   cat "$Summary"

@@ -81,7 +81,10 @@
 //               the default is 1, 1, 1.
 //   id 3        the element count of the kernel's dynamic shared array (dynamic shared bytes /
 //               element size), default 1; only present when "dynamic_shared_element_bytes" != 0.
-// Dispatch: vkCmdDispatch(grid.x, grid.y, grid.z); Workgroup.countX() is NumWorkgroups.
+// Dispatch: vkCmdDispatch(grid.x, grid.y, grid.z); Workgroup.countX() is NumWorkgroups. A kernel
+// whose "grid_count" attribute is "unread" never reads NumWorkgroups, so the runtime may dispatch
+// its grid in pieces (vkCmdDispatchBase, the pipeline made with DISPATCH_BASE): WorkgroupId is
+// the whole grid's. Absent (older bundles) or "read": dispatched whole.
 //
 // SEMANTICS the emitter keeps (and where Vulkan limits it):
 //   integer wrap, x / 0 == 0, MIN / -1 == MIN, masked shifts, saturating float->int with NaN ->

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 
 namespace cajeta::lowering::spirv::test {
 namespace {
@@ -227,6 +228,40 @@ TEST(SpirvTargeted, ProgramPayloadsFollowTheAbi) {
   ASSERT_TRUE(R.Manifests.count("T.run"));
   EXPECT_EQ(R.Manifests["T.run"].Symbol, P.Attributes.at("entry"));
   EXPECT_EQ(R.Manifests["T.run"].StaticSharedBytes, 256u);
+}
+
+// A kernel that never reads the grid's size may be dispatched in pieces (vkCmdDispatchBase:
+// NumWorkgroups would be the piece's); one that does (a grid-stride loop) says so.
+TEST(SpirvTargeted, PayloadsSayWhetherTheyReadTheGridSize) {
+  const char* Src = R"(import cajeta.xpu.*;
+public final class T {
+    @Kernel
+    public static void guarded(KernelBuffer<int32> out, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { out[i] = 1; }
+    }
+    @Kernel
+    public static void strided(KernelBuffer<int32> out, uint32 n) {
+        for (i, int32 v : out.range(n)) { out[i] = 2; }
+    }
+    @Kernel
+    public static void counted(KernelBuffer<int32> out) {
+        out[0] = (int32) Workgroup.countY();
+    }
+}
+)";
+  driver::FrontendResult F = frontend("T.cj", Src);
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  SpirvBuildResult R = SpirvPayloadBuilder::build(*F.Kir, {});
+  ASSERT_TRUE(R.Errors.empty()) << R.Errors.front();
+  std::map<std::string, std::string> GridCount;
+  for (const bundle::Payload& P : R.Payloads)
+    GridCount[P.Attributes.at("kernel")] = P.Attributes.at("grid_count");
+  EXPECT_EQ(GridCount["T.guarded"], "unread");
+  EXPECT_EQ(GridCount["T.strided"], "read");
+  EXPECT_EQ(GridCount["T.counted"], "read");
+  std::string Dis = disassemble(emit(F, "T.guarded").Module);
+  EXPECT_FALSE(contains(Dis, "NumWorkgroups")) << Dis;
 }
 
 TEST(SpirvTargeted, BackendRestrictedKernelsAreSkipped) {

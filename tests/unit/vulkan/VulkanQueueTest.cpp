@@ -370,3 +370,33 @@ TEST_F(VulkanQueue, AnotherStreamsSyncSubmitsWhatAStreamGathered) {
 }
 
 } // namespace
+
+namespace {
+
+/// A latency-class launch is submitted at once, never gathered behind its stream's next sync:
+/// the stream's order holds between it and the slow launch before it and the plain ones after.
+TEST_F(VulkanQueue, LatencyLaunchesAreSubmittedAtOnceInTheirStreamsOrder) {
+  xpu::Program P = xpu::Program::compileSource(Source, "Q.cj");
+  constexpr uint32_t Items = 4096;
+  xpu::KernelBuffer<int32_t> Out(Items);
+  xpu::KernelStream S(P.device());
+  auto latency = [&] { return xpu::KernelSubmission(S).policy(xpu::Policy::Latency); };
+  int32_t Added = 0;
+  for (int Round = 0; Round < 8; ++Round) {
+    // A slow fill on the stream's queue, a latency bump that must see it, a plain bump after.
+    P.kernel("Q.slowFill").launch(S, xpu::grid(Items / 64), xpu::block(64))(Out, 5, Items);
+    P.kernel("Q.bump").launch(latency(), xpu::grid(Items / 64), xpu::block(64))(Out, 1, Items);
+    P.kernel("Q.bump").launch(S, xpu::grid(Items / 64), xpu::block(64))(Out, 10, Items);
+    P.kernel("Q.bump").launch(latency(), xpu::grid(Items / 64), xpu::block(64))(Out, 100, Items);
+    Added = 111;
+  }
+  S.sync();
+  std::vector<int32_t> Got;
+  Out.download(Got);
+  std::vector<int32_t> Want(Items);
+  for (uint32_t I = 0; I < Items; ++I)
+    Want[I] = 5 + int32_t(I) + Added;
+  EXPECT_EQ(Got, Want);
+}
+
+} // namespace

@@ -218,6 +218,7 @@ bool SpirvEmitter::run(SpirvKernel& Out) {
   Out.CooperativeMatrixShapes.assign(MatrixShapes.begin(), MatrixShapes.end());
   Out.UsesImpreciseFma = UsedFma;
   Out.UsesImpreciseTranscendentals = UsedTranscendental;
+  Out.ReadsGridCount = UsedGridCount;
   return true;
 }
 

@@ -75,6 +75,10 @@ struct SpirvKernel {
   /// promise (not fused; a few ULP in a reduced range; float64 ones in float32).
   bool UsesImpreciseFma = false;
   bool UsesImpreciseTranscendentals = false;
+  /// Whether the kernel reads the grid's size (NumWorkgroups: Workgroup.countX(), grid-stride
+  /// loops). One that does not may be dispatched in pieces (vkCmdDispatchBase), whose
+  /// NumWorkgroups would be the piece's.
+  bool ReadsGridCount = false;
 };
 
 class SpirvEmitter {
@@ -273,6 +277,7 @@ private:
   std::set<std::string> MatrixShapes; // SpirvKernel::CooperativeMatrixShapes
   bool UsedNativeFAdd = false;
   bool UsedFma = false;
+  bool UsedGridCount = false; // NumWorkgroups read: the grid must be dispatched whole
   bool UsedTranscendental = false;
 };
 

@@ -481,6 +481,7 @@ uint32_t SpirvEmitter::coordinate(kir::IntrinsicOp Op, unsigned Dim) {
   spv::BuiltIn B = Op == kir::IntrinsicOp::LocalId   ? spv::BuiltIn::LocalInvocationId
                    : Op == kir::IntrinsicOp::GroupId ? spv::BuiltIn::WorkgroupId
                                                      : spv::BuiltIn::NumWorkgroups;
+  UsedGridCount |= B == spv::BuiltIn::NumWorkgroups;
   uint32_t V = op(spv::Op::OpLoad, Mb.typeVector(u32(), 3), {builtinInput(B)});
   return op(spv::Op::OpCompositeExtract, u32(), {V, Dim});
 }

@@ -160,6 +160,7 @@ bool SpirvPayloadBuilder::buildVariant(const kir::Module& Source, const SpirvEmi
         {"check_bounds", Options.CheckBounds ? "1" : "0"},
         {"dynamic_shared_element_bytes", std::to_string(K.DynamicSharedElementBytes)},
         {"per_wave_shared_bytes", std::to_string(K.PerWaveSharedBytes)},
+        {"grid_count", K.ReadsGridCount ? "read" : "unread"},
     };
     if (Matrices)
       P.Attributes["cooperative_matrix"] = join(K.CooperativeMatrixShapes);

@@ -54,6 +54,7 @@ namespace cajeta::xpu::rt::vulkan {
   X(vkCmdBindDescriptorSets)                                                                       \
   X(vkCmdPushConstants)                                                                            \
   X(vkCmdDispatch)                                                                                 \
+  X(vkCmdDispatchBase)                                                                             \
   X(vkCmdCopyBuffer)                                                                               \
   X(vkCmdPipelineBarrier)                                                                          \
   X(vkCreateFence)                                                                                 \

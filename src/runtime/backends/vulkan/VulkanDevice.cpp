@@ -112,6 +112,12 @@ bool VulkanDevice::init(std::string& Error) {
       }
   bool Core12 = Props.apiVersion >= VK_API_VERSION_1_2;
   auto Has = [&](const char* Ext) { return Features.Extensions.count(Ext) != 0; };
+  // Offered, whether enabled or not (an extension whose properties are all the runtime reads).
+  auto Offers = [&](const char* Ext) {
+    return std::any_of(Available.begin(), Available.end(), [&](const VkExtensionProperties& E) {
+      return std::strcmp(E.extensionName, Ext) == 0;
+    });
+  };
 
   // Query the features (a struct only where the device knows it), then enable what it has.
   VkPhysicalDeviceFeatures2 F2{};
@@ -211,6 +217,17 @@ bool VulkanDevice::init(std::string& Error) {
     }
     Features.CalibratedMonotonic = Dev && Mono;
   }
+  if (Offers("VK_NV_shader_sm_builtins")) {
+    // The SMs and their resident warps: the device's compute units and a wave's workgroups.
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV SM{};
+    SM.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+    VkPhysicalDeviceProperties2 P2{};
+    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    P2.pNext = &SM;
+    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    Features.SmCount = SM.shaderSMCount;
+    Features.ThreadsPerSm = SM.shaderWarpsPerSM * 32;
+  }
   if (Core12 || Has("VK_KHR_driver_properties")) {
     // Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations without an error, and
     // loses ordered atomics' results inside loops.
@@ -306,6 +323,8 @@ bool VulkanDevice::init(std::string& Error) {
   SubmitOthers = !(Others && std::string(Others) == "0");
   if (const char* After = std::getenv("CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER"); After && *After)
     LoseAfterSubmits = std::strtoll(After, nullptr, 10);
+  if (const char* Pieces = std::getenv("CAJETA_XPU_VULKAN_PIECE_GROUPS"); Pieces && *Pieces)
+    ForcedPieceGroups = std::max(0LL, std::strtoll(Pieces, nullptr, 10));
   return true;
 }
 
@@ -361,6 +380,16 @@ void VulkanDevice::addQueue(VulkanQueue* Q) {
 void VulkanDevice::removeQueue(VulkanQueue* Q) {
   std::lock_guard<std::mutex> Lock(StreamsMutex);
   Streams.erase(std::remove(Streams.begin(), Streams.end(), Q), Streams.end());
+}
+
+uint64_t VulkanDevice::pieceGroups(uint64_t BlockThreads, bool OtherLatencyStreams) const {
+  if (ForcedPieceGroups >= 0)
+    return uint64_t(ForcedPieceGroups);
+  if (!OtherLatencyStreams || !concurrentStreams() || !Features.SmCount || !Features.ThreadsPerSm ||
+      !BlockThreads)
+    return 0;
+  // About one wave: each SM full of the grid's workgroups.
+  return uint64_t(Features.SmCount) * std::max<uint64_t>(1, Features.ThreadsPerSm / BlockThreads);
 }
 
 void VulkanDevice::submitOtherQueues(VulkanQueue* Self) {

@@ -27,7 +27,8 @@ struct VulkanFeatures {
   // operations compute shaders have (SPIR-V GroupNonUniform, ...Vote, ...Ballot, ...Shuffle,
   // ...Arithmetic); all false where compute is not among the supported stages.
   uint32_t SubgroupSize = 0;
-  uint64_t MaxLoopIterations = 0;    // a driver's silent loop limit (llvmpipe), 0: none
+  uint64_t MaxLoopIterations = 0;         // a driver's silent loop limit (llvmpipe), 0: none
+  uint32_t SmCount = 0, ThreadsPerSm = 0; // VK_NV_shader_sm_builtins; 0: not said
   bool OrderedAtomicsInLoops = true; // false: llvmpipe (BackendDevice::orderedAtomicsInLoopsWork)
   bool SubgroupBasic = false, SubgroupVote = false, SubgroupBallot = false;
   bool SubgroupShuffle = false, SubgroupArithmetic = false;
@@ -83,7 +84,8 @@ public:
 
   const std::string& name() const override { return Name; }
   const char* backendName() const override { return "vulkan"; }
-  unsigned computeUnits() const override { return 1; } // Vulkan does not say
+  /// The SMs where the driver says (VK_NV_shader_sm_builtins); 1 elsewhere (Vulkan does not say).
+  unsigned computeUnits() const override { return Features.SmCount ? Features.SmCount : 1; }
   unsigned maxWorkgroupSize() const override { return Props.limits.maxComputeWorkGroupInvocations; }
   uint64_t maxDynamicSharedBytes() const override {
     return Props.limits.maxComputeSharedMemorySize;
@@ -147,6 +149,18 @@ public:
   void removeQueue(VulkanQueue* Q);
   /// CAJETA_XPU_VULKAN_SUBMIT_OTHERS=0 turns it off, for A/B measurements.
   void submitOtherQueues(VulkanQueue* Self);
+  /// Pacing for the latency class: while a stream that has submitted latency-class work lives,
+  /// the other streams' grids are dispatched in pieces of about one wave (GridPieces), so that
+  /// the latency-class launch, on a queue of its own, starts after the piece being dispatched
+  /// rather than after a whole grid (a GPU dispatches every workgroup of a grid before another
+  /// queue's). The workgroups of a piece: the device's threads over the block's (its SMs times
+  /// their resident threads, VK_NV_shader_sm_builtins); 0 where the device does not say or runs
+  /// every stream on one queue (nothing could start beside the grid anyway).
+  /// CAJETA_XPU_VULKAN_PIECE_GROUPS=N dispatches every grid that allows it in pieces of N
+  /// workgroups, latency streams or not (the tests), and =0 never (A/B measurements).
+  uint64_t pieceGroups(uint64_t BlockThreads, bool OtherLatencyStreams) const;
+  void noteLatencyStream(int Delta) { LatencyStreams.fetch_add(Delta); }
+  int latencyStreams() const { return LatencyStreams.load(std::memory_order_relaxed); }
   /// vkQueueSubmit of one batch on queue Queue (streams may share one). A fault-injection
   /// switch for the tests, CAJETA_XPU_VULKAN_LOSE_DEVICE_AFTER=N, answers VK_ERROR_DEVICE_LOST
   /// to every submit after the first N (the driver never sees them), as a lost device would.
@@ -172,6 +186,8 @@ private:
   std::mutex StreamsMutex;
   std::vector<VulkanQueue*> Streams; // the live streams' queues
   std::atomic<uint32_t> NextQueue{0};
+  std::atomic<int> LatencyStreams{0};
+  int64_t ForcedPieceGroups = -1; // CAJETA_XPU_VULKAN_PIECE_GROUPS; -1: not set
   uint32_t QueueFamily = 0;
   VkPipelineCache PipelineCache = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties Props{};

@@ -180,6 +180,8 @@ VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
   const VulkanFeatures& F = Device.features();
   if (UsesSubgroups && F.FullSubgroups && F.MaxSubgroupSize && Block[0] % F.MaxSubgroupSize == 0)
     Info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
+  if (DispatchesInPieces)
+    Info.flags |= VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
   Info.layout = Layout;
   VkPipeline P = VK_NULL_HANDLE;
   Device.check(Device.api().vkCreateComputePipelines(Device.handle(), Device.pipelineCache(), 1,
@@ -293,6 +295,7 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
   K->StaticSharedBytes = Number("static_shared_bytes");
   if (!Attr("per_wave_shared_bytes").empty()) // absent: no per-wave arrays
     K->PerWaveSharedBytes = Number("per_wave_shared_bytes");
+  K->DispatchesInPieces = Attr("grid_count") == "unread"; // absent (older bundles): whole
 
   // Requirements, before anything is created: a missing feature names itself.
   for (const std::string& Cap : bundle::splitAttributeList(Attr("capabilities")))

@@ -36,6 +36,9 @@ public:
   uint32_t StaticSharedBytes = 0;
   uint32_t PerWaveSharedBytes = 0; // for each wave of the group (the portable tile's scratch)
   bool UsesSubgroups = false;      // wave ops (a GroupNonUniform capability): full subgroups wanted
+  /// The kernel never reads the grid's size ("grid_count" "unread"): its grid may be dispatched
+  /// in pieces (vkCmdDispatchBase), its pipelines made with DISPATCH_BASE.
+  bool DispatchesInPieces = false;
 
   VkShaderModule Shader = VK_NULL_HANDLE;
   VkDescriptorSetLayout SetLayout = VK_NULL_HANDLE;

@@ -123,9 +123,11 @@ private:
                    uint64_t StaticSharedBytes) const;
   /// Records one launch into B (a stream's open batch or a chain's recording): its descriptor
   /// set, status record and parameter block in B's pools and host memory, the barrier its
-  /// hazards need, and the dispatch.
+  /// hazards need, and the dispatch: in pieces of PieceGroups workgroups where the kernel allows
+  /// it (0: whole; VulkanDevice::pieceGroups).
   void recordLaunch(Batch& B, const void* Kernel, const bundle::KernelInfo& Info,
-                    const MarshalledArg* Args, const LaunchGeometry& Geometry, const void* Tag);
+                    const MarshalledArg* Args, const LaunchGeometry& Geometry, const void* Tag,
+                    uint64_t PieceGroups = 0);
   std::unique_ptr<VulkanChain> recordChain(const std::vector<ChainLaunch>& Launches);
   /// Keeps a replaced recording until the timeline has passed its last submit.
   void retireChain(std::unique_ptr<VulkanChain> Chain);
@@ -136,7 +138,8 @@ private:
 
   VulkanDevice& Device;
   const VulkanApi& Api;
-  std::mutex Busy; // held by every call: another stream's submitForAnother only tries it
+  std::mutex Busy;            // held by every call: another stream's submitForAnother only tries it
+  bool LatencyStream = false; // has submitted latency-class work (VulkanDevice::pieceGroups)
   std::shared_ptr<VulkanTimeline> Timeline;
   VkCommandPool Pool = VK_NULL_HANDLE;
   size_t Alignment = 16;
