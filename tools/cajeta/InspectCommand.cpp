@@ -7,6 +7,8 @@
 #include "bundle/ManifestJson.h"
 #include "signing/PublicKey.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -89,6 +91,24 @@ static void printSignature(const std::optional<bundle::SignatureBlock>& S) {
             << " (not verified here: `cajeta verify --trust KEY.pub` checks it)\n";
 }
 
+/// The records `cajeta build --with-calibration` built in: what each measured, and where.
+void printCalibration(const std::vector<std::string>& Records) {
+  std::cout << "calibration: " << Records.size() << " record" << (Records.size() == 1 ? "" : "s")
+            << (Records.empty() ? " (none built in)" : "") << "\n";
+  for (const std::string& Text : Records) {
+    nlohmann::json R = nlohmann::json::parse(Text, nullptr, false);
+    if (R.is_discarded() || !R.contains("key") || !R["key"].is_object()) {
+      std::cout << "  (a record that is not JSON with a key: served nowhere)\n";
+      continue;
+    }
+    const nlohmann::json& Key = R["key"];
+    auto field = [&](const char* Name) {
+      return Key.contains(Name) && Key[Name].is_string() ? Key[Name].get<std::string>() : "?";
+    };
+    std::cout << "  " << field("subject") << " on " << field("device") << "\n";
+  }
+}
+
 static void printProgram(const bundle::Program& P) {
   std::cout << "compiler: " << P.CompilerVersion << "\n";
   std::cout << "kernels: " << P.Kernels.size() << "\n";
@@ -125,6 +145,7 @@ static void printProgram(const bundle::Program& P) {
     for (const auto& [Key, Value] : Pl.Attributes)
       std::cout << "    " << Key << " = " << Value << "\n";
   }
+  printCalibration(P.Calibration);
 }
 
 void addInspectCommand(CLI::App& App) {

@@ -1,8 +1,9 @@
 // `cajeta calibrate <program>`'s hook in the runtime. With CAJETA_XPU_CALIBRATE_RECORD=<file> set
 // at start, every launch is written to the file as it is issued; with
 // CAJETA_XPU_CALIBRATE_SOLO=<file>, every launch also runs alone (the process's launches one at a
-// time, each stream synced before and after) and is timed, and the first launch on each device
-// writes that device's calibration record (measuring it when no record is held or stored).
+// time, each stream synced before and after, after one untimed run whose writes are undone) and
+// is timed, and the first launch on each device writes that device's calibration record
+// (measuring it when no record is held or stored).
 // One JSON object per line.
 #pragma once
 

@@ -76,6 +76,11 @@ TEST(ProgramCalibration, ASnapshotBuiltIntoABundleIsServedForItsKernelsAndDevice
   xpu::DeviceCalibration D = xpu::DeviceCalibration::current(P.device());
   EXPECT_EQ(D.source(), "built into " + Bundle); // not measured again
   EXPECT_FALSE(fs::exists(Scratch + "/empty-cache/cajeta/calibration"));
+  // `cajeta inspect` names the records built in.
+  ASSERT_EQ(run(std::string(CAJETA_CLI_PATH) + " inspect " + Bundle), 0) << output();
+  std::string Shown = output();
+  EXPECT_NE(Shown.find("calibration: 2 records\n  device on "), std::string::npos) << Shown;
+  EXPECT_NE(Shown.find("\n  kernel "), std::string::npos) << Shown;
 }
 
 TEST(ProgramCalibration, RecordsOfAnotherDeviceAreNotServed) {
