@@ -135,10 +135,9 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
   // After inlining, so that a loop's uniformity is judged in the kernel as it will run.
   if (C.ImplicitLoopBarriers != LoopBarriers::None)
-    Passes.push_back({"implicit-loop-barriers",
-                      [All = C.ImplicitLoopBarriers == LoopBarriers::All,
-                       Unroll = C.UnrollUniformLoops](Module& M, size_t I, std::string&, bool&) {
-                        ImplicitLoopBarriers::run(M, *M.Functions[I], All, Unroll);
+    Passes.push_back({"implicit-loop-barriers", [All = C.ImplicitLoopBarriers == LoopBarriers::All](
+                                                    Module& M, size_t I, std::string&, bool&) {
+                        ImplicitLoopBarriers::run(M, *M.Functions[I], All);
                         return true;
                       }});
   // Every target: no emitter computes in bfloat16. After the passes that may make bfloat16

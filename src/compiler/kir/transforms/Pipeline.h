@@ -59,10 +59,6 @@ struct PipelineConfig {
   /// them once per group around a vectorizable loop over the work-items (the CPU): where the
   /// cost model expects it to pay, everywhere (a test mode), or nowhere.
   LoopBarriers ImplicitLoopBarriers = LoopBarriers::None;
-  /// Unroll a plain counted loop that gets its barrier by four first (kir::UniformLoopUnroll).
-  /// Off under --check-bounds: the unrolled nests' checks do not version (the checked GEMM ran
-  /// 6.8x its unchecked time with the unroll, 2.1x without).
-  bool UnrollUniformLoops = true;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

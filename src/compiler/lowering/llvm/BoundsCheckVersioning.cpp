@@ -1,6 +1,7 @@
 // The versioning of loop nests on their bounds checks (BoundsCheckVersioning.h). Per nest: each
 // check's index described by SCEV over the nest (a start invariant in the nest plus, per loop of
-// the nest it moves in, a step times that loop's backedge count), one i64 condition per check
+// the nest it moves in, a step times that loop's backedge count, or its header's exit count less
+// one for a check past a header that leaves the loop), one i64 condition per check
 // built before the nest from the index's lowest and highest values, the nest cloned, and the
 // clone, entered when every condition holds, with those checks folded to "in range" and its
 // blocks simplified so the vectorizer sees loops without them.
@@ -43,12 +44,23 @@ struct Check {
 };
 
 /// How an index's value moves over a loop nest: Start (invariant in the nest) plus, for each
-/// loop of the nest it moves in, Step times an iteration number from 0 to that loop's Taken.
-/// The recurrence is computed in Bits (32 or 64) and widened to i64 by How.
+/// loop of the nest it moves in, Step times an iteration number from 0 to that loop's Taken
+/// (one fewer where the check runs only in the loop's body: BodyOnly). The recurrence is
+/// computed in Bits (32 or 64) and widened to i64 by How.
 struct IndexRange {
   enum class Widen { None, Zero, Sign } How = Widen::None;
   const llvm::SCEV* Start = nullptr;
-  std::vector<std::pair<const llvm::SCEV*, const llvm::SCEV*>> Terms; // (Step, Taken)
+  struct Term {
+    const llvm::SCEV* Step;
+    const llvm::SCEV* Taken;
+    /// The loop may leave from its header, the check is in another of its blocks, and Taken is
+    /// the header's exit count: the check never sees the header's last visit, whose iteration
+    /// number is Taken (a loop whose test comes first, as a uniform loop unrolled by four is:
+    /// its last visit finds no four more iterations, and the index of that visit is past the
+    /// buffer).
+    bool BodyOnly;
+  };
+  std::vector<Term> Terms;
 };
 
 /// A nest's versioned copy, cleaned after every nest is versioned (while the dominator tree and
@@ -158,11 +170,22 @@ bool NestVersioner::describe(const Check& C, llvm::Loop* L, IndexRange& Out) con
     if (!Rec || !Rec->isAffine() || !L->contains(Rec->getLoop()) || Out.Terms.size() == MaxTerms)
       return false;
     const llvm::SCEV* Step = Rec->getStepRecurrence(SE);
-    const llvm::SCEV* Taken = SE.getSymbolicMaxBackedgeTakenCount(Rec->getLoop());
+    const llvm::Loop* RL = Rec->getLoop();
+    const llvm::BasicBlock* Header = RL->getHeader();
+    // A check after a header that leaves the loop never sees the header's last visit: the
+    // header's own exit count, less one, bounds its iterations whatever the other exits do.
+    const llvm::SCEV* HeaderExits =
+        RL->contains(C.Cmp->getParent()) && C.Cmp->getParent() != Header &&
+                RL->isLoopExiting(Header)
+            ? SE.getExitCount(RL, Header, llvm::ScalarEvolution::SymbolicMaximum)
+            : nullptr;
+    bool BodyOnly = HeaderExits && !llvm::isa<llvm::SCEVCouldNotCompute>(HeaderExits);
+    const llvm::SCEV* Taken =
+        BodyOnly ? HeaderExits : SE.getSymbolicMaxBackedgeTakenCount(Rec->getLoop());
     if (!SE.isLoopInvariant(Step, L) || llvm::isa<llvm::SCEVCouldNotCompute>(Taken) ||
         !SE.isLoopInvariant(Taken, L) || Taken->getType()->getIntegerBitWidth() > 64)
       return false;
-    Out.Terms.push_back({Step, Taken});
+    Out.Terms.push_back({Step, Taken, BodyOnly});
     S = Rec->getStart();
   }
   Out.Start = S;
@@ -172,8 +195,8 @@ bool NestVersioner::describe(const Check& C, llvm::Loop* L, IndexRange& Out) con
   llvm::SCEVExpander X(SE, F.getDataLayout(), "bounds.probe");
   if (!X.isSafeToExpandAt(Out.Start, At))
     return false;
-  for (auto [Step, Taken] : Out.Terms)
-    if (!X.isSafeToExpandAt(Step, At) || !X.isSafeToExpandAt(Taken, At))
+  for (const IndexRange::Term& T : Out.Terms)
+    if (!X.isSafeToExpandAt(T.Step, At) || !X.isSafeToExpandAt(T.Taken, At))
       return false;
   return true;
 }
@@ -196,9 +219,13 @@ llvm::Value* NestVersioner::inRange(const IndexRange& R, llvm::Value* Length, ll
   auto And = [&](llvm::Value* V) { Cond = IB.CreateAnd(Cond, V); };
   llvm::Value* Lo = Start;
   llvm::Value* Hi = Start;
-  for (auto [StepS, TakenS] : R.Terms) {
-    llvm::Value* Taken = IB.CreateZExtOrTrunc(X.expandCodeFor(TakenS, TakenS->getType(), At), I64);
+  for (const IndexRange::Term& T : R.Terms) {
+    const llvm::SCEV* StepS = T.Step;
+    llvm::Value* Taken =
+        IB.CreateZExtOrTrunc(X.expandCodeFor(T.Taken, T.Taken->getType(), At), I64);
     And(IB.CreateICmpULE(Taken, K(uint64_t(1) << 31)));
+    if (T.BodyOnly) // iterations 0 to Taken - 1 (none when Taken is 0: 0 is then safe to use)
+      Taken = IB.CreateSelect(IB.CreateICmpEQ(Taken, K(0)), K(0), IB.CreateSub(Taken, K(1)));
     if (const auto* C = llvm::dyn_cast<llvm::SCEVConstant>(StepS)) {
       int64_t V = C->getAPInt().getSExtValue();
       uint64_t Mag = uint64_t(V < 0 ? -V : V);

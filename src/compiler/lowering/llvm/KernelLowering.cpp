@@ -5,6 +5,7 @@
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/PortableWave.h"
 
+#include <cstdlib>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Support/ErrorHandling.h>
 
@@ -56,7 +57,6 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Backend = O.Backend;
   C.InlineBarrierHelpers = !T.hasNativeBarrier();
   C.ImplicitLoopBarriers = T.hasNativeBarrier() ? kir::LoopBarriers::None : O.ImplicitLoopBarriers;
-  C.UnrollUniformLoops = !O.CheckBounds;
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::llvm();
   C.Wave = T.wavePrimitives();
