@@ -110,4 +110,19 @@ uint32_t slowFillRounds(const xpu::Program& P, xpu::KernelBuffer<int32_t>& Data)
   }
 }
 
+uint32_t roundsLasting(double MinMs, uint32_t Start,
+                       const std::function<void(uint32_t)>& RunAndSync, double& TookMs) {
+  using Clock = std::chrono::steady_clock;
+  uint32_t Rounds = Start;
+  for (;;) {
+    auto T0 = Clock::now();
+    RunAndSync(Rounds);
+    TookMs = std::chrono::duration<double, std::milli>(Clock::now() - T0).count();
+    if (TookMs >= MinMs || Rounds >= (1u << 30))
+      return Rounds;
+    Rounds = uint32_t(
+        std::min<double>(1u << 30, Rounds * std::max(2.0, 1.25 * MinMs / std::max(TookMs, 1e-3))));
+  }
+}
+
 } // namespace conformance

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -79,6 +80,11 @@ template <class... Args> void run1D(const xpu::Kernel& K, size_t N, uint32_t Blo
 /// busy for at least 20 ms on the device of P (growing from a guess, and never past the
 /// device's loop limit, Device::maxLoopIterations).
 uint32_t slowFillRounds(const xpu::Program& P, xpu::KernelBuffer<int32_t>& Data);
+
+/// Rounds from Start up for which RunAndSync(rounds) (a filler launched and waited for) takes at
+/// least MinMs, at most 2^30; TookMs is what the last run took.
+uint32_t roundsLasting(double MinMs, uint32_t Start,
+                       const std::function<void(uint32_t)>& RunAndSync, double& TookMs);
 
 template <class T> xpu::KernelBuffer<T> toDevice(const std::vector<T>& Host) {
   xpu::KernelBuffer<T> B(Host.size());

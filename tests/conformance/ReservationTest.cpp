@@ -84,17 +84,14 @@ TEST(Reservation, ALatencySubmissionStartsBesideAFillerOfEveryOtherUnit) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::duration T) { return std::chrono::duration<double, std::milli>(T).count(); };
   // Rounds for a filler of at least 200 ms on the whole device.
-  uint32_t Rounds = 1u << 14;
   double FillerMs = 0;
-  for (;;) {
-    auto T0 = Clock::now();
-    fill(Rounds);
-    Filler.sync();
-    FillerMs = ms(Clock::now() - T0);
-    if (FillerMs >= 200 || Rounds >= (1u << 30))
-      break;
-    Rounds = uint32_t(std::min<double>(1u << 30, Rounds * std::max(2.0, 250 / FillerMs)));
-  }
+  uint32_t Rounds = roundsLasting(
+      200, 1u << 14,
+      [&](uint32_t R) {
+        fill(R);
+        Filler.sync();
+      },
+      FillerMs);
   ASSERT_GE(FillerMs, 200) << "the filler could not be made long enough";
   auto probeBeside = [&]() {
     fill(Rounds);

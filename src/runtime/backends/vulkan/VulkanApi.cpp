@@ -102,4 +102,14 @@ std::string VulkanApi::describe(VkResult R) {
   return fmt::format("{} ({})", Name, int(R));
 }
 
+void recordMemoryBarrier(const VulkanApi& Api, VkCommandBuffer Cmd, VkPipelineStageFlags Src,
+                         VkAccessFlags SrcAccess, VkPipelineStageFlags Dst,
+                         VkAccessFlags DstAccess) {
+  VkMemoryBarrier Barrier{};
+  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  Barrier.srcAccessMask = SrcAccess;
+  Barrier.dstAccessMask = DstAccess;
+  Api.vkCmdPipelineBarrier(Cmd, Src, Dst, 0, 1, &Barrier, 0, nullptr, 0, nullptr);
+}
+
 } // namespace cajeta::xpu::rt::vulkan

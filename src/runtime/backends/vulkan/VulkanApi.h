@@ -110,4 +110,10 @@ private:
   uint32_t ApiVersion = VK_API_VERSION_1_1;
 };
 
+/// Records a global memory barrier into Cmd: the Src stages' SrcAccess writes made visible to
+/// the Dst stages' DstAccess.
+void recordMemoryBarrier(const VulkanApi& Api, VkCommandBuffer Cmd, VkPipelineStageFlags Src,
+                         VkAccessFlags SrcAccess, VkPipelineStageFlags Dst,
+                         VkAccessFlags DstAccess);
+
 } // namespace cajeta::xpu::rt::vulkan

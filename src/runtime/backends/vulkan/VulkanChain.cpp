@@ -27,13 +27,9 @@ VulkanChain::VulkanChain(VulkanDevice& Device, VkCommandPool Pool,
     Device.check(R, "vkBeginCommandBuffer (a chain)");
   }
   // What earlier submits wrote (this stream's or another's) is visible, as in a batch.
-  VkMemoryBarrier Barrier{};
-  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  Barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-  Api.vkCmdPipelineBarrier(Rec.Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                           VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &Barrier, 0, nullptr, 0,
-                           nullptr);
+  recordMemoryBarrier(Api, Rec.Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                      VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
 
   Launches.reserve(Chain.size());
   for (const ChainLaunch& L : Chain) {
@@ -71,12 +67,8 @@ VulkanChain::~VulkanChain() {
 void VulkanChain::finish() {
   const VulkanApi& Api = Device.api();
   // What the chain wrote becomes visible to the host once its submit's value is reached.
-  VkMemoryBarrier Barrier{};
-  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  Barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  Api.vkCmdPipelineBarrier(Rec.Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                           0, 1, &Barrier, 0, nullptr, 0, nullptr);
+  recordMemoryBarrier(Api, Rec.Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                      VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   Device.check(Api.vkEndCommandBuffer(Rec.Cmd), "vkEndCommandBuffer (a chain)");
 }
 

@@ -112,6 +112,13 @@ bool VulkanDevice::init(std::string& Error) {
       }
   bool Core12 = Props.apiVersion >= VK_API_VERSION_1_2;
   auto Has = [&](const char* Ext) { return Features.Extensions.count(Ext) != 0; };
+  // The device's properties of the structure (chain) Next.
+  auto properties = [&](void* Next) {
+    VkPhysicalDeviceProperties2 P2{};
+    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    P2.pNext = Next;
+    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+  };
   // Offered, whether enabled or not (an extension whose properties are all the runtime reads).
   auto Offers = [&](const char* Ext) {
     return std::any_of(Available.begin(), Available.end(), [&](const VkExtensionProperties& E) {
@@ -193,10 +200,7 @@ bool VulkanDevice::init(std::string& Error) {
   if (Core12 || Has("VK_KHR_shader_float_controls")) {
     VkPhysicalDeviceFloatControlsProperties FC{};
     FC.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
-    VkPhysicalDeviceProperties2 P2{};
-    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    P2.pNext = &FC;
-    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    properties(&FC);
     Features.SignedZeroInfNanPreserve[0] = FC.shaderSignedZeroInfNanPreserveFloat16;
     Features.SignedZeroInfNanPreserve[1] = FC.shaderSignedZeroInfNanPreserveFloat32;
     Features.SignedZeroInfNanPreserve[2] = FC.shaderSignedZeroInfNanPreserveFloat64;
@@ -221,10 +225,7 @@ bool VulkanDevice::init(std::string& Error) {
     // The SMs and their resident warps: the device's compute units and a wave's workgroups.
     VkPhysicalDeviceShaderSMBuiltinsPropertiesNV SM{};
     SM.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
-    VkPhysicalDeviceProperties2 P2{};
-    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    P2.pNext = &SM;
-    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    properties(&SM);
     Features.SmCount = SM.shaderSMCount;
     Features.ThreadsPerSm = SM.shaderWarpsPerSM * 32;
   }
@@ -233,10 +234,7 @@ bool VulkanDevice::init(std::string& Error) {
     // loses ordered atomics' results inside loops.
     VkPhysicalDeviceDriverProperties DP{};
     DP.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-    VkPhysicalDeviceProperties2 P2{};
-    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    P2.pNext = &DP;
-    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    properties(&DP);
     if (DP.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) {
       Features.MaxLoopIterations = 65535;
       Features.OrderedAtomicsInLoops = false;
@@ -250,10 +248,7 @@ bool VulkanDevice::init(std::string& Error) {
     SSP.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT;
     if (Has("VK_EXT_subgroup_size_control"))
       SG.pNext = &SSP;
-    VkPhysicalDeviceProperties2 P2{};
-    P2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    P2.pNext = &SG;
-    Api.vkGetPhysicalDeviceProperties2(Phys, &P2);
+    properties(&SG);
     Features.SubgroupSize = SG.subgroupSize;
     // Full subgroups (every subgroup of a wave kernel's workgroup complete) where the device can
     // promise them; the features stay enabled as queried (F2's chain goes to vkCreateDevice).

@@ -161,13 +161,9 @@ VulkanQueue::Batch& VulkanQueue::open() {
     Device.check(R, "vkBeginCommandBuffer");
   }
   // What earlier submits on the device's queue wrote (this stream's or another's) is visible.
-  VkMemoryBarrier Barrier{};
-  Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  Barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-  Api.vkCmdPipelineBarrier(B->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                           VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &Barrier, 0, nullptr, 0,
-                           nullptr);
+  recordMemoryBarrier(Api, B->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                      VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
   if (Timing) {
     if (!B->Queries) {
       VkQueryPoolCreateInfo QCI{};
@@ -227,12 +223,9 @@ bool VulkanQueue::submitOpen(const char* Why) {
   VkCommandBuffer Cmd = VK_NULL_HANDLE;
   if (Commands) {
     // What the batch wrote becomes visible to the host once its value is reached.
-    VkMemoryBarrier Barrier{};
-    Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    Barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    Barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    Api.vkCmdPipelineBarrier(Open->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                             VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &Barrier, 0, nullptr, 0, nullptr);
+    recordMemoryBarrier(Api, Open->Cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                        VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                        VK_ACCESS_HOST_READ_BIT);
     Cmd = Open->Cmd;
   }
   try {
@@ -448,13 +441,10 @@ void VulkanQueue::order(Batch& B, VkPipelineStageFlags Stage, const Use* Used, s
       }
   if (Hazard) {
     // Everything since the last barrier finishes (and its writes are visible) before this runs.
-    VkMemoryBarrier Barrier{};
-    Barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    Barrier.srcAccessMask = B.SinceWrites;
-    Barrier.dstAccessMask = Stage == Compute
-                                ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT
-                                : VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    Api.vkCmdPipelineBarrier(B.Cmd, B.SinceStages, Stage, 0, 1, &Barrier, 0, nullptr, 0, nullptr);
+    recordMemoryBarrier(Api, B.Cmd, B.SinceStages, B.SinceWrites, Stage,
+                        Stage == Compute
+                            ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT
+                            : VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     B.Since.clear();
     B.SinceStages = 0;
     B.SinceWrites = 0;
@@ -734,13 +724,9 @@ void VulkanQueue::recordLaunch(Batch& B, const void* Entry, const bundle::Kernel
     std::vector<GridPiece> Pieces = gridPieces(Geometry.Grid, PieceGroups);
     for (size_t I = 0; I != Pieces.size(); ++I) {
       if (I) {
-        VkMemoryBarrier Drain{};
-        Drain.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-        Drain.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        Drain.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-        Api.vkCmdPipelineBarrier(B.Cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &Drain, 0, nullptr, 0,
-                                 nullptr);
+        recordMemoryBarrier(Api, B.Cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
       }
       const GridPiece& P = Pieces[I];
       Api.vkCmdDispatchBase(B.Cmd, P.Base[0], P.Base[1], P.Base[2], P.Count[0], P.Count[1],
