@@ -605,10 +605,10 @@ void VulkanQueue::launch(const void* Entry, const bundle::KernelInfo& Info,
     Device.noteLatencyStream(1);
   }
   const uint64_t Threads = uint64_t(Geometry.Block[0]) * Geometry.Block[1] * Geometry.Block[2];
-  uint64_t Pieces =
+  uint64_t PieceGroups =
       Geometry.Urgent ? 0 : Device.pieceGroups(Threads, Device.latencyStreams() > LatencyStream);
   Batch& B = open();
-  recordLaunch(B, Entry, Info, Args, Geometry, Tag, Pieces);
+  recordLaunch(B, Entry, Info, Args, Geometry, Tag, PieceGroups);
   counted(B);
   if (Geometry.Urgent) {
     // A latency-class launch is submitted now, never gathered behind the stream's next sync.
