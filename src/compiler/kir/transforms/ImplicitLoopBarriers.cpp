@@ -32,8 +32,7 @@ bool containsBarrier(const Stmt* S) {
 
 class Rewriter {
 public:
-  Rewriter(Module& M, Function& F, bool IgnoreCost, bool Unroll)
-      : M(M), F(F), IgnoreCost(IgnoreCost), Unroll(Unroll) {
+  Rewriter(Module& M, Function& F, bool IgnoreCost) : M(M), F(F), IgnoreCost(IgnoreCost) {
     forEachStmt(F.Body, [&](const Stmt* S) {
       if (S->K == Stmt::Kind::Loop && S->LoopId >= NextLoopId)
         NextLoopId = S->LoopId + 1;
@@ -258,7 +257,7 @@ private:
     };
     for (Stmt* L : Loops) {
       Stmt *Main = nullptr, *Rest = nullptr;
-      if (!Unroll || !UniformLoopUnroll::run(M, F, L, Main, Rest)) {
+      if (!UniformLoopUnroll::run(M, F, L, Main, Rest)) {
         AddBarrier(L);
         continue;
       }
@@ -272,17 +271,16 @@ private:
   std::unique_ptr<GroupUniformity> U;
   uint32_t NextLoopId = 0;
   bool IgnoreCost = false;
-  bool Unroll = true;
   std::set<uint32_t> Masks;             // the masked regions' loop ids
   std::vector<CounterForm::Undo> Undos; // counter forms kept so far, in order
 };
 
 } // namespace
 
-void ImplicitLoopBarriers::run(Module& M, Function& F, bool IgnoreCost, bool Unroll) {
+void ImplicitLoopBarriers::run(Module& M, Function& F, bool IgnoreCost) {
   if (!F.IsKernel || !F.PrivateArrays.empty() || !F.Body || M.IsHost)
     return;
-  Rewriter(M, F, IgnoreCost, Unroll).run();
+  Rewriter(M, F, IgnoreCost).run();
 }
 
 } // namespace cajeta::kir

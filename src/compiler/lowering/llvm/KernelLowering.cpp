@@ -5,7 +5,6 @@
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/PortableWave.h"
 
-#include <cstdlib>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Support/ErrorHandling.h>
 
