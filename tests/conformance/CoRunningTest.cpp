@@ -43,16 +43,14 @@ TEST(CoRunning, ABudgetConfinesAThroughputLaunchToASlice) {
     EXPECT_GE(R.computeUnits, Quarter);
     EXPECT_LT(R.computeUnits, D.computeUnits());
   } else {
-    EXPECT_EQ(R.placement, xpu::Placement::Whole);
-    EXPECT_EQ(R.computeUnits, D.computeUnits());
+    expectWholeDevice(R, D);
   }
   // The plain launch after it runs on the whole device.
   xpu::ResourceDescriptor Plain =
       P.kernel("CoRun.copy")
           .launch(xpu::KernelSubmission(S), xpu::grid(N / Block), xpu::block(Block))(Src, Dst, N);
   S.sync();
-  EXPECT_EQ(Plain.placement, xpu::Placement::Whole);
-  EXPECT_EQ(Plain.computeUnits, D.computeUnits());
+  expectWholeDevice(Plain, D);
 }
 
 struct Placements {

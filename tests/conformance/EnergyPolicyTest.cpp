@@ -45,13 +45,11 @@ TEST(EnergyPolicy, AGridOfFewerWorkgroupsThanUnitsRunsOnTheUnitsThatHoldIt) {
     EXPECT_GE(Energy.computeUnits, Groups);
     EXPECT_LT(Energy.computeUnits, D.computeUnits());
   } else {
-    EXPECT_EQ(Energy.placement, xpu::Placement::Whole);
-    EXPECT_EQ(Energy.computeUnits, D.computeUnits());
+    expectWholeDevice(Energy, D);
   }
   // The same grid at the throughput policy takes the whole device.
   xpu::ResourceDescriptor Throughput = burn(P, xpu::Policy::Throughput, Groups, 64);
-  EXPECT_EQ(Throughput.placement, xpu::Placement::Whole);
-  EXPECT_EQ(Throughput.computeUnits, D.computeUnits());
+  expectWholeDevice(Throughput, D);
 }
 
 TEST(EnergyPolicy, AMemoryBoundGridOfMoreWorkgroupsThanUnitsKeepsTheWholeDevice) {
@@ -70,8 +68,7 @@ TEST(EnergyPolicy, AMemoryBoundGridOfMoreWorkgroupsThanUnitsKeepsTheWholeDevice)
                                           xpu::grid(Groups), xpu::block(Block))(Dst, Src, N);
   S.sync();
   expectSame(fromDevice(Dst), Data, "an energy copy");
-  EXPECT_EQ(R.placement, xpu::Placement::Whole);
-  EXPECT_EQ(R.computeUnits, D.computeUnits());
+  expectWholeDevice(R, D);
 }
 
 TEST(EnergyPolicy, AComputeBoundGridRunsWhereNoUnitTakesMoreWorkgroupsThanOnTheWholeDevice) {

@@ -1,9 +1,11 @@
 // Placement tests' shared pieces: a reservation set aside while slices are tested (slices are
-// cut from the whole device, never beside the latency class's reservation), and whether a device
-// confines launches to slices at all.
+// cut from the whole device, never beside the latency class's reservation), the check of a
+// launch on the whole device, and whether a device confines launches to slices at all.
 #pragma once
 
 #include <cajeta/xpu/Device.hpp>
+#include <cajeta/xpu/Submission.hpp>
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -27,6 +29,12 @@ private:
   xpu::Device& D;
   unsigned Before;
 };
+
+/// A launch placed on the whole device, as its descriptor says.
+inline void expectWholeDevice(const xpu::ResourceDescriptor& R, const xpu::Device& D) {
+  EXPECT_EQ(R.placement, xpu::Placement::Whole);
+  EXPECT_EQ(R.computeUnits, D.computeUnits());
+}
 
 /// Whether the device runs a launch on a slice of its compute units (CUDA's green contexts);
 /// elsewhere every launch reports the whole device.
