@@ -91,6 +91,87 @@ TEST(LoweringPayload, SaxpyWorkItemLoopVectorizes) {
   EXPECT_TRUE(Vector) << Opt;
 }
 
+/// K.rowdot(KernelBuffer<float32> out, KernelBuffer<float32> a, KernelBuffer<float32> x,
+///          uint32 rows, uint32 cols):
+///   uint32 i = KernelThread.globalIdX();
+///   if (i < rows) { float32 sum = 0; for (uint32 j = 0; j < cols; j++) sum += a[i * cols + j] *
+///   x[j];
+///                   out[i] = sum; }
+void buildRowDot(kir::Module& M) {
+  KirBuilder K(M);
+  K.kernel("K.rowdot");
+  uint32_t Out = K.param("out", buffer(ScalarType::F32));
+  uint32_t A = K.param("a", buffer(ScalarType::F32));
+  uint32_t X = K.param("x", buffer(ScalarType::F32));
+  uint32_t Rows = K.param("rows", scalar(ScalarType::U32));
+  uint32_t Cols = K.param("cols", scalar(ScalarType::U32));
+  uint32_t I = K.local("i", scalar(ScalarType::U32));
+  uint32_t Sum = K.local("sum", scalar(ScalarType::F32));
+  uint32_t J = K.local("j", scalar(ScalarType::U32));
+  Expr* Element = K.load(A, K.bin(BinaryOp::Add, K.bin(BinaryOp::Mul, K.l(I), K.p(Cols)), K.l(J)));
+  K.body({
+      K.eval(K.assign(I, K.geom(IntrinsicOp::GlobalId, 0))),
+      K.ifThen(K.bin(BinaryOp::Lt, K.l(I), K.p(Rows)),
+               K.block({K.eval(K.assign(Sum, K.constFloat(ScalarType::F32, 0.0))),
+                        K.eval(K.assign(J, K.u32(0))),
+                        K.loop(K.bin(BinaryOp::Lt, K.l(J), K.p(Cols)),
+                               K.eval(K.assign(
+                                   Sum, K.bin(BinaryOp::Add, K.l(Sum),
+                                              K.bin(BinaryOp::Mul, Element, K.load(X, K.l(J)))))),
+                               K.eval(K.assign(J, K.bin(BinaryOp::Add, K.l(J), K.u32(1))))),
+                        K.eval(K.store(Out, K.l(I), K.l(Sum)))})),
+  });
+}
+
+/// The most float phis one block of the function named Function in IR has.
+unsigned mostFloatPhisInABlock(const std::string& IR, const std::string& Function) {
+  size_t At = IR.find("@" + Function + "(");
+  size_t End = IR.find("\n}\n", At);
+  unsigned Most = 0, InBlock = 0;
+  size_t Line = IR.find('\n', At);
+  while (Line != std::string::npos && Line < End) {
+    size_t Next = IR.find('\n', Line + 1);
+    std::string Text = IR.substr(Line + 1, Next - Line - 1);
+    if (!Text.empty() && Text[0] != ' ')
+      InBlock = 0; // a block's label
+    else if (Text.find("= phi float") != std::string::npos)
+      Most = std::max(Most, ++InBlock);
+    Line = Next;
+  }
+  return Most;
+}
+
+TEST(LoweringPayload, RowWalksRunFourWorkItemsAtOnceInTheirOwnOrder) {
+  kir::Module M;
+  buildRowDot(M);
+  // The row loop inside the loop over work-items is jammed: one loop carries four sums.
+  std::string Opt = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
+  EXPECT_GE(mostFloatPhisInABlock(Opt, "cj_K_rowdot"), 4u) << Opt;
+
+  std::string Error;
+  auto P = LoadedPayload::build(M, Error);
+  ASSERT_TRUE(P) << Error;
+  const uint32_t Rows = 23, Cols = 13; // the last of 8-item groups partly idle, 23 = 5 * 4 + 3
+  std::vector<float> A(Rows * Cols), X(Cols), Out(24, -1.0f);
+  for (uint32_t E = 0; E < Rows * Cols; ++E)
+    A[E] = float((E * 37) % 101) / 7.0f - 6.0f;
+  for (uint32_t J = 0; J < Cols; ++J)
+    X[J] = 1.0f / float(J + 3);
+  CajetaCpuLaunch L =
+      P->run("cj_K_rowdot",
+             {bufferArg(Out), bufferArg(A), bufferArg(X), scalarArg(Rows), scalarArg(Cols)}, 3, 8);
+  EXPECT_EQ(L.Failed, 0u);
+  for (uint32_t I = 0; I < Rows; ++I) {
+    float Sum = 0.0f;
+    for (uint32_t J = 0; J < Cols; ++J) {
+      volatile float Product = A[I * Cols + J] * X[J];
+      Sum += Product;
+    }
+    EXPECT_EQ(Out[I], Sum) << "row " << I;
+  }
+  EXPECT_EQ(Out[23], -1.0f);
+}
+
 TEST(LoweringPayload, NoContractionUnlessFastMath) {
   kir::Module Strict, Fast;
   buildSaxpy(Strict);

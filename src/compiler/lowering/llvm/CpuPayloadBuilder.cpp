@@ -12,6 +12,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 #include "compiler/lowering/llvm/LldElfLinker.h"
 #include "compiler/lowering/llvm/UniformGatherRewrite.h"
+#include "compiler/lowering/llvm/WorkItemJam.h"
 
 #include <cstdlib>
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -36,6 +37,12 @@
 namespace cajeta::lowering {
 namespace {
 
+/// CAJETA_CPU_JAM=0 runs work-items' row walks one work-item at a time (for A/B runs).
+bool jamRowWalks() {
+  const char* Jam = std::getenv("CAJETA_CPU_JAM");
+  return !(Jam && std::string(Jam) == "0");
+}
+
 /// The CPU's passes before the loop vectorizer: the work-item loops versioned on their bounds
 /// checks, so the rows that cannot fail vectorize without them.
 void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
@@ -44,10 +51,14 @@ void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
   const char* Split = std::getenv("CAJETA_CPU_GUARD_SPLIT");
   if (!(Split && std::string(Split) == "0"))
     FPM.addPass(GuardRangeSplit());
+  if (jamRowWalks())
+    FPM.addPass(WorkItemJam(WorkItemJam::Phase::KeepRowsWhole));
 }
 
 /// The CPU's passes after the vectorizers: gathers of one address as a load and a broadcast.
 void addOptimizerLastPasses(llvm::FunctionPassManager& FPM) {
+  if (jamRowWalks())
+    FPM.addPass(WorkItemJam(WorkItemJam::Phase::Jam));
   FPM.addPass(UniformGatherRewrite());
 }
 

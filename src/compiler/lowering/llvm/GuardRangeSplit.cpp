@@ -23,19 +23,6 @@ namespace {
 
 namespace PM = llvm::PatternMatch;
 
-bool isParallel(const llvm::Loop& L) {
-  llvm::MDNode* Id = L.getLoopID();
-  if (!Id)
-    return false;
-  for (const llvm::MDOperand& Op : Id->operands())
-    if (auto* N = llvm::dyn_cast_or_null<llvm::MDNode>(Op.get());
-        N && N != Id && N->getNumOperands() > 0)
-      if (auto* S = llvm::dyn_cast<llvm::MDString>(N->getOperand(0));
-          S && S->getString() == "llvm.loop.parallel_accesses")
-        return true;
-  return false;
-}
-
 /// The loop's count: an i64 variable from Start up by one, its latch testing the next value
 /// against End (operand EndOperand of Test).
 struct Counted {
@@ -277,7 +264,11 @@ llvm::PreservedAnalyses GuardRangeSplit::run(llvm::Function& F, llvm::FunctionAn
     llvm::LoopInfo LI(DT);
     bool Done = false;
     for (llvm::Loop* L : LI.getLoopsInPreorder()) {
-      if (!L->isInnermost() || !isParallel(*L) || L->getHeader()->getName().contains(".guard."))
+      // A loop over work-items with a loop inside (a row each work-item walks) splits too: its
+      // middle part is what WorkItemJam can take.
+      bool Nest = L->getSubLoops().size() == 1 && L->getSubLoops()[0]->isInnermost();
+      if (!(L->isInnermost() || Nest) || !isParallelLoop(*L) ||
+          L->getHeader()->getName().contains(".guard."))
         continue;
       // A preheader of its own first (a change: the cached analyses must not outlive it).
       if (!L->getLoopPreheader())

@@ -6,7 +6,8 @@
 // vector loads and stores), and the x after it. The parts run the same iterations in the same
 // order as the one loop did.
 //
-// A loop qualifies when the target marked it parallel (llvm.loop.parallel_accesses), it counts an
+// A loop qualifies when the target marked it parallel (llvm.loop.parallel_accesses), it is
+// innermost or holds one innermost loop (a row each work-item walks), it counts an
 // i64 induction variable up by one to a bound it tests at its latch, it passes no value out, and
 // some compare in it is of the variable's low 32 bits plus a constant against a value the loop
 // does not change, unsigned. Each compare names the range of x where its value is constant

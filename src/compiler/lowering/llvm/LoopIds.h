@@ -5,6 +5,7 @@
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Metadata.h>
 
 namespace cajeta::lowering {
@@ -26,6 +27,21 @@ inline llvm::MDNode* copyLoopId(llvm::MDNode* Old) {
   for (unsigned I = 1; I < Old->getNumOperands(); ++I)
     Properties.push_back(Old->getOperand(I));
   return newLoopId(Old->getContext(), Properties);
+}
+
+/// Whether the CPU target marked L as a loop over work-items (llvm.loop.parallel_accesses in
+/// its id): its iterations may run in any order.
+inline bool isParallelLoop(const llvm::Loop& L) {
+  llvm::MDNode* Id = L.getLoopID();
+  if (!Id)
+    return false;
+  for (const llvm::MDOperand& Op : Id->operands())
+    if (auto* N = llvm::dyn_cast_or_null<llvm::MDNode>(Op.get());
+        N && N != Id && N->getNumOperands() > 0)
+      if (auto* S = llvm::dyn_cast<llvm::MDString>(N->getOperand(0));
+          S && S->getString() == "llvm.loop.parallel_accesses")
+        return true;
+  return false;
 }
 
 } // namespace cajeta::lowering

@@ -1,0 +1,81 @@
+// Row walks (RowWalks.cj) against the same loops on the host, bit for bit: the CPU fuses several
+// work-items' walks (WorkItemJam), which must keep each work-item's own order of additions. The
+// sizes leave the fused groups of four and the workgroups partly filled, and the rows' lengths
+// cover the unrolled loop's remainders, one element and none.
+#include "ConformanceSupport.h"
+
+namespace conformance {
+namespace {
+
+TEST(RowWalks, EachWorkItemSumsItsRowInOrder) {
+  xpu::Program P = compileProgram("RowWalks");
+  for (uint32_t Rows : {1u, 5u, 37u, 130u})
+    for (uint32_t Cols : {0u, 1u, 3u, 17u, 64u}) {
+      std::vector<float> A = uniformData<float>(Rows * Cols + 1, 31 + Rows, -1, 1);
+      std::vector<float> X = uniformData<float>(Cols + 1, 32 + Cols, -4, 4);
+      auto DA = toDevice(A), DX = toDevice(X);
+      auto DO = filledBuffer<float>(Rows + 9, 7.0f);
+      run1D(P.kernel("RowWalks.rowDot"), Rows + 9, 32, DO, DA, DX, Rows, Cols);
+      std::vector<float> Want(Rows + 9, 7.0f);
+      for (uint32_t I = 0; I < Rows; ++I) {
+        float Sum = 0.0f;
+        for (uint32_t J = 0; J < Cols; ++J)
+          Sum += A[I * Cols + J] * X[J];
+        Want[I] = Sum;
+      }
+      expectSame(fromDevice(DO), Want,
+                 "RowWalks.rowDot " + std::to_string(Rows) + " x " + std::to_string(Cols));
+    }
+}
+
+TEST(RowWalks, TwoWalksReadingAndWritingTheirWorkItemsElements) {
+  xpu::Program P = compileProgram("RowWalks");
+  const float Alpha = 1.5f;
+  for (uint32_t N : {6u, 45u, 99u}) {
+    std::vector<float> A = uniformData<float>(N * N, 41, -1, 1);
+    std::vector<float> B = uniformData<float>(N * N, 42, -1, 1);
+    std::vector<float> X = uniformData<float>(N, 43, -2, 2);
+    std::vector<float> Y = uniformData<float>(N, 44, -8, 8);
+    auto DA = toDevice(A), DB = toDevice(B), DX = toDevice(X), DY = toDevice(Y);
+    auto DT = filledBuffer<float>(N, 3.0f);
+    run1D(P.kernel("RowWalks.twoRows"), N, 16, DY, DT, DA, DB, DX, N, Alpha);
+    std::vector<float> WantY(N), WantT(N);
+    for (uint32_t I = 0; I < N; ++I) {
+      float S = Y[I], U = 0.0f;
+      for (uint32_t J = 0; J < N; ++J) {
+        S += A[I * N + J] * X[J];
+        U -= B[I * N + J] * X[J];
+      }
+      WantT[I] = U;
+      WantY[I] = Alpha * S + U;
+    }
+    expectSame(fromDevice(DT), WantT, "RowWalks.twoRows t, n " + std::to_string(N));
+    expectSame(fromDevice(DY), WantY, "RowWalks.twoRows y, n " + std::to_string(N));
+  }
+}
+
+TEST(RowWalks, ARankKUpdateWalksTwoRowsPerElement) {
+  xpu::Program P = compileProgram("RowWalks");
+  const float Alpha = 0.75f, Beta = -1.25f;
+  for (uint32_t N : {3u, 34u, 70u})
+    for (uint32_t M : {2u, 29u}) {
+      std::vector<float> A = uniformData<float>(N * M, 51 + M, -1, 1);
+      std::vector<float> C = uniformData<float>(N * N, 52 + N, -1, 1);
+      auto DA = toDevice(A), DC = toDevice(C);
+      runKernel(P.kernel("RowWalks.rankK"), xpu::grid(groupsFor(N, 32), groupsFor(N, 8)),
+                xpu::block(32, 8), DC, DA, N, M, Alpha, Beta);
+      std::vector<float> Want(N * N);
+      for (uint32_t I = 0; I < N; ++I)
+        for (uint32_t J = 0; J < N; ++J) {
+          float Sum = C[I * N + J] * Beta;
+          for (uint32_t K = 0; K < M; ++K)
+            Sum += Alpha * A[I * M + K] * A[J * M + K];
+          Want[I * N + J] = Sum;
+        }
+      expectSame(fromDevice(DC), Want,
+                 "RowWalks.rankK n " + std::to_string(N) + ", m " + std::to_string(M));
+    }
+}
+
+} // namespace
+} // namespace conformance
