@@ -19,6 +19,8 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
@@ -68,6 +70,9 @@ struct IndexRange {
 struct Versioned {
   std::vector<llvm::BasicBlock*> Blocks; // the copy's blocks, its preheader first
   std::vector<std::pair<llvm::Instruction*, bool>> Folded;
+  /// Values from before the nest that its checks decided (a check of an index the nest does not
+  /// change, hoisted out of it, and the selects on it) and what the copy reads instead.
+  std::map<llvm::Value*, llvm::Value*> Decided;
 };
 
 /// At most this many loops an index may move in (their spans add up below 2^62).
@@ -103,6 +108,14 @@ bool asCheck(llvm::ICmpInst* Cmp, Check& Out) {
   P Pred = Cmp->getPredicate();
   if (!Cmp->getType()->isIntegerTy(1) || !A->getType()->isIntegerTy(64))
     return false;
+  // An equality with the length is decided too where every index is proved below it: the loop
+  // optimizations rewrite a counter's `j < length` check as its loop's exit `j == length`.
+  if (Pred == P::ICMP_EQ || Pred == P::ICMP_NE) {
+    if (isLength(A) == isLength(B))
+      return false;
+    Out = {Cmp, isLength(B) ? A : B, isLength(B) ? B : A, Pred == P::ICMP_NE};
+    return true;
+  }
   if (isLength(B) && !isLength(A)) {
     // Index < Length (true in range) or Index >= Length (true out of range).
     if (Pred != P::ICMP_ULT && Pred != P::ICMP_UGE)
@@ -136,6 +149,10 @@ private:
   bool describe(const Check& C, llvm::Loop* L, IndexRange& Out) const;
   /// The checks in L's blocks (its inner loops' included).
   std::vector<Check> checksIn(llvm::Loop* L) const;
+  /// Records in Decided what V reads in range when V, defined before L, is a check or a select
+  /// on one.
+  static void invariantCheck(llvm::Value* V, llvm::Loop* L,
+                             std::map<llvm::Value*, llvm::Value*>& Decided);
   /// Versions L on those of Checks it can describe; false when it describes none.
   bool version(llvm::Loop* L, const std::vector<Check>& Checks, Versioned& Out);
   /// The condition, built at IB's insert point, under which R stays below Length on every
@@ -270,6 +287,24 @@ std::vector<Check> NestVersioner::checksIn(llvm::Loop* L) const {
   return Checks;
 }
 
+void NestVersioner::invariantCheck(llvm::Value* V, llvm::Loop* L,
+                                   std::map<llvm::Value*, llvm::Value*>& Decided) {
+  auto* I = llvm::dyn_cast<llvm::Instruction>(V);
+  if (!I || L->contains(I) || Decided.count(V))
+    return;
+  Check C;
+  if (auto* Cmp = llvm::dyn_cast<llvm::ICmpInst>(I); Cmp && asCheck(Cmp, C)) {
+    Decided[V] = llvm::ConstantInt::getBool(V->getContext(), C.TrueInRange);
+    return;
+  }
+  auto* Sel = llvm::dyn_cast<llvm::SelectInst>(I);
+  auto* Cmp = Sel ? llvm::dyn_cast<llvm::ICmpInst>(Sel->getCondition()) : nullptr;
+  if (Cmp && !L->contains(Cmp) && asCheck(Cmp, C)) {
+    Decided[Cmp] = llvm::ConstantInt::getBool(V->getContext(), C.TrueInRange);
+    Decided[V] = C.TrueInRange ? Sel->getTrueValue() : Sel->getFalseValue();
+  }
+}
+
 bool NestVersioner::version(llvm::Loop* L, const std::vector<Check>& Checks, Versioned& Out) {
   llvm::BasicBlock* Preheader = L->getLoopPreheader();
   if (!Preheader || !L->hasDedicatedExits())
@@ -280,7 +315,14 @@ bool NestVersioner::version(llvm::Loop* L, const std::vector<Check>& Checks, Ver
     if (describe(C, L, R))
       Described.push_back({&C, R});
   }
-  if (Described.empty())
+  // Checks of indices the nest does not change, hoisted out of it: their compare is its own
+  // proof, and the copy reads their in-range value (and the in-range arm of selects on them).
+  std::map<llvm::Value*, llvm::Value*> Decided;
+  for (llvm::BasicBlock* BB : L->blocks())
+    for (llvm::Instruction& I : *BB)
+      for (llvm::Value* Op : I.operands())
+        invariantCheck(Op, L, Decided);
+  if (Described.empty() && Decided.empty())
     return false;
   llvm::formLCSSARecursively(*L, DT, &LI, &SE);
 
@@ -296,6 +338,11 @@ bool NestVersioner::version(llvm::Loop* L, const std::vector<Check>& Checks, Ver
     All = All ? IB.CreateAnd(All, Cond) : Cond;
     Proved.push_back({C->Cmp, C->TrueInRange});
   }
+  for (auto [V, InRange] : Decided)
+    if (llvm::isa<llvm::ICmpInst>(V)) {
+      llvm::Value* Cond = llvm::cast<llvm::ConstantInt>(InRange)->isOne() ? V : IB.CreateNot(V);
+      All = All ? IB.CreateAnd(All, Cond) : Cond;
+    }
   if (!All)
     return false;             // what was expanded is dead; later passes remove it
   All = IB.CreateFreeze(All); // a poison length must not become undefined behaviour
@@ -336,6 +383,7 @@ bool NestVersioner::version(llvm::Loop* L, const std::vector<Check>& Checks, Ver
   Out.Blocks.assign(Blocks.begin(), Blocks.end());
   for (auto [Cmp, InRange] : Proved)
     Out.Folded.push_back({llvm::cast<llvm::Instruction>(VMap[Cmp]), InRange});
+  Out.Decided = std::move(Decided);
   return true;
 }
 
@@ -388,6 +436,11 @@ std::vector<Versioned> NestVersioner::run() {
 /// Folds the copy's proved checks and cleans its blocks: branches on them become jumps, blocks
 /// no longer reached go, and the selects and reductions that recorded failures simplify away.
 void clean(Versioned& V) {
+  for (llvm::BasicBlock* BB : V.Blocks)
+    for (llvm::Instruction& I : *BB)
+      for (llvm::Use& Op : I.operands())
+        if (auto It = V.Decided.find(Op.get()); It != V.Decided.end())
+          Op.set(It->second);
   for (auto [Cmp, InRange] : V.Folded) {
     llvm::Constant* C = llvm::ConstantInt::getBool(Cmp->getContext(), InRange);
     llvm::replaceAndRecursivelySimplify(Cmp, C);
@@ -439,6 +492,14 @@ llvm::PreservedAnalyses BoundsCheckVersioning::run(llvm::Function& F,
     return NV.touched() ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
   for (Versioned& V : Done)
     clean(V);
+  // The copies without checks are small again: a branch on a value their loops do not change
+  // (a row's `i == 0`) leaves them as it left the unchecked kernel's loops earlier in the
+  // pipeline, so each loop vectorizes without masks.
+  AM.invalidate(F, llvm::PreservedAnalyses::none());
+  llvm::FunctionPassManager Unswitch;
+  Unswitch.addPass(llvm::createFunctionToLoopPassAdaptor(
+      llvm::SimpleLoopUnswitchPass(/*NonTrivial=*/true), /*UseMemorySSA=*/true));
+  Unswitch.run(F, AM);
   return llvm::PreservedAnalyses::none();
 }
 
