@@ -345,6 +345,113 @@ TEST(BackendChecks, CheckBoundsFallingIndexAndColumnLoop) {
   EXPECT_EQ(Index, (long long)(W * H - 1));
 }
 
+TEST(BackendChecks, CheckBoundsAHoistedIndexAndABranchOnTheRow) {
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t W = 45, H = 21, T = 3;
+  std::vector<float> In(W * H), Src = {1.5f, 2.5f, 3.5f, 4.5f};
+  for (uint32_t I = 0; I < W * H; ++I)
+    In[I] = float(I % 11);
+  auto DIn = toDevice(In), DSrc = toDevice(Src);
+  auto Out = filledBuffer<float>(W * H, -1.0f);
+  auto Launch = [&](xpu::KernelStream& S, xpu::KernelBuffer<float>& From, uint32_t At) {
+    P.kernel("CheckBoundsRows.sourceRow")
+        .launch(S, xpu::grid(groupsFor(W, 16), groupsFor(H, 4)), xpu::block(16, 4))(Out, DIn, From,
+                                                                                    W, H, At);
+  };
+  Launch(xpu::KernelStream::current(), DSrc, T);
+  xpu::KernelStream::current().sync();
+  std::vector<float> Want(W * H);
+  for (uint32_t Y = 0; Y < H; ++Y)
+    for (uint32_t X = 0; X < W; ++X)
+      Want[Y * W + X] = Y == 0 ? Src[T] : In[Y * W + X] + In[(Y - 1) * W + X];
+  expectSame(fromDevice(Out), Want, "CheckBoundsRows.sourceRow");
+  // The source index past the source: row 0 reports it.
+  long long Index = boundsFailureIndex([&](xpu::KernelStream& S) { Launch(S, DSrc, 4); },
+                                       "CheckBoundsRows.sourceRow", "src");
+  EXPECT_EQ(Index, 4);
+}
+
+TEST(BackendChecks, CheckBoundsAnIndexBoundedByItsType) {
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t N = 1000;
+  std::vector<uint8_t> Data(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Data[I] = uint8_t((I * 37) % 256);
+  auto DData = toDevice(Data);
+  auto Counts = filledBuffer<uint32_t>(256, 0u);
+  run1D(P.kernel("CheckBoundsRows.byteCounts"), N, 64, Counts, DData, N);
+  std::vector<uint32_t> Want(256, 0u);
+  for (uint8_t V : Data)
+    ++Want[V];
+  expectSame(fromDevice(Counts), Want, "CheckBoundsRows.byteCounts");
+  // Room for 200 counts: a byte of 200 or more is past them.
+  auto Short = filledBuffer<uint32_t>(200, 0u);
+  long long Index = boundsFailureIndex(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsRows.byteCounts")
+            .launch(S, xpu::grid(groupsFor(N, 64)), xpu::block(64))(Short, DData, N);
+      },
+      "CheckBoundsRows.byteCounts", "counts");
+  EXPECT_GE(Index, 200);
+  EXPECT_LE(Index, 255);
+}
+
+TEST(BackendChecks, CheckBoundsATriangularLoopAndARowWalk) {
+  xpu::Program P = compileChecked("CheckBoundsRows");
+  const uint32_t N = 19, M = 70;
+  std::vector<float> D(N * M);
+  for (uint32_t I = 0; I < N * M; ++I)
+    D[I] = float(I % 5) - 2.0f;
+  auto DD = toDevice(D);
+  auto Sym = filledBuffer<float>(M * M, -9.0f);
+  auto Products = [&](xpu::KernelStream& S, xpu::KernelBuffer<float>& From) {
+    P.kernel("CheckBoundsRows.columnProducts")
+        .launch(S, xpu::grid(groupsFor(M, 32)), xpu::block(32))(Sym, From, N, M);
+  };
+  Products(xpu::KernelStream::current(), DD);
+  xpu::KernelStream::current().sync();
+  std::vector<float> Want(M * M, -9.0f);
+  for (uint32_t J1 = 0; J1 < M; ++J1)
+    for (uint32_t J2 = J1 + 1; J2 < M; ++J2) {
+      float S = 0.0f;
+      for (uint32_t I = 0; I < N; ++I)
+        S += D[I * M + J1] * D[I * M + J2];
+      Want[J1 * M + J2] = S;
+    }
+  expectSame(fromDevice(Sym), Want, "CheckBoundsRows.columnProducts");
+  // The grid one element short: the last row's last column is past it.
+  std::vector<float> ShortD(D.begin(), D.end() - 1);
+  auto DShortD = toDevice(ShortD);
+  long long Index = boundsFailureIndex([&](xpu::KernelStream& S) { Products(S, DShortD); },
+                                       "CheckBoundsRows.columnProducts", "d");
+  EXPECT_EQ(Index, (long long)(N * M - 1));
+
+  // Rows of 33 against an x of 33 and of 30: the walk reads x[30] first past it.
+  const uint32_t Rows = 10, Cols = 33;
+  std::vector<float> A(Rows * Cols), X(Cols);
+  for (uint32_t I = 0; I < Rows * Cols; ++I)
+    A[I] = float(I % 3);
+  for (uint32_t J = 0; J < Cols; ++J)
+    X[J] = float(J % 4) - 1.0f;
+  auto DA = toDevice(A), DX = toDevice(X);
+  auto Dots = filledBuffer<float>(Rows, -1.0f);
+  run1D(P.kernel("CheckBoundsRows.rowDot"), Rows, 16, Dots, DA, DX, Rows, Cols);
+  std::vector<float> WantDots(Rows, 0.0f);
+  for (uint32_t I = 0; I < Rows; ++I)
+    for (uint32_t J = 0; J < Cols; ++J)
+      WantDots[I] += A[I * Cols + J] * X[J];
+  expectSame(fromDevice(Dots), WantDots, "CheckBoundsRows.rowDot");
+  std::vector<float> ShortX(X.begin(), X.begin() + 30);
+  auto DShortX = toDevice(ShortX);
+  Index = boundsFailureIndex(
+      [&](xpu::KernelStream& S) {
+        P.kernel("CheckBoundsRows.rowDot")
+            .launch(S, xpu::grid(1), xpu::block(16))(Dots, DA, DShortX, Rows, Cols);
+      },
+      "CheckBoundsRows.rowDot", "x");
+  EXPECT_EQ(Index, 30);
+}
+
 TEST(BackendChecks, CheckBoundsSharedTileTranspose) {
   xpu::Program P = compileChecked("CheckBoundsRows");
   const uint32_t W = 45, H = 38;

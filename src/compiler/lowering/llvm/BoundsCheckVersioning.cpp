@@ -29,6 +29,7 @@
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -145,8 +146,10 @@ public:
   bool touched() const { return Touched; }
 
 private:
-  /// Index's movement over the nest L, if SCEV can describe it.
+  /// Index's movement over the nest L, if SCEV can describe it: its recurrences, or else the
+  /// range of its values.
   bool describe(const Check& C, llvm::Loop* L, IndexRange& Out) const;
+  bool describeAffine(const Check& C, llvm::Loop* L, IndexRange& Out) const;
   /// The checks in L's blocks (its inner loops' included).
   std::vector<Check> checksIn(llvm::Loop* L) const;
   /// Records in Decided what V reads in range when V, defined before L, is a check or a select
@@ -169,6 +172,19 @@ private:
 };
 
 bool NestVersioner::describe(const Check& C, llvm::Loop* L, IndexRange& Out) const {
+  if (describeAffine(C, L, Out))
+    return true;
+  // An index the nest does not move affinely whose values SCEV still bounds (a byte widened,
+  // a masked or reduced value: a histogram's bin) is in range wherever its largest value is.
+  llvm::ConstantRange Values = SE.getUnsignedRange(ThawFreezes(SE).visit(SE.getSCEV(C.Index)));
+  if (Values.isFullSet() || Values.getUnsignedMax().ugt(uint64_t(1) << 62))
+    return false;
+  Out = IndexRange{};
+  Out.Start = SE.getConstant(C.Index->getType(), Values.getUnsignedMax().getZExtValue());
+  return true;
+}
+
+bool NestVersioner::describeAffine(const Check& C, llvm::Loop* L, IndexRange& Out) const {
   const llvm::SCEV* S = ThawFreezes(SE).visit(SE.getSCEV(C.Index));
   Out = IndexRange{};
   if (const auto* Z = llvm::dyn_cast<llvm::SCEVZeroExtendExpr>(S)) {
@@ -421,13 +437,25 @@ std::vector<Versioned> NestVersioner::run() {
   for (llvm::Loop* L : WithChecks) // preorder: parents before children
     if (!Covered(L) && Whole(L))
       Chosen.push_back(L);
+  // Innermost loops inside a chosen nest are versioned again on their own, inside the nest's
+  // checked copy: where the nest's one test fails for a few of its iterations (an edge row, the
+  // work-items a triangular loop has parked), each entry of the inner loop still takes the
+  // unchecked copy when its own indices are in range.
+  std::vector<llvm::Loop*> Inner;
   for (llvm::Loop* L : WithChecks)
-    if (L->isInnermost() && !Covered(L))
-      Chosen.push_back(L);
+    if (L->isInnermost())
+      (Covered(L) ? Inner : Chosen).push_back(L);
   std::vector<Versioned> Done;
   for (llvm::Loop* L : Chosen) {
     Versioned V;
     if (version(L, Checks[L], V))
+      Done.push_back(std::move(V));
+  }
+  for (llvm::Loop* L : Inner) {
+    if (std::find(Chosen.begin(), Chosen.end(), L) != Chosen.end())
+      continue;
+    Versioned V;
+    if (version(L, checksIn(L), V))
       Done.push_back(std::move(V));
   }
   return Done;

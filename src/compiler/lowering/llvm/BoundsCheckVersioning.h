@@ -8,7 +8,14 @@
 // The checks are found through their lengths: the CPU target marks each buffer length it loads
 // with LengthMetadata, and a compare of such a length against an index is a bounds check (a
 // user's own compare against a length is versioned the same way, which is as correct: the
-// versioned copy only runs where the compare is proved to hold on every iteration).
+// versioned copy only runs where the compare is proved to hold on every iteration). An equality
+// with a length counts too (LLVM makes a counter's check its loop's exit, `j == length`); a
+// check hoisted out of the loop is its own proof; an index that moves in no affine way is bounded
+// by the range of its values where SCEV knows one (a byte). The innermost loops of a versioned
+// nest are versioned again inside its checked copy, so an iteration of the nest that fails the
+// nest's test (an edge row) still runs its inner loops unchecked where their own test holds.
+// A function it versioned is unswitched once more: the copies, small again, leave a branch on a
+// value their loop does not change as the unchecked kernel's loops left it.
 #pragma once
 
 #include <llvm/IR/PassManager.h>
