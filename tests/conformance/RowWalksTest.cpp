@@ -77,5 +77,49 @@ TEST(RowWalks, ARankKUpdateWalksTwoRowsPerElement) {
     }
 }
 
+TEST(RowWalks, Float64RowsWithABranchInTheWalk) {
+  xpu::Program P = compileProgram("RowWalks");
+  const uint32_t Rows = 27, Cols = 19;
+  std::vector<double> A = uniformData<double>(Rows * Cols, 61, -1, 1);
+  std::vector<double> X = uniformData<double>(Cols, 62, -3, 3);
+  auto DA = toDevice(A), DX = toDevice(X);
+  auto DO = filledBuffer<double>(Rows, 0.0);
+  run1D(P.kernel("RowWalks.rowBranch64"), Rows, 8, DO, DA, DX, Rows, Cols);
+  std::vector<double> Want(Rows);
+  for (uint32_t I = 0; I < Rows; ++I) {
+    double S = 1.0;
+    for (uint32_t J = 0; J < Cols; ++J) {
+      double V = A[I * Cols + J];
+      if (V > 0.0)
+        S += V * X[J];
+      else
+        S -= V * V;
+    }
+    Want[I] = S;
+  }
+  expectSame(fromDevice(DO), Want, "RowWalks.rowBranch64");
+}
+
+TEST(RowWalks, RowsOfTheirOwnLengths) {
+  xpu::Program P = compileProgram("RowWalks");
+  const uint32_t Rows = 41, Cols = 23;
+  std::vector<float> A = uniformData<float>(Rows * Cols, 63, -1, 1);
+  std::vector<uint32_t> Len(Rows);
+  for (uint32_t I = 0; I < Rows; ++I)
+    Len[I] = (I * 7) % (Cols + 1);
+  auto DA = toDevice(A);
+  auto DL = toDevice(Len);
+  auto DO = filledBuffer<float>(Rows, -1.0f);
+  run1D(P.kernel("RowWalks.ragged"), Rows, 16, DO, DA, DL, Rows, Cols);
+  std::vector<float> Want(Rows);
+  for (uint32_t I = 0; I < Rows; ++I) {
+    float S = 0.0f;
+    for (uint32_t J = 0; J < Len[I]; ++J)
+      S += A[I * Cols + J] * float(J + 1);
+    Want[I] = S;
+  }
+  expectSame(fromDevice(DO), Want, "RowWalks.ragged");
+}
+
 } // namespace
 } // namespace conformance

@@ -94,9 +94,11 @@ TEST(LoweringPayload, SaxpyWorkItemLoopVectorizes) {
 /// K.rowdot(KernelBuffer<float32> out, KernelBuffer<float32> a, KernelBuffer<float32> x,
 ///          uint32 rows, uint32 cols):
 ///   uint32 i = KernelThread.globalIdX();
-///   if (i < rows) { float32 sum = 0; for (uint32 j = 0; j < cols; j++) sum += a[i * cols + j] *
-///   x[j];
-///                   out[i] = sum; }
+///   if (i < rows) {
+///     float32 sum = 0;
+///     for (uint32 j = 0; j < cols; j++) sum += a[i * cols + j] * x[j];
+///     out[i] = sum;
+///   }
 void buildRowDot(kir::Module& M) {
   KirBuilder K(M);
   K.kernel("K.rowdot");
