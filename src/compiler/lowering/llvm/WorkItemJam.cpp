@@ -9,6 +9,7 @@
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
@@ -86,6 +87,13 @@ bool jamShape(const llvm::Loop& Outer, const llvm::Loop& Row, const llvm::Domina
 llvm::Loop* rowWalk(llvm::Loop& Outer, llvm::ScalarEvolution& SE) {
   if (!isParallelLoop(Outer) || !Outer.isAnnotatedParallel() || Outer.getSubLoops().size() != 1)
     return nullptr;
+  // A private array (a ray query's stack) is one alloca that each work-item reuses in turn:
+  // work-items interleaved would share it.
+  for (llvm::BasicBlock* BB : Outer.blocks())
+    for (llvm::Instruction& I : *BB)
+      if (llvm::Value* Ptr = llvm::getLoadStorePointerOperand(&I);
+          Ptr && llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(Ptr)))
+        return nullptr;
   llvm::Loop* Row = Outer.getSubLoops()[0];
   if (!Row->isInnermost() || !carriesFloatChain(*Row))
     return nullptr;
