@@ -122,6 +122,10 @@ struct TargetManifest {
   /// most the launch's global size in x (one step each or none: GridStrideInterchange::
   /// rewriteOnce); empty where there is none (older bundles, or more than one such loop).
   std::string OnceSymbol;
+  /// CPU: the once entry may also run on a grid widened in x to the count, one step per
+  /// work-item, when the count exceeds the launch's global size in x (each step depends on its
+  /// index alone: GridStrideInterchange::stepsIndependent). False in older bundles.
+  bool OnceAnyGrid = false;
   /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.
   std::optional<SchedulingManifest> Scheduling;
 };

@@ -84,6 +84,8 @@ json targetToJson(const TargetManifest& T) {
     J["stepCountParam"] = T.StepCountParam;
     if (!T.OnceSymbol.empty())
       J["onceSymbol"] = T.OnceSymbol;
+    if (T.OnceAnyGrid)
+      J["onceAnyGrid"] = true;
   }
   if (T.Scheduling)
     J["scheduling"] = schedulingToJson(*T.Scheduling);
@@ -494,6 +496,9 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     Out.StepCountParam = int32_t(Param);
     if (J.contains("onceSymbol") && // optional: compilers since 0.13
         !R.nonEmptyString(J, Path, "onceSymbol", Out.OnceSymbol))
+      return false;
+    if (J.contains("onceAnyGrid") && // optional: compilers since 0.14.27
+        !R.boolean(J, Path, "onceAnyGrid", Out.OnceAnyGrid))
       return false;
   }
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers

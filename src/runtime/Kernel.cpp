@@ -430,7 +430,7 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
     describeSubmission(*this, Args, Count, Geometry, Sub, *Accesses, *Described);
 }
 
-const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G) const {
+const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const {
   if (!StepEntry)
     return Entry;
   uint64_t Count = Args[StepCountParam].Bits;
@@ -439,6 +439,13 @@ const void* Kernel::entryFor(const MarshalledArg* Args, const LaunchGeometry& G)
   uint64_t SizeX = uint64_t(G.Grid[0]) * G.Block[0];
   if (OnceEntry && Count <= SizeX && SizeX <= 0x7fffffffu)
     return OnceEntry;
+  // Steps that depend on their index alone: as many work-items as steps, one step each. (A
+  // signed count's sign bit makes it too large here: a negative count keeps the walk.)
+  if (OnceEntry && OnceAnyGrid && Count > SizeX && G.Block[0] &&
+      Count <= 0x7fffffffu - G.Block[0]) {
+    G.Grid[0] = uint32_t((Count + G.Block[0] - 1) / G.Block[0]);
+    return OnceEntry;
+  }
   uint64_t Items = SizeX * G.Grid[1] * G.Grid[2] * G.Block[1] * G.Block[2];
   if (Count <= Items)
     return Entry;

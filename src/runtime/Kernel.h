@@ -32,14 +32,21 @@ public:
   /// The entry to run with these (marshalled) arguments and geometry: the run-once entry
   /// (TargetManifest::OnceSymbol) when the grid-stride loop's count is at most the launch's
   /// global size in x, else the step-at-a-time entry (StepSymbol) when the count exceeds the
-  /// launch's work-items, else entry(). All compute the same.
-  const void* entryFor(const MarshalledArg* Args, const LaunchGeometry& Geometry) const;
+  /// launch's work-items, else entry(). All compute the same. Where the once entry may run on
+  /// any grid and the count exceeds the launch's global size in x, Geometry's grid is widened in
+  /// x to cover the count and the once entry returned: each step one work-item, the steps
+  /// contiguous across them (the grid-stride walk of a small grid strides through memory).
+  const void* entryFor(const MarshalledArg* Args, LaunchGeometry& Geometry) const;
   /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
   void setStepEntry(const void* E, uint32_t CountParam) {
     StepEntry = E;
     StepCountParam = CountParam;
   }
-  void setOnceEntry(const void* E) { OnceEntry = E; }
+  /// AnyGrid: it may also run on a grid widened in x to the count (TargetManifest::OnceAnyGrid).
+  void setOnceEntry(const void* E, bool AnyGrid = false) {
+    OnceEntry = E;
+    OnceAnyGrid = AnyGrid;
+  }
   const KernelFootprint& footprint() const { return Footprint; }
 
   /// The manifest of the program's target (null for a kernel without code there).
@@ -92,6 +99,7 @@ private:
   const bundle::TargetManifest* Manifest = nullptr;
   const void* StepEntry = nullptr;
   const void* OnceEntry = nullptr;
+  bool OnceAnyGrid = false;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;

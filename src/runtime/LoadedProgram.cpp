@@ -126,7 +126,7 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
           fail(CAJETA_XPU_BUNDLE_ERROR,
                fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
                            Origin, K.Name, Once, Target));
-        Made->setOnceEntry(OnceEntry);
+        Made->setOnceEntry(OnceEntry, It->second.OnceAnyGrid);
       }
     }
     P->Kernels.push_back(std::move(Made));

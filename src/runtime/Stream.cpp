@@ -271,13 +271,16 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     LastProgram = &Program;
   }
   LastKernel = &K;
+  LaunchGeometry Run = Geometry; // the entry may widen the grid (Kernel::entryFor)
   if (Chained)
     chainLaunchLocked(K, Args, Geometry, Sub);
-  else if (Windowed && Queue->dispatchesWindows())
-    Queue->launchWithin(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K,
-                        {Sub.EarliestNs, Sub.LatestNs});
-  else
-    Queue->launch(K.entryFor(Args, Geometry), K.info(), Args, Geometry, &K);
+  else if (Windowed && Queue->dispatchesWindows()) {
+    const void* Entry = K.entryFor(Args, Run);
+    Queue->launchWithin(Entry, K.info(), Args, Run, &K, {Sub.EarliestNs, Sub.LatestNs});
+  } else {
+    const void* Entry = K.entryFor(Args, Run);
+    Queue->launch(Entry, K.info(), Args, Run, &K);
+  }
   ++Enqueued;
   noteAccesses(Uses, UseCount, TraceStart);
   if (T)
@@ -292,10 +295,10 @@ void Stream::chainLaunchLocked(const Kernel& K, const MarshalledArg* Args,
                                const LaunchGeometry& Geometry, const Submission& Sub) {
   const bundle::KernelInfo& Info = K.info();
   ChainLaunch L;
-  L.Kernel = K.entryFor(Args, Geometry);
+  L.Geometry = Geometry;
+  L.Kernel = K.entryFor(Args, L.Geometry); // which may widen its grid
   L.Info = &Info;
   L.Args.assign(Args, Args + Info.Params.size());
-  L.Geometry = Geometry;
   L.Tag = &K;
   // POD bytes, each at an offset aligned as a launch's POD storage is (the caller's storage is
   // gone by the time the chain is issued).

@@ -111,6 +111,55 @@ TEST(Geometry, GridStrideLoopVisitsEachIndexOnce) {
 // work-item, a step at a time for the group, or each work-item's whole loop): every grid shape
 // must give the same elements, including a 2-D grid whose size in x is below the count though
 // its work-items are not (the loop strides by the size in x).
+TEST(Geometry, GridStrideStepsOnAGridFarSmallerThanTheCount) {
+  xpu::Program P = compileProgram("GridStrideWide");
+  const uint32_t Grid = 3, Block = 32, Items = Grid * Block;
+  for (uint32_t N : {0u, 50u, 1000u, 4099u}) {
+    std::vector<float> In = uniformData<float>(N + 1, 71 + N, -2, 2);
+    std::vector<uint32_t> Ints(N + 1);
+    for (uint32_t I = 0; I <= N; ++I)
+      Ints[I] = (I * 13) % 17; // zeros at 0, 17, 34, ...
+    auto DIn = toDevice(In);
+    auto DInts = toDevice(Ints);
+    std::string At = ", n " + std::to_string(N);
+
+    auto Out = filledBuffer<float>(N + 1, -1.0f);
+    runKernel(P.kernel("GridStrideWide.affine"), xpu::grid(Grid), xpu::block(Block), Out, DIn, 1.5f,
+              N);
+    std::vector<float> Want(N + 1, -1.0f);
+    for (uint32_t I = 0; I < N; ++I) {
+      float T = 1.5f * In[I];
+      Want[I] = T + float(I);
+    }
+    expectSame(fromDevice(Out), Want, "GridStrideWide.affine" + At);
+
+    auto Steps = filledBuffer<uint32_t>(N + 1, 99u);
+    runKernel(P.kernel("GridStrideWide.stepNumbers"), xpu::grid(Grid), xpu::block(Block), Steps,
+              DInts, N);
+    std::vector<uint32_t> WantSteps(N + 1, 99u);
+    for (uint32_t I = 0; I < N; ++I)
+      WantSteps[I] = I / Items + 1;
+    expectSame(fromDevice(Steps), WantSteps, "GridStrideWide.stepNumbers" + At);
+
+    auto Walk = filledBuffer<uint32_t>(N + 1, 99u);
+    runKernel(P.kernel("GridStrideWide.walker"), xpu::grid(Grid), xpu::block(Block), Walk, DInts,
+              N);
+    std::vector<uint32_t> WantWalk(N + 1, 99u);
+    for (uint32_t I = 0; I < N; ++I)
+      WantWalk[I] = I % Items + Ints[I];
+    expectSame(fromDevice(Walk), WantWalk, "GridStrideWide.walker" + At);
+
+    auto Until = filledBuffer<uint32_t>(N + 1, 99u);
+    runKernel(P.kernel("GridStrideWide.untilZero"), xpu::grid(Grid), xpu::block(Block), Until,
+              DInts, N);
+    std::vector<uint32_t> WantUntil(N + 1, 99u);
+    for (uint32_t W = 0; W < Items; ++W)
+      for (uint32_t I = W; I < N && Ints[I] != 0; I += Items)
+        WantUntil[I] = Ints[I] + 1;
+    expectSame(fromDevice(Until), WantUntil, "GridStrideWide.untilZero" + At);
+  }
+}
+
 TEST(Geometry, GridStrideLoopOnEveryGridShape) {
   xpu::Program P = compileProgram("GridStride");
   struct Shape {

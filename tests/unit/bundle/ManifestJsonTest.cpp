@@ -353,6 +353,30 @@ TEST(ManifestJson, WaveFieldsRoundTripAndAreOptional) {
   EXPECT_FALSE(Old.Kernels[0].UsesWave);
 }
 
+TEST(ManifestJson, GridStrideEntriesRoundTripAndAreOptional) {
+  Program In = test::sampleProgram();
+  TargetManifest& Cpu = In.Kernels[0].Targets.at("cpu-x86_64");
+  Cpu.StepSymbol = "k_steps";
+  Cpu.StepCountParam = 1;
+  Cpu.OnceSymbol = "k_once";
+  Cpu.OnceAnyGrid = true;
+  json J = json::parse(manifestToJson(In).dump()); // as a bundle stores it
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["onceAnyGrid"], true);
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").OnceSymbol, "k_once");
+  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").OnceAnyGrid);
+  // Older bundles have no onceAnyGrid: the once entry keeps to the grid it is launched on.
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("onceAnyGrid");
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
+  EXPECT_FALSE(Old.Kernels[0].Targets.at("cpu-x86_64").OnceAnyGrid);
+  J["kernels"][0]["targets"]["cpu-x86_64"]["onceAnyGrid"] = "yes";
+  EXPECT_FALSE(manifestFromJson(J, Old, Error));
+  EXPECT_NE(Error.find("onceAnyGrid"), std::string::npos) << Error;
+}
+
 TEST(ManifestJson, WaveFieldErrors) {
   json J = sampleJson();
   J["kernels"][0]["usesWave"] = "yes";

@@ -60,3 +60,38 @@ TEST(GridStrideEntries, OneLoopGetsTheStepAndTheOnceEntries) {
     }
   }
 }
+
+TEST(GridStrideEntries, OnlyStepsThatDependOnTheirIndexAloneRunOnAnyGrid) {
+  auto R = Compiler::compile(
+      "t.cj",
+      "import cajeta.xpu.*;\n"
+      "class K {\n"
+      "@Kernel static void alone(KernelBuffer<float32> out, KernelBuffer<float32> in, float32 a, "
+      "uint32 n) {\n"
+      "  for (i, float32 v : in.range(n)) { float32 t = a * v; out[i] = t + Math.sqrt(v); }\n"
+      "}\n"
+      "@Kernel static void carried(KernelBuffer<uint32> out, KernelBuffer<uint32> in, uint32 n) {\n"
+      "  uint32 c = 0;\n"
+      "  for (i, uint32 v : in.range(n)) { c++; out[i] = c; }\n"
+      "}\n"
+      "@Kernel static void coordinate(KernelBuffer<uint32> out, KernelBuffer<uint32> in, "
+      "uint32 n) {\n"
+      "  for (i, uint32 v : in.range(n)) { out[i] = KernelThread.globalIdX(); }\n"
+      "}\n"
+      "@Kernel static void returns(KernelBuffer<uint32> out, KernelBuffer<uint32> in, uint32 n) {\n"
+      "  for (i, uint32 v : in.range(n)) { if (v == 0u) { return; } out[i] = v; }\n"
+      "}\n"
+      "@Kernel static void after(KernelBuffer<uint32> out, KernelBuffer<uint32> in, uint32 n) {\n"
+      "  for (i, uint32 v : in.range(n)) { out[i] = v; }\n"
+      "  out[0] = 7u;\n"
+      "}\n"
+      "}\n",
+      {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  for (const char* Name : {"K.alone", "K.carried", "K.coordinate", "K.returns", "K.after"}) {
+    const auto* M = cpuManifest(R.Program, Name);
+    ASSERT_NE(M, nullptr) << Name;
+    EXPECT_FALSE(M->OnceSymbol.empty()) << Name;
+    EXPECT_EQ(M->OnceAnyGrid, std::string(Name) == "K.alone") << Name;
+  }
+}

@@ -160,6 +160,102 @@ bool GridStrideInterchange::applies(const kir::Function& K) {
   return Found;
 }
 
+bool GridStrideInterchange::stepsIndependent(const kir::Function& K) {
+  if (K.HasBarrier || !K.SharedArrays.empty() || !K.PrivateArrays.empty() || !K.Body)
+    return false;
+  std::vector<Stmt*> Loops;
+  forEachTopLevel(K.Body, [&](Stmt* L) { Loops.push_back(L); });
+  if (Loops.size() != 1)
+    return false;
+  const Stmt* L = Loops.front();
+  // The top level: the local copies before the loop, the loop, nothing after it.
+  std::vector<const Stmt*> Top;
+  std::function<void(const Stmt*)> Flatten = [&](const Stmt* S) {
+    if (S && S->K == Stmt::Kind::Block)
+      for (const Stmt* C : S->Body)
+        Flatten(C);
+    else if (S)
+      Top.push_back(S);
+  };
+  Flatten(K.Body);
+  bool SeenLoop = false;
+  for (const Stmt* S : Top) {
+    if (S == L) {
+      SeenLoop = true;
+      continue;
+    }
+    if (SeenLoop || S->K != Stmt::Kind::Eval || !S->E || S->E->K != Expr::Kind::Assign)
+      return false;
+    bool Pure = true;
+    forEachExpr(S->E, [&](const Expr* E) {
+      Pure &= E->K != Expr::Kind::Store && E->K != Expr::Kind::Atomic;
+    });
+    if (!Pure)
+      return false;
+  }
+  // Nothing the one step cannot see: no other coordinate, no group-wide state, no callee.
+  unsigned Starts = 0, Strides = 0;
+  bool Plain = true;
+  forEachExprIn(K.Body, [&](const Expr* E) {
+    switch (E->K) {
+    case Expr::Kind::Intrinsic:
+      if (E->IOp == IntrinsicOp::GlobalId && E->Dim == 0)
+        ++Starts;
+      else if (E->IOp == IntrinsicOp::GlobalSize && E->Dim == 0)
+        ++Strides;
+      else // math and the legalized primitives only (Sqrt to MaxNum in the enumeration)
+        Plain &= E->IOp >= IntrinsicOp::Sqrt && E->IOp <= IntrinsicOp::MaxNum;
+      break;
+    case Expr::Kind::Call:
+    case Expr::Kind::Dispatch:
+    case Expr::Kind::Wave:
+    case Expr::Kind::Tile:
+    case Expr::Kind::RayQuery:
+    case Expr::Kind::SharedRef:
+    case Expr::Kind::PrivateRef:
+      Plain = false;
+      break;
+    default:
+      break;
+    }
+  });
+  if (!Plain || Starts != 1 || Strides != 1)
+    return false;
+  // No return, and no break of the loop itself (either would end the work-item's later steps).
+  bool Leaves = false;
+  forEachStmt(L->LoopBody, [&](const Stmt* S) {
+    Leaves |= S->K == Stmt::Kind::Return || (S->K == Stmt::Kind::Break && S->LoopId == L->LoopId);
+  });
+  if (Leaves)
+    return false;
+  // No local carried from one step to the next: each local the loop assigns is one it alone
+  // uses (the body's own, declared in it), but for its index, which only the loop reads.
+  std::map<uint32_t, unsigned> Inside, Everywhere, AssignedInside;
+  auto Count = [](std::map<uint32_t, unsigned>& Uses, std::map<uint32_t, unsigned>* Assigns) {
+    return [&Uses, Assigns](const Expr* E) {
+      if (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign)
+        ++Uses[E->Index];
+      if (Assigns && E->K == Expr::Kind::Assign)
+        ++(*Assigns)[E->Index];
+    };
+  };
+  forEachExprIn(L->LoopBody, Count(Inside, &AssignedInside));
+  forEachExprIn(L->Step, Count(Inside, &AssignedInside));
+  forEachExpr(L->E, Count(Inside, nullptr));
+  forEachExprIn(K.Body, Count(Everywhere, nullptr));
+  const Expr* Test = L->E;
+  uint32_t Index = Test && Test->K == Expr::Kind::Binary && !Test->Ops.empty() &&
+                           Test->Ops[0]->K == Expr::Kind::Local
+                       ? Test->Ops[0]->Index
+                       : ~0u;
+  for (auto [Local, N] : AssignedInside) {
+    unsigned Outside = Everywhere[Local] - Inside[Local];
+    if (Local == Index ? Outside != 1 : Outside != 0) // the index: its start before the loop
+      return false;
+  }
+  return Index != ~0u;
+}
+
 int GridStrideInterchange::countParam(const kir::Function& K) {
   Stmt* Body = K.Body;
   const Stmt* First = nullptr;

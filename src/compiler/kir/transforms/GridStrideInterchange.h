@@ -29,6 +29,15 @@ public:
   /// at most the grid's size in x (each work-item then has one step or none), where it
   /// vectorizes across work-items as the `if (i < n)` form does. False where it does not apply.
   static bool rewriteOnce(kir::Function& F, kir::Module& Scratch);
+  /// Whether K's steps may run on any grid: K is its one top-level grid-stride loop (with the
+  /// local copies Sema makes before it) and each step depends on its index alone. The loop reads
+  /// no coordinate but its own start and stride, carries no local from one step to the next, has
+  /// no return or break out of it, and K has no barrier, shared or private array, wave, tile,
+  /// ray query or call (whose coordinates would not be seen). Then the work-items of a launch
+  /// with more steps than work-items can be as many as the count, each running one step: the
+  /// CPU's once entry on a grid widened in x, whose steps are contiguous across the work-items
+  /// as the grid-stride walk's are not.
+  static bool stepsIndependent(const kir::Function& K);
   /// The scalar parameter that is the count of K's first top-level grid-stride loop
   /// (`buf.range(n)` with n a parameter), or -1: the runtime compares it with the launch's
   /// work-items to choose between the plain and the rewritten entry.

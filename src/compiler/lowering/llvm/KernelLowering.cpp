@@ -218,8 +218,11 @@ void KernelLowering::emitKernelEntries(size_t I) {
   if (!Once)
     return;
   Once->Symbol += "_once";
-  if (kir::GridStrideInterchange::rewriteOnce(*Once, Scratch) && emitEntry(KF, *Once))
+  bool AnyGrid = kir::GridStrideInterchange::stepsIndependent(*Lowered);
+  if (kir::GridStrideInterchange::rewriteOnce(*Once, Scratch) && emitEntry(KF, *Once)) {
     TMan.OnceSymbol = Once->Symbol;
+    TMan.OnceAnyGrid = AnyGrid;
+  }
   Inlined.push_back(std::move(Once));
 }
 
