@@ -126,6 +126,15 @@ struct TargetManifest {
   /// work-item, when the count exceeds the launch's global size in x (each step depends on its
   /// index alone: GridStrideInterchange::stepsIndependent). False in older bundles.
   bool OnceAnyGrid = false;
+  /// GPUs: a second entry each of whose work-items runs four neighbouring work-items of an
+  /// element-wise kernel (kir::WorkItemQuads), taken when the uint32 parameter QuadCountParam
+  /// (the count its guard compares the global index in x with) is at most the launch's global
+  /// size in x, on a grid narrowed in x to ceil(count / 4) work-items; empty / -1 where there is
+  /// none (older bundles, other kernels).
+  std::string QuadSymbol;
+  int32_t QuadCountParam = -1;
+  /// The work-items each work-item of a quad entry runs (4t .. 4t + 3).
+  static constexpr uint32_t QuadWidth = 4;
   /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.
   std::optional<SchedulingManifest> Scheduling;
 };

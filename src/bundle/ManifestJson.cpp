@@ -87,6 +87,10 @@ json targetToJson(const TargetManifest& T) {
     if (T.OnceAnyGrid)
       J["onceAnyGrid"] = true;
   }
+  if (!T.QuadSymbol.empty()) {
+    J["quadSymbol"] = T.QuadSymbol;
+    J["quadCountParam"] = T.QuadCountParam;
+  }
   if (T.Scheduling)
     J["scheduling"] = schedulingToJson(*T.Scheduling);
   return J;
@@ -500,6 +504,13 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     if (J.contains("onceAnyGrid") && // optional: compilers since 0.14.27
         !R.boolean(J, Path, "onceAnyGrid", Out.OnceAnyGrid))
       return false;
+  }
+  if (J.contains("quadSymbol")) { // optional: GPU element-wise kernels, compilers since 0.15
+    uint32_t Param = 0;
+    if (!R.nonEmptyString(J, Path, "quadSymbol", Out.QuadSymbol) ||
+        !R.u32(J, Path, "quadCountParam", Param))
+      return false;
+    Out.QuadCountParam = int32_t(Param);
   }
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
     SchedulingManifest S;

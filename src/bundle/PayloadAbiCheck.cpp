@@ -57,17 +57,18 @@ std::vector<PtxParam> expectedPtxParams(const KernelInfo& K, std::vector<size_t>
   return Out;
 }
 
-std::string checkPtx(const KernelInfo& K, const TargetManifest& M, const PtxInterface& Ptx) {
-  auto It = Ptx.Entries.find(M.Symbol);
+/// Entry Symbol's PTX parameters against what K's manifest marshals.
+std::string checkPtxEntry(const KernelInfo& K, const std::string& Symbol, const PtxInterface& Ptx) {
+  auto It = Ptx.Entries.find(Symbol);
   if (It == Ptx.Entries.end())
-    return kernelPrefix(K) + "the PTX has no entry '" + M.Symbol + "'";
+    return kernelPrefix(K) + "the PTX has no entry '" + Symbol + "'";
   std::vector<size_t> Owner;
   std::vector<PtxParam> Want = expectedPtxParams(K, Owner);
   const std::vector<PtxParam>& Have = It->second;
   if (Have.size() != Want.size())
     return kernelPrefix(K) + "the manifest lists " + std::to_string(K.Params.size()) +
            " parameters, which take " + std::to_string(Want.size()) +
-           " PTX parameters with the status pointer; entry '" + M.Symbol + "' has " +
+           " PTX parameters with the status pointer; entry '" + Symbol + "' has " +
            std::to_string(Have.size());
   for (size_t I = 0; I < Want.size(); ++I) {
     bool AlignDiffers = Want[I].Align && Have[I].Align != Want[I].Align;
@@ -79,10 +80,19 @@ std::string checkPtx(const KernelInfo& K, const TargetManifest& M, const PtxInte
                                                    : std::string("the status pointer");
     return kernelPrefix(K) + Which + " takes " + std::to_string(Want[I].Size) + " bytes" +
            (Want[I].Align ? " aligned to " + std::to_string(Want[I].Align) : "") +
-           ", but PTX parameter " + std::to_string(I) + " of entry '" + M.Symbol + "' has " +
+           ", but PTX parameter " + std::to_string(I) + " of entry '" + Symbol + "' has " +
            std::to_string(Have[I].Size) +
            (Want[I].Align ? " aligned to " + std::to_string(Have[I].Align) : "");
   }
+  return {};
+}
+
+std::string checkPtx(const KernelInfo& K, const TargetManifest& M, const PtxInterface& Ptx) {
+  // The quad entry (when there is one) takes the same arguments as the kernel's own.
+  for (const std::string* Symbol : {&M.Symbol, &M.QuadSymbol})
+    if (Symbol == &M.Symbol || !Symbol->empty())
+      if (std::string Problem = checkPtxEntry(K, *Symbol, Ptx); !Problem.empty())
+        return Problem;
   auto Record = Ptx.Records.find(kernelAbiRecordSymbol(M.Symbol));
   return checkKernelAbiRecord(K, "PTX", Record == Ptx.Records.end() ? nullptr : &Record->second,
                               M.Symbol);

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -430,7 +431,33 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
     describeSubmission(*this, Args, Count, Geometry, Sub, *Accesses, *Described);
 }
 
+namespace {
+
+/// `CAJETA_GPU_QUADS=0` turns the quad entries off (for A/B measurements).
+bool quadsWanted() {
+  static const bool Wanted = [] {
+    const char* V = std::getenv("CAJETA_GPU_QUADS");
+    return !(V && std::string(V) == "0");
+  }();
+  return Wanted;
+}
+
+} // namespace
+
 const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const {
+  if (QuadEntry && quadsWanted()) {
+    // Four work-items per work-item where none past the launch's x had anything to do (the
+    // guard's count is within it); the indices 4t + 3 then stay below 2^31 + 4 * block.
+    uint64_t Count = uint32_t(Args[QuadCountParam].Bits);
+    uint64_t SizeX = uint64_t(G.Grid[0]) * G.Block[0];
+    if (Count && Count <= SizeX && SizeX <= 0x7fffffffu && G.Block[0]) {
+      uint64_t Quads =
+          (Count + bundle::TargetManifest::QuadWidth - 1) / bundle::TargetManifest::QuadWidth;
+      G.Grid[0] = uint32_t((Quads + G.Block[0] - 1) / G.Block[0]);
+      return QuadEntry;
+    }
+    return Entry;
+  }
   if (!StepEntry)
     return Entry;
   uint64_t Count = Args[StepCountParam].Bits;

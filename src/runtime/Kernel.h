@@ -36,6 +36,9 @@ public:
   /// any grid and the count exceeds the launch's global size in x, Geometry's grid is widened in
   /// x to cover the count and the once entry returned: each step one work-item, the steps
   /// contiguous across them (the grid-stride walk of a small grid strides through memory).
+  /// Where the kernel has a quad entry and its count is at most the launch's global size in x,
+  /// the grid is narrowed in x to ceil(count / 4) work-items and the quad entry returned
+  /// (`CAJETA_GPU_QUADS=0` keeps the plain entry).
   const void* entryFor(const MarshalledArg* Args, LaunchGeometry& Geometry) const;
   /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
   void setStepEntry(const void* E, uint32_t CountParam) {
@@ -46,6 +49,11 @@ public:
   void setOnceEntry(const void* E, bool AnyGrid = false) {
     OnceEntry = E;
     OnceAnyGrid = AnyGrid;
+  }
+  /// Sets the quad entry (TargetManifest::QuadSymbol) and its count parameter.
+  void setQuadEntry(const void* E, uint32_t CountParam) {
+    QuadEntry = E;
+    QuadCountParam = CountParam;
   }
   const KernelFootprint& footprint() const { return Footprint; }
 
@@ -100,6 +108,8 @@ private:
   const void* StepEntry = nullptr;
   const void* OnceEntry = nullptr;
   bool OnceAnyGrid = false;
+  const void* QuadEntry = nullptr;
+  uint32_t QuadCountParam = 0;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;

@@ -129,6 +129,21 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
         Made->setOnceEntry(OnceEntry, It->second.OnceAnyGrid);
       }
     }
+    if (const std::string& Quads = It->second.QuadSymbol; !Quads.empty()) {
+      int32_t Count = It->second.QuadCountParam;
+      if (Count < 0 || size_t(Count) >= K.Params.size() ||
+          K.Params[Count].Kind != bundle::ParamKind::Scalar ||
+          K.Params[Count].Type != bundle::ScalarType::U32)
+        fail(CAJETA_XPU_BUNDLE_ERROR,
+             fmt::format("bundle {}: kernel '{}': quadCountParam {} is not a uint32 parameter",
+                         Origin, K.Name, Count));
+      const void* QuadEntry = P->Module->findKernel(Quads);
+      if (!QuadEntry)
+        fail(CAJETA_XPU_BUNDLE_ERROR,
+             fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
+                         Origin, K.Name, Quads, Target));
+      Made->setQuadEntry(QuadEntry, uint32_t(Count));
+    }
     P->Kernels.push_back(std::move(Made));
   }
   if (!Unclassified.empty())

@@ -377,6 +377,31 @@ TEST(ManifestJson, GridStrideEntriesRoundTripAndAreOptional) {
   EXPECT_NE(Error.find("onceAnyGrid"), std::string::npos) << Error;
 }
 
+TEST(ManifestJson, QuadEntriesRoundTripAndAreOptional) {
+  Program In = test::sampleProgram();
+  TargetManifest& Cpu = In.Kernels[0].Targets.at("cpu-x86_64");
+  Cpu.QuadSymbol = "k_quads";
+  Cpu.QuadCountParam = 3;
+  json J = json::parse(manifestToJson(In).dump());
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["quadSymbol"], "k_quads");
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").QuadSymbol, "k_quads");
+  EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").QuadCountParam, 3);
+  // Bundles of older compilers have none: the plain entry runs.
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("quadSymbol");
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("quadCountParam");
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
+  EXPECT_TRUE(Old.Kernels[0].Targets.at("cpu-x86_64").QuadSymbol.empty());
+  EXPECT_EQ(Old.Kernels[0].Targets.at("cpu-x86_64").QuadCountParam, -1);
+  // A symbol without its count is malformed.
+  J["kernels"][0]["targets"]["cpu-x86_64"]["quadSymbol"] = "k_quads";
+  EXPECT_FALSE(manifestFromJson(J, Old, Error));
+  EXPECT_NE(Error.find("quadCountParam"), std::string::npos) << Error;
+}
+
 TEST(ManifestJson, WaveFieldErrors) {
   json J = sampleJson();
   J["kernels"][0]["usesWave"] = "yes";

@@ -1,9 +1,11 @@
 // The shared KIR -> LLVM body walk (see KernelLowering.h); semantics follow Kir.h's comments.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include "compiler/kir/Clone.h"
 #include "compiler/kir/transforms/GridStrideInterchange.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/PortableWave.h"
+#include "compiler/kir/transforms/WorkItemQuads.h"
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Support/ErrorHandling.h>
@@ -189,6 +191,8 @@ void KernelLowering::emitKernelEntries(size_t I) {
     TMan.TileWaves = KF.TileWaves;
   }
   Entries[I] = emitEntry(KF, *Lowered);
+  if (Opts.QuadWorkItems && Target.hasNativeBarrier())
+    emitQuadEntry(KF, *Lowered, TMan);
   // CPU: a second entry with the grid-stride loop run a step at a time for the whole group; the
   // runtime takes it when the loop's count exceeds the launch's work-items.
   int CountParam = Opts.InterchangeGridStride && !Target.hasNativeBarrier() &&
@@ -224,6 +228,25 @@ void KernelLowering::emitKernelEntries(size_t I) {
     TMan.OnceAnyGrid = AnyGrid;
   }
   Inlined.push_back(std::move(Once));
+}
+
+void KernelLowering::emitQuadEntry(const kir::Function& KF, const kir::Function& Lowered,
+                                   bundle::TargetManifest& TMan) {
+  int Count = kir::WorkItemQuads::countParam(Lowered);
+  if (Count < 0 || !Error.empty())
+    return;
+  std::unique_ptr<kir::Function> Quads = kir::cloneFunction(Lowered, Scratch);
+  Quads->Symbol += "_quads";
+  if (!kir::WorkItemQuads::rewrite(*Quads, Scratch)) {
+    Inlined.push_back(std::move(Quads));
+    return;
+  }
+  if (llvm::Function* F = emitEntry(KF, *Quads)) {
+    F->addFnAttr(QuadEntryAttribute);
+    TMan.QuadSymbol = Quads->Symbol;
+    TMan.QuadCountParam = Count;
+  }
+  Inlined.push_back(std::move(Quads));
 }
 
 llvm::Function* KernelLowering::emitEntry(const kir::Function& KF, const kir::Function& Lowered) {

@@ -34,6 +34,9 @@ struct LoweringOptions {
   /// grid-stride loop over a count parameter as a second entry that runs the loop a step at a
   /// time for the whole group (GridStrideInterchange; TargetManifest::StepSymbol).
   bool InterchangeGridStride = false;
+  /// GPUs: also emit each element-wise kernel as a second entry whose work-items run four
+  /// neighbouring work-items each (kir::WorkItemQuads; TargetManifest::QuadSymbol).
+  bool QuadWorkItems = false;
   /// Targets without a native barrier: run uniform loops once per group around the loop over
   /// work-items (kir::ImplicitLoopBarriers), so that the work-item loop vectorizes.
   kir::LoopBarriers ImplicitLoopBarriers = kir::LoopBarriers::Profitable;
@@ -65,6 +68,10 @@ public:
   /// What the KIR pipeline must do for target T before this walk (kir::runPipeline): the walk
   /// lowers the prepared module, never Sema's.
   static kir::PipelineConfig pipelineConfig(const LoweringTarget& T, const LoweringOptions& O);
+
+  /// The function attribute on a kernel's quad entry (kir::WorkItemQuads), for the target's
+  /// passes that vectorize its accesses.
+  static constexpr const char* QuadEntryAttribute = "cajeta-quads";
 
   /// The entry function made for the kernel KM.Functions[I] (null for helpers and for functions
   /// not available on the backend).
@@ -147,6 +154,9 @@ private:
   /// Emits one entry for kernel KF from its lowered form (KF itself, or a rewritten copy whose
   /// Symbol names the entry); null with Error set on failure.
   llvm::Function* emitEntry(const kir::Function& KF, const kir::Function& Lowered);
+  /// GPUs: the element-wise kernel's quad entry (kir::WorkItemQuads), recorded in TMan.
+  void emitQuadEntry(const kir::Function& KF, const kir::Function& Lowered,
+                     bundle::TargetManifest& TMan);
   void emitBody(FunctionState& FS);
   void createLocals(FunctionState& FS);
 

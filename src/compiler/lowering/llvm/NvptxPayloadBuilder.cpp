@@ -11,6 +11,7 @@
 #include "compiler/lowering/llvm/NvptxFremRewriter.h"
 #include "compiler/lowering/llvm/NvptxLibdevice.h"
 #include "compiler/lowering/llvm/NvptxPtxas.h"
+#include "compiler/lowering/llvm/NvptxQuadVectorizer.h"
 #include "compiler/lowering/llvm/NvptxTarget.h"
 #include "compiler/lowering/llvm/NvptxVoteFolding.h"
 
@@ -119,6 +120,7 @@ bool emitToLlvm(const kir::Module& KM, const NvptxBuildOptions& O, llvm::TargetM
   LO.Backend = "cuda"; // only what exists on CUDA (@Backend)
   LO.WaveTier = O.WaveTier;
   LO.TileTier = O.TileTier;
+  LO.QuadWorkItems = true;
   std::unique_ptr<kir::Module> Prepared =
       kir::runPipeline(KM, KernelLowering::pipelineConfig(*Target, LO), Error, O.Trace, &L.Dropped);
   if (!Prepared)
@@ -156,7 +158,10 @@ std::string ptxVersion(const std::string& Ptx) {
 /// The O3 pipeline with NVPTX's own folds among its peephole passes.
 void optimizeForNvptx(llvm::Module& M, llvm::TargetMachine& TM) {
   LlvmPipeline::optimize(M, TM, /*Vectorize=*/false, /*LibraryCalls=*/false,
-                         [](llvm::FunctionPassManager& FPM) { FPM.addPass(NvptxVoteFolding()); });
+                         [](llvm::FunctionPassManager& FPM) {
+                           FPM.addPass(NvptxVoteFolding());
+                           FPM.addPass(NvptxQuadVectorizer());
+                         });
 }
 
 /// Everything up to PTX text. Notes/Libdevice/Manifests are filled when given.

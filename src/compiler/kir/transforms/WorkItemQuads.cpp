@@ -1,0 +1,347 @@
+// Four work-items per work-item for element-wise GPU kernels (WorkItemQuads.h).
+#include "compiler/kir/transforms/WorkItemQuads.h"
+
+#include "compiler/kir/Clone.h"
+#include "compiler/kir/Walk.h"
+
+#include <map>
+#include <vector>
+
+namespace cajeta::kir {
+
+namespace {
+
+void flatten(Stmt* S, std::vector<Stmt*>& Out) {
+  if (S && S->K == Stmt::Kind::Block)
+    for (Stmt* C : S->Body)
+      flatten(C, Out);
+  else if (S)
+    Out.push_back(S);
+}
+
+bool isU32(const Type& T) {
+  return T.isScalar() && T.Elem == ScalarType::U32;
+}
+
+/// What the rewrite needs of a kernel of the guarded form.
+struct GuardedKernel {
+  std::vector<Stmt*> Prefix;   // local assignments before the guard
+  std::vector<Stmt*> Guarded;  // the straight line the guard runs
+  uint32_t IndexLocal = 0;     // i = global_id x
+  const Expr* Count = nullptr; // n as the guard reads it (a parameter or its local copy)
+  int CountParam = -1;
+};
+
+/// Counts the assignments of each local under S.
+std::map<uint32_t, unsigned> assignments(const Stmt* S) {
+  std::map<uint32_t, unsigned> N;
+  forEachExprIn(S, [&](const Expr* E) {
+    if (E->K == Expr::Kind::Assign)
+      ++N[E->Index];
+  });
+  return N;
+}
+
+bool hasSideEffect(const Expr* E) {
+  bool Any = false;
+  forEachExpr(E, [&](const Expr* X) {
+    Any |= X->K == Expr::Kind::Store || X->K == Expr::Kind::Assign || X->K == Expr::Kind::Atomic;
+  });
+  return Any;
+}
+
+/// Whether E's nodes are ones a work-item computes from its global index in x alone.
+bool plainExpr(const Expr* E) {
+  bool Plain = true;
+  forEachExpr(E, [&](const Expr* X) {
+    switch (X->K) {
+    case Expr::Kind::Const:
+    case Expr::Kind::Local:
+    case Expr::Kind::Param:
+    case Expr::Kind::Unary:
+    case Expr::Kind::Binary:
+    case Expr::Kind::Cast:
+    case Expr::Kind::Select:
+    case Expr::Kind::Load:
+    case Expr::Kind::Store:
+    case Expr::Kind::Assign:
+    case Expr::Kind::Atomic:
+    case Expr::Kind::Field:
+      break;
+    case Expr::Kind::Intrinsic:
+      // The global index in x (each copy's own), math and the legalized primitives (Sqrt to
+      // MaxNum in the enumeration); any other coordinate would see the quad launch's geometry.
+      Plain &= (X->IOp == IntrinsicOp::GlobalId && X->Dim == 0) ||
+               (X->IOp >= IntrinsicOp::Sqrt && X->IOp <= IntrinsicOp::MaxNum);
+      break;
+    default:
+      Plain = false;
+    }
+    // Buffers only as parameters (no shared or private arrays).
+    if ((X->K == Expr::Kind::Load || X->K == Expr::Kind::Store || X->K == Expr::Kind::Atomic) &&
+        (X->Ops.empty() || X->Ops[0]->K != Expr::Kind::Param))
+      Plain = false;
+  });
+  return Plain;
+}
+
+bool match(const Function& F, GuardedKernel& G) {
+  if (!F.IsKernel || !F.Body || F.HasBarrier || F.UsesWave || F.UsesTiles ||
+      !F.SharedArrays.empty() || !F.PrivateArrays.empty())
+    return false;
+  std::vector<Stmt*> Top;
+  flatten(F.Body, Top);
+  size_t At = 0;
+  while (At < Top.size() && Top[At]->K == Stmt::Kind::Eval)
+    ++At;
+  if (At == Top.size() || Top[At]->K != Stmt::Kind::If || Top[At]->Else)
+    return false;
+  const Stmt* Guard = Top[At];
+  G.Prefix.assign(Top.begin(), Top.begin() + At);
+  const Expr* C = Guard->E;
+  if (!C || C->K != Expr::Kind::Binary || C->Ops.size() != 2 || C->Ops[0]->K != Expr::Kind::Local)
+    return false;
+  G.Guarded.clear();
+  if (C->BOp == BinaryOp::Lt && At + 1 == Top.size()) { // if (i < n) { ... }
+    flatten(Guard->Then, G.Guarded);
+  } else if (C->BOp == BinaryOp::Ge) { // if (i >= n) return; ...
+    std::vector<Stmt*> Then;
+    flatten(Guard->Then, Then);
+    if (Then.size() != 1 || Then[0]->K != Stmt::Kind::Return || Then[0]->E)
+      return false;
+    G.Guarded.assign(Top.begin() + At + 1, Top.end());
+  } else {
+    return false;
+  }
+  if (G.Guarded.empty())
+    return false;
+  std::map<uint32_t, unsigned> Assigned = assignments(F.Body);
+  // The prefix: local copies computed without memory (a load there would run for work-items
+  // past the count in the original, and checked builds would report it).
+  for (const Stmt* S : G.Prefix) {
+    if (!S->E || S->E->K != Expr::Kind::Assign || S->E->Ops.size() != 1 || !plainExpr(S->E->Ops[0]))
+      return false;
+    bool Memory = false;
+    forEachExpr(S->E->Ops[0], [&](const Expr* X) {
+      Memory |= X->K == Expr::Kind::Load || X->K == Expr::Kind::Store ||
+                X->K == Expr::Kind::Atomic || X->K == Expr::Kind::Assign;
+    });
+    if (Memory)
+      return false;
+  }
+  for (const Stmt* S : G.Guarded)
+    if (S->K != Stmt::Kind::Eval || !S->E || !plainExpr(S->E))
+      return false;
+  // i: the one assignment of its local, from the global index in x, in the prefix.
+  G.IndexLocal = C->Ops[0]->Index;
+  if (!isU32(F.Locals[G.IndexLocal].Ty) || Assigned[G.IndexLocal] != 1)
+    return false;
+  bool IndexFromId = false;
+  for (const Stmt* S : G.Prefix) {
+    const Expr* V = S->E->Ops[0];
+    if (S->E->Index == G.IndexLocal)
+      IndexFromId = V->K == Expr::Kind::Intrinsic && V->IOp == IntrinsicOp::GlobalId && V->Dim == 0;
+  }
+  if (!IndexFromId)
+    return false;
+  // n: a uint32 parameter, or a local the prefix assigns from one and nothing else assigns.
+  G.Count = C->Ops[1];
+  if (!isU32(G.Count->Ty))
+    return false;
+  if (G.Count->K == Expr::Kind::Param) {
+    G.CountParam = int(G.Count->Index);
+  } else if (G.Count->K == Expr::Kind::Local && Assigned[G.Count->Index] == 1) {
+    for (const Stmt* S : G.Prefix)
+      if (S->E->Index == G.Count->Index && S->E->Ops[0]->K == Expr::Kind::Param)
+        G.CountParam = int(S->E->Ops[0]->Index);
+  }
+  return G.CountParam >= 0 && G.CountParam < int(F.Params.size()) &&
+         isU32(F.Params[G.CountParam].Ty);
+}
+
+/// Builds the copies: copy s has its own locals and reads ($base + s) for the global index.
+class Copier {
+public:
+  Copier(Function& F, Module& M, uint32_t Base) : F(F), M(M), Base(Base) {
+    size_t Original = F.Locals.size();
+    for (unsigned S = 0; S < WorkItemQuads::Width; ++S) {
+      Renamed[S].resize(Original);
+      for (size_t L = 0; L < Original; ++L) {
+        Local Copy = F.Locals[L];
+        Copy.Name += ".q" + std::to_string(S);
+        Renamed[S][L] = uint32_t(F.Locals.size());
+        F.Locals.push_back(Copy);
+      }
+    }
+  }
+
+  Expr* index(unsigned S, SourceLoc Loc) {
+    Expr* B = local(Base, Loc);
+    if (!S)
+      return B;
+    return add(B, constant(S, Loc), Loc);
+  }
+
+  Stmt* copy(const Stmt* S, unsigned Copy) {
+    Stmt* C = cloneStmt(S, M);
+    rewriteExprs(C, [&](Expr* E) { return rename(E, Copy); });
+    return C;
+  }
+
+  Expr* copy(const Expr* E, unsigned Copy) {
+    return rewriteExpr(cloneExpr(E, M), [&](Expr* X) { return rename(X, Copy); });
+  }
+
+  /// Moves the loads E's statement reads before it into fresh locals (Out, in evaluation order),
+  /// where that keeps the copy's own order: only operands without side effects of their own, and
+  /// never a load that a select arm or the right side of && / || might skip.
+  void hoistLoads(Stmt* S, std::vector<Stmt*>& Out) {
+    Expr* E = S->E;
+    size_t First = 0;
+    switch (E->K) {
+    case Expr::Kind::Store:
+    case Expr::Kind::Atomic:
+      First = 1; // the buffer stays
+      break;
+    case Expr::Kind::Assign:
+      break;
+    default:
+      return;
+    }
+    for (size_t I = First; I < E->Ops.size(); ++I)
+      if (hasSideEffect(E->Ops[I]))
+        return;
+    for (size_t I = First; I < E->Ops.size(); ++I)
+      hoist(E->Ops[I], Out);
+  }
+
+  Expr* add(Expr* A, Expr* B, SourceLoc Loc) {
+    Expr* E = M.newExpr(Expr::Kind::Binary, A->Ty, Loc);
+    E->BOp = BinaryOp::Add;
+    E->NoWrap = true; // $base + s with $base = 4t: the runtime keeps 4t + 3 within 32 bits
+    E->Ops = {A, B};
+    return E;
+  }
+  Expr* constant(uint64_t V, SourceLoc Loc) {
+    Expr* C = M.newExpr(Expr::Kind::Const, Type::scalar(ScalarType::U32), Loc);
+    C->IntValue = V;
+    return C;
+  }
+  Expr* local(uint32_t L, SourceLoc Loc) {
+    Expr* E = M.newExpr(Expr::Kind::Local, F.Locals[L].Ty, Loc);
+    E->Index = L;
+    return E;
+  }
+  Stmt* assign(uint32_t L, Expr* V, SourceLoc Loc) {
+    Expr* A = M.newExpr(Expr::Kind::Assign, F.Locals[L].Ty, Loc);
+    A->Index = L;
+    A->Ops = {V};
+    Stmt* S = M.newStmt(Stmt::Kind::Eval, Loc);
+    S->E = A;
+    return S;
+  }
+
+private:
+  Expr* rename(Expr* E, unsigned Copy) {
+    if (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign)
+      E->Index = Renamed[Copy][E->Index];
+    else if (E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::GlobalId && E->Dim == 0)
+      return index(Copy, E->Loc);
+    return E;
+  }
+
+  void hoist(Expr*& E, std::vector<Stmt*>& Out) {
+    if (E->K == Expr::Kind::Select ||
+        (E->K == Expr::Kind::Binary &&
+         (E->BOp == BinaryOp::LogicalAnd || E->BOp == BinaryOp::LogicalOr))) {
+      hoist(E->Ops[0], Out); // the condition / left side always runs
+      return;
+    }
+    for (size_t I = E->K == Expr::Kind::Load ? 1 : 0; I < E->Ops.size(); ++I)
+      hoist(E->Ops[I], Out);
+    if (E->K != Expr::Kind::Load)
+      return;
+    Local T{"$q" + std::to_string(Out.size()), E->Ty, E->Loc};
+    uint32_t L = uint32_t(F.Locals.size());
+    F.Locals.push_back(T);
+    Out.push_back(assign(L, E, E->Loc));
+    E = local(L, E->Loc);
+  }
+
+  Function& F;
+  Module& M;
+  uint32_t Base;
+  std::vector<uint32_t> Renamed[WorkItemQuads::Width];
+};
+
+} // namespace
+
+int WorkItemQuads::countParam(const Function& K) {
+  GuardedKernel G;
+  return match(K, G) ? G.CountParam : -1;
+}
+
+bool WorkItemQuads::rewrite(Function& F, Module& M) {
+  GuardedKernel G;
+  if (!match(F, G))
+    return false;
+  SourceLoc Loc = F.Body->Loc;
+  uint32_t Base = uint32_t(F.Locals.size());
+  F.Locals.push_back(Local{"$base", Type::scalar(ScalarType::U32), Loc});
+  Copier Q(F, M, Base);
+  // $base = global_id x * 4 (the runtime keeps the quad grid's indices within 31 bits).
+  Expr* Id = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
+  Id->IOp = IntrinsicOp::GlobalId;
+  Id->Dim = 0;
+  Expr* Times = M.newExpr(Expr::Kind::Binary, Id->Ty, Loc);
+  Times->BOp = BinaryOp::Mul;
+  Times->NoWrap = true;
+  Times->Ops = {Id, Q.constant(Width, Loc)};
+  Stmt* SetBase = Q.assign(Base, Times, Loc);
+  // All four in range: the guards are true (i is the copy's index and n the parameter).
+  Stmt* Fast = M.newStmt(Stmt::Kind::Block, Loc);
+  std::vector<Stmt*> Line = G.Prefix;
+  Line.insert(Line.end(), G.Guarded.begin(), G.Guarded.end());
+  for (const Stmt* S : Line) {
+    std::vector<Stmt*> Copies, Loads;
+    for (unsigned C = 0; C < Width; ++C) {
+      Copies.push_back(Q.copy(S, C));
+      Q.hoistLoads(Copies.back(), Loads);
+    }
+    // The copies' stores last to first: the slow path below ends with the last copy's store,
+    // which the CFG simplification would otherwise sink out of both paths into their join,
+    // splitting the fast path's run of stores.
+    Fast->Body.insert(Fast->Body.end(), Loads.begin(), Loads.end());
+    Fast->Body.insert(Fast->Body.end(), Copies.rbegin(), Copies.rend());
+  }
+  // Otherwise each copy in turn under its own guard.
+  Stmt* Slow = M.newStmt(Stmt::Kind::Block, Loc);
+  for (unsigned C = 0; C < Width; ++C) {
+    for (const Stmt* S : G.Prefix)
+      Slow->Body.push_back(Q.copy(S, C));
+    Stmt* If = M.newStmt(Stmt::Kind::If, Loc);
+    Expr* Lt = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::Bool), Loc);
+    Lt->BOp = BinaryOp::Lt;
+    Lt->Ops = {Q.index(C, Loc), Q.copy(G.Count, C)};
+    If->E = Lt;
+    If->Then = M.newStmt(Stmt::Kind::Block, Loc);
+    for (const Stmt* S : G.Guarded)
+      If->Then->Body.push_back(Q.copy(S, C));
+    Slow->Body.push_back(If);
+  }
+  Expr* Count = M.newExpr(Expr::Kind::Param, Type::scalar(ScalarType::U32), Loc);
+  Count->Index = uint32_t(G.CountParam);
+  Expr* All = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::Bool), Loc);
+  All->BOp = BinaryOp::Lt;
+  All->Ops = {Q.index(Width - 1, Loc), Count};
+  Stmt* Split = M.newStmt(Stmt::Kind::If, Loc);
+  Split->E = All;
+  Split->Then = Fast;
+  Split->Else = Slow;
+  Stmt* Body = M.newStmt(Stmt::Kind::Block, Loc);
+  Body->Body = {SetBase, Split};
+  F.Body = Body;
+  return true;
+}
+
+} // namespace cajeta::kir

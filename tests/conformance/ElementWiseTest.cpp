@@ -1,0 +1,129 @@
+// Conformance of element-wise kernels of the `if (i < n)` form (programs/ElementWise.cj). The
+// GPUs run them four work-items to a work-item where the count is within the launch (the quad
+// entries, each buffer's four elements in one access); every backend must give one work-item per
+// element's results, for counts around multiples of four and of the block, a grid larger than
+// the count, and a count past the grid (where only the launched work-items may write).
+#include "ConformanceSupport.h"
+
+#include <cajeta/xpu/Float16.hpp>
+
+#include <cmath>
+
+namespace conformance {
+namespace {
+
+struct Launch {
+  uint32_t N;      // the count the kernel's guard compares with
+  uint32_t Groups; // of Block work-items
+};
+
+constexpr uint32_t Block = 64;
+
+std::vector<Launch> launches() {
+  std::vector<Launch> L;
+  for (uint32_t N : {1u, 2u, 3u, 4u, 5u, 63u, 64u, 65u, 255u, 256u, 257u, 1021u, 4099u})
+    L.push_back({N, groupsFor(N, Block)});
+  L.push_back({1000, 40}); // a grid of 2,560 work-items for 1,000 elements
+  L.push_back({1000, 7});  // 448 work-items: elements 448 and on are never touched
+  L.push_back({1024, 16}); // exactly one element per work-item, in whole quads
+  return L;
+}
+
+std::string label(const char* Kernel, const Launch& L) {
+  return std::string(Kernel) + ", n " + std::to_string(L.N) + ", " + std::to_string(L.Groups) +
+         " groups";
+}
+
+TEST(ElementWise, TriadOnEveryCountAndGrid) {
+  xpu::Program P = compileProgram("ElementWise");
+  for (const Launch& L : launches()) {
+    size_t Len = L.N + 8; // room past n that must stay untouched
+    std::vector<float> B = uniformData<float>(Len, 11 + L.N, -4, 4);
+    std::vector<float> C = uniformData<float>(Len, 12 + L.N, -4, 4);
+    auto A = filledBuffer<float>(Len, -7.0f);
+    runKernel(P.kernel("ElementWise.triad"), xpu::grid(L.Groups), xpu::block(Block), A, toDevice(B),
+              toDevice(C), 0.75f, L.N);
+    std::vector<float> Want(Len, -7.0f);
+    uint32_t Items = L.Groups * Block;
+    for (uint32_t I = 0; I < L.N && I < Items; ++I)
+      Want[I] = std::fma(0.75f, C[I], B[I]); // @FastMath: contracted on every backend
+    std::vector<float> Got = fromDevice(A);
+    for (size_t I = 0; I < Len; ++I) { // contracted or not: within one rounding of the fma
+      if (Got[I] != Want[I]) {
+        EXPECT_NEAR(Got[I], B[I] + 0.75f * C[I], 1e-5f) << label("triad", L) << " at " << I;
+      }
+    }
+  }
+}
+
+TEST(ElementWise, StatementsLocalsAndANeighbourUnderASelect) {
+  xpu::Program P = compileProgram("ElementWise");
+  for (const Launch& L : launches()) {
+    size_t Len = L.N + 8;
+    std::vector<float> In = uniformData<float>(Len, 21 + L.N, -2, 2);
+    std::vector<uint32_t> Index(Len);
+    for (size_t I = 0; I < Len; ++I)
+      Index[I] = uint32_t(I * 7 % 13);
+    auto Out = filledBuffer<float>(Len, -1.0f);
+    auto DIndex = toDevice(Index);
+    runKernel(P.kernel("ElementWise.steps"), xpu::grid(L.Groups), xpu::block(Block), Out, DIndex,
+              toDevice(In), L.N);
+    std::vector<float> Want(Len, -1.0f);
+    std::vector<uint32_t> WantIndex = Index;
+    uint32_t Items = L.Groups * Block;
+    for (uint32_t I = 0; I < L.N && I < Items; ++I) {
+      float Left = I > 0 ? In[I - 1] : 0.0f;
+      float D = In[I] - Left;
+      float Square = D * D; // no @FastMath (and -ffp-contract=off here): rounded before the adds
+      Want[I] = Square + float(Index[I]) + float(I);
+      WantIndex[I] = Index[I] * 3u + I;
+    }
+    expectSame(fromDevice(Out), Want, label("steps", L));
+    expectSame(fromDevice(DIndex), WantIndex, label("steps (index)", L));
+  }
+}
+
+TEST(ElementWise, OneTwoAndEightByteElements) {
+  xpu::Program P = compileProgram("ElementWise");
+  for (const Launch& L : launches()) {
+    size_t Len = L.N + 8;
+    uint32_t Items = L.Groups * Block;
+    uint32_t Done = std::min(L.N, Items);
+
+    std::vector<xpu::float16> Halves(Len);
+    for (size_t I = 0; I < Len; ++I)
+      Halves[I] = xpu::float16(float(int(I % 129) - 64) * 0.25f); // in * 2 + 1 is exact
+    auto HalfOut = filledBuffer<xpu::float16>(Len, xpu::float16(-3.0f));
+    runKernel(P.kernel("ElementWise.halves"), xpu::grid(L.Groups), xpu::block(Block), HalfOut,
+              toDevice(Halves), L.N);
+    std::vector<xpu::float16> GotHalves = fromDevice(HalfOut);
+    for (size_t I = 0; I < Len; ++I) {
+      float Want = I < Done ? float(Halves[I]) * 2.0f + 1.0f : -3.0f;
+      EXPECT_EQ(float(GotHalves[I]), Want) << label("halves", L) << " at " << I;
+    }
+
+    std::vector<double> X = uniformData<double>(Len, 31 + L.N, -3, 3);
+    std::vector<double> Y = uniformData<double>(Len, 32 + L.N, -3, 3);
+    auto DoubleOut = filledBuffer<double>(Len, -1.0);
+    runKernel(P.kernel("ElementWise.doubles"), xpu::grid(L.Groups), xpu::block(Block), DoubleOut,
+              toDevice(X), toDevice(Y), L.N);
+    std::vector<double> WantDoubles(Len, -1.0);
+    for (uint32_t I = 0; I < Done; ++I)
+      WantDoubles[I] = std::sqrt(X[I] * X[I] + Y[I] * Y[I]);
+    expectSame(fromDevice(DoubleOut), WantDoubles, label("doubles", L));
+
+    std::vector<uint8_t> Bytes(Len);
+    for (size_t I = 0; I < Len; ++I)
+      Bytes[I] = uint8_t(I * 37 + 5);
+    auto ByteOut = filledBuffer<uint8_t>(Len, 0xEE);
+    runKernel(P.kernel("ElementWise.bytes"), xpu::grid(L.Groups), xpu::block(Block), ByteOut,
+              toDevice(Bytes), L.N);
+    std::vector<uint8_t> WantBytes(Len, 0xEE);
+    for (uint32_t I = 0; I < Done; ++I)
+      WantBytes[I] = uint8_t(Bytes[I] ^ 0x5a);
+    expectSame(fromDevice(ByteOut), WantBytes, label("bytes", L));
+  }
+}
+
+} // namespace
+} // namespace conformance

@@ -1,0 +1,115 @@
+// The quad entries of element-wise kernels (kir::WorkItemQuads): which kernels get one, with
+// which count parameter, and that each buffer's four elements move in one vector access.
+#include "PtxTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace cajeta::test {
+namespace {
+
+const char* Kernels = R"(import cajeta.xpu.*;
+public final class Q {
+    @Kernel
+    public static void triad(KernelBuffer<float32> a, KernelBuffer<float32> b, KernelBuffer<float32> c, float32 s, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { a[i] = b[i] + s * c[i]; }
+    }
+    @Kernel
+    public static void early(KernelBuffer<int32> out, KernelBuffer<int32> in, uint32 count) {
+        uint32 i = KernelThread.globalIdX();
+        if (i >= count) { return; }
+        int32 v = in[i];
+        out[i] = v * v;
+    }
+    // Not element-wise: a loop per element, a coordinate the quad launch changes, a signed
+    // count, a load before the guard, a shared array, a statement after the guard.
+    @Kernel
+    public static void looped(KernelBuffer<float32> out, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { float32 s = 0.0f; for (uint32 k = 0; k < i; k++) { s += 1.0f; } out[i] = s; }
+    }
+    @Kernel
+    public static void local(KernelBuffer<uint32> out, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { out[i] = KernelThread.x(); }
+    }
+    @Kernel
+    public static void signed(KernelBuffer<float32> out, int32 n) {
+        int32 i = (int32) KernelThread.globalIdX();
+        if (i < n) { out[i] = 1.0f; }
+    }
+    @Kernel
+    public static void loadFirst(KernelBuffer<float32> out, KernelBuffer<float32> in, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        float32 v = in[i];
+        if (i < n) { out[i] = v; }
+    }
+    @Kernel
+    public static void after(KernelBuffer<float32> out, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { out[i] = 1.0f; }
+        out[0] = 2.0f;
+    }
+}
+)";
+
+TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
+  lowering::NvptxBuildOptions O;
+  O.Sm = "sm_90";
+  lowering::NvptxBuildResult R = buildSource(Kernels, O);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_EQ(R.Manifests.at("Q.triad").QuadSymbol, "cj_k_Q_triad_quads");
+  EXPECT_EQ(R.Manifests.at("Q.triad").QuadCountParam, 4);
+  EXPECT_EQ(R.Manifests.at("Q.early").QuadSymbol, "cj_k_Q_early_quads");
+  EXPECT_EQ(R.Manifests.at("Q.early").QuadCountParam, 2);
+  for (const char* Plain : {"Q.looped", "Q.local", "Q.signed", "Q.loadFirst", "Q.after"}) {
+    EXPECT_TRUE(R.Manifests.at(Plain).QuadSymbol.empty()) << Plain;
+    EXPECT_EQ(R.Manifests.at(Plain).QuadCountParam, -1) << Plain;
+  }
+  std::string Ptx = ptxText(R);
+  // Both paths of the quad entry: four elements per access where all four are in range, and
+  // each element under its own guard otherwise.
+  std::string Triad = entryBody(Ptx, "Q_triad_quads");
+  EXPECT_EQ(countOf(Triad, "ld.global.nc.v4.f32") + countOf(Triad, "ld.global.v4.f32"), 2u)
+      << Triad;
+  EXPECT_EQ(countOf(Triad, "st.global.v4.f32"), 1u) << Triad;
+  EXPECT_GE(countOf(Triad, "st.global.f32"), 1u) << Triad;
+  std::string Early = entryBody(Ptx, "Q_early_quads");
+  EXPECT_EQ(countOf(Early, ".v4.u32"), 2u) << Early; // the load of in, the store of out
+  // The plain entry is untouched.
+  EXPECT_EQ(countOf(entryBody(Ptx, "Q_triad"), ".v4."), 0u);
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
+  }
+}
+
+TEST(NvptxQuadEntry, ChecksInEveryAccessKeepTheEntryCorrectIfScalar) {
+  lowering::NvptxBuildOptions O;
+  O.Sm = "sm_90";
+  O.CheckBounds = true;
+  lowering::NvptxBuildResult R = buildSource(Kernels, O);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_FALSE(R.Manifests.at("Q.triad").QuadSymbol.empty());
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(ptxText(R), "sm_90"), "");
+  }
+}
+
+TEST(NvptxQuadEntry, OnlyTheNvidiaPayloadsHaveThem) {
+  auto R = driver::Compiler::compile("q.cj", Kernels, {});
+  ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  bool SawNvptx = false;
+  for (const auto& K : R.Program.Kernels) {
+    if (K.Name != "Q.triad")
+      continue;
+    for (const auto& [Target, M] : K.Targets) {
+      bool Nvptx = Target.rfind("nvptx", 0) == 0;
+      SawNvptx |= Nvptx;
+      EXPECT_EQ(M.QuadSymbol.empty(), !Nvptx) << Target;
+    }
+  }
+  EXPECT_TRUE(SawNvptx);
+}
+
+} // namespace
+} // namespace cajeta::test
