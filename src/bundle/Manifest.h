@@ -133,6 +133,10 @@ struct TargetManifest {
   /// none (older bundles, other kernels).
   std::string QuadSymbol;
   int32_t QuadCountParam = -1;
+  /// The quad entry is exact on any grid (the grid-stride form): taken on the launch's own grid
+  /// when the count exceeds its global size in x and the count plus four times that size fits
+  /// 32 bits. False in older bundles.
+  bool QuadAnyGrid = false;
   /// The work-items each work-item of a quad entry runs (4t .. 4t + 3).
   static constexpr uint32_t QuadWidth = 4;
   /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.

@@ -90,6 +90,8 @@ json targetToJson(const TargetManifest& T) {
   if (!T.QuadSymbol.empty()) {
     J["quadSymbol"] = T.QuadSymbol;
     J["quadCountParam"] = T.QuadCountParam;
+    if (T.QuadAnyGrid)
+      J["quadAnyGrid"] = true;
   }
   if (T.Scheduling)
     J["scheduling"] = schedulingToJson(*T.Scheduling);
@@ -511,6 +513,8 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
         !R.u32(J, Path, "quadCountParam", Param))
       return false;
     Out.QuadCountParam = int32_t(Param);
+    if (J.contains("quadAnyGrid") && !R.boolean(J, Path, "quadAnyGrid", Out.QuadAnyGrid))
+      return false;
   }
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
     SchedulingManifest S;

@@ -456,6 +456,9 @@ const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const
       G.Grid[0] = uint32_t((Quads + G.Block[0] - 1) / G.Block[0]);
       return QuadEntry;
     }
+    // The grid-stride form on the launch's grid: quads 4 * SizeX apart, no index wrapping.
+    if (QuadAnyGrid && Count > SizeX && Count + 4 * SizeX <= 0x100000000u)
+      return QuadEntry;
     return Entry;
   }
   if (!StepEntry)

@@ -38,7 +38,8 @@ public:
   /// contiguous across them (the grid-stride walk of a small grid strides through memory).
   /// Where the kernel has a quad entry and its count is at most the launch's global size in x,
   /// the grid is narrowed in x to ceil(count / 4) work-items and the quad entry returned
-  /// (`CAJETA_GPU_QUADS=0` keeps the plain entry).
+  /// (`CAJETA_GPU_QUADS=0` keeps the plain entry); a quad entry exact on any grid is also taken
+  /// on the launch's own grid when the count is larger.
   const void* entryFor(const MarshalledArg* Args, LaunchGeometry& Geometry) const;
   /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
   void setStepEntry(const void* E, uint32_t CountParam) {
@@ -50,10 +51,12 @@ public:
     OnceEntry = E;
     OnceAnyGrid = AnyGrid;
   }
-  /// Sets the quad entry (TargetManifest::QuadSymbol) and its count parameter.
-  void setQuadEntry(const void* E, uint32_t CountParam) {
+  /// Sets the quad entry (TargetManifest::QuadSymbol), its count parameter and whether it is
+  /// exact on any grid (TargetManifest::QuadAnyGrid).
+  void setQuadEntry(const void* E, uint32_t CountParam, bool AnyGrid) {
     QuadEntry = E;
     QuadCountParam = CountParam;
+    QuadAnyGrid = AnyGrid;
   }
   const KernelFootprint& footprint() const { return Footprint; }
 
@@ -110,6 +113,7 @@ private:
   bool OnceAnyGrid = false;
   const void* QuadEntry = nullptr;
   uint32_t QuadCountParam = 0;
+  bool QuadAnyGrid = false;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;

@@ -142,7 +142,7 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
         fail(CAJETA_XPU_BUNDLE_ERROR,
              fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
                          Origin, K.Name, Quads, Target));
-      Made->setQuadEntry(QuadEntry, uint32_t(Count));
+      Made->setQuadEntry(QuadEntry, uint32_t(Count), It->second.QuadAnyGrid);
     }
     P->Kernels.push_back(std::move(Made));
   }

@@ -56,6 +56,29 @@ TEST(ElementWise, TriadOnEveryCountAndGrid) {
   }
 }
 
+TEST(ElementWise, TheRangeFormOnEveryCountAndGrid) {
+  xpu::Program P = compileProgram("ElementWise");
+  std::vector<Launch> All = launches();
+  All.push_back({4099, 1}); // 64 work-items walk 4,099 elements
+  All.push_back({100000, 3});
+  for (const Launch& L : All) {
+    size_t Len = L.N + 8;
+    std::vector<float> B = uniformData<float>(Len, 41 + L.N, -4, 4);
+    std::vector<float> C = uniformData<float>(Len, 42 + L.N, -4, 4);
+    auto A = filledBuffer<float>(Len, -7.0f);
+    runKernel(P.kernel("ElementWise.triadRange"), xpu::grid(L.Groups), xpu::block(Block), A,
+              toDevice(B), toDevice(C), 0.75f, L.N);
+    std::vector<float> Got = fromDevice(A);
+    for (size_t I = 0; I < Len; ++I) {
+      float Want = I < L.N ? std::fma(0.75f, C[I], B[I]) : -7.0f;
+      if (Got[I] != Want) { // contracted or not: within one rounding of the fma
+        EXPECT_NEAR(Got[I], I < L.N ? B[I] + 0.75f * C[I] : -7.0f, 1e-5f)
+            << label("triadRange", L) << " at " << I;
+      }
+    }
+  }
+}
+
 TEST(ElementWise, StatementsLocalsAndANeighbourUnderASelect) {
   xpu::Program P = compileProgram("ElementWise");
   for (const Launch& L : launches()) {

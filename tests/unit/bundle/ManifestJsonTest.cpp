@@ -382,6 +382,7 @@ TEST(ManifestJson, QuadEntriesRoundTripAndAreOptional) {
   TargetManifest& Cpu = In.Kernels[0].Targets.at("cpu-x86_64");
   Cpu.QuadSymbol = "k_quads";
   Cpu.QuadCountParam = 3;
+  Cpu.QuadAnyGrid = true;
   json J = json::parse(manifestToJson(In).dump());
   EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["quadSymbol"], "k_quads");
   Program Out;
@@ -389,6 +390,7 @@ TEST(ManifestJson, QuadEntriesRoundTripAndAreOptional) {
   ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
   EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").QuadSymbol, "k_quads");
   EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").QuadCountParam, 3);
+  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").QuadAnyGrid);
   // Bundles of older compilers have none: the plain entry runs.
   J["kernels"][0]["targets"]["cpu-x86_64"].erase("quadSymbol");
   J["kernels"][0]["targets"]["cpu-x86_64"].erase("quadCountParam");

@@ -21,6 +21,14 @@ public final class Q {
         int32 v = in[i];
         out[i] = v * v;
     }
+    @Kernel
+    public static void range(KernelBuffer<float32> out, KernelBuffer<float32> in, uint32 n) {
+        for (i, float32 v : in.range(n)) { out[i] = v * 2.0f; }
+    }
+    @Kernel
+    public static void walker(KernelBuffer<uint32> out, uint32 n) {
+        for (i, uint32 v : out.range(n)) { out[i] = KernelThread.globalIdX(); }
+    }
     // Not element-wise: a loop per element, a coordinate the quad launch changes, a signed
     // count, a load before the guard, a shared array, a statement after the guard.
     @Kernel
@@ -62,7 +70,13 @@ TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
   EXPECT_EQ(R.Manifests.at("Q.triad").QuadCountParam, 4);
   EXPECT_EQ(R.Manifests.at("Q.early").QuadSymbol, "cj_k_Q_early_quads");
   EXPECT_EQ(R.Manifests.at("Q.early").QuadCountParam, 2);
-  for (const char* Plain : {"Q.looped", "Q.local", "Q.signed", "Q.loadFirst", "Q.after"}) {
+  EXPECT_FALSE(R.Manifests.at("Q.triad").QuadAnyGrid);
+  // The grid-stride form walks quads on any grid, unless a step reads its work-item's id.
+  EXPECT_EQ(R.Manifests.at("Q.range").QuadSymbol, "cj_k_Q_range_quads");
+  EXPECT_EQ(R.Manifests.at("Q.range").QuadCountParam, 2);
+  EXPECT_TRUE(R.Manifests.at("Q.range").QuadAnyGrid);
+  for (const char* Plain :
+       {"Q.walker", "Q.looped", "Q.local", "Q.signed", "Q.loadFirst", "Q.after"}) {
     EXPECT_TRUE(R.Manifests.at(Plain).QuadSymbol.empty()) << Plain;
     EXPECT_EQ(R.Manifests.at(Plain).QuadCountParam, -1) << Plain;
   }
@@ -76,6 +90,8 @@ TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
   EXPECT_GE(countOf(Triad, "st.global.f32"), 1u) << Triad;
   std::string Early = entryBody(Ptx, "Q_early_quads");
   EXPECT_EQ(countOf(Early, ".v4.u32"), 2u) << Early; // the load of in, the store of out
+  std::string Range = entryBody(Ptx, "Q_range_quads");
+  EXPECT_EQ(countOf(Range, ".v4.f32"), 2u) << Range;
   // The plain entry is untouched.
   EXPECT_EQ(countOf(entryBody(Ptx, "Q_triad"), ".v4."), 0u);
   if (!testPtxas().empty()) {

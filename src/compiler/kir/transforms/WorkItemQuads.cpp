@@ -3,6 +3,7 @@
 
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Walk.h"
+#include "compiler/kir/transforms/GridStrideInterchange.h"
 
 #include <map>
 #include <vector>
@@ -30,6 +31,8 @@ struct GuardedKernel {
   uint32_t IndexLocal = 0;     // i = global_id x
   const Expr* Count = nullptr; // n as the guard reads it (a parameter or its local copy)
   int CountParam = -1;
+  bool Range = false;  // a grid-stride loop (`buf.range(n)`) rather than a guard
+  uint32_t LoopId = 0; // the range loop's id
 };
 
 /// Counts the assignments of each local under S.
@@ -85,6 +88,24 @@ bool plainExpr(const Expr* E) {
   return Plain;
 }
 
+/// The parameter a count local holds: the local's one assignment (in Prefix) is a parameter or
+/// another such local; -1 otherwise.
+int countParamOf(const Expr* Count, const std::vector<Stmt*>& Prefix,
+                 std::map<uint32_t, unsigned>& Assigned) {
+  for (unsigned Hops = 0; Hops < 4 && Count; ++Hops) {
+    if (Count->K == Expr::Kind::Param)
+      return int(Count->Index);
+    if (Count->K != Expr::Kind::Local || Assigned[Count->Index] != 1)
+      return -1;
+    const Expr* From = nullptr;
+    for (const Stmt* S : Prefix)
+      if (S->E->Index == Count->Index)
+        From = S->E->Ops[0];
+    Count = From;
+  }
+  return -1;
+}
+
 bool match(const Function& F, GuardedKernel& G) {
   if (!F.IsKernel || !F.Body || F.HasBarrier || F.UsesWave || F.UsesTiles ||
       !F.SharedArrays.empty() || !F.PrivateArrays.empty())
@@ -94,15 +115,22 @@ bool match(const Function& F, GuardedKernel& G) {
   size_t At = 0;
   while (At < Top.size() && Top[At]->K == Stmt::Kind::Eval)
     ++At;
-  if (At == Top.size() || Top[At]->K != Stmt::Kind::If || Top[At]->Else)
+  if (At == Top.size())
     return false;
   const Stmt* Guard = Top[At];
   G.Prefix.assign(Top.begin(), Top.begin() + At);
+  G.Guarded.clear();
+  G.Range = Guard->K == Stmt::Kind::Loop;
   const Expr* C = Guard->E;
   if (!C || C->K != Expr::Kind::Binary || C->Ops.size() != 2 || C->Ops[0]->K != Expr::Kind::Local)
     return false;
-  G.Guarded.clear();
-  if (C->BOp == BinaryOp::Lt && At + 1 == Top.size()) { // if (i < n) { ... }
+  if (G.Range) { // for (i, T v : buf.range(n)) { ... }, each step on its index alone
+    if (!Guard->GridStride || !GridStrideInterchange::stepsIndependent(F) || C->BOp != BinaryOp::Lt)
+      return false;
+    flatten(Guard->LoopBody, G.Guarded);
+  } else if (Guard->K != Stmt::Kind::If || Guard->Else) {
+    return false;
+  } else if (C->BOp == BinaryOp::Lt && At + 1 == Top.size()) { // if (i < n) { ... }
     flatten(Guard->Then, G.Guarded);
   } else if (C->BOp == BinaryOp::Ge) { // if (i >= n) return; ...
     std::vector<Stmt*> Then;
@@ -117,12 +145,18 @@ bool match(const Function& F, GuardedKernel& G) {
     return false;
   std::map<uint32_t, unsigned> Assigned = assignments(F.Body);
   // The prefix: local copies computed without memory (a load there would run for work-items
-  // past the count in the original, and checked builds would report it).
+  // past the count in the original, and checked builds would report it). The range form's
+  // stride (the grid's size) is read only by its step, which the rewrite replaces.
   for (const Stmt* S : G.Prefix) {
-    if (!S->E || S->E->K != Expr::Kind::Assign || S->E->Ops.size() != 1 || !plainExpr(S->E->Ops[0]))
+    if (!S->E || S->E->K != Expr::Kind::Assign || S->E->Ops.size() != 1)
+      return false;
+    const Expr* V = S->E->Ops[0];
+    bool Stride = G.Range && V->K == Expr::Kind::Intrinsic && V->IOp == IntrinsicOp::GlobalSize &&
+                  V->Dim == 0;
+    if (!Stride && !plainExpr(V))
       return false;
     bool Memory = false;
-    forEachExpr(S->E->Ops[0], [&](const Expr* X) {
+    forEachExpr(V, [&](const Expr* X) {
       Memory |= X->K == Expr::Kind::Load || X->K == Expr::Kind::Store ||
                 X->K == Expr::Kind::Atomic || X->K == Expr::Kind::Assign;
     });
@@ -132,10 +166,16 @@ bool match(const Function& F, GuardedKernel& G) {
   for (const Stmt* S : G.Guarded)
     if (S->K != Stmt::Kind::Eval || !S->E || !plainExpr(S->E))
       return false;
-  // i: the one assignment of its local, from the global index in x, in the prefix.
+  // i: assigned from the global index in x in the prefix, and elsewhere only by the range
+  // loop's step.
   G.IndexLocal = C->Ops[0]->Index;
-  if (!isU32(F.Locals[G.IndexLocal].Ty) || Assigned[G.IndexLocal] != 1)
+  if (!isU32(F.Locals[G.IndexLocal].Ty) || Assigned[G.IndexLocal] != (G.Range ? 2u : 1u))
     return false;
+  if (G.Range) {
+    std::map<uint32_t, unsigned> InStep = assignments(Guard->Step);
+    if (InStep[G.IndexLocal] != 1)
+      return false;
+  }
   bool IndexFromId = false;
   for (const Stmt* S : G.Prefix) {
     const Expr* V = S->E->Ops[0];
@@ -146,16 +186,9 @@ bool match(const Function& F, GuardedKernel& G) {
     return false;
   // n: a uint32 parameter, or a local the prefix assigns from one and nothing else assigns.
   G.Count = C->Ops[1];
-  if (!isU32(G.Count->Ty))
-    return false;
-  if (G.Count->K == Expr::Kind::Param) {
-    G.CountParam = int(G.Count->Index);
-  } else if (G.Count->K == Expr::Kind::Local && Assigned[G.Count->Index] == 1) {
-    for (const Stmt* S : G.Prefix)
-      if (S->E->Index == G.Count->Index && S->E->Ops[0]->K == Expr::Kind::Param)
-        G.CountParam = int(S->E->Ops[0]->Index);
-  }
-  return G.CountParam >= 0 && G.CountParam < int(F.Params.size()) &&
+  G.CountParam = countParamOf(G.Count, G.Prefix, Assigned);
+  G.LoopId = Guard->LoopId;
+  return isU32(G.Count->Ty) && G.CountParam >= 0 && G.CountParam < int(F.Params.size()) &&
          isU32(F.Params[G.CountParam].Ty);
 }
 
@@ -281,6 +314,11 @@ int WorkItemQuads::countParam(const Function& K) {
   return match(K, G) ? G.CountParam : -1;
 }
 
+bool WorkItemQuads::anyGrid(const Function& K) {
+  GuardedKernel G;
+  return match(K, G) && G.Range;
+}
+
 bool WorkItemQuads::rewrite(Function& F, Module& M) {
   GuardedKernel G;
   if (!match(F, G))
@@ -339,7 +377,35 @@ bool WorkItemQuads::rewrite(Function& F, Module& M) {
   Split->Then = Fast;
   Split->Else = Slow;
   Stmt* Body = M.newStmt(Stmt::Kind::Block, Loc);
-  Body->Body = {SetBase, Split};
+  if (!G.Range) {
+    Body->Body = {SetBase, Split};
+    F.Body = Body;
+    return true;
+  }
+  // The range form: quads of the count, a grid of quads apart, `for ($base < n) {...} step
+  // $base += 4 * the grid's size` (the runtime keeps n + 4 * the grid's size within 32 bits).
+  uint32_t Step = uint32_t(F.Locals.size());
+  F.Locals.push_back(Local{"$step", Type::scalar(ScalarType::U32), Loc});
+  Expr* Size = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
+  Size->IOp = IntrinsicOp::GlobalSize;
+  Size->Dim = 0;
+  Expr* Times4 = M.newExpr(Expr::Kind::Binary, Size->Ty, Loc);
+  Times4->BOp = BinaryOp::Mul;
+  Times4->NoWrap = true;
+  Times4->Ops = {Size, Q.constant(Width, Loc)};
+  Stmt* Loop = M.newStmt(Stmt::Kind::Loop, Loc);
+  Loop->LoopId = G.LoopId;
+  Expr* Within = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::Bool), Loc);
+  Within->BOp = BinaryOp::Lt;
+  Within->Ops = {Q.local(Base, Loc), cloneExpr(Count, M)};
+  Loop->E = Within;
+  Loop->LoopBody = M.newStmt(Stmt::Kind::Block, Loc);
+  Loop->LoopBody->Body = {Split};
+  Expr* Next = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::U32), Loc);
+  Next->BOp = BinaryOp::Add;
+  Next->Ops = {Q.local(Base, Loc), Q.local(Step, Loc)};
+  Loop->Step = Q.assign(Base, Next, Loc);
+  Body->Body = {SetBase, Q.assign(Step, Times4, Loc), Loop};
   F.Body = Body;
   return true;
 }

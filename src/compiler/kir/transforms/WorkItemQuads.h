@@ -6,12 +6,14 @@
 // vector accesses reach the copy's own.
 //
 // The kernels it takes are the `if (i < n) { ... }` form (or `if (i >= n) return; ...`) with i
-// the global index in x and n a 32-bit unsigned parameter, whose guarded statements are a
+// the global index in x and n a 32-bit unsigned parameter, and the grid-stride loop `for (i, T v
+// : buf.range(n))` whose steps depend on their index alone, whose guarded statements are a
 // straight line (no branch, loop, call, wave, tile, shared or private array, coordinate but the
 // global index). Work-items run unordered, so the four copies may interleave in any way that
 // keeps each copy's own order; the rewrite loads every copy's operands of a statement before any
 // copy's store of it. The runtime takes the entry where n is at most the launch's global size in
-// x (so no work-item past the launch would do anything), on a grid of ceil(n / 4) work-items.
+// x (so no work-item past the launch would do anything), on a grid of ceil(n / 4) work-items, and
+// for the grid-stride form on the launch's own grid when n is larger.
 #pragma once
 
 #include "bundle/Manifest.h"
@@ -26,6 +28,10 @@ public:
   /// The scalar parameter (uint32) K's guard compares the global index in x with, or -1 where K
   /// has no quad form.
   static int countParam(const Function& K);
+  /// Whether K's quad entry is exact on any grid: the grid-stride form (`for (i, T v :
+  /// buf.range(n))` whose steps each depend on their index alone), which walks quads a grid of
+  /// quads apart. The guarded form's is exact only where n is within the launch.
+  static bool anyGrid(const Function& K);
   /// Rewrites F (a copy the caller owns, new nodes in Scratch) into the quad entry:
   /// `$base = global_id x * 4; if ($base + 3 < n) { the four copies, guards dropped, loads of
   /// each statement first } else { each copy under its own guard }`. False, changing nothing,

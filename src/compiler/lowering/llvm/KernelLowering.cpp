@@ -245,6 +245,7 @@ void KernelLowering::emitQuadEntry(const kir::Function& KF, const kir::Function&
     F->addFnAttr(QuadEntryAttribute);
     TMan.QuadSymbol = Quads->Symbol;
     TMan.QuadCountParam = Count;
+    TMan.QuadAnyGrid = kir::WorkItemQuads::anyGrid(Lowered);
   }
   Inlined.push_back(std::move(Quads));
 }
