@@ -202,6 +202,16 @@ std::string PayloadAbiCheck::checkTarget(const Program& P, const std::string& Ta
         Problem = Module != ByTarget.end()
                       ? checkSpirv(K, It->second, *Module->second)
                       : kernelPrefix(K) + "no payload '" + T + ":" + K.Name + "' holds its code";
+        // The quad entry's module takes the same arguments (entry QuadSymbol).
+        if (Problem.empty() && T == "spirv" && !It->second.QuadSymbol.empty()) {
+          TargetManifest Quads = It->second;
+          Quads.Symbol = Quads.QuadSymbol;
+          auto QuadModule = ByTarget.find("spirv-quads:" + K.Name);
+          Problem = QuadModule != ByTarget.end()
+                        ? checkSpirv(K, Quads, *QuadModule->second)
+                        : kernelPrefix(K) + "no payload 'spirv-quads:" + K.Name +
+                              "' holds its quad entry";
+        }
       }
       if (!Problem.empty())
         return T + ": " + Problem;

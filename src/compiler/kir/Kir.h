@@ -246,7 +246,9 @@ enum class IntrinsicOp : uint8_t {
               //   (its elements Index * 4 / size * chunk ..; the words of one chunk are loaded
               //   once); Index 1, 2 or 4
   StoreWords, // {shared, dst, w0 .. w(Index-1)}: void; the words' elements (of the shared
-              //   array's type, 1, 2 or 4 bytes, not bool) stored from shared[dst] on
+              //   array's type, 1, 2 or 4 bytes, not bool) stored from shared[dst] on.
+              //   {buffer, chunk, w0 .. w(Index-1)} (kir::WorkItemQuads, elements of 4 bytes):
+              //   the Index-word chunk `chunk` of the buffer stored whole, as LoadWord reads it
   // The CPU tile tier's leaf (kir::TileLowering with CpuDotBf16 / CpuDotInt8; only the CPU
   // target lowers it): {c, ci, a, ai, b, bi, M, N, K}, void; Index is its MmaInput. c is a
   // shared array holding an M x N row-major matrix from element ci, a and b shared arrays

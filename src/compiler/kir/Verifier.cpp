@@ -1023,8 +1023,11 @@ private:
         problem(E, "store_words operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
     }
     ScalarType Elem = E->Ops[0]->Ty.Elem;
-    if (E->Ops[0]->K != Expr::Kind::SharedRef || Elem == ScalarType::Bool ||
-        bundle::scalarTypeSize(Elem) > 4 || !E->Ty.isVoid())
+    bool Shared = E->Ops[0]->K == Expr::Kind::SharedRef && Elem != ScalarType::Bool &&
+                  bundle::scalarTypeSize(Elem) <= 4;
+    bool Chunk = E->Ops[0]->K == Expr::Kind::Param && E->Ops[0]->Ty.isBuffer() &&
+                 Elem != ScalarType::Bool && bundle::scalarTypeSize(Elem) == 4;
+    if (!(Shared || Chunk) || !E->Ty.isVoid())
       problem(E, "store_words into " + E->Ops[0]->Ty.str());
   }
 

@@ -274,7 +274,94 @@ public:
     return S;
   }
 
+  /// Where the k-th hoisted load of every copy reads a buffer of 4-byte elements at the copy's
+  /// own index, the four read one chunk: each takes its word of the chunk (LoadWord).
+  void loadChunks(std::vector<std::vector<Stmt*>>& Loads, uint32_t IndexLocal) {
+    for (size_t K = 0; K < Loads[0].size(); ++K) {
+      bool Whole = true;
+      for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
+        const Expr* V = K < Loads[C].size() ? Loads[C][K]->E->Ops[0] : nullptr;
+        Whole &= V && V->K == Expr::Kind::Load && wordSized(V->Ops[0]) &&
+                 V->Ops[0]->Index == Loads[0][K]->E->Ops[0]->Ops[0]->Index &&
+                 copyIndex(V->Ops[1], C, IndexLocal);
+      }
+      if (!Whole)
+        continue;
+      for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
+        Expr*& V = Loads[C][K]->E->Ops[0];
+        Expr* Word = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), V->Loc);
+        Word->IOp = IntrinsicOp::LoadWord;
+        Word->Index = WorkItemQuads::Width;
+        Word->Dim = uint8_t(C);
+        Word->Ops = {V->Ops[0], chunk(V->Loc)};
+        V = fromWord(Word, V->Ty);
+      }
+    }
+  }
+
+  /// Where every copy of a statement stores to one buffer of 4-byte elements at the copy's own
+  /// index, one store of the whole chunk (StoreWords) with the copies' values in order; null
+  /// otherwise.
+  Stmt* storeChunk(const std::vector<Stmt*>& Copies, uint32_t IndexLocal) {
+    std::vector<Expr*> Values;
+    for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
+      const Expr* E = Copies[C]->E;
+      if (E->K != Expr::Kind::Store || !wordSized(E->Ops[0]) ||
+          E->Ops[0]->Index != Copies[0]->E->Ops[0]->Index || !copyIndex(E->Ops[1], C, IndexLocal) ||
+          hasSideEffect(E->Ops[2]))
+        return nullptr;
+      Values.push_back(E->Ops[2]);
+    }
+    SourceLoc Loc = Copies[0]->Loc;
+    Expr* Store = M.newExpr(Expr::Kind::Intrinsic, Type::voidTy(), Loc);
+    Store->IOp = IntrinsicOp::StoreWords;
+    Store->Index = WorkItemQuads::Width;
+    Store->Ops = {Copies[0]->E->Ops[0], chunk(Loc)};
+    for (Expr* V : Values)
+      Store->Ops.push_back(toWord(V));
+    Stmt* S = M.newStmt(Stmt::Kind::Eval, Loc);
+    S->E = Store;
+    return S;
+  }
+
 private:
+  static bool wordSized(const Expr* Buffer) {
+    ScalarType E = Buffer->Ty.Elem;
+    return Buffer->K == Expr::Kind::Param &&
+           (E == ScalarType::F32 || E == ScalarType::I32 || E == ScalarType::U32);
+  }
+
+  /// Whether E is copy C's own index: its copy of i, or $base + C.
+  bool copyIndex(const Expr* E, unsigned C, uint32_t IndexLocal) const {
+    if (E->K == Expr::Kind::Local)
+      return E->Index == Renamed[C][IndexLocal] || (C == 0 && E->Index == Base);
+    return E->K == Expr::Kind::Binary && E->BOp == BinaryOp::Add &&
+           E->Ops[0]->K == Expr::Kind::Local && E->Ops[0]->Index == Base &&
+           E->Ops[1]->K == Expr::Kind::Const && E->Ops[1]->IntValue == C;
+  }
+
+  /// The quad's chunk of four elements: $base / 4.
+  Expr* chunk(SourceLoc Loc) {
+    Expr* E = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
+    E->IOp = IntrinsicOp::ShiftRight;
+    E->Ops = {local(Base, Loc), constant(2, Loc)};
+    return E;
+  }
+
+  /// A word as a value of T (float32: its bits; int32: the same bits) and back.
+  Expr* fromWord(Expr* Word, Type T) { return bits(Word, T); }
+  Expr* toWord(Expr* V) { return bits(V, Type::scalar(ScalarType::U32)); }
+  Expr* bits(Expr* V, Type T) {
+    if (V->Ty == T)
+      return V;
+    bool Float = V->Ty.Elem == ScalarType::F32 || T.Elem == ScalarType::F32;
+    Expr* E = M.newExpr(Float ? Expr::Kind::Intrinsic : Expr::Kind::Cast, T, V->Loc);
+    if (Float)
+      E->IOp = IntrinsicOp::Bitcast;
+    E->Ops = {V};
+    return E;
+  }
+
   Expr* rename(Expr* E, unsigned Copy) {
     if (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign)
       E->Index = Renamed[Copy][E->Index];
@@ -294,7 +381,7 @@ private:
       hoist(E->Ops[I], Out);
     if (E->K != Expr::Kind::Load)
       return;
-    Local T{"$q" + std::to_string(Out.size()), E->Ty, E->Loc};
+    Local T{"$q" + std::to_string(F.Locals.size()), E->Ty, E->Loc};
     uint32_t L = uint32_t(F.Locals.size());
     F.Locals.push_back(T);
     Out.push_back(assign(L, E, E->Loc));
@@ -319,7 +406,7 @@ bool WorkItemQuads::anyGrid(const Function& K) {
   return match(K, G) && G.Range;
 }
 
-bool WorkItemQuads::rewrite(Function& F, Module& M) {
+bool WorkItemQuads::rewrite(Function& F, Module& M, bool WholeChunks) {
   GuardedKernel G;
   if (!match(F, G))
     return false;
@@ -341,15 +428,23 @@ bool WorkItemQuads::rewrite(Function& F, Module& M) {
   std::vector<Stmt*> Line = G.Prefix;
   Line.insert(Line.end(), G.Guarded.begin(), G.Guarded.end());
   for (const Stmt* S : Line) {
-    std::vector<Stmt*> Copies, Loads;
+    std::vector<Stmt*> Copies;
+    std::vector<std::vector<Stmt*>> Loads(Width); // each copy's, in the same order
     for (unsigned C = 0; C < Width; ++C) {
       Copies.push_back(Q.copy(S, C));
-      Q.hoistLoads(Copies.back(), Loads);
+      Q.hoistLoads(Copies.back(), Loads[C]);
+    }
+    if (WholeChunks)
+      Q.loadChunks(Loads, G.IndexLocal);
+    for (const std::vector<Stmt*>& L : Loads)
+      Fast->Body.insert(Fast->Body.end(), L.begin(), L.end());
+    if (Stmt* Chunk = WholeChunks ? Q.storeChunk(Copies, G.IndexLocal) : nullptr) {
+      Fast->Body.push_back(Chunk);
+      continue;
     }
     // The copies' stores last to first: the slow path below ends with the last copy's store,
     // which the CFG simplification would otherwise sink out of both paths into their join,
     // splitting the fast path's run of stores.
-    Fast->Body.insert(Fast->Body.end(), Loads.begin(), Loads.end());
     Fast->Body.insert(Fast->Body.end(), Copies.rbegin(), Copies.rend());
   }
   // Otherwise each copy in turn under its own guard.

@@ -35,8 +35,10 @@ public:
   /// Rewrites F (a copy the caller owns, new nodes in Scratch) into the quad entry:
   /// `$base = global_id x * 4; if ($base + 3 < n) { the four copies, guards dropped, loads of
   /// each statement first } else { each copy under its own guard }`. False, changing nothing,
-  /// where countParam(F) < 0.
-  static bool rewrite(Function& F, Module& Scratch);
+  /// where countParam(F) < 0. With WholeChunks (targets without a vectorizer of their own:
+  /// SPIR-V), the fast path's four loads of a buffer of 4-byte elements at the copies' indices
+  /// read one 16-byte chunk (LoadWord) and the four stores write it whole (StoreWords).
+  static bool rewrite(Function& F, Module& Scratch, bool WholeChunks = false);
 };
 
 } // namespace cajeta::kir

@@ -108,6 +108,27 @@ uint32_t SpirvEmitter::emitLoadWord(const Expr* E) {
 }
 
 uint32_t SpirvEmitter::emitStoreWords(const Expr* E) {
+  if (E->Ops[0]->K == Expr::Kind::Param) {
+    // {buffer, chunk, words...}: the chunk whole, one vector store through the word view.
+    ArrayRef Dst = arrayOf(E->Ops[0]);
+    const unsigned WordCount = E->Index;
+    Words Parts;
+    for (size_t I = 1; I < E->Ops.size(); ++I)
+      Parts.push_back(emitExpr(E->Ops[I]));
+    if (!Error.empty())
+      return 0;
+    uint32_t Chunk = Parts.front();
+    Parts.erase(Parts.begin());
+    uint32_t Vec = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
+    uint32_t Value = WordCount == 1 ? Parts[0] : op(spv::Op::OpCompositeConstruct, Vec, Parts);
+    Words Store = {op(spv::Op::OpAccessChain, Mb.typePointer(spv::StorageClass::StorageBuffer, Vec),
+                      {wordView(Dst.KernelParam, WordCount), Mb.constU32(0), Chunk}),
+                   Value};
+    for (uint32_t W : memoryAccess())
+      Store.push_back(W);
+    opVoid(spv::Op::OpStore, Store);
+    return 0;
+  }
   // {shared, dst, words...}: each word as its 4 / size elements of the shared array's type.
   ArrayRef Dst = arrayOf(E->Ops[0]);
   const unsigned Size = bundle::scalarTypeSize(Dst.Elem.Elem), PerWord = 4 / Size;

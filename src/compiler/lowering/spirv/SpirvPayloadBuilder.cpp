@@ -5,6 +5,8 @@
 
 #include "bundle/Hash.h"
 #include "bundle/VulkanKernelAbi.h"
+#include "compiler/kir/Clone.h"
+#include "compiler/kir/transforms/WorkItemQuads.h"
 #include "compiler/lowering/spirv/SpirvTools.h"
 
 #include <cstring>
@@ -18,6 +20,39 @@ std::string join(const std::vector<std::string>& Parts) {
   for (const std::string& P : Parts)
     Out += (Out.empty() ? "" : ",") + P;
   return Out;
+}
+
+/// Kernel F's module K as the payload Target, with the attributes VulkanKernelAbi.h describes.
+bundle::Payload payloadOf(const kir::Function& F, const SpirvKernel& K, const std::string& Target,
+                          const SpirvEmitOptions& Options) {
+  bundle::Payload P;
+  P.Target = Target;
+  P.Format = "spirv";
+  P.Bytes.resize(K.Module.size() * 4);
+  std::memcpy(P.Bytes.data(), K.Module.data(), P.Bytes.size());
+  std::vector<std::string> Slots;
+  for (const ParamSlot& S : K.Slots)
+    Slots.push_back(std::to_string(S.Param) + ":" + std::to_string(S.Offset) + ":" +
+                    std::to_string(S.Size));
+  P.Attributes = {
+      {"kernel", F.Name},
+      {"entry", K.EntryPoint},
+      {"vulkan_abi", std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION)},
+      {"spirv_version", "1.3"},
+      {"capabilities", join(K.Capabilities)},
+      {"extensions", join(K.Extensions)},
+      {"float_atomic_add", K.UsesNativeFloatAtomicAdd ? "native" : "cas"},
+      {"param_block", K.ParamBlockBytes == 0  ? "none"
+                      : K.ParamBlockIsUniform ? "uniform"
+                                              : "push-constant"},
+      {"param_block_bytes", std::to_string(K.ParamBlockBytes)},
+      {"param_slots", join(Slots)},
+      {"check_bounds", Options.CheckBounds ? "1" : "0"},
+      {"dynamic_shared_element_bytes", std::to_string(K.DynamicSharedElementBytes)},
+      {"per_wave_shared_bytes", std::to_string(K.PerWaveSharedBytes)},
+      {"grid_count", K.ReadsGridCount ? "read" : "unread"},
+  };
+  return P;
 }
 
 } // namespace
@@ -135,33 +170,8 @@ bool SpirvPayloadBuilder::buildVariant(const kir::Module& Source, const SpirvEmi
       Imprecise->push_back(F->Name);
     Fma |= K.UsesImpreciseFma;
     Transcendental |= K.UsesImpreciseTranscendentals;
-    bundle::Payload P;
-    P.Target = Matrices ? coopMatrixPayloadTarget(F->Name) : payloadTarget(F->Name);
-    P.Format = "spirv";
-    P.Bytes.resize(K.Module.size() * 4);
-    std::memcpy(P.Bytes.data(), K.Module.data(), P.Bytes.size());
-    std::vector<std::string> Slots;
-    for (const ParamSlot& S : K.Slots)
-      Slots.push_back(std::to_string(S.Param) + ":" + std::to_string(S.Offset) + ":" +
-                      std::to_string(S.Size));
-    P.Attributes = {
-        {"kernel", F->Name},
-        {"entry", K.EntryPoint},
-        {"vulkan_abi", std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION)},
-        {"spirv_version", "1.3"},
-        {"capabilities", join(K.Capabilities)},
-        {"extensions", join(K.Extensions)},
-        {"float_atomic_add", K.UsesNativeFloatAtomicAdd ? "native" : "cas"},
-        {"param_block", K.ParamBlockBytes == 0  ? "none"
-                        : K.ParamBlockIsUniform ? "uniform"
-                                                : "push-constant"},
-        {"param_block_bytes", std::to_string(K.ParamBlockBytes)},
-        {"param_slots", join(Slots)},
-        {"check_bounds", Options.CheckBounds ? "1" : "0"},
-        {"dynamic_shared_element_bytes", std::to_string(K.DynamicSharedElementBytes)},
-        {"per_wave_shared_bytes", std::to_string(K.PerWaveSharedBytes)},
-        {"grid_count", K.ReadsGridCount ? "read" : "unread"},
-    };
+    bundle::Payload P = payloadOf(
+        *F, K, Matrices ? coopMatrixPayloadTarget(F->Name) : payloadTarget(F->Name), Options);
     if (Matrices)
       P.Attributes["cooperative_matrix"] = join(K.CooperativeMatrixShapes);
     bundle::TargetManifest TM;
@@ -174,10 +184,34 @@ bool SpirvPayloadBuilder::buildVariant(const kir::Module& Source, const SpirvEmi
       TM.TileTier = Matrices ? "native" : "portable";
       TM.TileWaves = F->TileWaves;
     }
-    (Matrices ? R.CoopMatrixManifests : R.Manifests)[F->Name] = TM;
     R.Payloads.push_back(std::move(P));
+    if (!Matrices && !Options.CheckBounds)
+      addQuads(M, *F, Options, TM, R);
+    (Matrices ? R.CoopMatrixManifests : R.Manifests)[F->Name] = TM;
   }
   return true;
+}
+
+void SpirvPayloadBuilder::addQuads(const kir::Module& M, const kir::Function& F,
+                                   const SpirvEmitOptions& Options, bundle::TargetManifest& TM,
+                                   SpirvBuildResult& R) {
+  int Count = kir::WorkItemQuads::countParam(F);
+  if (Count < 0)
+    return;
+  kir::Module Scratch;
+  std::unique_ptr<kir::Function> Quads = kir::cloneFunction(F, Scratch);
+  Quads->Symbol += "_quads";
+  if (!kir::WorkItemQuads::rewrite(*Quads, Scratch, /*WholeChunks=*/true))
+    return;
+  SpirvKernel K = SpirvEmitter::emitKernel(M, *Quads, Options);
+  if (!K.Ok) {
+    R.Errors.push_back("kernel '" + F.Name + "' (four work-items to a work-item): " + K.Error);
+    return;
+  }
+  R.Payloads.push_back(payloadOf(F, K, quadsPayloadTarget(F.Name), Options));
+  TM.QuadSymbol = K.EntryPoint;
+  TM.QuadCountParam = Count;
+  TM.QuadAnyGrid = kir::WorkItemQuads::anyGrid(F);
 }
 
 bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOptions& Options,

@@ -14,7 +14,7 @@
 namespace cajeta::lowering::spirv {
 
 struct SpirvBuildResult {
-  std::vector<bundle::Payload> Payloads;                   // "spirv:<kernel>"
+  std::vector<bundle::Payload> Payloads; // "spirv:<kernel>" (and "spirv-quads:<kernel>")
   std::map<std::string, bundle::TargetManifest> Manifests; // kernel name -> manifest "spirv"
   /// Tile kernels with cooperative matrices too ("spirv-coopmat:<kernel>" payloads): their
   /// manifests for the target "spirv-coopmat".
@@ -36,6 +36,12 @@ public:
     return "spirv-coopmat:" + Kernel;
   }
 
+  /// An element-wise kernel's quad entry (kir::WorkItemQuads, its loads and stores in whole
+  /// 16-byte chunks): its payload; its entry is the "spirv" manifest's QuadSymbol.
+  static std::string quadsPayloadTarget(const std::string& Kernel) {
+    return "spirv-quads:" + Kernel;
+  }
+
   /// The KIR pipeline the SPIR-V emitter relies on (kir::runPipeline).
   static kir::PipelineConfig pipelineConfig(const SpirvEmitOptions& Options);
 
@@ -54,6 +60,10 @@ public:
                        std::string& Error);
 
 private:
+  /// F's quad entry (unchecked builds): its payload into R, its entry into TM.
+  static void addQuads(const kir::Module& M, const kir::Function& F,
+                       const SpirvEmitOptions& Options, bundle::TargetManifest& TM,
+                       SpirvBuildResult& R);
   /// One form of the program's Vulkan kernels into R: every kernel (the portable tiles), or with
   /// Options.CoopMatrixTiles the tile kernels with cooperative matrices. False when the pipeline
   /// fails for the whole module (R.Errors says why).

@@ -48,6 +48,8 @@ public:
   /// A tile kernel may also have a "spirv-coopmat:<kernel>" payload (cooperative matrices, its
   /// manifest under that target): it is taken instead where Device lists every product the
   /// payload multiplies, unless CAJETA_GPU_COOPMATRIX_IMPL=software asks for the portable tile.
+  /// An element-wise kernel may have a "spirv-quads:<kernel>" payload (its quad entry): it is
+  /// added beside the kernel's own module as "<kernel>#quads".
   const bundle::Payload* choosePayload(const bundle::Program& Desc,
                                        const BackendDevice& Device) const override {
     thread_local bundle::Payload Combined;
@@ -57,10 +59,13 @@ public:
     std::string Names;
     const auto& Vulkan = static_cast<const VulkanDevice&>(Device);
     std::map<std::string, const bundle::Payload*> MatrixModules; // kernel -> its coopmat module
-    if (!portableTilesAsked())
-      for (const bundle::Payload& Each : Desc.Payloads)
-        if (Each.Target.rfind("spirv-coopmat:", 0) == 0)
-          MatrixModules.emplace(Each.Target.substr(14), &Each);
+    std::map<std::string, const bundle::Payload*> QuadModules;   // kernel -> its quad entry's
+    for (const bundle::Payload& Each : Desc.Payloads) {
+      if (Each.Target.rfind("spirv-coopmat:", 0) == 0 && !portableTilesAsked())
+        MatrixModules.emplace(Each.Target.substr(14), &Each);
+      if (Each.Target.rfind("spirv-quads:", 0) == 0)
+        QuadModules.emplace(Each.Target.substr(12), &Each);
+    }
     for (const bundle::Payload& Each : Desc.Payloads) {
       if (Each.Target.rfind("spirv:", 0) != 0)
         continue;
@@ -77,34 +82,47 @@ public:
           note("'" + Kernel + "' keeps the software tile on '" + Vulkan.name() + "': " + Why);
         Matrices = nullptr;
       }
-      const bundle::Payload& P = Matrices ? *Matrices : Each;
       const char* Target = Matrices ? "spirv-coopmat" : "spirv";
-      Names += (Names.empty() ? "" : ",") + Kernel;
-      auto Put = [&](const std::string& Key, std::string Value) {
-        Combined.Attributes[Kernel + "/" + Key] = std::move(Value);
-      };
-      for (const auto& [Key, Value] : P.Attributes)
-        Put(Key, Value);
-      Put("format", P.Format);
-      Put("offset", std::to_string(Combined.Bytes.size()));
-      Put("size", std::to_string(P.Bytes.size()));
-      Put("param_count", std::to_string(Info->Params.size()));
-      std::string Buffers;
-      for (size_t I = 0; I != Info->Params.size(); ++I)
-        if (Info->Params[I].Kind == bundle::ParamKind::Buffer)
-          Buffers += (Buffers.empty() ? "" : ",") + std::to_string(I);
-      Put("buffers", Buffers);
-      Put("manifest_target", Target);
+      addModule(Combined, Names, Kernel, *Info, Matrices ? *Matrices : Each, Target);
+      // The element-wise kernel's quad entry, a module of its own ("<kernel>#quads") that the
+      // runtime finds by the manifest's QuadSymbol.
+      auto Quads = QuadModules.find(Kernel);
       auto T = Info->Targets.find(Target);
-      Put("static_shared_bytes",
-          std::to_string(T == Info->Targets.end() ? 0 : T->second.StaticSharedBytes));
-      Combined.Bytes.insert(Combined.Bytes.end(), P.Bytes.begin(), P.Bytes.end());
+      if (!Matrices && Quads != QuadModules.end() && T != Info->Targets.end() &&
+          !T->second.QuadSymbol.empty())
+        addModule(Combined, Names, Kernel + "#quads", *Info, *Quads->second, Target);
     }
     // A program without kernels (host code only) loads anywhere: nothing in it needs SPIR-V.
     if (Names.empty() && !Desc.Kernels.empty())
       return nullptr;
     Combined.Attributes["kernels"] = Names;
     return &Combined;
+  }
+
+  /// Appends module P of kernel Info, as Key, to the combined payload (see choosePayload).
+  static void addModule(bundle::Payload& Combined, std::string& Names, const std::string& Key,
+                        const bundle::KernelInfo& Info, const bundle::Payload& P,
+                        const char* Target) {
+    Names += (Names.empty() ? "" : ",") + Key;
+    auto Put = [&](const std::string& Name, std::string Value) {
+      Combined.Attributes[Key + "/" + Name] = std::move(Value);
+    };
+    for (const auto& [Name, Value] : P.Attributes)
+      Put(Name, Value);
+    Put("format", P.Format);
+    Put("offset", std::to_string(Combined.Bytes.size()));
+    Put("size", std::to_string(P.Bytes.size()));
+    Put("param_count", std::to_string(Info.Params.size()));
+    std::string Buffers;
+    for (size_t I = 0; I != Info.Params.size(); ++I)
+      if (Info.Params[I].Kind == bundle::ParamKind::Buffer)
+        Buffers += (Buffers.empty() ? "" : ",") + std::to_string(I);
+    Put("buffers", Buffers);
+    Put("manifest_target", Target);
+    auto T = Info.Targets.find(Target);
+    Put("static_shared_bytes",
+        std::to_string(T == Info.Targets.end() ? 0 : T->second.StaticSharedBytes));
+    Combined.Bytes.insert(Combined.Bytes.end(), P.Bytes.begin(), P.Bytes.end());
   }
 
   bool init(std::string& Why) {
