@@ -271,7 +271,7 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
     LastProgram = &Program;
   }
   LastKernel = &K;
-  LaunchGeometry Run = Geometry; // the entry may widen the grid (Kernel::entryFor)
+  LaunchGeometry Run = Geometry; // the entry may widen or narrow the grid (Kernel::entryFor)
   if (Chained)
     chainLaunchLocked(K, Args, Geometry, Sub);
   else if (Windowed && Queue->dispatchesWindows()) {
@@ -285,9 +285,9 @@ void Stream::launch(const Kernel& K, const LoadedProgram& Program, MarshalledArg
   noteAccesses(Uses, UseCount, TraceStart);
   if (T)
     traceCommand(*T, TraceStart, "launch", K.name(),
-                 fmt::format("grid [{},{},{}] block [{},{},{}]{}", Geometry.Grid[0],
-                             Geometry.Grid[1], Geometry.Grid[2], Geometry.Block[0],
-                             Geometry.Block[1], Geometry.Block[2], placementText(Geometry)),
+                 fmt::format("grid [{},{},{}] block [{},{},{}]{}", Run.Grid[0], Run.Grid[1],
+                             Run.Grid[2], Run.Block[0], Run.Block[1], Run.Block[2],
+                             placementText(Run)),
                  Waited, &Sub);
 }
 

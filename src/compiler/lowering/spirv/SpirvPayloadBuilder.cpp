@@ -243,6 +243,23 @@ bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOpt
       return false;
     }
     Kernels.emplace_back(F->Name, std::move(K));
+    // Its quad entry's module, as the bundle carries it.
+    SpirvBuildResult Quads;
+    bundle::TargetManifest Unused;
+    if (!Options.CheckBounds && !F->UsesTiles)
+      addQuads(M, *F, Options, Unused, Quads);
+    if (!Quads.Errors.empty()) {
+      Error = Quads.Errors.front();
+      return false;
+    }
+    if (!Quads.Payloads.empty()) {
+      const bundle::Payload& P = Quads.Payloads.front();
+      Words Module(P.Bytes.size() / 4);
+      std::memcpy(Module.data(), P.Bytes.data(), P.Bytes.size());
+      SpirvKernel Q;
+      Q.Module = std::move(Module);
+      Kernels.emplace_back(F->Name + " (four work-items to a work-item)", std::move(Q));
+    }
   }
   if (!SpirvTools::available()) {
     if (Kernels.size() != 1) {
