@@ -2,10 +2,12 @@
 // does every pass's output in every target's pipeline configuration; invalid input and invalid
 // pass output are errors that say where.
 #include "compiler/kir/Builder.h"
+#include "compiler/kir/Clone.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/WaveExpand.h"
+#include "compiler/kir/transforms/WorkItemQuads.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
 #include "KirFromSource.h"
@@ -71,7 +73,7 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
   std::vector<PipelineConfig> Configs = allConfigs();
   ASSERT_EQ(Configs[5].Backend, "vulkan");
   ASSERT_EQ(Configs[6].WaveTier, ImplTier::Portable);
-  size_t Compiled = 0, PortableWaveRuns = 0, InlineRuns = 0;
+  size_t Compiled = 0, PortableWaveRuns = 0, InlineRuns = 0, QuadRuns = 0;
   for (const auto& Path : Programs) {
     std::string Diags;
     std::unique_ptr<Module> M = frontend(Path.string(), Diags);
@@ -99,6 +101,22 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
       if (!Out)
         continue;
       EXPECT_TRUE(verify(*Out, Error)) << Path.filename() << " (" << C.Backend << "): " << Error;
+      // The GPUs' quad entries (made after the pipeline, beside the kernel): verified too, with
+      // Vulkan's whole chunks.
+      if (C.Backend != "cpu") {
+        size_t Kernels = Out->Functions.size();
+        for (size_t I = 0; I < Kernels; ++I) {
+          if (WorkItemQuads::countParam(*Out->Functions[I]) < 0)
+            continue;
+          std::unique_ptr<Function> Quads = cloneFunction(*Out->Functions[I], *Out);
+          Quads->Name += "#quads";
+          ASSERT_TRUE(WorkItemQuads::rewrite(*Quads, *Out, C.Backend == "vulkan"));
+          Out->Functions.push_back(std::move(Quads));
+          ++QuadRuns;
+        }
+        EXPECT_TRUE(verify(*Out, Error))
+            << Path.filename() << " (" << C.Backend << ", quad entries): " << Error;
+      }
       PortableWaveRuns += Waves && C.WaveTier == ImplTier::Portable;
       InlineRuns += Barriers && C.InlineBarrierHelpers;
     }
@@ -106,6 +124,7 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
   EXPECT_GT(Compiled, 100u);
   EXPECT_GT(PortableWaveRuns, 0u); // the rewriting passes really ran
   EXPECT_GT(InlineRuns, 0u);
+  EXPECT_GT(QuadRuns, 10u);
 }
 
 TEST(KirPipelineVerify, InvalidInputIsAnErrorNotACrash) {

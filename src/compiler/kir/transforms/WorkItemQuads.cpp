@@ -1,6 +1,7 @@
 // Four work-items per work-item for element-wise GPU kernels (WorkItemQuads.h).
 #include "compiler/kir/transforms/WorkItemQuads.h"
 
+#include "compiler/kir/Builder.h"
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/GridStrideInterchange.h"
@@ -195,7 +196,8 @@ bool match(const Function& F, GuardedKernel& G) {
 /// Builds the copies: copy s has its own locals and reads ($base + s) for the global index.
 class Copier {
 public:
-  Copier(Function& F, Module& M, uint32_t Base) : F(F), M(M), Base(Base) {
+  Copier(Function& F, Module& M, const GuardedKernel& G) : F(F), M(M), B(M, F), G(G) {
+    B.setLoc(F.Body->Loc);
     size_t Original = F.Locals.size();
     for (unsigned S = 0; S < WorkItemQuads::Width; ++S) {
       Renamed[S].resize(Original);
@@ -206,13 +208,19 @@ public:
         F.Locals.push_back(Copy);
       }
     }
+    Base = B.local("$base", Type::scalar(ScalarType::U32));
   }
 
-  Expr* index(unsigned S, SourceLoc Loc) {
-    Expr* B = local(Base, Loc);
-    if (!S)
-      return B;
-    return add(B, constant(S, Loc), Loc);
+  Builder& builder() { return B; }
+  uint32_t base() const { return Base; }
+
+  /// $base + s; the runtime keeps 4t + 3 within 32 bits.
+  Expr* index(unsigned S) {
+    return S ? noWrap(B.bin(BinaryOp::Add, B.l(Base), B.u32(S))) : B.l(Base);
+  }
+  static Expr* noWrap(Expr* E) {
+    E->NoWrap = true;
+    return E;
   }
 
   Stmt* copy(const Stmt* S, unsigned Copy) {
@@ -248,53 +256,25 @@ public:
       hoist(E->Ops[I], Out);
   }
 
-  Expr* add(Expr* A, Expr* B, SourceLoc Loc) {
-    Expr* E = M.newExpr(Expr::Kind::Binary, A->Ty, Loc);
-    E->BOp = BinaryOp::Add;
-    E->NoWrap = true; // $base + s with $base = 4t: the runtime keeps 4t + 3 within 32 bits
-    E->Ops = {A, B};
-    return E;
-  }
-  Expr* constant(uint64_t V, SourceLoc Loc) {
-    Expr* C = M.newExpr(Expr::Kind::Const, Type::scalar(ScalarType::U32), Loc);
-    C->IntValue = V;
-    return C;
-  }
-  Expr* local(uint32_t L, SourceLoc Loc) {
-    Expr* E = M.newExpr(Expr::Kind::Local, F.Locals[L].Ty, Loc);
-    E->Index = L;
-    return E;
-  }
-  Stmt* assign(uint32_t L, Expr* V, SourceLoc Loc) {
-    Expr* A = M.newExpr(Expr::Kind::Assign, F.Locals[L].Ty, Loc);
-    A->Index = L;
-    A->Ops = {V};
-    Stmt* S = M.newStmt(Stmt::Kind::Eval, Loc);
-    S->E = A;
-    return S;
-  }
-
   /// Where the k-th hoisted load of every copy reads a buffer of 4-byte elements at the copy's
   /// own index, the four read one chunk: each takes its word of the chunk (LoadWord).
-  void loadChunks(std::vector<std::vector<Stmt*>>& Loads, uint32_t IndexLocal) {
+  void loadChunks(std::vector<std::vector<Stmt*>>& Loads) {
     for (size_t K = 0; K < Loads[0].size(); ++K) {
       bool Whole = true;
       for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
         const Expr* V = K < Loads[C].size() ? Loads[C][K]->E->Ops[0] : nullptr;
         Whole &= V && V->K == Expr::Kind::Load && wordSized(V->Ops[0]) &&
                  V->Ops[0]->Index == Loads[0][K]->E->Ops[0]->Ops[0]->Index &&
-                 copyIndex(V->Ops[1], C, IndexLocal);
+                 copyIndex(V->Ops[1], C);
       }
       if (!Whole)
         continue;
       for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
         Expr*& V = Loads[C][K]->E->Ops[0];
-        Expr* Word = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), V->Loc);
-        Word->IOp = IntrinsicOp::LoadWord;
+        Expr* Word = B.intrinsic(IntrinsicOp::LoadWord, Type::scalar(ScalarType::U32),
+                                 {V->Ops[0], chunk()}, uint8_t(C));
         Word->Index = WorkItemQuads::Width;
-        Word->Dim = uint8_t(C);
-        Word->Ops = {V->Ops[0], chunk(V->Loc)};
-        V = fromWord(Word, V->Ty);
+        V = bits(Word, V->Ty);
       }
     }
   }
@@ -302,26 +282,19 @@ public:
   /// Where every copy of a statement stores to one buffer of 4-byte elements at the copy's own
   /// index, one store of the whole chunk (StoreWords) with the copies' values in order; null
   /// otherwise.
-  Stmt* storeChunk(const std::vector<Stmt*>& Copies, uint32_t IndexLocal) {
-    std::vector<Expr*> Values;
+  Stmt* storeChunk(const std::vector<Stmt*>& Copies) {
+    std::vector<Expr*> Ops = {Copies[0]->E->Ops[0], chunk()};
     for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
       const Expr* E = Copies[C]->E;
       if (E->K != Expr::Kind::Store || !wordSized(E->Ops[0]) ||
-          E->Ops[0]->Index != Copies[0]->E->Ops[0]->Index || !copyIndex(E->Ops[1], C, IndexLocal) ||
+          E->Ops[0]->Index != Copies[0]->E->Ops[0]->Index || !copyIndex(E->Ops[1], C) ||
           hasSideEffect(E->Ops[2]))
         return nullptr;
-      Values.push_back(E->Ops[2]);
+      Ops.push_back(bits(E->Ops[2], Type::scalar(ScalarType::U32)));
     }
-    SourceLoc Loc = Copies[0]->Loc;
-    Expr* Store = M.newExpr(Expr::Kind::Intrinsic, Type::voidTy(), Loc);
-    Store->IOp = IntrinsicOp::StoreWords;
+    Expr* Store = B.intrinsic(IntrinsicOp::StoreWords, Type::voidTy(), Ops);
     Store->Index = WorkItemQuads::Width;
-    Store->Ops = {Copies[0]->E->Ops[0], chunk(Loc)};
-    for (Expr* V : Values)
-      Store->Ops.push_back(toWord(V));
-    Stmt* S = M.newStmt(Stmt::Kind::Eval, Loc);
-    S->E = Store;
-    return S;
+    return B.eval(Store);
   }
 
 private:
@@ -332,41 +305,34 @@ private:
   }
 
   /// Whether E is copy C's own index: its copy of i, or $base + C.
-  bool copyIndex(const Expr* E, unsigned C, uint32_t IndexLocal) const {
+  bool copyIndex(const Expr* E, unsigned C) const {
     if (E->K == Expr::Kind::Local)
-      return E->Index == Renamed[C][IndexLocal] || (C == 0 && E->Index == Base);
+      return E->Index == Renamed[C][G.IndexLocal] || (C == 0 && E->Index == Base);
     return E->K == Expr::Kind::Binary && E->BOp == BinaryOp::Add &&
            E->Ops[0]->K == Expr::Kind::Local && E->Ops[0]->Index == Base &&
            E->Ops[1]->K == Expr::Kind::Const && E->Ops[1]->IntValue == C;
   }
 
   /// The quad's chunk of four elements: $base / 4.
-  Expr* chunk(SourceLoc Loc) {
-    Expr* E = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
-    E->IOp = IntrinsicOp::ShiftRight;
-    E->Ops = {local(Base, Loc), constant(2, Loc)};
-    return E;
+  Expr* chunk() {
+    return B.intrinsic(IntrinsicOp::ShiftRight, Type::scalar(ScalarType::U32),
+                       {B.l(Base), B.u32(2)});
   }
 
-  /// A word as a value of T (float32: its bits; int32: the same bits) and back.
-  Expr* fromWord(Expr* Word, Type T) { return bits(Word, T); }
-  Expr* toWord(Expr* V) { return bits(V, Type::scalar(ScalarType::U32)); }
+  /// V as a value of T of the same bits (float32 <-> a word: a bit cast; int32: a cast).
   Expr* bits(Expr* V, Type T) {
     if (V->Ty == T)
       return V;
-    bool Float = V->Ty.Elem == ScalarType::F32 || T.Elem == ScalarType::F32;
-    Expr* E = M.newExpr(Float ? Expr::Kind::Intrinsic : Expr::Kind::Cast, T, V->Loc);
-    if (Float)
-      E->IOp = IntrinsicOp::Bitcast;
-    E->Ops = {V};
-    return E;
+    if (V->Ty.Elem == ScalarType::F32 || T.Elem == ScalarType::F32)
+      return B.intrinsic(IntrinsicOp::Bitcast, T, {V});
+    return B.cast(T, V);
   }
 
   Expr* rename(Expr* E, unsigned Copy) {
     if (E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign)
       E->Index = Renamed[Copy][E->Index];
     else if (E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::GlobalId && E->Dim == 0)
-      return index(Copy, E->Loc);
+      return index(Copy);
     return E;
   }
 
@@ -381,16 +347,16 @@ private:
       hoist(E->Ops[I], Out);
     if (E->K != Expr::Kind::Load)
       return;
-    Local T{"$q" + std::to_string(F.Locals.size()), E->Ty, E->Loc};
-    uint32_t L = uint32_t(F.Locals.size());
-    F.Locals.push_back(T);
-    Out.push_back(assign(L, E, E->Loc));
-    E = local(L, E->Loc);
+    uint32_t L = B.local("$q" + std::to_string(F.Locals.size()), E->Ty);
+    Out.push_back(B.eval(B.assign(L, E)));
+    E = B.l(L);
   }
 
   Function& F;
   Module& M;
-  uint32_t Base;
+  Builder B;
+  const GuardedKernel& G;
+  uint32_t Base = 0;
   std::vector<uint32_t> Renamed[WorkItemQuads::Width];
 };
 
@@ -410,21 +376,15 @@ bool WorkItemQuads::rewrite(Function& F, Module& M, bool WholeChunks) {
   GuardedKernel G;
   if (!match(F, G))
     return false;
-  SourceLoc Loc = F.Body->Loc;
-  uint32_t Base = uint32_t(F.Locals.size());
-  F.Locals.push_back(Local{"$base", Type::scalar(ScalarType::U32), Loc});
-  Copier Q(F, M, Base);
+  Copier Q(F, M, G);
+  Builder& B = Q.builder();
+  const uint32_t Base = Q.base();
+  Type U32 = Type::scalar(ScalarType::U32);
   // $base = global_id x * 4 (the runtime keeps the quad grid's indices within 31 bits).
-  Expr* Id = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
-  Id->IOp = IntrinsicOp::GlobalId;
-  Id->Dim = 0;
-  Expr* Times = M.newExpr(Expr::Kind::Binary, Id->Ty, Loc);
-  Times->BOp = BinaryOp::Mul;
-  Times->NoWrap = true;
-  Times->Ops = {Id, Q.constant(Width, Loc)};
-  Stmt* SetBase = Q.assign(Base, Times, Loc);
+  Stmt* SetBase = B.eval(B.assign(
+      Base, Copier::noWrap(B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GlobalId, 0), B.u32(Width)))));
   // All four in range: the guards are true (i is the copy's index and n the parameter).
-  Stmt* Fast = M.newStmt(Stmt::Kind::Block, Loc);
+  std::vector<Stmt*> Fast;
   std::vector<Stmt*> Line = G.Prefix;
   Line.insert(Line.end(), G.Guarded.begin(), G.Guarded.end());
   for (const Stmt* S : Line) {
@@ -435,73 +395,49 @@ bool WorkItemQuads::rewrite(Function& F, Module& M, bool WholeChunks) {
       Q.hoistLoads(Copies.back(), Loads[C]);
     }
     if (WholeChunks)
-      Q.loadChunks(Loads, G.IndexLocal);
+      Q.loadChunks(Loads);
     for (const std::vector<Stmt*>& L : Loads)
-      Fast->Body.insert(Fast->Body.end(), L.begin(), L.end());
-    if (Stmt* Chunk = WholeChunks ? Q.storeChunk(Copies, G.IndexLocal) : nullptr) {
-      Fast->Body.push_back(Chunk);
+      Fast.insert(Fast.end(), L.begin(), L.end());
+    if (Stmt* Chunk = WholeChunks ? Q.storeChunk(Copies) : nullptr) {
+      Fast.push_back(Chunk);
       continue;
     }
     // The copies' stores last to first: the slow path below ends with the last copy's store,
     // which the CFG simplification would otherwise sink out of both paths into their join,
     // splitting the fast path's run of stores.
-    Fast->Body.insert(Fast->Body.end(), Copies.rbegin(), Copies.rend());
+    Fast.insert(Fast.end(), Copies.rbegin(), Copies.rend());
   }
   // Otherwise each copy in turn under its own guard.
-  Stmt* Slow = M.newStmt(Stmt::Kind::Block, Loc);
+  std::vector<Stmt*> Slow;
   for (unsigned C = 0; C < Width; ++C) {
     for (const Stmt* S : G.Prefix)
-      Slow->Body.push_back(Q.copy(S, C));
-    Stmt* If = M.newStmt(Stmt::Kind::If, Loc);
-    Expr* Lt = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::Bool), Loc);
-    Lt->BOp = BinaryOp::Lt;
-    Lt->Ops = {Q.index(C, Loc), Q.copy(G.Count, C)};
-    If->E = Lt;
-    If->Then = M.newStmt(Stmt::Kind::Block, Loc);
+      Slow.push_back(Q.copy(S, C));
+    std::vector<Stmt*> Then;
     for (const Stmt* S : G.Guarded)
-      If->Then->Body.push_back(Q.copy(S, C));
-    Slow->Body.push_back(If);
+      Then.push_back(Q.copy(S, C));
+    Slow.push_back(
+        B.ifThen(B.bin(BinaryOp::Lt, Q.index(C), Q.copy(G.Count, C)), B.block(std::move(Then))));
   }
-  Expr* Count = M.newExpr(Expr::Kind::Param, Type::scalar(ScalarType::U32), Loc);
-  Count->Index = uint32_t(G.CountParam);
-  Expr* All = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::Bool), Loc);
-  All->BOp = BinaryOp::Lt;
-  All->Ops = {Q.index(Width - 1, Loc), Count};
-  Stmt* Split = M.newStmt(Stmt::Kind::If, Loc);
-  Split->E = All;
-  Split->Then = Fast;
-  Split->Else = Slow;
-  Stmt* Body = M.newStmt(Stmt::Kind::Block, Loc);
+  auto Count = [&] {
+    Expr* P = B.expr(Expr::Kind::Param, U32);
+    P->Index = uint32_t(G.CountParam);
+    return P;
+  };
+  Stmt* Split = B.ifThen(B.bin(BinaryOp::Lt, Q.index(Width - 1), Count()), B.block(std::move(Fast)),
+                         B.block(std::move(Slow)));
   if (!G.Range) {
-    Body->Body = {SetBase, Split};
-    F.Body = Body;
+    F.Body = B.block({SetBase, Split});
     return true;
   }
   // The range form: quads of the count, a grid of quads apart, `for ($base < n) {...} step
   // $base += 4 * the grid's size` (the runtime keeps n + 4 * the grid's size within 32 bits).
-  uint32_t Step = uint32_t(F.Locals.size());
-  F.Locals.push_back(Local{"$step", Type::scalar(ScalarType::U32), Loc});
-  Expr* Size = M.newExpr(Expr::Kind::Intrinsic, Type::scalar(ScalarType::U32), Loc);
-  Size->IOp = IntrinsicOp::GlobalSize;
-  Size->Dim = 0;
-  Expr* Times4 = M.newExpr(Expr::Kind::Binary, Size->Ty, Loc);
-  Times4->BOp = BinaryOp::Mul;
-  Times4->NoWrap = true;
-  Times4->Ops = {Size, Q.constant(Width, Loc)};
-  Stmt* Loop = M.newStmt(Stmt::Kind::Loop, Loc);
-  Loop->LoopId = G.LoopId;
-  Expr* Within = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::Bool), Loc);
-  Within->BOp = BinaryOp::Lt;
-  Within->Ops = {Q.local(Base, Loc), cloneExpr(Count, M)};
-  Loop->E = Within;
-  Loop->LoopBody = M.newStmt(Stmt::Kind::Block, Loc);
-  Loop->LoopBody->Body = {Split};
-  Expr* Next = M.newExpr(Expr::Kind::Binary, Type::scalar(ScalarType::U32), Loc);
-  Next->BOp = BinaryOp::Add;
-  Next->Ops = {Q.local(Base, Loc), Q.local(Step, Loc)};
-  Loop->Step = Q.assign(Base, Next, Loc);
-  Body->Body = {SetBase, Q.assign(Step, Times4, Loc), Loop};
-  F.Body = Body;
+  uint32_t Step = B.local("$step", U32);
+  Stmt* SetStep =
+      B.eval(B.assign(Step, Copier::noWrap(B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GlobalSize, 0),
+                                                 B.u32(Width)))));
+  Stmt* Loop = B.loop(G.LoopId, B.bin(BinaryOp::Lt, B.l(Base), Count()), B.block({Split}),
+                      B.eval(B.assign(Base, B.bin(BinaryOp::Add, B.l(Base), B.l(Step)))));
+  F.Body = B.block({SetBase, SetStep, Loop});
   return true;
 }
 
