@@ -18,6 +18,26 @@
 
 namespace cajeta::cli {
 
+/// The kernel's other entries and when the runtime takes each (Kernel::entryFor).
+static void printEntries(const bundle::KernelInfo& K, const bundle::TargetManifest& TM) {
+  auto Param = [&](int32_t I) {
+    return I >= 0 && size_t(I) < K.Params.size() ? "'" + K.Params[I].Name + "'"
+                                                 : "#" + std::to_string(I);
+  };
+  if (!TM.QuadSymbol.empty())
+    std::cout << "      quad entry " << TM.QuadSymbol << ": four work-items to a work-item where "
+              << Param(TM.QuadCountParam) << " is at most the launch's size in x"
+              << (TM.QuadAnyGrid ? " (or on any grid that keeps its indices in 32 bits)" : "")
+              << "\n";
+  if (!TM.StepSymbol.empty())
+    std::cout << "      step entry " << TM.StepSymbol << ": the grid-stride loop a step at a time "
+              << "where " << Param(TM.StepCountParam) << " exceeds the launch's work-items\n";
+  if (!TM.OnceSymbol.empty())
+    std::cout << "      once entry " << TM.OnceSymbol << ": one step per work-item where "
+              << Param(TM.StepCountParam) << " is at most the launch's size in x"
+              << (TM.OnceAnyGrid ? " (or on a grid widened to it)" : "") << "\n";
+}
+
 /// A target's scheduling section: a summary line, then a line per buffer parameter.
 static void printScheduling(const bundle::KernelInfo& K, const bundle::SchedulingManifest& S) {
   std::cout << "      scheduling: reads " << bundle::formatCost(S.BytesRead) << " bytes, writes "
@@ -131,6 +151,7 @@ static void printProgram(const bundle::Program& P) {
                 << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B"
                 << (TM.WaveTier.empty() ? "" : ", wave ops " + TM.WaveTier)
                 << (TM.TileTier.empty() ? "" : ", tiles " + TM.TileTier) << "\n";
+      printEntries(K, TM);
       if (TM.Scheduling)
         printScheduling(K, *TM.Scheduling);
     }
