@@ -445,7 +445,8 @@ bool quadsWanted() {
 } // namespace
 
 const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const {
-  if (QuadEntry && quadsWanted()) {
+  uint64_t GroupItems = uint64_t(G.Block[0]) * G.Block[1] * G.Block[2];
+  if (QuadEntry && quadsWanted() && (!QuadMaxThreads || GroupItems <= QuadMaxThreads)) {
     // Four work-items per work-item where none past the launch's x had anything to do (the
     // guard's count is within it); the indices 4t + 3 then stay below 2^31 + 4 * block.
     uint64_t Count = uint32_t(Args[QuadCountParam].Bits);

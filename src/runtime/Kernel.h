@@ -39,7 +39,8 @@ public:
   /// Where the kernel has a quad entry and its count is at most the launch's global size in x,
   /// the grid is narrowed in x to ceil(count / 4) work-items and the quad entry returned
   /// (`CAJETA_GPU_QUADS=0` keeps the plain entry); a quad entry exact on any grid is also taken
-  /// on the launch's own grid when the count is larger.
+  /// on the launch's own grid when the count is larger. Never for a group larger than the quad
+  /// entry's code takes.
   const void* entryFor(const MarshalledArg* Args, LaunchGeometry& Geometry) const;
   /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
   void setStepEntry(const void* E, uint32_t CountParam) {
@@ -51,12 +52,14 @@ public:
     OnceEntry = E;
     OnceAnyGrid = AnyGrid;
   }
-  /// Sets the quad entry (TargetManifest::QuadSymbol), its count parameter and whether it is
-  /// exact on any grid (TargetManifest::QuadAnyGrid).
-  void setQuadEntry(const void* E, uint32_t CountParam, bool AnyGrid) {
+  /// Sets the quad entry (TargetManifest::QuadSymbol), its count parameter, whether it is exact
+  /// on any grid (TargetManifest::QuadAnyGrid) and the most work-items per group its code takes
+  /// (its four copies may need more registers than the kernel; 0: no limit of its own).
+  void setQuadEntry(const void* E, uint32_t CountParam, bool AnyGrid, uint32_t MaxThreads) {
     QuadEntry = E;
     QuadCountParam = CountParam;
     QuadAnyGrid = AnyGrid;
+    QuadMaxThreads = MaxThreads;
   }
   const KernelFootprint& footprint() const { return Footprint; }
 
@@ -114,6 +117,7 @@ private:
   const void* QuadEntry = nullptr;
   uint32_t QuadCountParam = 0;
   bool QuadAnyGrid = false;
+  uint32_t QuadMaxThreads = 0;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;

@@ -142,7 +142,10 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
         fail(CAJETA_XPU_BUNDLE_ERROR,
              fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
                          Origin, K.Name, Quads, Target));
-      Made->setQuadEntry(QuadEntry, uint32_t(Count), It->second.QuadAnyGrid);
+      KernelFootprint QuadFootprint;
+      uint32_t QuadMaxThreads =
+          P->Module->footprint(QuadEntry, QuadFootprint) ? QuadFootprint.MaxThreads : 0;
+      Made->setQuadEntry(QuadEntry, uint32_t(Count), It->second.QuadAnyGrid, QuadMaxThreads);
     }
     P->Kernels.push_back(std::move(Made));
   }

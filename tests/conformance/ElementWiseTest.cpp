@@ -79,6 +79,27 @@ TEST(ElementWise, TheRangeFormOnEveryCountAndGrid) {
   }
 }
 
+TEST(ElementWise, AGroupTheQuadEntryCannotTakeRunsThePlainOne) {
+  xpu::Program P = compileProgram("ElementWise");
+  const uint32_t N = 3000;
+  std::vector<float> In = uniformData<float>(32 * size_t(N), 51, -1, 1);
+  for (uint32_t GroupSize : {1024u, 64u}) {
+    auto Out = filledBuffer<float>(N, -5.0f);
+    runKernel(P.kernel("ElementWise.wide"), xpu::grid(groupsFor(N, GroupSize)),
+              xpu::block(GroupSize), Out, toDevice(In), N);
+    std::vector<float> Got = fromDevice(Out);
+    for (uint32_t I = 0; I < N; ++I) {
+      double Mean = 0, Want = 0;
+      for (uint32_t K = 0; K < 32; ++K)
+        Mean += In[I + K * N] / 32.0;
+      for (uint32_t K = 0; K < 32; ++K)
+        Want += (In[I + K * N] - Mean) * (In[I + K * N] - Mean);
+      ASSERT_NEAR(Got[I], Want, 1e-4 * (1 + Want))
+          << "wide, groups of " << GroupSize << ", at " << I;
+    }
+  }
+}
+
 TEST(ElementWise, StatementsLocalsAndANeighbourUnderASelect) {
   xpu::Program P = compileProgram("ElementWise");
   for (const Launch& L : launches()) {
