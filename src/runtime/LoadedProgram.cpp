@@ -74,11 +74,16 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       fail(CAJETA_XPU_BUNDLE_ERROR,
            fmt::format("bundle {}: kernel '{}' has no manifest for target '{}'", Origin, K.Name,
                        Target));
-    const void* Entry = P->Module->findKernel(It->second.Symbol);
-    if (!Entry)
-      fail(CAJETA_XPU_BUNDLE_ERROR,
-           fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload", Origin,
-                       K.Name, It->second.Symbol, Target));
+    // An entry the manifest names, which the payload must have.
+    auto FindEntry = [&](const std::string& Symbol) {
+      const void* Found = P->Module->findKernel(Symbol);
+      if (!Found)
+        fail(CAJETA_XPU_BUNDLE_ERROR,
+             fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
+                         Origin, K.Name, Symbol, Target));
+      return Found;
+    };
+    const void* Entry = FindEntry(It->second.Symbol);
     if (std::string Problem = P->Module->checkKernel(It->second.Symbol, K); !Problem.empty())
       fail(CAJETA_XPU_BUNDLE_ERROR, fmt::format("bundle {}: {}", Origin, Problem));
     KernelFootprint Footprint;
@@ -114,20 +119,9 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
         fail(CAJETA_XPU_BUNDLE_ERROR,
              fmt::format("bundle {}: kernel '{}': stepCountParam {} is not a scalar parameter",
                          Origin, K.Name, Count));
-      const void* StepEntry = P->Module->findKernel(Steps);
-      if (!StepEntry)
-        fail(CAJETA_XPU_BUNDLE_ERROR,
-             fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
-                         Origin, K.Name, Steps, Target));
-      Made->setStepEntry(StepEntry, uint32_t(Count));
-      if (const std::string& Once = It->second.OnceSymbol; !Once.empty()) {
-        const void* OnceEntry = P->Module->findKernel(Once);
-        if (!OnceEntry)
-          fail(CAJETA_XPU_BUNDLE_ERROR,
-               fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
-                           Origin, K.Name, Once, Target));
-        Made->setOnceEntry(OnceEntry, It->second.OnceAnyGrid);
-      }
+      Made->setStepEntry(FindEntry(Steps), uint32_t(Count));
+      if (const std::string& Once = It->second.OnceSymbol; !Once.empty())
+        Made->setOnceEntry(FindEntry(Once), It->second.OnceAnyGrid);
     }
     if (const std::string& Quads = It->second.QuadSymbol; !Quads.empty()) {
       int32_t Count = It->second.QuadCountParam;
@@ -137,11 +131,7 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
         fail(CAJETA_XPU_BUNDLE_ERROR,
              fmt::format("bundle {}: kernel '{}': quadCountParam {} is not a uint32 parameter",
                          Origin, K.Name, Count));
-      const void* QuadEntry = P->Module->findKernel(Quads);
-      if (!QuadEntry)
-        fail(CAJETA_XPU_BUNDLE_ERROR,
-             fmt::format("bundle {}: kernel '{}': symbol '{}' is missing from the {} payload",
-                         Origin, K.Name, Quads, Target));
+      const void* QuadEntry = FindEntry(Quads);
       KernelFootprint QuadFootprint;
       uint32_t QuadMaxThreads =
           P->Module->footprint(QuadEntry, QuadFootprint) ? QuadFootprint.MaxThreads : 0;

@@ -39,6 +39,22 @@ TEST(Program, MissingSymbolIsABundleErrorNamingIt) {
   EXPECT_TRUE(contains(M, "symbol 'cj_K_missing' is missing"));
 }
 
+TEST(Program, AQuadEntryTheManifestNamesMustBeThereWithAUint32Count) {
+  // K.saxpy(y, x, a, n): the quad entry's count must be the uint32 n, its symbol in the payload.
+  bundle::Program P = makeTestProgram();
+  bundle::TargetManifest& Cpu = P.Kernels[0].Targets["cpu-x86_64"];
+  Cpu.QuadSymbol = "cj_K_saxpy_quads";
+  Cpu.QuadCountParam = 3;
+  EXPECT_TRUE(contains(loadError(P), "symbol 'cj_K_saxpy_quads' is missing")) << loadError(P);
+  Cpu.QuadSymbol = Cpu.Symbol;
+  Cpu.QuadCountParam = 2; // a, a float32
+  EXPECT_TRUE(contains(loadError(P), "quadCountParam 2 is not a uint32 parameter")) << loadError(P);
+  Cpu.QuadCountParam = 3;
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
+  Program Loaded = Program::loadMemory(Bytes.data(), Bytes.size());
+  EXPECT_TRUE(Loaded.kernel("K.saxpy").name() == "K.saxpy");
+}
+
 TEST(Program, KernelWithoutATargetManifestIsABundleError) {
   bundle::Program P = makeTestProgram();
   P.Kernels[0].Targets.clear();
