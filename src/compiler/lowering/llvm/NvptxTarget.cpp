@@ -181,11 +181,11 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
   llvm::Type* I64 = llvm::Type::getInt64Ty(C);
   std::vector<llvm::Type*> Types;
   std::vector<std::pair<unsigned, const kir::PodType*>> ByVal; // PTX param index, layout
-  std::vector<unsigned> BufferPtrs; // PTX param indices of buffers' base pointers
-  std::vector<unsigned> AccelPtrs;  // and of acceleration structures' words
+  std::vector<unsigned> AccelPtrs; // PTX param indices of acceleration structures' words
   for (const kir::Param& P : KF.Params) {
     if (P.Ty.isBuffer()) {
-      (P.IsAccel ? AccelPtrs : BufferPtrs).push_back(unsigned(Types.size()));
+      if (P.IsAccel)
+        AccelPtrs.push_back(unsigned(Types.size()));
       Types.push_back(GlobalPtr);
       Types.push_back(I64);
     } else if (P.Ty.isScalar()) {
@@ -212,12 +212,9 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
     F->addParamAttr(Index, llvm::Attribute::getWithByValType(C, Bytes));
     F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(Pod->Align)));
   }
-  // A buffer is a whole device allocation (cuMemAlloc: at least 256-byte aligned), so four
-  // neighbouring float32 elements from a multiple of four move as one 128-bit access (the quad
-  // entries, kir::WorkItemQuads), and an acceleration structure's nodes' and primitives' words
-  // load as vectors (bundle/AccelLayout.h).
-  for (unsigned Index : BufferPtrs)
-    F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(16)));
+  // An acceleration structure is a whole device allocation (at least 256-byte aligned), so
+  // its nodes' and primitives' words load as vectors (bundle/AccelLayout.h). (Every buffer is
+  // one too, but only the quad entries are told so: NvptxQuadVectorizer.)
   for (unsigned Index : AccelPtrs)
     F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(32)));
   markKernel(LM, F);
