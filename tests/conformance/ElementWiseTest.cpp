@@ -127,6 +127,24 @@ TEST(ElementWise, StatementsLocalsAndANeighbourUnderASelect) {
   }
 }
 
+TEST(ElementWise, BranchesInsideEachElement) {
+  xpu::Program P = compileProgram("ElementWise");
+  for (const Launch& L : launches()) {
+    size_t Len = L.N + 8;
+    std::vector<float> In = uniformData<float>(Len, 61 + L.N, -2, 2);
+    auto Out = filledBuffer<float>(Len, -9.0f);
+    runKernel(P.kernel("ElementWise.clamp"), xpu::grid(L.Groups), xpu::block(Block), Out,
+              toDevice(In), -0.5f, L.N);
+    std::vector<float> Want(Len, -9.0f);
+    for (uint32_t I = 0; I < L.N && I < L.Groups * Block; ++I) {
+      Want[I] = In[I] < -0.5f ? -0.5f : In[I] * 2.0f;
+      if (In[I] > 1.0f)
+        Want[I] = Want[I] + 1.0f;
+    }
+    expectSame(fromDevice(Out), Want, label("clamp", L));
+  }
+}
+
 TEST(ElementWise, OneTwoAndEightByteElements) {
   xpu::Program P = compileProgram("ElementWise");
   for (const Launch& L : launches()) {

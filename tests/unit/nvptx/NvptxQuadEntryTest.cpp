@@ -24,6 +24,11 @@ public final class Q {
         out[i] = v * v;
     }
     @Kernel
+    public static void branchy(KernelBuffer<float32> out, KernelBuffer<float32> in, uint32 n) {
+        uint32 i = KernelThread.globalIdX();
+        if (i < n) { if (in[i] > 0.0f) { out[i] = in[i]; } else { out[i] = 0.0f; } }
+    }
+    @Kernel
     public static void range(KernelBuffer<float32> out, KernelBuffer<float32> in, uint32 n) {
         for (i, float32 v : in.range(n)) { out[i] = v * 2.0f; }
     }
@@ -86,6 +91,8 @@ TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
   EXPECT_EQ(R.Manifests.at("Q.early").QuadSymbol, "cj_k_Q_early_quads");
   EXPECT_EQ(R.Manifests.at("Q.early").QuadCountParam, 2);
   EXPECT_FALSE(R.Manifests.at("Q.triad").QuadAnyGrid);
+  // Branches inside the guard: the copies' condition loads as one vector.
+  EXPECT_EQ(R.Manifests.at("Q.branchy").QuadSymbol, "cj_k_Q_branchy_quads");
   // The grid-stride form walks quads on any grid, unless a step reads its work-item's id.
   EXPECT_EQ(R.Manifests.at("Q.range").QuadSymbol, "cj_k_Q_range_quads");
   EXPECT_EQ(R.Manifests.at("Q.range").QuadCountParam, 2);
@@ -105,6 +112,8 @@ TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
   EXPECT_GE(countOf(Triad, "st.global.f32"), 1u) << Triad;
   std::string Early = entryBody(Ptx, "Q_early_quads");
   EXPECT_EQ(countOf(Early, ".v4.u32"), 2u) << Early; // the load of in, the store of out
+  EXPECT_EQ(countOf(entryBody(Ptx, "Q_branchy_quads"), ".v4.f32"), 1u)
+      << entryBody(Ptx, "Q_branchy_quads");
   std::string Range = entryBody(Ptx, "Q_range_quads");
   EXPECT_EQ(countOf(Range, ".v4.f32"), 2u) << Range;
   // The kernels' own entries are untouched.

@@ -6,6 +6,7 @@
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/GridStrideInterchange.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -28,7 +29,7 @@ bool isU32(const Type& T) {
 /// What the rewrite needs of a kernel of the guarded form.
 struct GuardedKernel {
   std::vector<Stmt*> Prefix;   // local assignments before the guard
-  std::vector<Stmt*> Guarded;  // the straight line the guard runs
+  std::vector<Stmt*> Guarded;  // the statements the guard runs
   uint32_t IndexLocal = 0;     // i = global_id x
   const Expr* Count = nullptr; // n as the guard reads it (a parameter or its local copy)
   int CountParam = -1;
@@ -87,6 +88,22 @@ bool plainExpr(const Expr* E) {
       Plain = false;
   });
   return Plain;
+}
+
+/// Whether S is made of statements (`if`s and blocks included) whose expressions are plain: no
+/// loop, break, continue or return.
+bool branchesOnly(const Stmt* S) {
+  switch (S->K) {
+  case Stmt::Kind::Block:
+    return std::all_of(S->Body.begin(), S->Body.end(), branchesOnly);
+  case Stmt::Kind::Eval:
+    return S->E && plainExpr(S->E);
+  case Stmt::Kind::If:
+    return S->E && plainExpr(S->E) && (!S->Then || branchesOnly(S->Then)) &&
+           (!S->Else || branchesOnly(S->Else));
+  default:
+    return false;
+  }
 }
 
 /// The parameter a count local holds: the local's one assignment (in Prefix) is a parameter or
@@ -165,7 +182,7 @@ bool match(const Function& F, GuardedKernel& G) {
       return false;
   }
   for (const Stmt* S : G.Guarded)
-    if (S->K != Stmt::Kind::Eval || !S->E || !plainExpr(S->E))
+    if (!branchesOnly(S))
       return false;
   // i: assigned from the global index in x in the prefix, and elsewhere only by the range
   // loop's step.
@@ -238,6 +255,11 @@ public:
   /// never a load that a select arm or the right side of && / || might skip.
   void hoistLoads(Stmt* S, std::vector<Stmt*>& Out) {
     Expr* E = S->E;
+    if (S->K == Stmt::Kind::If) { // the condition always runs; the branches keep their loads
+      if (!hasSideEffect(E))
+        hoist(S->E, Out);
+      return;
+    }
     size_t First = 0;
     switch (E->K) {
     case Expr::Kind::Store:
@@ -283,12 +305,14 @@ public:
   /// index, one store of the whole chunk (StoreWords) with the copies' values in order; null
   /// otherwise.
   Stmt* storeChunk(const std::vector<Stmt*>& Copies) {
+    for (const Stmt* S : Copies)
+      if (S->K != Stmt::Kind::Eval || S->E->K != Expr::Kind::Store)
+        return nullptr;
     std::vector<Expr*> Ops = {Copies[0]->E->Ops[0], chunk()};
     for (unsigned C = 0; C < WorkItemQuads::Width; ++C) {
       const Expr* E = Copies[C]->E;
-      if (E->K != Expr::Kind::Store || !wordSized(E->Ops[0]) ||
-          E->Ops[0]->Index != Copies[0]->E->Ops[0]->Index || !copyIndex(E->Ops[1], C) ||
-          hasSideEffect(E->Ops[2]))
+      if (!wordSized(E->Ops[0]) || E->Ops[0]->Index != Copies[0]->E->Ops[0]->Index ||
+          !copyIndex(E->Ops[1], C) || hasSideEffect(E->Ops[2]))
         return nullptr;
       Ops.push_back(bits(E->Ops[2], Type::scalar(ScalarType::U32)));
     }

@@ -7,13 +7,14 @@
 //
 // The kernels it takes are the `if (i < n) { ... }` form (or `if (i >= n) return; ...`) with i
 // the global index in x and n a 32-bit unsigned parameter, and the grid-stride loop `for (i, T v
-// : buf.range(n))` whose steps depend on their index alone, whose guarded statements are a
-// straight line (no branch, loop, call, wave, tile, shared or private array, coordinate but the
-// global index). Work-items run unordered, so the four copies may interleave in any way that
-// keeps each copy's own order; the rewrite loads every copy's operands of a statement before any
-// copy's store of it. The runtime takes the entry where n is at most the launch's global size in
-// x (so no work-item past the launch would do anything), on a grid of ceil(n / 4) work-items, and
-// for the grid-stride form on the launch's own grid when n is larger.
+// : buf.range(n))` whose steps depend on their index alone, whose guarded statements have no
+// loop, return, call, wave, tile, shared or private array or coordinate but the global index
+// (`if`s are fine: their conditions' loads are hoisted, their branches run per copy). Work-items
+// run unordered, so the four copies may interleave in any way that keeps each copy's own order; the
+// rewrite loads every copy's operands of a statement before any copy's store of it. The runtime
+// takes the entry where n is at most the launch's global size in x (so no work-item past the launch
+// would do anything), on a grid of ceil(n / 4) work-items, and for the grid-stride form on the
+// launch's own grid when n is larger.
 #pragma once
 
 #include "bundle/Manifest.h"
