@@ -133,30 +133,24 @@ TEST(Geometry, GridStrideStepsOnAGridFarSmallerThanTheCount) {
     }
     expectSame(fromDevice(Out), Want, "GridStrideWide.affine" + At);
 
-    auto Steps = filledBuffer<uint32_t>(N + 1, 99u);
-    runKernel(P.kernel("GridStrideWide.stepNumbers"), xpu::grid(Grid), xpu::block(Block), Steps,
-              DInts, N);
-    std::vector<uint32_t> WantSteps(N + 1, 99u);
-    for (uint32_t I = 0; I < N; ++I)
+    // The uint32 kernels: out[i] for i < n as Want says, 99 past it.
+    auto RunInts = [&](const std::string& Kernel, const std::vector<uint32_t>& Want) {
+      auto Out = filledBuffer<uint32_t>(N + 1, 99u);
+      runKernel(P.kernel("GridStrideWide." + Kernel), xpu::grid(Grid), xpu::block(Block), Out,
+                DInts, N);
+      expectSame(fromDevice(Out), Want, "GridStrideWide." + Kernel + At);
+    };
+    std::vector<uint32_t> WantSteps(N + 1, 99u), WantWalk(N + 1, 99u), WantUntil(N + 1, 99u);
+    for (uint32_t I = 0; I < N; ++I) {
       WantSteps[I] = I / Items + 1;
-    expectSame(fromDevice(Steps), WantSteps, "GridStrideWide.stepNumbers" + At);
-
-    auto Walk = filledBuffer<uint32_t>(N + 1, 99u);
-    runKernel(P.kernel("GridStrideWide.walker"), xpu::grid(Grid), xpu::block(Block), Walk, DInts,
-              N);
-    std::vector<uint32_t> WantWalk(N + 1, 99u);
-    for (uint32_t I = 0; I < N; ++I)
       WantWalk[I] = I % Items + Ints[I];
-    expectSame(fromDevice(Walk), WantWalk, "GridStrideWide.walker" + At);
-
-    auto Until = filledBuffer<uint32_t>(N + 1, 99u);
-    runKernel(P.kernel("GridStrideWide.untilZero"), xpu::grid(Grid), xpu::block(Block), Until,
-              DInts, N);
-    std::vector<uint32_t> WantUntil(N + 1, 99u);
+    }
     for (uint32_t W = 0; W < Items; ++W)
       for (uint32_t I = W; I < N && Ints[I] != 0; I += Items)
         WantUntil[I] = Ints[I] + 1;
-    expectSame(fromDevice(Until), WantUntil, "GridStrideWide.untilZero" + At);
+    RunInts("stepNumbers", WantSteps);
+    RunInts("walker", WantWalk);
+    RunInts("untilZero", WantUntil);
   }
 }
 
