@@ -257,15 +257,42 @@ private:
       Expr* Array = E->Ops[0];
       std::vector<uint32_t> Args = memoryArgs(E, Out);
       bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
-      Out.push_back(eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
-        Expr* In = inside(Args, B.l(R), B.l(Col));
-        Expr* Addr = address(Args, B.l(R), B.l(Col), ColMajor);
-        if (Load)
-          return std::vector<Stmt*>{B.eval(
-              write(T, B.l(Ei), B.select(In, B.loadAt(B.shallowCopy(Array), Addr), B.zero(Elem))))};
-        return std::vector<Stmt*>{
-            B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(Array), Addr, read(T, B.l(Ei)))))};
-      }));
+      // Each element tested against the valid rows and columns (Guarded), or none (a whole tile).
+      auto Copy = [&](bool Guarded) {
+        return eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
+          Expr* In = Guarded ? inside(Args, B.l(R), B.l(Col)) : nullptr;
+          Expr* Addr = address(Args, B.l(R), B.l(Col), ColMajor);
+          if (!Guarded) {
+            // A whole tile's row (column) is valid as a run: its elements' indices follow one
+            // another without wrapping (the bounds check sees each as it is), which lets the
+            // run be one vector access.
+            Expr* Major = ColMajor ? B.l(Col) : B.l(R);
+            Expr* Minor = ColMajor ? B.l(R) : B.l(Col);
+            Addr =
+                B.bin(BinaryOp::Add,
+                      B.bin(BinaryOp::Add, B.l(Args[0]), B.bin(BinaryOp::Mul, Major, B.l(Args[1]))),
+                      Minor);
+            Addr->NoWrap = true;
+          }
+          if (Load) {
+            Expr* V = B.loadAt(B.shallowCopy(Array), Addr);
+            return std::vector<Stmt*>{
+                B.eval(write(T, B.l(Ei), In ? B.select(In, V, B.zero(Elem)) : V))};
+          }
+          Stmt* St = B.eval(B.storeAt(B.shallowCopy(Array), Addr, read(T, B.l(Ei))));
+          return std::vector<Stmt*>{In ? B.ifThen(In, St) : St};
+        });
+      };
+      if (!C.OnFirstLane) {
+        Out.push_back(Copy(true));
+        break;
+      }
+      // On the first lane the rows are loops the CPU's compiler vectorizes, which it cannot do
+      // across a test per element (each guarded load is a branch): a whole tile, as in the
+      // interior of a matrix, copies its rows unguarded.
+      Expr* Whole = B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Args[2]), B.u32(Ty.Rows)),
+                          B.bin(BinaryOp::Eq, B.l(Args[3]), B.u32(Ty.Cols)));
+      Out.push_back(B.ifThen(Whole, Copy(false), Copy(true)));
       break;
     }
     case TileOp::Add:
