@@ -174,6 +174,40 @@ TEST(LoweringPayload, RowWalksRunFourWorkItemsAtOnceInTheirOwnOrder) {
   EXPECT_EQ(Out[23], -1.0f);
 }
 
+TEST(LoweringPayload, RowWalksRunAsVectorsOfWorkItemsWithTheirRowsTransposed) {
+  kir::Module M;
+  buildRowDot(M);
+  // The jammed rows become one vector loop across the work-items (RowTranspose), fed by row
+  // loads and shuffles, in front of the scalar jammed loop that finishes each row.
+  std::string Opt = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
+  EXPECT_NE(Opt.find("rowt.body:"), std::string::npos) << Opt;
+  EXPECT_NE(Opt.find("shufflevector <"), std::string::npos) << Opt;
+
+  std::string Error;
+  auto P = LoadedPayload::build(M, Error);
+  ASSERT_TRUE(P) << Error;
+  // Rows of 16-wide groups and a remainder, each row two vector blocks and a scalar tail.
+  const uint32_t Rows = 45, Cols = 41;
+  std::vector<float> A(Rows * Cols), X(Cols), Out(48, -1.0f);
+  for (uint32_t E = 0; E < Rows * Cols; ++E)
+    A[E] = float((E * 53) % 97) / 9.0f - 5.0f;
+  for (uint32_t J = 0; J < Cols; ++J)
+    X[J] = 1.0f / float(J + 2);
+  CajetaCpuLaunch L =
+      P->run("cj_K_rowdot",
+             {bufferArg(Out), bufferArg(A), bufferArg(X), scalarArg(Rows), scalarArg(Cols)}, 2, 24);
+  EXPECT_EQ(L.Failed, 0u);
+  for (uint32_t I = 0; I < Rows; ++I) {
+    float Sum = 0.0f;
+    for (uint32_t J = 0; J < Cols; ++J) {
+      volatile float Product = A[I * Cols + J] * X[J];
+      Sum += Product;
+    }
+    EXPECT_EQ(Out[I], Sum) << "row " << I;
+  }
+  EXPECT_EQ(Out[45], -1.0f);
+}
+
 TEST(LoweringPayload, NoContractionUnlessFastMath) {
   kir::Module Strict, Fast;
   buildSaxpy(Strict);

@@ -57,8 +57,11 @@ void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
 
 /// The CPU's passes after the vectorizers: gathers of one address as a load and a broadcast.
 void addOptimizerLastPasses(llvm::FunctionPassManager& FPM) {
+  // CAJETA_CPU_ROW_TRANSPOSE=0 jams every row walk by four, scalar (for A/B runs).
+  const char* Transpose = std::getenv("CAJETA_CPU_ROW_TRANSPOSE");
   if (jamRowWalks())
-    FPM.addPass(WorkItemJam(WorkItemJam::Phase::Jam));
+    FPM.addPass(
+        WorkItemJam(WorkItemJam::Phase::Jam, !(Transpose && std::string(Transpose) == "0")));
   FPM.addPass(UniformGatherRewrite());
 }
 

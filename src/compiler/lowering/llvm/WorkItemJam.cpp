@@ -2,12 +2,14 @@
 #include "compiler/lowering/llvm/WorkItemJam.h"
 
 #include "compiler/lowering/llvm/LoopIds.h"
+#include "compiler/lowering/llvm/RowTranspose.h"
 
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/OptimizationRemarkEmitter.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
@@ -139,25 +141,30 @@ void mergeCongruentCounters(llvm::Loop& Row, llvm::ScalarEvolution& SE) {
   }
 }
 
-/// Jams Outer (around Row) by Factor and unrolls the jammed row loop by RowUnroll.
-bool jam(llvm::Loop* Outer, llvm::LoopInfo& LI, llvm::ScalarEvolution& SE, llvm::DominatorTree& DT,
-         llvm::AssumptionCache& AC, const llvm::TargetTransformInfo& TTI,
-         llvm::OptimizationRemarkEmitter& ORE) {
+/// Jams Outer (around Row) by Factor and unrolls the jammed row loop by RowUnroll (Unroll). The
+/// jammed row loop's header goes to Jammed.
+bool jam(llvm::Loop* Outer, unsigned Factor, bool Unroll, llvm::LoopInfo& LI,
+         llvm::ScalarEvolution& SE, llvm::DominatorTree& DT, llvm::AssumptionCache& AC,
+         const llvm::TargetTransformInfo& TTI, llvm::OptimizationRemarkEmitter& ORE,
+         llvm::BasicBlock*& Jammed, llvm::Loop** Remainder = nullptr) {
   // The work-items past a multiple of Factor first, in a remainder loop: made here because the
   // jam's own would refuse a trip count of the guard split's min and max as too costly (it is
   // computed once per row of workgroups).
-  if (!llvm::UnrollRuntimeLoopRemainder(Outer, WorkItemJam::Factor,
+  if (!llvm::UnrollRuntimeLoopRemainder(Outer, Factor,
                                         /*AllowExpensiveTripCount=*/true,
                                         /*UseEpilogRemainder=*/true, /*UnrollRemainder=*/false,
                                         /*ForgetAllSCEV=*/false, &LI, &SE, &DT, &AC, &TTI,
-                                        /*PreserveLCSSA=*/true))
+                                        /*PreserveLCSSA=*/true, Remainder))
     return false;
-  llvm::UnrollAndJamLoop(Outer, WorkItemJam::Factor, /*TripCount=*/0,
-                         /*TripMultiple=*/WorkItemJam::Factor, /*UnrollRemainder=*/false, &LI, &SE,
-                         &DT, &AC, &TTI, &ORE);
+  llvm::UnrollAndJamLoop(Outer, Factor, /*TripCount=*/0,
+                         /*TripMultiple=*/Factor, /*UnrollRemainder=*/false, &LI, &SE, &DT, &AC,
+                         &TTI, &ORE);
   if (Outer->getSubLoops().size() == 1) {
     llvm::Loop* Row = Outer->getSubLoops()[0];
     mergeCongruentCounters(*Row, SE);
+    Jammed = Row->getHeader();
+    if (!Unroll)
+      return true;
     llvm::UnrollLoopOptions Options{WorkItemJam::RowUnroll,
                                     /*Force=*/false,
                                     /*Runtime=*/true,
@@ -186,6 +193,9 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
     if (isParallelLoop(*L) && L->getSubLoops().size() == 1)
       Nests.push_back(L);
   bool Changed = false, Jammed = false;
+  const unsigned Lanes = RowTranspose::lanesFor(unsigned(
+      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue()));
+  std::vector<llvm::BasicBlock*> ToTranspose; // jammed row loops' headers
   for (llvm::Loop* L : Nests) {
     llvm::Loop* Row = rowWalk(*L, SE);
     if (!Row)
@@ -197,8 +207,41 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
     }
     Changed |= llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, /*PreserveLCSSA=*/false);
     Changed |= llvm::formLCSSARecursively(*L, DT, &LI, &SE);
-    if (plainForm(*L) && plainForm(*Row) && jamShape(*L, *Row, DT))
-      Jammed |= jam(L, LI, SE, DT, AC, TTI, ORE);
+    if (!plainForm(*L) || !plainForm(*Row) || !jamShape(*L, *Row, DT))
+      continue;
+    bool Transposed = Transpose && RowTranspose::fits(*Row, *L, SE);
+    llvm::BasicBlock* Header = nullptr;
+    llvm::Loop* Rest = nullptr;
+    llvm::MDNode* OuterId = L->getLoopID();
+    if (!jam(L, Transposed ? Lanes : Factor, !Transposed, LI, SE, DT, AC, TTI, ORE, Header, &Rest))
+      continue;
+    Jammed = true;
+    if (!Transposed || !Header)
+      continue;
+    ToTranspose.push_back(Header);
+    // The work-items past a multiple of the vector's width (all of a group narrower than it)
+    // still run their rows Factor at a time.
+    // (Its id, made by the remainder's unroll, lost the work-item loop's properties: the same
+    // iterations, in any order, as before.)
+    if (Rest)
+      Rest->setLoopID(copyLoopId(OuterId));
+    llvm::Loop* RestRow = Rest ? rowWalk(*Rest, SE) : nullptr;
+    if (!RestRow)
+      continue;
+    llvm::simplifyLoop(Rest, &DT, &LI, &SE, &AC, nullptr, /*PreserveLCSSA=*/false);
+    llvm::formLCSSARecursively(*Rest, DT, &LI, &SE);
+    llvm::BasicBlock* RestHeader = nullptr;
+    if (plainForm(*Rest) && plainForm(*RestRow) && jamShape(*Rest, *RestRow, DT))
+      jam(Rest, Factor, true, LI, SE, DT, AC, TTI, ORE, RestHeader);
+  }
+  // Each jammed row that fits as vectors, on analyses of the function as it is by then.
+  for (llvm::BasicBlock* Header : ToTranspose) {
+    llvm::DominatorTree FreshDT(F);
+    llvm::LoopInfo FreshLI(FreshDT);
+    llvm::ScalarEvolution FreshSE(F, AM.getResult<llvm::TargetLibraryAnalysis>(F), AC, FreshDT,
+                                  FreshLI);
+    if (llvm::Loop* Row = FreshLI.getLoopFor(Header); Row && Row->getHeader() == Header)
+      RowTranspose::vectorize(*Row, FreshSE, Lanes);
   }
   if (!Jammed)
     return Changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();

@@ -18,7 +18,10 @@
 // leaves them one loop (its runtime unroll would add a second loop, the remainder, inside the
 // loop over work-items). After them (Jam) the nest is jammed and the jammed row loop unrolled by
 // RowUnroll. The jam runs last because the SLP vectorizer would turn the Factor chains into one
-// vector chain fed by gathers from Factor rows, slower than the chains.
+// vector chain fed by gathers from Factor rows, slower than the chains. Where the row loop's loads
+// step one float32 at a time (RowTranspose::fits), the jam takes as many work-items as a vector has
+// float32 lanes instead and RowTranspose runs them as vectors, their rows loaded in blocks and
+// transposed.
 #pragma once
 
 #include <llvm/IR/PassManager.h>
@@ -33,11 +36,13 @@ public:
   /// At most this many instructions in the row loop's body (copied Factor * RowUnroll times).
   static constexpr unsigned MaxRowInstructions = 40;
 
-  explicit WorkItemJam(Phase P) : P(P) {}
+  /// Transpose: let RowTranspose take the row walks that fit it (false: jam them all by Factor).
+  explicit WorkItemJam(Phase P, bool Transpose = true) : P(P), Transpose(Transpose) {}
   llvm::PreservedAnalyses run(llvm::Function& F, llvm::FunctionAnalysisManager& AM);
 
 private:
   Phase P;
+  bool Transpose;
 };
 
 } // namespace cajeta::lowering

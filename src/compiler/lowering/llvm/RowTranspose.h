@@ -1,0 +1,41 @@
+// Row walks vectorized across their work-items on the CPU, with each work-item's row loaded a
+// vector's width of elements at a time and transposed in registers.
+//
+// WorkItemJam fuses the row loops of several work-items (`for (k < m) sum += a[j * m + k] * x[k]`,
+// j the work-item): each keeps its own chain of adds in its own order. Run across the work-items
+// as one vector, their loads of a[j * m + k] would be gathers (a row apart). Eight iterations at a
+// time they are not: each work-item's eight elements are one vector load, and an 8 x 8 transpose
+// in registers turns the eight loads into eight vectors of one k each, across the work-items. The
+// loop then runs as vector operations, lane q the jam's copy q, step k before step k + 1: every
+// work-item adds the same products in the same order as before, so the results are the same bits.
+// Loads that every work-item shares (x[k]) are one vector load and a broadcast per step.
+//
+// Taken where the row loop is one block whose loads are float32 with a stride of one element per
+// iteration and whose float values are float32 arithmetic (add, subtract, multiply, divide,
+// negate, fmuladd) on them, the loop's float phis and values from outside the loop; at least one
+// load must differ between work-items. The vector loop runs the first multiple of eight below the
+// trip count; the jammed loop (scalar) runs the rest, at least one iteration.
+#pragma once
+
+namespace llvm {
+class Loop;
+class ScalarEvolution;
+} // namespace llvm
+
+namespace cajeta::lowering {
+
+class RowTranspose {
+public:
+  /// The work-items one vector runs (the jam's factor where this applies) and the row's elements
+  /// one transposed block holds: a vector of float32 as wide as the target's (8 or 16).
+  static unsigned lanesFor(unsigned VectorBits) { return VectorBits >= 512 ? 16 : 8; }
+  /// Whether Row, the one loop of the loop over work-items Outer (before the jam), has the form
+  /// above.
+  static bool fits(const llvm::Loop& Row, const llvm::Loop& Outer, llvm::ScalarEvolution& SE);
+  /// Puts the vector loop before L, the jammed row loop (Lanes copies of a loop that fits, each
+  /// copy's float phis together, copy by copy), which then runs the iterations that remain. False
+  /// (nothing changed) where the copies do not match.
+  static bool vectorize(llvm::Loop& L, llvm::ScalarEvolution& SE, unsigned Lanes);
+};
+
+} // namespace cajeta::lowering
