@@ -243,13 +243,32 @@ __global__ void __launch_bounds__(128)
       }
 }
 
-template <int S, int D, int W>
-void runSS(const char* name, int n, half* A, half* B, float* C, float* Ref, float cublasMs) {
-  size_t smem = size_t(S) * 32768;
-  CK(cudaFuncSetAttribute(gemmSS<S, D, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  dim3 grid(n / 128, n / 128);
+/// The best of three batches' time per launch, in ms.
+template <class Launch> float bestMs(int n, Launch launch) {
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  int reps = n >= 8192 ? 5 : 20;
+  float best = 1e9;
+  for (int round = 0; round < 3; ++round) {
+    cudaEventRecord(e0);
+    for (int i = 0; i < reps; ++i)
+      launch();
+    cudaEventRecord(e1);
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    cudaEventElapsedTime(&ms, e0, e1);
+    best = std::min(best, ms / reps);
+  }
+  return best;
+}
+
+/// Runs launch once into C, compares every element with cuBLAS's Ref (relative 2-norm of the
+/// difference), times it and prints a row beside cuBLAS's time.
+template <class Launch>
+void report(const char* name, int n, float* C, float* Ref, float cublasMs, Launch launch) {
   cudaMemset(C, 0, size_t(n) * n * 4);
-  gemmSS<S, D, W><<<grid, 128, smem>>>(C, A, B, n, n, n);
+  launch();
   CK(cudaDeviceSynchronize());
   std::vector<float> c(size_t(n) * n), r(size_t(n) * n);
   CK(cudaMemcpy(c.data(), C, c.size() * 4, cudaMemcpyDeviceToHost));
@@ -260,24 +279,18 @@ void runSS(const char* name, int n, half* A, half* B, float* C, float* Ref, floa
     num += d * d;
     den += double(r[i]) * r[i];
   }
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  int reps = n >= 8192 ? 5 : 20;
-  float best = 1e9;
-  for (int round = 0; round < 3; ++round) {
-    cudaEventRecord(e0);
-    for (int i = 0; i < reps; ++i)
-      gemmSS<S, D, W><<<grid, 128, smem>>>(C, A, B, n, n, n);
-    cudaEventRecord(e1);
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    cudaEventElapsedTime(&ms, e0, e1);
-    best = std::min(best, ms / reps);
-  }
+  float best = bestMs(n, launch);
   double tf = 2.0 * n * n * double(n) / (best * 1e-3) / 1e12;
   printf("%-28s n=%d  %.3f ms  %.1f TFLOP/s  ratio %.3f  relerr %.2e\n", name, n, best, tf,
          cublasMs / best, std::sqrt(num / den));
+}
+
+template <int S, int D, int W>
+void runSS(const char* name, int n, half* A, half* B, float* C, float* Ref, float cublasMs) {
+  size_t smem = size_t(S) * 32768;
+  CK(cudaFuncSetAttribute(gemmSS<S, D, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  report(name, n, C, Ref, cublasMs,
+         [&] { gemmSS<S, D, W><<<dim3(n / 128, n / 128), 128, smem>>>(C, A, B, n, n, n); });
 }
 
 __global__ void refGemm(float* C, const half* A, const half* B, int M, int N, int K) {
@@ -302,42 +315,11 @@ __global__ void fill(half* p, size_t n, uint32_t seed) {
 }
 
 template <int S, int W, int L>
-void runOurs(const char* name, int n, half* A, half* B, float* C, float* Ref, cublasHandle_t h,
-             float cublasMs) {
+void runOurs(const char* name, int n, half* A, half* B, float* C, float* Ref, float cublasMs) {
   size_t smem = size_t(S) * 40960;
   CK(cudaFuncSetAttribute(gemmW<S, W, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  dim3 grid(n / 64, n / 256);
-  cudaMemset(C, 0, size_t(n) * n * 4);
-  gemmW<S, W, L><<<grid, 128, smem>>>(C, A, B, n, n, n);
-  CK(cudaDeviceSynchronize());
-  // check against reference (sampled rows when big)
-  std::vector<float> c(size_t(n) * n), r(size_t(n) * n);
-  CK(cudaMemcpy(c.data(), C, c.size() * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(r.data(), Ref, r.size() * 4, cudaMemcpyDeviceToHost));
-  double num = 0, den = 0;
-  for (size_t i = 0; i < c.size(); ++i) {
-    double d = double(c[i]) - r[i];
-    num += d * d;
-    den += double(r[i]) * r[i];
-  }
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  int reps = n >= 8192 ? 5 : 20;
-  float best = 1e9;
-  for (int round = 0; round < 3; ++round) {
-    cudaEventRecord(e0);
-    for (int i = 0; i < reps; ++i)
-      gemmW<S, W, L><<<grid, 128, smem>>>(C, A, B, n, n, n);
-    cudaEventRecord(e1);
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    cudaEventElapsedTime(&ms, e0, e1);
-    best = std::min(best, ms / reps);
-  }
-  double tf = 2.0 * n * n * double(n) / (best * 1e-3) / 1e12;
-  printf("%-28s n=%d  %.3f ms  %.1f TFLOP/s  ratio %.3f  relerr %.2e\n", name, n, best, tf,
-         cublasMs / best, std::sqrt(num / den));
+  report(name, n, C, Ref, cublasMs,
+         [&] { gemmW<S, W, L><<<dim3(n / 64, n / 256), 128, smem>>>(C, A, B, n, n, n); });
 }
 
 int main() {
@@ -361,24 +343,10 @@ int main() {
     };
     cub();
     CK(cudaDeviceSynchronize());
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    int reps = n >= 8192 ? 5 : 20;
-    float best = 1e9;
-    for (int round = 0; round < 3; ++round) {
-      cudaEventRecord(e0);
-      for (int i = 0; i < reps; ++i)
-        cub();
-      cudaEventRecord(e1);
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      cudaEventElapsedTime(&ms, e0, e1);
-      best = std::min(best, ms / reps);
-    }
+    float best = bestMs(n, cub);
     printf("cuBLAS n=%d %.3f ms %.1f TFLOP/s\n", n, best,
            2.0 * n * n * double(n) / (best * 1e-3) / 1e12);
-    runOurs<2, 0, 1024>("RS 256x64 S2", n, A, B, C, Ref, h, best);
+    runOurs<2, 0, 1024>("RS 256x64 S2", n, A, B, C, Ref, best);
     runSS<3, 0, 0>("SS 128x128 S3 lbo=MN", n, A, B, C, Ref, best);
     runSS<3, 0, 1>("SS 128x128 S3 lbo=K", n, A, B, C, Ref, best);
     runSS<4, 0, 0>("SS 128x128 S4", n, A, B, C, Ref, best);

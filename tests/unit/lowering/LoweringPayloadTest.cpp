@@ -143,25 +143,22 @@ unsigned mostFloatPhisInABlock(const std::string& IR, const std::string& Functio
   return Most;
 }
 
-TEST(LoweringPayload, RowWalksRunFourWorkItemsAtOnceInTheirOwnOrder) {
-  kir::Module M;
-  buildRowDot(M);
-  // The row loop inside the loop over work-items is jammed: one loop carries four sums.
-  std::string Opt = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
-  EXPECT_GE(mostFloatPhisInABlock(Opt, "cj_K_rowdot"), 4u) << Opt;
-
+/// Runs the row-dot kernel of M (buildRowDot) on rows x cols hashed values in Groups groups of
+/// Block work-items and expects each row's sum exactly as one work-item adds it in order, and
+/// the outputs past the rows untouched.
+void expectRowDotsInOrder(const kir::Module& M, uint32_t Rows, uint32_t Cols, uint32_t Groups,
+                          uint32_t Block) {
   std::string Error;
   auto P = LoadedPayload::build(M, Error);
   ASSERT_TRUE(P) << Error;
-  const uint32_t Rows = 23, Cols = 13; // the last of 8-item groups partly idle, 23 = 5 * 4 + 3
-  std::vector<float> A(Rows * Cols), X(Cols), Out(24, -1.0f);
+  std::vector<float> A(Rows * Cols), X(Cols), Out(Groups * Block, -1.0f);
   for (uint32_t E = 0; E < Rows * Cols; ++E)
     A[E] = float((E * 37) % 101) / 7.0f - 6.0f;
   for (uint32_t J = 0; J < Cols; ++J)
     X[J] = 1.0f / float(J + 3);
-  CajetaCpuLaunch L =
-      P->run("cj_K_rowdot",
-             {bufferArg(Out), bufferArg(A), bufferArg(X), scalarArg(Rows), scalarArg(Cols)}, 3, 8);
+  CajetaCpuLaunch L = P->run(
+      "cj_K_rowdot", {bufferArg(Out), bufferArg(A), bufferArg(X), scalarArg(Rows), scalarArg(Cols)},
+      Groups, Block);
   EXPECT_EQ(L.Failed, 0u);
   for (uint32_t I = 0; I < Rows; ++I) {
     float Sum = 0.0f;
@@ -171,7 +168,18 @@ TEST(LoweringPayload, RowWalksRunFourWorkItemsAtOnceInTheirOwnOrder) {
     }
     EXPECT_EQ(Out[I], Sum) << "row " << I;
   }
-  EXPECT_EQ(Out[23], -1.0f);
+  for (uint32_t I = Rows; I < Groups * Block; ++I)
+    EXPECT_EQ(Out[I], -1.0f) << "past the rows, " << I;
+}
+
+TEST(LoweringPayload, RowWalksRunFourWorkItemsAtOnceInTheirOwnOrder) {
+  kir::Module M;
+  buildRowDot(M);
+  // The row loop inside the loop over work-items is jammed: one loop carries four sums.
+  std::string Opt = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
+  EXPECT_GE(mostFloatPhisInABlock(Opt, "cj_K_rowdot"), 4u) << Opt;
+  // The last of 8-item groups partly idle, 23 = 5 * 4 + 3.
+  expectRowDotsInOrder(M, 23, 13, 3, 8);
 }
 
 TEST(LoweringPayload, RowWalksRunAsVectorsOfWorkItemsWithTheirRowsTransposed) {
@@ -182,30 +190,8 @@ TEST(LoweringPayload, RowWalksRunAsVectorsOfWorkItemsWithTheirRowsTransposed) {
   std::string Opt = lowering::CpuPayloadBuilder::emitLlvmIr(M, {}, true);
   EXPECT_NE(Opt.find("rowt.body:"), std::string::npos) << Opt;
   EXPECT_NE(Opt.find("shufflevector <"), std::string::npos) << Opt;
-
-  std::string Error;
-  auto P = LoadedPayload::build(M, Error);
-  ASSERT_TRUE(P) << Error;
-  // Rows of 16-wide groups and a remainder, each row two vector blocks and a scalar tail.
-  const uint32_t Rows = 45, Cols = 41;
-  std::vector<float> A(Rows * Cols), X(Cols), Out(48, -1.0f);
-  for (uint32_t E = 0; E < Rows * Cols; ++E)
-    A[E] = float((E * 53) % 97) / 9.0f - 5.0f;
-  for (uint32_t J = 0; J < Cols; ++J)
-    X[J] = 1.0f / float(J + 2);
-  CajetaCpuLaunch L =
-      P->run("cj_K_rowdot",
-             {bufferArg(Out), bufferArg(A), bufferArg(X), scalarArg(Rows), scalarArg(Cols)}, 2, 24);
-  EXPECT_EQ(L.Failed, 0u);
-  for (uint32_t I = 0; I < Rows; ++I) {
-    float Sum = 0.0f;
-    for (uint32_t J = 0; J < Cols; ++J) {
-      volatile float Product = A[I * Cols + J] * X[J];
-      Sum += Product;
-    }
-    EXPECT_EQ(Out[I], Sum) << "row " << I;
-  }
-  EXPECT_EQ(Out[45], -1.0f);
+  // Rows of 16-wide jams and a remainder, each row two vector blocks and a scalar tail.
+  expectRowDotsInOrder(M, 45, 41, 2, 24);
 }
 
 TEST(LoweringPayload, NoContractionUnlessFastMath) {
