@@ -448,10 +448,13 @@ const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const
   uint64_t GroupItems = uint64_t(G.Block[0]) * G.Block[1] * G.Block[2];
   if (QuadEntry && quadsWanted() && (!QuadMaxThreads || GroupItems <= QuadMaxThreads)) {
     // Four work-items per work-item where none past the launch's x had anything to do (the
-    // guard's count is within it); the indices 4t + 3 then stay below 2^31 + 4 * block.
+    // guard's count is within it); the indices 4t + 3 then stay below 2^31 + 4 * block, and
+    // below 2^31 where the count is signed (an int32 index of 2^31 would compare negative). A
+    // negative signed count reads as more than 2^31 here: the plain entry.
     uint64_t Count = uint32_t(Args[QuadCountParam].Bits);
     uint64_t SizeX = uint64_t(G.Grid[0]) * G.Block[0];
-    if (Count && Count <= SizeX && SizeX <= 0x7fffffffu && G.Block[0]) {
+    bool IndicesFit = !QuadSigned || Count + 4 * uint64_t(G.Block[0]) <= 0x80000000u;
+    if (Count && Count <= SizeX && SizeX <= 0x7fffffffu && G.Block[0] && IndicesFit) {
       uint64_t Quads =
           (Count + bundle::TargetManifest::QuadWidth - 1) / bundle::TargetManifest::QuadWidth;
       G.Grid[0] = uint32_t((Quads + G.Block[0] - 1) / G.Block[0]);

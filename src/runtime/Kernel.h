@@ -52,12 +52,15 @@ public:
     OnceEntry = E;
     OnceAnyGrid = AnyGrid;
   }
-  /// Sets the quad entry (TargetManifest::QuadSymbol), its count parameter, whether it is exact
-  /// on any grid (TargetManifest::QuadAnyGrid) and the most work-items per group its code takes
-  /// (its four copies may need more registers than the kernel; 0: no limit of its own).
-  void setQuadEntry(const void* E, uint32_t CountParam, bool AnyGrid, uint32_t MaxThreads) {
+  /// Sets the quad entry (TargetManifest::QuadSymbol), its count parameter (Signed: an int32,
+  /// whose quads' indices must stay below 2^31), whether it is exact on any grid
+  /// (TargetManifest::QuadAnyGrid) and the most work-items per group its code takes (its four
+  /// copies may need more registers than the kernel; 0: no limit of its own).
+  void setQuadEntry(const void* E, uint32_t CountParam, bool Signed, bool AnyGrid,
+                    uint32_t MaxThreads) {
     QuadEntry = E;
     QuadCountParam = CountParam;
+    QuadSigned = Signed;
     QuadAnyGrid = AnyGrid;
     QuadMaxThreads = MaxThreads;
   }
@@ -116,6 +119,7 @@ private:
   bool OnceAnyGrid = false;
   const void* QuadEntry = nullptr;
   uint32_t QuadCountParam = 0;
+  bool QuadSigned = false;
   bool QuadAnyGrid = false;
   uint32_t QuadMaxThreads = 0;
   uint32_t StepCountParam = 0;

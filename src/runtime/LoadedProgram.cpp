@@ -127,15 +127,19 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       int32_t Count = It->second.QuadCountParam;
       if (Count < 0 || size_t(Count) >= K.Params.size() ||
           K.Params[Count].Kind != bundle::ParamKind::Scalar ||
-          K.Params[Count].Type != bundle::ScalarType::U32)
+          (K.Params[Count].Type != bundle::ScalarType::U32 &&
+           K.Params[Count].Type != bundle::ScalarType::I32))
         fail(CAJETA_XPU_BUNDLE_ERROR,
-             fmt::format("bundle {}: kernel '{}': quadCountParam {} is not a uint32 parameter",
+             fmt::format("bundle {}: kernel '{}': quadCountParam {} is not a uint32 or int32 "
+                         "parameter",
                          Origin, K.Name, Count));
       const void* QuadEntry = FindEntry(Quads);
       KernelFootprint QuadFootprint;
       uint32_t QuadMaxThreads =
           P->Module->footprint(QuadEntry, QuadFootprint) ? QuadFootprint.MaxThreads : 0;
-      Made->setQuadEntry(QuadEntry, uint32_t(Count), It->second.QuadAnyGrid, QuadMaxThreads);
+      Made->setQuadEntry(QuadEntry, uint32_t(Count),
+                         K.Params[Count].Type == bundle::ScalarType::I32, It->second.QuadAnyGrid,
+                         QuadMaxThreads);
     }
     P->Kernels.push_back(std::move(Made));
   }

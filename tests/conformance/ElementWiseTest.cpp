@@ -56,6 +56,39 @@ TEST(ElementWise, TriadOnEveryCountAndGrid) {
   }
 }
 
+TEST(ElementWise, SignedIndicesAndCountsCompareSigned) {
+  xpu::Program P = compileProgram("ElementWise");
+  std::vector<std::pair<int32_t, uint32_t>> Runs; // count, groups
+  for (const Launch& L : launches())
+    Runs.push_back({int32_t(L.N), L.Groups});
+  for (int32_t N : {0, -1, -4097}) // nothing runs: every index compares above the count
+    Runs.push_back({N, 4});
+  for (auto [N, Groups] : Runs) {
+    const std::string Label = "n " + std::to_string(N) + ", " + std::to_string(Groups) + " groups";
+    const uint32_t Items = Groups * Block, Done = N > 0 ? std::min(uint32_t(N), Items) : 0;
+    const size_t Len = std::max<int32_t>(N, 0) + 8; // room past n that must stay untouched
+    std::vector<float> X = uniformData<float>(Len, 51 + Len, -4, 4);
+    std::vector<float> Y0 = uniformData<float>(Len, 52 + Len, -4, 4);
+    auto Y = toDevice(Y0);
+    runKernel(P.kernel("ElementWise.saxpyInt"), xpu::grid(Groups), xpu::block(Block), Y,
+              toDevice(X), 0.5f, N);
+    std::vector<float> Got = fromDevice(Y);
+    for (size_t I = 0; I < Len; ++I) {
+      volatile float Product = 0.5f * X[I];
+      EXPECT_EQ(Got[I], I < Done ? Product + Y0[I] : Y0[I]) << "saxpyInt, " << Label << " at " << I;
+    }
+    std::vector<int32_t> In(Len);
+    for (size_t I = 0; I < Len; ++I)
+      In[I] = int32_t(I * 7919u) - 1000;
+    auto Out = filledBuffer<int32_t>(Len, 77);
+    runKernel(P.kernel("ElementWise.negateInt"), xpu::grid(Groups), xpu::block(Block), Out,
+              toDevice(In), N);
+    std::vector<int32_t> Neg = fromDevice(Out);
+    for (size_t I = 0; I < Len; ++I)
+      EXPECT_EQ(Neg[I], I < Done ? -In[I] : 77) << "negateInt, " << Label << " at " << I;
+  }
+}
+
 TEST(ElementWise, TheRangeFormOnEveryCountAndGrid) {
   xpu::Program P = compileProgram("ElementWise");
   std::vector<Launch> All = launches();

@@ -49,8 +49,8 @@ public final class Q {
             tmp[i] = sum;
         }
     }
-    // Not element-wise: a loop per element, a coordinate the quad launch changes, a signed
-    // count, a load before the guard, a shared array, a statement after the guard.
+    // Not element-wise: a loop per element, a coordinate the quad launch changes, a load before
+    // the guard, a shared array, a statement after the guard. (A signed index and count is.)
     @Kernel
     public static void looped(KernelBuffer<float32> out, uint32 n) {
         uint32 i = KernelThread.globalIdX();
@@ -97,8 +97,11 @@ TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
   EXPECT_EQ(R.Manifests.at("Q.range").QuadSymbol, "cj_k_Q_range_quads");
   EXPECT_EQ(R.Manifests.at("Q.range").QuadCountParam, 2);
   EXPECT_TRUE(R.Manifests.at("Q.range").QuadAnyGrid);
+  // CUDA's int habit: an int32 index against an int32 count, compared signed.
+  EXPECT_EQ(R.Manifests.at("Q.signed").QuadSymbol, "cj_k_Q_signed_quads");
+  EXPECT_EQ(R.Manifests.at("Q.signed").QuadCountParam, 1);
   for (const char* Plain :
-       {"Q.rowDot", "Q.walker", "Q.looped", "Q.local", "Q.signed", "Q.loadFirst", "Q.after"}) {
+       {"Q.rowDot", "Q.walker", "Q.looped", "Q.local", "Q.loadFirst", "Q.after"}) {
     EXPECT_TRUE(R.Manifests.at(Plain).QuadSymbol.empty()) << Plain;
     EXPECT_EQ(R.Manifests.at(Plain).QuadCountParam, -1) << Plain;
   }
@@ -114,6 +117,12 @@ TEST(NvptxQuadEntry, ElementWiseKernelsAloneGetOne) {
   EXPECT_EQ(countOf(Early, ".v4.u32"), 2u) << Early; // the load of in, the store of out
   EXPECT_EQ(countOf(entryBody(Ptx, "Q_branchy_quads"), ".v4.f32"), 1u)
       << entryBody(Ptx, "Q_branchy_quads");
+  std::string Signed = entryBody(Ptx, "Q_signed_quads");
+  EXPECT_EQ(countOf(Signed, "st.global.v4.f32"), 1u) << Signed;
+  EXPECT_GE(countOf(Signed, "setp.lt.s32") + countOf(Signed, "setp.ge.s32") +
+                countOf(Signed, "setp.gt.s32") + countOf(Signed, "setp.le.s32"),
+            1u)
+      << Signed; // signed compares
   std::string Range = entryBody(Ptx, "Q_range_quads");
   EXPECT_EQ(countOf(Range, ".v4.f32"), 2u) << Range;
   // The kernels' own entries are untouched.

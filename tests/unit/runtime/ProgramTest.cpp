@@ -39,8 +39,9 @@ TEST(Program, MissingSymbolIsABundleErrorNamingIt) {
   EXPECT_TRUE(contains(M, "symbol 'cj_K_missing' is missing"));
 }
 
-TEST(Program, AQuadEntryTheManifestNamesMustBeThereWithAUint32Count) {
-  // K.saxpy(y, x, a, n): the quad entry's count must be the uint32 n, its symbol in the payload.
+TEST(Program, AQuadEntryTheManifestNamesMustBeThereWithA32BitIntegerCount) {
+  // K.saxpy(y, x, a, n): the quad entry's count must be the uint32 n (an int32 would do too), its
+  // symbol in the payload.
   bundle::Program P = makeTestProgram();
   bundle::TargetManifest& Cpu = P.Kernels[0].Targets["cpu-x86_64"];
   Cpu.QuadSymbol = "cj_K_saxpy_quads";
@@ -48,7 +49,7 @@ TEST(Program, AQuadEntryTheManifestNamesMustBeThereWithAUint32Count) {
   EXPECT_TRUE(contains(loadError(P), "symbol 'cj_K_saxpy_quads' is missing")) << loadError(P);
   Cpu.QuadSymbol = Cpu.Symbol;
   Cpu.QuadCountParam = 2; // a, a float32
-  EXPECT_TRUE(contains(loadError(P), "quadCountParam 2 is not a uint32 parameter")) << loadError(P);
+  EXPECT_TRUE(contains(loadError(P), "quadCountParam 2 is not a uint32 or int32 parameter")) << loadError(P);
   Cpu.QuadCountParam = 3;
   std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
   Program Loaded = Program::loadMemory(Bytes.data(), Bytes.size());

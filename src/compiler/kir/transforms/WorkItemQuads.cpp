@@ -26,6 +26,11 @@ bool isU32(const Type& T) {
   return T.isScalar() && T.Elem == ScalarType::U32;
 }
 
+/// A guard's index and count: uint32, or int32 (a kernel written with CUDA's int habits).
+bool isIndexType(const Type& T) {
+  return T.isScalar() && (T.Elem == ScalarType::U32 || T.Elem == ScalarType::I32);
+}
+
 /// What the rewrite needs of a kernel of the guarded form.
 struct GuardedKernel {
   std::vector<Stmt*> Prefix;   // local assignments before the guard
@@ -187,7 +192,9 @@ bool match(const Function& F, GuardedKernel& G) {
   // i: assigned from the global index in x in the prefix, and elsewhere only by the range
   // loop's step.
   G.IndexLocal = C->Ops[0]->Index;
-  if (!isU32(F.Locals[G.IndexLocal].Ty) || Assigned[G.IndexLocal] != (G.Range ? 2u : 1u))
+  const Type IndexTy = F.Locals[G.IndexLocal].Ty;
+  if (!(G.Range ? isU32(IndexTy) : isIndexType(IndexTy)) ||
+      Assigned[G.IndexLocal] != (G.Range ? 2u : 1u))
     return false;
   if (G.Range) {
     std::map<uint32_t, unsigned> InStep = assignments(Guard->Step);
@@ -197,8 +204,12 @@ bool match(const Function& F, GuardedKernel& G) {
   bool IndexFromId = false;
   for (const Stmt* S : G.Prefix) {
     const Expr* V = S->E->Ops[0];
-    if (S->E->Index == G.IndexLocal)
-      IndexFromId = V->K == Expr::Kind::Intrinsic && V->IOp == IntrinsicOp::GlobalId && V->Dim == 0;
+    if (S->E->Index != G.IndexLocal)
+      continue;
+    // `uint32 i = global id`, or `int32 i = (int32) global id`.
+    if (V->K == Expr::Kind::Cast && V->Ty == IndexTy && IndexTy.Elem == ScalarType::I32)
+      V = V->Ops[0];
+    IndexFromId = V->K == Expr::Kind::Intrinsic && V->IOp == IntrinsicOp::GlobalId && V->Dim == 0;
   }
   if (!IndexFromId)
     return false;
@@ -206,8 +217,8 @@ bool match(const Function& F, GuardedKernel& G) {
   G.Count = C->Ops[1];
   G.CountParam = countParamOf(G.Count, G.Prefix, Assigned);
   G.LoopId = Guard->LoopId;
-  return isU32(G.Count->Ty) && G.CountParam >= 0 && G.CountParam < int(F.Params.size()) &&
-         isU32(F.Params[G.CountParam].Ty);
+  return G.Count->Ty == IndexTy && G.CountParam >= 0 && G.CountParam < int(F.Params.size()) &&
+         F.Params[G.CountParam].Ty == IndexTy;
 }
 
 /// Builds the copies: copy s has its own locals and reads ($base + s) for the global index.
@@ -439,15 +450,23 @@ bool WorkItemQuads::rewrite(Function& F, Module& M, bool WholeChunks) {
     std::vector<Stmt*> Then;
     for (const Stmt* S : G.Guarded)
       Then.push_back(Q.copy(S, C));
+    Expr* Index = Q.index(C);
+    if (G.Count->Ty != Index->Ty)
+      Index = B.cast(G.Count->Ty, Index); // an int32 count: below 2^31, as the runtime keeps it
     Slow.push_back(
-        B.ifThen(B.bin(BinaryOp::Lt, Q.index(C), Q.copy(G.Count, C)), B.block(std::move(Then))));
+        B.ifThen(B.bin(BinaryOp::Lt, Index, Q.copy(G.Count, C)), B.block(std::move(Then))));
   }
+  const Type CountTy = F.Params[G.CountParam].Ty;
   auto Count = [&] {
-    Expr* P = B.expr(Expr::Kind::Param, U32);
+    Expr* P = B.expr(Expr::Kind::Param, CountTy);
     P->Index = uint32_t(G.CountParam);
     return P;
   };
-  Stmt* Split = B.ifThen(B.bin(BinaryOp::Lt, Q.index(Width - 1), Count()), B.block(std::move(Fast)),
+  // A signed count compares signed: the runtime keeps the quads' indices below 2^31 for it.
+  Expr* Last = Q.index(Width - 1);
+  if (CountTy != U32)
+    Last = B.cast(CountTy, Last);
+  Stmt* Split = B.ifThen(B.bin(BinaryOp::Lt, Last, Count()), B.block(std::move(Fast)),
                          B.block(std::move(Slow)));
   if (!G.Range) {
     F.Body = B.block({SetBase, Split});

@@ -6,7 +6,8 @@
 // vector accesses reach the copy's own.
 //
 // The kernels it takes are the `if (i < n) { ... }` form (or `if (i >= n) return; ...`) with i
-// the global index in x and n a 32-bit unsigned parameter, and the grid-stride loop `for (i, T v
+// the global index in x and n a 32-bit parameter (uint32; or int32 with `int32 i = (int32) the
+// global index`, compared signed), and the grid-stride loop `for (i, T v
 // : buf.range(n))` whose steps depend on their index alone, whose guarded statements have no
 // loop, return, call, wave, tile, shared or private array or coordinate but the global index
 // (`if`s are fine: their conditions' loads are hoisted, their branches run per copy). Work-items
@@ -26,8 +27,8 @@ class WorkItemQuads {
 public:
   /// The work-items each work-item of the quad entry runs.
   static constexpr unsigned Width = bundle::TargetManifest::QuadWidth;
-  /// The scalar parameter (uint32) K's guard compares the global index in x with, or -1 where K
-  /// has no quad form.
+  /// The scalar parameter (uint32 or int32) K's guard compares the global index in x with, or -1
+  /// where K has no quad form.
   static int countParam(const Function& K);
   /// Whether K's quad entry is exact on any grid: the grid-stride form (`for (i, T v :
   /// buf.range(n))` whose steps each depend on their index alone), which walks quads a grid of
