@@ -206,37 +206,36 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
   std::vector<VulkanForm> Forms = {{Inputs<T>::VulkanKernel, VulkanDynamicSharedBytes, ""}};
   if (Inputs<T>::VulkanBufferKernel)
     Forms.push_back({Inputs<T>::VulkanBufferKernel, 0, ", tiles from the buffers"});
-  for (const VulkanForm& Form : Forms)
-    compareBackends(C, BackendRow{Name + Form.Label, "tensor-core", VulkanTarget}, Md.Ours,
-                    [&](OursDevice& V, BackendRow& R) {
-                      xpu::Kernel VGemm = V.load(BundleName).kernel(Form.Kernel);
-                      xpu::KernelBuffer<T> VA = V.buffer(A), VB = V.buffer(B);
-                      xpu::KernelBuffer<float> VC = V.buffer(Ours);
-                      auto vulkan = [&] {
-                        VGemm.launch(V.stream(), Grid, Block, Form.SharedBytes)(VC, VA, VB, M, N,
-                                                                                K);
-                      };
-                      vulkan();
-                      V.stream().sync();
-                      std::vector<float> Got;
-                      VC.download(Got);
-                      size_t Off = 0;
-                      for (uint32_t I = 0; I < M; ++I)
-                        for (uint32_t J = 0; J < N; ++J) {
-                          size_t X = size_t(I) * N + J;
-                          Off += !(std::fabs(double(Got[X]) - Ours[X]) <=
-                                   Tolerance * double(K) * RowMaxA[I] * ColMaxB[J]);
-                        }
-                      R.Check = "tiles " + VGemm.tier("tiles") + "; " +
-                                (Off ? std::to_string(Off) + " elements off CUDA's"
-                                     : "within " + sci(Tolerance) + " of CUDA's");
-                      if (Off)
-                        C.fail("tilegemm " + std::to_string(Size) + " on Vulkan (" + Form.Kernel +
-                               "): " + R.Check);
-                      BackendMedians Times = timeBackends(C, Batch, ours, vulkan);
-                      R.CudaMs = Times.CudaMs;
-                      R.VulkanMs = Times.VulkanMs;
-                    });
+  for (const VulkanForm& Form : Forms) {
+    auto Run = [&](OursDevice& V, BackendRow& R) {
+      xpu::Kernel VGemm = V.load(BundleName).kernel(Form.Kernel);
+      xpu::KernelBuffer<T> VA = V.buffer(A), VB = V.buffer(B);
+      xpu::KernelBuffer<float> VC = V.buffer(Ours);
+      auto vulkan = [&] {
+        VGemm.launch(V.stream(), Grid, Block, Form.SharedBytes)(VC, VA, VB, M, N, K);
+      };
+      vulkan();
+      V.stream().sync();
+      std::vector<float> Got;
+      VC.download(Got);
+      size_t Off = 0;
+      for (uint32_t I = 0; I < M; ++I)
+        for (uint32_t J = 0; J < N; ++J) {
+          size_t X = size_t(I) * N + J;
+          Off += !(std::fabs(double(Got[X]) - Ours[X]) <=
+                   Tolerance * double(K) * RowMaxA[I] * ColMaxB[J]);
+        }
+      R.Check = "tiles " + VGemm.tier("tiles") + "; " +
+                (Off ? std::to_string(Off) + " elements off CUDA's"
+                     : "within " + sci(Tolerance) + " of CUDA's");
+      if (Off)
+        C.fail("tilegemm " + std::to_string(Size) + " on Vulkan (" + Form.Kernel + "): " + R.Check);
+      BackendMedians Times = timeBackends(C, Batch, ours, vulkan);
+      R.CudaMs = Times.CudaMs;
+      R.VulkanMs = Times.VulkanMs;
+    };
+    compareBackends(C, BackendRow{Name + Form.Label, "tensor-core", VulkanTarget}, Md.Ours, Run);
+  }
 }
 
 /// N int8 values from the same hash as makeInputData, spread over the whole range.
