@@ -383,15 +383,18 @@ void JammedRow::rewrite() {
       }
       Val[I] = V;
     }
+    // Every slot's next value from this step's values (a phi may take another's).
+    std::vector<llvm::Value*> Next(Slots);
     for (unsigned J = 0; J < Slots; ++J) {
-      llvm::Value* Next = latch(0, J);
-      if (int S = slotOf(Next, 0); S >= 0)
-        Cur[J] = Cur[unsigned(S)];
-      else if (inRow(Next))
-        Cur[J] = Val.at(llvm::cast<llvm::Instruction>(Next));
+      llvm::Value* L = latch(0, J);
+      if (int S = slotOf(L, 0); S >= 0)
+        Next[J] = Cur[unsigned(S)];
+      else if (inRow(L))
+        Next[J] = Val.at(llvm::cast<llvm::Instruction>(L));
       else
-        Cur[J] = B.CreateVectorSplat(Lanes, Next);
+        Next[J] = B.CreateVectorSplat(Lanes, L);
     }
+    Cur = std::move(Next);
   }
   llvm::Value* IvNext = B.CreateAdd(Iv, B.getInt64(Lanes));
   B.CreateCondBr(B.CreateICmpULT(IvNext, VecIters), Body, Done);
