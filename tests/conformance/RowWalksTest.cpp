@@ -28,6 +28,30 @@ TEST(RowWalks, EachWorkItemSumsItsRowInOrder) {
     }
 }
 
+TEST(RowWalks, ASumThatTrailsAnotherTakesItsPreviousValue) {
+  xpu::Program P = compileProgram("RowWalks");
+  for (uint32_t Rows : {5u, 37u})
+    for (uint32_t Cols : {1u, 17u, 64u}) {
+      std::vector<float> A = uniformData<float>(Rows * Cols + 1, 61 + Rows, -1, 1);
+      std::vector<float> X = uniformData<float>(Cols + 1, 62 + Cols, -4, 4);
+      auto DO = filledBuffer<float>(Rows + 9, 7.0f);
+      run1D(P.kernel("RowWalks.trailing"), Rows + 9, 32, DO, toDevice(A), toDevice(X), Rows, Cols);
+      std::vector<float> Want(Rows + 9, 7.0f);
+      for (uint32_t I = 0; I < Rows; ++I) {
+        float Before = 0.0f, Sum = 0.0f;
+        for (uint32_t J = 0; J < Cols; ++J) {
+          volatile float Product = A[I * Cols + J] * X[J], Half = 0.5f * Before;
+          float Next = Sum + Product + Half;
+          Before = Sum;
+          Sum = Next;
+        }
+        Want[I] = Sum - Before;
+      }
+      expectSame(fromDevice(DO), Want,
+                 "RowWalks.trailing " + std::to_string(Rows) + " x " + std::to_string(Cols));
+    }
+}
+
 TEST(RowWalks, TwoWalksReadingAndWritingTheirWorkItemsElements) {
   xpu::Program P = compileProgram("RowWalks");
   const float Alpha = 1.5f;
