@@ -219,6 +219,18 @@ private:
     return B.bin(BinaryOp::Add, B.l(Args[0]),
                  B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, Major, B.l(Args[1])), Minor));
   }
+  /// address() for an element of a whole tile: its row (column) is valid as a run, so the
+  /// elements' indices follow one another without wrapping (the bounds check sees each as it is),
+  /// which lets the run be one vector access.
+  Expr* runAddress(const std::vector<uint32_t>& Args, Expr* R, Expr* Col, bool ColMajor) {
+    Expr* Major = ColMajor ? Col : R;
+    Expr* Minor = ColMajor ? R : Col;
+    Expr* Addr =
+        B.bin(BinaryOp::Add,
+              B.bin(BinaryOp::Add, B.l(Args[0]), B.bin(BinaryOp::Mul, Major, B.l(Args[1]))), Minor);
+    Addr->NoWrap = true;
+    return Addr;
+  }
   /// Whether a tile op's memory arguments cover the whole tile of type Ty at an offset and stride
   /// in whole 16 bytes (what the native tiers' fragment loads and stores take).
   Expr* wholeAlignedTile(const std::vector<uint32_t>& Args, Type Ty) {
@@ -261,19 +273,8 @@ private:
       auto Copy = [&](bool Guarded) {
         return eachOwnElement(Ty.Rows, Ty.Cols, [&](uint32_t Ei, uint32_t R, uint32_t Col) {
           Expr* In = Guarded ? inside(Args, B.l(R), B.l(Col)) : nullptr;
-          Expr* Addr = address(Args, B.l(R), B.l(Col), ColMajor);
-          if (!Guarded) {
-            // A whole tile's row (column) is valid as a run: its elements' indices follow one
-            // another without wrapping (the bounds check sees each as it is), which lets the
-            // run be one vector access.
-            Expr* Major = ColMajor ? B.l(Col) : B.l(R);
-            Expr* Minor = ColMajor ? B.l(R) : B.l(Col);
-            Addr =
-                B.bin(BinaryOp::Add,
-                      B.bin(BinaryOp::Add, B.l(Args[0]), B.bin(BinaryOp::Mul, Major, B.l(Args[1]))),
-                      Minor);
-            Addr->NoWrap = true;
-          }
+          Expr* Addr = Guarded ? address(Args, B.l(R), B.l(Col), ColMajor)
+                               : runAddress(Args, B.l(R), B.l(Col), ColMajor);
           if (Load) {
             Expr* V = B.loadAt(B.shallowCopy(Array), Addr);
             return std::vector<Stmt*>{

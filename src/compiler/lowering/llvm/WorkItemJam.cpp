@@ -220,9 +220,8 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
       continue;
     ToTranspose.push_back(Header);
     // The work-items past a multiple of the vector's width (all of a group narrower than it)
-    // still run their rows Factor at a time.
-    // (Its id, made by the remainder's unroll, lost the work-item loop's properties: the same
-    // iterations, in any order, as before.)
+    // still run their rows Factor at a time. Their loop's id, made by the remainder's unroll,
+    // lost the work-item loop's properties; its iterations are that loop's, in any order.
     if (Rest)
       Rest->setLoopID(copyLoopId(OuterId));
     llvm::Loop* RestRow = Rest ? rowWalk(*Rest, SE) : nullptr;
