@@ -37,8 +37,18 @@ constexpr uint32_t VulkanDynamicSharedBytes = 37888;
 constexpr double VulkanTarget = 1.5; // Vulkan time at most this times our CUDA time
 // An element is right when |got - float64| <= Tolerance * sum_k |a_ik| |b_kj|.
 constexpr double Tolerance = 1e-3;
-constexpr uint32_t Samples = 64; // elements checked against float64 on the host
-constexpr double Target = 0.75;  // ratio ours / cuBLAS to reach with the mma.sync tier
+constexpr uint32_t Samples = 64;    // elements checked against float64 on the host
+constexpr double Target = 0.75;     // ratio ours / cuBLAS to reach with the mma.sync tier
+constexpr double WgmmaTarget = 0.9; // with the wgmma tier (the 256 x 64 kernels, on sm_90a)
+
+/// A kernel and its launch: block(Threads) work-items computing a BlockM x BlockN block of C
+/// each, grid(ceil(n / BlockN), ceil(m / BlockM)), SharedBytes of dynamic shared memory.
+struct Geometry {
+  const char* Kernel;
+  uint32_t BlockM, BlockN, Threads, SharedBytes;
+  double Target;
+  bool Vulkan; // also run on the Vulkan backend beside our CUDA time
+};
 
 using Half = xpu::float16;
 using BFloat16 = xpu::bfloat16;
@@ -47,6 +57,8 @@ using BFloat16 = xpu::bfloat16;
 template <class T> struct Inputs;
 template <> struct Inputs<Half> {
   static constexpr const char* Name = "f16";
+  // 256 x 64 blocks whose four waves share b: the wgmma tier on sm_90a (81920 bytes of stages).
+  static constexpr const char* WgmmaKernel = "TileGemm.gemm16w";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -57,6 +69,7 @@ template <> struct Inputs<Half> {
 };
 template <> struct Inputs<BFloat16> {
   static constexpr const char* Name = "bf16";
+  static constexpr const char* WgmmaKernel = "TileGemm.gemmBf16w";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -84,7 +97,9 @@ std::string sci(double V) {
 }
 
 template <class T>
-void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed) {
+void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t Size,
+            uint32_t Seed) {
+  const uint32_t BlockM = G.BlockM, BlockN = G.BlockN, BlockThreads = G.Threads;
   const uint32_t M = Size, N = Size, K = Size;
   const size_t ElemsA = size_t(M) * K, ElemsB = size_t(K) * N, ElemsC = size_t(M) * N;
   xpu::KernelStream& S = C.Cuda.stream();
@@ -102,8 +117,9 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
                   Block = xpu::block(BlockThreads);
   auto ours = [&] {
     Gemm.launch(S, Grid, Block,
-                C.Options.TileGemmSharedBytes ? C.Options.TileGemmSharedBytes
-                                              : DynamicSharedBytes)(OursC, OursA, OursB, M, N, K);
+                C.Options.TileGemmSharedBytes && G.Vulkan
+                    ? C.Options.TileGemmSharedBytes
+                    : G.SharedBytes)(OursC, OursA, OursB, M, N, K);
   };
 
   // C starts as NaN, so an element the kernel never writes cannot pass.
@@ -164,8 +180,9 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
   const std::string Name = std::string("tile gemm ") + Inputs<T>::Name + "->f32 " +
                            std::to_string(BlockM) + "x" + std::to_string(BlockN) + " " +
                            std::to_string(Size) + "^3";
-  std::string Check = "64 samples: vs f64 " + sci(WorstOurs) + " (cuBLAS " + sci(WorstPeer) +
-                      "), vs cuBLAS " + sci(WorstVsPeer) + " of sum|a||b|";
+  std::string Check = (Gemm.tier("wgmma") == "native" ? "wgmma; " : "") +
+                      std::string("64 samples: vs f64 ") + sci(WorstOurs) + " (cuBLAS " +
+                      sci(WorstPeer) + "), vs cuBLAS " + sci(WorstVsPeer) + " of sum|a||b|";
   bool Ok = true;
   if (NonFinite || OffPeer) {
     C.fail("tilegemm " + std::to_string(Size) + ": " + std::to_string(NonFinite) +
@@ -193,7 +210,9 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed)
   const double Flops = 2.0 * M * double(N) * K;
   addRow(C, Md,
          ResultRow{Name, C.Peers.cublasVersion() + " GemmEx " + Inputs<T>::Name, Md.Ours,
-                   Md.PeerWall, Md.PeerGpu, Flops, Flops, "TFLOP/s", Target, Check});
+                   Md.PeerWall, Md.PeerGpu, Flops, Flops, "TFLOP/s", G.Target, Check});
+  if (!G.Vulkan)
+    return;
 
   // The same GEMM on the Vulkan backend of the same GPU, against our CUDA result (the tiers'
   // sum orders may differ: the band above, not bit equality): the kernel staged through
@@ -365,11 +384,13 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8; // keep their program loaded
+  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmW, GemmBf16W; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
     GemmInt8 = C.Cuda.load(BundleName).kernel(Int8KernelName);
+    GemmW = C.Cuda.load(BundleName).kernel(Inputs<Half>::WgmmaKernel);
+    GemmBf16W = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WgmmaKernel);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -377,8 +398,15 @@ void runTileGemmBench(GpuBenchContext& C) {
   }
   uint32_t Seed = 11;
   for (uint32_t Size : C.Options.TileGemmSizes) {
-    runOne<Half>(C, *Gemm, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16, Size, Seed);
+    const Geometry Main{KernelName, BlockM, BlockN, BlockThreads, DynamicSharedBytes, Target, true},
+        MainBf16{BFloat16KernelName, BlockM, BlockN, BlockThreads,
+                 DynamicSharedBytes, Target, true},
+        Wide{Inputs<Half>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
+        WideBf16{Inputs<BFloat16>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false};
+    runOne<Half>(C, *Gemm, Main, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16, MainBf16, Size, Seed);
+    runOne<Half>(C, *GemmW, Wide, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16W, WideBf16, Size, Seed);
     runInt8(C, *GemmInt8, Size, Seed);
     Seed += 2; // fresh matrices for every size
   }

@@ -12,8 +12,9 @@ extern "C" {
 
 #define CAJETA_COMPILER_ABI_VERSION 2 /* 2: gpu_archs */
 
-/* The NVPTX architectures every bundle carries PTX for; gpu_archs adds to them. */
-#define CAJETA_COMPILER_BUILTIN_GPU_ARCHS "sm_70,sm_90"
+/* The NVPTX architectures every bundle carries PTX for; gpu_archs adds to them. sm_90a (code for
+   compute capability 9.0 alone) only where a program has tiles its wgmma tier takes. */
+#define CAJETA_COMPILER_BUILTIN_GPU_ARCHS "sm_70,sm_90,sm_90a"
 
 typedef struct cajeta_compile_request {
   uint32_t abi_version;  /* CAJETA_COMPILER_ABI_VERSION */

@@ -111,6 +111,9 @@ struct TargetManifest {
   /// (a launch with more is refused; 0: sized for the launch's waves). Empty / 0 otherwise.
   std::string TileTier;
   uint32_t TileWaves = 0;
+  /// NVIDIA sm_90a: some of the kernel's products are wgmma, with b read from shared memory
+  /// (kir::WgmmaOperands); false everywhere else.
+  bool TileWgmma = false;
   /// CPU: a second entry that runs the kernel's grid-stride loop a step at a time for the whole
   /// group, used when the scalar parameter StepCountParam exceeds the launch's work-items (more
   /// than one step each) and, for a count of 32 or 64 bits, the count plus the grid's size in x
@@ -137,6 +140,9 @@ struct TargetManifest {
   /// when the count exceeds its global size in x and the count plus four times that size fits
   /// 32 bits. False in older bundles.
   bool QuadAnyGrid = false;
+  /// The launch's dynamic shared bytes are rounded up to a multiple of this (a swizzled dynamic
+  /// array takes whole 128-byte rows: kir::SharedArray::Swizzle128); 0 where nothing is rounded.
+  uint32_t DynamicSharedGranule = 0;
   /// The work-items each work-item of a quad entry runs (4t .. 4t + 3).
   static constexpr uint32_t QuadWidth = 4;
   /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.

@@ -93,6 +93,10 @@ json targetToJson(const TargetManifest& T) {
     if (T.QuadAnyGrid)
       J["quadAnyGrid"] = true;
   }
+  if (T.DynamicSharedGranule)
+    J["dynamicSharedGranule"] = T.DynamicSharedGranule;
+  if (T.TileWgmma)
+    J["tileWgmma"] = true;
   if (T.Scheduling)
     J["scheduling"] = schedulingToJson(*T.Scheduling);
   return J;
@@ -516,6 +520,12 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     if (J.contains("quadAnyGrid") && !R.boolean(J, Path, "quadAnyGrid", Out.QuadAnyGrid))
       return false;
   }
+  if (J.contains("tileWgmma") && // optional: compilers since 0.16
+      !R.boolean(J, Path, "tileWgmma", Out.TileWgmma))
+    return false;
+  if (J.contains("dynamicSharedGranule") && // optional: compilers since 0.16
+      !R.u32(J, Path, "dynamicSharedGranule", Out.DynamicSharedGranule))
+    return false;
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
     SchedulingManifest S;
     if (!parseScheduling(R, J.at("scheduling"), FieldReader::join(Path, "scheduling"), K, S)) {

@@ -27,6 +27,9 @@ struct LaunchGeometry {
   uint32_t Grid[3];
   uint32_t Block[3];
   uint32_t DynamicSharedBytes; // the kernel's dynamic shared array, 0 when none
+  /// The kernel's static shared bytes (its footprint): with the dynamic ones, what its
+  /// workgroups take (CUDA opts in above 48 KiB of the two together).
+  uint32_t StaticSharedBytes = 0;
   /// A latency-policy submission: the queue asks the device to start its workgroups ahead of
   /// other queued work where it can (CUDA: the context's highest launch priority). Ordering on
   /// its own stream is unchanged.

@@ -516,6 +516,8 @@ const char* cajeta_xpu_kernel_tier(const cajeta_xpu_kernel* K, const char* Featu
     return M->TileTier.c_str();
   if (std::string_view(Feature) == "waves")
     return M->WaveTier.c_str();
+  if (std::string_view(Feature) == "wgmma") // the sm_90a products (TargetManifest::TileWgmma)
+    return M->TileWgmma ? "native" : "";
   return "";
 }
 

@@ -410,6 +410,10 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   if (!Grid || !Block)
     launchError("grid and block must not be null");
   checkGeometry(Device, Grid, Block, DynamicSharedBytes);
+  // A swizzled dynamic array takes whole rows (TargetManifest::DynamicSharedGranule); every
+  // device's limit is a multiple of them.
+  if (uint32_t Granule = Manifest ? Manifest->DynamicSharedGranule : 0; Granule > 1)
+    DynamicSharedBytes = (DynamicSharedBytes + Granule - 1) / Granule * Granule;
   if (Count != Slots.size())
     launchError(fmt::format("expects {} argument{}, got {}", Slots.size(),
                             Slots.size() == 1 ? "" : "s", Count));
@@ -418,6 +422,7 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
 
   LaunchGeometry Geometry{
       {Grid[0], Grid[1], Grid[2]}, {Block[0], Block[1], Block[2]}, DynamicSharedBytes};
+  Geometry.StaticSharedBytes = Footprint.SharedBytes;
   placeByPolicy(*this, S, Args, Sub, Geometry);
   // A chain member's window is checked when its chain is dispatched, all or nothing.
   if (Sub.LatestNs && !Sub.CaptureId)

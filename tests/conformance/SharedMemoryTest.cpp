@@ -91,6 +91,27 @@ TEST(Shared, DynamicBesideStatic) {
   }
 }
 
+// 40 KiB of static shared memory and 12 KiB of dynamic: together past the 48 KiB a CUDA kernel
+// takes without opting in, which the runtime does for it.
+TEST(Shared, DynamicBesideALargeStaticArray) {
+  xpu::Program P = compileProgram("SharedDynamic");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Dynamic = 12288;
+  if (P.device().maxDynamicSharedBytes() < 40960 + Dynamic)
+    GTEST_SKIP() << P.device().name() << " has " << P.device().maxDynamicSharedBytes()
+                 << " bytes of workgroup memory";
+  const uint32_t N = 300, Block = 128;
+  std::vector<float> In = floatData<float>(N, 1130, -50, 50);
+  auto DIn = toDevice(In);
+  auto Out = filledBuffer<float>(N, 3.0f);
+  runKernelShared(P.kernel("SharedDynamic.withLargeStatic"), xpu::grid(groupsFor(N, Block)),
+                  xpu::block(Block), Dynamic, Out, DIn, N);
+  std::vector<float> Want(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Want[I] = In[I] + float((I % Block + 1) % Block);
+  expectSame(fromDevice(Out), Want, "SharedDynamic.withLargeStatic");
+}
+
 TEST(Shared, DynamicTreeReductionSeveralSizes) {
   xpu::Program P = compileProgram("ReduceDynamic");
   CONFORMANCE_REQUIRE(P, DynamicSharedMemory);

@@ -345,7 +345,8 @@ CAJETA_XPU_API const char* cajeta_xpu_kernel_name(const cajeta_xpu_kernel* kerne
 /* The implementation tier the loaded code of a kernel uses for its tiles ("tiles") or its wave
    ops ("waves"): "native" or "portable", "" where the kernel has none (or the feature is
    unknown). On Vulkan a tile kernel's tier follows the device: "native" where it lists every
-   cooperative-matrix product the kernel multiplies. */
+   cooperative-matrix product the kernel multiplies. "wgmma": "native" where the code loaded
+   (NVIDIA sm_90a) multiplies some tiles with wgmma, reading b from shared memory. */
 CAJETA_XPU_API const char* cajeta_xpu_kernel_tier(const cajeta_xpu_kernel* kernel,
                                                   const char* feature);
 

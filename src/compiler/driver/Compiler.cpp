@@ -25,7 +25,7 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.15.3 (kir 14, wave 3, tile 6, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
+  return "cajeta-compiler 0.16.0 (kir 15, wave 3, tile 7, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
          "spirv-emitter 13, sched 1, host-payload 1, llvm 19)";
 }
 
@@ -173,6 +173,8 @@ CompileResult Compiler::compileHere(const std::string& FileName, const std::stri
     TO.WaveTier = WaveTiers[T->backend()];
     // Every program gets a tile tier: Device.supports(Capability.CooperativeMatrix) folds to it.
     kir::TierChoice Tile = T->chooseTileTier(*F.Kir, TileOverride, TO);
+    if (!T->buildsFor(*F.Kir, Tile.Tier))
+      continue;
     if (UsesTiles)
       Diags.report(Severity::Note, Stage::Driver, Tile.Note);
     TO.TileTier = Tile.Tier;

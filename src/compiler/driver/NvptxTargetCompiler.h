@@ -20,6 +20,7 @@ public:
     return "shfl.sync, vote.sync, redux.sync on sm_80+";
   }
   std::string nativeTiles(const TargetOptions& O) const override;
+  bool buildsFor(const kir::Module& M, kir::ImplTier TileTier) const override;
   TargetOutput build(const kir::Module& M, const TargetOptions& O,
                      Diagnostics& Diags) const override;
   bool emit(const kir::Module& M, const TargetOptions& O, bool Optimized, std::string& Text,

@@ -60,6 +60,9 @@ public:
   /// The native tile (cooperative-matrix) instructions of the target, for the [mma-tiering]
   /// note; empty where it has none (the portable software tile).
   virtual std::string nativeTiles(const TargetOptions& O) const { return {}; }
+  /// Whether this target makes a payload for M with tiles in TileTier (an architecture-specific
+  /// target only where it changes the code).
+  virtual bool buildsFor(const kir::Module& M, kir::ImplTier TileTier) const { return true; }
   /// How the portable software tile runs on the target, for the [mma-tiering] note.
   virtual std::string portableTiles() const {
     return "the software tile: shared memory and barriers";

@@ -325,7 +325,12 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "wave_barrier",
                                 "load_word",
                                 "store_words",
-                                "tile_dot"};
+                                "tile_dot",
+                                "wgmma_ready",
+                                "wgmma",
+                                "wgmma_fence",
+                                "wgmma_wait",
+                                "proxy_fence"};
   return Names[static_cast<unsigned>(Op)];
 }
 

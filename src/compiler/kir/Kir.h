@@ -261,6 +261,32 @@ enum class IntrinsicOp : uint8_t {
   // - S8, U8 (AVX512-VNNI's VPDPBUSD): c int32, a and b int8 or uint8, K of 4; c[i][j] += the
   //   sum of a[i][k] * b[k][j], modulo 2^32.
   TileDot,
+  // The NVIDIA sm_90a tile tier's leaves (kir::TileLowering's MmaSync form with Wgmma; only the
+  // NVPTX target lowers them, and only for sm_90a): a warpgroup's product whose b operand stays
+  // in shared memory. Every lane of the four waves of a warpgroup takes part in each.
+  // WgmmaReady: {shared array, offset}: bool; whether the array's start and the address of its
+  //   element `offset` are multiples of 1024 bytes (the 128-byte swizzle's period: where a b
+  //   tile may start).
+  // Wgmma: {shared array, offset, a0 .. a3, c0 .. c(4 Dim - 1)}: void; Index is its MmaInput
+  //   (F16 or BF16), Dim = N / 8. wgmma.mma_async.m64nNk16 into float32 with a from registers
+  //   (the lane's four uint32 pairs in mma.sync's m16n8k16 a layout: the wave's 16 of the 64
+  //   rows) and b the 16 x N row-major tile at `offset` in the array, whose rows are 64
+  //   elements and which is 128-byte swizzled (SharedArray::Swizzle128). The c operands are
+  //   float32 locals (Expr::Kind::Local), read and written in place: the wave's 16 rows of D in
+  //   mma.sync's m16n8 c layout, one n8 block after another. Asynchronous: the locals hold D
+  //   after the WgmmaWait that follows.
+  // WgmmaFence: {}: void; registers written before it (the a fragments, the accumulators) are
+  //   seen by the Wgmmas after it (wgmma.fence).
+  // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last wait and waits for
+  //   them; the locals listed hold their results after it.
+  // ProxyFence: {}: void; this thread's shared-memory writes before it are ordered before the
+  //   asynchronous reads (wgmma's) of any wave that meets it at a barrier after (placed before
+  //   each barrier of a kernel that issues Wgmma: wgmma reads what the last barrier published).
+  WgmmaReady,
+  Wgmma,
+  WgmmaFence,
+  WgmmaWait,
+  ProxyFence,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element
@@ -523,6 +549,11 @@ struct SharedArray {
   /// Count elements for each wave of the group, the total fixed when the group size and the
   /// wave width are (kir::TileLowering's scratch on SPIR-V; Count > 0).
   bool PerWave = false;
+  /// Every access goes to byte b ^ (((b >> 7) & 7) << 4) of the array instead of byte b (the
+  /// 128-byte swizzle that wgmma reads its b tiles in; kir::TileLowering sets it on sm_90a). The
+  /// same data either way for a program: an access of up to 16 naturally aligned bytes stays in
+  /// its 16 bytes. The array starts at a multiple of 1024 bytes and takes whole 128 bytes.
+  bool Swizzle128 = false;
 };
 
 /// A per-work-item array of a function (passes make them; the source has none): Count elements,

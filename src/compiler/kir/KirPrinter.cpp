@@ -236,6 +236,9 @@ private:
         S += std::string(" ") + "xyz"[E->Dim];
       if (E->IOp == IntrinsicOp::MmaSync)
         S += std::string(" ") + mmaShapeName(MmaInput(E->Index)) + " d" + std::to_string(E->Dim);
+      if (E->IOp == IntrinsicOp::Wgmma)
+        S += " m64n" + std::to_string(8 * E->Dim) + "k16." +
+             (MmaInput(E->Index) == MmaInput::BF16 ? "bf16" : "f16");
       if (E->IOp == IntrinsicOp::LdMatrix)
         S += " x" + std::to_string(E->Index & 7) + ((E->Index & 8) ? ".trans" : "") + " r" +
              std::to_string(E->Dim);

@@ -1077,8 +1077,51 @@ private:
       problem(E, "ldmatrix register " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
 
+  /// The sm_90a tile tier's leaves (Kir.h, WgmmaReady .. ProxyFence).
+  void verifyWgmma(const Expr* E) {
+    const IntrinsicOp Op = E->IOp;
+    const std::string Name = intrinsicName(Op);
+    if (Op == IntrinsicOp::WgmmaFence || Op == IntrinsicOp::ProxyFence) {
+      ops(E, 0);
+    } else if (Op == IntrinsicOp::WgmmaWait) {
+      for (const Expr* O : E->Ops)
+        if (O->K != Expr::Kind::Local || O->Ty != Type::scalar(ScalarType::F32))
+          problem(E, Name + " of " + O->Ty.str() + ", not of float32 locals");
+    } else {
+      const size_t Want = Op == IntrinsicOp::WgmmaReady ? 2 : 6 + 4 * size_t(E->Dim);
+      if (!ops(E, Want))
+        return;
+      verifyExpr(E->Ops[0], Use::Array);
+      const ScalarType Elem = E->Ops[0]->Ty.Elem;
+      if (E->Ops[0]->K != Expr::Kind::SharedRef ||
+          (Elem != ScalarType::F16 && Elem != ScalarType::BF16 && Elem != ScalarType::U16))
+        problem(E, Name + " reads a float16 or bfloat16 shared array, not " + E->Ops[0]->Ty.str());
+      for (size_t I = 1; I < E->Ops.size(); ++I) {
+        verifyExpr(E->Ops[I], Use::Value);
+        bool Acc = I >= 6;
+        if (E->Ops[I]->Ty != (Acc ? Type::scalar(ScalarType::F32) : U32) ||
+            (Acc && E->Ops[I]->K != Expr::Kind::Local))
+          problem(E, Name + " operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+      }
+      if (Op == IntrinsicOp::Wgmma &&
+          ((E->Dim == 0 || E->Dim > 32) ||
+           (E->Index != unsigned(MmaInput::F16) && E->Index != unsigned(MmaInput::BF16))))
+        problem(E, "wgmma of n = " + std::to_string(8 * E->Dim) + " and input type " +
+                       std::to_string(E->Index) + " (n 8 .. 256, float16 or bfloat16)");
+      if (Op == IntrinsicOp::WgmmaReady) {
+        if (!E->Ty.isBool())
+          problem(E, Name + " yields bool, not " + E->Ty.str());
+        return;
+      }
+    }
+    if (!E->Ty.isVoid())
+      problem(E, Name + " yields void, not " + E->Ty.str());
+  }
+
   void verifyIntrinsic(const Expr* E) {
     IntrinsicOp Op = E->IOp;
+    if (Op >= IntrinsicOp::WgmmaReady && Op <= IntrinsicOp::ProxyFence)
+      return verifyWgmma(E);
     if (Op == IntrinsicOp::MmaSync)
       return verifyMma(E);
     if (Op == IntrinsicOp::LdMatrix)

@@ -34,8 +34,9 @@ struct BufferValue {
   llvm::Value* Ptr = nullptr;
   llvm::Value* Length = nullptr;
   llvm::Value* ParamIndex = nullptr;
-  bool HostArray = false; // a host heap array: every index is checked (Java's rule)
-  bool Private = false;   // a private array: a pass's own indices, never checked
+  bool HostArray = false;  // a host heap array: every index is checked (Java's rule)
+  bool Private = false;    // a private array: a pass's own indices, never checked
+  bool Swizzle128 = false; // kir::SharedArray::Swizzle128: elements at swizzled addresses
 };
 
 /// One parameter's value: a scalar (Scalar set) or a buffer. A POD parameter's Scalar is a
@@ -138,6 +139,23 @@ public:
                                    unsigned Dim, kir::MmaInput In) {
     return nullptr;
   }
+  /// The sm_90a tile tier's leaves (IntrinsicOp::WgmmaReady .. ProxyFence); a target without
+  /// them returns null or false. Ready: whether Array (a shared array's start) and Elem (the
+  /// address of a b tile in it) are multiples of 1024 bytes. Wgmma: one m64nNk16 product, N =
+  /// 8 C.size() / 4, of b at BTile (the unswizzled address of its first element) and the four
+  /// a registers A into the accumulators C, which it replaces with the asynchronous results.
+  /// Wait: commits and waits for the products; C (every accumulator they wrote) comes back as
+  /// values ordered after the wait.
+  virtual llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem) {
+    return nullptr;
+  }
+  virtual bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,
+                         std::vector<llvm::Value*>& C, kir::MmaInput In) {
+    return false;
+  }
+  virtual bool emitWgmmaFence(llvm::IRBuilder<>& B) { return false; }
+  virtual bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C) { return false; }
+  virtual bool emitProxyFence(llvm::IRBuilder<>& B) { return false; }
   /// The CPU tile tier's leaf (IntrinsicOp::TileDot): C (M x N) += A (M x K) . B (K x N), all
   /// row-major at these addresses, of inputs In (bfloat16 into float32, int8 or uint8 into
   /// int32). False where the target has none.
@@ -159,6 +177,10 @@ public:
     llvm::Type* Elem;
     unsigned Count;
     llvm::Value* Valid;
+    /// Element j's destination where the elements do not follow one another from Dst (a
+    /// swizzled array): one per element, else empty. The fast path's copies stay within 16
+    /// aligned bytes, which a swizzle keeps together.
+    std::vector<llvm::Value*> DstElems = {};
   };
   /// A run of copies that follow one another in the kernel, in order (their operands are
   /// evaluated already), so a target can decide a fast path once for the whole run.

@@ -1,4 +1,4 @@
-// Every conformance program compiled by the driver: both PTX payloads assemble with ptxas, with
+// Every conformance program compiled by the driver: its PTX payloads assemble with ptxas, with
 // and without --check-bounds, and every CUDA kernel has its manifests.
 #include "PtxTestSupport.h"
 
@@ -48,9 +48,15 @@ TEST_P(ConformancePtx, AssemblesForSm70AndSm90) {
   ASSERT_TRUE(R.Ok) << R.Diagnostics;
   driver::FrontendResult F = driver::Compiler::runFrontend(Path, SS.str());
   ASSERT_TRUE(F.Ok);
-  for (const char* Sm : {"sm_70", "sm_90"}) {
+  // sm_90a only for programs with b tiles its wgmma form takes (TilesSharedB among them).
+  for (const char* Sm : {"sm_70", "sm_90", "sm_90a"}) {
     std::string Target = std::string("nvptx-") + Sm;
     const bundle::Payload* Pay = R.Program.findPayload(Target);
+    if (std::string(Sm) == "sm_90a") {
+      EXPECT_EQ(Pay != nullptr, C.Program == "TilesSharedB") << Target << " of " << C.Program;
+      if (!Pay)
+        continue;
+    }
     ASSERT_NE(Pay, nullptr) << "no " << Target << " payload";
     EXPECT_EQ(Pay->Format, "ptx");
     std::string Ptx = ptxOf(R.Program, Target);

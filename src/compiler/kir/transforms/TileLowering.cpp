@@ -4,13 +4,16 @@
 #include "compiler/kir/transforms/TileLowering.h"
 
 #include "compiler/kir/Builder.h"
+#include "compiler/kir/Clone.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/TileFragments.h"
 #include "compiler/kir/transforms/TileTierRules.h"
+#include "compiler/kir/transforms/WgmmaOperands.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace cajeta::kir {
@@ -62,9 +65,26 @@ public:
         return false;
       }
     }
+    if (C.F == TileLoweringConfig::Form::MmaSync && C.Wgmma) {
+      Wgmma = WgmmaOperands::find(F, Roles);
+      for (uint32_t A : Wgmma.Arrays)
+        F.SharedArrays[A].Swizzle128 = true;
+    }
     B.setLoc(F.Loc);
     std::vector<Stmt*> Prologue = prologue();
-    F.Body = rewrite(F.Body);
+    if (!Wgmma.Tiles.empty()) {
+      // Two versions of the body, chosen once: groups of whole warpgroups issue wgmma (a
+      // straight line of products and one wait, which ptxas pipelines: a wait it cannot prove
+      // taken, or mma.sync on the same registers beside, makes it serialize every product);
+      // other groups take mma.sync throughout.
+      Stmt* Plain = cloneStmt(F.Body, M);
+      freshLoopIds(Plain);
+      F.Body = rewrite(F.Body);
+      Wgmma.Tiles.clear();
+      F.Body = B.ifThen(wholeWarpgroups(), F.Body, rewrite(Plain));
+    } else {
+      F.Body = rewrite(F.Body);
+    }
     if (!Problem.empty()) {
       Error = "tile lowering of '" + F.Name + "': " + Problem;
       return false;
@@ -81,6 +101,21 @@ public:
 
 private:
   bool portable() const { return C.F == TileLoweringConfig::Form::Portable; }
+
+  /// New loop ids for every loop of S (a copy of statements of F), its breaks and continues
+  /// following them.
+  void freshLoopIds(Stmt* S) {
+    std::map<uint32_t, uint32_t> Ids;
+    forEachStmt(S, [&](const Stmt* X) {
+      if (X->K == Stmt::Kind::Loop)
+        Ids[X->LoopId] = B.newLoopId();
+    });
+    forEachStmt(S, [&](const Stmt* X) {
+      if (X->K == Stmt::Kind::Loop || X->K == Stmt::Kind::Break || X->K == Stmt::Kind::Continue)
+        if (auto It = Ids.find(X->LoopId); It != Ids.end())
+          const_cast<Stmt*>(X)->LoopId = It->second;
+    });
+  }
   bool matrices() const { return C.F == TileLoweringConfig::Form::CoopMatrix; }
 
   // Per-kernel values, computed once at entry.
@@ -140,12 +175,35 @@ private:
       B.setLoc(S->E->Loc);
       return lower(S->E);
     }
+    // Shared memory that wgmma reads (through the asynchronous proxy) is published by a proxy
+    // fence in each writer before the barrier that orders it.
+    if (S->K == Stmt::Kind::Barrier && !Wgmma.Tiles.empty())
+      return B.block({B.eval(B.intrinsic(IntrinsicOp::ProxyFence, Type::voidTy(), {})), S});
     if (S->E)
       forEachExpr(S->E, [&](const Expr* E) {
         if (E->K == Expr::Kind::Tile && Problem.empty())
           Problem = std::string("tile op '") + tileOpName(E->TOp) + "' at " + at(E->Loc) +
                     " is not a statement of its own";
       });
+    if (S->K == Stmt::Kind::Block) {
+      // wgmma products stay in flight across the statements of their block that neither touch
+      // their accumulators nor let shared memory change (WgmmaOperands' macs, other tiles'
+      // loads, scalar work); the wait comes before the first statement that might, and at the
+      // block's end at the latest.
+      std::vector<Stmt*> Out;
+      for (Stmt* Child : S->Body) {
+        if (!InFlight.empty() && !keepsProductsInFlight(Child))
+          Out.push_back(waitForProducts());
+        DeferWait = true;
+        Out.push_back(rewrite(Child));
+        DeferWait = false;
+      }
+      if (!InFlight.empty())
+        Out.push_back(waitForProducts());
+      S->Body = Out;
+      return S;
+    }
+    DeferWait = false;
     for (Stmt*& Child : S->Body)
       Child = rewrite(Child);
     S->Then = rewrite(S->Then);
@@ -173,6 +231,44 @@ private:
 
   Stmt* lower(Expr* E) {
     return portable() ? lowerPortable(E) : matrices() ? lowerMatrices(E) : lowerFragments(E);
+  }
+
+  /// Whether statement S (of a block, after wgmma products into the InFlight tiles were issued)
+  /// leaves them in flight: a load into another tile, a mac that issues more of them, or work
+  /// that touches no tile and writes no memory and calls nothing.
+  bool keepsProductsInFlight(const Stmt* S) const {
+    if (S->K != Stmt::Kind::Eval || !S->E)
+      return false;
+    if (S->E->K == Expr::Kind::Tile)
+      return (S->E->TOp == TileOp::Load && !InFlight.count(S->E->Index)) ||
+             (S->E->TOp == TileOp::Mac && Wgmma.Tiles.count(S->E->Ops[1]->Index));
+    bool Quiet = true;
+    forEachExpr(S->E, [&](const Expr* E) {
+      Quiet &= E->K != Expr::Kind::Store && E->K != Expr::Kind::Atomic &&
+               E->K != Expr::Kind::Call && E->K != Expr::Kind::Dispatch &&
+               E->K != Expr::Kind::Intrinsic && E->K != Expr::Kind::Wave;
+    });
+    return Quiet;
+  }
+
+  /// Whether the group is whole warpgroups (128 work-items): wgmma's instructions are issued by
+  /// all four waves of one, or by none.
+  Expr* wholeWarpgroups() {
+    Expr* Group = B.bin(
+        BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
+        B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 1), B.geom(IntrinsicOp::GroupDim, 2)));
+    return B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, Group, B.u32(128)), B.u32(0));
+  }
+
+  /// Waits for every wgmma product issued (the accumulators of the InFlight tiles). Only in
+  /// the body's version for whole warpgroups (run), whose every wave issues it.
+  Stmt* waitForProducts() {
+    std::vector<Expr*> All;
+    for (uint32_t T : InFlight)
+      for (uint32_t L : Regs[T])
+        All.push_back(B.l(L));
+    InFlight.clear();
+    return B.eval(B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), All));
   }
 
   // ---- portable: shared-memory tiles ----
@@ -702,45 +798,24 @@ private:
     case TileOp::Load:
     case TileOp::Store: {
       std::vector<uint32_t> Args = memoryArgs(E, Out);
-      std::vector<Stmt*> Scalar;
+      if (E->TOp == TileOp::Load && Wgmma.Tiles.count(T)) {
+        SharedB[T] = {E, Args}; // read where it is multiplied (WgmmaOperands)
+        break;
+      }
+      if (E->TOp == TileOp::Load) {
+        loadFragments(E, T, Args, Out);
+        break;
+      }
       std::vector<FragmentElement> Layout =
           fragmentLayout(Roles[T], Ty.Rows, Ty.Cols, inputsPerRegister(Ty.Elem));
-      // Element J's bounds test and address; their temporaries go to To.
-      auto Where = [&](size_t J, std::vector<Stmt*>& To) {
+      for (size_t J = 0; J < Count; ++J) {
         auto [Row, Col] = coords(T, Layout[J]);
-        uint32_t RowL = temp(Row, To), ColL = temp(Col, To);
-        return std::make_pair(inside(Args, B.l(RowL), B.l(ColL)),
-                              address(Args, B.l(RowL), B.l(ColL), E->Dim == 1));
-      };
-      if (E->TOp == TileOp::Store) {
-        for (size_t J = 0; J < Count; ++J) {
-          auto [In, Addr] = Where(J, Out);
-          Out.push_back(
-              B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, element(T, J)))));
-        }
-        break;
+        uint32_t RowL = temp(Row, Out), ColL = temp(Col, Out);
+        Expr* In = inside(Args, B.l(RowL), B.l(ColL));
+        Expr* Addr = address(Args, B.l(RowL), B.l(ColL), E->Dim == 1);
+        Out.push_back(
+            B.ifThen(In, B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, element(T, J)))));
       }
-      setElements(
-          T,
-          [&](size_t J) {
-            auto [In, Addr] = Where(J, Scalar);
-            return B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem));
-          },
-          Scalar);
-      const uint32_t Size = bundle::scalarTypeSize(Ty.Elem);
-      // ldmatrix reads lines of 16 bytes: A's rows, B's columns, or (16-bit B) B's rows.
-      bool Matrix = perRegister(T) > 1 && E->Ops[0]->K == Expr::Kind::SharedRef &&
-                    (Roles[T] == Role::A ? E->Dim == 0 : E->Dim == 1 || Size == 2);
-      if (!Matrix) {
-        Out.insert(Out.end(), Scalar.begin(), Scalar.end());
-        break;
-      }
-      // A whole tile from 16-byte aligned shared rows (offset and stride in whole 16 bytes):
-      // ldmatrix, decided once per wave (every lane must take part); edges and unaligned rows
-      // take the element loads.
-      Expr* Whole = wholeAlignedTile(Args, Ty);
-      uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
-      Out.push_back(B.ifThen(B.l(WholeL), B.block(matrixLoad(E, T, Args)), B.block(Scalar)));
       break;
     }
     case TileOp::Add:
@@ -757,38 +832,127 @@ private:
       break;
     }
     case TileOp::Mac: {
-      const std::vector<uint32_t>& A = Regs[E->Ops[0]->Index];
-      const std::vector<uint32_t>& Bv = Regs[E->Ops[1]->Index];
-      const std::vector<uint32_t>& R = Regs[T];
-      const ScalarType In = F.Locals[E->Ops[0]->Index].Ty.Elem;
-      const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8,
-                     Kb = F.Locals[E->Ops[0]->Index].Ty.Cols / (8 * inputsPerRegister(In));
-      for (uint32_t Ki = 0; Ki < Kb; ++Ki)
-        for (uint32_t Mi = 0; Mi < Mb; ++Mi)
-          for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
-            std::vector<Expr*> Ops;
-            for (uint32_t I = 0; I < 4; ++I)
-              Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
-            for (uint32_t I = 0; I < 2; ++I)
-              Ops.push_back(B.l(Bv[(Ki * Nb + Ni) * 2 + I]));
-            for (uint32_t I = 0; I < 4; ++I)
-              Ops.push_back(B.l(R[(Mi * Nb + Ni) * 4 + I]));
-            std::vector<uint32_t> D;
-            for (uint8_t I = 0; I < 4; ++I) {
-              std::vector<Expr*> Copy;
-              for (Expr* O : Ops)
-                Copy.push_back(B.shallowCopy(O));
-              Expr* Mma = B.intrinsic(IntrinsicOp::MmaSync, Elem, Copy, I);
-              Mma->Index = uint32_t(mmaInputOf(In));
-              D.push_back(temp(Mma, Out));
-            }
-            for (uint32_t I = 0; I < 4; ++I)
-              Out.push_back(B.eval(B.assign(R[(Mi * Nb + Ni) * 4 + I], B.l(D[I]))));
-          }
+      const uint32_t A = E->Ops[0]->Index, Bt = E->Ops[1]->Index;
+      if (!Wgmma.Tiles.count(Bt)) {
+        mmaSync(T, A, Bt, Out);
+        break;
+      }
+      // b is still in shared memory: wgmma where the tile sits at the swizzle's period (in the
+      // body's version for whole warpgroups), else b's fragments and mma.sync. wgmma reads the
+      // array as the last barrier published it (the proxy fence before each barrier): what
+      // other work-items wrote needs that barrier anyway, and a fence here would also wait
+      // for this work-item's copies in flight.
+      const auto& [Load, Args] = SharedB.at(Bt);
+      const bool Defer = DeferWait;
+      std::vector<Stmt*> Fast, Slow;
+      if (!InFlight.empty()) // products of an earlier mac may still write its registers
+        Slow.push_back(waitForProducts());
+      wgmmaProduct(T, A, Load->Ops[0], Args[0], Fast);
+      InFlight.insert(T);
+      if (!Defer)
+        Fast.push_back(waitForProducts());
+      loadFragments(Load, Bt, Args, Slow);
+      mmaSync(T, A, Bt, Slow);
+      Expr* Ready = B.intrinsic(IntrinsicOp::WgmmaReady, Type::scalar(ScalarType::Bool),
+                                {B.shallowCopy(Load->Ops[0]), B.l(Args[0])});
+      Out.push_back(B.ifThen(Ready, B.block(Fast), B.block(Slow)));
       break;
     }
     }
     return B.block(Out);
+  }
+
+  /// Tile T's fragments loaded as E (a Tile.load) says, its memory arguments in Args.
+  void loadFragments(Expr* E, uint32_t T, const std::vector<uint32_t>& Args,
+                     std::vector<Stmt*>& Out) {
+    const Type Ty = F.Locals[T].Ty;
+    const Type Elem = Type::scalar(Ty.Elem);
+    std::vector<Stmt*> Scalar;
+    std::vector<FragmentElement> Layout =
+        fragmentLayout(Roles[T], Ty.Rows, Ty.Cols, inputsPerRegister(Ty.Elem));
+    setElements(
+        T,
+        [&](size_t J) {
+          auto [Row, Col] = coords(T, Layout[J]);
+          uint32_t RowL = temp(Row, Scalar), ColL = temp(Col, Scalar);
+          Expr* In = inside(Args, B.l(RowL), B.l(ColL));
+          Expr* Addr = address(Args, B.l(RowL), B.l(ColL), E->Dim == 1);
+          return B.select(In, B.loadAt(B.shallowCopy(E->Ops[0]), Addr), B.zero(Elem));
+        },
+        Scalar);
+    const uint32_t Size = bundle::scalarTypeSize(Ty.Elem);
+    // ldmatrix reads lines of 16 bytes: A's rows, B's columns, or (16-bit B) B's rows.
+    bool Matrix = perRegister(T) > 1 && E->Ops[0]->K == Expr::Kind::SharedRef &&
+                  (Roles[T] == Role::A ? E->Dim == 0 : E->Dim == 1 || Size == 2);
+    if (!Matrix) {
+      Out.insert(Out.end(), Scalar.begin(), Scalar.end());
+      return;
+    }
+    // A whole tile from 16-byte aligned shared rows (offset and stride in whole 16 bytes):
+    // ldmatrix, decided once per wave (every lane must take part); edges and unaligned rows
+    // take the element loads.
+    Expr* Whole = wholeAlignedTile(Args, Ty);
+    uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
+    Out.push_back(B.ifThen(B.l(WholeL), B.block(matrixLoad(E, T, Args)), B.block(Scalar)));
+  }
+
+  /// T += A . Bt in mma.sync products, block by block.
+  void mmaSync(uint32_t T, uint32_t Al, uint32_t Bt, std::vector<Stmt*>& Out) {
+    const Type Ty = F.Locals[T].Ty;
+    const Type Elem = Type::scalar(Ty.Elem);
+    const std::vector<uint32_t>& A = Regs[Al];
+    const std::vector<uint32_t>& Bv = Regs[Bt];
+    const std::vector<uint32_t>& R = Regs[T];
+    const ScalarType In = F.Locals[Al].Ty.Elem;
+    const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8,
+                   Kb = F.Locals[Al].Ty.Cols / (8 * inputsPerRegister(In));
+    for (uint32_t Ki = 0; Ki < Kb; ++Ki)
+      for (uint32_t Mi = 0; Mi < Mb; ++Mi)
+        for (uint32_t Ni = 0; Ni < Nb; ++Ni) {
+          std::vector<Expr*> Ops;
+          for (uint32_t I = 0; I < 4; ++I)
+            Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
+          for (uint32_t I = 0; I < 2; ++I)
+            Ops.push_back(B.l(Bv[(Ki * Nb + Ni) * 2 + I]));
+          for (uint32_t I = 0; I < 4; ++I)
+            Ops.push_back(B.l(R[(Mi * Nb + Ni) * 4 + I]));
+          std::vector<uint32_t> D;
+          for (uint8_t I = 0; I < 4; ++I) {
+            std::vector<Expr*> Copy;
+            for (Expr* O : Ops)
+              Copy.push_back(B.shallowCopy(O));
+            Expr* Mma = B.intrinsic(IntrinsicOp::MmaSync, Elem, Copy, I);
+            Mma->Index = uint32_t(mmaInputOf(In));
+            D.push_back(temp(Mma, Out));
+          }
+          for (uint32_t I = 0; I < 4; ++I)
+            Out.push_back(B.eval(B.assign(R[(Mi * Nb + Ni) * 4 + I], B.l(D[I]))));
+        }
+  }
+
+  /// T += A . b with wgmma, b the K x N tile at element Offset of shared array Array (64
+  /// columns, 128-byte swizzled): each wave's 16-row blocks of a and of T take part, one block
+  /// at a time, in a product the warpgroup issues together (the wave's rows are its own, since
+  /// each wave supplies them from its registers). The caller waits for them.
+  void wgmmaProduct(uint32_t T, uint32_t Al, Expr* Array, uint32_t Offset,
+                    std::vector<Stmt*>& Out) {
+    const Type Ty = F.Locals[T].Ty;
+    const std::vector<uint32_t>& A = Regs[Al];
+    const std::vector<uint32_t>& R = Regs[T];
+    const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8, Kb = F.Locals[Al].Ty.Cols / 16;
+    Out.push_back(B.eval(B.intrinsic(IntrinsicOp::WgmmaFence, Type::voidTy(), {})));
+    for (uint32_t Ki = 0; Ki < Kb; ++Ki)
+      for (uint32_t Mi = 0; Mi < Mb; ++Mi) {
+        std::vector<Expr*> Ops = {B.shallowCopy(Array),
+                                  B.bin(BinaryOp::Add, B.l(Offset), B.u32(Ki * 16 * Ty.Cols))};
+        for (uint32_t I = 0; I < 4; ++I)
+          Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
+        for (uint32_t I = 0; I < Nb * 4; ++I)
+          Ops.push_back(B.l(R[Mi * Nb * 4 + I]));
+        Expr* W = B.intrinsic(IntrinsicOp::Wgmma, Type::voidTy(), Ops, uint8_t(Nb));
+        W->Index = uint32_t(mmaInputOf(F.Locals[Al].Ty.Elem));
+        Out.push_back(B.eval(W));
+      }
   }
 
   Module& M;
@@ -801,6 +965,10 @@ private:
   std::map<uint32_t, std::vector<uint32_t>> Regs;  // tile local -> fragment locals (mma.sync)
   std::map<uint32_t, std::vector<uint32_t>> Frags; // tile local -> matrix locals, row-major grid
   std::map<ScalarType, std::pair<uint32_t, uint32_t>> MatrixScratch; // -> (array, elements)
+  WgmmaOperands Wgmma;         // mma.sync form on sm_90a: b tiles read from shared memory
+  std::set<uint32_t> InFlight; // tiles whose wgmma products are issued and not waited for
+  bool DeferWait = false;      // the statement being lowered is in a block (rewrite)
+  std::map<uint32_t, std::pair<Expr*, std::vector<uint32_t>>> SharedB; // -> (its load, args)
   bool DoesNotFit = false; // the portable scratch does not fit the target
   uint32_t Waves = 0;      // portable: the scratch's waves per group
   uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0,
@@ -840,6 +1008,18 @@ bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std:
   bool Ok = L.run(Error);
   DoesNotFit = !Ok && L.doesNotFit();
   return Ok;
+}
+
+bool TileLowering::usesWgmma(const Module& M) {
+  std::string Why;
+  if (!usesTiles(M) || !fitsMmaSync(M, Why))
+    return false;
+  for (const auto& F : M.Functions) {
+    std::map<uint32_t, Role> Roles;
+    if (F->IsKernel && inferRoles(*F, Roles, Why) && !WgmmaOperands::find(*F, Roles).Tiles.empty())
+      return true;
+  }
+  return false;
 }
 
 uint32_t TileLowering::portableBytesPerWave(const Function& F) {

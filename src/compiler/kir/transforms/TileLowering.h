@@ -53,6 +53,11 @@ struct TileLoweringConfig {
   /// tier), every tile's shape in whole blocks (fitsCpuDot).
   bool CpuDotBf16 = false;
   bool CpuDotInt8 = false;
+  /// MmaSync form on sm_90a: a b tile that WgmmaOperands finds readable at its macs stays in
+  /// shared memory (its array swizzled), and each such mac is wgmma.m64n64k16 products over
+  /// the wave's 16-row blocks where the group is whole warpgroups and the tile sits at a
+  /// multiple of 1024 bytes, else the tile's fragments and mma.sync, as without.
+  bool Wgmma = false;
 };
 
 class TileLowering {
@@ -69,6 +74,9 @@ public:
   static bool fitsCoopMatrix(const Module& M, std::string& Why);
   /// Whether any function of M uses a tile.
   static bool usesTiles(const Module& M);
+  /// Whether some kernel of M has a b tile the sm_90a form reads from shared memory
+  /// (WgmmaOperands), every tile of M having an mma.sync form.
+  static bool usesWgmma(const Module& M);
   /// Rewrites F (a function of M, or a copy whose nodes live in M): no Tile expression and no
   /// tile local remain (tile locals become unused uint32 locals, so local indices keep). False
   /// with Error set when F holds a tile op that is not a statement of its own, or (DoesNotFit

@@ -26,7 +26,7 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
   llvm::Value* Index = emitExpr(IndexExpr);
   Index = B.CreateIntCast(Index, B.getInt64Ty(), IndexExpr->Ty.isSigned());
   if (!(Opts.CheckBounds && !Buf.Private) && !Buf.HostArray)
-    return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
+    return elementPointer(Buf, memoryType(Ctx, ElemTy), Index);
   // A negative signed index is a huge unsigned one: out of range too.
   llvm::Value* InRange = B.CreateICmpULT(Index, Buf.Length);
   bool Defer = InRangeOut && !Buf.HostArray && Cur->DeferChecks && Cur->LoopDepth == 0 &&
@@ -96,7 +96,20 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
     B.CreateBr(Cur->FailBlock);
   }
   B.SetInsertPoint(Ok);
-  return B.CreateInBoundsGEP(memoryType(Ctx, ElemTy), Buf.Ptr, Index);
+  return elementPointer(Buf, memoryType(Ctx, ElemTy), Index);
+}
+
+llvm::Value* KernelLowering::elementPointer(const BufferValue& Buf, llvm::Type* Elem,
+                                            llvm::Value* Index) {
+  if (!Buf.Swizzle128)
+    return B.CreateInBoundsGEP(Elem, Buf.Ptr, Index);
+  // kir::SharedArray::Swizzle128: byte b at b ^ (((b >> 7) & 7) << 4), in 32 bits (shared
+  // memory is far smaller).
+  const uint64_t Size = Cur->F->getParent()->getDataLayout().getTypeStoreSize(Elem);
+  llvm::Value* Byte = B.CreateMul(B.CreateTrunc(Index, B.getInt32Ty()), B.getInt32(uint32_t(Size)));
+  llvm::Value* Row = B.CreateAnd(B.CreateLShr(Byte, 7), B.getInt32(7));
+  llvm::Value* At = B.CreateXor(Byte, B.CreateShl(Row, 4));
+  return B.CreateInBoundsGEP(B.getInt8Ty(), Buf.Ptr, B.CreateZExt(At, B.getInt64Ty()));
 }
 
 bool KernelLowering::defersChecksIn(const kir::Stmt* S) const {

@@ -181,8 +181,12 @@ void KernelLowering::emitKernelEntries(size_t I) {
   // portable tier, rewritten the wave ops: KM is the target's prepared module.
   const kir::Function* Lowered = &KF;
   bundle::TargetManifest& TMan = KernelManifests[KF.Name];
-  for (const kir::SharedArray& SA : Lowered->SharedArrays) // the dynamic one is sized at launch
+  for (const kir::SharedArray& SA : Lowered->SharedArrays) { // the dynamic one is sized at launch
     TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
+    if (SA.Count == 0 && SA.Swizzle128)
+      TMan.DynamicSharedGranule = 128;
+    TMan.TileWgmma |= SA.Swizzle128; // swizzled for wgmma's b tiles alone
+  }
   if (KF.UsesWave)
     TMan.WaveTier = portableWaves() ? "portable" : "native";
   if (KF.UsesTiles) {
@@ -335,6 +339,7 @@ void KernelLowering::emitBody(FunctionState& FS) {
       }
       if (!SB.ParamIndex)
         SB.ParamIndex = B.getInt32(0x80000000u | I);
+      SB.Swizzle128 = FS.KF->SharedArrays[I].Swizzle128;
       FS.Shared.push_back(SB);
     }
   }
@@ -415,7 +420,14 @@ LoweringTarget::AsyncCopyArgs KernelLowering::asyncCopyArgs(const Expr* E) {
   Type Elem = Type::scalar(E->Ops[0]->Ty.Elem);
   llvm::Value* Dst = elementAddress(*bufferOf(E->Ops[0]), E->Ops[1], Elem);
   llvm::Value* Src = elementAddress(*bufferOf(E->Ops[2]), E->Ops[3], Elem);
-  return {Dst, Src, memoryType(Ctx, Elem), E->Index, emitExpr(E->Ops[4])};
+  LoweringTarget::AsyncCopyArgs A{Dst, Src, memoryType(Ctx, Elem), E->Index, emitExpr(E->Ops[4])};
+  const BufferValue& To = *bufferOf(E->Ops[0]);
+  if (To.Swizzle128) {
+    llvm::Value* First = B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty());
+    for (unsigned J = 0; J < E->Index; ++J)
+      A.DstElems.push_back(elementPointer(To, A.Elem, B.CreateAdd(First, B.getInt64(J))));
+  }
+  return A;
 }
 
 void KernelLowering::emitAsyncCopies(llvm::ArrayRef<const Stmt*> Run) {
@@ -1131,6 +1143,51 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     return unsupported(E, "the target has no dot products of these inputs (kir::TileLowering's "
                           "CPU tier)");
   }
+  case IntrinsicOp::WgmmaReady: {
+    const BufferValue& Buf = *bufferOf(E->Ops[0]);
+    llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
+    llvm::Value* At =
+        B.CreateInBoundsGEP(Elem, Buf.Ptr, B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty()));
+    if (llvm::Value* V = Target.emitWgmmaReady(B, Buf.Ptr, At))
+      return V;
+    return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
+  }
+  case IntrinsicOp::Wgmma: {
+    // b's descriptor takes the tile's address before the swizzle: the tensor cores apply it.
+    const BufferValue& Buf = *bufferOf(E->Ops[0]);
+    llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
+    llvm::Value* At =
+        B.CreateInBoundsGEP(Elem, Buf.Ptr, B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty()));
+    std::vector<llvm::Value*> A, C;
+    for (size_t I = 2; I < 6; ++I)
+      A.push_back(emitExpr(E->Ops[I]));
+    for (size_t I = 6; I < E->Ops.size(); ++I)
+      C.push_back(emitExpr(E->Ops[I]));
+    if (!Target.emitWgmma(B, At, A, C, kir::MmaInput(E->Index)))
+      return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
+    for (size_t I = 6; I < E->Ops.size(); ++I)
+      B.CreateStore(C[I - 6], localAddress(E->Ops[I]->Index));
+    return nullptr;
+  }
+  case IntrinsicOp::WgmmaWait: {
+    std::vector<llvm::Value*> C;
+    for (const Expr* O : E->Ops)
+      C.push_back(emitExpr(O));
+    if (!Target.emitWgmmaWait(B, C))
+      return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
+    for (size_t I = 0; I < E->Ops.size(); ++I)
+      B.CreateStore(C[I], localAddress(E->Ops[I]->Index));
+    return nullptr;
+  }
+  case IntrinsicOp::WgmmaFence:
+    if (!Target.emitWgmmaFence(B))
+      return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
+    return nullptr;
+  case IntrinsicOp::ProxyFence:
+    if (!Target.emitProxyFence(B))
+      return unsupported(E, "the target has no asynchronous proxy (kir::TileLowering's sm_90a "
+                            "form)");
+    return nullptr;
   case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
     return unsupported(E, "Device.supports was not folded for this target");
   case IntrinsicOp::AsyncCommit:

@@ -260,6 +260,9 @@ private:
   /// sets *InRange instead of leaving: the caller skips the access when it is false.
   /// ForLoad: a load at an index the whole group shares reads a zero slot instead when out of
   /// range (no test then: one scalar load the vectorizer can hoist, not a masked gather).
+  /// Element Index (int64) of Buf, of memory type Elem: at its address, or where the array's
+  /// swizzle puts it (BufferValue::Swizzle128).
+  llvm::Value* elementPointer(const BufferValue& Buf, llvm::Type* Elem, llvm::Value* Index);
   llvm::Value* elementAddress(const BufferValue& Buf, const kir::Expr* IndexExpr, kir::Type ElemTy,
                               llvm::Value** InRange = nullptr, bool ForLoad = false);
   /// Reports the deferred bounds failures of the loop over work-items just closed (and leaves

@@ -52,12 +52,14 @@ void initializeNvptxOnce() {
   });
 }
 
-/// "sm_90" -> 90; 0 when Sm is not of that form.
+/// "sm_90" -> 90, and "sm_90a" (the architecture-specific target) -> 90; 0 when Sm is not of
+/// that form.
 unsigned smVersion(const std::string& Sm) {
   if (Sm.size() < 5 || Sm.rfind("sm_", 0) != 0)
     return 0;
   unsigned V = 0;
-  for (size_t I = 3; I < Sm.size(); ++I) {
+  const size_t End = Sm.back() == 'a' ? Sm.size() - 1 : Sm.size();
+  for (size_t I = 3; I < End; ++I) {
     if (Sm[I] < '0' || Sm[I] > '9' || V > 10000)
       return 0;
     V = V * 10 + unsigned(Sm[I] - '0');
@@ -236,6 +238,10 @@ bool readFootprint(const std::string& Ptx, const std::string& Sm, NvptxBuildResu
 
 bool NvptxPayloadBuilder::hasMmaSync(const std::string& Sm) {
   return smVersion(Sm) >= 80;
+}
+
+bool NvptxPayloadBuilder::hasWgmma(const std::string& Sm) {
+  return smVersion(Sm) >= 90 && Sm.back() == 'a';
 }
 
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {

@@ -56,6 +56,8 @@ public:
   /// Why says so.
   /// Whether Sm ("sm_90") has mma.sync.m16n8k16 with float16 inputs (sm_80 and later).
   static bool hasMmaSync(const std::string& Sm);
+  /// Whether Sm is an architecture-specific target with wgmma (sm_90a).
+  static bool hasWgmma(const std::string& Sm);
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
   /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.

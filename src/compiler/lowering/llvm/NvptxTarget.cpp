@@ -78,12 +78,29 @@ public:
     C.SharedBudget = 48 * 1024;
     if (Chosen == ImplTier::Native && smVersion() >= 80)
       C.F = kir::TileLoweringConfig::Form::MmaSync;
+    C.Wgmma = archSpecific();
     return C;
   }
   llvm::Value* emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops, unsigned Dim,
                            kir::MmaInput In) override;
   llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
                             unsigned Dim) override;
+  llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem) override;
+  bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,
+                 std::vector<llvm::Value*>& C, kir::MmaInput In) override;
+  bool emitWgmmaFence(llvm::IRBuilder<>& B) override {
+    if (!archSpecific())
+      return false;
+    asmStatement(B, "wgmma.fence.sync.aligned;");
+    return true;
+  }
+  bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C) override;
+  bool emitProxyFence(llvm::IRBuilder<>& B) override {
+    if (!archSpecific())
+      return false;
+    asmStatement(B, "fence.proxy.async.shared::cta;");
+    return true;
+  }
   bool rayChildrenAtParent() const override { return true; } // 11 % on the H200's primary rays
   bool hasAsyncCopy() const override { return smVersion() >= 80; }
   uint64_t maxStaticSharedBytes() const override { return 48 * 1024; } // PTX `.shared` limit
@@ -94,13 +111,20 @@ public:
   void emitAsyncWait(llvm::IRBuilder<>& B, unsigned Pending) override {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {}, {B.getInt32(Pending)});
   }
+  /// "sm_90" and "sm_90a" -> 90.
   unsigned smVersion() const {
     llvm::StringRef Cpu = TM.getTargetCPU();
     unsigned Sm = 0;
-    if (Cpu.consume_front("sm_") && !Cpu.getAsInteger(10, Sm))
+    if (!Cpu.consume_front("sm_"))
+      return 0;
+    Cpu.consume_back("a");
+    if (!Cpu.getAsInteger(10, Sm))
       return Sm;
     return 0;
   }
+  /// An architecture-specific target (sm_90a): its code runs on that exact architecture, and has
+  /// its instructions (wgmma, setmaxnreg).
+  bool archSpecific() const { return TM.getTargetCPU().ends_with("a") && smVersion() >= 90; }
   ImplTier tierFor(Feature F) const override {
     return F == Feature::FloatAtomics || F == Feature::WaveOps ? ImplTier::Native
                                                                : ImplTier::Portable;
@@ -137,6 +161,11 @@ public:
 
 private:
   static llvm::Value* fullMask(llvm::IRBuilder<>& B) { return B.getInt32(0xffffffffu); }
+  /// An instruction LLVM has no intrinsic for, ordered with every memory access and volatile.
+  static void asmStatement(llvm::IRBuilder<>& B, const char* Text) {
+    auto* Ty = llvm::FunctionType::get(B.getVoidTy(), false);
+    B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, "~{memory}", /*hasSideEffects=*/true));
+  }
   llvm::Value* statusField(llvm::IRBuilder<>& B, llvm::Value* Status, unsigned Offset) const {
     return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Status, Offset);
   }
@@ -344,11 +373,15 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
     std::string Name = KF.Symbol + ".shared." + std::to_string(Index);
     llvm::GlobalVariable* G = M->getNamedGlobal(Name);
     if (!G) {
-      auto* T = llvm::ArrayType::get(Elem, SA.Count);
+      // A swizzled array starts at a multiple of the swizzle's 1024-byte period and takes whole
+      // 128-byte rows (a swizzled element stays in its row).
+      const uint64_t Size = bundle::scalarTypeSize(SA.Elem);
+      const uint64_t Count = SA.Swizzle128 ? (SA.Count * Size + 127) / 128 * 128 / Size : SA.Count;
+      auto* T = llvm::ArrayType::get(Elem, Count);
       G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::InternalLinkage,
                                    llvm::UndefValue::get(T), Name, nullptr,
                                    llvm::GlobalValue::NotThreadLocal, SharedAS);
-      G->setAlignment(llvm::Align(16));
+      G->setAlignment(llvm::Align(SA.Swizzle128 ? 1024 : 16));
     }
     R.Ptr = G;
     R.Length = B.getInt64(SA.Count);
@@ -363,6 +396,8 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
                                  SharedAS);
     G->setAlignment(llvm::Align(16));
   }
+  if (SA.Swizzle128) // every kernel's dynamic array starts here: the alignment is the largest
+    G->setAlignment(llvm::Align(1024));
   // LLVM 19 has no intrinsic for %dynamic_smem_size; a pure inline asm read (CSE-able).
   auto* AsmTy = llvm::FunctionType::get(B.getInt32Ty(), false);
   auto* Asm = llvm::InlineAsm::get(AsmTy, "mov.u32 $0, %dynamic_smem_size;", "=r", false);
@@ -599,6 +634,72 @@ llvm::Value* NvptxTarget::emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm:
   return Result(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, Args);
 }
 
+llvm::Value* NvptxTarget::emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array,
+                                         llvm::Value* Elem) {
+  if (!archSpecific())
+    return nullptr;
+  llvm::Value* Both =
+      B.CreateOr(B.CreatePtrToInt(Array, B.getInt64Ty()), B.CreatePtrToInt(Elem, B.getInt64Ty()));
+  return B.CreateICmpEQ(B.CreateAnd(Both, B.getInt64(1023)), B.getInt64(0));
+}
+
+bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
+                            llvm::ArrayRef<llvm::Value*> A, std::vector<llvm::Value*>& C,
+                            kir::MmaInput In) {
+  if (!archSpecific() || A.size() != 4 || C.empty() || C.size() % 4 ||
+      (In != kir::MmaInput::F16 && In != kir::MmaInput::BF16))
+    return false;
+  // b's shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"): the start address >> 4,
+  // the leading offset (between 64-column atoms; one atom here), the stride offset between
+  // 8-row groups (1024 bytes: 8 rows of 128), and the 128-byte swizzle (mode 1, bit 62).
+  llvm::Value* Addr = B.CreatePtrToInt(BTile, B.getInt64Ty());
+  llvm::Value* Desc = B.CreateLShr(B.CreateAnd(Addr, B.getInt64(0x3FFFF)), 4);
+  Desc = B.CreateOr(Desc, B.getInt64((uint64_t(1024 >> 4) << 16) | (uint64_t(1024 >> 4) << 32) |
+                                     (uint64_t(1) << 62)));
+  // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, a, b-desc, scale-d, scale-a, scale-b,
+  // transpose-b: d = a.b + d (scale-d 1), b transposed (stored N-contiguous: row-major k x n).
+  const size_t N = C.size();
+  const char* T = In == kir::MmaInput::BF16 ? "bf16" : "f16";
+  std::string Text =
+      "wgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * N) + "k16.f32." + T + "." + T + " {";
+  std::string Constraints;
+  for (size_t I = 0; I < N; ++I) {
+    Text += (I ? ", $" : "$") + std::to_string(I);
+    Constraints += "=f,";
+  }
+  Text += "}, {$" + std::to_string(N) + ", $" + std::to_string(N + 1) + ", $" +
+          std::to_string(N + 2) + ", $" + std::to_string(N + 3) + "}, $" + std::to_string(N + 4) +
+          ", 1, 1, 1, 1;";
+  Constraints += "r,r,r,r,l";
+  for (size_t I = 0; I < N; ++I)
+    Constraints += "," + std::to_string(I); // each accumulator read and written in place
+  Constraints += ",~{memory}";
+  std::vector<llvm::Type*> Out(N, B.getFloatTy()), Ins(4, B.getInt32Ty());
+  Ins.push_back(B.getInt64Ty());
+  Ins.insert(Ins.end(), N, B.getFloatTy());
+  auto* Ty = llvm::FunctionType::get(llvm::StructType::get(B.getContext(), Out), Ins, false);
+  std::vector<llvm::Value*> Args(A.begin(), A.end());
+  Args.push_back(Desc);
+  Args.insert(Args.end(), C.begin(), C.end());
+  llvm::Value* D = B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, Constraints, true), Args);
+  for (size_t I = 0; I < N; ++I)
+    C[I] = B.CreateExtractValue(D, {unsigned(I)});
+  return true;
+}
+
+bool NvptxTarget::emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C) {
+  if (!archSpecific())
+    return false;
+  asmStatement(B, "wgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;");
+  // Each accumulator through an empty volatile asm after the wait, so that nothing reading it
+  // moves above the wait (volatile asm keeps its order).
+  auto* Ty = llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy()}, false);
+  auto* Pass = llvm::InlineAsm::get(Ty, "", "=f,0", /*hasSideEffects=*/true);
+  for (llvm::Value*& V : C)
+    V = B.CreateCall(Ty, Pass, {V});
+  return true;
+}
+
 void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) {
   // cp.async (cg for 16 bytes: around L1, as CUTLASS does) with a source size, so the elements
   // at or past Valid are zero-filled. One test for the whole run: if every copy's pair of
@@ -639,7 +740,8 @@ void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopy
       // Only the valid elements are read (the rest may lie past the buffer's end).
       auto* Read = llvm::BasicBlock::Create(C, "async.read", F);
       auto* Next = llvm::BasicBlock::Create(C, "async.next", F);
-      llvm::Value* To = B.CreateConstInBoundsGEP1_32(A.Elem, A.Dst, J);
+      llvm::Value* To =
+          A.DstElems.empty() ? B.CreateConstInBoundsGEP1_32(A.Elem, A.Dst, J) : A.DstElems[J];
       B.CreateStore(llvm::Constant::getNullValue(A.Elem), To);
       B.CreateCondBr(B.CreateICmpULT(B.getInt32(J), A.Valid), Read, Next);
       B.SetInsertPoint(Read);

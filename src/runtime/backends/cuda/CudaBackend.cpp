@@ -71,12 +71,15 @@ public:
   ~CudaDevice() override = default; // the runtime is never destroyed; contexts stay retained
 
   unsigned computeCapability() const { return unsigned(CcMajor * 10 + CcMinor); }
-  /// The mma.sync tier's products (kir::TileLowering's MmaSync form).
+  /// The mma.sync tier's products (kir::TileLowering's MmaSync form), and on compute capability
+  /// 9.0 (whose sm_90a payload has them) the wgmma products.
   const std::string& matrixShapes() const override {
     static const std::string MmaSync = "16x8x16:f16:f16:f32:f32,16x8x16:bf16:bf16:f32:f32,"
                                        "16x8x32:s8:s8:s32:s32,16x8x32:u8:u8:s32:s32",
+                             Wgmma =
+                                 MmaSync + ",64x64x16:f16:f16:f32:f32,64x64x16:bf16:bf16:f32:f32",
                              None;
-    return computeCapability() >= 80 ? MmaSync : None;
+    return computeCapability() == 90 ? Wgmma : computeCapability() >= 80 ? MmaSync : None;
   }
 
   const std::string& name() const override { return Name; }
@@ -188,19 +191,26 @@ public:
   const char* payloadTarget() const override { return Target.c_str(); }
   const std::vector<BackendDevice*>& devices() const override { return Devices; }
 
-  /// The PTX for the highest sm_XX not above the device's compute capability.
+  /// The PTX for the highest sm_XX not above the device's compute capability; an
+  /// architecture-specific sm_XXa (whose code runs on that capability alone) before the plain
+  /// one where it is the device's own.
   const bundle::Payload* choosePayload(const bundle::Program& Desc,
                                        const BackendDevice& Device) const override {
     unsigned Cc = static_cast<const CudaDevice&>(Device).computeCapability();
     const bundle::Payload* Best = nullptr;
-    unsigned BestSm = 0;
+    unsigned BestRank = 0;
     for (const bundle::Payload& P : Desc.Payloads) {
       if (P.Target.rfind("nvptx-sm_", 0) != 0 || P.Format != "ptx")
         continue;
-      unsigned Sm = unsigned(std::strtoul(P.Target.c_str() + 9, nullptr, 10));
-      if (Sm && Sm <= Cc && Sm > BestSm) {
+      char* End = nullptr;
+      unsigned Sm = unsigned(std::strtoul(P.Target.c_str() + 9, &End, 10));
+      bool Specific = End && std::string(End) == "a";
+      if (!Sm || Sm > Cc || (Specific && Sm != Cc) || (*End && !Specific))
+        continue;
+      unsigned Rank = Sm * 2 + (Specific ? 1 : 0);
+      if (Rank > BestRank) {
         Best = &P;
-        BestSm = Sm;
+        BestRank = Rank;
       }
     }
     return Best;

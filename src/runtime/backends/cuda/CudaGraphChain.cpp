@@ -55,7 +55,8 @@ CudaGraphChain::CudaGraphChain(const CudaDriverApi& Api, const std::string& Devi
              fmt::format("{}: {} parameters; the cuda backend passes at most {}", L.Info->Name,
                          L.Info->Params.size(), MaxKernelParams));
       auto* Fn = static_cast<CUfunction>(const_cast<void*>(L.Kernel));
-      if (L.Geometry.DynamicSharedBytes > DefaultSharedLimit)
+      if (L.Geometry.DynamicSharedBytes &&
+          L.Geometry.DynamicSharedBytes + L.Geometry.StaticSharedBytes > DefaultSharedLimit)
         check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      int(L.Geometry.DynamicSharedBytes)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");

@@ -226,7 +226,9 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
   CUdeviceptr Status = Slots + CUdeviceptr(Used) * sizeof(CajetaGpuStatus);
   void* Params[2 * MaxParams + 1];
   packKernelParams(Info, Args, &Status, Params);
-  if (Geometry.DynamicSharedBytes > DefaultSharedLimit)
+  // Dynamic shared memory past 48 KiB less the static bytes needs the kernel's opt-in.
+  if (Geometry.DynamicSharedBytes &&
+      Geometry.DynamicSharedBytes + Geometry.StaticSharedBytes > DefaultSharedLimit)
     check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  int(Geometry.DynamicSharedBytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");

@@ -1,0 +1,170 @@
+// The b tiles the sm_90a tier reads from shared memory (WgmmaOperands.h).
+#include "compiler/kir/transforms/WgmmaOperands.h"
+
+#include "compiler/kir/GroupUniformity.h"
+#include "compiler/kir/Walk.h"
+
+namespace cajeta::kir {
+
+using tiles::Role;
+
+namespace {
+
+/// The rows of a b tile's swizzle atom: 128 bytes of 16-bit elements.
+constexpr uint64_t RowElements = 64;
+
+bool isConst(const Expr* E, uint64_t V) {
+  return E && E->K == Expr::Kind::Const && uint64_t(E->IntValue) == V;
+}
+
+const Expr* tileOpOf(const Stmt* S) {
+  return S && S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Tile ? S->E : nullptr;
+}
+
+class Finder {
+public:
+  Finder(const Function& F, const std::map<uint32_t, Role>& Roles)
+      : F(F), Roles(Roles), Uniform(F) {}
+
+  WgmmaOperands run() {
+    WgmmaOperands Out;
+    for (const auto& [L, R] : Roles)
+      if (R == Role::B && shapeFits(F.Locals[L].Ty))
+        Candidates[L] = UINT32_MAX; // its array, once a load names one
+    bool Leaves = false;
+    forEachStmt(F.Body, [&](const Stmt* S) {
+      Leaves |= S->K == Stmt::Kind::Return || S->K == Stmt::Kind::Break;
+    });
+    if (Leaves)
+      return Out;
+    forEachExprIn(F.Body, [&](const Expr* E) { checkUse(E); });
+    walk(F.Body, true);
+    // An array passed to a function keeps its layout: its tiles stay in registers.
+    forEachExprIn(F.Body, [&](const Expr* E) {
+      if (E->K != Expr::Kind::Call && E->K != Expr::Kind::Dispatch)
+        return;
+      for (const Expr* O : E->Ops)
+        if (O->K == Expr::Kind::SharedRef)
+          for (auto& [L, Array] : Candidates)
+            if (Array == O->Index)
+              Array = UINT32_MAX - 1;
+    });
+    for (const auto& [L, Array] : Candidates)
+      if (Array < F.SharedArrays.size()) {
+        Out.Tiles.insert(L);
+        Out.Arrays.insert(Array);
+      }
+    return Out;
+  }
+
+private:
+  static bool shapeFits(Type T) {
+    return (T.Elem == ScalarType::F16 || T.Elem == ScalarType::BF16) && T.Cols == RowElements &&
+           T.Rows % 16 == 0 && T.Rows > 0;
+  }
+  void drop(uint32_t L) { Candidates.erase(L); }
+
+  /// Every tile op that touches a candidate: only whole uniform loads from one shared array,
+  /// and macs into float32 that read it as b.
+  void checkUse(const Expr* E) {
+    if (E->K != Expr::Kind::Tile)
+      return;
+    const uint32_t T = E->Index;
+    if (E->TOp == TileOp::Mac) {
+      const uint32_t Bt = E->Ops[1]->Index;
+      if (Candidates.count(Bt) && F.Locals[T].Ty.Elem != ScalarType::F32)
+        drop(Bt);
+      return;
+    }
+    for (const Expr* O : E->Ops) // add / convertFrom read the other tile element by element
+      if (O->K == Expr::Kind::Local)
+        drop(O->Index);
+    auto It = Candidates.find(T);
+    if (It == Candidates.end())
+      return;
+    const Type Ty = F.Locals[T].Ty;
+    if (E->TOp != TileOp::Load || E->Dim != 0 || E->Ops[0]->K != Expr::Kind::SharedRef ||
+        !isConst(E->Ops[2], RowElements) || !isConst(E->Ops[3], Ty.Rows) ||
+        !isConst(E->Ops[4], Ty.Cols) || !Uniform.isUniform(E->Ops[1]) ||
+        (It->second != UINT32_MAX && It->second != E->Ops[0]->Index))
+      return drop(T);
+    It->second = E->Ops[0]->Index;
+  }
+
+  /// Whether S may change shared array A, or let another wave change it, or leave the block.
+  bool mayChange(const Stmt* S, uint32_t A) const {
+    if (S->K != Stmt::Kind::Eval)
+      return true; // a barrier, a branch, a loop: not a straight line
+    bool Changes = false;
+    forEachExpr(S->E, [&](const Expr* E) {
+      const bool Writes = E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic ||
+                          (E->K == Expr::Kind::Tile && E->TOp == TileOp::Store) ||
+                          (E->K == Expr::Kind::Intrinsic &&
+                           (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::StoreWords));
+      Changes |= E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
+                 (Writes && !E->Ops.empty() && E->Ops[0]->K == Expr::Kind::SharedRef &&
+                  E->Ops[0]->Index == A);
+    });
+    return Changes;
+  }
+
+  /// Each mac reading a candidate: under uniform control, after a load of it in its block with
+  /// nothing between that may change the array.
+  void walk(const Stmt* S, bool UniformControl) {
+    if (!S)
+      return;
+    switch (S->K) {
+    case Stmt::Kind::Block:
+      for (size_t I = 0; I < S->Body.size(); ++I) {
+        const Expr* E = tileOpOf(S->Body[I]);
+        if (E && E->TOp == TileOp::Mac)
+          checkMac(S->Body, I, E->Ops[1]->Index, UniformControl);
+        walk(S->Body[I], UniformControl);
+      }
+      return;
+    case Stmt::Kind::If:
+      walk(S->Then, UniformControl && Uniform.isUniform(S->E));
+      walk(S->Else, UniformControl && Uniform.isUniform(S->E));
+      return;
+    case Stmt::Kind::Loop:
+      walk(S->LoopBody, UniformControl && Uniform.isUniformLoop(S));
+      walk(S->Step, UniformControl && Uniform.isUniformLoop(S));
+      return;
+    default:
+      for (const Stmt* C : S->Body)
+        walk(C, false);
+      walk(S->Then, false);
+      walk(S->Else, false);
+      return;
+    }
+  }
+
+  void checkMac(const std::vector<Stmt*>& Block, size_t At, uint32_t Bt, bool UniformControl) {
+    auto It = Candidates.find(Bt);
+    if (It == Candidates.end())
+      return;
+    if (!UniformControl || It->second == UINT32_MAX)
+      return drop(Bt);
+    for (size_t I = At; I-- > 0;) {
+      const Expr* E = tileOpOf(Block[I]);
+      if (E && E->TOp == TileOp::Load && E->Index == Bt)
+        return; // the load it reads
+      if (mayChange(Block[I], It->second))
+        return drop(Bt);
+    }
+    drop(Bt); // no load of it before the mac in its block
+  }
+
+  const Function& F;
+  const std::map<uint32_t, Role>& Roles;
+  GroupUniformity Uniform;
+  std::map<uint32_t, uint32_t> Candidates; // tile local -> its shared array
+};
+
+} // namespace
+
+WgmmaOperands WgmmaOperands::find(const Function& F, const std::map<uint32_t, Role>& Roles) {
+  return Finder(F, Roles).run();
+}
+
+} // namespace cajeta::kir

@@ -1,0 +1,102 @@
+// Conformance of tiles whose b operand every wave of a group multiplies by from shared memory
+// (programs/TilesSharedB.cj): NVIDIA's sm_90a code takes them with wgmma where the group is whole
+// warpgroups and the tile starts at a multiple of 1024 bytes, and with mma.sync otherwise; every
+// other device loads them as any tile. Each staging offset and group shape is checked against a
+// float64 reference, whichever path it takes.
+#include "ConformanceSupport.h"
+#include "MatrixReference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace conformance {
+namespace {
+
+/// Kernel (a step Depth deep) on sizes that are not multiples of its blocks, for every group
+/// shape and staging offset; false when the device's workgroup memory cannot hold it.
+template <class In>
+bool checkGemm(const xpu::Program& P, const std::string& Kernel, uint32_t Depth, uint64_t Seed,
+               std::vector<In> (*Data)(size_t, uint64_t), double Band) {
+  const uint32_t Width = P.device().waveWidth();
+  EXPECT_GT(Width, 0u);
+  // The portable tile's scratch (per wave: the 16 x 64 float32 accumulator, a 16 x Depth and b
+  // Depth x 64) beside the largest staging, for four waves.
+  const size_t Staging = (64 * Depth + 64 + Depth * 64) * sizeof(In);
+  const size_t Scratch = 4 * (16 * 64 * 4 + (16 * Depth + Depth * 64) * sizeof(In));
+  if (P.kernel(Kernel).tier("tiles") == "portable" &&
+      Scratch + Staging > P.device().maxDynamicSharedBytes())
+    return false;
+  struct Case {
+    uint32_t M, N, K;
+  };
+  for (Case C : {Case{64, 64, 32}, Case{70, 100, 90}, Case{17, 64, 200}, Case{130, 129, 64}}) {
+    std::vector<In> A = Data(size_t(C.M) * C.K, Seed + C.M),
+                    B = Data(size_t(C.K) * C.N, Seed + 7 * C.N);
+    auto DA = toDevice(A), DB = toDevice(B);
+    // Four waves (one warpgroup on NVIDIA) and three (not a whole warpgroup); b staged at the
+    // swizzle's period, 128 bytes past it, 16 bytes past it, and 8 (no 16-byte rows: element
+    // loads on NVIDIA).
+    for (uint32_t Waves : {4u, 3u})
+      for (uint32_t Past : {0u, 64u, 8u, 4u}) {
+        const uint32_t Rows = 16 * Waves, BOff = Rows * Depth + Past;
+        const uint32_t Bytes = (BOff + Depth * 64) * uint32_t(sizeof(In));
+        auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
+        runKernelShared(P.kernel(Kernel), xpu::grid((C.N + 63) / 64, (C.M + Rows - 1) / Rows),
+                        xpu::block(Waves * Width), Bytes, Out, DA, DB, C.M, C.N, C.K, BOff);
+        std::vector<float> Got = fromDevice(Out);
+        const std::string What = Kernel + " " + std::to_string(C.M) + "x" + std::to_string(C.N) +
+                                 "x" + std::to_string(C.K) + " waves " + std::to_string(Waves) +
+                                 " b at +" + std::to_string(Past);
+        size_t Bad = 0;
+        for (uint32_t I = 0; I < C.M; ++I)
+          for (uint32_t J = 0; J < C.N; ++J) {
+            DotRef R = dot(
+                C.K, [&](uint32_t L) { return float(A[size_t(I) * C.K + L]); },
+                [&](uint32_t L) { return float(B[size_t(L) * C.N + J]); });
+            float V = Got[size_t(I) * C.N + J];
+            if (!(std::fabs(V - R.Sum) <= Band * R.Scale + 1e-30) && Bad++ < 5)
+              ADD_FAILURE() << What << ": (" << I << ", " << J << ") is " << V << ", want "
+                            << R.Sum;
+          }
+        EXPECT_EQ(Bad, 0u) << What;
+        for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
+          EXPECT_EQ(Got[I], -5.0f) << What << ": written past C at " << I;
+      }
+  }
+  return true;
+}
+
+TEST(TileSharedB, Float16AtEveryOffsetAndGroupShape) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  // float16 products are exact in float32; the sums round K times at most (K up to 200 here).
+  if (!checkGemm<xpu::float16>(P, "TilesSharedB.gemm", 32, 300, halfData, 1e-5))
+    GTEST_SKIP() << "the portable tile's scratch and the staging exceed the workgroup memory of "
+                 << P.device().name() << " (TileSharedB.BFloat16AtEveryOffsetAndGroupShape "
+                 << "takes half of it)";
+}
+
+TEST(TileSharedB, BFloat16AtEveryOffsetAndGroupShape) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  ASSERT_TRUE(checkGemm<xpu::bfloat16>(P, "TilesSharedB.gemmBf16", 16, 400, bfloat16Data, 1e-5))
+      << "the staging does not fit " << P.device().name();
+}
+
+// The wgmma products are taken exactly where the device lists them (NVIDIA compute capability
+// 9.0, whose bundle code is sm_90a) and the tiles are native.
+TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  std::vector<std::string> Shapes = P.device().matrixShapes();
+  const char* Override = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
+  const bool Wgmma =
+      std::find(Shapes.begin(), Shapes.end(), "64x64x16:f16:f16:f32:f32") != Shapes.end() &&
+      !(Override && std::string(Override) == "software");
+  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16"})
+    EXPECT_EQ(P.kernel(K).tier("wgmma"), Wgmma ? "native" : "") << K << " on " << P.device().name();
+}
+
+} // namespace
+} // namespace conformance

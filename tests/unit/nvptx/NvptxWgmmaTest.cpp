@@ -1,0 +1,155 @@
+// The sm_90a tile tier (kir::WgmmaOperands, TileLowering's Wgmma form): which b tiles stay in
+// shared memory for wgmma, the swizzled array and its proxy fences, and that no other
+// architecture's PTX has any of it.
+#include "PtxTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace cajeta::test {
+namespace {
+
+using kir::ImplTier;
+
+std::string buildPtx(const std::string& Src, const std::string& Sm) {
+  lowering::NvptxBuildOptions O;
+  O.Sm = Sm;
+  O.TileTier = ImplTier::Native;
+  lowering::NvptxBuildResult R = buildSource(Src, O);
+  EXPECT_TRUE(R.Ok) << R.Error;
+  return R.Ok ? ptxText(R) : std::string();
+}
+
+// Each kernel multiplies a 32 x 64 b tile; only the first reads it as wgmma takes it.
+const char* Kernels = R"(import cajeta.xpu.*;
+public final class W {
+    @Kernel
+    public static void fromShared(KernelBuffer<float32> c, uint32 boff) {
+        Shared<float16> s = shared float16[8192];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, KernelThread.x() / 32 * 1024, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, boff, 64);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+    // Each wave's own b (its offset follows the wave): no warpgroup-wide product.
+    @Kernel
+    public static void perWave(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, KernelThread.x() / 32 * 2048, 64);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+    // A store into the array between the load and the mac: b must be the value loaded.
+    @Kernel
+    public static void storeBetween(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, 4096, 64);
+        s[4096 + KernelThread.x()] = (float16) 2.0f;
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+    // Rows of 72 elements: not the swizzle's 128 bytes.
+    @Kernel
+    public static void padded(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, 4096, 72);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+    // The mac under a branch on memory the kernel writes: not provably taken by the whole
+    // group.
+    @Kernel
+    public static void divergent(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        if (c[0] > 0.0f) {
+            Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+            Tile<float16, 32, 64> b = Tile.load(s, 4096, 64);
+            Group.mac(acc, a, b);
+        }
+        acc.store(c, 0, 64);
+    }
+}
+)";
+
+TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
+  std::string Ptx = buildPtx(Kernels, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  EXPECT_NE(Ptx.find(".target sm_90a"), std::string::npos);
+  std::string Shared = entryBody(Ptx, "W_fromShared");
+  // Two 16-deep products for each of the wave's two 16-row blocks, n = 64, b transposed.
+  EXPECT_EQ(countOf(Shared, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), 4u) << Shared;
+  EXPECT_EQ(countOf(Shared, "wgmma.wait_group.sync.aligned 0"), 1u) << Shared;
+  EXPECT_NE(Shared.find("wgmma.fence.sync.aligned"), std::string::npos);
+  // The barrier publishes the stores to the asynchronous proxy, and mma.sync stays beside
+  // (the body's version for groups that are not whole warpgroups).
+  EXPECT_TRUE(std::regex_search(
+      Shared,
+      std::regex("fence\\.proxy\\.async\\.shared::cta;\\s*// end inline asm\\s*bar\\.sync")))
+      << Shared;
+  EXPECT_NE(Shared.find("mma.sync.aligned.m16n8k16"), std::string::npos);
+  // The array is swizzled: 1024-aligned, accesses xor bits 4-6 with bits 7-9.
+  EXPECT_NE(Ptx.find(".align 1024"), std::string::npos);
+  for (const char* K : {"W_perWave", "W_storeBetween", "W_padded", "W_divergent"}) {
+    std::string Body = entryBody(Ptx, K);
+    EXPECT_EQ(Body.find("wgmma"), std::string::npos) << K;
+    EXPECT_EQ(Body.find("fence.proxy.async"), std::string::npos) << K;
+    EXPECT_NE(Body.find("mma.sync.aligned"), std::string::npos) << K;
+  }
+}
+
+TEST(NvptxWgmma, NoOtherArchitectureHasIt) {
+  for (const char* Sm : {"sm_90", "sm_80"}) {
+    std::string Ptx = buildPtx(Kernels, Sm);
+    EXPECT_EQ(Ptx.find("wgmma"), std::string::npos) << Sm;
+    EXPECT_EQ(Ptx.find("fence.proxy"), std::string::npos) << Sm;
+  }
+}
+
+TEST(NvptxWgmma, OnlyProgramsItChangesGetAnSm90aPayload) {
+  auto Targets = [](const char* Src) {
+    driver::CompileResult R = driver::Compiler::compile("test.cj", Src, {});
+    EXPECT_TRUE(R.Ok) << R.Diagnostics;
+    std::string Names;
+    for (const bundle::Payload& P : R.Program.Payloads)
+      Names += P.Target + " ";
+    return Names;
+  };
+  EXPECT_NE(Targets(Kernels).find("nvptx-sm_90a "), std::string::npos);
+  std::string Plain = Targets(R"(import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void f(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        Tile<float32, 32, 64> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, KernelThread.x() / 32 * 2048, 64);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+}
+)");
+  EXPECT_EQ(Plain.find("sm_90a"), std::string::npos) << Plain;
+  EXPECT_NE(Plain.find("nvptx-sm_90 "), std::string::npos) << Plain;
+}
+
+} // namespace
+} // namespace cajeta::test
