@@ -104,11 +104,33 @@ llvm::Value* KernelLowering::elementPointer(const BufferValue& Buf, llvm::Type* 
   if (!Buf.Swizzle128)
     return B.CreateInBoundsGEP(Elem, Buf.Ptr, Index);
   // kir::SharedArray::Swizzle128: byte b at b ^ (((b >> 7) & 7) << 4), in 32 bits (shared
-  // memory is far smaller).
+  // memory is far smaller). The swizzle keeps bits 10 and up, so the constant addends of the
+  // index in whole 1024 bytes are added after it: the copies and loads of one array at constant
+  // distances share one swizzled base.
   const uint64_t Size = Cur->F->getParent()->getDataLayout().getTypeStoreSize(Elem);
-  llvm::Value* Byte = B.CreateMul(B.CreateTrunc(Index, B.getInt32Ty()), B.getInt32(uint32_t(Size)));
+  // (Only through a 32-bit index or a 64-bit one: an addend of a narrower index may wrap there.)
+  llvm::Value* Var = Index;
+  if (auto* Ext = llvm::dyn_cast<llvm::CastInst>(Var);
+      Ext && Ext->getSrcTy()->isIntegerTy(32) &&
+      (Ext->getOpcode() == llvm::Instruction::ZExt || Ext->getOpcode() == llvm::Instruction::SExt))
+    Var = Ext->getOperand(0);
+  uint64_t Addend = 0;
+  while (auto* Add = llvm::dyn_cast<llvm::BinaryOperator>(Var)) {
+    auto* C = Add->getOpcode() == llvm::Instruction::Add
+                  ? llvm::dyn_cast<llvm::ConstantInt>(Add->getOperand(1))
+                  : nullptr;
+    if (!C)
+      break;
+    Addend += C->getZExtValue();
+    Var = Add->getOperand(0);
+  }
+  const uint32_t AddendBytes = uint32_t(Addend * Size); // modulo 2^32, as the index
+  const uint32_t Periods = AddendBytes & ~1023u;
+  llvm::Value* Byte =
+      B.CreateAdd(B.CreateMul(B.CreateZExtOrTrunc(Var, B.getInt32Ty()), B.getInt32(uint32_t(Size))),
+                  B.getInt32(AddendBytes - Periods));
   llvm::Value* Row = B.CreateAnd(B.CreateLShr(Byte, 7), B.getInt32(7));
-  llvm::Value* At = B.CreateXor(Byte, B.CreateShl(Row, 4));
+  llvm::Value* At = B.CreateAdd(B.CreateXor(Byte, B.CreateShl(Row, 4)), B.getInt32(Periods));
   return B.CreateInBoundsGEP(B.getInt8Ty(), Buf.Ptr, B.CreateZExt(At, B.getInt64Ty()));
 }
 
