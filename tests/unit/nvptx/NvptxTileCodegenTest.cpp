@@ -9,15 +9,8 @@
 namespace cajeta::test {
 namespace {
 
-using kir::ImplTier;
-
 std::string buildTilePtx(const std::string& Src) {
-  lowering::NvptxBuildOptions O;
-  O.Sm = "sm_90";
-  O.TileTier = ImplTier::Native;
-  lowering::NvptxBuildResult R = buildSource(Src, O);
-  EXPECT_TRUE(R.Ok) << R.Error;
-  return R.Ok ? ptxText(R) : std::string();
+  return nativeTilePtx(Src, "sm_90");
 }
 
 const char* Loads = R"(import cajeta.xpu.*;

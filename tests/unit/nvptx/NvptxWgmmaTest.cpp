@@ -10,17 +10,6 @@
 namespace cajeta::test {
 namespace {
 
-using kir::ImplTier;
-
-std::string buildPtx(const std::string& Src, const std::string& Sm) {
-  lowering::NvptxBuildOptions O;
-  O.Sm = Sm;
-  O.TileTier = ImplTier::Native;
-  lowering::NvptxBuildResult R = buildSource(Src, O);
-  EXPECT_TRUE(R.Ok) << R.Error;
-  return R.Ok ? ptxText(R) : std::string();
-}
-
 // Each kernel multiplies a 32 x 64 b tile; only the first reads it as wgmma takes it.
 const char* Kernels = R"(import cajeta.xpu.*;
 public final class W {
@@ -91,7 +80,7 @@ public final class W {
 )";
 
 TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
-  std::string Ptx = buildPtx(Kernels, "sm_90a");
+  std::string Ptx = nativeTilePtx(Kernels, "sm_90a");
   ASSERT_FALSE(Ptx.empty());
   EXPECT_NE(Ptx.find(".target sm_90a"), std::string::npos);
   std::string Shared = entryBody(Ptx, "W_fromShared");
@@ -118,7 +107,7 @@ TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
 
 TEST(NvptxWgmma, NoOtherArchitectureHasIt) {
   for (const char* Sm : {"sm_90", "sm_80"}) {
-    std::string Ptx = buildPtx(Kernels, Sm);
+    std::string Ptx = nativeTilePtx(Kernels, Sm);
     EXPECT_EQ(Ptx.find("wgmma"), std::string::npos) << Sm;
     EXPECT_EQ(Ptx.find("fence.proxy"), std::string::npos) << Sm;
   }

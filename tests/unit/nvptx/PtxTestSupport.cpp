@@ -41,6 +41,15 @@ lowering::NvptxBuildResult buildSource(const std::string& Source, lowering::Nvpt
   return lowering::NvptxPayloadBuilder::build(*F.Kir, O);
 }
 
+std::string nativeTilePtx(const std::string& Source, const std::string& Sm) {
+  lowering::NvptxBuildOptions O;
+  O.Sm = Sm;
+  O.TileTier = kir::ImplTier::Native;
+  lowering::NvptxBuildResult R = buildSource(Source, O);
+  EXPECT_TRUE(R.Ok) << R.Error;
+  return R.Ok ? ptxText(R) : std::string();
+}
+
 size_t countOf(const std::string& Hay, const std::string& Needle) {
   size_t N = 0;
   for (size_t At = Hay.find(Needle); At != std::string::npos; At = Hay.find(Needle, At + 1))

@@ -24,6 +24,10 @@ std::string assembleError(const std::string& Ptx, const std::string& Sm);
 /// the frontend rejects the source.
 lowering::NvptxBuildResult buildSource(const std::string& Source, lowering::NvptxBuildOptions O);
 
+/// The PTX for architecture Sm of Source with its tiles on the native tier; fails the test (and
+/// returns an empty string) when it does not build.
+std::string nativeTilePtx(const std::string& Source, const std::string& Sm);
+
 /// The PTX of a build result as text.
 inline std::string ptxText(const lowering::NvptxBuildResult& R) {
   return std::string(R.Payload.Bytes.begin(), R.Payload.Bytes.end());

@@ -101,6 +101,7 @@ public:
 
 private:
   bool portable() const { return C.F == TileLoweringConfig::Form::Portable; }
+  bool matrices() const { return C.F == TileLoweringConfig::Form::CoopMatrix; }
 
   /// New loop ids for every loop of S (a copy of statements of F), its breaks and continues
   /// following them.
@@ -116,7 +117,6 @@ private:
           const_cast<Stmt*>(X)->LoopId = It->second;
     });
   }
-  bool matrices() const { return C.F == TileLoweringConfig::Form::CoopMatrix; }
 
   // Per-kernel values, computed once at entry.
   std::vector<Stmt*> prologue() {
