@@ -150,7 +150,12 @@ static void printProgram(const bundle::Program& P) {
                 << std::setfill(' ') << ", registers " << TM.Registers << ", spill "
                 << TM.SpillBytes << " B, static shared " << TM.StaticSharedBytes << " B"
                 << (TM.WaveTier.empty() ? "" : ", wave ops " + TM.WaveTier)
-                << (TM.TileTier.empty() ? "" : ", tiles " + TM.TileTier) << "\n";
+                << (TM.TileTier.empty() ? "" : ", tiles " + TM.TileTier)
+                << (TM.TileWgmma ? " (wgmma for b tiles in shared memory)" : "")
+                << (TM.DynamicSharedGranule ? ", dynamic shared in multiples of " +
+                                                  std::to_string(TM.DynamicSharedGranule) + " B"
+                                            : "")
+                << "\n";
       printEntries(K, TM);
       if (TM.Scheduling)
         printScheduling(K, *TM.Scheduling);
