@@ -85,6 +85,54 @@ TEST(TileSharedB, BFloat16AtEveryOffsetAndGroupShape) {
       << "the staging does not fit " << P.device().name();
 }
 
+// Products in flight together (two accumulators, one b, an accumulator touched between them, b's
+// stage rewritten and loaded again), in groups of four waves (wgmma on compute capability 9.0)
+// and three.
+TEST(TileSharedB, ProductsInFlightTogetherAndAStageRewritten) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Width = P.device().waveWidth();
+  ASSERT_GT(Width, 0u);
+  // Per wave: three 16 x 64 float32 accumulators, a 16 x 32 and two 32 x 64 float16 tiles.
+  const size_t Scratch = 4 * (3 * 16 * 64 * 4 + (16 * 32 + 2 * 32 * 64) * 2);
+  const uint32_t Groups = 3;
+  for (uint32_t Waves : {4u, 3u}) {
+    const uint32_t Rows = 16 * Waves, BOff = Rows * 32, Bytes = (BOff + 2048) * 2;
+    // The portable tile's scratch: past the workgroup memory (lavapipe), or sized for fewer
+    // waves than the group has (a static scratch, as on CUDA under the software override).
+    const xpu::Kernel K = P.kernel("TilesSharedB.chained");
+    const uint32_t MaxThreads = K.footprint().maxThreads;
+    if (K.tier("tiles") == "portable" && (Scratch + Bytes > P.device().maxDynamicSharedBytes() ||
+                                          (MaxThreads && MaxThreads < Waves * Width)))
+      GTEST_SKIP() << "the portable tile's scratch does not hold " << Waves << " waves on "
+                   << P.device().name();
+    std::vector<xpu::float16> A = halfData(size_t(Groups) * Rows * 32, 600 + Waves),
+                              B = halfData(32 * 64, 700 + Waves);
+    auto DA = toDevice(A), DB = toDevice(B);
+    const size_t Total = size_t(Groups) * Rows * 64;
+    auto Out = filledBuffer<float>(2 * Total, -1.0f);
+    runKernelShared(P.kernel("TilesSharedB.chained"), xpu::grid(Groups), xpu::block(Waves * Width),
+                    Bytes, Out, DA, DB, BOff);
+    std::vector<float> Got = fromDevice(Out);
+    size_t Bad = 0;
+    for (size_t I = 0; I < Total / 64; ++I)
+      for (uint32_t J = 0; J < 64; ++J) {
+        DotRef R = dot(
+            32, [&](uint32_t L) { return float(A[I * 32 + L]); },
+            [&](uint32_t L) { return float(B[L * 64 + J]); });
+        const float Pv = Got[I * 64 + J], Qv = Got[Total + I * 64 + J];
+        if (!(std::fabs(Pv - R.Sum) <= 1e-5 * R.Scale + 1e-30) && Bad++ < 5)
+          ADD_FAILURE() << Waves << " waves: p(" << I << ", " << J << ") is " << Pv << ", want "
+                        << R.Sum;
+        if (!(std::fabs(Qv - 4 * R.Sum) <= 4e-5 * R.Scale + 1e-30) && Bad++ < 5)
+          ADD_FAILURE() << Waves << " waves: q(" << I << ", " << J << ") is " << Qv << ", want "
+                        << 4 * R.Sum;
+      }
+    EXPECT_EQ(Bad, 0u) << Waves << " waves";
+  }
+}
+
 // The wgmma products are taken exactly where the device lists them (NVIDIA compute capability
 // 9.0, whose bundle code is sm_90a) and the tiles are native.
 TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
@@ -94,7 +142,7 @@ TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
   const bool Wgmma =
       std::find(Shapes.begin(), Shapes.end(), "64x64x16:f16:f16:f32:f32") != Shapes.end() &&
       !(Override && std::string(Override) == "software");
-  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16"})
+  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained"})
     EXPECT_EQ(P.kernel(K).tier("wgmma"), Wgmma ? "native" : "") << K << " on " << P.device().name();
 }
 
