@@ -129,6 +129,11 @@ struct TargetManifest {
   /// work-item, when the count exceeds the launch's global size in x (each step depends on its
   /// index alone: GridStrideInterchange::stepsIndependent). False in older bundles.
   bool OnceAnyGrid = false;
+  /// CPU: the kernel computes the same on any cut of its grid into workgroups of the same global
+  /// size (kir::GroupShapeIndependence::holds): the runtime may narrow its workgroups in x so
+  /// that a launch of fewer workgroups than threads still spreads over them. False in older
+  /// bundles.
+  bool GroupShapeFree = false;
   /// GPUs: a second entry each of whose work-items runs four neighbouring work-items of an
   /// element-wise kernel (kir::WorkItemQuads), taken when the uint32 parameter QuadCountParam
   /// (the count its guard compares the global index in x with) is at most the launch's global

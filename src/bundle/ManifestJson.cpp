@@ -87,6 +87,8 @@ json targetToJson(const TargetManifest& T) {
     if (T.OnceAnyGrid)
       J["onceAnyGrid"] = true;
   }
+  if (T.GroupShapeFree)
+    J["groupShapeFree"] = true;
   if (!T.QuadSymbol.empty()) {
     J["quadSymbol"] = T.QuadSymbol;
     J["quadCountParam"] = T.QuadCountParam;
@@ -525,6 +527,9 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     return false;
   if (J.contains("dynamicSharedGranule") && // optional: compilers since 0.16
       !R.u32(J, Path, "dynamicSharedGranule", Out.DynamicSharedGranule))
+    return false;
+  if (J.contains("groupShapeFree") && // optional: compilers since 0.16.2
+      !R.boolean(J, Path, "groupShapeFree", Out.GroupShapeFree))
     return false;
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
     SchedulingManifest S;

@@ -52,6 +52,10 @@ struct LaunchGeometry {
   /// The units of the slice for Part::Slice and Part::SliceComplement (the complement runs on
   /// the others).
   uint32_t SliceUnits = 0;
+  /// The kernel computes the same on any cut of the grid into workgroups of the same global size
+  /// (TargetManifest::GroupShapeFree): the CPU narrows the workgroups in x where there are too
+  /// few to spread over its threads. Set by Kernel::entryFor.
+  bool GroupShapeFree = false;
 };
 
 /// When a launch may start, in monotonicNowNs nanoseconds (Submission): not before EarliestNs,

@@ -380,4 +380,52 @@ TEST(Geometry, GuardsOnTheGlobalXHoldAsEvaluatedPerWorkItem) {
 }
 
 } // namespace
+// One workgroup of 256 (or a few): a Gram triangle, float column sums in row order and the
+// global size are those of the launch as written, and a kernel that reads its workgroup's shape
+// sees the one it was launched with (the CPU narrows the workgroups of kernels that cannot tell).
+TEST(Geometry, FewWorkgroupsKeepTheirResultsAndGeometry) {
+  xpu::Program P = compileProgram("FewWorkgroups");
+  const uint32_t N = 37, M = 250;
+  std::vector<uint32_t> Ints(size_t(N) * M);
+  for (size_t I = 0; I < Ints.size(); ++I)
+    Ints[I] = uint32_t((I * 2654435761u) >> 7);
+  std::vector<float> Floats = uniformData<float>(size_t(N) * M, 5, -1, 1);
+  auto DInts = toDevice(Ints);
+  auto DFloats = toDevice(Floats);
+  std::vector<uint32_t> WantSym(size_t(M) * M);
+  for (uint32_t J1 = 0; J1 < M; ++J1)
+    for (uint32_t J2 = J1; J2 < M; ++J2) {
+      uint32_t Sum = 0;
+      for (uint32_t I = 0; I < N; ++I)
+        Sum += Ints[I * M + J1] * Ints[I * M + J2];
+      WantSym[J1 * M + J2] = WantSym[J2 * M + J1] = Sum;
+    }
+  std::vector<float> WantSums(M);
+  for (uint32_t J = 0; J < M; ++J) {
+    float S = 0.0f;
+    for (uint32_t I = 0; I < N; ++I)
+      S += Floats[I * M + J];
+    WantSums[J] = S;
+  }
+  for (uint32_t Block : {256u, 128u, 64u, 48u}) {
+    const uint32_t Groups = groupsFor(M, Block);
+    const std::string At = " in blocks of " + std::to_string(Block);
+    auto Sym = filledBuffer<uint32_t>(size_t(M) * M, 0xDEAD);
+    run1D(P.kernel("FewWorkgroups.gram"), M, Block, Sym, DInts, N, M);
+    expectSame(fromDevice(Sym), WantSym, "FewWorkgroups.gram" + At);
+
+    auto Sums = filledBuffer<float>(M, -1.0f);
+    auto Size = filledBuffer<uint32_t>(M, 0);
+    run1D(P.kernel("FewWorkgroups.columns"), M, Block, Sums, Size, DFloats, N, M);
+    expectSame(fromDevice(Sums), WantSums, "FewWorkgroups.columns" + At);
+    expectSame(fromDevice(Size), std::vector<uint32_t>(M, Groups * Block),
+               "FewWorkgroups.columns' global size" + At);
+
+    auto Shape = filledBuffer<uint32_t>(M, 0);
+    run1D(P.kernel("FewWorkgroups.shape"), M, Block, Shape, M);
+    expectSame(fromDevice(Shape), std::vector<uint32_t>(M, Block * 1000 + Groups),
+               "FewWorkgroups.shape" + At);
+  }
+}
+
 } // namespace conformance

@@ -600,6 +600,9 @@ struct Function {
   /// Set by kir::TileLowering's portable form: the waves per group its shared scratch holds (a
   /// launch with more waves is refused); 0 without portable tiles.
   uint32_t TileWaves = 0;
+  /// Set by the pipeline before the CPU's implicit loop barriers: the kernel's results do not
+  /// depend on how its grid is cut into workgroups (kir::GroupShapeIndependence::holds).
+  bool GroupShapeFree = false;
   Stmt* Body = nullptr;
   SourceLoc Loc;
   /// Filled by analyzeAccess: one entry per parameter (None for scalars).

@@ -377,6 +377,25 @@ TEST(ManifestJson, GridStrideEntriesRoundTripAndAreOptional) {
   EXPECT_NE(Error.find("onceAnyGrid"), std::string::npos) << Error;
 }
 
+TEST(ManifestJson, GroupShapeFreeRoundTripsAndIsOptional) {
+  Program In = test::sampleProgram();
+  In.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree = true;
+  json J = json::parse(manifestToJson(In).dump());
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["groupShapeFree"], true);
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree);
+  // Older bundles have none: their launches run in the workgroups they name.
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("groupShapeFree");
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
+  EXPECT_FALSE(Old.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree);
+  J["kernels"][0]["targets"]["cpu-x86_64"]["groupShapeFree"] = 1;
+  EXPECT_FALSE(manifestFromJson(J, Old, Error));
+  EXPECT_NE(Error.find("groupShapeFree"), std::string::npos) << Error;
+}
+
 TEST(ManifestJson, QuadEntriesRoundTripAndAreOptional) {
   Program In = test::sampleProgram();
   TargetManifest& Cpu = In.Kernels[0].Targets.at("cpu-x86_64");

@@ -3,6 +3,7 @@
 #include "compiler/kir/transforms/Pipeline.h"
 
 #include "compiler/kir/Clone.h"
+#include "compiler/kir/GroupShapeIndependence.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/AsyncCopyLowering.h"
@@ -133,6 +134,13 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
     Passes.push_back({"portable-wave", portableWaves});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
+  // Judged on the kernel as written, before the implicit loop barriers (which need no group of
+  // any particular shape) make it look as though it had barriers of its own.
+  Passes.push_back({"group-shape", [](Module& M, size_t I, std::string&, bool&) {
+                      Function& F = *M.Functions[I];
+                      F.GroupShapeFree = F.IsKernel && GroupShapeIndependence::holds(F);
+                      return true;
+                    }});
   // After inlining, so that a loop's uniformity is judged in the kernel as it will run.
   if (C.ImplicitLoopBarriers != LoopBarriers::None)
     Passes.push_back({"implicit-loop-barriers", [All = C.ImplicitLoopBarriers == LoopBarriers::All](

@@ -15,6 +15,7 @@
 #include "cajeta/xpu/cajeta_xpu.h"
 
 #include "bundle/CpuKernelAbi.h"
+#include "compiler/kir/GroupShapeIndependence.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <functional>
@@ -135,7 +136,6 @@ private:
   /// opaque copy marked as a length (BoundsCheckVersioning), so InstCombine cannot narrow the
   /// compares into ones that no longer name a length; else Length itself.
   llvm::Value* checkedLength(llvm::IRBuilder<>& B, llvm::Value* Length, const std::string& Name);
-  static bool readsOnlyGlobalCoordinates(const kir::Function& KF);
   /// The chunk's work-items as rows of global x, each across the chunk's workgroups of one
   /// (y, z) row (GroupStart: the first group's gx, gy, gz).
   void emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, BodyEmitter EmitBody,
@@ -325,7 +325,7 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
   llvm::Value* Gy0 = B.CreateTrunc(B.CreateURem(Rest0, GY64), B.getInt32Ty(), "gy0");
   llvm::Value* Gz0 = B.CreateTrunc(B.CreateUDiv(Rest0, GY64), B.getInt32Ty(), "gz0");
 
-  if (!Fission && readsOnlyGlobalCoordinates(KF)) {
+  if (!Fission && kir::GroupShapeIndependence::readsOnlyGlobalCoordinates(KF)) {
     llvm::Value* GroupStart[3] = {Gx0, Gy0, Gz0};
     llvm::BasicBlock* Nest = nullptr;
     if (!Opts.RowSpans) {
@@ -522,37 +522,6 @@ WorkItemContext CpuTarget::workItemAt(llvm::IRBuilder<>& B, const WorkItemContex
   W.Values[LocalSlot + 1] = B.CreateTrunc(B.CreateURem(Rest, BY), B.getInt32Ty());
   W.Values[LocalSlot + 2] = B.CreateTrunc(B.CreateUDiv(Rest, BY), B.getInt32Ty());
   return W;
-}
-
-/// A kernel that never asks which workgroup or which work-item of it it is (no LocalId or
-/// GroupId, no shared arrays, no calls that might) sees a 1D launch as one range of global ids.
-bool CpuTarget::readsOnlyGlobalCoordinates(const kir::Function& KF) {
-  if (!KF.SharedArrays.empty())
-    return false;
-  std::function<bool(const kir::Expr*)> Ok = [&](const kir::Expr* E) {
-    if (!E)
-      return true;
-    if (E->K == kir::Expr::Kind::Call || E->K == kir::Expr::Kind::Dispatch)
-      return false;
-    if (E->K == kir::Expr::Kind::Intrinsic &&
-        (E->IOp == kir::IntrinsicOp::LocalId || E->IOp == kir::IntrinsicOp::GroupId))
-      return false;
-    for (const kir::Expr* O : E->Ops)
-      if (!Ok(O))
-        return false;
-    return true;
-  };
-  std::function<bool(const kir::Stmt*)> OkStmt = [&](const kir::Stmt* S) {
-    if (!S)
-      return true;
-    if (!Ok(S->E))
-      return false;
-    for (const kir::Stmt* C : S->Body)
-      if (!OkStmt(C))
-        return false;
-    return OkStmt(S->Then) && OkStmt(S->Else) && OkStmt(S->LoopBody) && OkStmt(S->Step);
-  };
-  return OkStmt(KF.Body);
 }
 
 void CpuTarget::emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, BodyEmitter EmitBody,

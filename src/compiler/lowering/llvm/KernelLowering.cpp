@@ -195,6 +195,7 @@ void KernelLowering::emitKernelEntries(size_t I) {
     TMan.TileWaves = KF.TileWaves;
   }
   Entries[I] = emitEntry(KF, *Lowered);
+  TMan.GroupShapeFree = !Target.hasNativeBarrier() && KF.GroupShapeFree;
   if (Opts.QuadWorkItems && Target.hasNativeBarrier())
     emitQuadEntry(KF, *Lowered, TMan);
   // CPU: a second entry with the grid-stride loop run a step at a time for the whole group; the
