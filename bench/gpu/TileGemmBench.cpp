@@ -59,6 +59,9 @@ template <> struct Inputs<Half> {
   static constexpr const char* Name = "f16";
   // 256 x 64 blocks whose four waves share b: the wgmma tier on sm_90a (81920 bytes of stages).
   static constexpr const char* WgmmaKernel = "TileGemm.gemm16w";
+  // 256 x 128 blocks of eight waves, b two atoms wide (98304 bytes of stages): mma.sync, or
+  // wgmma's n = 128 where the bundle was built with CAJETA_GPU_WGMMA_WIDE=1.
+  static constexpr const char* WideKernel = "TileGemm.gemm16n";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -70,6 +73,7 @@ template <> struct Inputs<Half> {
 template <> struct Inputs<BFloat16> {
   static constexpr const char* Name = "bf16";
   static constexpr const char* WgmmaKernel = "TileGemm.gemmBf16w";
+  static constexpr const char* WideKernel = "TileGemm.gemmBf16n";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -384,13 +388,16 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmW, GemmBf16W; // keep them loaded
+  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmW, GemmBf16W, GemmN,
+      GemmBf16N; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
     GemmInt8 = C.Cuda.load(BundleName).kernel(Int8KernelName);
     GemmW = C.Cuda.load(BundleName).kernel(Inputs<Half>::WgmmaKernel);
     GemmBf16W = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WgmmaKernel);
+    GemmN = C.Cuda.load(BundleName).kernel(Inputs<Half>::WideKernel);
+    GemmBf16N = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WideKernel);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -402,11 +409,15 @@ void runTileGemmBench(GpuBenchContext& C) {
         MainBf16{BFloat16KernelName, BlockM, BlockN, BlockThreads,
                  DynamicSharedBytes, Target, true},
         Wide{Inputs<Half>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
-        WideBf16{Inputs<BFloat16>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false};
+        WideBf16{Inputs<BFloat16>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
+        Wider{Inputs<Half>::WideKernel, 256, 128, 256, 98304, Target, false},
+        WiderBf16{Inputs<BFloat16>::WideKernel, 256, 128, 256, 98304, Target, false};
     runOne<Half>(C, *Gemm, Main, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16, MainBf16, Size, Seed);
     runOne<Half>(C, *GemmW, Wide, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16W, WideBf16, Size, Seed);
+    runOne<Half>(C, *GemmN, Wider, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16N, WiderBf16, Size, Seed);
     runInt8(C, *GemmInt8, Size, Seed);
     Seed += 2; // fresh matrices for every size
   }

@@ -39,13 +39,15 @@ static std::string cacheKey(const std::string& Version, const std::string& Sourc
   const char* Spans = std::getenv("CAJETA_CPU_SPANS");
   const char* GuardSplit = std::getenv("CAJETA_CPU_GUARD_SPLIT");
   const char* Jam = std::getenv("CAJETA_CPU_JAM");
+  const char* WgmmaWide = std::getenv("CAJETA_GPU_WGMMA_WIDE");
   std::string Text = fmt::format(
       "{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\ngpu-archs={}\ngrid-stride={}\n"
-      "kir-legalize={}\ncoopmatrix-impl={}\nloop-barriers={}\nspans={}\nguard-split={}\njam={}\n",
+      "kir-legalize={}\ncoopmatrix-impl={}\nloop-barriers={}\nspans={}\nguard-split={}\njam={}\n"
+      "wgmma-wide={}\n",
       Version, Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "",
       Options.GpuArchs, GridStride ? GridStride : "", Legalize ? Legalize : "",
       TileImpl ? TileImpl : "", LoopBarriers ? LoopBarriers : "", Spans ? Spans : "",
-      GuardSplit ? GuardSplit : "", Jam ? Jam : "");
+      GuardSplit ? GuardSplit : "", Jam ? Jam : "", WgmmaWide ? WgmmaWide : "");
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

@@ -13,17 +13,19 @@
 namespace conformance {
 namespace {
 
-/// Kernel (a step Depth deep) on sizes that are not multiples of its blocks, for every group
-/// shape and staging offset; false when the device's workgroup memory cannot hold it.
+/// Kernel (a step Depth deep, blocks Cols wide) on sizes that are not multiples of its blocks,
+/// for every group shape and staging offset; false when the device's workgroup memory cannot
+/// hold it.
 template <class In>
 bool checkGemm(const xpu::Program& P, const std::string& Kernel, uint32_t Depth, uint64_t Seed,
-               std::vector<In> (*Data)(size_t, uint64_t), double Band) {
+               std::vector<In> (*Data)(size_t, uint64_t), double Band, uint32_t Cols = 64) {
   const uint32_t Width = P.device().waveWidth();
   EXPECT_GT(Width, 0u);
-  // The portable tile's scratch (per wave: the 16 x 64 float32 accumulator, a 16 x Depth and b
-  // Depth x 64) beside the largest staging, for four waves.
-  const size_t Staging = (64 * Depth + 64 + Depth * 64) * sizeof(In);
-  const size_t Scratch = 4 * (16 * 64 * 4 + (16 * Depth + Depth * 64) * sizeof(In));
+  // The portable tile's scratch (per wave: the 16 x Cols float32 accumulator, a 16 x Depth and
+  // b Depth x Cols) beside the largest staging, for four waves.
+  const uint32_t MaxPast = Cols == 64 ? 64 : 512; // elements past the period, below
+  const size_t Staging = (64 * Depth + MaxPast + Depth * Cols) * sizeof(In);
+  const size_t Scratch = 4 * (16 * Cols * 4 + (16 * Depth + Depth * Cols) * sizeof(In));
   if (P.kernel(Kernel).tier("tiles") == "portable" &&
       Scratch + Staging > P.device().maxDynamicSharedBytes())
     return false;
@@ -36,13 +38,17 @@ bool checkGemm(const xpu::Program& P, const std::string& Kernel, uint32_t Depth,
     auto DA = toDevice(A), DB = toDevice(B);
     // Four waves (one warpgroup on NVIDIA) and three (not a whole warpgroup); b staged at the
     // swizzle's period, 128 bytes past it, 16 bytes past it, and 8 (no 16-byte rows: element
-    // loads on NVIDIA).
+    // loads on NVIDIA); b two atoms wide also 1024 bytes past it (the period, not a block of
+    // its 8 rows: mma.sync on NVIDIA).
     for (uint32_t Waves : {4u, 3u})
-      for (uint32_t Past : {0u, 64u, 8u, 4u}) {
+      for (uint32_t Past : {0u, 512u, 64u, 8u, 4u}) {
+        if (Past == 512 && Cols == 64)
+          continue;
         const uint32_t Rows = 16 * Waves, BOff = Rows * Depth + Past;
-        const uint32_t Bytes = (BOff + Depth * 64) * uint32_t(sizeof(In));
+        const uint32_t Bytes = (BOff + Depth * Cols) * uint32_t(sizeof(In));
         auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
-        runKernelShared(P.kernel(Kernel), xpu::grid((C.N + 63) / 64, (C.M + Rows - 1) / Rows),
+        runKernelShared(P.kernel(Kernel),
+                        xpu::grid((C.N + Cols - 1) / Cols, (C.M + Rows - 1) / Rows),
                         xpu::block(Waves * Width), Bytes, Out, DA, DB, C.M, C.N, C.K, BOff);
         std::vector<float> Got = fromDevice(Out);
         const std::string What = Kernel + " " + std::to_string(C.M) + "x" + std::to_string(C.N) +
@@ -76,6 +82,15 @@ TEST(TileSharedB, Float16AtEveryOffsetAndGroupShape) {
     GTEST_SKIP() << "the portable tile's scratch and the staging exceed the workgroup memory of "
                  << P.device().name() << " (TileSharedB.BFloat16AtEveryOffsetAndGroupShape "
                  << "takes half of it)";
+}
+
+TEST(TileSharedB, Float16TwoAtomsWideAtEveryOffsetAndGroupShape) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  if (!checkGemm<xpu::float16>(P, "TilesSharedB.gemmWide", 32, 500, halfData, 1e-5, 128))
+    GTEST_SKIP() << "the portable tile's scratch and the staging exceed the workgroup memory of "
+                 << P.device().name();
 }
 
 TEST(TileSharedB, BFloat16AtEveryOffsetAndGroupShape) {

@@ -23,9 +23,10 @@ lowering::NvptxBuildOptions nvptxOptions(const std::string& Sm, const TargetOpti
 
 std::string NvptxTargetCompiler::nativeTiles(const TargetOptions&) const {
   if (lowering::NvptxPayloadBuilder::hasWgmma(Sm))
-    return "wgmma.m64n64k16 for b tiles read from 128-byte swizzled shared rows in groups of "
-           "whole warpgroups, mma.sync for the rest: float16 or bfloat16 into float32, int8 or "
-           "uint8 into int32";
+    return std::string("wgmma.m64n64k16") +
+           (lowering::NvptxPayloadBuilder::wgmmaAtoms() > 1 ? " or m64n128k16" : "") +
+           " for b tiles read from 128-byte swizzled shared rows in groups of whole warpgroups, "
+           "mma.sync for the rest: float16 or bfloat16 into float32, int8 or uint8 into int32";
   return lowering::NvptxPayloadBuilder::hasMmaSync(Sm)
              ? "mma.sync: float16 or bfloat16 into float32, "
                "int8 or uint8 into int32"
@@ -36,7 +37,8 @@ bool NvptxTargetCompiler::buildsFor(const kir::Module& M, kir::ImplTier TileTier
   // sm_90a code runs on compute capability 9.0 alone, beside the sm_90 payload: only for
   // programs whose native tiles it changes.
   return !lowering::NvptxPayloadBuilder::hasWgmma(Sm) ||
-         (TileTier == kir::ImplTier::Native && kir::TileLowering::usesWgmma(M));
+         (TileTier == kir::ImplTier::Native &&
+          kir::TileLowering::usesWgmma(M, lowering::NvptxPayloadBuilder::wgmmaAtoms()));
 }
 
 bool NvptxTargetCompiler::knowsArch(const std::string& Sm, std::string& Why) {

@@ -264,14 +264,15 @@ enum class IntrinsicOp : uint8_t {
   // The NVIDIA sm_90a tile tier's leaves (kir::TileLowering's MmaSync form with Wgmma; only the
   // NVPTX target lowers them, and only for sm_90a): a warpgroup's product whose b operand stays
   // in shared memory. Every lane of the four waves of a warpgroup takes part in each.
-  // WgmmaReady: {shared array, offset}: bool; whether the array's start and the address of its
-  //   element `offset` are multiples of 1024 bytes (the 128-byte swizzle's period: where a b
-  //   tile may start).
+  // WgmmaReady: {shared array, offset}: bool; whether the array's start is a multiple of 1024
+  //   bytes (the 128-byte swizzle's period) and its element `offset` starts one of its blocks of
+  //   8 rows (SharedArray::RowAtoms): where a b tile may start.
   // Wgmma: {shared array, offset, a0 .. a3, c0 .. c(4 Dim - 1)}: void; Index is its MmaInput
   //   (F16 or BF16), Dim = N / 8. wgmma.mma_async.m64nNk16 into float32 with a from registers
   //   (the lane's four uint32 pairs in mma.sync's m16n8k16 a layout: the wave's 16 of the 64
-  //   rows) and b the 16 x N row-major tile at `offset` in the array, whose rows are 64
-  //   elements and which is 128-byte swizzled (SharedArray::Swizzle128). The c operands are
+  //   rows) and b the 16 x N row-major tile at `offset` in the array, whose rows are N elements
+  //   (N / 64 atoms: SharedArray::RowAtoms) and which is 128-byte swizzled
+  //   (SharedArray::Swizzle128). The c operands are
   //   float32 locals (Expr::Kind::Local), read and written in place: the wave's 16 rows of D in
   //   mma.sync's m16n8 c layout, one n8 block after another. Asynchronous: the locals hold D
   //   after the WgmmaWait that follows.
@@ -554,6 +555,12 @@ struct SharedArray {
   /// same data either way for a program: an access of up to 16 naturally aligned bytes stays in
   /// its 16 bytes. The array starts at a multiple of 1024 bytes and takes whole 128 bytes.
   bool Swizzle128 = false;
+  /// With Swizzle128: the array's rows are RowAtoms 128-byte atoms wide (a b tile of 64 RowAtoms
+  /// columns), kept as blocks of 8 rows each stored atom by atom (the 8 rows' first 128 bytes,
+  /// then their next 128, ...: wgmma's layout of a b tile wider than one atom), before the
+  /// swizzle. 1: plain rows. A bijection on each block of 1024 RowAtoms bytes; the array takes
+  /// whole blocks.
+  uint8_t RowAtoms = 1;
 };
 
 /// A per-work-item array of a function (passes make them; the source has none): Count elements,

@@ -1108,6 +1108,13 @@ private:
            (E->Index != unsigned(MmaInput::F16) && E->Index != unsigned(MmaInput::BF16))))
         problem(E, "wgmma of n = " + std::to_string(8 * E->Dim) + " and input type " +
                        std::to_string(E->Index) + " (n 8 .. 256, float16 or bfloat16)");
+      if (Op == IntrinsicOp::Wgmma && E->Ops[0]->K == Expr::Kind::SharedRef &&
+          E->Ops[0]->Index < Fn->SharedArrays.size()) {
+        const SharedArray& SA = Fn->SharedArrays[E->Ops[0]->Index];
+        if (!SA.Swizzle128 || E->Dim != 8u * SA.RowAtoms)
+          problem(E, "wgmma of n = " + std::to_string(8 * E->Dim) + " reads shared array '" +
+                         SA.Name + "', whose rows are not that many swizzled 128-byte atoms");
+      }
       if (Op == IntrinsicOp::WgmmaReady) {
         if (!E->Ty.isBool())
           problem(E, Name + " yields bool, not " + E->Ty.str());

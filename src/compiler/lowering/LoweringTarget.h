@@ -37,6 +37,7 @@ struct BufferValue {
   bool HostArray = false;  // a host heap array: every index is checked (Java's rule)
   bool Private = false;    // a private array: a pass's own indices, never checked
   bool Swizzle128 = false; // kir::SharedArray::Swizzle128: elements at swizzled addresses
+  uint8_t RowAtoms = 1;    // kir::SharedArray::RowAtoms: rows of this many 128-byte atoms
 };
 
 /// One parameter's value: a scalar (Scalar set) or a buffer. A POD parameter's Scalar is a
@@ -140,13 +141,16 @@ public:
     return nullptr;
   }
   /// The sm_90a tile tier's leaves (IntrinsicOp::WgmmaReady .. ProxyFence); a target without
-  /// them returns null or false. Ready: whether Array (a shared array's start) and Elem (the
-  /// address of a b tile in it) are multiples of 1024 bytes. Wgmma: one m64nNk16 product, N =
-  /// 8 C.size() / 4, of b at BTile (the unswizzled address of its first element) and the four
-  /// a registers A into the accumulators C, which it replaces with the asynchronous results.
+  /// them returns null or false. Ready: whether Array (a shared array's start) is a multiple of
+  /// 1024 bytes and Elem (the address of a b tile in it) a multiple of Block bytes past it (the
+  /// array's blocks of 8 rows: kir::SharedArray::RowAtoms). Wgmma: one m64nNk16 product, N =
+  /// 8 C.size() / 4, of b at BTile (the unswizzled address of its first element; rows of N / 64
+  /// atoms) and the four a registers A into the accumulators C, which it replaces with the
+  /// asynchronous results.
   /// Wait: commits and waits for the products; C (every accumulator they wrote) comes back as
   /// values ordered after the wait.
-  virtual llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem) {
+  virtual llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
+                                      uint32_t Block) {
     return nullptr;
   }
   virtual bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,

@@ -24,6 +24,34 @@ public final class W {
         Group.mac(acc, a, b);
         acc.store(c, 0, 64);
     }
+    // b two 128-byte atoms wide, in rows of 128 elements.
+    @Kernel
+    public static void wide(KernelBuffer<float32> c, uint32 boff) {
+        Shared<float16> s = shared float16[12288];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 128> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, KernelThread.x() / 32 * 1024, 32);
+        Tile<float16, 32, 128> b = Tile.load(s, boff, 128);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 128);
+    }
+    // Two widths from one array: its rows take the first tile's, the other loads as any tile.
+    @Kernel
+    public static void mixedWidths(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[12288];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        Tile<float32, 32, 128> wide;
+        Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, 4096, 64);
+        Tile<float16, 32, 128> bw = Tile.load(s, 8192, 128);
+        Group.mac(acc, a, b);
+        Group.mac(wide, a, bw);
+        acc.store(c, 0, 64);
+        wide.store(c, 4096, 128);
+    }
     // Each wave's own b (its offset follows the wave): no warpgroup-wide product.
     @Kernel
     public static void perWave(KernelBuffer<float32> c) {
@@ -97,12 +125,37 @@ TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   EXPECT_NE(Shared.find("mma.sync.aligned.m16n8k16"), std::string::npos);
   // The array is swizzled: 1024-aligned, accesses xor bits 4-6 with bits 7-9.
   EXPECT_NE(Ptx.find(".align 1024"), std::string::npos);
+  // b's descriptor: atoms 1024 bytes apart, 8-row blocks 1024 bytes (one atom) or 2048 (two).
+  const std::string OneAtom =
+      std::to_string((uint64_t(64) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62));
+  EXPECT_NE(Shared.find(OneAtom), std::string::npos) << Shared;
+  // b two atoms wide stays with mma.sync unless asked for (n = 128 has not run on a device yet).
+  EXPECT_EQ(entryBody(Ptx, "W_wide").find("wgmma"), std::string::npos);
   for (const char* K : {"W_perWave", "W_storeBetween", "W_padded", "W_divergent"}) {
     std::string Body = entryBody(Ptx, K);
     EXPECT_EQ(Body.find("wgmma"), std::string::npos) << K;
     EXPECT_EQ(Body.find("fence.proxy.async"), std::string::npos) << K;
     EXPECT_NE(Body.find("mma.sync.aligned"), std::string::npos) << K;
   }
+}
+
+// With CAJETA_GPU_WGMMA_WIDE=1, b tiles two 128-byte atoms wide are wgmma.m64n128k16: the
+// descriptor's 8-row blocks 2048 bytes apart, the atoms of a block 1024 (SharedArray::RowAtoms).
+// An array's rows take one width: the other tile loads as any tile.
+TEST(NvptxWgmma, BTilesTwoAtomsWideAreN128WhereAskedFor) {
+  setenv("CAJETA_GPU_WGMMA_WIDE", "1", 1);
+  std::string Ptx = nativeTilePtx(Kernels, "sm_90a");
+  unsetenv("CAJETA_GPU_WGMMA_WIDE");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string TwoAtoms =
+      std::to_string((uint64_t(64) << 16) | (uint64_t(128) << 32) | (uint64_t(1) << 62));
+  std::string Wide = entryBody(Ptx, "W_wide");
+  EXPECT_EQ(countOf(Wide, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"), 4u) << Wide;
+  EXPECT_NE(Wide.find(TwoAtoms), std::string::npos) << Wide;
+  std::string Mixed = entryBody(Ptx, "W_mixedWidths");
+  EXPECT_EQ(countOf(Mixed, "wgmma.mma_async.sync.aligned.m64n64k16"), 4u) << Mixed;
+  EXPECT_EQ(Mixed.find("m64n128k16"), std::string::npos) << Mixed;
+  EXPECT_EQ(countOf(entryBody(Ptx, "W_fromShared"), "m64n64k16"), 4u);
 }
 
 TEST(NvptxWgmma, NoOtherArchitectureHasIt) {

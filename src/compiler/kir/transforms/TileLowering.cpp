@@ -66,9 +66,11 @@ public:
       }
     }
     if (C.F == TileLoweringConfig::Form::MmaSync && C.Wgmma) {
-      Wgmma = WgmmaOperands::find(F, Roles);
-      for (uint32_t A : Wgmma.Arrays)
+      Wgmma = WgmmaOperands::find(F, Roles, C.WgmmaMaxAtoms);
+      for (const auto& [A, Atoms] : Wgmma.Arrays) {
         F.SharedArrays[A].Swizzle128 = true;
+        F.SharedArrays[A].RowAtoms = Atoms;
+      }
     }
     B.setLoc(F.Loc);
     std::vector<Stmt*> Prologue = prologue();
@@ -1010,13 +1012,14 @@ bool TileLowering::run(Module& M, Function& F, const TileLoweringConfig& C, std:
   return Ok;
 }
 
-bool TileLowering::usesWgmma(const Module& M) {
+bool TileLowering::usesWgmma(const Module& M, unsigned MaxAtoms) {
   std::string Why;
   if (!usesTiles(M) || !fitsMmaSync(M, Why))
     return false;
   for (const auto& F : M.Functions) {
     std::map<uint32_t, Role> Roles;
-    if (F->IsKernel && inferRoles(*F, Roles, Why) && !WgmmaOperands::find(*F, Roles).Tiles.empty())
+    if (F->IsKernel && inferRoles(*F, Roles, Why) &&
+        !WgmmaOperands::find(*F, Roles, MaxAtoms).Tiles.empty())
       return true;
   }
   return false;

@@ -58,6 +58,8 @@ struct TileLoweringConfig {
   /// the wave's 16-row blocks where the group is whole warpgroups and the tile sits at a
   /// multiple of 1024 bytes, else the tile's fragments and mma.sync, as without.
   bool Wgmma = false;
+  /// The widest b tile the Wgmma form takes, in 128-byte atoms (WgmmaOperands::find).
+  unsigned WgmmaMaxAtoms = 1;
 };
 
 class TileLowering {
@@ -75,8 +77,9 @@ public:
   /// Whether any function of M uses a tile.
   static bool usesTiles(const Module& M);
   /// Whether some kernel of M has a b tile the sm_90a form reads from shared memory
-  /// (WgmmaOperands), every tile of M having an mma.sync form.
-  static bool usesWgmma(const Module& M);
+  /// (WgmmaOperands, b tiles up to MaxAtoms 128-byte atoms wide), every tile of M having an
+  /// mma.sync form.
+  static bool usesWgmma(const Module& M, unsigned MaxAtoms);
   /// Rewrites F (a function of M, or a copy whose nodes live in M): no Tile expression and no
   /// tile local remain (tile locals become unused uint32 locals, so local indices keep). False
   /// with Error set when F holds a tile op that is not a statement of its own, or (DoesNotFit

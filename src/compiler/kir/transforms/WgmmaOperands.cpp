@@ -4,13 +4,16 @@
 #include "compiler/kir/GroupUniformity.h"
 #include "compiler/kir/Walk.h"
 
+#include <algorithm>
+
 namespace cajeta::kir {
 
 using tiles::Role;
 
 namespace {
 
-/// The rows of a b tile's swizzle atom: 128 bytes of 16-bit elements.
+/// The rows of a b tile's swizzle atom: 128 bytes of 16-bit elements. A b tile is one atom wide
+/// or two (wgmma's n = 64 or 128), its rows as wide as the tile.
 constexpr uint64_t RowElements = 64;
 
 bool isConst(const Expr* E, uint64_t V) {
@@ -23,8 +26,8 @@ const Expr* tileOpOf(const Stmt* S) {
 
 class Finder {
 public:
-  Finder(const Function& F, const std::map<uint32_t, Role>& Roles)
-      : F(F), Roles(Roles), Uniform(F) {}
+  Finder(const Function& F, const std::map<uint32_t, Role>& Roles, unsigned MaxAtoms)
+      : F(F), Roles(Roles), MaxAtoms(std::min(MaxAtoms, 2u)), Uniform(F) {}
 
   WgmmaOperands run() {
     WgmmaOperands Out;
@@ -49,18 +52,25 @@ public:
             if (Array == O->Index)
               Array = UINT32_MAX - 1;
     });
+    // An array's rows are one width: the tiles of a width other than its first lose it.
+    std::map<uint32_t, uint32_t> Cols;
+    for (auto& [L, Array] : Candidates)
+      if (Array < F.SharedArrays.size() &&
+          Cols.emplace(Array, F.Locals[L].Ty.Cols).first->second != F.Locals[L].Ty.Cols)
+        Array = UINT32_MAX - 1;
     for (const auto& [L, Array] : Candidates)
       if (Array < F.SharedArrays.size()) {
         Out.Tiles.insert(L);
-        Out.Arrays.insert(Array);
+        Out.Arrays[Array] = uint8_t(F.Locals[L].Ty.Cols / RowElements);
       }
     return Out;
   }
 
 private:
-  static bool shapeFits(Type T) {
-    return (T.Elem == ScalarType::F16 || T.Elem == ScalarType::BF16) && T.Cols == RowElements &&
-           T.Rows % 16 == 0 && T.Rows > 0;
+  bool shapeFits(Type T) const {
+    return (T.Elem == ScalarType::F16 || T.Elem == ScalarType::BF16) && T.Cols % RowElements == 0 &&
+           T.Cols / RowElements >= 1 && T.Cols / RowElements <= MaxAtoms && T.Rows % 16 == 0 &&
+           T.Rows > 0;
   }
   void drop(uint32_t L) { Candidates.erase(L); }
 
@@ -84,7 +94,7 @@ private:
       return;
     const Type Ty = F.Locals[T].Ty;
     if (E->TOp != TileOp::Load || E->Dim != 0 || E->Ops[0]->K != Expr::Kind::SharedRef ||
-        !isConst(E->Ops[2], RowElements) || !isConst(E->Ops[3], Ty.Rows) ||
+        !isConst(E->Ops[2], Ty.Cols) || !isConst(E->Ops[3], Ty.Rows) ||
         !isConst(E->Ops[4], Ty.Cols) || !Uniform.isUniform(E->Ops[1]) ||
         (It->second != UINT32_MAX && It->second != E->Ops[0]->Index))
       return drop(T);
@@ -157,14 +167,16 @@ private:
 
   const Function& F;
   const std::map<uint32_t, Role>& Roles;
+  const unsigned MaxAtoms;
   GroupUniformity Uniform;
   std::map<uint32_t, uint32_t> Candidates; // tile local -> its shared array
 };
 
 } // namespace
 
-WgmmaOperands WgmmaOperands::find(const Function& F, const std::map<uint32_t, Role>& Roles) {
-  return Finder(F, Roles).run();
+WgmmaOperands WgmmaOperands::find(const Function& F, const std::map<uint32_t, Role>& Roles,
+                                  unsigned MaxAtoms) {
+  return Finder(F, Roles, MaxAtoms).run();
 }
 
 } // namespace cajeta::kir

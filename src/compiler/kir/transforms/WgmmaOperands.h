@@ -3,16 +3,18 @@
 // its Group.mac instead of at its load gives the same value, for every wave of the group at once:
 //
 // - it is only ever loaded (row-major, float16 or bfloat16, whole: no valid rows or columns
-//   given) from one shared array at an offset uniform across the workgroup, with a stride of 64
-//   elements (its 128-byte rows are the swizzle's), 64 columns wide and a multiple of 16 deep;
+//   given) from one shared array at an offset uniform across the workgroup, 64 or 128 columns
+//   wide with a stride of as many elements (rows of one or two 128-byte swizzle atoms; every such
+//   tile of an array as wide), and a multiple of 16 deep;
 // - each mac that multiplies by it follows one of its loads in the same block, with nothing
 //   between that could change that array (no store, copy, atomic, call or barrier, nothing but
 //   straight-line statements);
 // - every mac reading it runs under control uniform across the workgroup in a kernel without
 //   `return` or `break` (wgmma is issued by the four waves of a warpgroup together).
 //
-// Each array such a tile is loaded from is then swizzled (SharedArray::Swizzle128), unless the
-// array is passed to a function (whose accesses would not be).
+// Each array such a tile is loaded from is then swizzled (SharedArray::Swizzle128, and
+// SharedArray::RowAtoms for rows of two atoms), unless the array is passed to a function (whose
+// accesses would not be).
 #pragma once
 
 #include "compiler/kir/Kir.h"
@@ -24,11 +26,13 @@
 namespace cajeta::kir {
 
 struct WgmmaOperands {
-  std::set<uint32_t> Tiles;  // tile locals read from shared memory
-  std::set<uint32_t> Arrays; // the shared arrays they are loaded from
+  std::set<uint32_t> Tiles;           // tile locals read from shared memory
+  std::map<uint32_t, uint8_t> Arrays; // the shared arrays they are loaded from -> rows' atoms
 
-  /// The b tiles of kernel F (whose tiles play Roles) that qualify.
-  static WgmmaOperands find(const Function& F, const std::map<uint32_t, tiles::Role>& Roles);
+  /// The b tiles of kernel F (whose tiles play Roles) that qualify, at most MaxAtoms (1 or 2)
+  /// 128-byte atoms wide.
+  static WgmmaOperands find(const Function& F, const std::map<uint32_t, tiles::Role>& Roles,
+                            unsigned MaxAtoms);
 };
 
 } // namespace cajeta::kir

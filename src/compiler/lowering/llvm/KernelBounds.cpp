@@ -12,6 +12,7 @@
 #include <cassert>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/MathExtras.h>
 
 namespace cajeta::lowering {
 
@@ -104,9 +105,10 @@ llvm::Value* KernelLowering::elementPointer(const BufferValue& Buf, llvm::Type* 
   if (!Buf.Swizzle128)
     return B.CreateInBoundsGEP(Elem, Buf.Ptr, Index);
   // kir::SharedArray::Swizzle128: byte b at b ^ (((b >> 7) & 7) << 4), in 32 bits (shared
-  // memory is far smaller). The swizzle keeps bits 10 and up, so the constant addends of the
-  // index in whole 1024 bytes are added after it: the copies and loads of one array at constant
-  // distances share one swizzled base.
+  // memory is far smaller); rows of several atoms (RowAtoms) first go atom by atom in blocks of
+  // 8 rows. Both keep the bits above a block (1024 bytes per atom), so the constant addends of
+  // the index in whole blocks are added after them: the copies and loads of one array at
+  // constant distances share one swizzled base.
   const uint64_t Size = Cur->F->getParent()->getDataLayout().getTypeStoreSize(Elem);
   // (Only through a 32-bit index or a 64-bit one: an addend of a narrower index may wrap there.)
   llvm::Value* Var = Index;
@@ -125,10 +127,20 @@ llvm::Value* KernelLowering::elementPointer(const BufferValue& Buf, llvm::Type* 
     Var = Add->getOperand(0);
   }
   const uint32_t AddendBytes = uint32_t(Addend * Size); // modulo 2^32, as the index
-  const uint32_t Periods = AddendBytes & ~1023u;
+  const uint32_t Atoms = Buf.RowAtoms, BlockBytes = 1024u * Atoms;
+  const uint32_t Periods = AddendBytes & ~(BlockBytes - 1);
   llvm::Value* Byte =
       B.CreateAdd(B.CreateMul(B.CreateZExtOrTrunc(Var, B.getInt32Ty()), B.getInt32(uint32_t(Size))),
                   B.getInt32(AddendBytes - Periods));
+  if (Atoms > 1) {
+    // Byte c + 128 (a + Atoms r) of the block (column byte c, atom a, row r < 8) goes to
+    // c + 128 (r + 8 a).
+    const unsigned AtomBits = unsigned(llvm::Log2_32(Atoms));
+    llvm::Value* Atom = B.CreateAnd(B.CreateLShr(Byte, 7), B.getInt32(Atoms - 1));
+    llvm::Value* RowOf = B.CreateAnd(B.CreateLShr(Byte, 7 + AtomBits), B.getInt32(7));
+    Byte = B.CreateOr(B.CreateAnd(Byte, B.getInt32(~(BlockBytes - 1) | 127u)),
+                      B.CreateOr(B.CreateShl(RowOf, 7), B.CreateShl(Atom, 10)));
+  }
   llvm::Value* Row = B.CreateAnd(B.CreateLShr(Byte, 7), B.getInt32(7));
   llvm::Value* At = B.CreateAdd(B.CreateXor(Byte, B.CreateShl(Row, 4)), B.getInt32(Periods));
   return B.CreateInBoundsGEP(B.getInt8Ty(), Buf.Ptr, B.CreateZExt(At, B.getInt64Ty()));

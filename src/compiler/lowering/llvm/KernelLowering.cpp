@@ -184,7 +184,7 @@ void KernelLowering::emitKernelEntries(size_t I) {
   for (const kir::SharedArray& SA : Lowered->SharedArrays) { // the dynamic one is sized at launch
     TMan.StaticSharedBytes += SA.Count * bundle::scalarTypeSize(SA.Elem);
     if (SA.Count == 0 && SA.Swizzle128)
-      TMan.DynamicSharedGranule = 128;
+      TMan.DynamicSharedGranule = SA.RowAtoms > 1 ? 1024u * SA.RowAtoms : 128u;
     TMan.TileWgmma |= SA.Swizzle128; // swizzled for wgmma's b tiles alone
   }
   if (KF.UsesWave)
@@ -341,6 +341,7 @@ void KernelLowering::emitBody(FunctionState& FS) {
       if (!SB.ParamIndex)
         SB.ParamIndex = B.getInt32(0x80000000u | I);
       SB.Swizzle128 = FS.KF->SharedArrays[I].Swizzle128;
+      SB.RowAtoms = FS.KF->SharedArrays[I].RowAtoms;
       FS.Shared.push_back(SB);
     }
   }
@@ -1149,7 +1150,7 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
     llvm::Value* At =
         B.CreateInBoundsGEP(Elem, Buf.Ptr, B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty()));
-    if (llvm::Value* V = Target.emitWgmmaReady(B, Buf.Ptr, At))
+    if (llvm::Value* V = Target.emitWgmmaReady(B, Buf.Ptr, At, 1024u * Buf.RowAtoms))
       return V;
     return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
   }

@@ -12,6 +12,7 @@
 #include "compiler/lowering/llvm/NvptxLibdevice.h"
 #include "compiler/lowering/llvm/NvptxPtxas.h"
 #include "compiler/lowering/llvm/NvptxQuadVectorizer.h"
+
 #include "compiler/lowering/llvm/NvptxTarget.h"
 #include "compiler/lowering/llvm/NvptxVoteFolding.h"
 
@@ -32,6 +33,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -242,6 +244,11 @@ bool NvptxPayloadBuilder::hasMmaSync(const std::string& Sm) {
 
 bool NvptxPayloadBuilder::hasWgmma(const std::string& Sm) {
   return smVersion(Sm) >= 90 && Sm.back() == 'a';
+}
+
+unsigned NvptxPayloadBuilder::wgmmaAtoms() {
+  const char* V = std::getenv("CAJETA_GPU_WGMMA_WIDE");
+  return V && std::string(V) == "1" ? 2 : 1;
 }
 
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {

@@ -1,6 +1,7 @@
 // The NVPTX target: GpuKernelAbi.h entries, coordinates from PTX special registers, global (1) and
 // shared (3) address spaces, bar.sync barriers, status-record bounds reports, libdevice math.
 #include "compiler/lowering/llvm/NvptxTarget.h"
+#include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 
 #include "bundle/GpuKernelAbi.h"
 #include "cajeta/xpu/cajeta_xpu.h"
@@ -79,13 +80,15 @@ public:
     if (Chosen == ImplTier::Native && smVersion() >= 80)
       C.F = kir::TileLoweringConfig::Form::MmaSync;
     C.Wgmma = archSpecific();
+    C.WgmmaMaxAtoms = NvptxPayloadBuilder::wgmmaAtoms();
     return C;
   }
   llvm::Value* emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops, unsigned Dim,
                            kir::MmaInput In) override;
   llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
                             unsigned Dim) override;
-  llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem) override;
+  llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
+                              uint32_t Block) override;
   bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,
                  std::vector<llvm::Value*>& C, kir::MmaInput In) override;
   bool emitWgmmaFence(llvm::IRBuilder<>& B) override {
@@ -374,9 +377,12 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
     llvm::GlobalVariable* G = M->getNamedGlobal(Name);
     if (!G) {
       // A swizzled array starts at a multiple of the swizzle's 1024-byte period and takes whole
-      // 128-byte rows (a swizzled element stays in its row).
+      // 128-byte rows (a swizzled element stays in its row), or whole blocks of 8 rows where
+      // its rows are several atoms wide (an element stays in its block).
       const uint64_t Size = bundle::scalarTypeSize(SA.Elem);
-      const uint64_t Count = SA.Swizzle128 ? (SA.Count * Size + 127) / 128 * 128 / Size : SA.Count;
+      const uint64_t Whole = SA.RowAtoms > 1 ? 1024u * SA.RowAtoms : 128u; // see RowAtoms
+      const uint64_t Count =
+          SA.Swizzle128 ? (SA.Count * Size + Whole - 1) / Whole * Whole / Size : SA.Count;
       auto* T = llvm::ArrayType::get(Elem, Count);
       G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::InternalLinkage,
                                    llvm::UndefValue::get(T), Name, nullptr,
@@ -635,27 +641,32 @@ llvm::Value* NvptxTarget::emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm:
 }
 
 llvm::Value* NvptxTarget::emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array,
-                                         llvm::Value* Elem) {
+                                         llvm::Value* Elem, uint32_t Block) {
   if (!archSpecific())
     return nullptr;
-  llvm::Value* Both =
-      B.CreateOr(B.CreatePtrToInt(Array, B.getInt64Ty()), B.CreatePtrToInt(Elem, B.getInt64Ty()));
-  return B.CreateICmpEQ(B.CreateAnd(Both, B.getInt64(1023)), B.getInt64(0));
+  llvm::Value* Start = B.CreatePtrToInt(Array, B.getInt64Ty());
+  llvm::Value* Past = B.CreateSub(B.CreatePtrToInt(Elem, B.getInt64Ty()), Start);
+  if (Block == 1024)
+    return B.CreateICmpEQ(B.CreateAnd(B.CreateOr(Start, Past), B.getInt64(1023)), B.getInt64(0));
+  return B.CreateAnd(B.CreateICmpEQ(B.CreateAnd(Start, B.getInt64(1023)), B.getInt64(0)),
+                     B.CreateICmpEQ(B.CreateAnd(Past, B.getInt64(Block - 1)), B.getInt64(0)));
 }
 
 bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
                             llvm::ArrayRef<llvm::Value*> A, std::vector<llvm::Value*>& C,
                             kir::MmaInput In) {
-  if (!archSpecific() || A.size() != 4 || C.empty() || C.size() % 4 ||
+  if (!archSpecific() || A.size() != 4 || C.empty() || C.size() % 32 ||
       (In != kir::MmaInput::F16 && In != kir::MmaInput::BF16))
     return false;
-  // b's shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"): the start address >> 4,
-  // the leading offset (between 64-column atoms; one atom here), the stride offset between
-  // 8-row groups (1024 bytes: 8 rows of 128), and the 128-byte swizzle (mode 1, bit 62).
+  // b's shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"; N-major, 128-byte
+  // swizzle): the start address >> 4, the leading offset between 64-column atoms (1024 bytes:
+  // a block's 8 rows of one atom, then of the next: kir::SharedArray::RowAtoms), the stride
+  // offset between 8-row groups (the block: 1024 bytes per atom), and the swizzle (mode 1).
+  const uint64_t Atoms = C.size() / 32, BlockBytes = 1024 * Atoms;
   llvm::Value* Addr = B.CreatePtrToInt(BTile, B.getInt64Ty());
   llvm::Value* Desc = B.CreateLShr(B.CreateAnd(Addr, B.getInt64(0x3FFFF)), 4);
-  Desc = B.CreateOr(Desc, B.getInt64((uint64_t(1024 >> 4) << 16) | (uint64_t(1024 >> 4) << 32) |
-                                     (uint64_t(1) << 62)));
+  Desc = B.CreateOr(Desc, B.getInt64((uint64_t(1024 >> 4) << 16) |
+                                     (uint64_t(BlockBytes >> 4) << 32) | (uint64_t(1) << 62)));
   // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, a, b-desc, scale-d, scale-a, scale-b,
   // transpose-b: d = a.b + d (scale-d 1), b transposed (stored N-contiguous: row-major k x n).
   const size_t N = C.size();
