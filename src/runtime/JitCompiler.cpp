@@ -26,28 +26,25 @@
 
 namespace cajeta::xpu::rt {
 
+/// The environment variables the compiler reads that change the code it makes (overrides and
+/// A/B switches): each value is its own cache entry.
+constexpr const char* CompilerVariables[] = {"CAJETA_GPU_WAVE_IMPL",   "CAJETA_GPU_COOPMATRIX_IMPL",
+                                             "CAJETA_GPU_WGMMA_WIDE",  "CAJETA_KIR_LEGALIZE",
+                                             "CAJETA_CPU_GRID_STRIDE", "CAJETA_CPU_LOOP_BARRIERS",
+                                             "CAJETA_CPU_SPANS",       "CAJETA_CPU_GUARD_SPLIT",
+                                             "CAJETA_CPU_JAM",         "CAJETA_CPU_ROW_TRANSPOSE"};
+
 static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {
-  // The file name is part of the key because it is recorded in the manifest and diagnostics.
-  // Overrides the compiler reads from the environment change the code it makes, and so do the
-  // extra GPU architectures asked for.
-  const char* WaveImpl = std::getenv("CAJETA_GPU_WAVE_IMPL");
-  const char* TileImpl = std::getenv("CAJETA_GPU_COOPMATRIX_IMPL");
-  const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");
-  const char* Legalize = std::getenv("CAJETA_KIR_LEGALIZE");
-  const char* LoopBarriers = std::getenv("CAJETA_CPU_LOOP_BARRIERS");
-  const char* Spans = std::getenv("CAJETA_CPU_SPANS");
-  const char* GuardSplit = std::getenv("CAJETA_CPU_GUARD_SPLIT");
-  const char* Jam = std::getenv("CAJETA_CPU_JAM");
-  const char* WgmmaWide = std::getenv("CAJETA_GPU_WGMMA_WIDE");
-  std::string Text = fmt::format(
-      "{}\ncheck-bounds={}\ncpu={}\nfile={}\nwave-impl={}\ngpu-archs={}\ngrid-stride={}\n"
-      "kir-legalize={}\ncoopmatrix-impl={}\nloop-barriers={}\nspans={}\nguard-split={}\njam={}\n"
-      "wgmma-wide={}\n",
-      Version, Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, WaveImpl ? WaveImpl : "",
-      Options.GpuArchs, GridStride ? GridStride : "", Legalize ? Legalize : "",
-      TileImpl ? TileImpl : "", LoopBarriers ? LoopBarriers : "", Spans ? Spans : "",
-      GuardSplit ? GuardSplit : "", Jam ? Jam : "", WgmmaWide ? WgmmaWide : "");
+  // The file name is part of the key because it is recorded in the manifest and diagnostics;
+  // so are the extra GPU architectures asked for, and the compiler's environment.
+  std::string Text =
+      fmt::format("{}\ncheck-bounds={}\ncpu={}\nfile={}\ngpu-archs={}\n", Version,
+                  Options.CheckBounds ? 1 : 0, Options.Cpu, FileName, Options.GpuArchs);
+  for (const char* Variable : CompilerVariables) {
+    const char* Value = std::getenv(Variable);
+    Text += fmt::format("{}={}\n", Variable, Value ? Value : "");
+  }
   Text += Source;
   return bundle::hash128Hex(Text.data(), Text.size());
 }

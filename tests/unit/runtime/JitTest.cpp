@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <memory>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 using namespace cajeta::xpu;
 using namespace cajeta::xpu::test;
@@ -180,18 +182,28 @@ TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
   EnvGuard Lib("CAJETA_COMPILER_LIB", CAJETA_FAKE_COMPILER_PATH);
   EnvGuard Cache("XDG_CACHE_HOME", Dir.c_str());
   const char* Source = "class K { /* env */ }";
-  EnvGuard NoLegalize("CAJETA_KIR_LEGALIZE", nullptr);
-  EnvGuard NoWaveImpl("CAJETA_GPU_WAVE_IMPL", nullptr);
+  const std::pair<const char*, const char*> Overrides[] = {
+      {"CAJETA_KIR_LEGALIZE", "vulkan"},
+      {"CAJETA_GPU_WAVE_IMPL", "software"},
+      {"CAJETA_GPU_COOPMATRIX_IMPL", "software"},
+      {"CAJETA_GPU_WGMMA_WIDE", "1"},
+      {"CAJETA_CPU_GRID_STRIDE", "0"},
+      {"CAJETA_CPU_LOOP_BARRIERS", "0"},
+      {"CAJETA_CPU_SPANS", "0"},
+      {"CAJETA_CPU_GUARD_SPLIT", "0"},
+      {"CAJETA_CPU_JAM", "0"},
+      {"CAJETA_CPU_ROW_TRANSPOSE", "0"}};
+  std::vector<std::unique_ptr<EnvGuard>> Unset;
+  for (const auto& [Variable, Value] : Overrides)
+    Unset.push_back(std::make_unique<EnvGuard>(Variable, nullptr));
   EXPECT_FALSE(Program::compileSource(Source, "env.cj").fromCache());
-  const std::pair<const char*, const char*> Overrides[] = {{"CAJETA_KIR_LEGALIZE", "vulkan"},
-                                                           {"CAJETA_GPU_WAVE_IMPL", "software"}};
   for (const auto& [Variable, Value] : Overrides) {
     EnvGuard Set(Variable, Value);
     EXPECT_FALSE(Program::compileSource(Source, "env.cj").fromCache()) << Variable;
     EXPECT_TRUE(Program::compileSource(Source, "env.cj").fromCache()) << Variable;
   }
   EXPECT_TRUE(Program::compileSource(Source, "env.cj").fromCache());
-  EXPECT_EQ(cacheFiles(Dir + "/cajeta").size(), 3u);
+  EXPECT_EQ(cacheFiles(Dir + "/cajeta").size(), 1u + std::size(Overrides));
 }
 
 TEST(Jit, CorruptCacheEntryIsRecompiledAndReplaced) {
