@@ -439,31 +439,33 @@ void JammedRow::rewrite() {
 
 } // namespace
 
-bool RowTranspose::fits(const llvm::Loop& Row, const llvm::Loop& Outer, llvm::ScalarEvolution& SE) {
+unsigned RowTranspose::fits(const llvm::Loop& Row, const llvm::Loop& Outer,
+                            llvm::ScalarEvolution& SE) {
   if (Row.getNumBlocks() != 1 || Row.getHeader() != Row.getLoopLatch())
-    return false;
-  bool Differs = false, AnyFloatPhi = false;
+    return 0;
+  unsigned Walks = 0;
+  bool AnyFloatPhi = false;
   for (const llvm::Instruction& I : *Row.getHeader()) {
     if (auto* Phi = llvm::dyn_cast<llvm::PHINode>(&I)) {
       AnyFloatPhi |= isF32(Phi->getType());
       if (!isF32(Phi->getType()) && !Phi->getType()->isIntegerTy())
-        return false;
+        return 0;
       continue;
     }
     if (auto* Ld = llvm::dyn_cast<llvm::LoadInst>(&I)) {
       RowAccess A;
       if (!rowAccess(*Ld, Row, SE, A))
-        return false;
-      Differs |= !SE.isLoopInvariant(A.Start, &Outer) || !Outer.isLoopInvariant(A.Base);
+        return 0;
+      Walks += !SE.isLoopInvariant(A.Start, &Outer) || !Outer.isLoopInvariant(A.Base);
       continue;
     }
     if (!isBookkeeping(I) && !isRowArithmetic(I))
-      return false;
+      return 0;
     // Integer and address arithmetic feeds the loads and the exit test only.
     if (isBookkeeping(I) && I.getType()->isFloatingPointTy())
-      return false;
+      return 0;
   }
-  return Differs && AnyFloatPhi;
+  return AnyFloatPhi ? Walks : 0;
 }
 
 bool RowTranspose::vectorize(llvm::Loop& L, llvm::ScalarEvolution& SE, unsigned Lanes) {

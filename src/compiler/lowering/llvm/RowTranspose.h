@@ -27,11 +27,17 @@ namespace cajeta::lowering {
 class RowTranspose {
 public:
   /// The work-items one vector runs (the jam's factor where this applies) and the row's elements
-  /// one transposed block holds: a vector of float32 as wide as the target's (8 or 16).
-  static unsigned lanesFor(unsigned VectorBits) { return VectorBits >= 512 ? 16 : 8; }
+  /// one transposed block holds, for a row loop with Walks loads that differ between work-items:
+  /// a vector of float32 as wide as the target's (8 or 16), but 8 where there are several walks
+  /// (two 16 x 16 blocks take all 32 AVX-512 registers: GESUMMV's and SYR2K's loops spilled and
+  /// ran 15-20 % slower than with 8 x 8 blocks; one walk keeps 16, a third faster for SYRK).
+  static unsigned lanesFor(unsigned VectorBits, unsigned Walks) {
+    return VectorBits >= 512 && Walks <= 1 ? 16 : 8;
+  }
   /// Whether Row, the one loop of the loop over work-items Outer (before the jam), has the form
-  /// above.
-  static bool fits(const llvm::Loop& Row, const llvm::Loop& Outer, llvm::ScalarEvolution& SE);
+  /// above: the number of its loads that differ between work-items (the rows it walks), 0 where
+  /// it does not fit.
+  static unsigned fits(const llvm::Loop& Row, const llvm::Loop& Outer, llvm::ScalarEvolution& SE);
   /// Puts the vector loop before L, the jammed row loop (Lanes copies of a loop that fits, each
   /// copy's float phis together, copy by copy), which then runs the iterations that remain. False
   /// (nothing changed) where the copies do not match.

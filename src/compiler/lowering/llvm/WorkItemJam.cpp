@@ -193,9 +193,9 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
     if (isParallelLoop(*L) && L->getSubLoops().size() == 1)
       Nests.push_back(L);
   bool Changed = false, Jammed = false;
-  const unsigned Lanes = RowTranspose::lanesFor(unsigned(
-      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue()));
-  std::vector<llvm::BasicBlock*> ToTranspose; // jammed row loops' headers
+  const unsigned VectorBits = unsigned(
+      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue());
+  std::vector<std::pair<llvm::BasicBlock*, unsigned>> ToTranspose; // jammed rows' headers, lanes
   for (llvm::Loop* L : Nests) {
     llvm::Loop* Row = rowWalk(*L, SE);
     if (!Row)
@@ -209,7 +209,9 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
     Changed |= llvm::formLCSSARecursively(*L, DT, &LI, &SE);
     if (!plainForm(*L) || !plainForm(*Row) || !jamShape(*L, *Row, DT))
       continue;
-    bool Transposed = Transpose && RowTranspose::fits(*Row, *L, SE);
+    const unsigned Walks = Transpose ? RowTranspose::fits(*Row, *L, SE) : 0;
+    const bool Transposed = Walks != 0;
+    const unsigned Lanes = RowTranspose::lanesFor(VectorBits, Walks);
     llvm::BasicBlock* Header = nullptr;
     llvm::Loop* Rest = nullptr;
     llvm::MDNode* OuterId = L->getLoopID();
@@ -218,7 +220,7 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
     Jammed = true;
     if (!Transposed || !Header)
       continue;
-    ToTranspose.push_back(Header);
+    ToTranspose.push_back({Header, Lanes});
     // The work-items past a multiple of the vector's width (all of a group narrower than it)
     // still run their rows Factor at a time. Their loop's id, made by the remainder's unroll,
     // lost the work-item loop's properties; its iterations are that loop's, in any order.
@@ -234,7 +236,7 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
       jam(Rest, Factor, true, LI, SE, DT, AC, TTI, ORE, RestHeader);
   }
   // Each jammed row that fits as vectors, on analyses of the function as it is by then.
-  for (llvm::BasicBlock* Header : ToTranspose) {
+  for (auto [Header, Lanes] : ToTranspose) {
     llvm::DominatorTree FreshDT(F);
     llvm::LoopInfo FreshLI(FreshDT);
     llvm::ScalarEvolution FreshSE(F, AM.getResult<llvm::TargetLibraryAnalysis>(F), AC, FreshDT,
