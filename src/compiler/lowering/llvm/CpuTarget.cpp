@@ -18,7 +18,6 @@
 #include "compiler/kir/GroupShapeIndependence.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
-#include <functional>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
