@@ -12,28 +12,29 @@ namespace cajeta::bench {
 namespace {
 
 void printUsage(const char* Argv0) {
-  std::printf("usage: %s [--smoke] [--reps N] [--warmup N] [--rounds N] [--threads N]\n"
-              "          [--no-sweep] [--check-bounds] [--stencil-block XxY] [--kernels DIR]\n"
-              "          [--only LIST]\n"
-              "          [--ray-grid G] [--ray-image WxH]\n"
-              "  --smoke          tiny sizes, one run each, verify results only (for ctest)\n"
-              "  --reps N         timed runs per measurement, median reported (default 15)\n"
-              "  --rounds N       split the runs into N rounds of ours-then-peer (default 3)\n"
-              "  --warmup N       untimed runs at the start of each block (default 3)\n"
-              "  --threads N      threads for the OpenMP peers (default: the CPU device's\n"
-              "                   compute units, which is what the runtime's pool uses)\n"
-              "  --no-sweep       skip the stencil block-shape sweep\n"
-              "  --check-bounds   compile our kernels with bounds checks (the peers have none)\n"
-              "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
-              "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n"
-              "  --only LIST      run only these workloads, comma-separated: saxpy, stencil,\n"
-              "                   reduce, matmul, tilegemm, histogram, jit, raytrace, polybench\n"
-              "                   (default: all); polybench:gemm,atax runs only those of its\n"
-              "                   kernels (2mm 3mm atax bicg corr covar gemm gesummv gramschm\n"
-              "                   mvt syr2k syrk 2dconv 3dconv fdtd2d jacobi2d)\n"
-              "  --ray-grid G     raytrace: G x G heightfield, 2 G^2 triangles (default 1000)\n"
-              "  --ray-image WxH  raytrace: image size, one ray per pixel (default 1024x768)\n",
-              Argv0);
+  std::printf(
+      "usage: %s [--smoke] [--reps N] [--warmup N] [--rounds N] [--threads N]\n"
+      "          [--no-sweep] [--check-bounds] [--stencil-block XxY] [--kernels DIR]\n"
+      "          [--only LIST]\n"
+      "          [--ray-grid G] [--ray-image WxH]\n"
+      "  --smoke          tiny sizes, one run each, verify results only (for ctest)\n"
+      "  --reps N         timed runs per measurement, median reported (default 15)\n"
+      "  --rounds N       split the runs into N rounds of ours-then-peer (default 3)\n"
+      "  --warmup N       untimed runs at the start of each block (default 3)\n"
+      "  --threads N      threads for the OpenMP peers (default: the CPU device's\n"
+      "                   compute units, which is what the runtime's pool uses)\n"
+      "  --no-sweep       skip the stencil block-shape sweep\n"
+      "  --check-bounds   compile our kernels with bounds checks (the peers have none)\n"
+      "  --stencil-block  block shape of the stencil's main row (default 128x8)\n"
+      "  --kernels DIR    folder with the .cj kernels (default: the source tree's)\n"
+      "  --only LIST      run only these workloads, comma-separated: saxpy, stencil,\n"
+      "                   reduce, matmul, tilegemm, histogram, wave, jit, raytrace, polybench\n"
+      "                   (default: all); polybench:gemm,atax runs only those of its\n"
+      "                   kernels (2mm 3mm atax bicg corr covar gemm gesummv gramschm\n"
+      "                   mvt syr2k syrk 2dconv 3dconv fdtd2d jacobi2d)\n"
+      "  --ray-grid G     raytrace: G x G heightfield, 2 G^2 triangles (default 1000)\n"
+      "  --ray-image WxH  raytrace: image size, one ray per pixel (default 1024x768)\n",
+      Argv0);
 }
 
 bool parseUnsigned(const char* Text, unsigned& Out) {
@@ -126,8 +127,8 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
         // "polybench:gemm,atax": the prefix on the first kernel, the rest bare.
         std::string Case = Name.rfind("polybench:", 0) == 0 ? Name.substr(10) : Name;
         if (Name != "saxpy" && Name != "stencil" && Name != "reduce" && Name != "matmul" &&
-            Name != "tilegemm" && Name != "histogram" && Name != "jit" && Name != "raytrace" &&
-            Name != "polybench" && !isPolyBenchCase(Case)) {
+            Name != "tilegemm" && Name != "histogram" && Name != "wave" && Name != "jit" &&
+            Name != "raytrace" && Name != "polybench" && !isPolyBenchCase(Case)) {
           std::fprintf(stderr, "cajeta_bench: --only: unknown workload '%s'\n", Name.c_str());
           return false;
         }
@@ -185,6 +186,7 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.TileGemmN = 67;
     Config.HistogramN = 10007;
     Config.HistogramGroups = 3;
+    Config.WaveN = 3 * 256;
     Config.RayGrid = 23;
     Config.RayImageW = 37;
     Config.RayImageH = 29;

@@ -31,6 +31,8 @@ struct BenchConfig {
   uint32_t TileGemmN = 1024;                     // n x n matrices, Tile and Group.mac
   uint32_t HistogramN = 1u << 24;                // uint8 inputs, 256 bins
   uint32_t HistogramBlock = 256, HistogramGroups = 64;
+  uint32_t WaveN = 1u << 22; // values of the wave workload, in workgroups of WaveBlock
+  uint32_t WaveBlock = 256;
   uint32_t RayGrid = 1000;                    // G x G heightfield cells, two triangles each
   uint32_t RayImageW = 1024, RayImageH = 768; // one primary ray per pixel
   unsigned RayBuildReps = 3;                  // builds timed per side (a build is not cheap)

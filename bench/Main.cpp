@@ -38,10 +38,9 @@ int main(int Argc, char** Argv) {
     const struct {
       const char* Name;
       void (*Run)(const BenchConfig&, ResultTable&);
-    } Workloads[] = {{"saxpy", runSaxpy},       {"stencil", runStencil},
-                     {"reduce", runReduce},     {"matmul", runMatmul},
-                     {"tilegemm", runTileGemm}, {"histogram", runHistogram},
-                     {"raytrace", runRayTrace}, {"polybench", runPolyBench}};
+    } Workloads[] = {{"saxpy", runSaxpy},   {"stencil", runStencil},   {"reduce", runReduce},
+                     {"matmul", runMatmul}, {"tilegemm", runTileGemm}, {"histogram", runHistogram},
+                     {"wave", runWave},     {"raytrace", runRayTrace}, {"polybench", runPolyBench}};
     for (const auto& W : Workloads)
       if (runsWorkload(Config, W.Name))
         W.Run(Config, Table);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <omp.h>
+#include <utility>
 
 namespace cajeta::bench {
 
@@ -37,8 +38,8 @@ void partialSumsPeer(float* __restrict Partials, const float* __restrict X, uint
   }
 }
 
-void waveSumsPeer(float* __restrict WaveSums, float* __restrict Scratch,
-                  const float* __restrict X, uint32_t N, uint32_t G, uint32_t Width) {
+void waveSumsPeer(float* __restrict WaveSums, float* __restrict Scratch, const float* __restrict X,
+                  uint32_t N, uint32_t G, uint32_t Width) {
 #pragma omp parallel for schedule(static)
   for (int64_t Wave = 0; Wave < int64_t(G / Width); ++Wave) {
     float* V = Scratch + Wave * Width;
@@ -134,6 +135,49 @@ float sumPartials(const float* Partials, uint32_t G) {
   for (uint32_t P = 0; P < G; ++P)
     S += Partials[P];
   return S;
+}
+
+void blockScanPeer(uint32_t* __restrict Out, const uint32_t* __restrict X, uint32_t N,
+                   uint32_t Block) {
+#pragma omp parallel for schedule(static)
+  for (int64_t B = 0; B < int64_t(N / Block); ++B) {
+    uint32_t S = 0;
+    for (int64_t I = B * Block; I < (B + 1) * Block; ++I)
+      Out[I] = S += X[I];
+  }
+}
+
+void waveSumsOfSquaresPeer(float* __restrict Out, const float* __restrict X, uint32_t N,
+                           uint32_t Width) {
+#pragma omp parallel for schedule(static)
+  for (int64_t W = 0; W < int64_t(N / Width); ++W) {
+    float A[64], B[64];
+    float *V = A, *Next = B;
+    for (uint32_t L = 0; L < Width; ++L)
+      V[L] = X[W * Width + L] * X[W * Width + L];
+    for (uint32_t M = 1; M < Width; M <<= 1) {
+      for (uint32_t L = 0; L < Width; ++L)
+        Next[L] = V[L] + V[L ^ M];
+      std::swap(V, Next);
+    }
+    for (uint32_t L = 0; L < Width; ++L)
+      Out[W * Width + L] = V[L];
+  }
+}
+
+void waveVotesPeer(uint64_t* __restrict Out, const float* __restrict X, uint32_t N, uint32_t Width,
+                   float T) {
+#pragma omp parallel for schedule(static)
+  for (int64_t W = 0; W < int64_t(N / Width); ++W) {
+    uint64_t Mask = 0;
+    bool Any = false;
+    for (uint32_t L = 0; L < Width; ++L) {
+      Mask |= uint64_t(X[W * Width + L] > T) << L;
+      Any |= X[W * Width + L] < -T;
+    }
+    for (uint32_t L = 0; L < Width; ++L)
+      Out[W * Width + L] = Any ? Mask | (uint64_t(1) << 63) : Mask;
+  }
 }
 
 } // namespace cajeta::bench

@@ -32,6 +32,16 @@ void matmulTiledPeer(float* C, const float* A, const float* B, uint32_t N);
 /// 256-bin histogram of N bytes: per-thread private histograms, merged at the end.
 void histogramPeer(uint32_t* Bins, const uint8_t* Data, uint32_t N);
 
+/// Out[i] = the wrapping inclusive prefix sum of X over i's block of Block values (Block divides
+/// N).
+void blockScanPeer(uint32_t* Out, const uint32_t* X, uint32_t N, uint32_t Block);
+/// Out[i] = the sum of X[j] * X[j] over i's run of Width values, in the wave butterfly order (for
+/// m = 1, 2, ..., Width/2: v[l] = v[l] + v[l ^ m]; every lane ends with the same sum).
+void waveSumsOfSquaresPeer(float* Out, const float* X, uint32_t N, uint32_t Width);
+/// Out[i] = the mask of the lanes L of i's run of Width values with X[L] > T, bit 63 set when
+/// one of them has X[L] < -T.
+void waveVotesPeer(uint64_t* Out, const float* X, uint32_t N, uint32_t Width, float T);
+
 /// Sum of the partials in index order (used for both sides, so that the totals compare exactly).
 float sumPartials(const float* Partials, uint32_t G);
 

@@ -12,6 +12,9 @@ void runStencil(const BenchConfig& Config, ResultTable& Table);
 void runReduce(const BenchConfig& Config, ResultTable& Table);
 void runMatmul(const BenchConfig& Config, ResultTable& Table);
 void runHistogram(const BenchConfig& Config, ResultTable& Table);
+/// Kernels made of wave operations (a block scan, butterfly sums, votes) beside OpenMP loops
+/// that compute the same values; on the CPU a wave is one vector of the work-item loop.
+void runWave(const BenchConfig& Config, ResultTable& Table);
 /// C = A * B with Tile and Group.mac beside OpenBLAS's sgemm (float32) and oneDNN's matmul
 /// (bfloat16); a row whose peer library is missing says so and is skipped.
 void runTileGemm(const BenchConfig& Config, ResultTable& Table);

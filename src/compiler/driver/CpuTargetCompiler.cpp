@@ -16,6 +16,7 @@ lowering::CpuBuildOptions cpuOptions(const TargetOptions& O) {
   C.Cpu = O.Cpu;
   C.CheckBounds = O.CheckBounds;
   C.TileTier = O.TileTier;
+  C.WaveTier = O.WaveTier;
   C.Trace = O.Trace;
   return C;
 }

@@ -1,4 +1,5 @@
-// The CPU target: a shared object for the host (CpuPayloadBuilder); wave ops in the portable tier.
+// The CPU target: a shared object for the host (CpuPayloadBuilder); a wave is one vector of the
+// work-item loop (kir::WaveSteps), the portable tier under the override.
 #pragma once
 
 #include "compiler/driver/TargetCompiler.h"
@@ -10,8 +11,10 @@ public:
   std::string name() const override { return "cpu"; }
   const char* emitName() const override { return "llvm"; }
   const char* backend() const override { return "cpu"; }
-  kir::ImplTier bestWaveTier() const override { return kir::ImplTier::Portable; }
-  const char* nativeWaveOps() const override { return ""; }
+  kir::ImplTier bestWaveTier() const override { return kir::ImplTier::Native; }
+  const char* nativeWaveOps() const override {
+    return "SIMD lanes: each wave one vector of the work-item loop (permutes, vector reductions)";
+  }
   /// AVX512-BF16 dot products where the target CPU has them.
   std::string nativeTiles(const TargetOptions& O) const override;
   bool nativeTilesFit(const kir::Module& M, const TargetOptions& O,

@@ -181,6 +181,13 @@ Expr* Builder::geom(IntrinsicOp Op, uint8_t Dim) {
   return E;
 }
 
+Expr* Builder::linearLocalId() {
+  Expr* Y = bin(BinaryOp::Add, geom(IntrinsicOp::LocalId, 1),
+                bin(BinaryOp::Mul, geom(IntrinsicOp::GroupDim, 1), geom(IntrinsicOp::LocalId, 2)));
+  return bin(BinaryOp::Add, geom(IntrinsicOp::LocalId, 0),
+             bin(BinaryOp::Mul, geom(IntrinsicOp::GroupDim, 0), Y));
+}
+
 Expr* Builder::math(IntrinsicOp Op, std::initializer_list<Expr*> Ops) {
   Expr* E = expr(Expr::Kind::Intrinsic, (*Ops.begin())->Ty, Ops);
   E->IOp = Op;

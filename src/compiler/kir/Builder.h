@@ -55,6 +55,9 @@ public:
   Expr* seq(std::initializer_list<Expr*> Ops);
   Expr* call(uint32_t Function, std::initializer_list<Expr*> Args);
   Expr* geom(IntrinsicOp Op, uint8_t Dim);
+  /// The work-item's linear index in its group, x + dimX * (y + dimY * z): its wave is that
+  /// index / Wave.width() and its lane the rest (Kir.h's WaveOp).
+  Expr* linearLocalId();
   Expr* math(IntrinsicOp Op, std::initializer_list<Expr*> Ops);
   Expr* length(uint32_t BufParam);
   // Arrays named by an expression (a buffer Param or a SharedRef)

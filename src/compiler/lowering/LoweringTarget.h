@@ -226,6 +226,12 @@ public:
                                 llvm::Value* Pred) {
     return nullptr;
   }
+  /// Lane L of the result is lane Index[L] of Value (both vectors of i32, indices in range), as
+  /// one instruction: a wave step's shuffle where waves are vectors of the work-item loop
+  /// (kir::WaveSteps). Null: the walk builds it element by element.
+  virtual llvm::Value* permuteLanes(llvm::IRBuilder<>& B, llvm::Value* Value, llvm::Value* Index) {
+    return nullptr;
+  }
   /// Reduction Op (ReduceSum..ReduceXor) of V (KIR type Ty) over the wave as one native
   /// instruction, or null when there is none (wavePrimitives() says which exist).
   virtual llvm::Value* waveReduceNative(llvm::IRBuilder<>& B, const WorkItemContext& W,

@@ -2,6 +2,8 @@
 // CAJETA_GPU_WAVE_IMPL override, what the manifest records, and the portable rewrite's KIR.
 #include "compiler/driver/Compiler.h"
 #include "compiler/kir/transforms/PortableWave.h"
+#include "compiler/kir/transforms/WaveExpand.h"
+#include "compiler/kir/transforms/WaveSteps.h"
 
 #include <gtest/gtest.h>
 
@@ -56,17 +58,17 @@ const cajeta::bundle::KernelInfo& kernel(const cajeta::driver::CompileResult& R,
   return K ? *K : None;
 }
 
-TEST(WaveTiering, NativeWhereTheBackendHasItPortableOnTheCpu) {
+TEST(WaveTiering, NativeOnEveryBackendTheCpusWavesAsSimdLanes) {
   WaveImpl Env(nullptr);
   auto R = Compiler::compile("t.cj", WaveSource, {});
   ASSERT_TRUE(R.Ok) << R.Diagnostics;
-  EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] cpu: portable")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] cpu: native (SIMD lanes")) << R.Diagnostics;
   EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] cuda: native")) << R.Diagnostics;
   EXPECT_TRUE(has(R.Diagnostics, "note: [wave-tiering] vulkan: native")) << R.Diagnostics;
   const auto& K = kernel(R, "K.k");
   EXPECT_TRUE(K.UsesWave);
   for (const auto& [Target, TM] : K.Targets)
-    EXPECT_EQ(TM.WaveTier, Target.rfind("cpu", 0) == 0 ? "portable" : "native") << Target;
+    EXPECT_EQ(TM.WaveTier, "native") << Target;
   const auto& P = kernel(R, "K.plain");
   EXPECT_FALSE(P.UsesWave);
   for (const auto& [Target, TM] : P.Targets)
@@ -77,6 +79,7 @@ TEST(WaveTiering, SoftwareOverrideMakesEveryBackendPortable) {
   WaveImpl Env("software");
   auto R = Compiler::compile("t.cj", WaveSource, {});
   ASSERT_TRUE(R.Ok) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] cpu: portable")) << R.Diagnostics;
   EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] cuda: portable")) << R.Diagnostics;
   EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] vulkan: portable")) << R.Diagnostics;
   EXPECT_TRUE(has(R.Diagnostics, "CAJETA_GPU_WAVE_IMPL=software")) << R.Diagnostics;
@@ -84,12 +87,14 @@ TEST(WaveTiering, SoftwareOverrideMakesEveryBackendPortable) {
     EXPECT_EQ(TM.WaveTier, "portable") << Target;
 }
 
-TEST(WaveTiering, NativeOverrideOnTheCpuSaysItHasNone) {
+TEST(WaveTiering, NativeOverrideKeepsEveryBackendNative) {
   WaveImpl Env("native");
   auto R = Compiler::compile("t.cj", WaveSource, {});
   ASSERT_TRUE(R.Ok) << R.Diagnostics;
-  EXPECT_TRUE(has(R.Diagnostics, "cpu: portable (")) << R.Diagnostics;
-  EXPECT_TRUE(has(R.Diagnostics, "native asked, but cpu has no native form")) << R.Diagnostics;
+  EXPECT_TRUE(has(R.Diagnostics, "[wave-tiering] cpu: native (")) << R.Diagnostics;
+  EXPECT_FALSE(has(R.Diagnostics, "has no native form")) << R.Diagnostics;
+  for (const auto& [Target, TM] : kernel(R, "K.k").Targets)
+    EXPECT_EQ(TM.WaveTier, "native") << Target;
 }
 
 TEST(WaveTiering, UnknownOverrideValueWarnsAndIsIgnored) {
@@ -155,6 +160,55 @@ TEST(WaveTiering, PortableRewriteLeavesOnlyTheWidthAndAddsScratchAndBarriers) {
   ASSERT_EQ(Out->SharedArrays.size(), 2u); // the word and the int64 scratch
   for (const auto& A : Out->SharedArrays)
     EXPECT_EQ(A.Count, cajeta::kir::PortableWave::MaxGroupSize) << A.Name;
+}
+
+/// Whether every wave op under S but Wave.laneId() is the value of a step statement.
+bool everyWaveOpIsAStep(const cajeta::kir::Stmt* S, unsigned& Steps) {
+  using namespace cajeta::kir;
+  if (!S)
+    return true;
+  bool Ok = true;
+  if (WaveSteps::isStep(S)) {
+    ++Steps;
+  } else {
+    unsigned Width = 0, Other = 0;
+    std::function<void(const Expr*)> E = [&](const Expr* X) {
+      if (!X)
+        return;
+      if (X->K == Expr::Kind::Wave && X->WOp != WaveOp::LaneId)
+        ++(X->WOp == WaveOp::Width ? Width : Other);
+      for (const Expr* O : X->Ops)
+        E(O);
+    };
+    E(S->E);
+    Ok = Width == 0 && Other == 0;
+  }
+  for (const Stmt* C : S->Body)
+    Ok = everyWaveOpIsAStep(C, Steps) && Ok;
+  for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
+    Ok = everyWaveOpIsAStep(C, Steps) && Ok;
+  return Ok;
+}
+
+TEST(WaveTiering, CpuStepsPutEachPrimitiveInAStatementOfItsOwnAndNoScratch) {
+  auto F = Compiler::runFrontend("t.cj", WaveSource);
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  std::string Error;
+  for (auto& Fn : F.Kir->Functions) // as the pipeline's wave-expand: every function
+    ASSERT_TRUE(
+        cajeta::kir::WaveExpand::run(*F.Kir, *Fn, cajeta::kir::WaveSteps::primitives(16), Error))
+        << Error;
+  cajeta::kir::Module Scratch;
+  auto Out =
+      cajeta::kir::WaveSteps::expand(*F.Kir, *F.Kir->findFunction("K.k"), Scratch, 16, Error);
+  ASSERT_NE(Out, nullptr) << Error;
+  unsigned Steps = 0;
+  EXPECT_TRUE(everyWaveOpIsAStep(Out->Body, Steps));
+  // reduceSum of float32: four shuffles of the butterfly (the helper inlined); shuffleXor: one;
+  // ballot: one.
+  EXPECT_EQ(Steps, 6u);
+  EXPECT_TRUE(Out->HasBarrier);
+  EXPECT_TRUE(Out->SharedArrays.empty());
 }
 
 } // namespace

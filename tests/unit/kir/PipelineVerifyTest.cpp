@@ -7,6 +7,7 @@
 #include "compiler/kir/transforms/Pipeline.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/WaveExpand.h"
+#include "compiler/kir/transforms/WaveSteps.h"
 #include "compiler/kir/transforms/WorkItemQuads.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
@@ -38,7 +39,7 @@ std::unique_ptr<Module> frontend(const std::string& Path, std::string& Diags) {
 /// (native waves, or portable with CAJETA_GPU_WAVE_IMPL=software), SPIR-V in both wave tiers.
 std::vector<PipelineConfig> allConfigs() {
   std::vector<PipelineConfig> Out;
-  WavePrimitives NoWaves; // the CPU target: wave ops only in the portable tier
+  WavePrimitives NoWaves; // the CPU target in the portable wave tier
   WavePrimitives Sm90;    // NvptxTarget::wavePrimitives on sm_90 (redux.sync)
   Sm90.Available = true;
   Sm90.ConstantWidth = 32;
@@ -50,6 +51,11 @@ std::vector<PipelineConfig> allConfigs() {
   Mma.F = TileLoweringConfig::Form::MmaSync;
   Out.push_back({"cpu", true, ImplTier::Portable, PolyfillConfig::llvm(), NoWaves, Portable});
   Out.back().ImplicitLoopBarriers = LoopBarriers::All;
+  // The CPU in its native wave tier: waves as vectors of the work-item loop (kir::WaveSteps).
+  Out.push_back(
+      {"cpu", true, ImplTier::Native, PolyfillConfig::llvm(), WaveSteps::primitives(16), Portable});
+  Out.back().ImplicitLoopBarriers = LoopBarriers::Profitable;
+  Out.back().WaveSteps = true;
   Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm90, Mma});
   Out.push_back({"cuda", false, ImplTier::Native, PolyfillConfig::llvm(), Sm70, Portable});
   Out.push_back({"cuda", false, ImplTier::Portable, PolyfillConfig::llvm(), Sm90, Portable});
@@ -71,9 +77,9 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
   std::sort(Programs.begin(), Programs.end());
   ASSERT_GT(Programs.size(), 100u);
   std::vector<PipelineConfig> Configs = allConfigs();
-  ASSERT_EQ(Configs[5].Backend, "vulkan");
-  ASSERT_EQ(Configs[6].WaveTier, ImplTier::Portable);
-  size_t Compiled = 0, PortableWaveRuns = 0, InlineRuns = 0, QuadRuns = 0;
+  ASSERT_EQ(Configs[6].Backend, "vulkan");
+  ASSERT_EQ(Configs[7].WaveTier, ImplTier::Portable);
+  size_t Compiled = 0, PortableWaveRuns = 0, WaveStepRuns = 0, InlineRuns = 0, QuadRuns = 0;
   for (const auto& Path : Programs) {
     std::string Diags;
     std::unique_ptr<Module> M = frontend(Path.string(), Diags);
@@ -118,11 +124,13 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
             << Path.filename() << " (" << C.Backend << ", quad entries): " << Error;
       }
       PortableWaveRuns += Waves && C.WaveTier == ImplTier::Portable;
+      WaveStepRuns += Waves && C.WaveSteps;
       InlineRuns += Barriers && C.InlineBarrierHelpers;
     }
   }
   EXPECT_GT(Compiled, 100u);
   EXPECT_GT(PortableWaveRuns, 0u); // the rewriting passes really ran
+  EXPECT_GT(WaveStepRuns, 0u);
   EXPECT_GT(InlineRuns, 0u);
   EXPECT_GT(QuadRuns, 10u);
 }

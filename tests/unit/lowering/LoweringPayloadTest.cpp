@@ -263,7 +263,7 @@ TEST(LoweringPayload, UnknownCpuIsAnError) {
 
 // kir_tests (PipelineVerifyTest) verifies every pass of this configuration over the conformance
 // programs: it must be the CPU target's own.
-TEST(LoweringPayload, CpuPipelineInlinesBarrierHelpersAndRunsPortableWaves) {
+TEST(LoweringPayload, CpuPipelineInlinesBarrierHelpersAndRunsWavesAsSteps) {
   llvm::InitializeNativeTarget();
   std::string Err, Triple = llvm::sys::getProcessTriple();
   const llvm::Target* T = llvm::TargetRegistry::lookupTarget(Triple, Err);
@@ -277,7 +277,16 @@ TEST(LoweringPayload, CpuPipelineInlinesBarrierHelpersAndRunsPortableWaves) {
   kir::PipelineConfig C = lowering::KernelLowering::pipelineConfig(*Target, LO);
   EXPECT_EQ(C.Backend, "cpu");
   EXPECT_TRUE(C.InlineBarrierHelpers);
+  // Waves as vectors of the work-item loop, as wide as the CPU's vectors of 32-bit lanes.
+  EXPECT_EQ(C.WaveTier, kir::ImplTier::Native);
+  EXPECT_TRUE(C.WaveSteps);
+  EXPECT_TRUE(C.Wave.Available);
+  EXPECT_EQ(C.Wave.ConstantWidth, 8u); // CpuTargetOptions' default width
+  // The override gives the portable tier.
+  LO.WaveTier = kir::ImplTier::Portable;
+  C = lowering::KernelLowering::pipelineConfig(*Target, LO);
   EXPECT_EQ(C.WaveTier, kir::ImplTier::Portable);
+  EXPECT_FALSE(C.WaveSteps);
 }
 
 // The walk assumes verified KIR; the pipeline verifies its input, so hand-made malformed KIR is

@@ -14,6 +14,7 @@
 #include "compiler/kir/transforms/PortableWave.h"
 #include "compiler/kir/transforms/RayQueryLowering.h"
 #include "compiler/kir/transforms/WaveExpand.h"
+#include "compiler/kir/transforms/WaveSteps.h"
 
 #include <atomic>
 #include <functional>
@@ -52,6 +53,17 @@ bool portableWaves(Module& M, size_t I, std::string& Error, bool&) {
   if (!F.IsKernel || !F.UsesWave)
     return true;
   std::unique_ptr<Function> Copy = PortableWave::expand(M, F, M, Error);
+  if (!Copy)
+    return false;
+  replaceFunction(M, I, *Copy);
+  return true;
+}
+
+bool waveSteps(uint32_t Width, Module& M, size_t I, std::string& Error) {
+  const Function& F = *M.Functions[I];
+  if (!F.IsKernel || !F.UsesWave)
+    return true;
+  std::unique_ptr<Function> Copy = WaveSteps::expand(M, F, M, Width, Error);
   if (!Copy)
     return false;
   replaceFunction(M, I, *Copy);
@@ -129,9 +141,14 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
            AsyncCopyLowering::run(M, *M.Functions[I], Staged);
            return true;
          }});
-  // The portable wave tier inlines barrier and wave helpers itself.
+  // The wave tiers for fission (portable, or steps) inline barrier and wave helpers themselves.
   if (Portable)
     Passes.push_back({"portable-wave", portableWaves});
+  else if (C.WaveSteps)
+    Passes.push_back(
+        {"wave-steps", [W = C.Wave.ConstantWidth](Module& M, size_t I, std::string& Error, bool&) {
+           return waveSteps(W, M, I, Error);
+         }});
   if (C.InlineBarrierHelpers)
     Passes.push_back({"inline-barrier-helpers", inlineBarrierHelpers});
   // Judged on the kernel as written, before the implicit loop barriers (which need no group of
@@ -184,9 +201,10 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 
 const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {
-      "portable-wave", "inline-barrier-helpers", "polyfill",
-      "wave-expand",   "tile-lowering",          "async-copy",
-      "ray-query",     "implicit-loop-barriers", "bfloat16"};
+      "portable-wave", "wave-steps",  "inline-barrier-helpers",
+      "polyfill",      "wave-expand", "tile-lowering",
+      "async-copy",    "ray-query",   "implicit-loop-barriers",
+      "bfloat16"};
   return Names;
 }
 

@@ -59,6 +59,9 @@ struct PipelineConfig {
   /// them once per group around a vectorizable loop over the work-items (the CPU): where the
   /// cost model expects it to pay, everywhere (a test mode), or nowhere.
   LoopBarriers ImplicitLoopBarriers = LoopBarriers::None;
+  /// The native tier's waves are vectors of the work-item loop (the CPU): kir::WaveSteps makes
+  /// each primitive a statement of its own for the fission, Wave.width() Wave.ConstantWidth.
+  bool WaveSteps = false;
 };
 
 /// Debugging switches (`cajeta emit --print-after=PASS`, `--print-after-all`, `--verify-each`).

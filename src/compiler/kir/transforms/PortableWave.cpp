@@ -9,6 +9,7 @@
 // every device's shared memory next to the kernel's own arrays.
 #include "compiler/kir/transforms/PortableWave.h"
 
+#include "compiler/kir/Builder.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/StatementHoister.h"
 #include "compiler/kir/transforms/WaveExpand.h"
@@ -81,14 +82,11 @@ private:
     E->WOp = WaveOp::Width;
     return E;
   }
-  /// The work-item's linear index in its group: x + dimX * (y + dimY * z).
+  /// The work-item's linear index in its group.
   Expr* linear() {
-    using kir::IntrinsicOp;
-    Expr* Z = intrinsic(IntrinsicOp::LocalId, u32Ty(), {}, 2);
-    Expr* Y = bin(BinaryOp::Add, intrinsic(IntrinsicOp::LocalId, u32Ty(), {}, 1),
-                  bin(BinaryOp::Mul, intrinsic(IntrinsicOp::GroupDim, u32Ty(), {}, 1), Z));
-    return bin(BinaryOp::Add, intrinsic(IntrinsicOp::LocalId, u32Ty(), {}, 0),
-               bin(BinaryOp::Mul, intrinsic(IntrinsicOp::GroupDim, u32Ty(), {}, 0), Y));
+    Builder B(S);
+    B.setLoc(Loc);
+    return B.linearLocalId();
   }
   Expr* lane() { return bin(BinaryOp::And, linear(), bin(BinaryOp::Sub, width(), u32(1))); }
   Expr* local(uint32_t L) {

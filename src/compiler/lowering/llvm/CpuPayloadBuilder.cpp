@@ -85,6 +85,7 @@ emitToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Ma
   LoweringOptions LO;
   LO.CheckBounds = O.CheckBounds;
   LO.TileTier = O.TileTier;
+  LO.WaveTier = O.WaveTier;
   LO.Backend = "cpu"; // @Backend: only what exists on the CPU
   // CAJETA_CPU_GRID_STRIDE=0 keeps each work-item's grid-stride loop whole (for A/B runs).
   const char* GridStride = std::getenv("CAJETA_CPU_GRID_STRIDE");

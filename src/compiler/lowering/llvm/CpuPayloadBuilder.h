@@ -20,6 +20,9 @@ struct CpuBuildOptions {
   bool CheckBounds = false;   // --check-bounds
   /// The tile tier the driver chose: Native = AVX512-BF16 dot products (CpuTargetCompiler).
   ImplTier TileTier = ImplTier::Portable;
+  /// The wave tier the driver chose: Native = waves as vectors of the work-item loop
+  /// (kir::WaveSteps), Portable = shared-memory exchanges (CAJETA_GPU_WAVE_IMPL=software).
+  ImplTier WaveTier = ImplTier::Native;
   /// `cajeta emit --print-after...`: passed to kir::runPipeline (not owned; may be null).
   const kir::PipelineTrace* Trace = nullptr;
 };

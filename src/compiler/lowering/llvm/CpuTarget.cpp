@@ -10,12 +10,14 @@
 #include "compiler/lowering/llvm/BoundsCheckVersioning.h"
 
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 
 #include "cajeta/xpu/cajeta_xpu.h"
 
 #include "bundle/CpuKernelAbi.h"
 #include "compiler/kir/GroupShapeIndependence.h"
+#include "compiler/kir/transforms/WaveSteps.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <llvm/IR/Module.h>
@@ -65,6 +67,24 @@ public:
   bool workgroupRunsOnOneThread() const override { return true; }
   llvm::Value* waveWidth(llvm::IRBuilder<>& B, const WorkItemContext&) override {
     return B.getInt32(Opts.WaveWidth);
+  }
+  /// A wave is one vector of the work-item loop: kir::WaveSteps, lowered by the fission
+  /// (KernelLowering::emitWaveStep).
+  ImplTier tierFor(Feature F) const override {
+    return F == Feature::WaveOps ? ImplTier::Native : ImplTier::Portable;
+  }
+  kir::WavePrimitives wavePrimitives() const override {
+    return kir::WaveSteps::primitives(Opts.WaveWidth);
+  }
+  llvm::Value* permuteLanes(llvm::IRBuilder<>& B, llvm::Value* Value, llvm::Value* Index) override {
+    // vpermd: LLVM leaves a permute by variable indices to the stack otherwise.
+    unsigned Lanes =
+        unsigned(llvm::cast<llvm::FixedVectorType>(Value->getType())->getNumElements());
+    if (Lanes == 16 && has("+avx512f"))
+      return B.CreateIntrinsic(llvm::Intrinsic::x86_avx512_permvar_si_512, {}, {Value, Index});
+    if (Lanes == 8 && has("+avx2"))
+      return B.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {}, {Value, Index});
+    return nullptr;
   }
   std::vector<int8_t> capabilities(ImplTier) const override {
     // The CPU backend's answers (runtime CpuBackend): everything but cooperative matrices,

@@ -2,13 +2,15 @@
 // body of a HasBarrier kernel (already inlined by KirInliner) is split at barriers into regions,
 // each one loop over the workgroup's work-items; locals live in per-work-item arrays; an if or
 // loop holding a barrier runs once per workgroup with its condition evaluated by the first
-// running work-item; `return`, and `break`/`continue` to a loop holding a barrier, park the
+// running work-item; a wave step (kir::WaveSteps) runs between two regions, once per wave;
+// `return`, and `break`/`continue` to a loop holding a barrier, park the
 // work-item (per-work-item state array) until the point where it runs again. Values uniform
 // across the group (kir::GroupUniformity) stay scalars: their statements run once per group,
 // between regions, and locals computed from the work-item's coordinates alone are recomputed
 // where they are read, so a region's loop over work-items sees them as functions of its
 // induction variables and vectorizes.
 #include "compiler/kir/Walk.h"
+#include "compiler/kir/transforms/WaveSteps.h"
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include <algorithm>
@@ -23,8 +25,8 @@ using kir::Stmt;
 bool KernelLowering::markBarriers(const Stmt* S, std::set<const Stmt*>& Out) {
   if (!S)
     return false;
-  bool Has =
-      S->K == Stmt::Kind::Barrier || (Cur->Uniformity && Cur->Uniformity->isUniformStatement(S));
+  bool Has = S->K == Stmt::Kind::Barrier || kir::WaveSteps::isStep(S) ||
+             (Cur->Uniformity && Cur->Uniformity->isUniformStatement(S));
   for (const Stmt* C : S->Body)
     Has |= markBarriers(C, Out);
   for (const Stmt* C : {S->Then, S->Else, S->LoopBody, S->Step})
@@ -81,8 +83,10 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
       FS.Locals.push_back(nullptr);
       continue;
     }
-    llvm::AllocaInst* A =
-        AB.CreateAlloca(valueType(Ctx, L.Ty), PerItem ? FS.GroupSize : nullptr, L.Name);
+    // A work-item's bool is a byte of its own (memoryType): LLVM's vectorizers leave loops
+    // that load or store an i1 array alone.
+    llvm::AllocaInst* A = AB.CreateAlloca(PerItem ? memoryType(Ctx, L.Ty) : valueType(Ctx, L.Ty),
+                                          PerItem ? FS.GroupSize : nullptr, L.Name);
     A->setAlignment(llvm::Align(PerItem ? 64 : 8));
     FS.Locals.push_back(A);
   }
@@ -100,6 +104,23 @@ void KernelLowering::emitFissionBody(FunctionState& FS) {
     B.CreateStore(B.getInt64(0), FS.Leader);
   }
   emitBody(FS);
+}
+
+llvm::Value* KernelLowering::loadLocal(uint32_t Index) {
+  kir::Type T = Cur->KF->Locals[Index].Ty;
+  llvm::Value* Slot = localAddress(Index);
+  auto* A = llvm::dyn_cast<llvm::AllocaInst>(Cur->Locals[Index]);
+  if (T.isBool() && A && A->getAllocatedType()->isIntegerTy(8))
+    return B.CreateTrunc(B.CreateLoad(B.getInt8Ty(), Slot), B.getInt1Ty());
+  return B.CreateLoad(valueType(Ctx, T), Slot);
+}
+
+void KernelLowering::storeLocal(uint32_t Index, llvm::Value* V) {
+  llvm::Value* Slot = localAddress(Index);
+  auto* A = llvm::dyn_cast<llvm::AllocaInst>(Cur->Locals[Index]);
+  if (V->getType()->isIntegerTy(1) && A && A->getAllocatedType()->isIntegerTy(8))
+    V = B.CreateZExt(V, B.getInt8Ty());
+  B.CreateStore(V, Slot);
 }
 
 llvm::Value* KernelLowering::localAddress(uint32_t Index) {
@@ -386,6 +407,8 @@ void KernelLowering::emitGroupStmt(const Stmt* S) {
   case Stmt::Kind::Barrier:
     return; // the boundary between the regions before and after it
   case Stmt::Kind::Eval: {
+    if (kir::WaveSteps::isStep(S))
+      return emitWaveStep(S);
     // A uniform statement (`k = 0`, `k++` of a uniform loop): once for the group, if a
     // work-item gets here (they may all have left by break, continue or return).
     if (!Cur->Park) {

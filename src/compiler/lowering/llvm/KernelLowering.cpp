@@ -61,6 +61,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::llvm();
   C.Wave = T.wavePrimitives();
+  C.WaveSteps = !T.hasNativeBarrier() && C.WaveTier == ImplTier::Native && C.Wave.Available;
   C.Tiles = T.tileLowering(O.TileTier);
   C.NativeAsyncCopy = T.hasAsyncCopy();
   C.RayChildrenAtParent = T.rayChildrenAtParent();
@@ -78,11 +79,11 @@ bool KernelLowering::emitModule(std::string& Err) {
   auto Wanted = [&](const kir::Function& F) {
     return Opts.Backend.empty() || kir::availableOn(F, Opts.Backend);
   };
-  // Without a native barrier, helpers with barriers are always inlined into their kernels, and
-  // so are helpers with wave ops in the portable wave tier.
+  // Without a native barrier, helpers with barriers or wave ops are always inlined into their
+  // kernels (the fission runs both), and so are helpers with wave ops in the portable wave tier.
   auto Declared = [&](const kir::Function& F) {
     return Wanted(F) && !F.IsKernel && (Target.hasNativeBarrier() || !F.HasBarrier) &&
-           !(F.UsesWave && portableWaves());
+           !(F.UsesWave && (portableWaves() || !Target.hasNativeBarrier()));
   };
   for (size_t I = 0; I < KM.Functions.size(); ++I)
     if (Declared(*KM.Functions[I]))
@@ -592,7 +593,7 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     if (Cur->Uniformity)
       if (const Expr* R = Cur->Uniformity->rematerialization(E->Index))
         return emitExpr(R);
-    return B.CreateLoad(valueType(Ctx, E->Ty), localAddress(E->Index));
+    return loadLocal(E->Index);
   }
   case Expr::Kind::Param:
     assert(E->Index < Cur->Args.size() && Cur->Args[E->Index].Scalar &&
@@ -616,7 +617,7 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
            E->Ops[0]->Ty == Cur->KF->Locals[E->Index].Ty && E->Ty == E->Ops[0]->Ty &&
            "verified KIR: assignment typing");
     llvm::Value* V = emitExpr(E->Ops[0]);
-    B.CreateStore(V, localAddress(E->Index));
+    storeLocal(E->Index, V);
     return V;
   }
   case Expr::Kind::Seq: {

@@ -199,6 +199,10 @@ private:
   void park(uint32_t State);
   /// A local's slot for the current work-item.
   llvm::Value* localAddress(uint32_t Index);
+  /// The local's value for the current work-item, and its update: a per-work-item bool of the
+  /// fission lives in a byte (0 or 1).
+  llvm::Value* loadLocal(uint32_t Index);
+  void storeLocal(uint32_t Index, llvm::Value* V);
   llvm::Value* emitExpr(const kir::Expr* E);
   llvm::Value* emitUnary(const kir::Expr* E);
   llvm::Value* emitBinary(const kir::Expr* E);
@@ -217,6 +221,15 @@ private:
   /// A wave primitive (kir::WaveExpand has built the rest from them) from one of the target's
   /// wave leaves (KernelWave.cpp).
   llvm::Value* emitWave(const kir::Expr* E);
+  /// A wave step of the fission (kir::WaveSteps::isStep): for each wave of the group, its lanes'
+  /// operands as vectors, the primitive as one vector operation (waveStepValue), the result
+  /// into each lane's slot (KernelWave.cpp).
+  void emitWaveStep(const kir::Stmt* S);
+  /// Local Operand's values on lanes Base..Base+Width-1 of the group, as a vector.
+  llvm::Value* waveLanes(const kir::Expr* Operand, llvm::Value* Base, unsigned Width);
+  /// Primitive Op over a wave whose operands are the vectors Ops (operand KIR type Ty).
+  llvm::Value* waveStepValue(kir::WaveOp Op, kir::Type Ty, llvm::ArrayRef<llvm::Value*> Ops,
+                             unsigned Width);
   /// Evaluates the arguments Args for a call of KM.Functions[Callee] (hidden ones first), or
   /// returns false after reporting an error.
   bool emitCallArgs(const kir::Expr* E, uint32_t Callee, llvm::ArrayRef<const kir::Expr*> Args,
