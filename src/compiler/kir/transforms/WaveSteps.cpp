@@ -2,6 +2,7 @@
 #include "compiler/kir/transforms/WaveSteps.h"
 
 #include "compiler/kir/Builder.h"
+#include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/StatementHoister.h"
 
@@ -18,6 +19,8 @@ public:
   bool run() {
     F.Body = rewriteStmt(F.Body);
     F.HasBarrier = F.HasBarrier || Stepped;
+    if (Error.empty())
+      assignInPlace();
     return Error.empty();
   }
 
@@ -50,6 +53,35 @@ private:
     uint32_t R = B.local(std::string("wave.") + waveOpName(E->WOp), E->Ty);
     Pre.push_back(B.eval(B.assign(R, B.wave(E->WOp, E->Ty, std::move(Operands)))));
     return B.l(R);
+  }
+
+  /// `r = Wave.op(v); l = r;` with r read nowhere else becomes `l = Wave.op(v);`: the fission
+  /// would otherwise copy every work-item's slot of r into l in a region of its own.
+  void assignInPlace() {
+    std::vector<unsigned> Refs(F.Locals.size(), 0);
+    forEachExprIn(F.Body, [&](const Expr* E) {
+      if ((E->K == Expr::Kind::Local || E->K == Expr::Kind::Assign) && E->Index < Refs.size())
+        ++Refs[E->Index];
+    });
+    forEachStmt(F.Body, [&](const Stmt* Const) {
+      if (Const->K != Stmt::Kind::Block)
+        return;
+      Stmt* S = const_cast<Stmt*>(Const); // F's own statements, rewritten in place
+      for (size_t I = 0; I + 1 < S->Body.size(); ++I) {
+        Stmt* Step = S->Body[I];
+        Stmt* Copy = S->Body[I + 1];
+        if (!WaveSteps::isStep(Step) || !Copy || Copy->K != Stmt::Kind::Eval || !Copy->E ||
+            Copy->E->K != Expr::Kind::Assign || Copy->E->Ops.size() != 1)
+          continue;
+        const Expr* From = Copy->E->Ops[0];
+        uint32_t R = Step->E->Index, L = Copy->E->Index;
+        if (From->K != Expr::Kind::Local || From->Index != R || Refs[R] != 2 ||
+            F.Locals[L].Ty != F.Locals[R].Ty)
+          continue;
+        Step->E->Index = L;
+        S->Body.erase(S->Body.begin() + long(I) + 1);
+      }
+    });
   }
 
   Builder B;
