@@ -343,6 +343,8 @@ bool GroupUniformity::isRematerializable(const Expr* E, const std::set<uint32_t>
     if (!isCheapPrimitive(E->IOp))
       return false;
     break;
+  case Expr::Kind::Wave: // the lane is a function of the work-item's index (Kir.h)
+    return E->WOp == WaveOp::LaneId || E->WOp == WaveOp::Width;
   case Expr::Kind::Unary:
   case Expr::Kind::Binary:
   case Expr::Kind::Cast:

@@ -273,16 +273,18 @@ public:
   // into regions and asks emitWorkItemLoop for one loop over the work-items per region.
 
   /// The code of one region for one work-item: B is inside the work-item loop, Item the
-  /// work-item's context, ItemIndex its linear index in the group (i64), NextItem the block that
-  /// goes on to the next work-item (the region ends by branching there).
-  using RegionEmitter =
-      llvm::function_ref<void(llvm::IRBuilder<>& B, const WorkItemContext& Item,
-                              llvm::Value* ItemIndex, llvm::BasicBlock* NextItem)>;
-
-  /// Emits at B one loop over every work-item of the group whose context is Group and calls
-  /// Region once for its body; B ends after the loop. Only called when !hasNativeBarrier().
+  /// work-item's context, ItemIndex its linear index in the group (i64), Lane its lane (i32, the
+  /// index modulo the wave width) where the loop runs waves of lanes, else null, NextItem the
+  /// block that goes on to the next work-item (the region ends by branching there).
+  using RegionEmitter = llvm::function_ref<void(llvm::IRBuilder<>& B, const WorkItemContext& Item,
+                                                llvm::Value* ItemIndex, llvm::Value* Lane,
+                                                llvm::BasicBlock* NextItem)>;
+  /// One loop over the group's work-items (linear order) running Region. LaneWidth nonzero (a
+  /// kernel whose waves are vectors of this loop): where the group's x size is a multiple of it,
+  /// the loop runs waves of LaneWidth lanes, an inner loop whose index is the lane, so that
+  /// accesses indexed by the lane are contiguous (Region is then emitted twice).
   virtual void emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group,
-                                RegionEmitter Region) {}
+                                RegionEmitter Region, unsigned LaneWidth = 0) {}
 
   /// The context of work-item ItemIndex (i64, linear: x + dimX * (y + dimY * z)) of Group's group.
   /// Only called when !hasNativeBarrier().

@@ -12,6 +12,7 @@
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Support/MathExtras.h>
 
 #include "cajeta/xpu/cajeta_xpu.h"
 
@@ -143,8 +144,8 @@ public:
                           unsigned Index) override {
     return Index < Shared.size() ? Shared[Index] : BufferValue{};
   }
-  void emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group,
-                        RegionEmitter Region) override;
+  void emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group, RegionEmitter Region,
+                        unsigned LaneWidth) override;
   WorkItemContext workItemAt(llvm::IRBuilder<>& B, const WorkItemContext& Group,
                              llvm::Value* ItemIndex) override;
 
@@ -218,6 +219,24 @@ llvm::MDNode* parallelLoopId(llvm::LLVMContext& C, llvm::MDNode* AccessGroup) {
       llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C), 1))};
   return newLoopId(C, {llvm::MDNode::get(C, Parallel), llvm::MDNode::get(C, Vectorize),
                        llvm::MDNode::get(C, Interleave)});
+}
+
+/// The loop id of a loop over a wave's lanes: parallel, one vector of Lanes, never unrolled
+/// (fully unrolled, its 16 iterations would leave the loop over waves innermost, and the
+/// vectorizer would run that one across waves with gathers).
+llvm::MDNode* laneLoopId(llvm::LLVMContext& C, llvm::MDNode* AccessGroup, unsigned Lanes) {
+  llvm::Type* I32 = llvm::Type::getInt32Ty(C);
+  llvm::Metadata* Parallel[] = {llvm::MDString::get(C, "llvm.loop.parallel_accesses"), AccessGroup};
+  llvm::Metadata* Vectorize[] = {llvm::MDString::get(C, "llvm.loop.vectorize.enable"),
+                                 llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(C))};
+  llvm::Metadata* Width[] = {llvm::MDString::get(C, "llvm.loop.vectorize.width"),
+                             llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(I32, Lanes))};
+  llvm::Metadata* Interleave[] = {llvm::MDString::get(C, "llvm.loop.interleave.count"),
+                                  llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(I32, 1))};
+  llvm::Metadata* NoUnroll[] = {llvm::MDString::get(C, "llvm.loop.unroll.disable")};
+  return newLoopId(C, {llvm::MDNode::get(C, Parallel), llvm::MDNode::get(C, Vectorize),
+                       llvm::MDNode::get(C, Width), llvm::MDNode::get(C, Interleave),
+                       llvm::MDNode::get(C, NoUnroll)});
 }
 
 /// One counted loop `for (V = 0; V < N; ++V)` in rotated form, entered only when N > 0 (the
@@ -495,7 +514,7 @@ void CpuTarget::allocateShared(llvm::IRBuilder<>& B, const kir::Function& KF, ll
 }
 
 void CpuTarget::emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Group,
-                                 RegionEmitter Region) {
+                                 RegionEmitter Region, unsigned LaneWidth) {
   if (Group.Values.size() != SlotCount)
     return;
   llvm::Function* F = B.GetInsertBlock()->getParent();
@@ -503,28 +522,68 @@ void CpuTarget::emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Gr
   llvm::Value* BX = Group.Values[GroupDimSlot];
   llvm::Value* BY = Group.Values[GroupDimSlot + 1];
   llvm::Value* BZ = Group.Values[GroupDimSlot + 2];
-  llvm::BasicBlock* End = llvm::BasicBlock::Create(C, "region.end", F);
-  // The workgroup has at least one work-item (checked before the body).
-  CountedLoop LZ = beginLoop(B, F, "rz", B.GetInsertBlock());
-  CountedLoop LY = beginLoop(B, F, "ry", LZ.Body);
-  CountedLoop LX = beginLoop(B, F, "rx", LY.Body);
-  WorkItemContext W = Group;
-  W.Values[LocalSlot] = LX.Var;
-  W.Values[LocalSlot + 1] = LY.Var;
-  W.Values[LocalSlot + 2] = LZ.Var;
   llvm::Type* I64 = B.getInt64Ty();
-  llvm::Value* Item = B.CreateAdd(
-      B.CreateMul(B.CreateAdd(B.CreateMul(B.CreateZExt(LZ.Var, I64), B.CreateZExt(BY, I64)),
-                              B.CreateZExt(LY.Var, I64)),
-                  B.CreateZExt(BX, I64)),
-      B.CreateZExt(LX.Var, I64), "item");
-  Region(B, W, Item, LX.Latch);
-  if (!B.GetInsertBlock()->getTerminator())
-    B.CreateBr(LX.Latch);
-  llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
-  endLoop(B, LY, BY, LZ.Latch);
-  endLoop(B, LZ, BZ, End);
-  XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+  llvm::BasicBlock* End = llvm::BasicBlock::Create(C, "region.end", F);
+  // for rz: for ry: Row(the first work-item of the row, the x loop's exit)
+  auto Rows = [&](const char* Name, auto Row) {
+    // The workgroup has at least one work-item (checked before the body).
+    CountedLoop LZ = beginLoop(B, F, (std::string(Name) + "z").c_str(), B.GetInsertBlock());
+    CountedLoop LY = beginLoop(B, F, (std::string(Name) + "y").c_str(), LZ.Body);
+    WorkItemContext W = Group;
+    W.Values[LocalSlot + 1] = LY.Var;
+    W.Values[LocalSlot + 2] = LZ.Var;
+    llvm::Value* RowStart =
+        B.CreateMul(B.CreateAdd(B.CreateMul(B.CreateZExt(LZ.Var, I64), B.CreateZExt(BY, I64)),
+                                B.CreateZExt(LY.Var, I64)),
+                    B.CreateZExt(BX, I64));
+    Row(W, RowStart, LY);
+    endLoop(B, LY, BY, LZ.Latch);
+    endLoop(B, LZ, BZ, End);
+  };
+  auto Flat = [&] {
+    Rows("r", [&](WorkItemContext W, llvm::Value* RowStart, CountedLoop& LY) {
+      CountedLoop LX = beginLoop(B, F, "rx", B.GetInsertBlock());
+      W.Values[LocalSlot] = LX.Var;
+      llvm::Value* Item = B.CreateAdd(RowStart, B.CreateZExt(LX.Var, I64), "item");
+      Region(B, W, Item, nullptr, LX.Latch);
+      if (!B.GetInsertBlock()->getTerminator())
+        B.CreateBr(LX.Latch);
+      llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
+      XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
+      B.SetInsertPoint(LY.Latch);
+    });
+  };
+  if (!LaneWidth) {
+    Flat();
+    B.SetInsertPoint(End);
+    return;
+  }
+  // Waves of lanes where each row of x holds whole waves: for each wave of the row, a loop of
+  // LaneWidth lanes, its index the lane. Elsewhere (a wave spans rows) the flat loop.
+  llvm::BasicBlock* LanesBlock = llvm::BasicBlock::Create(C, "region.lanes", F);
+  llvm::BasicBlock* FlatBlock = llvm::BasicBlock::Create(C, "region.flat", F);
+  B.CreateCondBr(B.CreateICmpEQ(B.CreateAnd(BX, B.getInt32(LaneWidth - 1)), B.getInt32(0)),
+                 LanesBlock, FlatBlock);
+  B.SetInsertPoint(FlatBlock);
+  Flat();
+  B.SetInsertPoint(LanesBlock);
+  Rows("w", [&](WorkItemContext W, llvm::Value* RowStart, CountedLoop& LY) {
+    llvm::Value* Waves = B.CreateLShr(BX, B.getInt32(llvm::Log2_32(LaneWidth)));
+    CountedLoop LW = beginLoop(B, F, "wx", B.GetInsertBlock());
+    CountedLoop LL = beginLoop(B, F, "lane", LW.Body);
+    llvm::Value* X =
+        B.CreateAdd(B.CreateShl(LW.Var, B.getInt32(llvm::Log2_32(LaneWidth)), "", true, true),
+                    LL.Var, "", true, true);
+    W.Values[LocalSlot] = X;
+    llvm::Value* Item = B.CreateAdd(RowStart, B.CreateZExt(X, I64), "item");
+    Region(B, W, Item, LL.Var, LL.Latch);
+    if (!B.GetInsertBlock()->getTerminator())
+      B.CreateBr(LL.Latch);
+    llvm::BranchInst* LaneBack = endLoop(B, LL, B.getInt32(LaneWidth), LW.Latch);
+    LaneBack->setMetadata(llvm::LLVMContext::MD_loop, laneLoopId(C, AccessGroup, LaneWidth));
+    endLoop(B, LW, Waves, LY.Latch);
+    B.SetInsertPoint(LY.Latch);
+  });
   B.SetInsertPoint(End);
 }
 

@@ -348,16 +348,25 @@ void KernelLowering::updateAnyParked() {
 }
 
 void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool SkipParked) {
-  Cur->DeferChecks =
-      std::all_of(Stmts.begin(), Stmts.end(), [&](const Stmt* S) { return defersChecksIn(S); });
+  // A kernel whose waves are vectors of this loop (kir::WaveSteps) runs it as waves of lanes
+  // where it can, so that accesses indexed by the lane are contiguous. The target emits the
+  // region twice then, and a deferred bounds check's per-loop state is set up once only, so its
+  // checks stay where the accesses are.
+  unsigned LaneWidth = 0;
+  if (Cur->KF->UsesWave && !portableWaves())
+    if (auto* W = llvm::dyn_cast_or_null<llvm::ConstantInt>(Target.waveWidth(B, Cur->Group)))
+      LaneWidth = unsigned(W->getZExtValue());
+  Cur->DeferChecks = !LaneWidth && std::all_of(Stmts.begin(), Stmts.end(),
+                                               [&](const Stmt* S) { return defersChecksIn(S); });
   Target.emitWorkItemLoop(
       B, Cur->Group,
-      [&](llvm::IRBuilder<>& RB, const WorkItemContext& W, llvm::Value* Item,
+      [&](llvm::IRBuilder<>& RB, const WorkItemContext& W, llvm::Value* Item, llvm::Value* Lane,
           llvm::BasicBlock* Next) {
         if (&RB != &B)
           B.SetInsertPoint(RB.GetInsertBlock(), RB.GetInsertPoint());
         Cur->WorkItem = W;
         Cur->Item = Item;
+        Cur->Lane = Lane;
         Cur->NextItem = Next;
         Cur->ItemStart = B.GetInsertBlock();
         Cur->ItemLatch = Next;
@@ -373,7 +382,9 @@ void KernelLowering::emitRegionLoop(const std::vector<const Stmt*>& Stmts, bool 
         branchTo(Next);
         if (&RB != &B)
           RB.SetInsertPoint(B.GetInsertBlock());
-      });
+      },
+      LaneWidth);
+  Cur->Lane = nullptr;
   Cur->DeferChecks = false;
   Cur->ItemStart = Cur->ItemLatch = nullptr;
   emitDeferredChecks();

@@ -101,9 +101,10 @@ private:
     llvm::BasicBlock* FailBlock = nullptr;   // --check-bounds failure exit
     // Work-item loop fission (see KernelFission.cpp).
     bool Fission = false;
-    WorkItemContext Group;                // the group-level context (of work-item 0)
-    llvm::Value* GroupSize = nullptr;     // i64, defined in the entry block
-    llvm::Value* Item = nullptr;          // i64 index of the current work-item
+    WorkItemContext Group;            // the group-level context (of work-item 0)
+    llvm::Value* GroupSize = nullptr; // i64, defined in the entry block
+    llvm::Value* Item = nullptr;      // i64 index of the current work-item
+    llvm::Value* Lane = nullptr;      // i32: its lane where the loop runs waves of lanes, else null
     llvm::BasicBlock* NextItem = nullptr; // inside a region: on to the next work-item
     /// Per-work-item i32 state when the kernel can park work-items: 0 runs, 1 returned, 2d left
     /// the barrier loop at depth d (break), 2d+1 waits for its step (continue). Null otherwise.

@@ -52,9 +52,11 @@ llvm::Value* KernelLowering::emitWave(const Expr* E) {
     R = Width;
     break;
   case WaveOp::LaneId:
-    // Waves as vectors of the fission's work-item loop (kir::WaveSteps): the item's index modulo
-    // the width.
-    if (!Target.hasNativeBarrier() && Cur->Fission && Cur->Item)
+    // Waves as vectors of the fission's work-item loop (kir::WaveSteps): the lane loop's index,
+    // or the item's index modulo the width.
+    if (!Target.hasNativeBarrier() && Cur->Lane)
+      R = Cur->Lane; // the loop runs waves of lanes
+    else if (!Target.hasNativeBarrier() && Cur->Fission && Cur->Item)
       R = B.CreateAnd(B.CreateTrunc(Cur->Item, B.getInt32Ty()), B.CreateSub(Width, B.getInt32(1)));
     else
       R = Target.waveLaneId(B, W);
