@@ -4,7 +4,9 @@
 // compared bit for bit against the defined butterfly / Hillis-Steele orders.
 #include "ConformanceSupport.h"
 
+#include <cstdlib>
 #include <functional>
+#include <string>
 
 namespace conformance {
 namespace {
@@ -438,6 +440,67 @@ TEST(Wave, ScansAndBarriersWithCheckBounds) {
   xpu::CompileOptions O;
   O.checkBounds = true;
   checkBlockScan(&O);
+}
+
+/// Runs WaveTiersAgree.mix compiled in the tier CAJETA_GPU_WAVE_IMPL names (null: the backend's
+/// best) on block B, returning every output as bytes.
+std::vector<uint8_t> runTier(const char* Impl, xpu::Dim3 B, uint32_t Groups, uint32_t Rounds) {
+  const char* Was = std::getenv("CAJETA_GPU_WAVE_IMPL");
+  std::string Saved = Was ? Was : "";
+  if (Impl)
+    setenv("CAJETA_GPU_WAVE_IMPL", Impl, 1);
+  else
+    unsetenv("CAJETA_GPU_WAVE_IMPL");
+  xpu::Program P = compileProgram("WaveTiersAgree");
+  if (Was)
+    setenv("CAJETA_GPU_WAVE_IMPL", Saved.c_str(), 1);
+  else
+    unsetenv("CAJETA_GPU_WAVE_IMPL");
+  const uint32_t N = Groups * B.x * B.y * B.z;
+  Rng R(7121);
+  std::vector<float> F(N);
+  std::vector<int64_t> W(N);
+  std::vector<uint32_t> U(N);
+  for (uint32_t I = 0; I < N; ++I) {
+    F[I] = float(int32_t(R.next() % 2001) - 1000) / 64.0f;
+    W[I] = int64_t(R.next()) >> 20;
+    U[I] = uint32_t(R.next());
+  }
+  auto DF = toDevice(F);
+  auto DW = toDevice(W);
+  auto DU = toDevice(U);
+  auto Masks = filledBuffer<uint64_t>(N, 0);
+  runKernel(P.kernel("WaveTiersAgree.mix"), xpu::grid(Groups), B, DF, DW, DU, Masks, Rounds);
+  std::vector<uint8_t> Out;
+  auto Append = [&](const auto& V) {
+    const uint8_t* Bytes = reinterpret_cast<const uint8_t*>(V.data());
+    Out.insert(Out.end(), Bytes, Bytes + V.size() * sizeof(V[0]));
+  };
+  Append(fromDevice(DF));
+  Append(fromDevice(DW));
+  Append(fromDevice(DU));
+  Append(fromDevice(Masks));
+  return Out;
+}
+
+TEST(Wave, NativeAndPortableTiersComputeTheSameBitsOnEveryGroupShape) {
+  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
+  xpu::Program Geo = compileProgram("WaveShuffles");
+  const uint32_t W = waveWidth(Geo);
+  // Rows of whole waves, rows of one and a half waves, and waves that span rows and planes.
+  for (xpu::Dim3 B : {xpu::block(4 * W), xpu::block(2 * W, 2), xpu::block(3 * W / 2, 2),
+                      xpu::block(W / 2, 4), xpu::block(W / 4, 2, 4)}) {
+    for (uint32_t Rounds : {1u, 3u}) {
+      std::vector<uint8_t> Native = runTier(nullptr, B, 3, Rounds);
+      std::vector<uint8_t> Portable = runTier("software", B, 3, Rounds);
+      ASSERT_EQ(Native.size(), Portable.size());
+      size_t Differ = 0;
+      for (size_t I = 0; I < Native.size(); ++I)
+        Differ += Native[I] != Portable[I];
+      EXPECT_EQ(Differ, 0u) << "block (" << B.x << ", " << B.y << ", " << B.z << "), rounds "
+                            << Rounds << ": " << Differ << " bytes differ";
+    }
+  }
 }
 
 } // namespace
