@@ -85,6 +85,9 @@ struct KernelFootprint {
   uint32_t SharedBytes = 0;
   uint32_t MaxThreads = 0;
   uint32_t WaveWidth = 0; // Wave.width() of the loaded code (kernels that use wave ops only)
+  /// The code's waves are the device's own and the device starts one at each row of x
+  /// (BackendDevice::wavesSpanRows false): the group's x size must hold whole waves.
+  bool WavesInRows = false;
 };
 
 /// A payload loaded on a device; hands out kernel entries by symbol.
@@ -224,6 +227,11 @@ public:
   virtual bool supports(cajeta_xpu_capability Capability) const = 0;
   /// Lanes per wave (Wave.width()) on this device; 0 where it has no wave operations.
   virtual uint32_t waveWidth() const { return 0; }
+  /// Whether the device packs a workgroup's work-items into its waves in linear order across the
+  /// rows of x (a wave may end one row and start the next), as Kir.h's waves are. False: it
+  /// starts a wave at each row (Mesa's llvmpipe), so native wave code is only right on groups
+  /// whose x size is a multiple of the width.
+  virtual bool wavesSpanRows() const { return true; }
   /// The matrix products the native tile tier multiplies on this device, comma-separated
   /// "MxNxK:a:b:c:result" (component types f16, f32, s8, u8, s32, u32, ...); "" where tiles are
   /// only portable. Non-empty exactly where supports(CooperativeMatrix).

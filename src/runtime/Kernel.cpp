@@ -171,6 +171,13 @@ void Kernel::checkGeometry(const BackendDevice& Device, const uint32_t Grid[3],
                             "work-items",
                             Footprint.WaveWidth, Device.backendName(), Device.name(), Block[0],
                             Block[1], Block[2], Items * Block[2]));
+  if (Footprint.WavesInRows && Footprint.WaveWidth && Block[0] % Footprint.WaveWidth)
+    launchError(fmt::format("uses wave operations, and the {} device '{}' starts a wave at each "
+                            "row of a workgroup, so the workgroup's x size must be a multiple of "
+                            "the wave width {}; block ({}, {}, {}) has rows of {} (or compile with "
+                            "CAJETA_GPU_WAVE_IMPL=software)",
+                            Device.backendName(), Device.name(), Footprint.WaveWidth, Block[0],
+                            Block[1], Block[2], Block[0]));
   uint64_t Groups = uint64_t(Grid[0]) * Grid[1];
   if (__builtin_mul_overflow(Groups, uint64_t(Grid[2]), &Groups))
     launchError(

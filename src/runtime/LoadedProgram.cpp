@@ -101,6 +101,9 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       if (It->second.WaveTier == "portable" &&
           (!Footprint.MaxThreads || Footprint.MaxThreads > 1024))
         Footprint.MaxThreads = 1024;
+      // The native tier's waves are the device's: where it starts one at each row, a group's
+      // rows must hold whole waves (Kernel::checkGeometry).
+      Footprint.WavesInRows = It->second.WaveTier == "native" && !P->Device->wavesSpanRows();
       // The portable tile's scratch holds TileWaves waves per group.
       if (uint32_t Waves = It->second.TileWaves; Waves && Footprint.WaveWidth) {
         uint32_t Limit = Waves * Footprint.WaveWidth;

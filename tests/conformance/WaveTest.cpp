@@ -487,12 +487,22 @@ TEST(Wave, NativeAndPortableTiersComputeTheSameBitsOnEveryGroupShape) {
   CONFORMANCE_REQUIRE_DEVICE(WaveOps);
   xpu::Program Geo = compileProgram("WaveShuffles");
   const uint32_t W = waveWidth(Geo);
-  // Rows of whole waves, rows of one and a half waves, and waves that span rows and planes.
+  // Rows of whole waves, rows of one and a half waves, and waves that span rows and planes. A
+  // device that starts a wave at each row (llvmpipe) must refuse the native tier a group whose
+  // rows do not hold whole waves, naming why, rather than run it with other waves.
   for (xpu::Dim3 B : {xpu::block(4 * W), xpu::block(2 * W, 2), xpu::block(3 * W / 2, 2),
                       xpu::block(W / 2, 4), xpu::block(W / 4, 2, 4)}) {
     for (uint32_t Rounds : {1u, 3u}) {
-      std::vector<uint8_t> Native = runTier(nullptr, B, 3, Rounds);
       std::vector<uint8_t> Portable = runTier("software", B, 3, Rounds);
+      std::vector<uint8_t> Native;
+      try {
+        Native = runTier(nullptr, B, 3, Rounds);
+      } catch (const xpu::LaunchError& E) {
+        EXPECT_NE(B.x % W, 0u) << E.what();
+        EXPECT_NE(std::string(E.what()).find("starts a wave at each row"), std::string::npos)
+            << E.what();
+        continue;
+      }
       ASSERT_EQ(Native.size(), Portable.size());
       size_t Differ = 0;
       for (size_t I = 0; I < Native.size(); ++I)

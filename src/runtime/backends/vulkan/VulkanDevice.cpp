@@ -230,14 +230,16 @@ bool VulkanDevice::init(std::string& Error) {
     Features.ThreadsPerSm = SM.shaderWarpsPerSM * 32;
   }
   if (Core12 || Has("VK_KHR_driver_properties")) {
-    // Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations without an error, and
-    // loses ordered atomics' results inside loops.
+    // Mesa's llvmpipe (lavapipe) ends every loop after 65,535 iterations without an error,
+    // loses ordered atomics' results inside loops, and starts a subgroup at each row of x (a
+    // block of 12 x 2 has subgroups of 8, 4, 8, 4 lanes).
     VkPhysicalDeviceDriverProperties DP{};
     DP.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
     properties(&DP);
     if (DP.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) {
       Features.MaxLoopIterations = 65535;
       Features.OrderedAtomicsInLoops = false;
+      Features.WavesSpanRows = false;
     }
   }
   {

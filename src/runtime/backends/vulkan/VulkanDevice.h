@@ -30,6 +30,7 @@ struct VulkanFeatures {
   uint64_t MaxLoopIterations = 0;         // a driver's silent loop limit (llvmpipe), 0: none
   uint32_t SmCount = 0, ThreadsPerSm = 0; // VK_NV_shader_sm_builtins; 0: not said
   bool OrderedAtomicsInLoops = true; // false: llvmpipe (BackendDevice::orderedAtomicsInLoopsWork)
+  bool WavesSpanRows = true;         // false: llvmpipe (BackendDevice::wavesSpanRows)
   bool SubgroupBasic = false, SubgroupVote = false, SubgroupBallot = false;
   bool SubgroupShuffle = false, SubgroupArithmetic = false;
   /// A subgroup size Kir.h's wave ops allow: a power of two in 4..64.
@@ -108,6 +109,7 @@ public:
   uint32_t waveWidth() const override {
     return Features.SubgroupBasic && Features.subgroupSizeValid() ? Features.SubgroupSize : 0;
   }
+  bool wavesSpanRows() const override { return Features.WavesSpanRows; }
 
   void* allocate(size_t Bytes) override;
   void release(void* Ptr, size_t Bytes) override;
