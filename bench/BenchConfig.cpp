@@ -3,6 +3,7 @@
 
 #include "PolyBenchSuite.h"
 
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -194,6 +195,12 @@ bool parseBenchConfig(int Argc, char** Argv, BenchConfig& Config, int& ExitCode)
     Config.PolySizes = polybench::Sizes{37, 67, 67, 13, 35, 3};
   }
   return true;
+}
+
+std::string sizeName(uint32_t N) {
+  if (N && (N & (N - 1)) == 0)
+    return "2^" + std::to_string(std::countr_zero(N));
+  return std::to_string(N);
 }
 
 xpu::Program compileKernels(const BenchConfig& Config, const std::string& File) {

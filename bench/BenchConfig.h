@@ -39,6 +39,9 @@ struct BenchConfig {
   polybench::Sizes PolySizes;                 // see docs/benchmarks.md
 };
 
+/// N for a row's name: "2^k" for a power of two, else the number.
+std::string sizeName(uint32_t N);
+
 /// Compiles one of the workloads' kernel files (Config.KernelDir/File) as configured.
 xpu::Program compileKernels(const BenchConfig& Config, const std::string& File);
 

@@ -33,12 +33,6 @@ std::vector<uint8_t> makeBytes(uint32_t N) {
   return Bytes;
 }
 
-std::string sizeName(uint32_t N) {
-  if (N && (N & (N - 1)) == 0)
-    return "2^" + std::to_string(std::countr_zero(N));
-  return std::to_string(N);
-}
-
 } // namespace
 
 void runHistogram(const BenchConfig& Config, ResultTable& Table) {

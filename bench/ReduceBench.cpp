@@ -20,12 +20,6 @@ namespace xpu = cajeta::xpu;
 
 namespace {
 
-std::string sizeName(uint32_t N) {
-  if (N && (N & (N - 1)) == 0)
-    return "2^" + std::to_string(std::countr_zero(N));
-  return std::to_string(N);
-}
-
 /// Runs one variant: OursRun and PeerRun each fill their partials; Total* get the host sums.
 template <class OursFn, class PeerFn>
 void measure(const BenchConfig& Config, ResultRow& Row, xpu::KernelBuffer<float>& Partials,

@@ -2,7 +2,6 @@
 // values in the same order: a workgroup's inclusive prefix sums (Wave.inclusivePrefixSum and the
 // waves' totals through shared memory), butterfly sums of squares (Wave.reduceSum on float32),
 // and votes (Wave.ballot, Wave.any). The results are compared bit for bit.
-#include "CompareExact.h"
 #include "HostArray.h"
 #include "OmpPeers.h"
 #include "Timing.h"
@@ -21,13 +20,7 @@ namespace xpu = cajeta::xpu;
 
 namespace {
 
-std::string sizeName(uint32_t N) {
-  if (N && (N & (N - 1)) == 0)
-    return "2^" + std::to_string(std::countr_zero(N));
-  return std::to_string(N);
-}
-
-/// Whether the N values of Ours and Peer are equal bit for bit; Detail says where not.
+/// Whether Ours and Peer hold the same values bit for bit; Detail says where not.
 template <class T>
 bool sameBits(const std::vector<T>& Ours, const std::vector<T>& Peer, std::string& Detail) {
   size_t Bad = 0, First = 0;
@@ -43,11 +36,22 @@ bool sameBits(const std::vector<T>& Ours, const std::vector<T>& Peer, std::strin
   return false;
 }
 
-void fillTimes(ResultRow& Row, const PairTimes& T) {
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+/// Runs our launch and the peer once, compares what our kernel wrote to Out with PeerOut, times
+/// both sides, and adds the row.
+template <class T, class OursFn, class PeerFn>
+void addRow(const BenchConfig& Config, ResultTable& Table, ResultRow Row, xpu::KernelBuffer<T>& Out,
+            const std::vector<T>& PeerOut, OursFn Ours, PeerFn Peer) {
+  Ours();
+  Peer();
+  std::vector<T> Got(PeerOut.size());
+  Out.download(Got.data(), Got.size());
+  Row.Verified = sameBits(Got, PeerOut, Row.Check);
+  PairTimes Times = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
+  Row.OursMs = Times.OursMs;
+  Row.PeerMs = Times.PeerMs;
+  Row.OursMinMs = Times.OursMinMs;
+  Row.PeerMinMs = Times.PeerMinMs;
+  Table.add(std::move(Row));
 }
 
 } // namespace
@@ -63,8 +67,17 @@ void runWave(const BenchConfig& Config, ResultTable& Table) {
   const uint32_t Groups = N / Block;
   xpu::Program Program = compileKernels(Config, "wave.cj");
   xpu::KernelStream& S = xpu::KernelStream::current();
-  const std::string Shape = "grid " + std::to_string(Groups) + " x blk " + std::to_string(Block);
-  const std::string Tail = " n=" + sizeName(N) + " (width " + std::to_string(Width) + ")";
+  auto RowNamed = [&](const std::string& What, double BytesPerValue) {
+    ResultRow Row;
+    Row.Workload = What + " n=" + sizeName(N) + " (width " + std::to_string(Width) + ")";
+    Row.Shape = "grid " + std::to_string(Groups) + " x blk " + std::to_string(Block);
+    Row.Bytes = BytesPerValue * N;
+    return Row;
+  };
+  auto Launch = [&](const char* Kernel, auto&... Args) {
+    Program.kernel(Kernel).launch(S, xpu::grid(Groups), xpu::block(Block))(Args...);
+    S.sync();
+  };
 
   HostArray X0(N);
   fillPattern(X0, 7);
@@ -73,68 +86,32 @@ void runWave(const BenchConfig& Config, ResultTable& Table) {
   X.upload(XHost.data(), N);
 
   { // The block scan over uint32 values.
-    std::vector<uint32_t> Values(N), OursOut(N), PeerOut(N);
+    std::vector<uint32_t> Values(N), PeerOut(N);
     for (uint32_t I = 0; I < N; ++I)
       Values[I] = std::bit_cast<uint32_t>(XHost[I]) >> 3;
     xpu::KernelBuffer<uint32_t> In(N), Out(N);
     In.upload(Values.data(), N);
-    xpu::Kernel K = Program.kernel("Bench.blockScan");
-    auto Ours = [&] {
-      K.launch(S, xpu::grid(Groups), xpu::block(Block))(Out, In);
-      S.sync();
-    };
-    auto Peer = [&] { blockScanPeer(PeerOut.data(), Values.data(), N, Block); };
-    Ours();
-    Peer();
-    Out.download(OursOut.data(), N);
-    ResultRow Row;
-    Row.Workload = "block scan uint32" + Tail;
-    Row.Shape = Shape;
-    Row.Bytes = 8.0 * N;
-    Row.Verified = sameBits(OursOut, PeerOut, Row.Check);
-    fillTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
-    Table.add(std::move(Row));
+    addRow(
+        Config, Table, RowNamed("block scan uint32", 8.0), Out, PeerOut,
+        [&] { Launch("Bench.blockScan", Out, In); },
+        [&] { blockScanPeer(PeerOut.data(), Values.data(), N, Block); });
   }
   { // Butterfly sums of squares over each wave.
-    std::vector<float> OursOut(N), PeerOut(N);
+    std::vector<float> PeerOut(N);
     xpu::KernelBuffer<float> Out(N);
-    xpu::Kernel K = Program.kernel("Bench.waveSums");
-    auto Ours = [&] {
-      K.launch(S, xpu::grid(Groups), xpu::block(Block))(Out, X);
-      S.sync();
-    };
-    auto Peer = [&] { waveSumsOfSquaresPeer(PeerOut.data(), XHost.data(), N, Width); };
-    Ours();
-    Peer();
-    Out.download(OursOut.data(), N);
-    ResultRow Row;
-    Row.Workload = "wave sums float32" + Tail;
-    Row.Shape = Shape;
-    Row.Bytes = 8.0 * N;
-    Row.Verified = sameBits(OursOut, PeerOut, Row.Check);
-    fillTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
-    Table.add(std::move(Row));
+    addRow(
+        Config, Table, RowNamed("wave sums float32", 8.0), Out, PeerOut,
+        [&] { Launch("Bench.waveSums", Out, X); },
+        [&] { waveSumsOfSquaresPeer(PeerOut.data(), XHost.data(), N, Width); });
   }
   { // Ballots and a vote.
     const float T = 0.5f;
-    std::vector<uint64_t> OursOut(N), PeerOut(N);
+    std::vector<uint64_t> PeerOut(N);
     xpu::KernelBuffer<uint64_t> Out(N);
-    xpu::Kernel K = Program.kernel("Bench.waveVotes");
-    auto Ours = [&] {
-      K.launch(S, xpu::grid(Groups), xpu::block(Block))(Out, X, T);
-      S.sync();
-    };
-    auto Peer = [&] { waveVotesPeer(PeerOut.data(), XHost.data(), N, Width, T); };
-    Ours();
-    Peer();
-    Out.download(OursOut.data(), N);
-    ResultRow Row;
-    Row.Workload = "wave votes" + Tail;
-    Row.Shape = Shape;
-    Row.Bytes = 12.0 * N;
-    Row.Verified = sameBits(OursOut, PeerOut, Row.Check);
-    fillTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
-    Table.add(std::move(Row));
+    addRow(
+        Config, Table, RowNamed("wave votes", 12.0), Out, PeerOut,
+        [&] { Launch("Bench.waveVotes", Out, X, T); },
+        [&] { waveVotesPeer(PeerOut.data(), XHost.data(), N, Width, T); });
   }
 }
 
