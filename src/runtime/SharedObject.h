@@ -1,6 +1,8 @@
 // A shared object loaded from bytes in memory, without touching the file system: memfd_create,
 // then dlopen("/proc/self/fd/N"). The CPU backend's kernel payloads (CpuModule) and a bundle's
-// host code (cajeta_host_run_program) are loaded this way.
+// host code (cajeta_host_run_program) are loaded this way. With CAJETA_XPU_PROFILE_DIR set, each
+// object is written there instead (cajeta-<target>-<content hash>.so) and loaded from that file,
+// so that a profiler (perf) can name the kernels of the running process.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +33,7 @@ private:
   SharedObject(int Fd, void* Handle) : Fd(Fd), Handle(Handle) {}
 
   // The fd stays open while the library is loaded so that its /proc/self/fd/N path, which the
-  // dynamic loader matches by name, is never reused for another object.
+  // dynamic loader matches by name, is never reused for another object (-1: loaded from a file).
   int Fd;
   void* Handle;
 };

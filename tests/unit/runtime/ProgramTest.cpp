@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 using namespace cajeta;
 using namespace cajeta::xpu;
@@ -49,7 +50,8 @@ TEST(Program, AQuadEntryTheManifestNamesMustBeThereWithA32BitIntegerCount) {
   EXPECT_TRUE(contains(loadError(P), "symbol 'cj_K_saxpy_quads' is missing")) << loadError(P);
   Cpu.QuadSymbol = Cpu.Symbol;
   Cpu.QuadCountParam = 2; // a, a float32
-  EXPECT_TRUE(contains(loadError(P), "quadCountParam 2 is not a uint32 or int32 parameter")) << loadError(P);
+  EXPECT_TRUE(contains(loadError(P), "quadCountParam 2 is not a uint32 or int32 parameter"))
+      << loadError(P);
   Cpu.QuadCountParam = 3;
   std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
   Program Loaded = Program::loadMemory(Bytes.data(), Bytes.size());
@@ -232,3 +234,34 @@ TEST(Dispatch, LoadOnAChosenDevice) {
 
 } // namespace
 } // namespace cajeta::xpu::test
+
+TEST(Program, CpuPayloadsAreLoadedFromFilesInTheProfilingFolderWhereAsked) {
+  // CAJETA_XPU_PROFILE_DIR: the payload is written there, named by its contents, and loaded from
+  // that file (a profiler can then read the kernels' symbols); a folder that cannot be written is
+  // a bundle error naming it.
+  namespace fs = std::filesystem;
+  fs::path Dir = fs::temp_directory_path() / ("cajeta-profile-" + std::to_string(::getpid()));
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  ::setenv("CAJETA_XPU_PROFILE_DIR", Dir.c_str(), 1);
+  std::vector<uint8_t> Bytes = testBundleBytes();
+  {
+    Program A = Program::loadMemory(Bytes.data(), Bytes.size());
+    Program B = Program::loadMemory(Bytes.data(), Bytes.size()); // the same file again
+    EXPECT_EQ(A.kernel("K.saxpy").name(), "K.saxpy");
+    std::vector<fs::path> Files;
+    for (const auto& E : fs::directory_iterator(Dir))
+      Files.push_back(E.path());
+    ASSERT_EQ(Files.size(), 1u);
+    EXPECT_EQ(Files[0].extension(), ".so");
+    EXPECT_TRUE(contains(Files[0].filename().string(), "cajeta-cpu-x86_64-"))
+        << Files[0].filename();
+    bundle::Program P = makeTestProgram();
+    EXPECT_EQ(fs::file_size(Files[0]), P.Payloads[0].Bytes.size());
+  }
+  ::setenv("CAJETA_XPU_PROFILE_DIR", (Dir / "no" / "such" / "folder").c_str(), 1);
+  std::string M = messageOf<BundleError>([&] { Program::loadMemory(Bytes.data(), Bytes.size()); });
+  EXPECT_TRUE(contains(M, "CAJETA_XPU_PROFILE_DIR: cannot write")) << M;
+  ::unsetenv("CAJETA_XPU_PROFILE_DIR");
+  fs::remove_all(Dir);
+}
