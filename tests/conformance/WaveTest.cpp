@@ -444,14 +444,15 @@ TEST(Wave, ScansAndBarriersWithCheckBounds) {
 
 /// Runs WaveTiersAgree.mix compiled in the tier CAJETA_GPU_WAVE_IMPL names (null: the backend's
 /// best) on block B, returning every output as bytes.
-std::vector<uint8_t> runTier(const char* Impl, xpu::Dim3 B, uint32_t Groups, uint32_t Rounds) {
+std::vector<uint8_t> runTier(const char* Impl, xpu::Dim3 B, uint32_t Groups, uint32_t Rounds,
+                             const xpu::CompileOptions& Options = {}) {
   const char* Was = std::getenv("CAJETA_GPU_WAVE_IMPL");
   std::string Saved = Was ? Was : "";
   if (Impl)
     setenv("CAJETA_GPU_WAVE_IMPL", Impl, 1);
   else
     unsetenv("CAJETA_GPU_WAVE_IMPL");
-  xpu::Program P = compileProgram("WaveTiersAgree");
+  xpu::Program P = compileProgram("WaveTiersAgree", Options);
   if (Was)
     setenv("CAJETA_GPU_WAVE_IMPL", Saved.c_str(), 1);
   else
@@ -483,9 +484,10 @@ std::vector<uint8_t> runTier(const char* Impl, xpu::Dim3 B, uint32_t Groups, uin
   return Out;
 }
 
-TEST(Wave, NativeAndPortableTiersComputeTheSameBitsOnEveryGroupShape) {
-  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
-  xpu::Program Geo = compileProgram("WaveShuffles");
+/// The native and the portable tier of WaveTiersAgree.mix, compiled with Options, on shapes of
+/// every kind for the width W the options give.
+void checkTiersAgree(const xpu::CompileOptions& Options) {
+  xpu::Program Geo = compileProgram("WaveShuffles", Options);
   const uint32_t W = waveWidth(Geo);
   // Rows of whole waves, rows of one and a half waves, and waves that span rows and planes. A
   // device that starts a wave at each row (llvmpipe) must refuse the native tier a group whose
@@ -493,10 +495,10 @@ TEST(Wave, NativeAndPortableTiersComputeTheSameBitsOnEveryGroupShape) {
   for (xpu::Dim3 B : {xpu::block(4 * W), xpu::block(2 * W, 2), xpu::block(3 * W / 2, 2),
                       xpu::block(W / 2, 4), xpu::block(W / 4, 2, 4)}) {
     for (uint32_t Rounds : {1u, 3u}) {
-      std::vector<uint8_t> Portable = runTier("software", B, 3, Rounds);
+      std::vector<uint8_t> Portable = runTier("software", B, 3, Rounds, Options);
       std::vector<uint8_t> Native;
       try {
-        Native = runTier(nullptr, B, 3, Rounds);
+        Native = runTier(nullptr, B, 3, Rounds, Options);
       } catch (const xpu::LaunchError& E) {
         EXPECT_NE(B.x % W, 0u) << E.what();
         EXPECT_NE(std::string(E.what()).find("starts a wave at each row"), std::string::npos)
@@ -507,9 +509,31 @@ TEST(Wave, NativeAndPortableTiersComputeTheSameBitsOnEveryGroupShape) {
       size_t Differ = 0;
       for (size_t I = 0; I < Native.size(); ++I)
         Differ += Native[I] != Portable[I];
-      EXPECT_EQ(Differ, 0u) << "block (" << B.x << ", " << B.y << ", " << B.z << "), rounds "
-                            << Rounds << ": " << Differ << " bytes differ";
+      EXPECT_EQ(Differ, 0u) << "cpu " << Options.cpu << ", width " << W << ", block (" << B.x
+                            << ", " << B.y << ", " << B.z << "), rounds " << Rounds << ": "
+                            << Differ << " bytes differ";
     }
+  }
+}
+
+TEST(Wave, NativeAndPortableTiersComputeTheSameBitsOnEveryGroupShape) {
+  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
+  checkTiersAgree({});
+}
+
+TEST(Wave, TheCpusNativeTierOnNarrowerVectorsToo) {
+  // The CPU's wave is as wide as the vectors the payload is built for: 8 lanes with AVX2
+  // (x86-64-v3: vpermd on ymm) and 4 with SSE2 (x86-64: permutes element by element), both of
+  // which run on any x86-64 host.
+  CONFORMANCE_REQUIRE_DEVICE(WaveOps);
+  if (std::string(xpu::defaultDevice().backend()) != "cpu")
+    GTEST_SKIP() << "CPU payloads only";
+  for (const char* Cpu : {"x86-64-v3", "x86-64"}) {
+    xpu::CompileOptions O;
+    O.cpu = Cpu;
+    xpu::Program Geo = compileProgram("WaveShuffles", O);
+    EXPECT_EQ(waveWidth(Geo), std::string(Cpu) == "x86-64" ? 4u : 8u) << Cpu;
+    checkTiersAgree(O);
   }
 }
 
