@@ -74,10 +74,7 @@ void runHistogram(const BenchConfig& Config, ResultTable& Table) {
   }
   Row.Bytes = double(N) + 4.0 * BinCount; // read the bytes once, write the bins
   PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
   Table.add(std::move(Row));
 }
 

@@ -48,10 +48,7 @@ void runMatmul(const BenchConfig& Config, ResultTable& Table) {
   Row.Bytes = 12.0 * double(Elems); // read A and B once, write C once (the minimum)
   Row.Flops = 2.0 * double(N) * double(N) * double(N);
   PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
   Table.add(std::move(Row));
 }
 

@@ -67,10 +67,7 @@ ResultRow runCase(const BenchConfig& Config, const xpu::Program& Program, const 
     std::fflush(stdout);
   }
   PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, ours, peer);
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
   return Row;
 }
 

@@ -398,10 +398,7 @@ void runRayTrace(const BenchConfig& Config, ResultTable& Table) {
   Row.Note = "the OpenMP ms column is Embree: rtcIntersect1 per pixel over the MEDIUM scene, "
              "OpenMP dynamic chunks of 64";
   PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
   Table.add(std::move(Row));
 }
 

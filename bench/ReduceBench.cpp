@@ -47,10 +47,7 @@ void measure(const BenchConfig& Config, ResultRow& Row, xpu::KernelBuffer<float>
                 std::fabs(double(OursTotal) - Exact) / std::max(1e-30, std::fabs(Exact)));
   Row.Check += std::string("; ") + Line;
   PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
 }
 
 } // namespace

@@ -1,9 +1,18 @@
 // Printing of the benchmark table: times, bandwidths, ratio (peer / ours), verification.
 #include "ResultTable.h"
 
+#include "Timing.h"
+
 #include <cstdio>
 
 namespace cajeta::bench {
+
+void ResultRow::setTimes(const PairTimes& T) {
+  OursMs = T.OursMs;
+  PeerMs = T.PeerMs;
+  OursMinMs = T.OursMinMs;
+  PeerMinMs = T.PeerMinMs;
+}
 
 bool ResultTable::allVerified() const {
   for (const ResultRow& R : Rows)

@@ -6,6 +6,8 @@
 
 namespace cajeta::bench {
 
+struct PairTimes;
+
 struct ResultRow {
   std::string Workload; // "saxpy n=2^24"
   std::string Shape;    // launch geometry of our kernel
@@ -22,6 +24,9 @@ struct ResultRow {
   std::string Note;      // a remark printed under the table
 
   std::string PassLabel = "exact"; // the check column of a verified row
+
+  /// The four time columns from one comparison of the two sides.
+  void setTimes(const PairTimes& T);
 };
 
 class ResultTable {

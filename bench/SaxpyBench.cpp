@@ -49,10 +49,7 @@ void runSaxpy(const BenchConfig& Config, ResultTable& Table) {
     Row.Verified = compareExact(Got.data(), PY.data(), N, Row.Check);
     Row.Bytes = 12.0 * N; // read x, read y, write y
     PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
-    Row.OursMs = T.OursMs;
-    Row.PeerMs = T.PeerMs;
-    Row.OursMinMs = T.OursMinMs;
-    Row.PeerMinMs = T.PeerMinMs;
+    Row.setTimes(T);
     Table.add(std::move(Row));
   };
   row("Bench.saxpy", "", Groups);

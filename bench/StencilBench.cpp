@@ -70,10 +70,7 @@ void runStencil(const BenchConfig& Config, ResultTable& Table) {
   Row.Verified = verify(Kept, Row.Check);
   Row.Bytes = 8.0 * (double(W) - 2) * (double(H) - 2); // read in once, write out once
   PairTimes T = comparePair(Config.Warmup, Config.Reps, Config.Rounds, oursWith(Kept), peer);
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
   Table.add(Row);
   if (!Config.SweepBlocks || Config.Smoke)
     return;

@@ -57,10 +57,7 @@ void checkRow(ResultRow& Row, double Ours, double Peer, double Bound) {
 }
 
 void setTimes(ResultRow& Row, const PairTimes& T) {
-  Row.OursMs = T.OursMs;
-  Row.PeerMs = T.PeerMs;
-  Row.OursMinMs = T.OursMinMs;
-  Row.PeerMinMs = T.PeerMinMs;
+  Row.setTimes(T);
 }
 
 #if CAJETA_BENCH_HAVE_DNNL

@@ -47,10 +47,7 @@ void addRow(const BenchConfig& Config, ResultTable& Table, ResultRow Row, xpu::K
   Out.download(Got.data(), Got.size());
   Row.Verified = sameBits(Got, PeerOut, Row.Check);
   PairTimes Times = comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer);
-  Row.OursMs = Times.OursMs;
-  Row.PeerMs = Times.PeerMs;
-  Row.OursMinMs = Times.OursMinMs;
-  Row.PeerMinMs = Times.PeerMinMs;
+  Row.setTimes(Times);
   Table.add(std::move(Row));
 }
 
