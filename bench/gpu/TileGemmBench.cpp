@@ -60,7 +60,7 @@ template <> struct Inputs<Half> {
   // 256 x 64 blocks whose four waves share b: the wgmma tier on sm_90a (81920 bytes of stages).
   static constexpr const char* WgmmaKernel = "TileGemm.gemm16w";
   // 256 x 128 blocks of eight waves, b two atoms wide (98304 bytes of stages): mma.sync, or
-  // wgmma's n = 128 where the bundle was built with CAJETA_GPU_WGMMA_WIDE=1.
+  // wgmma's n = 128 on sm_90a (mma.sync where built with CAJETA_GPU_WGMMA_WIDE=0).
   static constexpr const char* WideKernel = "TileGemm.gemm16n";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).

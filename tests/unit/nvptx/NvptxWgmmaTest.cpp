@@ -129,8 +129,8 @@ TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   const std::string OneAtom =
       std::to_string((uint64_t(64) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62));
   EXPECT_NE(Shared.find(OneAtom), std::string::npos) << Shared;
-  // b two atoms wide stays with mma.sync unless asked for (n = 128 has not run on a device yet).
-  EXPECT_EQ(entryBody(Ptx, "W_wide").find("wgmma"), std::string::npos);
+  // b two atoms wide is wgmma's n = 128 (BTilesTwoAtomsWideAreN128 below).
+  EXPECT_NE(entryBody(Ptx, "W_wide").find("m64n128k16"), std::string::npos);
   for (const char* K : {"W_perWave", "W_storeBetween", "W_padded", "W_divergent"}) {
     std::string Body = entryBody(Ptx, K);
     EXPECT_EQ(Body.find("wgmma"), std::string::npos) << K;
@@ -139,13 +139,11 @@ TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   }
 }
 
-// With CAJETA_GPU_WGMMA_WIDE=1, b tiles two 128-byte atoms wide are wgmma.m64n128k16: the
-// descriptor's 8-row blocks 2048 bytes apart, the atoms of a block 1024 (SharedArray::RowAtoms).
-// An array's rows take one width: the other tile loads as any tile.
-TEST(NvptxWgmma, BTilesTwoAtomsWideAreN128WhereAskedFor) {
-  setenv("CAJETA_GPU_WGMMA_WIDE", "1", 1);
+// b tiles two 128-byte atoms wide are wgmma.m64n128k16: the descriptor's 8-row blocks 2048 bytes
+// apart, the atoms of a block 1024 (SharedArray::RowAtoms). An array's rows take one width: the
+// other tile loads as any tile.
+TEST(NvptxWgmma, BTilesTwoAtomsWideAreN128) {
   std::string Ptx = nativeTilePtx(Kernels, "sm_90a");
-  unsetenv("CAJETA_GPU_WGMMA_WIDE");
   ASSERT_FALSE(Ptx.empty());
   const std::string TwoAtoms =
       std::to_string((uint64_t(64) << 16) | (uint64_t(128) << 32) | (uint64_t(1) << 62));
@@ -155,6 +153,18 @@ TEST(NvptxWgmma, BTilesTwoAtomsWideAreN128WhereAskedFor) {
   std::string Mixed = entryBody(Ptx, "W_mixedWidths");
   EXPECT_EQ(countOf(Mixed, "wgmma.mma_async.sync.aligned.m64n64k16"), 4u) << Mixed;
   EXPECT_EQ(Mixed.find("m64n128k16"), std::string::npos) << Mixed;
+  EXPECT_EQ(countOf(entryBody(Ptx, "W_fromShared"), "m64n64k16"), 4u);
+}
+
+// CAJETA_GPU_WGMMA_WIDE=0 keeps wgmma at one atom (n = 64): b two atoms wide takes mma.sync.
+TEST(NvptxWgmma, OneAtomWhereAskedFor) {
+  setenv("CAJETA_GPU_WGMMA_WIDE", "0", 1);
+  std::string Ptx = nativeTilePtx(Kernels, "sm_90a");
+  unsetenv("CAJETA_GPU_WGMMA_WIDE");
+  ASSERT_FALSE(Ptx.empty());
+  std::string Wide = entryBody(Ptx, "W_wide");
+  EXPECT_EQ(Wide.find("wgmma"), std::string::npos) << Wide;
+  EXPECT_NE(Wide.find("mma.sync.aligned"), std::string::npos) << Wide;
   EXPECT_EQ(countOf(entryBody(Ptx, "W_fromShared"), "m64n64k16"), 4u);
 }
 

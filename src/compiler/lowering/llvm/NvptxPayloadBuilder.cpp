@@ -248,7 +248,7 @@ bool NvptxPayloadBuilder::hasWgmma(const std::string& Sm) {
 
 unsigned NvptxPayloadBuilder::wgmmaAtoms() {
   const char* V = std::getenv("CAJETA_GPU_WGMMA_WIDE");
-  return V && std::string(V) == "1" ? 2 : 1;
+  return V && std::string(V) == "0" ? 1 : 2;
 }
 
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {

@@ -58,8 +58,8 @@ public:
   static bool hasMmaSync(const std::string& Sm);
   /// Whether Sm is an architecture-specific target with wgmma (sm_90a).
   static bool hasWgmma(const std::string& Sm);
-  /// The widest b tile the wgmma tier takes, in 128-byte atoms: 1 (n = 64); 2 (n = 128) with
-  /// CAJETA_GPU_WGMMA_WIDE=1, which is emitted and assembled but not yet run on a device.
+  /// The widest b tile the wgmma tier takes, in 128-byte atoms: 2 (n = 128), or 1 (n = 64) with
+  /// CAJETA_GPU_WGMMA_WIDE=0 (for comparing the two forms; wider tiles then take mma.sync).
   static unsigned wgmmaAtoms();
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
