@@ -47,7 +47,8 @@ struct Geometry {
   const char* Kernel;
   uint32_t BlockM, BlockN, Threads, SharedBytes;
   double Target;
-  bool Vulkan; // also run on the Vulkan backend beside our CUDA time
+  bool Vulkan;            // also run on the Vulkan backend beside our CUDA time
+  const char* Label = ""; // what the row's name adds to the block's shape (" 4-stage")
 };
 
 using Half = xpu::float16;
@@ -62,6 +63,8 @@ template <> struct Inputs<Half> {
   // 256 x 128 blocks of eight waves, b two atoms wide (98304 bytes of stages): mma.sync, or
   // wgmma's n = 128 on sm_90a (mma.sync where built with CAJETA_GPU_WGMMA_WIDE=0).
   static constexpr const char* WideKernel = "TileGemm.gemm16n";
+  // The same with four stages (196608 bytes).
+  static constexpr const char* PipelinedKernel = "TileGemm.gemm16p";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -74,6 +77,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* Name = "bf16";
   static constexpr const char* WgmmaKernel = "TileGemm.gemmBf16w";
   static constexpr const char* WideKernel = "TileGemm.gemmBf16n";
+  static constexpr const char* PipelinedKernel = "TileGemm.gemmBf16p";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -182,7 +186,7 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
   }
 
   const std::string Name = std::string("tile gemm ") + Inputs<T>::Name + "->f32 " +
-                           std::to_string(BlockM) + "x" + std::to_string(BlockN) + " " +
+                           std::to_string(BlockM) + "x" + std::to_string(BlockN) + G.Label + " " +
                            std::to_string(Size) + "^3";
   std::string Check = (Gemm.tier("wgmma") == "native" ? "wgmma; " : "") +
                       std::string("64 samples: vs f64 ") + sci(WorstOurs) + " (cuBLAS " +
@@ -388,8 +392,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmW, GemmBf16W, GemmN,
-      GemmBf16N; // keep them loaded
+  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmW, GemmBf16W, GemmN, GemmBf16N, GemmP,
+      GemmBf16P; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -398,6 +402,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmBf16W = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WgmmaKernel);
     GemmN = C.Cuda.load(BundleName).kernel(Inputs<Half>::WideKernel);
     GemmBf16N = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WideKernel);
+    GemmP = C.Cuda.load(BundleName).kernel(Inputs<Half>::PipelinedKernel);
+    GemmBf16P = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::PipelinedKernel);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -411,13 +417,25 @@ void runTileGemmBench(GpuBenchContext& C) {
         Wide{Inputs<Half>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
         WideBf16{Inputs<BFloat16>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
         Wider{Inputs<Half>::WideKernel, 256, 128, 256, 98304, Target, false},
-        WiderBf16{Inputs<BFloat16>::WideKernel, 256, 128, 256, 98304, Target, false};
+        WiderBf16{Inputs<BFloat16>::WideKernel, 256, 128, 256, 98304, Target, false},
+        Pipelined{
+            Inputs<Half>::PipelinedKernel, 256, 128, 256, 196608, WgmmaTarget, false, " 4-stage"},
+        PipelinedBf16{Inputs<BFloat16>::PipelinedKernel,
+                      256,
+                      128,
+                      256,
+                      196608,
+                      WgmmaTarget,
+                      false,
+                      " 4-stage"};
     runOne<Half>(C, *Gemm, Main, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16, MainBf16, Size, Seed);
     runOne<Half>(C, *GemmW, Wide, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16W, WideBf16, Size, Seed);
     runOne<Half>(C, *GemmN, Wider, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16N, WiderBf16, Size, Seed);
+    runOne<Half>(C, *GemmP, Pipelined, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16P, PipelinedBf16, Size, Seed);
     runInt8(C, *GemmInt8, Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
