@@ -237,6 +237,12 @@ void GroupUniformity::demoteAssignmentsIn(const Expr* E) {
 }
 
 void GroupUniformity::checkEval(const Stmt* S, bool UniformControl) {
+  // A prefetch of a range the group shares: once per group is enough (it changes nothing).
+  if (S->E && S->E->K == Expr::Kind::Intrinsic && S->E->IOp == IntrinsicOp::Prefetch) {
+    if (UniformControl && isUniform(S->E->Ops[1]) && isUniform(S->E->Ops[2]))
+      UniformStmts.insert(S);
+    return;
+  }
   std::vector<const Expr*> Assigns;
   bool Ok = statementAssigns(S, Assigns) && UniformControl && !Assigns.empty();
   if (Ok) {

@@ -330,7 +330,8 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "wgmma",
                                 "wgmma_fence",
                                 "wgmma_wait",
-                                "proxy_fence"};
+                                "proxy_fence",
+                                "prefetch"};
   return Names[static_cast<unsigned>(Op)];
 }
 

@@ -288,6 +288,11 @@ enum class IntrinsicOp : uint8_t {
   WgmmaFence,
   WgmmaWait,
   ProxyFence,
+  // Prefetch: {buffer, first, count}: void; a hint that the buffer's elements [first, first +
+  //   count) are read (Dim 0) or written (Dim 1) soon. Made by kir::GridStrideInterchange for
+  //   the CPU's step form (the next step's elements, once per group); it changes no value, and
+  //   a target may lower it to nothing. Elements past the buffer are not touched.
+  Prefetch,
 };
 
 /// Atomic read-modify-write operations (Expr::Kind::Atomic). All return the value the element

@@ -1077,6 +1077,22 @@ private:
       problem(E, "ldmatrix register " + std::to_string(E->Dim) + " of type " + E->Ty.str());
   }
 
+  /// {buffer, first, count}: void, Dim 0 (read) or 1 (written).
+  void verifyPrefetch(const Expr* E) {
+    if (!ops(E, 3))
+      return;
+    verifyExpr(E->Ops[0], Use::Array);
+    if (E->Ops[0]->K != Expr::Kind::Param || !E->Ops[0]->Ty.isBuffer())
+      problem(E, "prefetch of " + E->Ops[0]->Ty.str() + ", not of a buffer parameter");
+    for (size_t I = 1; I < 3; ++I) {
+      verifyExpr(E->Ops[I], Use::Value);
+      if (!E->Ops[I]->Ty.isInteger())
+        problem(E, "prefetch with a " + E->Ops[I]->Ty.str() + " index, not an integer");
+    }
+    if (E->Dim > 1 || !E->Ty.isVoid())
+      problem(E, "prefetch of kind " + std::to_string(E->Dim) + " yielding " + E->Ty.str());
+  }
+
   /// The sm_90a tile tier's leaves (Kir.h, WgmmaReady .. ProxyFence).
   void verifyWgmma(const Expr* E) {
     const IntrinsicOp Op = E->IOp;
@@ -1141,6 +1157,8 @@ private:
       return verifyWords(E);
     if (Op == IntrinsicOp::TileDot)
       return verifyTileDot(E);
+    if (Op == IntrinsicOp::Prefetch)
+      return verifyPrefetch(E);
     if (Op == IntrinsicOp::Supports) {
       ops(E, 0);
       if (!E->Ty.isBool() || E->Index >= CAJETA_XPU_CAP_COUNT)

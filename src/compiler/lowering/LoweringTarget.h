@@ -167,6 +167,10 @@ public:
                            unsigned M, unsigned N, unsigned K, kir::MmaInput In) {
     return false;
   }
+  /// IntrinsicOp::Prefetch: the Bytes bytes from Addr (an i64 count) are read or written soon.
+  /// A hint; the default emits nothing.
+  virtual void emitPrefetch(llvm::IRBuilder<>& B, llvm::Value* Addr, llvm::Value* Bytes,
+                            bool Write) {}
   /// The software ray query's stack walk form (kir::PipelineConfig::RayChildrenAtParent): a
   /// node's two children tested at the node (GPUs), or each node its own box (the default).
   virtual bool rayChildrenAtParent() const { return false; }

@@ -2,8 +2,14 @@
 // step-at-a-time entry (StepSymbol) and the run-once entry (OnceSymbol), the last only where the
 // kernel has exactly one such loop with a count of 32 bits or more. The GPU payloads have one.
 #include "compiler/driver/Compiler.h"
+#include "compiler/kir/GroupUniformity.h"
+#include "compiler/kir/Verifier.h"
+#include "compiler/kir/Walk.h"
+#include "compiler/kir/transforms/GridStrideInterchange.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 using cajeta::driver::Compiler;
 
@@ -94,4 +100,35 @@ TEST(GridStrideEntries, OnlyStepsThatDependOnTheirIndexAloneRunOnAnyGrid) {
     EXPECT_FALSE(M->OnceSymbol.empty()) << Name;
     EXPECT_EQ(M->OnceAnyGrid, std::string(Name) == "K.alone") << Name;
   }
+}
+
+// The step entry prefetches the next step's elements of each buffer a step reads or writes at
+// its index (written ones for writing), once per group: a statement GroupUniformity calls
+// uniform. A buffer read elsewhere than at the index gets none.
+TEST(GridStrideEntries, TheStepFormPrefetchesTheNextStepOncePerGroup) {
+  auto F = Compiler::runFrontend(
+      "t.cj", "import cajeta.xpu.*;\n"
+              "class K {\n"
+              "@Kernel static void k(KernelBuffer<float32> out, KernelBuffer<float32> in, "
+              "KernelBuffer<float32> table, uint32 n) {\n"
+              "  for (i, float32 v : in.range(n)) { out[i] = v + table[i / 2u]; }\n"
+              "}\n"
+              "}\n");
+  ASSERT_TRUE(F.Ok) << F.Diagnostics;
+  auto& K = const_cast<cajeta::kir::Function&>(*F.Kir->findFunction("K.k")); // the test owns it
+  cajeta::kir::Module Scratch;
+  cajeta::kir::GridStrideInterchange::rewrite(K, Scratch);
+  cajeta::kir::GroupUniformity Uniform(K);
+  std::map<uint32_t, uint8_t> Prefetched; // buffer parameter -> Dim (1: written)
+  cajeta::kir::forEachStmt(K.Body, [&](const cajeta::kir::Stmt* S) {
+    if (S->K != cajeta::kir::Stmt::Kind::Eval || !S->E ||
+        S->E->K != cajeta::kir::Expr::Kind::Intrinsic ||
+        S->E->IOp != cajeta::kir::IntrinsicOp::Prefetch)
+      return;
+    EXPECT_TRUE(Uniform.isUniformStatement(S));
+    Prefetched[S->E->Ops[0]->Index] = S->E->Dim;
+  });
+  EXPECT_EQ(Prefetched, (std::map<uint32_t, uint8_t>{{0, 1}, {1, 0}}));
+  std::string Problems;
+  EXPECT_TRUE(cajeta::kir::verify(*F.Kir, Problems)) << Problems;
 }

@@ -149,6 +149,38 @@ bool boundSteps(Module& M, Function& F, Stmt* Block, Stmt* L, const CounterForm:
   Body->Body.back() = Guarded;            // replaces the break
   uint32_t Step = uint32_t(U.Locals) + 1; // CounterForm's $t, after its $start
   L->E = Binary(BinaryOp::Lt, Local(Step), Local(StepsLocal));
+  // A step's elements are contiguous across the group, but the next step's start a grid
+  // further on, where the hardware prefetcher has not gone (a group of 256 one-byte elements is
+  // four cache lines): each buffer the step reads or writes at i gets the next step's elements
+  // prefetched at the top of the step, once for the group (a uniform statement).
+  std::map<uint32_t, std::pair<const Expr*, bool>> Buffers; // parameter -> (it, written)
+  forEachExprIn(Guarded->Then, [&](const Expr* E) {
+    if ((E->K != Expr::Kind::Load && E->K != Expr::Kind::Store) || E->Ops.size() < 2 ||
+        E->Ops[0]->K != Expr::Kind::Param)
+      return;
+    const Expr* Index = E->Ops[1];
+    while (Index->K == Expr::Kind::Cast && !Index->Ops.empty())
+      Index = Index->Ops[0];
+    if (Index->K != Expr::Kind::Local || Index->Index != U.Counter)
+      return;
+    auto& [Buffer, Written] =
+        Buffers.emplace(E->Ops[0]->Index, std::make_pair(E->Ops[0], false)).first->second;
+    Written |= E->K == Expr::Kind::Store;
+  });
+  std::vector<Stmt*> Prefetches;
+  for (const auto& [Param, Use] : Buffers) {
+    Expr* Next = Binary(BinaryOp::Add, First(),
+                        Binary(BinaryOp::Mul, Binary(BinaryOp::Add, Local(Step), Constant(1)),
+                               cloneExpr(Stride, M)));
+    Expr* P = M.newExpr(Expr::Kind::Intrinsic, Type::voidTy(), Loc);
+    P->IOp = IntrinsicOp::Prefetch;
+    P->Dim = Use.second ? 1 : 0;
+    P->Ops = {cloneExpr(Use.first, M), Next, Geometry(IntrinsicOp::GroupDim)};
+    Stmt* S = M.newStmt(Stmt::Kind::Eval, Loc);
+    S->E = P;
+    Prefetches.push_back(S);
+  }
+  Body->Body.insert(Body->Body.begin(), Prefetches.begin(), Prefetches.end());
   return true;
 }
 

@@ -121,6 +121,9 @@ public:
       return false;
     return true;
   }
+  /// One prefetch per 64-byte line of [Addr, Addr + Bytes), into every cache level.
+  void emitPrefetch(llvm::IRBuilder<>& B, llvm::Value* Addr, llvm::Value* Bytes,
+                    bool Write) override;
   /// Whether the target machine has Feature ("+avx512bf16"): its subtarget's bits, which a
   /// named CPU implies (the feature string lists only the host's, for --cpu=native).
   bool has(const char* Feature) const { return TM.getMCSubtargetInfo()->checkFeatures(Feature); }
@@ -730,6 +733,28 @@ void CpuTarget::emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W
   B.CreateStore(Index, launchField(B, Launch, FailedIndexField));
   B.CreateStore(Length, launchField(B, Launch, FailedLengthField));
   B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+void CpuTarget::emitPrefetch(llvm::IRBuilder<>& B, llvm::Value* Addr, llvm::Value* Bytes,
+                             bool Write) {
+  // for (Off = 0; Off < Bytes; Off += 64) prefetch(Addr + Off): a loop of its own, with the
+  // prefetch's locality 3 (every cache level) and data cache.
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::LLVMContext& C = B.getContext();
+  llvm::BasicBlock* Before = B.GetInsertBlock();
+  llvm::BasicBlock* Body = llvm::BasicBlock::Create(C, "prefetch.line", F);
+  llvm::BasicBlock* Done = llvm::BasicBlock::Create(C, "prefetch.done", F);
+  B.CreateCondBr(B.CreateICmpEQ(Bytes, B.getInt64(0)), Done, Body);
+  B.SetInsertPoint(Body);
+  llvm::PHINode* Off = B.CreatePHI(B.getInt64Ty(), 2, "prefetch.off");
+  Off->addIncoming(B.getInt64(0), Before);
+  llvm::Value* Line = B.CreateGEP(B.getInt8Ty(), Addr, Off);
+  B.CreateIntrinsic(llvm::Intrinsic::prefetch, {Line->getType()},
+                    {Line, B.getInt32(Write ? 1 : 0), B.getInt32(3), B.getInt32(1)});
+  llvm::Value* Next = B.CreateAdd(Off, B.getInt64(64));
+  Off->addIncoming(Next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(Next, Bytes), Body, Done);
   B.SetInsertPoint(Done);
 }
 

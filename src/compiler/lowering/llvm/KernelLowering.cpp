@@ -1193,6 +1193,23 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     return nullptr;
   case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
     return unsupported(E, "Device.supports was not folded for this target");
+  case IntrinsicOp::Prefetch: {
+    // The elements [first, first + count) within the buffer's length, as bytes from its start.
+    const BufferValue& Buf = *bufferOf(E->Ops[0]);
+    llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
+    auto Wide = [&](const Expr* O) {
+      llvm::Value* V = emitExpr(O);
+      return O->Ty.isSigned() ? B.CreateSExt(V, B.getInt64Ty()) : B.CreateZExt(V, B.getInt64Ty());
+    };
+    llvm::Value* Length = B.CreateZExtOrTrunc(Buf.Length, B.getInt64Ty());
+    llvm::Value* First = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Wide(E->Ops[1]), Length);
+    llvm::Value* End =
+        B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, B.CreateAdd(First, Wide(E->Ops[2])), Length);
+    const uint64_t Size = LM.getDataLayout().getTypeStoreSize(Elem);
+    Target.emitPrefetch(B, B.CreateGEP(Elem, Buf.Ptr, First),
+                        B.CreateMul(B.CreateSub(End, First), B.getInt64(Size)), E->Dim == 1);
+    return nullptr;
+  }
   case IntrinsicOp::AsyncCommit:
     Target.emitAsyncCommit(B);
     return nullptr;

@@ -482,6 +482,8 @@ uint32_t SpirvEmitter::emitIntrinsic(const Expr* E) {
           {coordinate(IntrinsicOp::GridDim, E->Dim), coordinate(IntrinsicOp::GroupDim, E->Dim)});
     return coordinate(Op, E->Dim);
   }
+  case IntrinsicOp::Prefetch: // a hint; Vulkan has no prefetch
+    return 0;
   case IntrinsicOp::LoadWord:
     return emitLoadWord(E);
   case IntrinsicOp::StoreWords:
