@@ -103,6 +103,40 @@ bool matchX(llvm::Value* V, llvm::PHINode* IV, int64_t& K) {
   return PM::match(X, PM::m_Trunc(PM::m_Specific(IV)));
 }
 
+/// Whether V is IV's low 32 bits plus a value L does not change (W): the grid-stride step
+/// form's `i = start + t * stride` across the work-items of a step.
+bool matchXPlus(llvm::Value* V, llvm::PHINode* IV, llvm::Loop& L, llvm::Value*& W) {
+  llvm::Value *A = nullptr, *C = nullptr;
+  if (!PM::match(V, PM::m_Add(PM::m_Value(A), PM::m_Value(C))))
+    return false;
+  if (PM::match(C, PM::m_Trunc(PM::m_Specific(IV))))
+    std::swap(A, C);
+  if (!PM::match(A, PM::m_Trunc(PM::m_Specific(IV))) || !L.isLoopInvariant(C))
+    return false;
+  W = C;
+  return true;
+}
+
+/// A compare below a bound of X plus an unsigned W the loop does not change: true for the X
+/// below Bound - W where X + W does not wrap (X < 2^32 - W), in i64.
+std::optional<Guard> guardOfSum(llvm::ICmpInst* Cmp, llvm::ICmpInst::Predicate P, llvm::Value* W,
+                                llvm::Value* V, llvm::IRBuilder<>& B) {
+  if (P != llvm::ICmpInst::ICMP_ULT && P != llvm::ICmpInst::ICMP_ULE)
+    return std::nullopt;
+  llvm::Type* I64 = B.getInt64Ty();
+  llvm::Value* Wide = B.CreateZExt(W, I64);
+  llvm::Value* Bound = B.CreateSub(B.CreateZExt(V, I64), Wide);
+  Guard G;
+  G.Cmp = Cmp;
+  G.Value = true;
+  G.Lo = B.getInt64(0);
+  G.Hi = B.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                 P == llvm::ICmpInst::ICMP_ULT ? Bound
+                                                               : B.CreateAdd(Bound, B.getInt64(1)),
+                                 B.CreateSub(B.getInt64(int64_t(1) << 32), Wide));
+  return G;
+}
+
 std::optional<Guard> guardOf(llvm::ICmpInst* Cmp, llvm::Loop& L, llvm::PHINode* IV,
                              llvm::IRBuilder<>& B) {
   if (!Cmp->getOperand(0)->getType()->isIntegerTy(32))
@@ -110,15 +144,23 @@ std::optional<Guard> guardOf(llvm::ICmpInst* Cmp, llvm::Loop& L, llvm::PHINode* 
   int64_t K = 0;
   llvm::ICmpInst::Predicate P = Cmp->getPredicate();
   llvm::Value* V = nullptr;
+  llvm::Value* W = nullptr;
   if (matchX(Cmp->getOperand(0), IV, K))
     V = Cmp->getOperand(1);
   else if (matchX(Cmp->getOperand(1), IV, K)) {
+    V = Cmp->getOperand(0);
+    P = llvm::ICmpInst::getSwappedPredicate(P);
+  } else if (matchXPlus(Cmp->getOperand(0), IV, L, W))
+    V = Cmp->getOperand(1);
+  else if (matchXPlus(Cmp->getOperand(1), IV, L, W)) {
     V = Cmp->getOperand(0);
     P = llvm::ICmpInst::getSwappedPredicate(P);
   } else
     return std::nullopt;
   if (!L.isLoopInvariant(V)) // then it is defined before the preheader's terminator
     return std::nullopt;
+  if (W)
+    return guardOfSum(Cmp, P, W, V, B);
   // Where X + K does not wrap: [NwLo, NwHi), and there X + K compares as X does against V - K.
   const int64_t NwLo = K < 0 ? -K : 0, NwHi = (int64_t(1) << 32) - (K > 0 ? K : 0);
   llvm::Type* I64 = B.getInt64Ty();

@@ -10,7 +10,8 @@
 // innermost or holds one innermost loop (a row each work-item walks), it counts an
 // i64 induction variable up by one to a bound it tests at its latch, it passes no value out, and
 // some compare in it is of the variable's low 32 bits plus a constant against a value the loop
-// does not change, unsigned. Each compare names the range of x where its value is constant
+// does not change, unsigned, or plus such a value below such a bound (the grid-stride step's
+// `i < n`, i = start + t * stride). Each compare names the range of x where its value is constant
 // (within the x for which the constant addition does not wrap); the middle part is where all of
 // them are.
 #pragma once
