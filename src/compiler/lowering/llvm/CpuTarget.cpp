@@ -738,10 +738,13 @@ void CpuTarget::emitBoundsFailure(llvm::IRBuilder<>& B, const WorkItemContext& W
 
 void CpuTarget::emitPrefetch(llvm::IRBuilder<>& B, llvm::Value* Addr, llvm::Value* Bytes,
                              bool Write) {
-  // for (Off = 0; Off < Bytes; Off += 64) prefetch(Addr + Off): a loop of its own, with the
-  // prefetch's locality 3 (every cache level) and data cache.
+  // for (Line = Addr & ~63; Line < Addr + Bytes; Line += 64) prefetch(Line): every line the
+  // range touches, in a loop of its own, locality 3 (every cache level), data cache.
   llvm::Function* F = B.GetInsertBlock()->getParent();
   llvm::LLVMContext& C = B.getContext();
+  llvm::Value* Start = B.CreatePtrToInt(Addr, B.getInt64Ty());
+  llvm::Value* First = B.CreateAnd(Start, B.getInt64(~uint64_t(63)));
+  llvm::Value* End = B.CreateAdd(Start, Bytes);
   llvm::BasicBlock* Before = B.GetInsertBlock();
   llvm::BasicBlock* Body = llvm::BasicBlock::Create(C, "prefetch.line", F);
   llvm::BasicBlock* Done = llvm::BasicBlock::Create(C, "prefetch.done", F);
@@ -749,12 +752,13 @@ void CpuTarget::emitPrefetch(llvm::IRBuilder<>& B, llvm::Value* Addr, llvm::Valu
   B.SetInsertPoint(Body);
   llvm::PHINode* Off = B.CreatePHI(B.getInt64Ty(), 2, "prefetch.off");
   Off->addIncoming(B.getInt64(0), Before);
-  llvm::Value* Line = B.CreateGEP(B.getInt8Ty(), Addr, Off);
+  // The line as Addr's pointer moved back to its line and on: no integer-made pointer.
+  llvm::Value* Line = B.CreateGEP(B.getInt8Ty(), Addr, B.CreateAdd(B.CreateSub(First, Start), Off));
   B.CreateIntrinsic(llvm::Intrinsic::prefetch, {Line->getType()},
                     {Line, B.getInt32(Write ? 1 : 0), B.getInt32(3), B.getInt32(1)});
   llvm::Value* Next = B.CreateAdd(Off, B.getInt64(64));
   Off->addIncoming(Next, B.GetInsertBlock());
-  B.CreateCondBr(B.CreateICmpULT(Next, Bytes), Body, Done);
+  B.CreateCondBr(B.CreateICmpULT(B.CreateAdd(First, Next), End), Body, Done);
   B.SetInsertPoint(Done);
 }
 
