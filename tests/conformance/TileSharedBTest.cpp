@@ -152,6 +152,60 @@ TEST(TileSharedB, ProductsInFlightTogetherAndAStageRewritten) {
   }
 }
 
+// Two stages, each step's products then the next step's copies into the other stage: on compute
+// capability 9.0 the products stay in flight across the copies in groups of four waves, and
+// groups of eight (past the bound the compiler proved the copies for) and of three take mma.sync.
+TEST(TileSharedB, PipelinedCopiesBesideTheProductsInFlight) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Width = P.device().waveWidth();
+  ASSERT_GT(Width, 0u);
+  const xpu::Kernel K = P.kernel("TilesSharedB.pipelined");
+  const uint32_t Staging = 2 * 5120 * 2, MaxThreads = K.footprint().maxThreads;
+  struct Case {
+    uint32_t M, N, K;
+  };
+  unsigned Ran = 0;
+  for (uint32_t Waves : {4u, 3u, 8u}) {
+    // The portable tile's scratch per wave: the 16 x 64 float32 accumulator, a 16 x 16 and b.
+    const size_t Scratch = Waves * (16 * 64 * 4 + (16 * 16 + 16 * 64) * 2);
+    if (Waves * Width > P.device().maxWorkgroupSize() ||
+        (K.tier("tiles") == "portable" && (Scratch + Staging > P.device().maxDynamicSharedBytes() ||
+                                           (MaxThreads && MaxThreads < Waves * Width))))
+      continue;
+    ++Ran;
+    const uint32_t Rows = 16 * Waves;
+    for (Case C : {Case{64, 64, 16}, Case{70, 100, 90}, Case{17, 64, 200}, Case{130, 129, 64}}) {
+      std::vector<xpu::float16> A = halfData(size_t(C.M) * C.K, 800 + C.M),
+                                B = halfData(size_t(C.K) * C.N, 900 + C.N);
+      auto DA = toDevice(A), DB = toDevice(B);
+      auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
+      runKernelShared(K, xpu::grid((C.N + 63) / 64, (C.M + Rows - 1) / Rows),
+                      xpu::block(Waves * Width), Staging, Out, DA, DB, C.M, C.N, C.K);
+      std::vector<float> Got = fromDevice(Out);
+      const std::string What = std::to_string(C.M) + "x" + std::to_string(C.N) + "x" +
+                               std::to_string(C.K) + " waves " + std::to_string(Waves);
+      size_t Bad = 0;
+      for (uint32_t I = 0; I < C.M; ++I)
+        for (uint32_t J = 0; J < C.N; ++J) {
+          DotRef R = dot(
+              C.K, [&](uint32_t L) { return float(A[size_t(I) * C.K + L]); },
+              [&](uint32_t L) { return float(B[size_t(L) * C.N + J]); });
+          float V = Got[size_t(I) * C.N + J];
+          if (!(std::fabs(V - R.Sum) <= 1e-5 * R.Scale + 1e-30) && Bad++ < 5)
+            ADD_FAILURE() << What << ": (" << I << ", " << J << ") is " << V << ", want " << R.Sum;
+        }
+      EXPECT_EQ(Bad, 0u) << What;
+      for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
+        EXPECT_EQ(Got[I], -5.0f) << What << ": written past C at " << I;
+    }
+  }
+  if (!Ran)
+    GTEST_SKIP() << "the portable tile's scratch and the stages fit no group shape on "
+                 << P.device().name();
+}
+
 // The wgmma products are taken exactly where the device lists them (NVIDIA compute capability
 // 9.0, whose bundle code is sm_90a) and the tiles are native.
 TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
@@ -161,7 +215,8 @@ TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
   const bool Wgmma =
       std::find(Shapes.begin(), Shapes.end(), "64x64x16:f16:f16:f32:f32") != Shapes.end() &&
       !(Override && std::string(Override) == "software");
-  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained"})
+  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained",
+                        "TilesSharedB.pipelined"})
     EXPECT_EQ(P.kernel(K).tier("wgmma"), Wgmma ? "native" : "") << K << " on " << P.device().name();
 }
 

@@ -382,6 +382,11 @@ const char* waveOpName(WaveOp Op) {
   return Names[static_cast<unsigned>(Op)];
 }
 
+bool isValueIntrinsic(IntrinsicOp Op) {
+  // The enumeration lists them first, LocalId through MaxNum.
+  return static_cast<unsigned>(Op) <= static_cast<unsigned>(IntrinsicOp::MaxNum);
+}
+
 unsigned mathOperandCount(IntrinsicOp Op) {
   switch (Op) {
   case IntrinsicOp::Pow:

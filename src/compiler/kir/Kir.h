@@ -673,6 +673,9 @@ const char* memoryOrderName(MemoryOrder O);
 const char* waveOpName(WaveOp Op); // the source method name: "reduceSum", "shuffleXor", ...
 /// Operands of a Wave expression: Width/LaneId 0, Shuffle*/Rotate 2, the rest 1.
 unsigned waveOperandCount(WaveOp Op);
+/// Whether Op only computes a value from its operands (geometry, math, the raw primitives,
+/// Bitcast, BufferLength): it reads and writes no memory and no other lane's values.
+bool isValueIntrinsic(IntrinsicOp Op);
 /// Operands of a math intrinsic (Sqrt..Fma): Pow, Min and Max 2, Fma 3, the rest 1.
 unsigned mathOperandCount(IntrinsicOp Op);
 /// Whether a value of type Operand may be operand 0 of Op: votes take bool; reductions and scans

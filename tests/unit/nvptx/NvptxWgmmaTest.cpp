@@ -107,6 +107,73 @@ public final class W {
 }
 )";
 
+// Two stages: the products of one step, then the copies of the next into the other stage (kept
+// beside the products in flight: kir::RangeDisjointness proves them apart for groups of at most
+// 256, the index of the second copy holding the work-item's id unreduced), or into the stage
+// being read (the wait before them).
+const char* Pipelines = R"(import cajeta.xpu.*;
+public final class P {
+    @Kernel
+    public static void nextStage(KernelBuffer<float32> c, KernelBuffer<float16> a) {
+        Shared<float16> s = shared float16[8192];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        for (uint32 kt = 0; kt < 8; kt++) {
+            AsyncCopy.wait(0);
+            Barrier.sync();
+            uint32 st = kt % 2 * 4096;
+            Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
+            Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
+            Group.mac(acc, ta, tb);
+            uint32 sn = (kt + 1) % 2 * 4096;
+            AsyncCopy.copy(s, sn + tid % 256 * 8, a, kt * 2048 + tid * 8, 8, 8);
+            if (tid < 128) {
+                AsyncCopy.copy(s, sn + 2048 + tid * 8, a, kt * 2048 + tid * 8, 8, 8);
+            }
+            AsyncCopy.commit();
+        }
+        acc.store(c, tid / 32 * 1024, 64);
+    }
+    @Kernel
+    public static void sameStage(KernelBuffer<float32> c, KernelBuffer<float16> a) {
+        Shared<float16> s = shared float16[8192];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        for (uint32 kt = 0; kt < 8; kt++) {
+            AsyncCopy.wait(0);
+            Barrier.sync();
+            uint32 st = kt % 2 * 4096;
+            Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
+            Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
+            Group.mac(acc, ta, tb);
+            AsyncCopy.copy(s, st + 2048 + tid % 128 * 8, a, kt * 2048 + tid * 8, 8, 8);
+            AsyncCopy.commit();
+        }
+        acc.store(c, tid / 32 * 1024, 64);
+    }
+}
+)";
+
+TEST(NvptxWgmma, CopiesIntoAnotherStageGoBesideTheProductsInFlight) {
+  std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  // What follows a product first: the next stage's copies, or its wait.
+  const std::regex After(
+      "wgmma\\.mma_async[^\\n]*\\n(?:(?!wgmma\\.wait_group|cp\\.async\\.cg)[\\s\\S])*"
+      "(cp\\.async\\.cg|wgmma\\.wait_group)");
+  std::smatch Next, Same;
+  const std::string NextStage = entryBody(Ptx, "P_nextStage"),
+                    SameStage = entryBody(Ptx, "P_sameStage");
+  ASSERT_TRUE(std::regex_search(NextStage, Next, After)) << NextStage;
+  EXPECT_EQ(Next[1].str(), "cp.async.cg") << NextStage;
+  // The wgmma body runs in groups of whole warpgroups of at most 256 work-items.
+  EXPECT_TRUE(std::regex_search(NextStage, std::regex("setp\\.gt\\.u32\\s+%p\\d+, %r\\d+, 256;")))
+      << NextStage;
+  ASSERT_TRUE(std::regex_search(SameStage, Same, After)) << SameStage;
+  EXPECT_EQ(Same[1].str(), "wgmma.wait_group") << SameStage;
+  EXPECT_EQ(SameStage.find(", 256;"), std::string::npos) << SameStage;
+}
+
 TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   std::string Ptx = nativeTilePtx(Kernels, "sm_90a");
   ASSERT_FALSE(Ptx.empty());

@@ -5,6 +5,7 @@
 
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Clone.h"
+#include "compiler/kir/RangeDisjointness.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/TileFragments.h"
 #include "compiler/kir/transforms/TileTierRules.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -81,9 +83,10 @@ public:
       // other groups take mma.sync throughout.
       Stmt* Plain = cloneStmt(F.Body, M);
       freshLoopIds(Plain);
+      Ranges = std::make_unique<RangeDisjointness>(F);
       F.Body = rewrite(F.Body);
       Wgmma.Tiles.clear();
-      F.Body = B.ifThen(wholeWarpgroups(), F.Body, rewrite(Plain));
+      F.Body = B.ifThen(wgmmaGroups(), F.Body, rewrite(Plain));
     } else {
       F.Body = rewrite(F.Body);
     }
@@ -175,6 +178,7 @@ private:
       return nullptr;
     if (S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Tile) {
       B.setLoc(S->E->Loc);
+      Lowering = S;
       return lower(S->E);
     }
     // Shared memory that wgmma reads (through the asynchronous proxy) is published by a proxy
@@ -194,8 +198,14 @@ private:
       // block's end at the latest.
       std::vector<Stmt*> Out;
       for (Stmt* Child : S->Body) {
-        if (!InFlight.empty() && !keepsProductsInFlight(Child))
-          Out.push_back(waitForProducts());
+        if (!InFlight.empty()) {
+          if (!keepsProductsInFlight(Child))
+            Out.push_back(waitForProducts());
+          else if (Child->K == Stmt::Kind::If) { // no tile in it: nothing to lower
+            Out.push_back(Child);
+            continue;
+          }
+        }
         DeferWait = true;
         Out.push_back(rewrite(Child));
         DeferWait = false;
@@ -236,30 +246,84 @@ private:
   }
 
   /// Whether statement S (of a block, after wgmma products into the InFlight tiles were issued)
-  /// leaves them in flight: a load into another tile, a mac that issues more of them, or work
-  /// that touches no tile and writes no memory and calls nothing.
-  bool keepsProductsInFlight(const Stmt* S) const {
+  /// leaves them in flight: a load into another tile, a mac that issues more of them, work that
+  /// touches no tile and writes no memory and calls nothing, the copies' commits and waits, and
+  /// a copy into shared memory that the products do not read (a pipeline's next stage). No
+  /// barrier: past one, another wave may write what this wave's products still read.
+  bool keepsProductsInFlight(const Stmt* S) {
+    if (S->K == Stmt::Kind::If) // a condition and arms that keep them, with no tile in them
+      return quiet(S->E) && keepsProductsInFlightIn(S->Then) && keepsProductsInFlightIn(S->Else);
     if (S->K != Stmt::Kind::Eval || !S->E)
       return false;
+    if (S->E->K == Expr::Kind::Intrinsic) {
+      if (S->E->IOp == IntrinsicOp::AsyncCommit || S->E->IOp == IntrinsicOp::AsyncWait)
+        return true;
+      if (S->E->IOp == IntrinsicOp::AsyncCopy)
+        return copyMissesProducts(S);
+    }
     if (S->E->K == Expr::Kind::Tile)
       return (S->E->TOp == TileOp::Load && !InFlight.count(S->E->Index)) ||
              (S->E->TOp == TileOp::Mac && Wgmma.Tiles.count(S->E->Ops[1]->Index));
+    return quiet(S->E);
+  }
+  /// The same for an If's arm (null, a block or one statement), its tile statements excluded.
+  bool keepsProductsInFlightIn(const Stmt* S) {
+    if (!S)
+      return true;
+    if (S->K == Stmt::Kind::Block) {
+      for (const Stmt* C : S->Body)
+        if (!keepsProductsInFlightIn(C))
+          return false;
+      return true;
+    }
+    return !(S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Tile) &&
+           keepsProductsInFlight(S);
+  }
+  /// Whether evaluating E touches no tile, writes no memory and calls nothing.
+  static bool quiet(const Expr* Root) {
     bool Quiet = true;
-    forEachExpr(S->E, [&](const Expr* E) {
+    forEachExpr(Root, [&](const Expr* E) {
       Quiet &= E->K != Expr::Kind::Store && E->K != Expr::Kind::Atomic &&
                E->K != Expr::Kind::Call && E->K != Expr::Kind::Dispatch &&
-               E->K != Expr::Kind::Intrinsic && E->K != Expr::Kind::Wave;
+               (E->K != Expr::Kind::Intrinsic || isValueIntrinsic(E->IOp)) &&
+               E->K != Expr::Kind::Wave && E->K != Expr::Kind::Tile && E->K != Expr::Kind::RayQuery;
     });
     return Quiet;
   }
 
-  /// Whether the group is whole warpgroups (128 work-items): wgmma's instructions are issued by
-  /// all four waves of one, or by none.
-  Expr* wholeWarpgroups() {
-    Expr* Group = B.bin(
-        BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
-        B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 1), B.geom(IntrinsicOp::GroupDim, 2)));
-    return B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, Group, B.u32(128)), B.u32(0));
+  /// Whether copy S (an AsyncCopy into shared memory) writes none of what the products in flight
+  /// read, for every work-item of a group of at most 1024, or of at most a smaller power of two
+  /// (then the wgmma version of the body runs only in groups that small: GroupBound).
+  bool copyMissesProducts(const Stmt* S) {
+    const Expr* Dst = S->E->Ops[0];
+    if (Dst->K != Expr::Kind::SharedRef)
+      return false;
+    const RangeDisjointness::Range Write{S->E->Ops[1], S, S->E->Index};
+    uint32_t Bound = GroupBound;
+    for (const ProductRead& R : Reading) {
+      if (R.Array != Dst->Index)
+        continue;
+      while (Bound >= 128 && !Ranges->disjoint(R.Read, Write, R.Block, Bound))
+        Bound /= 2;
+      if (Bound < 128)
+        return false;
+    }
+    GroupBound = Bound;
+    return true;
+  }
+
+  /// Whether the group is whole warpgroups (128 work-items), wgmma's instructions being issued by
+  /// all four waves of one or by none, and no larger than GroupBound.
+  Expr* wgmmaGroups() {
+    auto Group = [&] {
+      return B.bin(
+          BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
+          B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 1), B.geom(IntrinsicOp::GroupDim, 2)));
+    };
+    Expr* Whole = B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, Group(), B.u32(128)), B.u32(0));
+    if (GroupBound >= MaxGroup)
+      return Whole;
+    return B.bin(BinaryOp::And, Whole, B.bin(BinaryOp::Le, Group(), B.u32(GroupBound)));
   }
 
   /// Waits for every wgmma product issued (the accumulators of the InFlight tiles). Only in
@@ -270,6 +334,7 @@ private:
       for (uint32_t L : Regs[T])
         All.push_back(B.l(L));
     InFlight.clear();
+    Reading.clear();
     return B.eval(B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), All));
   }
 
@@ -802,6 +867,7 @@ private:
       std::vector<uint32_t> Args = memoryArgs(E, Out);
       if (E->TOp == TileOp::Load && Wgmma.Tiles.count(T)) {
         SharedB[T] = {E, Args}; // read where it is multiplied (WgmmaOperands)
+        SharedBAt[T] = Lowering;
         break;
       }
       if (E->TOp == TileOp::Load) {
@@ -851,6 +917,7 @@ private:
         Slow.push_back(waitForProducts());
       wgmmaProduct(T, A, Load->Ops[0], Args[0], Fast);
       InFlight.insert(T);
+      Reading.push_back(productRead(Load, Bt));
       if (!Defer)
         Fast.push_back(waitForProducts());
       loadFragments(Load, Bt, Args, Slow);
@@ -957,6 +1024,26 @@ private:
       }
   }
 
+  /// What a wgmma product reads until it is waited for: b's rows at Load's offset, as evaluated
+  /// where the tile was loaded.
+  struct ProductRead {
+    uint32_t Array;
+    RangeDisjointness::Range Read;
+    uint64_t Block; // elements the array's layout permutes among (its swizzle's blocks)
+  };
+  ProductRead productRead(const Expr* Load, uint32_t Bt) {
+    const Type Ty = F.Locals[Bt].Ty;
+    const SharedArray& SA = F.SharedArrays[Load->Ops[0]->Index];
+    const Expr* Stride = Load->Ops[2];
+    uint64_t Length = 0; // unknown stride: nothing is proved disjoint
+    if (Stride->K == Expr::Kind::Const && Stride->IntValue > 0)
+      Length = uint64_t(Ty.Rows - 1) * uint64_t(Stride->IntValue) + Ty.Cols;
+    const uint64_t Block = SA.Swizzle128 ? 1024u * SA.RowAtoms / scalarTypeSize(SA.Elem) : 1;
+    return {Load->Ops[0]->Index, {Load->Ops[1], SharedBAt.at(Bt), Length}, Block};
+  }
+
+  static constexpr uint32_t MaxGroup = 1024; // work-items in a CUDA block
+
   Module& M;
   Function& F;
   const TileLoweringConfig& C;
@@ -971,8 +1058,13 @@ private:
   std::set<uint32_t> InFlight; // tiles whose wgmma products are issued and not waited for
   bool DeferWait = false;      // the statement being lowered is in a block (rewrite)
   std::map<uint32_t, std::pair<Expr*, std::vector<uint32_t>>> SharedB; // -> (its load, args)
-  bool DoesNotFit = false; // the portable scratch does not fit the target
-  uint32_t Waves = 0;      // portable: the scratch's waves per group
+  std::map<uint32_t, const Stmt*> SharedBAt; // -> the statement that loaded it
+  const Stmt* Lowering = nullptr;            // the tile statement being lowered
+  std::unique_ptr<RangeDisjointness> Ranges; // over the body before the wgmma rewrite
+  std::vector<ProductRead> Reading;          // what the InFlight products read
+  uint32_t GroupBound = MaxGroup;            // the wgmma body's largest group (copyMissesProducts)
+  bool DoesNotFit = false;                   // the portable scratch does not fit the target
+  uint32_t Waves = 0;                        // portable: the scratch's waves per group
   uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0,
            FourTLocal = 0;
 };
