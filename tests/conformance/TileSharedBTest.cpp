@@ -13,6 +13,27 @@
 namespace conformance {
 namespace {
 
+/// Got (C, m x n, then elements that must stay -5) is A (m x k) . B (k x n) within Band of the
+/// float64 reference.
+template <class In>
+void expectProduct(const std::vector<In>& A, const std::vector<In>& B,
+                   const std::vector<float>& Got, uint32_t M, uint32_t N, uint32_t K, double Band,
+                   const std::string& What) {
+  size_t Bad = 0;
+  for (uint32_t I = 0; I < M; ++I)
+    for (uint32_t J = 0; J < N; ++J) {
+      DotRef R = dot(
+          K, [&](uint32_t L) { return float(A[size_t(I) * K + L]); },
+          [&](uint32_t L) { return float(B[size_t(L) * N + J]); });
+      float V = Got[size_t(I) * N + J];
+      if (!(std::fabs(V - R.Sum) <= Band * R.Scale + 1e-30) && Bad++ < 5)
+        ADD_FAILURE() << What << ": (" << I << ", " << J << ") is " << V << ", want " << R.Sum;
+    }
+  EXPECT_EQ(Bad, 0u) << What;
+  for (size_t I = size_t(M) * N; I < Got.size(); ++I)
+    EXPECT_EQ(Got[I], -5.0f) << What << ": written past C at " << I;
+}
+
 /// Kernel (a step Depth deep, blocks Cols wide) on sizes that are not multiples of its blocks,
 /// for every group shape and staging offset; false when the device's workgroup memory cannot
 /// hold it.
@@ -58,20 +79,7 @@ bool checkGemm(const xpu::Program& P, const std::string& Kernel, uint32_t Depth,
         const std::string What = Kernel + " " + std::to_string(C.M) + "x" + std::to_string(C.N) +
                                  "x" + std::to_string(C.K) + " waves " + std::to_string(Waves) +
                                  " b at +" + std::to_string(Past);
-        size_t Bad = 0;
-        for (uint32_t I = 0; I < C.M; ++I)
-          for (uint32_t J = 0; J < C.N; ++J) {
-            DotRef R = dot(
-                C.K, [&](uint32_t L) { return float(A[size_t(I) * C.K + L]); },
-                [&](uint32_t L) { return float(B[size_t(L) * C.N + J]); });
-            float V = Got[size_t(I) * C.N + J];
-            if (!(std::fabs(V - R.Sum) <= Band * R.Scale + 1e-30) && Bad++ < 5)
-              ADD_FAILURE() << What << ": (" << I << ", " << J << ") is " << V << ", want "
-                            << R.Sum;
-          }
-        EXPECT_EQ(Bad, 0u) << What;
-        for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
-          EXPECT_EQ(Got[I], -5.0f) << What << ": written past C at " << I;
+        expectProduct(A, B, Got, C.M, C.N, C.K, Band, What);
       }
   }
   return true;
@@ -186,19 +194,7 @@ TEST(TileSharedB, PipelinedCopiesBesideTheProductsInFlight) {
       std::vector<float> Got = fromDevice(Out);
       const std::string What = std::to_string(C.M) + "x" + std::to_string(C.N) + "x" +
                                std::to_string(C.K) + " waves " + std::to_string(Waves);
-      size_t Bad = 0;
-      for (uint32_t I = 0; I < C.M; ++I)
-        for (uint32_t J = 0; J < C.N; ++J) {
-          DotRef R = dot(
-              C.K, [&](uint32_t L) { return float(A[size_t(I) * C.K + L]); },
-              [&](uint32_t L) { return float(B[size_t(L) * C.N + J]); });
-          float V = Got[size_t(I) * C.N + J];
-          if (!(std::fabs(V - R.Sum) <= 1e-5 * R.Scale + 1e-30) && Bad++ < 5)
-            ADD_FAILURE() << What << ": (" << I << ", " << J << ") is " << V << ", want " << R.Sum;
-        }
-      EXPECT_EQ(Bad, 0u) << What;
-      for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
-        EXPECT_EQ(Got[I], -5.0f) << What << ": written past C at " << I;
+      expectProduct(A, B, Got, C.M, C.N, C.K, 1e-5, What);
     }
   }
   if (!Ran)
