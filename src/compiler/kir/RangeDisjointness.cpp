@@ -273,15 +273,18 @@ bool RangeDisjointness::disjoint(const Range& Earlier, const Range& Later, uint6
   const StageTerm &S = *A->Stage, &T = *B->Stage;
   if (S.Period != T.Period || S.Stages != T.Stages || S.Counter != T.Counter || S.Period % Block)
     return false;
+  // No index past 2^32 (the sum of stage and rest is the index itself).
+  auto NoWrap = [&](const Interval& Rest, uint64_t Length) {
+    return S.Period * (S.Stages - 1) + Rest.Hi + Length - 1 <= U32Max;
+  };
+  if (!NoWrap(A->Rest, Earlier.Length) || !NoWrap(B->Rest, Later.Length))
+    return false;
   if (S.Offset == T.Offset) // one stage: its two parts apart
     return Apart();
   if ((S.Offset - T.Offset) % S.Stages == 0)
     return false;
-  // Each range within its own stage (the stages' periods whole blocks), and no index past 2^32.
-  auto Within = [&](const Interval& Rest, uint64_t Length) {
-    return Rest.Hi + Length <= S.Period &&
-           S.Period * (S.Stages - 1) + Rest.Hi + Length - 1 <= U32Max;
-  };
+  // Each range within its own stage (the stages' periods whole blocks).
+  auto Within = [&](const Interval& Rest, uint64_t Length) { return Rest.Hi + Length <= S.Period; };
   return Within(A->Rest, Earlier.Length) && Within(B->Rest, Later.Length);
 }
 
