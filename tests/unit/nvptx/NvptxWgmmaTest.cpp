@@ -151,8 +151,37 @@ public final class P {
         }
         acc.store(c, tid / 32 * 1024, 64);
     }
+    // Two products reading two parts of the array, then a copy into the first's: the copy
+    // waits for both, though it misses what the second reads.
+    @Kernel
+    public static void twoReads(KernelBuffer<float32> c, KernelBuffer<float16> a) {
+        Shared<float16> s = shared float16[8192];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        Tile<float16, 16, 16> ta = Tile.load(s, tid / 32 * 256, 16);
+        Tile<float16, 16, 64> tb0 = Tile.load(s, 2048, 64);
+        Tile<float16, 16, 64> tb1 = Tile.load(s, 6144, 64);
+        Group.mac(acc, ta, tb0);
+        Group.mac(acc, ta, tb1);
+        AsyncCopy.copy(s, 2048 + tid % 128 * 8, a, tid * 8, 8, 8);
+        AsyncCopy.commit();
+        acc.store(c, tid / 32 * 1024, 64);
+    }
 }
 )";
+
+TEST(NvptxWgmma, ACopyWaitsForEveryProductItMeets) {
+  std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string Body = entryBody(Ptx, "P_twoReads");
+  const size_t Last = Body.rfind("wgmma.mma_async");
+  ASSERT_NE(Last, std::string::npos) << Body;
+  std::smatch First;
+  const std::string After = Body.substr(Last);
+  ASSERT_TRUE(std::regex_search(After, First, std::regex("cp\\.async\\.cg|wgmma\\.wait_group")))
+      << Body;
+  EXPECT_EQ(First.str(), "wgmma.wait_group") << Body;
+}
 
 TEST(NvptxWgmma, CopiesIntoAnotherStageGoBesideTheProductsInFlight) {
   std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");

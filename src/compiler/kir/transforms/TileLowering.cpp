@@ -329,12 +329,17 @@ private:
   /// Waits for every wgmma product issued (the accumulators of the InFlight tiles). Only in
   /// the body's version for whole warpgroups (run), whose every wave issues it.
   Stmt* waitForProducts() {
+    Stmt* Wait = productsWait();
+    InFlight.clear();
+    Reading.clear();
+    return Wait;
+  }
+  /// The wait itself, where only one path waits (the others keep the products in flight).
+  Stmt* productsWait() {
     std::vector<Expr*> All;
     for (uint32_t T : InFlight)
       for (uint32_t L : Regs[T])
         All.push_back(B.l(L));
-    InFlight.clear();
-    Reading.clear();
     return B.eval(B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), All));
   }
 
@@ -913,8 +918,10 @@ private:
       const auto& [Load, Args] = SharedB.at(Bt);
       const bool Defer = DeferWait;
       std::vector<Stmt*> Fast, Slow;
-      if (!InFlight.empty()) // products of an earlier mac may still write its registers
-        Slow.push_back(waitForProducts());
+      // Products of an earlier mac may still write this tile's registers: mma.sync waits for
+      // them, wgmma keeps them in flight (in order on one accumulator) and what they read.
+      if (!InFlight.empty())
+        Slow.push_back(productsWait());
       wgmmaProduct(T, A, Load->Ops[0], Args[0], Fast);
       InFlight.insert(T);
       Reading.push_back(productRead(Load, Bt));
