@@ -26,7 +26,8 @@
 #   scripts/device-bench.sh profile CARRY KERNEL [BENCH ARGS...]   on the GPU machine: one launch
 #       of the kernels whose name matches the regular expression KERNEL (cj_k_TileGemm_gemm16$),
 #       after two, under Nsight Compute (the toolkit's ncu): its speed of light, occupancy,
-#       scheduler, warp-state and instruction sections, to $OUT/profile.txt. The bench runs
+#       scheduler, warp-state (with each stall reason's warps per issue) and instruction
+#       sections, to $OUT/profile.txt. The bench runs
 #       without CUPTI or Vulkan and with one batch per side (--only tilegemm --tilegemm 4096 ...).
 #
 # On the device machine (the `run` tool) from the repository root:
@@ -185,6 +186,7 @@ profile() {
   "$Ncu" --kernel-name "regex:$Kernel" --launch-skip 2 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
     --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
     "$Carry/bin/cajeta_gpu_bench" --bundles "$Carry/bundles" --no-cupti --no-vulkan \
     --reps 1 --warmup 1 --batch 1 "$@" > "$Out/profile.txt" 2>&1
   local Rc=$?
