@@ -19,9 +19,11 @@ namespace {
 // block of C, grid(ceil(n / BlockN), ceil(m / BlockM)).
 constexpr const char* BundleName = "tilegemm"; // BundleDir/tilegemm.cjx
 constexpr const char* KernelName = "TileGemm.gemm16";
-constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16";    // the same with bfloat16 inputs
-constexpr const char* Int8KernelName = "TileGemm.gemmInt8";        // int8, B transposed
-constexpr uint32_t Int8DynamicSharedBytes = 110592;                // its 3 stages of A and bt
+constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16"; // the same with bfloat16 inputs
+constexpr const char* Int8KernelName = "TileGemm.gemmInt8";     // int8, B transposed
+constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages of A and bt
+// 256 x 128 blocks of eight waves, four stages (196608 bytes): wgmma's 8-bit products on sm_90a.
+constexpr const char* Int8PipelinedKernelName = "TileGemm.gemmInt8p";
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
 constexpr const char* Int8VulkanRowBKernelName = "TileGemm.gemmInt8vRowB"; // b k x n
@@ -275,7 +277,8 @@ std::vector<int8_t> makeInt8Data(size_t N, uint32_t Seed) {
 
 /// The int8 GEMM of Size^3: ours and cuBLAS must agree exactly on every element (int32 sums of
 /// at most 2^14 K products each fit), and sampled elements match an int64 sum on the host.
-void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed) {
+void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t Size,
+             uint32_t Seed) {
   const uint32_t M = Size, N = Size, K = Size;
   const size_t ElemsA = size_t(M) * K, ElemsB = size_t(K) * N, ElemsC = size_t(M) * N;
   xpu::KernelStream& S = C.Cuda.stream();
@@ -288,11 +291,9 @@ void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed
   PeerBytes PeerA(ElemsA), PeerBt(ElemsB), PeerC(ElemsC * 4);
   PeerA.upload(A.data());
   PeerBt.upload(Bt.data());
-  const xpu::Dim3 Grid = xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
-                  Block = xpu::block(BlockThreads);
-  auto ours = [&] {
-    Gemm.launch(S, Grid, Block, Int8DynamicSharedBytes)(OursC, OursA, OursBt, M, N, K);
-  };
+  const xpu::Dim3 Grid = xpu::grid((N + G.BlockN - 1) / G.BlockN, (M + G.BlockM - 1) / G.BlockM),
+                  Block = xpu::block(G.Threads);
+  auto ours = [&] { Gemm.launch(S, Grid, Block, G.SharedBytes)(OursC, OursA, OursBt, M, N, K); };
   // C starts as a value no product here reaches (|sum| <= K 2^14), so an unwritten element fails.
   const int32_t Unwritten = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> Ours(ElemsC, Unwritten), Peer(ElemsC);
@@ -317,10 +318,10 @@ void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed
   }
   std::string Check = "exact: every element equals cuBLAS's, 64 samples equal an int64 sum";
   if (Off || OffHost) {
-    C.fail("tilegemm int8 " + std::to_string(Size) + ": " + std::to_string(Off) +
-           " elements differ from cuBLAS (first at row " + std::to_string(First / N) + " column " +
-           std::to_string(First % N) + "), " + std::to_string(OffHost) +
-           " of 64 samples from the host's int64 sum");
+    C.fail(std::string("tilegemm int8 ") + G.Kernel + " " + std::to_string(Size) + ": " +
+           std::to_string(Off) + " elements differ from cuBLAS (first at row " +
+           std::to_string(First / N) + " column " + std::to_string(First % N) + "), " +
+           std::to_string(OffHost) + " of 64 samples from the host's int64 sum");
     Check = "MISMATCH: " + std::to_string(Off) + " elements off cuBLAS, " +
             std::to_string(OffHost) + " samples off the host";
   }
@@ -329,11 +330,15 @@ void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, uint32_t Size, uint32_t Seed
     return C.Peers.gemmInt8(PeerC, PeerA, PeerBt, M, N, K, Items);
   });
   const double Ops = 2.0 * M * double(N) * K;
-  const std::string Name = "tile gemm s8->s32 (B transposed) " + std::to_string(BlockM) + "x" +
-                           std::to_string(BlockN) + " " + std::to_string(Size) + "^3";
+  const std::string Name = "tile gemm s8->s32 (B transposed) " + std::to_string(G.BlockM) + "x" +
+                           std::to_string(G.BlockN) + G.Label + " " + std::to_string(Size) + "^3";
+  if (G.Target == WgmmaTarget)
+    Check = (Gemm.tier("wgmma") == "native" ? "wgmma; " : "no wgmma; ") + Check;
   addRow(C, Md,
          ResultRow{Name, C.Peers.cublasVersion() + " GemmEx int8 TN", Md.Ours, Md.PeerWall,
-                   Md.PeerGpu, Ops, Ops, "TOP/s", Target, Check});
+                   Md.PeerGpu, Ops, Ops, "TOP/s", G.Target, Check});
+  if (!G.Vulkan)
+    return;
 
   // The same GEMM on the Vulkan backend of the same GPU, equal to our CUDA result on every
   // element: gemmInt8v (48 KiB of stages) on bt, whose b fragments load column-major, and
@@ -392,12 +397,13 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmW, GemmBf16W, GemmN, GemmBf16N, GemmP,
-      GemmBf16P; // keep them loaded
+  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
+      GemmBf16N, GemmP, GemmBf16P; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
     GemmInt8 = C.Cuda.load(BundleName).kernel(Int8KernelName);
+    GemmInt8P = C.Cuda.load(BundleName).kernel(Int8PipelinedKernelName);
     GemmW = C.Cuda.load(BundleName).kernel(Inputs<Half>::WgmmaKernel);
     GemmBf16W = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WgmmaKernel);
     GemmN = C.Cuda.load(BundleName).kernel(Inputs<Half>::WideKernel);
@@ -436,7 +442,14 @@ void runTileGemmBench(GpuBenchContext& C) {
     runOne<BFloat16>(C, *GemmBf16N, WiderBf16, Size, Seed);
     runOne<Half>(C, *GemmP, Pipelined, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16P, PipelinedBf16, Size, Seed);
-    runInt8(C, *GemmInt8, Size, Seed);
+    runInt8(C, *GemmInt8,
+            Geometry{Int8KernelName, BlockM, BlockN, BlockThreads, Int8DynamicSharedBytes, Target,
+                     true},
+            Size, Seed);
+    runInt8(
+        C, *GemmInt8P,
+        Geometry{Int8PipelinedKernelName, 256, 128, 256, 196608, WgmmaTarget, false, " 4-stage"},
+        Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
 }

@@ -202,6 +202,65 @@ TEST(TileSharedB, PipelinedCopiesBesideTheProductsInFlight) {
                  << P.device().name();
 }
 
+// int8 b read K-major (bt: n x k row-major, staged in rows of 128 bytes of K), into int32:
+// exact, modulo 2^32, at every staging offset and group shape. On sm_90a, wgmma takes the
+// products whose b starts a block's first row 0, 32 or 64 bytes into it (64 deep: past 64 the
+// tile leaves the atom), mma.sync the others (a later row, 8 bytes in).
+TEST(TileSharedB, Int8KMajorAtEveryOffsetAndGroupShape) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Width = P.device().waveWidth();
+  ASSERT_GT(Width, 0u);
+  const xpu::Kernel K = P.kernel("TilesSharedB.gemmInt8");
+  const uint32_t MaxThreads = K.footprint().maxThreads;
+  struct Case {
+    uint32_t M, N, K;
+  };
+  unsigned Ran = 0;
+  for (uint32_t Waves : {4u, 3u}) {
+    // The portable tile's scratch per wave: the 16 x 64 int32 accumulator, a 16 x 64 and b.
+    const size_t Scratch = Waves * (16 * 64 * 4 + 16 * 64 + 64 * 64);
+    const uint32_t Rows = 16 * Waves, Largest = Rows * 128 + 1024 + 64 * 128;
+    if (K.tier("tiles") == "portable" && (Scratch + Largest > P.device().maxDynamicSharedBytes() ||
+                                          (MaxThreads && MaxThreads < Waves * Width)))
+      continue;
+    ++Ran;
+    for (Case C : {Case{64, 64, 128}, Case{70, 100, 90}, Case{17, 64, 300}, Case{130, 129, 64}}) {
+      std::vector<int8_t> A = intData<int8_t>(size_t(C.M) * C.K, 1100 + C.M),
+                          Bt = intData<int8_t>(size_t(C.N) * C.K, 1200 + C.N);
+      auto DA = toDevice(A), DB = toDevice(Bt);
+      for (uint32_t Past : {0u, 32u, 64u, 1024u, 128u, 8u}) {
+        const uint32_t BOff = Rows * 128 + Past;
+        auto Out = filledBuffer<int32_t>(size_t(C.M) * C.N + 5, -5);
+        runKernelShared(K, xpu::grid((C.N + 63) / 64, (C.M + Rows - 1) / Rows),
+                        xpu::block(Waves * Width), BOff + 64 * 128, Out, DA, DB, C.M, C.N, C.K,
+                        BOff);
+        std::vector<int32_t> Got = fromDevice(Out);
+        const std::string What = std::to_string(C.M) + "x" + std::to_string(C.N) + "x" +
+                                 std::to_string(C.K) + " waves " + std::to_string(Waves) +
+                                 " b at +" + std::to_string(Past);
+        size_t Bad = 0;
+        for (uint32_t I = 0; I < C.M; ++I)
+          for (uint32_t J = 0; J < C.N; ++J) {
+            int64_t Sum = 0;
+            for (uint32_t L = 0; L < C.K; ++L)
+              Sum += int64_t(A[size_t(I) * C.K + L]) * int64_t(Bt[size_t(J) * C.K + L]);
+            const int32_t Want = int32_t(uint32_t(uint64_t(Sum)));
+            if (Got[size_t(I) * C.N + J] != Want && Bad++ < 5)
+              ADD_FAILURE() << What << ": (" << I << ", " << J << ") is "
+                            << Got[size_t(I) * C.N + J] << ", want " << Want;
+          }
+        EXPECT_EQ(Bad, 0u) << What;
+        for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
+          EXPECT_EQ(Got[I], -5) << What << ": written past C at " << I;
+      }
+    }
+  }
+  if (!Ran)
+    GTEST_SKIP() << "the portable tile's scratch and the staging fit no group shape on "
+                 << P.device().name();
+}
+
 // The wgmma products are taken exactly where the device lists them (NVIDIA compute capability
 // 9.0, whose bundle code is sm_90a) and the tiles are native.
 TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
@@ -212,7 +271,7 @@ TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
       std::find(Shapes.begin(), Shapes.end(), "64x64x16:f16:f16:f32:f32") != Shapes.end() &&
       !(Override && std::string(Override) == "software");
   for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained",
-                        "TilesSharedB.pipelined"})
+                        "TilesSharedB.pipelined", "TilesSharedB.gemmInt8"})
     EXPECT_EQ(P.kernel(K).tier("wgmma"), Wgmma ? "native" : "") << K << " on " << P.device().name();
 }
 

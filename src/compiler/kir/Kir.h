@@ -266,16 +266,20 @@ enum class IntrinsicOp : uint8_t {
   // in shared memory. Every lane of the four waves of a warpgroup takes part in each.
   // WgmmaReady: {shared array, offset}: bool; whether the array's start is a multiple of 1024
   //   bytes (the 128-byte swizzle's period) and its element `offset` starts one of its blocks of
-  //   8 rows (SharedArray::RowAtoms): where a b tile may start.
-  // Wgmma: {shared array, offset, a0 .. a3, c0 .. c(4 Dim - 1)}: void; Index is its MmaInput
-  //   (F16 or BF16), Dim = N / 8. wgmma.mma_async.m64nNk16 into float32 with a from registers
+  //   8 rows (SharedArray::RowAtoms): where a b tile may start. Dim 0 for a 16-bit b; for an
+  //   8-bit (K-major) b, its depth in bytes: `offset` then lies in the block's first row, a
+  //   multiple of 32 bytes into it, with Dim bytes left in the row.
+  // Wgmma: {shared array, offset, a0 .. a3, c0 .. c(4 Dim - 1)}: void; Index is its MmaInput,
+  //   Dim = N / 8. F16 or BF16: wgmma.mma_async.m64nNk16 into float32 with a from registers
   //   (the lane's four uint32 pairs in mma.sync's m16n8k16 a layout: the wave's 16 of the 64
   //   rows) and b the 16 x N row-major tile at `offset` in the array, whose rows are N elements
   //   (N / 64 atoms: SharedArray::RowAtoms) and which is 128-byte swizzled
-  //   (SharedArray::Swizzle128). The c operands are
-  //   float32 locals (Expr::Kind::Local), read and written in place: the wave's 16 rows of D in
-  //   mma.sync's m16n8 c layout, one n8 block after another. Asynchronous: the locals hold D
-  //   after the WgmmaWait that follows.
+  //   (SharedArray::Swizzle128). S8 or U8: m64nNk32 into int32 (N a multiple of 16), a in
+  //   mma.sync's m16n8k32 a layout, b the 32 x N tile stored K-major at `offset`: its column n
+  //   the 32 bytes at offset + 128 n of the array, whose rows are one atom (RowAtoms 1). The c
+  //   operands are float32 (int32) locals (Expr::Kind::Local), read and written in place: the
+  //   wave's 16 rows of D in mma.sync's m16n8 c layout, one n8 block after another.
+  //   Asynchronous: the locals hold D after the WgmmaWait that follows.
   // WgmmaFence: {}: void; registers written before it (the a fragments, the accumulators) are
   //   seen by the Wgmmas after it (wgmma.fence).
   // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last wait and waits for

@@ -1101,35 +1101,50 @@ private:
       ops(E, 0);
     } else if (Op == IntrinsicOp::WgmmaWait) {
       for (const Expr* O : E->Ops)
-        if (O->K != Expr::Kind::Local || O->Ty != Type::scalar(ScalarType::F32))
-          problem(E, Name + " of " + O->Ty.str() + ", not of float32 locals");
+        if (O->K != Expr::Kind::Local ||
+            (O->Ty != Type::scalar(ScalarType::F32) && O->Ty != Type::scalar(ScalarType::I32)))
+          problem(E, Name + " of " + O->Ty.str() + ", not of float32 or int32 locals");
     } else {
       const size_t Want = Op == IntrinsicOp::WgmmaReady ? 2 : 6 + 4 * size_t(E->Dim);
       if (!ops(E, Want))
         return;
       verifyExpr(E->Ops[0], Use::Array);
       const ScalarType Elem = E->Ops[0]->Ty.Elem;
+      const bool Bytes = Elem == ScalarType::I8 || Elem == ScalarType::U8;
       if (E->Ops[0]->K != Expr::Kind::SharedRef ||
-          (Elem != ScalarType::F16 && Elem != ScalarType::BF16 && Elem != ScalarType::U16))
-        problem(E, Name + " reads a float16 or bfloat16 shared array, not " + E->Ops[0]->Ty.str());
+          (Elem != ScalarType::F16 && Elem != ScalarType::BF16 && Elem != ScalarType::U16 &&
+           !Bytes))
+        problem(E, Name + " reads a float16, bfloat16, int8 or uint8 shared array, not " +
+                       E->Ops[0]->Ty.str());
       for (size_t I = 1; I < E->Ops.size(); ++I) {
         verifyExpr(E->Ops[I], Use::Value);
         bool Acc = I >= 6;
-        if (E->Ops[I]->Ty != (Acc ? Type::scalar(ScalarType::F32) : U32) ||
+        if (E->Ops[I]->Ty !=
+                (Acc ? Type::scalar(Bytes ? ScalarType::I32 : ScalarType::F32) : U32) ||
             (Acc && E->Ops[I]->K != Expr::Kind::Local))
           problem(E, Name + " operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
       }
+      const bool Input =
+          Bytes ? E->Index == unsigned(MmaInput::S8) || E->Index == unsigned(MmaInput::U8)
+                : E->Index == unsigned(MmaInput::F16) || E->Index == unsigned(MmaInput::BF16);
       if (Op == IntrinsicOp::Wgmma &&
-          ((E->Dim == 0 || E->Dim > 32) ||
-           (E->Index != unsigned(MmaInput::F16) && E->Index != unsigned(MmaInput::BF16))))
+          (E->Dim == 0 || E->Dim > 32 || (Bytes && E->Dim % 2) || !Input))
         problem(E, "wgmma of n = " + std::to_string(8 * E->Dim) + " and input type " +
-                       std::to_string(E->Index) + " (n 8 .. 256, float16 or bfloat16)");
+                       std::to_string(E->Index) +
+                       " (n 8 .. 256 for float16 or bfloat16 arrays, 16 .. 256 in steps of 16 for "
+                       "int8 or uint8 ones)");
+      if (Op == IntrinsicOp::WgmmaReady &&
+          (Bytes ? E->Dim % 32 || !E->Dim || E->Dim > 128 : E->Dim))
+        problem(E, "wgmma readiness of a b " + std::to_string(E->Dim) +
+                       " deep (16-bit b: 0, N-major; 8-bit: 32 .. 128, K-major)");
       if (Op == IntrinsicOp::Wgmma && E->Ops[0]->K == Expr::Kind::SharedRef &&
           E->Ops[0]->Index < Fn->SharedArrays.size()) {
         const SharedArray& SA = Fn->SharedArrays[E->Ops[0]->Index];
-        if (!SA.Swizzle128 || E->Dim != 8u * SA.RowAtoms)
+        if (!SA.Swizzle128 || (Bytes ? SA.RowAtoms != 1 : E->Dim != 8u * SA.RowAtoms))
           problem(E, "wgmma of n = " + std::to_string(8 * E->Dim) + " reads shared array '" +
-                         SA.Name + "', whose rows are not that many swizzled 128-byte atoms");
+                         SA.Name + "', whose rows are not " +
+                         (Bytes ? "one swizzled 128-byte atom of K"
+                                : "that many swizzled 128-byte atoms"));
       }
       if (Op == IntrinsicOp::WgmmaReady) {
         if (!E->Ty.isBool())

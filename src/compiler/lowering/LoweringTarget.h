@@ -143,14 +143,16 @@ public:
   /// The sm_90a tile tier's leaves (IntrinsicOp::WgmmaReady .. ProxyFence); a target without
   /// them returns null or false. Ready: whether Array (a shared array's start) is a multiple of
   /// 1024 bytes and Elem (the address of a b tile in it) a multiple of Block bytes past it (the
-  /// array's blocks of 8 rows: kir::SharedArray::RowAtoms). Wgmma: one m64nNk16 product, N =
-  /// 8 C.size() / 4, of b at BTile (the unswizzled address of its first element; rows of N / 64
-  /// atoms) and the four a registers A into the accumulators C, which it replaces with the
-  /// asynchronous results.
+  /// array's blocks of 8 rows: kir::SharedArray::RowAtoms); with KMajorDepth (a K-major b's K
+  /// bytes), at a multiple of 32 bytes into a row of a block's first with its depth inside the
+  /// row. Wgmma: one product of the four a registers A and b at BTile (the unswizzled address of
+  /// its first element) into the accumulators C, which it replaces with the asynchronous
+  /// results: 16-bit In, m64nNk16 into float32, N = 8 C.size() / 4, b's rows of N / 64 atoms;
+  /// 8-bit In, m64nNk32 into int32, b K-major (its columns rows of one atom).
   /// Wait: commits and waits for the products; C (every accumulator they wrote) comes back as
   /// values ordered after the wait.
   virtual llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
-                                      uint32_t Block) {
+                                      uint32_t Block, uint32_t KMajorDepth) {
     return nullptr;
   }
   virtual bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,

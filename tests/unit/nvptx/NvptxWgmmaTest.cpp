@@ -235,6 +235,67 @@ TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   }
 }
 
+// 8-bit b tiles loaded column by column from rows of one atom (K-major, the only layout wgmma
+// takes for 8-bit inputs), into int32: m64nNk32, the descriptor's 8-row groups 1024 bytes apart,
+// each 32-deep step 32 bytes further along the rows. Loaded row-major, they take mma.sync.
+const char* Bytes = R"(import cajeta.xpu.*;
+public final class Q {
+    @Kernel
+    public static void kMajor(KernelBuffer<int32> c, uint32 boff) {
+        Shared<int8> s = shared int8[16384];
+        s[KernelThread.x()] = (int8) 1;
+        Barrier.sync();
+        Tile<int32, 16, 64> acc;
+        Tile<int8, 16, 64> a = Tile.load(s, KernelThread.x() / 32 * 2048, 128);
+        Tile<int8, 64, 64> b = Tile.loadColMajor(s, 8192 + boff, 128);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+    @Kernel
+    public static void unsignedKMajor(KernelBuffer<int32> c) {
+        Shared<uint8> s = shared uint8[16384];
+        s[KernelThread.x()] = (uint8) 1;
+        Barrier.sync();
+        Tile<int32, 16, 64> acc;
+        Tile<uint8, 16, 32> a = Tile.load(s, KernelThread.x() / 32 * 2048, 128);
+        Tile<uint8, 32, 64> b = Tile.loadColMajor(s, 8192, 128);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+    @Kernel
+    public static void rowMajor(KernelBuffer<int32> c) {
+        Shared<int8> s = shared int8[16384];
+        s[KernelThread.x()] = (int8) 1;
+        Barrier.sync();
+        Tile<int32, 16, 64> acc;
+        Tile<int8, 16, 32> a = Tile.load(s, KernelThread.x() / 32 * 2048, 128);
+        Tile<int8, 32, 64> b = Tile.load(s, 8192, 64);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
+}
+)";
+
+TEST(NvptxWgmma, EightBitBTilesAreReadKMajor) {
+  std::string Ptx = nativeTilePtx(Bytes, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string KMajor = entryBody(Ptx, "Q_kMajor");
+  EXPECT_EQ(countOf(KMajor, "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8"), 2u) << KMajor;
+  const std::string Desc =
+      std::to_string((uint64_t(1) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62));
+  EXPECT_NE(KMajor.find(Desc), std::string::npos) << KMajor;
+  // The second 32-deep step's b 32 bytes along the rows, and mma.sync beside for the rest.
+  EXPECT_TRUE(std::regex_search(KMajor, std::regex("add\\.s32\\s+%r\\d+, %r\\d+, 8224;")))
+      << KMajor;
+  EXPECT_NE(KMajor.find("mma.sync.aligned.m16n8k32"), std::string::npos) << KMajor;
+  EXPECT_EQ(countOf(entryBody(Ptx, "Q_unsignedKMajor"),
+                    "wgmma.mma_async.sync.aligned.m64n64k32.s32.u8.u8"),
+            1u);
+  const std::string RowMajor = entryBody(Ptx, "Q_rowMajor");
+  EXPECT_EQ(RowMajor.find("wgmma"), std::string::npos) << RowMajor;
+  EXPECT_NE(RowMajor.find("mma.sync.aligned.m16n8k32"), std::string::npos) << RowMajor;
+}
+
 // b tiles two 128-byte atoms wide are wgmma.m64n128k16: the descriptor's 8-row blocks 2048 bytes
 // apart, the atoms of a block 1024 (SharedArray::RowAtoms). An array's rows take one width: the
 // other tile loads as any tile.

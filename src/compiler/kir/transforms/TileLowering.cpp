@@ -931,6 +931,7 @@ private:
       mmaSync(T, A, Bt, Slow);
       Expr* Ready = B.intrinsic(IntrinsicOp::WgmmaReady, Type::scalar(ScalarType::Bool),
                                 {B.shallowCopy(Load->Ops[0]), B.l(Args[0])});
+      Ready->Dim = Load->Dim ? F.Locals[Bt].Ty.Rows : 0; // a K-major b's depth in its atom
       Out.push_back(B.ifThen(Ready, B.block(Fast), B.block(Slow)));
       break;
     }
@@ -1006,21 +1007,25 @@ private:
         }
   }
 
-  /// T += A . b with wgmma, b the K x N tile at element Offset of shared array Array (64
-  /// columns, 128-byte swizzled): each wave's 16-row blocks of a and of T take part, one block
-  /// at a time, in a product the warpgroup issues together (the wave's rows are its own, since
-  /// each wave supplies them from its registers). The caller waits for them.
+  /// T += A . b with wgmma, b the K x N tile at element Offset of shared array Array (128-byte
+  /// swizzled; 16-bit b row-major, 8-bit b K-major): each wave's 16-row blocks of a and of T take
+  /// part, one block at a time, in a product the warpgroup issues together (the wave's rows are its
+  /// own, since each wave supplies them from its registers). The caller waits for them.
   void wgmmaProduct(uint32_t T, uint32_t Al, Expr* Array, uint32_t Offset,
                     std::vector<Stmt*>& Out) {
     const Type Ty = F.Locals[T].Ty;
     const std::vector<uint32_t>& A = Regs[Al];
     const std::vector<uint32_t>& R = Regs[T];
-    const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8, Kb = F.Locals[Al].Ty.Cols / 16;
+    // 16-bit: k16 steps down b's rows; 8-bit: k32 steps along its K-major rows (32 bytes).
+    const bool KMajor = perRegister(Al) == 4;
+    const uint32_t Depth = KMajor ? 32 : 16;
+    const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8, Kb = F.Locals[Al].Ty.Cols / Depth;
     Out.push_back(B.eval(B.intrinsic(IntrinsicOp::WgmmaFence, Type::voidTy(), {})));
     for (uint32_t Ki = 0; Ki < Kb; ++Ki)
       for (uint32_t Mi = 0; Mi < Mb; ++Mi) {
+        const uint32_t Step = KMajor ? Ki * Depth : Ki * Depth * Ty.Cols;
         std::vector<Expr*> Ops = {B.shallowCopy(Array),
-                                  B.bin(BinaryOp::Add, B.l(Offset), B.u32(Ki * 16 * Ty.Cols))};
+                                  B.bin(BinaryOp::Add, B.l(Offset), B.u32(Step))};
         for (uint32_t I = 0; I < 4; ++I)
           Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
         for (uint32_t I = 0; I < Nb * 4; ++I)
@@ -1043,8 +1048,9 @@ private:
     const SharedArray& SA = F.SharedArrays[Load->Ops[0]->Index];
     const Expr* Stride = Load->Ops[2];
     uint64_t Length = 0; // unknown stride: nothing is proved disjoint
+    const uint64_t Lines = Load->Dim ? Ty.Cols : Ty.Rows, Line = Load->Dim ? Ty.Rows : Ty.Cols;
     if (Stride->K == Expr::Kind::Const && Stride->IntValue > 0)
-      Length = uint64_t(Ty.Rows - 1) * uint64_t(Stride->IntValue) + Ty.Cols;
+      Length = (Lines - 1) * uint64_t(Stride->IntValue) + Line;
     const uint64_t Block = SA.Swizzle128 ? 1024u * SA.RowAtoms / scalarTypeSize(SA.Elem) : 1;
     return {Load->Ops[0]->Index, {Load->Ops[1], SharedBAt.at(Bt), Length}, Block};
   }

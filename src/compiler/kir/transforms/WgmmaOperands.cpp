@@ -12,9 +12,16 @@ using tiles::Role;
 
 namespace {
 
-/// The rows of a b tile's swizzle atom: 128 bytes of 16-bit elements. A b tile is one atom wide
-/// or two (wgmma's n = 64 or 128), its rows as wide as the tile.
+/// The rows of a b tile's swizzle atom: 128 bytes of 16-bit elements. A 16-bit b tile is one atom
+/// wide or two (wgmma's n = 64 or 128), its rows as wide as the tile.
 constexpr uint64_t RowElements = 64;
+/// An 8-bit b tile is read K-major (wgmma takes no other for 8-bit inputs): loaded column by
+/// column, each of its columns a row of the array one atom (128 bytes of K) long.
+constexpr uint64_t KMajorRow = 128;
+
+bool eightBit(ScalarType T) {
+  return T == ScalarType::I8 || T == ScalarType::U8;
+}
 
 bool isConst(const Expr* E, uint64_t V) {
   return E && E->K == Expr::Kind::Const && uint64_t(E->IntValue) == V;
@@ -53,36 +60,48 @@ public:
               Array = UINT32_MAX - 1;
     });
     // An array's rows are one width: the tiles of a width other than its first lose it.
-    std::map<uint32_t, uint32_t> Cols;
+    std::map<uint32_t, uint32_t> Atoms;
     for (auto& [L, Array] : Candidates)
       if (Array < F.SharedArrays.size() &&
-          Cols.emplace(Array, F.Locals[L].Ty.Cols).first->second != F.Locals[L].Ty.Cols)
+          Atoms.emplace(Array, rowAtoms(L)).first->second != rowAtoms(L))
         Array = UINT32_MAX - 1;
     for (const auto& [L, Array] : Candidates)
       if (Array < F.SharedArrays.size()) {
         Out.Tiles.insert(L);
-        Out.Arrays[Array] = uint8_t(F.Locals[L].Ty.Cols / RowElements);
+        Out.Arrays[Array] = uint8_t(rowAtoms(L));
       }
     return Out;
   }
 
 private:
+  /// 16-bit: rows of 64 or 128 columns, 16 deep steps. 8-bit (K-major): 32 deep steps within
+  /// one atom's 128 bytes of K, n a multiple of 16 up to 256 (wgmma's m64nNk32).
   bool shapeFits(Type T) const {
+    if (eightBit(T.Elem))
+      return T.Rows % 32 == 0 && T.Rows > 0 && T.Rows <= KMajorRow && T.Cols % 16 == 0 &&
+             T.Cols > 0 && T.Cols <= 256;
     return (T.Elem == ScalarType::F16 || T.Elem == ScalarType::BF16) && T.Cols % RowElements == 0 &&
            T.Cols / RowElements >= 1 && T.Cols / RowElements <= MaxAtoms && T.Rows % 16 == 0 &&
            T.Rows > 0;
   }
+  /// The 128-byte atoms of each row of candidate L's array.
+  uint32_t rowAtoms(uint32_t L) const {
+    const Type T = F.Locals[L].Ty;
+    return eightBit(T.Elem) ? 1 : uint32_t(T.Cols / RowElements);
+  }
   void drop(uint32_t L) { Candidates.erase(L); }
 
-  /// Every tile op that touches a candidate: only whole uniform loads from one shared array,
-  /// and macs into float32 that read it as b.
+  /// Every tile op that touches a candidate: only whole uniform loads from one shared array
+  /// (16-bit: row-major, as wide as the rows; 8-bit: column-major from rows of one atom), and
+  /// macs into float32 (16-bit) or int32 (8-bit) that read it as b.
   void checkUse(const Expr* E) {
     if (E->K != Expr::Kind::Tile)
       return;
     const uint32_t T = E->Index;
     if (E->TOp == TileOp::Mac) {
       const uint32_t Bt = E->Ops[1]->Index;
-      if (Candidates.count(Bt) && F.Locals[T].Ty.Elem != ScalarType::F32)
+      const ScalarType Acc = eightBit(F.Locals[Bt].Ty.Elem) ? ScalarType::I32 : ScalarType::F32;
+      if (Candidates.count(Bt) && F.Locals[T].Ty.Elem != Acc)
         drop(Bt);
       return;
     }
@@ -93,8 +112,10 @@ private:
     if (It == Candidates.end())
       return;
     const Type Ty = F.Locals[T].Ty;
-    if (E->TOp != TileOp::Load || E->Dim != 0 || E->Ops[0]->K != Expr::Kind::SharedRef ||
-        !isConst(E->Ops[2], Ty.Cols) || !isConst(E->Ops[3], Ty.Rows) ||
+    const bool KMajor = eightBit(Ty.Elem);
+    if (E->TOp != TileOp::Load || E->Dim != (KMajor ? 1u : 0u) ||
+        E->Ops[0]->K != Expr::Kind::SharedRef ||
+        !isConst(E->Ops[2], KMajor ? KMajorRow : Ty.Cols) || !isConst(E->Ops[3], Ty.Rows) ||
         !isConst(E->Ops[4], Ty.Cols) || !Uniform.isUniform(E->Ops[1]) ||
         (It->second != UINT32_MAX && It->second != E->Ops[0]->Index))
       return drop(T);

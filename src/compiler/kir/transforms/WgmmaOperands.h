@@ -2,10 +2,12 @@
 // b through a shared-memory descriptor, a from registers). A b tile qualifies when reading it at
 // its Group.mac instead of at its load gives the same value, for every wave of the group at once:
 //
-// - it is only ever loaded (row-major, float16 or bfloat16, whole: no valid rows or columns
-//   given) from one shared array at an offset uniform across the workgroup, 64 or 128 columns
-//   wide with a stride of as many elements (rows of one or two 128-byte swizzle atoms; every such
-//   tile of an array as wide), and a multiple of 16 deep;
+// - it is only ever loaded whole (no valid rows or columns given) from one shared array at an
+//   offset uniform across the workgroup: float16 or bfloat16 row-major, 64 or 128 columns wide
+//   with a stride of as many elements (rows of one or two 128-byte swizzle atoms; every such tile
+//   of an array as wide), and a multiple of 16 deep; or int8 or uint8 column-major with a stride
+//   of 128 (K-major: each column of b a row of one atom, which wgmma requires of 8-bit inputs),
+//   a multiple of 32 deep up to 128 and a multiple of 16 wide up to 256;
 // - each mac that multiplies by it follows one of its loads in the same block, with nothing
 //   between that could change that array (no store, copy, atomic, call or barrier, nothing but
 //   straight-line statements);

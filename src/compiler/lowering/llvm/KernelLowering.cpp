@@ -1151,7 +1151,7 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
     llvm::Value* At =
         B.CreateInBoundsGEP(Elem, Buf.Ptr, B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty()));
-    if (llvm::Value* V = Target.emitWgmmaReady(B, Buf.Ptr, At, 1024u * Buf.RowAtoms))
+    if (llvm::Value* V = Target.emitWgmmaReady(B, Buf.Ptr, At, 1024u * Buf.RowAtoms, E->Dim))
       return V;
     return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
   }

@@ -88,7 +88,7 @@ public:
   llvm::Value* emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count, bool Transposed,
                             unsigned Dim) override;
   llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
-                              uint32_t Block) override;
+                              uint32_t Block, uint32_t KMajorDepth) override;
   bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,
                  std::vector<llvm::Value*>& C, kir::MmaInput In) override;
   bool emitWgmmaFence(llvm::IRBuilder<>& B) override {
@@ -641,11 +641,22 @@ llvm::Value* NvptxTarget::emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm:
 }
 
 llvm::Value* NvptxTarget::emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array,
-                                         llvm::Value* Elem, uint32_t Block) {
+                                         llvm::Value* Elem, uint32_t Block, uint32_t KMajorDepth) {
   if (!archSpecific())
     return nullptr;
   llvm::Value* Start = B.CreatePtrToInt(Array, B.getInt64Ty());
   llvm::Value* Past = B.CreateSub(B.CreatePtrToInt(Elem, B.getInt64Ty()), Start);
+  if (KMajorDepth) {
+    // A K-major b: the first of a block's 8 rows (one atom each), 32-byte steps into it, its
+    // depth inside the row (the descriptor's start moves along the row; the swizzle follows).
+    llvm::Value* InRow = B.CreateAnd(Past, B.getInt64(127));
+    return B.CreateAnd(
+        B.CreateICmpEQ(B.CreateAnd(B.CreateOr(Start, B.CreateAnd(Past, B.getInt64(1023 & ~127))),
+                                   B.getInt64(1023)),
+                       B.getInt64(0)),
+        B.CreateAnd(B.CreateICmpEQ(B.CreateAnd(InRow, B.getInt64(31)), B.getInt64(0)),
+                    B.CreateICmpULE(InRow, B.getInt64(128 - KMajorDepth))));
+  }
   if (Block == 1024)
     return B.CreateICmpEQ(B.CreateAnd(B.CreateOr(Start, Past), B.getInt64(1023)), B.getInt64(0));
   return B.CreateAnd(B.CreateICmpEQ(B.CreateAnd(Start, B.getInt64(1023)), B.getInt64(0)),
@@ -655,39 +666,48 @@ llvm::Value* NvptxTarget::emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Arra
 bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
                             llvm::ArrayRef<llvm::Value*> A, std::vector<llvm::Value*>& C,
                             kir::MmaInput In) {
-  if (!archSpecific() || A.size() != 4 || C.empty() || C.size() % 32 ||
-      (In != kir::MmaInput::F16 && In != kir::MmaInput::BF16))
+  const bool Bytes = In == kir::MmaInput::S8 || In == kir::MmaInput::U8;
+  if (!archSpecific() || A.size() != 4 || C.empty() || C.size() % (Bytes ? 8 : 32))
     return false;
-  // b's shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"; N-major, 128-byte
-  // swizzle): the start address >> 4, the leading offset between 64-column atoms (1024 bytes:
-  // a block's 8 rows of one atom, then of the next: kir::SharedArray::RowAtoms), the stride
-  // offset between 8-row groups (the block: 1024 bytes per atom), and the swizzle (mode 1).
-  const uint64_t Atoms = C.size() / 32, BlockBytes = 1024 * Atoms;
+  // b's shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"; 128-byte swizzle, mode
+  // 1): the start address >> 4, the leading and the stride offset. 16-bit b is N-major: the
+  // leading offset steps between 64-column atoms (1024 bytes: a block's 8 rows of one atom,
+  // then of the next: kir::SharedArray::RowAtoms), the stride offset between 8-row groups (the
+  // block: 1024 bytes per atom). 8-bit b is K-major: 8 rows of one atom a group (1024 bytes);
+  // the leading offset is unused with the swizzle (16).
+  const uint64_t Atoms = Bytes ? 1 : C.size() / 32, BlockBytes = 1024 * Atoms;
+  const uint64_t Leading = Bytes ? 16 : 1024;
   llvm::Value* Addr = B.CreatePtrToInt(BTile, B.getInt64Ty());
   llvm::Value* Desc = B.CreateLShr(B.CreateAnd(Addr, B.getInt64(0x3FFFF)), 4);
-  Desc = B.CreateOr(Desc, B.getInt64((uint64_t(1024 >> 4) << 16) |
+  Desc = B.CreateOr(Desc, B.getInt64((uint64_t(Leading >> 4) << 16) |
                                      (uint64_t(BlockBytes >> 4) << 32) | (uint64_t(1) << 62)));
-  // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, a, b-desc, scale-d, scale-a, scale-b,
-  // transpose-b: d = a.b + d (scale-d 1), b transposed (stored N-contiguous: row-major k x n).
+  // 16-bit: wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, a, b-desc, scale-d, scale-a,
+  // scale-b, transpose-b: d = a.b + d (scale-d 1), b transposed (stored N-contiguous: row-major
+  // k x n). 8-bit: wgmma.mma_async.sync.aligned.m64nNk32.s32.T.T d, a, b-desc, scale-d.
   const size_t N = C.size();
-  const char* T = In == kir::MmaInput::BF16 ? "bf16" : "f16";
-  std::string Text =
-      "wgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * N) + "k16.f32." + T + "." + T + " {";
+  const char* T = In == kir::MmaInput::BF16 ? "bf16"
+                  : In == kir::MmaInput::S8 ? "s8"
+                  : In == kir::MmaInput::U8 ? "u8"
+                                            : "f16";
+  std::string Text = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * N) +
+                     (Bytes ? "k32.s32." : "k16.f32.") + T + "." + T + " {";
+  const char* Acc = Bytes ? "=r," : "=f,";
   std::string Constraints;
   for (size_t I = 0; I < N; ++I) {
     Text += (I ? ", $" : "$") + std::to_string(I);
-    Constraints += "=f,";
+    Constraints += Acc;
   }
   Text += "}, {$" + std::to_string(N) + ", $" + std::to_string(N + 1) + ", $" +
           std::to_string(N + 2) + ", $" + std::to_string(N + 3) + "}, $" + std::to_string(N + 4) +
-          ", 1, 1, 1, 1;";
+          (Bytes ? ", 1;" : ", 1, 1, 1, 1;");
   Constraints += "r,r,r,r,l";
   for (size_t I = 0; I < N; ++I)
     Constraints += "," + std::to_string(I); // each accumulator read and written in place
   Constraints += ",~{memory}";
-  std::vector<llvm::Type*> Out(N, B.getFloatTy()), Ins(4, B.getInt32Ty());
+  llvm::Type* AccTy = Bytes ? B.getInt32Ty() : B.getFloatTy();
+  std::vector<llvm::Type*> Out(N, AccTy), Ins(4, B.getInt32Ty());
   Ins.push_back(B.getInt64Ty());
-  Ins.insert(Ins.end(), N, B.getFloatTy());
+  Ins.insert(Ins.end(), N, AccTy);
   auto* Ty = llvm::FunctionType::get(llvm::StructType::get(B.getContext(), Out), Ins, false);
   std::vector<llvm::Value*> Args(A.begin(), A.end());
   Args.push_back(Desc);
@@ -704,10 +724,11 @@ bool NvptxTarget::emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>&
   asmStatement(B, "wgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;");
   // Each accumulator through an empty volatile asm after the wait, so that nothing reading it
   // moves above the wait (volatile asm keeps its order).
-  auto* Ty = llvm::FunctionType::get(B.getFloatTy(), {B.getFloatTy()}, false);
-  auto* Pass = llvm::InlineAsm::get(Ty, "", "=f,0", /*hasSideEffects=*/true);
-  for (llvm::Value*& V : C)
-    V = B.CreateCall(Ty, Pass, {V});
+  for (llvm::Value*& V : C) {
+    auto* Ty = llvm::FunctionType::get(V->getType(), {V->getType()}, false);
+    const char* Pass = V->getType()->isFloatTy() ? "=f,0" : "=r,0"; // float32 or int32
+    V = B.CreateCall(Ty, llvm::InlineAsm::get(Ty, "", Pass, /*hasSideEffects=*/true), {V});
+  }
   return true;
 }
 

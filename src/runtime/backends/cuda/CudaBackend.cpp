@@ -76,8 +76,9 @@ public:
   const std::string& matrixShapes() const override {
     static const std::string MmaSync = "16x8x16:f16:f16:f32:f32,16x8x16:bf16:bf16:f32:f32,"
                                        "16x8x32:s8:s8:s32:s32,16x8x32:u8:u8:s32:s32",
-                             Wgmma =
-                                 MmaSync + ",64x64x16:f16:f16:f32:f32,64x64x16:bf16:bf16:f32:f32",
+                             Wgmma = MmaSync +
+                                     ",64x64x16:f16:f16:f32:f32,64x64x16:bf16:bf16:f32:f32,"
+                                     "64x64x32:s8:s8:s32:s32,64x64x32:u8:u8:s32:s32",
                              None;
     return computeCapability() == 90 ? Wgmma : computeCapability() >= 80 ? MmaSync : None;
   }
