@@ -202,16 +202,16 @@ TEST(TileSharedB, PipelinedCopiesBesideTheProductsInFlight) {
                  << P.device().name();
 }
 
-// int8 b read K-major (bt: n x k row-major, staged in rows of 128 bytes of K), into int32:
+// int8 or uint8 b read K-major (bt: n x k row-major, staged in rows of 128 bytes of K), into int32:
 // exact, modulo 2^32, at every staging offset and group shape. On sm_90a, wgmma takes the
 // products whose b starts a block's first row 0, 32 or 64 bytes into it (64 deep: past 64 the
 // tile leaves the atom), mma.sync the others (a later row, 8 bytes in).
-TEST(TileSharedB, Int8KMajorAtEveryOffsetAndGroupShape) {
+template <class In> void checkEightBitGemm(const char* Kernel, uint64_t Seed) {
   xpu::Program P = compileProgram("TilesSharedB");
   CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
   const uint32_t Width = P.device().waveWidth();
   ASSERT_GT(Width, 0u);
-  const xpu::Kernel K = P.kernel("TilesSharedB.gemmInt8");
+  const xpu::Kernel K = P.kernel(Kernel);
   const uint32_t MaxThreads = K.footprint().maxThreads;
   struct Case {
     uint32_t M, N, K;
@@ -226,8 +226,8 @@ TEST(TileSharedB, Int8KMajorAtEveryOffsetAndGroupShape) {
       continue;
     ++Ran;
     for (Case C : {Case{64, 64, 128}, Case{70, 100, 90}, Case{17, 64, 300}, Case{130, 129, 64}}) {
-      std::vector<int8_t> A = intData<int8_t>(size_t(C.M) * C.K, 1100 + C.M),
-                          Bt = intData<int8_t>(size_t(C.N) * C.K, 1200 + C.N);
+      std::vector<In> A = intData<In>(size_t(C.M) * C.K, Seed + C.M),
+                      Bt = intData<In>(size_t(C.N) * C.K, Seed + 100 + C.N);
       auto DA = toDevice(A), DB = toDevice(Bt);
       for (uint32_t Past : {0u, 32u, 64u, 1024u, 128u, 8u}) {
         const uint32_t BOff = Rows * 128 + Past;
@@ -236,9 +236,9 @@ TEST(TileSharedB, Int8KMajorAtEveryOffsetAndGroupShape) {
                         xpu::block(Waves * Width), BOff + 64 * 128, Out, DA, DB, C.M, C.N, C.K,
                         BOff);
         std::vector<int32_t> Got = fromDevice(Out);
-        const std::string What = std::to_string(C.M) + "x" + std::to_string(C.N) + "x" +
-                                 std::to_string(C.K) + " waves " + std::to_string(Waves) +
-                                 " b at +" + std::to_string(Past);
+        const std::string What = std::string(Kernel) + " " + std::to_string(C.M) + "x" +
+                                 std::to_string(C.N) + "x" + std::to_string(C.K) + " waves " +
+                                 std::to_string(Waves) + " b at +" + std::to_string(Past);
         size_t Bad = 0;
         for (uint32_t I = 0; I < C.M; ++I)
           for (uint32_t J = 0; J < C.N; ++J) {
@@ -261,6 +261,14 @@ TEST(TileSharedB, Int8KMajorAtEveryOffsetAndGroupShape) {
                  << P.device().name();
 }
 
+TEST(TileSharedB, Int8KMajorAtEveryOffsetAndGroupShape) {
+  checkEightBitGemm<int8_t>("TilesSharedB.gemmInt8", 1100);
+}
+
+TEST(TileSharedB, Uint8KMajorAtEveryOffsetAndGroupShape) {
+  checkEightBitGemm<uint8_t>("TilesSharedB.gemmUint8", 1300);
+}
+
 // The wgmma products are taken exactly where the device lists them (NVIDIA compute capability
 // 9.0, whose bundle code is sm_90a) and the tiles are native.
 TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
@@ -270,8 +278,9 @@ TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
   const bool Wgmma =
       std::find(Shapes.begin(), Shapes.end(), "64x64x16:f16:f16:f32:f32") != Shapes.end() &&
       !(Override && std::string(Override) == "software");
-  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained",
-                        "TilesSharedB.pipelined", "TilesSharedB.gemmInt8"})
+  for (const char* K :
+       {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained",
+        "TilesSharedB.pipelined", "TilesSharedB.gemmInt8", "TilesSharedB.gemmUint8"})
     EXPECT_EQ(P.kernel(K).tier("wgmma"), Wgmma ? "native" : "") << K << " on " << P.device().name();
 }
 

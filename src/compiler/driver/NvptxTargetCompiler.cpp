@@ -25,8 +25,9 @@ std::string NvptxTargetCompiler::nativeTiles(const TargetOptions&) const {
   if (lowering::NvptxPayloadBuilder::hasWgmma(Sm))
     return std::string("wgmma.m64n64k16") +
            (lowering::NvptxPayloadBuilder::wgmmaAtoms() > 1 ? " or m64n128k16" : "") +
-           " for b tiles read from 128-byte swizzled shared rows in groups of whole warpgroups, "
-           "mma.sync for the rest: float16 or bfloat16 into float32, int8 or uint8 into int32";
+           " for b tiles read from 128-byte swizzled shared rows in groups of whole warpgroups "
+           "(m64nNk32 for 8-bit b read K-major), mma.sync for the rest: float16 or bfloat16 into "
+           "float32, int8 or uint8 into int32";
   return lowering::NvptxPayloadBuilder::hasMmaSync(Sm)
              ? "mma.sync: float16 or bfloat16 into float32, "
                "int8 or uint8 into int32"
