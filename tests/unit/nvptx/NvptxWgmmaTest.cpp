@@ -183,6 +183,29 @@ TEST(NvptxWgmma, ACopyWaitsForEveryProductItMeets) {
   EXPECT_EQ(First.str(), "wgmma.wait_group") << Body;
 }
 
+// Where the products wait for a copy, and where the wgmma version runs only in small groups,
+// the build says so, naming the lines.
+TEST(NvptxWgmma, NotesSayWhereProductsWaitAndForWhichGroups) {
+  lowering::NvptxBuildOptions O;
+  O.Sm = "sm_90a";
+  O.TileTier = kir::ImplTier::Native;
+  lowering::NvptxBuildResult R = buildSource(Pipelines, O);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  auto Has = [&](const std::string& Text) {
+    for (const std::string& N : R.Notes)
+      if (N.find(Text) != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(Has("[wgmma] kernel 'P.sameStage': the copy at line 36 waits for the products of "
+                  "Group.mac at line 35"));
+  EXPECT_TRUE(Has("[wgmma] kernel 'P.twoReads': the copy at line 53 waits for the products of "
+                  "Group.mac at line 51"));
+  EXPECT_TRUE(Has("[wgmma] kernel 'P.nextStage': wgmma runs in groups of at most 256 work-items, "
+                  "for which the copy at line 18 is proved"));
+  EXPECT_FALSE(Has("kernel 'P.nextStage': the copy"));
+}
+
 TEST(NvptxWgmma, CopiesIntoAnotherStageGoBesideTheProductsInFlight) {
   std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
   ASSERT_FALSE(Ptx.empty());

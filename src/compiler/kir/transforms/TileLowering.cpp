@@ -85,6 +85,7 @@ public:
       freshLoopIds(Plain);
       Ranges = std::make_unique<RangeDisjointness>(F);
       F.Body = rewrite(F.Body);
+      noteGroupBound();
       Wgmma.Tiles.clear();
       F.Body = B.ifThen(wgmmaGroups(), F.Body, rewrite(Plain));
     } else {
@@ -199,9 +200,11 @@ private:
       std::vector<Stmt*> Out;
       for (Stmt* Child : S->Body) {
         if (!InFlight.empty()) {
-          if (!keepsProductsInFlight(Child))
+          Unproved = {};
+          if (!keepsProductsInFlight(Child)) {
+            noteCopyWaits(Child);
             Out.push_back(waitForProducts());
-          else if (Child->K == Stmt::Kind::If) { // no tile in it: nothing to lower
+          } else if (Child->K == Stmt::Kind::If) { // no tile in it: nothing to lower
             Out.push_back(Child);
             continue;
           }
@@ -295,6 +298,7 @@ private:
   /// read, for every work-item of a group of at most 1024, or of at most a smaller power of two
   /// (then the wgmma version of the body runs only in groups that small: GroupBound).
   bool copyMissesProducts(const Stmt* S) {
+    Unproved = {};
     const Expr* Dst = S->E->Ops[0];
     if (Dst->K != Expr::Kind::SharedRef)
       return false;
@@ -305,11 +309,43 @@ private:
         continue;
       while (Bound >= 128 && !Ranges->disjoint(R.Read, Write, R.Block, Bound))
         Bound /= 2;
-      if (Bound < 128)
+      if (Bound < 128) {
+        Unproved = R.Mac;
         return false;
+      }
     }
+    if (Bound < GroupBound)
+      BoundBy = S->Loc;
     GroupBound = Bound;
     return true;
+  }
+
+  /// Notes that statement S (which the products in flight cannot stay across) is a copy into
+  /// shared memory that might write what they read: the kernel may mean it for another stage.
+  void noteCopyWaits(const Stmt* S) {
+    bool Copy = false;
+    forEachStmt(S, [&](const Stmt* X) {
+      if (X->K == Stmt::Kind::Eval && X->E && X->E->K == Expr::Kind::Intrinsic &&
+          X->E->IOp == IntrinsicOp::AsyncCopy)
+        Copy = true;
+    });
+    if (!Copy || !C.Notes || !Unproved.Line)
+      return;
+    C.Notes->push_back(
+        "[wgmma] kernel '" + F.Name + "': the copy at line " + std::to_string(S->Loc.Line) +
+        " waits for the products of Group.mac at line " + std::to_string(Unproved.Line) +
+        ": it is not proved to miss the b rows they read (a copy into another stage "
+        "of a power-of-two ring, `period * ((counter + c) % stages) + rest` with "
+        "every rest inside its period, runs beside them)");
+  }
+  /// Notes that the wgmma version runs only in groups up to GroupBound work-items.
+  void noteGroupBound() {
+    if (GroupBound >= MaxGroup || !C.Notes)
+      return;
+    C.Notes->push_back("[wgmma] kernel '" + F.Name + "': wgmma runs in groups of at most " +
+                       std::to_string(GroupBound) + " work-items, for which the copy at line " +
+                       std::to_string(BoundBy.Line) +
+                       " is proved to miss the products in flight; larger groups take mma.sync");
   }
 
   /// Whether the group is whole warpgroups (128 work-items), wgmma's instructions being issued by
@@ -925,6 +961,7 @@ private:
       wgmmaProduct(T, A, Load->Ops[0], Args[0], Fast);
       InFlight.insert(T);
       Reading.push_back(productRead(Load, Bt));
+      Reading.back().Mac = E->Loc;
       if (!Defer)
         Fast.push_back(waitForProducts());
       loadFragments(Load, Bt, Args, Slow);
@@ -1042,6 +1079,7 @@ private:
     uint32_t Array;
     RangeDisjointness::Range Read;
     uint64_t Block; // elements the array's layout permutes among (its swizzle's blocks)
+    SourceLoc Mac;  // the Group.mac that issued the product
   };
   ProductRead productRead(const Expr* Load, uint32_t Bt) {
     const Type Ty = F.Locals[Bt].Ty;
@@ -1052,7 +1090,7 @@ private:
     if (Stride->K == Expr::Kind::Const && Stride->IntValue > 0)
       Length = (Lines - 1) * uint64_t(Stride->IntValue) + Line;
     const uint64_t Block = SA.Swizzle128 ? 1024u * SA.RowAtoms / scalarTypeSize(SA.Elem) : 1;
-    return {Load->Ops[0]->Index, {Load->Ops[1], SharedBAt.at(Bt), Length}, Block};
+    return {Load->Ops[0]->Index, {Load->Ops[1], SharedBAt.at(Bt), Length}, Block, {}};
   }
 
   static constexpr uint32_t MaxGroup = 1024; // work-items in a CUDA block
@@ -1076,8 +1114,10 @@ private:
   std::unique_ptr<RangeDisjointness> Ranges; // over the body before the wgmma rewrite
   std::vector<ProductRead> Reading;          // what the InFlight products read
   uint32_t GroupBound = MaxGroup;            // the wgmma body's largest group (copyMissesProducts)
-  bool DoesNotFit = false;                   // the portable scratch does not fit the target
-  uint32_t Waves = 0;                        // portable: the scratch's waves per group
+  SourceLoc BoundBy;                         // the copy that set GroupBound
+  SourceLoc Unproved;      // the mac whose products the last copy refused was not proved to miss
+  bool DoesNotFit = false; // the portable scratch does not fit the target
+  uint32_t Waves = 0;      // portable: the scratch's waves per group
   uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0,
            FourTLocal = 0;
 };

@@ -28,6 +28,7 @@
 #include "compiler/kir/Kir.h"
 
 #include <string>
+#include <vector>
 
 namespace cajeta::kir {
 
@@ -54,12 +55,16 @@ struct TileLoweringConfig {
   bool CpuDotBf16 = false;
   bool CpuDotInt8 = false;
   /// MmaSync form on sm_90a: a b tile that WgmmaOperands finds readable at its macs stays in
-  /// shared memory (its array swizzled), and each such mac is wgmma.m64n64k16 products over
-  /// the wave's 16-row blocks where the group is whole warpgroups and the tile sits at a
-  /// multiple of 1024 bytes, else the tile's fragments and mma.sync, as without.
+  /// shared memory (its array swizzled), and each such mac is wgmma products over the wave's
+  /// 16-row blocks (m64nNk16 for 16-bit inputs, m64nNk32 for 8-bit ones with b K-major) where
+  /// the group is whole warpgroups and the tile sits at the start of a swizzle block, else the
+  /// tile's fragments and mma.sync, as without.
   bool Wgmma = false;
   /// The widest b tile the Wgmma form takes, in 128-byte atoms (WgmmaOperands::find).
   unsigned WgmmaMaxAtoms = 1;
+  /// Receives "[wgmma] ..." notes where the Wgmma form could not keep products in flight across
+  /// a copy, or runs only in groups up to a size: what a kernel's author can change.
+  std::vector<std::string>* Notes = nullptr;
 };
 
 class TileLowering {

@@ -81,6 +81,7 @@ public:
       C.F = kir::TileLoweringConfig::Form::MmaSync;
     C.Wgmma = archSpecific();
     C.WgmmaMaxAtoms = NvptxPayloadBuilder::wgmmaAtoms();
+    C.Notes = Opts.Notes;
     return C;
   }
   llvm::Value* emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm::Value*> Ops, unsigned Dim,
