@@ -24,6 +24,8 @@ constexpr const char* Int8KernelName = "TileGemm.gemmInt8";     // int8, B trans
 constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages of A and bt
 // 256 x 128 blocks of eight waves, four stages (196608 bytes): wgmma's 8-bit products on sm_90a.
 constexpr const char* Int8PipelinedKernelName = "TileGemm.gemmInt8p";
+// The same with each wave's a tiles 16 rows after the previous wave's: a read from shared memory.
+constexpr const char* Int8SharedAKernelName = "TileGemm.gemmInt8s";
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
 constexpr const char* Int8VulkanRowBKernelName = "TileGemm.gemmInt8vRowB"; // b k x n
@@ -67,6 +69,9 @@ template <> struct Inputs<Half> {
   static constexpr const char* WideKernel = "TileGemm.gemm16n";
   // The same with four stages (196608 bytes).
   static constexpr const char* PipelinedKernel = "TileGemm.gemm16p";
+  // The same with A staged so that a warpgroup's a tiles are one block: wgmma reads a from
+  // shared memory too on sm_90a.
+  static constexpr const char* SharedAKernel = "TileGemm.gemm16s";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -80,6 +85,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* WgmmaKernel = "TileGemm.gemmBf16w";
   static constexpr const char* WideKernel = "TileGemm.gemmBf16n";
   static constexpr const char* PipelinedKernel = "TileGemm.gemmBf16p";
+  static constexpr const char* SharedAKernel = "TileGemm.gemmBf16s";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -398,7 +404,7 @@ void runTileGemmBench(GpuBenchContext& C) {
     return;
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
-      GemmBf16N, GemmP, GemmBf16P; // keep them loaded
+      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -410,6 +416,9 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmBf16N = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WideKernel);
     GemmP = C.Cuda.load(BundleName).kernel(Inputs<Half>::PipelinedKernel);
     GemmBf16P = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::PipelinedKernel);
+    GemmS = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedAKernel);
+    GemmBf16S = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedAKernel);
+    GemmInt8S = C.Cuda.load(BundleName).kernel(Int8SharedAKernelName);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -433,7 +442,17 @@ void runTileGemmBench(GpuBenchContext& C) {
                       196608,
                       WgmmaTarget,
                       false,
-                      " 4-stage"};
+                      " 4-stage"},
+        SharedA{Inputs<Half>::SharedAKernel, 256, 128, 256, 196608, WgmmaTarget, false,
+                " 4-stage, a shared"},
+        SharedABf16{Inputs<BFloat16>::SharedAKernel,
+                    256,
+                    128,
+                    256,
+                    196608,
+                    WgmmaTarget,
+                    false,
+                    " 4-stage, a shared"};
     runOne<Half>(C, *Gemm, Main, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16, MainBf16, Size, Seed);
     runOne<Half>(C, *GemmW, Wide, Size, Seed);
@@ -442,6 +461,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     runOne<BFloat16>(C, *GemmBf16N, WiderBf16, Size, Seed);
     runOne<Half>(C, *GemmP, Pipelined, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16P, PipelinedBf16, Size, Seed);
+    runOne<Half>(C, *GemmS, SharedA, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
     runInt8(C, *GemmInt8,
             Geometry{Int8KernelName, BlockM, BlockN, BlockThreads, Int8DynamicSharedBytes, Target,
                      true},
@@ -450,6 +471,10 @@ void runTileGemmBench(GpuBenchContext& C) {
         C, *GemmInt8P,
         Geometry{Int8PipelinedKernelName, 256, 128, 256, 196608, WgmmaTarget, false, " 4-stage"},
         Size, Seed);
+    runInt8(C, *GemmInt8S,
+            Geometry{Int8SharedAKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
+                     " 4-stage, a shared"},
+            Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
 }

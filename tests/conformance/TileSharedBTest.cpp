@@ -105,6 +105,54 @@ TEST(TileSharedB, Float16TwoAtomsWideAtEveryOffsetAndGroupShape) {
                  << P.device().name();
 }
 
+// A staged in rows as wide as B's, each wave's 16 rows after the previous wave's: on sm_90a a
+// warpgroup's four tiles are read as one block from shared memory where a tile starts a block's
+// first row with its 32 columns (64 bytes) inside one atom (A at +0, 16, 32, 64, 96 elements and
+// row 8), and take mma.sync elsewhere (16 bytes in, row 4); groups of one and two warpgroups, and
+// of three waves.
+TEST(TileSharedB, Float16ATilesAsOneBlockAtEveryOffsetAndGroupShape) {
+  xpu::Program P = compileProgram("TilesSharedB");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Width = P.device().waveWidth();
+  ASSERT_GT(Width, 0u);
+  const xpu::Kernel K = P.kernel("TilesSharedB.gemmSharedA");
+  const uint32_t MaxThreads = K.footprint().maxThreads;
+  struct Case {
+    uint32_t M, N, K;
+  };
+  unsigned Ran = 0;
+  for (uint32_t Waves : {4u, 8u, 3u}) {
+    const uint32_t Rows = 16 * Waves;
+    // The portable tile's scratch per wave: the 16 x 128 float32 accumulator, a 16 x 32, b.
+    const size_t Scratch = Waves * (16 * 128 * 4 + (16 * 32 + 32 * 128) * 2);
+    const size_t Largest = (2048 + Rows * 128 + 1024 + 32 * 128) * 2;
+    if (K.tier("tiles") == "portable" && (Scratch + Largest > P.device().maxDynamicSharedBytes() ||
+                                          (MaxThreads && MaxThreads < Waves * Width)))
+      continue;
+    ++Ran;
+    for (Case C : {Case{64, 128, 32}, Case{70, 200, 90}, Case{130, 129, 64}}) {
+      std::vector<xpu::float16> A = halfData(size_t(C.M) * C.K, 700 + C.M),
+                                B = halfData(size_t(C.K) * C.N, 800 + C.N);
+      auto DA = toDevice(A), DB = toDevice(B);
+      for (uint32_t AOff : {0u, 16u, 32u, 64u, 96u, 1024u, 8u, 512u}) {
+        const uint32_t BOff = (AOff + Rows * 128 + 1023) / 1024 * 1024;
+        auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
+        runKernelShared(K, xpu::grid((C.N + 127) / 128, (C.M + Rows - 1) / Rows),
+                        xpu::block(Waves * Width), (BOff + 32 * 128) * 2, Out, DA, DB, C.M, C.N,
+                        C.K, AOff, BOff);
+        const std::string What = "gemmSharedA " + std::to_string(C.M) + "x" + std::to_string(C.N) +
+                                 "x" + std::to_string(C.K) + " waves " + std::to_string(Waves) +
+                                 " a at +" + std::to_string(AOff);
+        expectProduct(A, B, fromDevice(Out), C.M, C.N, C.K, 1e-5, What);
+      }
+    }
+  }
+  if (!Ran)
+    GTEST_SKIP() << "the portable tile's scratch and the staging fit no group shape on "
+                 << P.device().name();
+}
+
 TEST(TileSharedB, BFloat16AtEveryOffsetAndGroupShape) {
   xpu::Program P = compileProgram("TilesSharedB");
   CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
@@ -278,9 +326,9 @@ TEST(TileSharedB, WgmmaIsTakenWhereTheDeviceListsItsProducts) {
   const bool Wgmma =
       std::find(Shapes.begin(), Shapes.end(), "64x64x16:f16:f16:f32:f32") != Shapes.end() &&
       !(Override && std::string(Override) == "software");
-  for (const char* K :
-       {"TilesSharedB.gemm", "TilesSharedB.gemmBf16", "TilesSharedB.chained",
-        "TilesSharedB.pipelined", "TilesSharedB.gemmInt8", "TilesSharedB.gemmUint8"})
+  for (const char* K : {"TilesSharedB.gemm", "TilesSharedB.gemmSharedA", "TilesSharedB.gemmBf16",
+                        "TilesSharedB.chained", "TilesSharedB.pipelined", "TilesSharedB.gemmInt8",
+                        "TilesSharedB.gemmUint8"})
     EXPECT_EQ(P.kernel(K).tier("wgmma"), Wgmma ? "native" : "") << K << " on " << P.device().name();
 }
 

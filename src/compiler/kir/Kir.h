@@ -266,9 +266,9 @@ enum class IntrinsicOp : uint8_t {
   // in shared memory. Every lane of the four waves of a warpgroup takes part in each.
   // WgmmaReady: {shared array, offset}: bool; whether the array's start is a multiple of 1024
   //   bytes (the 128-byte swizzle's period) and its element `offset` starts one of its blocks of
-  //   8 rows (SharedArray::RowAtoms): where a b tile may start. Dim 0 for a 16-bit b; for an
-  //   8-bit (K-major) b, its depth in bytes: `offset` then lies in the block's first row, a
-  //   multiple of 32 bytes into it, with Dim bytes left in the row.
+  //   8 rows (SharedArray::RowAtoms): where a b tile may start. Dim 0 for a 16-bit b; for a
+  //   K-major operand (an 8-bit b, or an a), its depth in bytes: `offset` then lies in the first
+  //   row of a block, a multiple of 32 bytes into one of its atoms, with Dim bytes left in it.
   // Wgmma: {shared array, offset, a0 .. a3, c0 .. c(4 Dim - 1)}: void; Index is its MmaInput,
   //   Dim = N / 8. F16 or BF16: wgmma.mma_async.m64nNk16 into float32 with a from registers
   //   (the lane's four uint32 pairs in mma.sync's m16n8k16 a layout: the wave's 16 of the 64
@@ -279,7 +279,12 @@ enum class IntrinsicOp : uint8_t {
   //   the 32 bytes at offset + 128 n of the array, whose rows are one atom (RowAtoms 1). The c
   //   operands are float32 (int32) locals (Expr::Kind::Local), read and written in place: the
   //   wave's 16 rows of D in mma.sync's m16n8 c layout, one n8 block after another.
-  //   Asynchronous: the locals hold D after the WgmmaWait that follows.
+  //   Asynchronous: the locals hold D after the WgmmaWait that follows. With a from shared memory
+  //   the operands are {shared array, offset, a's shared array, a's offset, c0 ..}: a is the
+  //   warpgroup's 64 x K block (K = 16, or 32 for 8-bit inputs) stored K-major at a's offset, in
+  //   rows of its array (RowAtoms atoms; 128-byte swizzled, of b's element type), the offset in a
+  //   block's first row and its K in one atom; each wave's D rows are the block's 16 rows of that
+  //   wave's place in the warpgroup.
   // WgmmaFence: {}: void; registers written before it (the a fragments, the accumulators) are
   //   seen by the Wgmmas after it (wgmma.fence).
   // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last wait and waits for

@@ -37,8 +37,8 @@ bool pureValue(const Expr* E) {
 
 } // namespace
 
-RangeDisjointness::RangeDisjointness(const Function& F)
-    : Assigners(F.Locals.size()), Definition(F.Locals.size(), nullptr) {
+RangeDisjointness::RangeDisjointness(const Function& F, uint32_t WaveWidth)
+    : Assigners(F.Locals.size()), Definition(F.Locals.size(), nullptr), WaveWidth(WaveWidth) {
   number(F.Body, nullptr);
   for (uint32_t L = 0; L < Assigners.size(); ++L) {
     if (Assigners[L].size() != 1)
@@ -192,6 +192,10 @@ std::optional<RangeDisjointness::Interval> RangeDisjointness::range(const Expr* 
     default:
       return Whole;
     }
+  case Expr::Kind::Wave:
+    if (E->WOp == WaveOp::Width && WaveWidth)
+      return Interval{WaveWidth, WaveWidth};
+    return Whole;
   case Expr::Kind::Select: {
     auto A = range(E->Ops[1], Q), B = range(E->Ops[2], Q);
     if (!A || !B)

@@ -16,7 +16,8 @@ namespace cajeta::kir {
 
 class RangeDisjointness {
 public:
-  explicit RangeDisjointness(const Function& F);
+  /// WaveWidth: the target's wave width where it is one constant (Wave.width() is that), or 0.
+  explicit RangeDisjointness(const Function& F, uint32_t WaveWidth = 0);
 
   /// One end of the question: elements [Index, Index + Length) of the array, Index evaluated at
   /// statement At (a statement of the function this was built for).
@@ -32,6 +33,13 @@ public:
   /// the use and what it reads has not changed since; a local assigned more than once may only
   /// be a stage's counter, unchanged between the two statements.
   bool disjoint(const Range& Earlier, const Range& Later, uint64_t Block, uint32_t MaxGroup) const;
+
+  /// The value local L holds where statement At runs, as the expression of its one assignment:
+  /// null where L is assigned more than once, or that assignment does not dominate At, or what it
+  /// reads may have changed between the two.
+  const Expr* definitionAt(uint32_t L, const Stmt* At) const {
+    return definition(L, Query{At, 0, nullptr});
+  }
 
 private:
   struct Interval {
@@ -73,6 +81,7 @@ private:
   std::map<const Stmt*, const Stmt*> ParentOf;     // the enclosing statement
   std::vector<std::vector<const Stmt*>> Assigners; // per local: the statements assigning it
   std::vector<const Stmt*> Definition;             // per local assigned once at a block's level
+  uint32_t WaveWidth;
 };
 
 } // namespace cajeta::kir

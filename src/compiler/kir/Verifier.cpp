@@ -1105,9 +1105,13 @@ private:
             (O->Ty != Type::scalar(ScalarType::F32) && O->Ty != Type::scalar(ScalarType::I32)))
           problem(E, Name + " of " + O->Ty.str() + ", not of float32 or int32 locals");
     } else {
+      // a from shared memory: {b array, b offset, a array, a offset, c ..}.
+      const bool SharedA =
+          Op == IntrinsicOp::Wgmma && E->Ops.size() > 2 && E->Ops[2]->K == Expr::Kind::SharedRef;
       const size_t Want = Op == IntrinsicOp::WgmmaReady ? 2 : 6 + 4 * size_t(E->Dim);
-      if (!ops(E, Want))
+      if (!ops(E, SharedA ? Want - 2 : Want))
         return;
+      const size_t FirstAcc = SharedA ? 4 : 6;
       verifyExpr(E->Ops[0], Use::Array);
       const ScalarType Elem = E->Ops[0]->Ty.Elem;
       const bool Bytes = Elem == ScalarType::I8 || Elem == ScalarType::U8;
@@ -1116,9 +1120,20 @@ private:
            !Bytes))
         problem(E, Name + " reads a float16, bfloat16, int8 or uint8 shared array, not " +
                        E->Ops[0]->Ty.str());
+      if (SharedA) {
+        verifyExpr(E->Ops[2], Use::Array);
+        const SharedArray* SA = E->Ops[2]->Index < Fn->SharedArrays.size()
+                                    ? &Fn->SharedArrays[E->Ops[2]->Index]
+                                    : nullptr;
+        if (E->Ops[2]->Ty.Elem != Elem || !SA || !SA->Swizzle128)
+          problem(E, Name + " reads a from " + E->Ops[2]->Ty.str() +
+                         ", not a swizzled shared array of b's element type");
+      }
       for (size_t I = 1; I < E->Ops.size(); ++I) {
+        if (SharedA && I == 2)
+          continue;
         verifyExpr(E->Ops[I], Use::Value);
-        bool Acc = I >= 6;
+        bool Acc = I >= FirstAcc;
         if (E->Ops[I]->Ty !=
                 (Acc ? Type::scalar(Bytes ? ScalarType::I32 : ScalarType::F32) : U32) ||
             (Acc && E->Ops[I]->K != Expr::Kind::Local))
@@ -1133,10 +1148,10 @@ private:
                        std::to_string(E->Index) +
                        " (n 8 .. 256 for float16 or bfloat16 arrays, 16 .. 256 in steps of 16 for "
                        "int8 or uint8 ones)");
-      if (Op == IntrinsicOp::WgmmaReady &&
-          (Bytes ? E->Dim % 32 || !E->Dim || E->Dim > 128 : E->Dim))
-        problem(E, "wgmma readiness of a b " + std::to_string(E->Dim) +
-                       " deep (16-bit b: 0, N-major; 8-bit: 32 .. 128, K-major)");
+      if (Op == IntrinsicOp::WgmmaReady && (E->Dim % 32 || E->Dim > 128 || (Bytes && !E->Dim)))
+        problem(E, "wgmma readiness of an operand " + std::to_string(E->Dim) +
+                       " bytes deep (0: a 16-bit b, N-major; 32 .. 128 in steps of 32: K-major, "
+                       "as every 8-bit b is)");
       if (Op == IntrinsicOp::Wgmma && E->Ops[0]->K == Expr::Kind::SharedRef &&
           E->Ops[0]->Index < Fn->SharedArrays.size()) {
         const SharedArray& SA = Fn->SharedArrays[E->Ops[0]->Index];

@@ -148,7 +148,9 @@ public:
   /// row. Wgmma: one product of the four a registers A and b at BTile (the unswizzled address of
   /// its first element) into the accumulators C, which it replaces with the asynchronous
   /// results: 16-bit In, m64nNk16 into float32, N = 8 C.size() / 4, b's rows of N / 64 atoms;
-  /// 8-bit In, m64nNk32 into int32, b K-major (its columns rows of one atom).
+  /// 8-bit In, m64nNk32 into int32, b K-major (its columns rows of one atom). With ABlock, A is
+  /// one address instead: the warpgroup's 64 x K a, K-major and swizzled, its 8-row groups
+  /// ABlock bytes apart.
   /// Wait: commits and waits for the products; C (every accumulator they wrote) comes back as
   /// values ordered after the wait.
   virtual llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
@@ -156,7 +158,7 @@ public:
     return nullptr;
   }
   virtual bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,
-                         std::vector<llvm::Value*>& C, kir::MmaInput In) {
+                         uint32_t ABlock, std::vector<llvm::Value*>& C, kir::MmaInput In) {
     return false;
   }
   virtual bool emitWgmmaFence(llvm::IRBuilder<>& B) { return false; }

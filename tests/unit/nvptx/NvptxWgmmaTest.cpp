@@ -319,6 +319,82 @@ TEST(NvptxWgmma, EightBitBTilesAreReadKMajor) {
   EXPECT_NE(RowMajor.find("mma.sync.aligned.m16n8k32"), std::string::npos) << RowMajor;
 }
 
+// a tiles of 16 rows whose four waves' rows follow one another (each wave's offset its wave index
+// times 16 rows, plus a value uniform across the group) and are as wide as the array's rows: wgmma
+// reads the warpgroup's 64-row block through a descriptor (K-major: 8-row groups a block of the
+// array apart), from the first wave's rows. Other a tiles stay in registers.
+const char* SharedA = R"(import cajeta.xpu.*;
+public final class A {
+    @Kernel
+    public static void block(KernelBuffer<float32> c, uint32 aoff) {
+        Shared<float16> s = shared float16[16384];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        uint32 wave = KernelThread.x() / Wave.width();
+        Tile<float32, 16, 128> acc;
+        Tile<float16, 16, 32> a = Tile.load(s, aoff + wave * 2048, 128);
+        Tile<float16, 32, 128> b = Tile.load(s, 8192, 128);
+        Group.mac(acc, a, b);
+        acc.store(c, wave * 2048, 128);
+    }
+    // Eight rows a wave: not one block per warpgroup.
+    @Kernel
+    public static void halfRows(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[16384];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 128> acc;
+        Tile<float16, 16, 32> a = Tile.load(s, KernelThread.x() / 32 * 1024, 128);
+        Tile<float16, 32, 128> b = Tile.load(s, 8192, 128);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 128);
+    }
+    // Rows of 64 elements in an array whose b rows are 128: a keeps its registers.
+    @Kernel
+    public static void narrowRows(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[16384];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 128> acc;
+        Tile<float16, 16, 32> a = Tile.load(s, KernelThread.x() / 32 * 1024, 64);
+        Tile<float16, 32, 128> b = Tile.load(s, 8192, 128);
+        Group.mac(acc, a, b);
+        acc.store(c, 0, 128);
+    }
+}
+)";
+
+TEST(NvptxWgmma, ATilesOfAWarpgroupAreReadAsOneBlock) {
+  std::string Ptx = nativeTilePtx(SharedA, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string Block = entryBody(Ptx, "A_block");
+  // Two k16 products, a and b through descriptors, a not transposed (K-major), b transposed.
+  EXPECT_TRUE(std::regex_search(
+      Block, std::regex("wgmma\\.mma_async\\.sync\\.aligned\\.m64n128k16\\.f32\\.f16\\.f16 "
+                        "\\{[^}]*\\}, %rd\\d+, %rd\\d+, 1, 1, 1, 0, 1;")))
+      << Block;
+  EXPECT_EQ(countOf(Block, "wgmma.mma_async"), 2u) << Block;
+  // a's descriptor: 8-row groups 2048 bytes apart (rows of two atoms), the leading offset unused.
+  const std::string ADesc =
+      std::to_string((uint64_t(1) << 16) | (uint64_t(128) << 32) | (uint64_t(1) << 62));
+  EXPECT_NE(Block.find(ADesc), std::string::npos) << Block;
+  // No a fragments in the wgmma version: ldmatrix only in mma.sync's.
+  EXPECT_NE(Block.find("mma.sync.aligned.m16n8k16"), std::string::npos) << Block;
+  for (const char* K : {"A_halfRows", "A_narrowRows"}) {
+    const std::string Body = entryBody(Ptx, K);
+    EXPECT_EQ(countOf(Body, "wgmma.mma_async"), 2u) << K;
+    EXPECT_TRUE(
+        std::regex_search(Body, std::regex("\\{[^}]*\\}, \\{%r\\d+, %r\\d+, %r\\d+, %r\\d+\\}, "
+                                           "%rd\\d+, 1, 1, 1, 1;")))
+        << K << Body;
+  }
+  // 8-bit a as 8-bit b: K-major, one atom a row (8-row groups 1024 bytes apart).
+  const std::string Bytes8 = entryBody(nativeTilePtx(Bytes, "sm_90a"), "Q_kMajor");
+  EXPECT_TRUE(std::regex_search(
+      Bytes8, std::regex("m64n64k32\\.s32\\.s8\\.s8 \\{[^}]*\\}, %rd\\d+, %rd\\d+, 1;")))
+      << Bytes8;
+}
+
 // b tiles two 128-byte atoms wide are wgmma.m64n128k16: the descriptor's 8-row blocks 2048 bytes
 // apart, the atoms of a block 1024 (SharedArray::RowAtoms). An array's rows take one width: the
 // other tile loads as any tile.

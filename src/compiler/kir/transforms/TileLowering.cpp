@@ -83,10 +83,12 @@ public:
       // other groups take mma.sync throughout.
       Stmt* Plain = cloneStmt(F.Body, M);
       freshLoopIds(Plain);
-      Ranges = std::make_unique<RangeDisjointness>(F);
+      Ranges = std::make_unique<RangeDisjointness>(F, 32); // wgmma's waves are 32 wide
       F.Body = rewrite(F.Body);
       noteGroupBound();
+      SharedAGroups = !Wgmma.ATiles.empty();
       Wgmma.Tiles.clear();
+      Wgmma.ATiles.clear();
       F.Body = B.ifThen(wgmmaGroups(), F.Body, rewrite(Plain));
     } else {
       F.Body = rewrite(F.Body);
@@ -106,6 +108,10 @@ public:
   }
 
 private:
+  /// A tile read from shared memory where it is multiplied: its load and the load's memory
+  /// arguments (memoryArgs).
+  using SharedTile = std::pair<Expr*, std::vector<uint32_t>>;
+
   bool portable() const { return C.F == TileLoweringConfig::Form::Portable; }
   bool matrices() const { return C.F == TileLoweringConfig::Form::CoopMatrix; }
 
@@ -349,14 +355,19 @@ private:
   }
 
   /// Whether the group is whole warpgroups (128 work-items), wgmma's instructions being issued by
-  /// all four waves of one or by none, and no larger than GroupBound.
+  /// all four waves of one or by none, and no larger than GroupBound. Where a tiles are read from
+  /// shared memory, whole warpgroups along x: the waves x / 32 of a warpgroup are consecutive.
   Expr* wgmmaGroups() {
     auto Group = [&] {
       return B.bin(
           BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
           B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 1), B.geom(IntrinsicOp::GroupDim, 2)));
     };
-    Expr* Whole = B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, Group(), B.u32(128)), B.u32(0));
+    Expr* Whole =
+        B.bin(BinaryOp::Eq,
+              B.bin(BinaryOp::Rem, SharedAGroups ? B.geom(IntrinsicOp::GroupDim, 0) : Group(),
+                    B.u32(128)),
+              B.u32(0));
     if (GroupBound >= MaxGroup)
       return Whole;
     return B.bin(BinaryOp::And, Whole, B.bin(BinaryOp::Le, Group(), B.u32(GroupBound)));
@@ -906,9 +917,9 @@ private:
     case TileOp::Load:
     case TileOp::Store: {
       std::vector<uint32_t> Args = memoryArgs(E, Out);
-      if (E->TOp == TileOp::Load && Wgmma.Tiles.count(T)) {
-        SharedB[T] = {E, Args}; // read where it is multiplied (WgmmaOperands)
-        SharedBAt[T] = Lowering;
+      if (E->TOp == TileOp::Load && (Wgmma.Tiles.count(T) || Wgmma.ATiles.count(T))) {
+        SharedTiles[T] = {E, Args}; // read where it is multiplied (WgmmaOperands)
+        SharedTileAt[T] = Lowering;
         break;
       }
       if (E->TOp == TileOp::Load) {
@@ -951,24 +962,38 @@ private:
       // array as the last barrier published it (the proxy fence before each barrier): what
       // other work-items wrote needs that barrier anyway, and a fence here would also wait
       // for this work-item's copies in flight.
-      const auto& [Load, Args] = SharedB.at(Bt);
+      const auto& [Load, Args] = SharedTiles.at(Bt);
+      const SharedTile* SharedA = Wgmma.ATiles.count(A) ? &SharedTiles.at(A) : nullptr;
       const bool Defer = DeferWait;
       std::vector<Stmt*> Fast, Slow;
       // Products of an earlier mac may still write this tile's registers: mma.sync waits for
       // them, wgmma keeps them in flight (in order on one accumulator) and what they read.
       if (!InFlight.empty())
         Slow.push_back(productsWait());
-      wgmmaProduct(T, A, Load->Ops[0], Args[0], Fast);
+      wgmmaProduct(T, A, SharedA, Load->Ops[0], Args[0], Fast);
       InFlight.insert(T);
-      Reading.push_back(productRead(Load, Bt));
-      Reading.back().Mac = E->Loc;
+      for (uint32_t Read : {Bt, A})
+        if (Read == Bt || SharedA) {
+          Reading.push_back(productRead(SharedTiles.at(Read).first, Read));
+          Reading.back().Mac = E->Loc;
+        }
       if (!Defer)
         Fast.push_back(waitForProducts());
+      if (SharedA)
+        loadFragments(SharedA->first, A, SharedA->second, Slow);
       loadFragments(Load, Bt, Args, Slow);
       mmaSync(T, A, Bt, Slow);
       Expr* Ready = B.intrinsic(IntrinsicOp::WgmmaReady, Type::scalar(ScalarType::Bool),
                                 {B.shallowCopy(Load->Ops[0]), B.l(Args[0])});
       Ready->Dim = Load->Dim ? F.Locals[Bt].Ty.Rows : 0; // a K-major b's depth in its atom
+      if (SharedA) { // and a (K-major) at a block's first row with its depth in the atom
+        const Type ATy = F.Locals[A].Ty;
+        Expr* AReady =
+            B.intrinsic(IntrinsicOp::WgmmaReady, Type::scalar(ScalarType::Bool),
+                        {B.shallowCopy(SharedA->first->Ops[0]), B.l(SharedA->second[0])});
+        AReady->Dim = uint8_t(ATy.Cols * bundle::scalarTypeSize(ATy.Elem));
+        Ready = B.bin(BinaryOp::LogicalAnd, Ready, AReady);
+      }
       Out.push_back(B.ifThen(Ready, B.block(Fast), B.block(Slow)));
       break;
     }
@@ -1047,9 +1072,11 @@ private:
   /// T += A . b with wgmma, b the K x N tile at element Offset of shared array Array (128-byte
   /// swizzled; 16-bit b row-major, 8-bit b K-major): each wave's 16-row blocks of a and of T take
   /// part, one block at a time, in a product the warpgroup issues together (the wave's rows are its
-  /// own, since each wave supplies them from its registers). The caller waits for them.
-  void wgmmaProduct(uint32_t T, uint32_t Al, Expr* Array, uint32_t Offset,
-                    std::vector<Stmt*>& Out) {
+  /// own: each wave supplies them from its registers, or, with SharedA (a's load), each wave's
+  /// 16 rows of a follow the previous wave's in shared memory, and the four read as one block
+  /// from the first wave's). The caller waits for them.
+  void wgmmaProduct(uint32_t T, uint32_t Al, const SharedTile* SharedA, Expr* Array,
+                    uint32_t Offset, std::vector<Stmt*>& Out) {
     const Type Ty = F.Locals[T].Ty;
     const std::vector<uint32_t>& A = Regs[Al];
     const std::vector<uint32_t>& R = Regs[T];
@@ -1057,14 +1084,29 @@ private:
     const bool KMajor = perRegister(Al) == 4;
     const uint32_t Depth = KMajor ? 32 : 16;
     const uint32_t Mb = Ty.Rows / 16, Nb = Ty.Cols / 8, Kb = F.Locals[Al].Ty.Cols / Depth;
+    uint32_t ABlock = 0;
+    if (SharedA) { // the warpgroup's block: this wave's rows less 16 rows per wave before it
+      const uint32_t Stride = uint32_t(SharedA->first->Ops[2]->IntValue);
+      Expr* WaveInGroup =
+          B.bin(BinaryOp::Rem, B.bin(BinaryOp::Div, B.geom(IntrinsicOp::LocalId, 0), B.u32(32)),
+                B.u32(4));
+      ABlock = temp(B.bin(BinaryOp::Sub, B.l(SharedA->second[0]),
+                          B.bin(BinaryOp::Mul, WaveInGroup, B.u32(16 * Stride))),
+                    Out);
+    }
     Out.push_back(B.eval(B.intrinsic(IntrinsicOp::WgmmaFence, Type::voidTy(), {})));
     for (uint32_t Ki = 0; Ki < Kb; ++Ki)
       for (uint32_t Mi = 0; Mi < Mb; ++Mi) {
         const uint32_t Step = KMajor ? Ki * Depth : Ki * Depth * Ty.Cols;
         std::vector<Expr*> Ops = {B.shallowCopy(Array),
                                   B.bin(BinaryOp::Add, B.l(Offset), B.u32(Step))};
-        for (uint32_t I = 0; I < 4; ++I)
-          Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
+        if (SharedA) { // a's 16 rows are the tile (Mb 1); k steps along its K-major rows
+          Ops.push_back(B.shallowCopy(SharedA->first->Ops[0]));
+          Ops.push_back(B.bin(BinaryOp::Add, B.l(ABlock), B.u32(Ki * Depth)));
+        } else {
+          for (uint32_t I = 0; I < 4; ++I)
+            Ops.push_back(B.l(A[(Mi * Kb + Ki) * 4 + I]));
+        }
         for (uint32_t I = 0; I < Nb * 4; ++I)
           Ops.push_back(B.l(R[Mi * Nb * 4 + I]));
         Expr* W = B.intrinsic(IntrinsicOp::Wgmma, Type::voidTy(), Ops, uint8_t(Nb));
@@ -1073,8 +1115,9 @@ private:
       }
   }
 
-  /// What a wgmma product reads until it is waited for: b's rows at Load's offset, as evaluated
-  /// where the tile was loaded.
+  /// What a wgmma product reads until it is waited for: b's (or a's) rows at Load's offset, as
+  /// evaluated where the tile was loaded (every work-item's offset: a's reach the warpgroup's
+  /// block).
   struct ProductRead {
     uint32_t Array;
     RangeDisjointness::Range Read;
@@ -1082,7 +1125,7 @@ private:
     SourceLoc Mac;  // the Group.mac that issued the product
   };
   ProductRead productRead(const Expr* Load, uint32_t Bt) {
-    const Type Ty = F.Locals[Bt].Ty;
+    const Type Ty = F.Locals[Bt].Ty; // b or a
     const SharedArray& SA = F.SharedArrays[Load->Ops[0]->Index];
     const Expr* Stride = Load->Ops[2];
     uint64_t Length = 0; // unknown stride: nothing is proved disjoint
@@ -1090,7 +1133,7 @@ private:
     if (Stride->K == Expr::Kind::Const && Stride->IntValue > 0)
       Length = (Lines - 1) * uint64_t(Stride->IntValue) + Line;
     const uint64_t Block = SA.Swizzle128 ? 1024u * SA.RowAtoms / scalarTypeSize(SA.Elem) : 1;
-    return {Load->Ops[0]->Index, {Load->Ops[1], SharedBAt.at(Bt), Length}, Block, {}};
+    return {Load->Ops[0]->Index, {Load->Ops[1], SharedTileAt.at(Bt), Length}, Block, {}};
   }
 
   static constexpr uint32_t MaxGroup = 1024; // work-items in a CUDA block
@@ -1108,8 +1151,9 @@ private:
   WgmmaOperands Wgmma;         // mma.sync form on sm_90a: b tiles read from shared memory
   std::set<uint32_t> InFlight; // tiles whose wgmma products are issued and not waited for
   bool DeferWait = false;      // the statement being lowered is in a block (rewrite)
-  std::map<uint32_t, std::pair<Expr*, std::vector<uint32_t>>> SharedB; // -> (its load, args)
-  std::map<uint32_t, const Stmt*> SharedBAt; // -> the statement that loaded it
+  std::map<uint32_t, SharedTile> SharedTiles;   // read from shared memory -> (its load, args)
+  std::map<uint32_t, const Stmt*> SharedTileAt; // -> the statement that loaded it
+  bool SharedAGroups = false;                // the wgmma version reads a tiles from shared memory
   const Stmt* Lowering = nullptr;            // the tile statement being lowered
   std::unique_ptr<RangeDisjointness> Ranges; // over the body before the wgmma rewrite
   std::vector<ProductRead> Reading;          // what the InFlight products read

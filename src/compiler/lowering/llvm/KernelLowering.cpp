@@ -1147,10 +1147,13 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
                           "CPU tier)");
   }
   case IntrinsicOp::WgmmaReady: {
+    // A K-major operand (Dim: its depth) is checked where it lies: the first row of a block, so
+    // the swizzle leaves it and only the array's atoms move it.
     const BufferValue& Buf = *bufferOf(E->Ops[0]);
     llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
+    llvm::Value* Index = B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty());
     llvm::Value* At =
-        B.CreateInBoundsGEP(Elem, Buf.Ptr, B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty()));
+        E->Dim ? elementPointer(Buf, Elem, Index) : B.CreateInBoundsGEP(Elem, Buf.Ptr, Index);
     if (llvm::Value* V = Target.emitWgmmaReady(B, Buf.Ptr, At, 1024u * Buf.RowAtoms, E->Dim))
       return V;
     return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
@@ -1161,15 +1164,26 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
     llvm::Value* At =
         B.CreateInBoundsGEP(Elem, Buf.Ptr, B.CreateZExt(emitExpr(E->Ops[1]), B.getInt64Ty()));
+    // a from shared memory: where its block starts (its first row: the swizzle leaves it, the
+    // array's atoms may move it), read through a descriptor; else four registers.
+    const bool SharedA = E->Ops[2]->K == Expr::Kind::SharedRef;
+    const size_t FirstAcc = SharedA ? 4 : 6;
     std::vector<llvm::Value*> A, C;
-    for (size_t I = 2; I < 6; ++I)
-      A.push_back(emitExpr(E->Ops[I]));
-    for (size_t I = 6; I < E->Ops.size(); ++I)
+    uint32_t ABlock = 0;
+    if (SharedA) {
+      const BufferValue& ABuf = *bufferOf(E->Ops[2]);
+      A.push_back(elementPointer(ABuf, Elem, B.CreateZExt(emitExpr(E->Ops[3]), B.getInt64Ty())));
+      ABlock = 1024u * ABuf.RowAtoms;
+    } else {
+      for (size_t I = 2; I < 6; ++I)
+        A.push_back(emitExpr(E->Ops[I]));
+    }
+    for (size_t I = FirstAcc; I < E->Ops.size(); ++I)
       C.push_back(emitExpr(E->Ops[I]));
-    if (!Target.emitWgmma(B, At, A, C, kir::MmaInput(E->Index)))
+    if (!Target.emitWgmma(B, At, A, ABlock, C, kir::MmaInput(E->Index)))
       return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
-    for (size_t I = 6; I < E->Ops.size(); ++I)
-      B.CreateStore(C[I - 6], localAddress(E->Ops[I]->Index));
+    for (size_t I = FirstAcc; I < E->Ops.size(); ++I)
+      B.CreateStore(C[I - FirstAcc], localAddress(E->Ops[I]->Index));
     return nullptr;
   }
   case IntrinsicOp::WgmmaWait: {

@@ -91,7 +91,7 @@ public:
   llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
                               uint32_t Block, uint32_t KMajorDepth) override;
   bool emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile, llvm::ArrayRef<llvm::Value*> A,
-                 std::vector<llvm::Value*>& C, kir::MmaInput In) override;
+                 uint32_t ABlock, std::vector<llvm::Value*>& C, kir::MmaInput In) override;
   bool emitWgmmaFence(llvm::IRBuilder<>& B) override {
     if (!archSpecific())
       return false;
@@ -665,10 +665,10 @@ llvm::Value* NvptxTarget::emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Arra
 }
 
 bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
-                            llvm::ArrayRef<llvm::Value*> A, std::vector<llvm::Value*>& C,
-                            kir::MmaInput In) {
+                            llvm::ArrayRef<llvm::Value*> A, uint32_t ABlock,
+                            std::vector<llvm::Value*>& C, kir::MmaInput In) {
   const bool Bytes = In == kir::MmaInput::S8 || In == kir::MmaInput::U8;
-  if (!archSpecific() || A.size() != 4 || C.empty() || C.size() % (Bytes ? 8 : 32))
+  if (!archSpecific() || A.size() != (ABlock ? 1u : 4u) || C.empty() || C.size() % (Bytes ? 8 : 32))
     return false;
   // b's shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"; 128-byte swizzle, mode
   // 1): the start address >> 4, the leading and the stride offset. 16-bit b is N-major: the
@@ -676,15 +676,20 @@ bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
   // then of the next: kir::SharedArray::RowAtoms), the stride offset between 8-row groups (the
   // block: 1024 bytes per atom). 8-bit b is K-major: 8 rows of one atom a group (1024 bytes);
   // the leading offset is unused with the swizzle (16).
+  // a from shared memory is K-major as an 8-bit b: its 8-row groups ABlock bytes apart.
   const uint64_t Atoms = Bytes ? 1 : C.size() / 32, BlockBytes = 1024 * Atoms;
   const uint64_t Leading = Bytes ? 16 : 1024;
-  llvm::Value* Addr = B.CreatePtrToInt(BTile, B.getInt64Ty());
-  llvm::Value* Desc = B.CreateLShr(B.CreateAnd(Addr, B.getInt64(0x3FFFF)), 4);
-  Desc = B.CreateOr(Desc, B.getInt64((uint64_t(Leading >> 4) << 16) |
-                                     (uint64_t(BlockBytes >> 4) << 32) | (uint64_t(1) << 62)));
+  auto Descriptor = [&](llvm::Value* Tile, uint64_t Lead, uint64_t Stride) {
+    llvm::Value* Addr = B.CreatePtrToInt(Tile, B.getInt64Ty());
+    llvm::Value* D = B.CreateLShr(B.CreateAnd(Addr, B.getInt64(0x3FFFF)), 4);
+    return B.CreateOr(D, B.getInt64((uint64_t(Lead >> 4) << 16) | (uint64_t(Stride >> 4) << 32) |
+                                    (uint64_t(1) << 62)));
+  };
+  llvm::Value* Desc = Descriptor(BTile, Leading, BlockBytes);
   // 16-bit: wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, a, b-desc, scale-d, scale-a,
-  // scale-b, transpose-b: d = a.b + d (scale-d 1), b transposed (stored N-contiguous: row-major
-  // k x n). 8-bit: wgmma.mma_async.sync.aligned.m64nNk32.s32.T.T d, a, b-desc, scale-d.
+  // scale-b, [transpose-a,] transpose-b: d = a.b + d (scale-d 1), b transposed (stored
+  // N-contiguous: row-major k x n), a (from shared memory) not (K-major). 8-bit:
+  // wgmma.mma_async.sync.aligned.m64nNk32.s32.T.T d, a, b-desc, scale-d.
   const size_t N = C.size();
   const char* T = In == kir::MmaInput::BF16 ? "bf16"
                   : In == kir::MmaInput::S8 ? "s8"
@@ -698,19 +703,30 @@ bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
     Text += (I ? ", $" : "$") + std::to_string(I);
     Constraints += Acc;
   }
-  Text += "}, {$" + std::to_string(N) + ", $" + std::to_string(N + 1) + ", $" +
-          std::to_string(N + 2) + ", $" + std::to_string(N + 3) + "}, $" + std::to_string(N + 4) +
-          (Bytes ? ", 1;" : ", 1, 1, 1, 1;");
-  Constraints += "r,r,r,r,l";
+  if (ABlock) {
+    Text += "}, $" + std::to_string(N) + ", $" + std::to_string(N + 1) +
+            (Bytes ? ", 1;" : ", 1, 1, 1, 0, 1;");
+    Constraints += "l,l";
+  } else {
+    Text += "}, {$" + std::to_string(N) + ", $" + std::to_string(N + 1) + ", $" +
+            std::to_string(N + 2) + ", $" + std::to_string(N + 3) + "}, $" + std::to_string(N + 4) +
+            (Bytes ? ", 1;" : ", 1, 1, 1, 1;");
+    Constraints += "r,r,r,r,l";
+  }
   for (size_t I = 0; I < N; ++I)
     Constraints += "," + std::to_string(I); // each accumulator read and written in place
   Constraints += ",~{memory}";
   llvm::Type* AccTy = Bytes ? B.getInt32Ty() : B.getFloatTy();
-  std::vector<llvm::Type*> Out(N, AccTy), Ins(4, B.getInt32Ty());
+  std::vector<llvm::Type*> Out(N, AccTy),
+      Ins(ABlock ? 1 : 4, ABlock ? B.getInt64Ty() : B.getInt32Ty());
   Ins.push_back(B.getInt64Ty());
   Ins.insert(Ins.end(), N, AccTy);
   auto* Ty = llvm::FunctionType::get(llvm::StructType::get(B.getContext(), Out), Ins, false);
-  std::vector<llvm::Value*> Args(A.begin(), A.end());
+  std::vector<llvm::Value*> Args;
+  if (ABlock)
+    Args.push_back(Descriptor(A[0], 16, ABlock));
+  else
+    Args.assign(A.begin(), A.end());
   Args.push_back(Desc);
   Args.insert(Args.end(), C.begin(), C.end());
   llvm::Value* D = B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, Constraints, true), Args);
