@@ -127,8 +127,12 @@ TEST(TileSharedB, Float16ATilesAsOneBlockAtEveryOffsetAndGroupShape) {
     // The portable tile's scratch per wave: the 16 x 128 float32 accumulator, a 16 x 32, b.
     const size_t Scratch = Waves * (16 * 128 * 4 + (16 * 32 + 32 * 128) * 2);
     const size_t Largest = (2048 + Rows * 128 + 1024 + 32 * 128) * 2;
-    if (K.tier("tiles") == "portable" && (Scratch + Largest > P.device().maxDynamicSharedBytes() ||
-                                          (MaxThreads && MaxThreads < Waves * Width)))
+    // On Vulkan the cooperative-matrix tier's scratch fragment sits beside the staging, sized
+    // at launch for the group's waves (1536 bytes a wave on the H100; 2048 allowed).
+    const bool Portable = K.tier("tiles") == "portable";
+    const size_t Max = P.device().maxDynamicSharedBytes();
+    if ((Portable && (Scratch + Largest > Max || (MaxThreads && MaxThreads < Waves * Width))) ||
+        (!Portable && P.device().backend() == "vulkan" && Largest + Waves * 2048 > Max))
       continue;
     ++Ran;
     for (Case C : {Case{64, 128, 32}, Case{70, 200, 90}, Case{130, 129, 64}}) {
