@@ -89,6 +89,21 @@ public final class W {
         Group.mac(acc, a, b);
         acc.store(c, 0, 64);
     }
+    // The mac alone in an arm without braces, a store into b's rows between its load and it:
+    // b must be the value loaded.
+    @Kernel
+    public static void unbraced(KernelBuffer<float32> c, uint32 n) {
+        Shared<float16> s = shared float16[8192];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 32, 64> acc;
+        Tile<float16, 32, 32> a = Tile.load(s, 0, 32);
+        Tile<float16, 32, 64> b = Tile.load(s, 4096, 64);
+        s[4096 + KernelThread.x()] = (float16) 2.0f;
+        if (n > 0)
+            Group.mac(acc, a, b);
+        acc.store(c, 0, 64);
+    }
     // The mac under a branch on memory the kernel writes: not provably taken by the whole
     // group.
     @Kernel
@@ -250,7 +265,7 @@ TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   EXPECT_NE(Shared.find(OneAtom), std::string::npos) << Shared;
   // b two atoms wide is wgmma's n = 128 (BTilesTwoAtomsWideAreN128 below).
   EXPECT_NE(entryBody(Ptx, "W_wide").find("m64n128k16"), std::string::npos);
-  for (const char* K : {"W_perWave", "W_storeBetween", "W_padded", "W_divergent"}) {
+  for (const char* K : {"W_perWave", "W_storeBetween", "W_unbraced", "W_padded", "W_divergent"}) {
     std::string Body = entryBody(Ptx, K);
     EXPECT_EQ(Body.find("wgmma"), std::string::npos) << K;
     EXPECT_EQ(Body.find("fence.proxy.async"), std::string::npos) << K;

@@ -287,8 +287,17 @@ private:
         if (E && E->TOp == TileOp::Mac) {
           checkMac(S->Body, I, E->Ops[1]->Index, UniformControl, Candidates);
           checkMac(S->Body, I, E->Ops[0]->Index, UniformControl, ACandidates);
+          continue;
         }
         walk(S->Body[I], UniformControl);
+      }
+      return;
+    case Stmt::Kind::Eval:
+      // A mac outside a block (the one statement of an arm): no load of its operands before it
+      // in its block.
+      if (const Expr* E = tileOpOf(S); E && E->TOp == TileOp::Mac) {
+        drop(E->Ops[0]->Index);
+        drop(E->Ops[1]->Index);
       }
       return;
     case Stmt::Kind::If:
