@@ -57,11 +57,13 @@ void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
 
 /// The CPU's passes after the vectorizers: gathers of one address as a load and a broadcast.
 void addOptimizerLastPasses(llvm::FunctionPassManager& FPM) {
-  // CAJETA_CPU_ROW_TRANSPOSE=0 jams every row walk by four, scalar (for A/B runs).
+  // CAJETA_CPU_ROW_TRANSPOSE=0 jams every row walk by four, scalar; CAJETA_CPU_COLUMN_CACHE=0
+  // transposes every row of a group's rows again (both for A/B runs).
   const char* Transpose = std::getenv("CAJETA_CPU_ROW_TRANSPOSE");
+  const char* Cache = std::getenv("CAJETA_CPU_COLUMN_CACHE");
   if (jamRowWalks())
-    FPM.addPass(
-        WorkItemJam(WorkItemJam::Phase::Jam, !(Transpose && std::string(Transpose) == "0")));
+    FPM.addPass(WorkItemJam(WorkItemJam::Phase::Jam, !(Transpose && std::string(Transpose) == "0"),
+                            !(Cache && std::string(Cache) == "0")));
   FPM.addPass(UniformGatherRewrite());
 }
 

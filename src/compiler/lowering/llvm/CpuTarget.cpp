@@ -445,7 +445,7 @@ llvm::Function* CpuTarget::emitKernel(llvm::Module& LM, const kir::Function& KF,
       B.CreateBr(LX.Latch);
 
     llvm::BranchInst* XBack = endLoop(B, LX, BX, LY.Latch);
-    endLoop(B, LY, BY, LZ.Latch);
+    endLoop(B, LY, BY, LZ.Latch)->setMetadata(llvm::LLVMContext::MD_loop, groupRowsLoopId(C));
     endLoop(B, LZ, BZ, GroupLatch);
     XBack->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
   }
@@ -540,7 +540,7 @@ void CpuTarget::emitWorkItemLoop(llvm::IRBuilder<>& B, const WorkItemContext& Gr
                                 B.CreateZExt(LY.Var, I64)),
                     B.CreateZExt(BX, I64));
     Row(W, RowStart, LY);
-    endLoop(B, LY, BY, LZ.Latch);
+    endLoop(B, LY, BY, LZ.Latch)->setMetadata(llvm::LLVMContext::MD_loop, groupRowsLoopId(C));
     endLoop(B, LZ, BZ, End);
   };
   auto Flat = [&] {
@@ -679,7 +679,7 @@ void CpuTarget::emitFlatPath(llvm::IRBuilder<>& B, llvm::Function* F, BodyEmitte
   Id->addIncoming(Next, XLatch);
   llvm::BranchInst* Back = B.CreateCondBr(B.CreateICmpULT(Next, XEnd), XBody, LY.Latch);
   Back->setMetadata(llvm::LLVMContext::MD_loop, parallelLoopId(C, AccessGroup));
-  endLoop(B, LY, BY, LZ.Latch);
+  endLoop(B, LY, BY, LZ.Latch)->setMetadata(llvm::LLVMContext::MD_loop, groupRowsLoopId(C));
   endLoop(B, LZ, BZ, SpanLatch);
 
   // The next span starts a row: gx 0, gy + 1 (carrying into gz).

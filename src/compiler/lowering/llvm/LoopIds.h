@@ -29,19 +29,36 @@ inline llvm::MDNode* copyLoopId(llvm::MDNode* Old) {
   return newLoopId(Old->getContext(), Properties);
 }
 
-/// Whether the CPU target marked L as a loop over work-items (llvm.loop.parallel_accesses in
-/// its id): its iterations may run in any order.
-inline bool isParallelLoop(const llvm::Loop& L) {
+/// Whether L's loop id holds the property Name.
+inline bool hasLoopProperty(const llvm::Loop& L, llvm::StringRef Name) {
   llvm::MDNode* Id = L.getLoopID();
   if (!Id)
     return false;
   for (const llvm::MDOperand& Op : Id->operands())
     if (auto* N = llvm::dyn_cast_or_null<llvm::MDNode>(Op.get());
         N && N != Id && N->getNumOperands() > 0)
-      if (auto* S = llvm::dyn_cast<llvm::MDString>(N->getOperand(0));
-          S && S->getString() == "llvm.loop.parallel_accesses")
+      if (auto* S = llvm::dyn_cast<llvm::MDString>(N->getOperand(0)); S && S->getString() == Name)
         return true;
   return false;
+}
+
+/// The property the CPU target gives a loop over a workgroup's rows of work-items (local y),
+/// which holds no barrier: a region's loops over work-items are inside it.
+inline constexpr const char* GroupRowsProperty = "cajeta.loop.group_rows";
+
+/// The loop id of such a loop.
+inline llvm::MDNode* groupRowsLoopId(llvm::LLVMContext& C) {
+  return newLoopId(C, {llvm::MDNode::get(C, {llvm::MDString::get(C, GroupRowsProperty)})});
+}
+
+inline bool isGroupRowsLoop(const llvm::Loop& L) {
+  return hasLoopProperty(L, GroupRowsProperty);
+}
+
+/// Whether the CPU target marked L as a loop over work-items (llvm.loop.parallel_accesses in
+/// its id): its iterations may run in any order.
+inline bool isParallelLoop(const llvm::Loop& L) {
+  return hasLoopProperty(L, "llvm.loop.parallel_accesses");
 }
 
 } // namespace cajeta::lowering

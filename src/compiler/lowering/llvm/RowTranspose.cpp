@@ -1,6 +1,8 @@
 // Row walks vectorized across their work-items with transposed loads (RowTranspose.h).
 #include "compiler/lowering/llvm/RowTranspose.h"
 
+#include "compiler/lowering/llvm/ColumnCache.h"
+
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
@@ -10,7 +12,9 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace cajeta::lowering {
@@ -147,14 +151,24 @@ public:
     return AnyTransposed;
   }
 
-  void rewrite();
+  void rewrite(const llvm::DominatorTree& DT, bool MayCache);
 
 private:
   struct Row {
     std::vector<RowAccess> PerLane;
-    bool Shared = true;             // every lane reads the same elements
-    std::vector<llvm::Value*> Cols; // in the vector loop: step kk's vector
+    bool Shared = true; // every lane reads the same elements
   };
+  /// Where a vector loop takes its walks' columns from.
+  enum class Columns {
+    Transpose,        // loads and a transpose
+    TransposeAndKeep, // the same, each column then stored in the cache's slot
+    Kept,             // loads from the cache's slot
+  };
+
+  /// The vector loop from LoopPre (a new block, which it ends) to Done: its body, and the sums it
+  /// leaves there.
+  std::pair<llvm::BasicBlock*, std::vector<llvm::Value*>>
+  emitLoop(llvm::BasicBlock* LoopPre, Columns From, const ColumnCache* Cache);
 
   llvm::Value* latch(unsigned Lane, unsigned Slot) const {
     return Floats[Lane * Slots + Slot]->getIncomingValueForBlock(H);
@@ -202,6 +216,23 @@ private:
       if (!match(I0->getOperand(K), IQ->getOperand(K), Q))
         return false;
     return true;
+  }
+
+  /// Copy 0's row arithmetic I on vector operands Ops, with I's flags.
+  llvm::Value* apply(llvm::IRBuilder<>& B, llvm::Instruction* I,
+                     llvm::ArrayRef<llvm::Value*> Ops) const {
+    llvm::Value* V = nullptr;
+    if (I->getOpcode() == llvm::Instruction::FNeg) {
+      V = B.CreateFNeg(Ops[0]);
+    } else if (auto* II = llvm::dyn_cast<llvm::IntrinsicInst>(I)) {
+      llvm::Function* Decl = llvm::Intrinsic::getDeclaration(I->getModule(), II->getIntrinsicID(),
+                                                             {Ops[0]->getType()});
+      V = B.CreateCall(Decl, Ops);
+    } else {
+      V = B.CreateBinOp(llvm::Instruction::BinaryOps(I->getOpcode()), Ops[0], Ops[1]);
+    }
+    llvm::cast<llvm::Instruction>(V)->copyIRFlags(I);
+    return V;
   }
 
   /// V (integer arithmetic of the loop's counters and values from outside it) as it is in the
@@ -255,6 +286,14 @@ private:
   std::map<llvm::Instruction*, Row> Rows;                            // copy 0's loads
   std::map<std::pair<llvm::Instruction*, unsigned>, llvm::Value*> Outside;
   bool AnyTransposed = false;
+  // Made by rewrite, for the vector loops.
+  llvm::FixedVectorType* VecTy = nullptr;
+  llvm::BasicBlock* Check = nullptr;
+  llvm::BasicBlock* Done = nullptr;
+  llvm::Value* VecIters = nullptr;
+  std::vector<llvm::Instruction*> Walks; // the loads that differ between lanes, block order
+  std::map<llvm::Instruction*, std::vector<std::pair<llvm::Value*, llvm::Value*>>> Starts;
+  std::vector<llvm::Value*> Inits; // the sums' vectors as the loop starts
 };
 
 /// The columns of the N x N block whose rows are R (lane q's N elements): column c holds element
@@ -281,16 +320,40 @@ std::vector<llvm::Value*> transpose(llvm::IRBuilder<>& B, std::vector<llvm::Valu
   return R;
 }
 
-void JammedRow::rewrite() {
+void JammedRow::rewrite(const llvm::DominatorTree& DT, bool MayCache) {
   llvm::Function& F = *H->getParent();
   llvm::LLVMContext& C = F.getContext();
   const llvm::DataLayout& DL = F.getParent()->getDataLayout();
   llvm::Type* I64 = llvm::Type::getInt64Ty(C);
   llvm::Type* FloatTy = llvm::Type::getFloatTy(C);
-  auto* VecTy = llvm::FixedVectorType::get(FloatTy, Lanes);
-  auto* Check = llvm::BasicBlock::Create(C, "rowt.check", &F, H);
-  auto* Body = llvm::BasicBlock::Create(C, "rowt.body", &F, H);
-  auto* Done = llvm::BasicBlock::Create(C, "rowt.done", &F, H);
+  VecTy = llvm::FixedVectorType::get(FloatTy, Lanes);
+
+  // The walks (rows that differ between lanes), and whether later rows of the group can reuse
+  // their transposed blocks: asked before the blocks below change the loop's shape.
+  std::vector<llvm::Value*> Bases;
+  std::vector<std::vector<const llvm::SCEV*>> StartsOf;
+  bool OneBase = true;
+  for (llvm::Instruction* I : Template)
+    if (auto It = Rows.find(I); It != Rows.end() && !It->second.Shared) {
+      Walks.push_back(I);
+      Bases.push_back(It->second.PerLane[0].Base);
+      StartsOf.emplace_back();
+      for (const RowAccess& A : It->second.PerLane) {
+        OneBase &= A.Base == Bases.back();
+        StartsOf.back().push_back(A.Start);
+      }
+    }
+  std::unique_ptr<ColumnCache> Cache;
+  if (OneBase && MayCache)
+    if (llvm::Loop* RowsOfGroup = ColumnCache::rowsLoop(L, DT, Bases, StartsOf))
+      Cache = std::make_unique<ColumnCache>(*RowsOfGroup, SE, unsigned(Walks.size()), Lanes);
+
+  Check = llvm::BasicBlock::Create(C, "rowt.check", &F, H);
+  auto* Lookup = Cache ? llvm::BasicBlock::Create(C, "rowt.cache.lookup", &F, H) : nullptr;
+  auto* PlainPre = llvm::BasicBlock::Create(C, "rowt.plain", &F, H);
+  auto* FillPre = Cache ? llvm::BasicBlock::Create(C, "rowt.fill", &F, H) : nullptr;
+  auto* UsePre = Cache ? llvm::BasicBlock::Create(C, "rowt.use", &F, H) : nullptr;
+  Done = llvm::BasicBlock::Create(C, "rowt.done", &F, H);
   auto* Rest = llvm::BasicBlock::Create(C, "rowt.rest", &F, H);
   Pre->getTerminator()->replaceUsesOfWith(H, Check);
 
@@ -302,115 +365,69 @@ void JammedRow::rewrite() {
   llvm::SCEVExpander Exp(SE, DL, "rowt");
   llvm::Value* Count = Exp.expandCodeFor(BTC, BTC->getType(), CheckEnd);
   Count = B.CreateZExt(Count, I64);
-  llvm::Value* VecIters = B.CreateAnd(Count, B.getInt64(~uint64_t(Lanes - 1)), "rowt.n");
+  VecIters = B.CreateAnd(Count, B.getInt64(~uint64_t(Lanes - 1)), "rowt.n");
   // Each lane's row: its base and its first index (64 bits); a 32-bit index that would wrap
   // before the loop's last iteration sends the whole loop to the scalar copies.
-  std::map<llvm::Instruction*, std::vector<std::pair<llvm::Value*, llvm::Value*>>> Starts;
   llvm::Value* NoWrap = B.getTrue();
-  for (auto& [Ld, R] : Rows)
-    for (unsigned Q = 0; Q < (R.Shared ? 1 : Lanes); ++Q) {
-      const RowAccess& A = R.PerLane[Q];
-      llvm::Value* First = B.CreateZExt(atStart(B, A.Index), I64);
-      if (A.Narrow)
-        NoWrap = B.CreateAnd(NoWrap,
-                             B.CreateICmpULE(B.CreateAdd(First, Count), B.getInt64(0xFFFFFFFFull)));
-      Starts[Ld].emplace_back(A.Base, First);
-    }
+  for (llvm::Instruction* Ld : Template)
+    if (auto It = Rows.find(Ld); It != Rows.end())
+      for (unsigned Q = 0; Q < (It->second.Shared ? 1 : Lanes); ++Q) {
+        const RowAccess& A = It->second.PerLane[Q];
+        llvm::Value* First = B.CreateZExt(atStart(B, A.Index), I64);
+        if (A.Narrow)
+          NoWrap = B.CreateAnd(
+              NoWrap, B.CreateICmpULE(B.CreateAdd(First, Count), B.getInt64(0xFFFFFFFFull)));
+        Starts[Ld].emplace_back(A.Base, First);
+      }
   for (llvm::Instruction* I : Template)
     if (!llvm::isa<llvm::LoadInst>(I))
       for (unsigned K = 0; K < I->getNumOperands(); ++K)
         if (!inRow(I->getOperand(K)) && !llvm::isa<llvm::Function>(I->getOperand(K)))
           laneVector(B, I, K);
-  std::vector<llvm::Value*> Inits;
   for (unsigned J = 0; J < Slots; ++J) {
     llvm::Value* V = llvm::PoisonValue::get(VecTy);
     for (unsigned Q = 0; Q < Lanes; ++Q)
       V = B.CreateInsertElement(V, floatPhi(Q, J)->getIncomingValueForBlock(Pre), B.getInt32(Q));
     Inits.push_back(V);
   }
-  B.CreateCondBr(B.CreateAnd(B.CreateICmpNE(VecIters, B.getInt64(0)), NoWrap), Body, Rest);
+  B.CreateCondBr(B.CreateAnd(B.CreateICmpNE(VecIters, B.getInt64(0)), NoWrap),
+                 Cache ? Lookup : PlainPre, Rest);
   CheckEnd->eraseFromParent();
 
-  // The vector loop: Lanes iterations per trip, one step at a time.
-  B.SetInsertPoint(Body);
-  llvm::PHINode* Iv = B.CreatePHI(I64, 2, "rowt.k");
-  std::vector<llvm::PHINode*> Acc;
-  for (unsigned J = 0; J < Slots; ++J)
-    Acc.push_back(B.CreatePHI(VecTy, 2, "rowt.acc"));
+  // The cache's key: each walk's base and its lanes' first indices.
+  if (Cache) {
+    B.SetInsertPoint(Lookup);
+    std::vector<llvm::Value*> Firsts;
+    for (llvm::Instruction* Ld : Walks) {
+      llvm::Value* Key = llvm::PoisonValue::get(llvm::FixedVectorType::get(I64, Lanes));
+      for (unsigned Q = 0; Q < Lanes; ++Q)
+        Key = B.CreateInsertElement(Key, Starts[Ld][Q].second, B.getInt32(Q));
+      Firsts.push_back(Key);
+    }
+    Cache->lookup(B, Bases, Firsts, VecIters, UsePre, FillPre, PlainPre);
+  }
 
-  for (auto& [Ld, R] : Rows) {
-    std::vector<llvm::Value*> Loaded(R.Shared ? 1 : Lanes);
-    for (unsigned Q = 0; Q < (R.Shared ? 1 : Lanes); ++Q) {
-      auto [Base, First] = Starts[Ld][Q];
-      llvm::Value* Ptr = B.CreateGEP(FloatTy, Base, B.CreateAdd(First, Iv));
-      Loaded[Q] = B.CreateAlignedLoad(VecTy, Ptr, llvm::Align(4));
-    }
-    if (R.Shared)
-      for (unsigned K = 0; K < Lanes; ++K)
-        R.Cols.push_back(
-            B.CreateShuffleVector(Loaded[0], llvm::SmallVector<int, 16>(Lanes, int(K))));
-    else
-      R.Cols = transpose(B, Loaded);
-  }
-  std::vector<llvm::Value*> Cur(Acc.begin(), Acc.end());
-  for (unsigned K = 0; K < Lanes; ++K) {
-    std::map<llvm::Instruction*, llvm::Value*> Val;
-    auto Operand = [&](llvm::Instruction* I, unsigned Op) -> llvm::Value* {
-      llvm::Value* V = I->getOperand(Op);
-      if (int J = slotOf(V, 0); J >= 0)
-        return Cur[unsigned(J)];
-      if (inRow(V))
-        return Val.at(llvm::cast<llvm::Instruction>(V));
-      return Outside.at({I, Op});
-    };
-    for (llvm::Instruction* I : Template) {
-      llvm::Value* V = nullptr;
-      if (llvm::isa<llvm::LoadInst>(I)) {
-        V = Rows[I].Cols[K];
-      } else if (I->getOpcode() == llvm::Instruction::FNeg) {
-        V = B.CreateFNeg(Operand(I, 0));
-        llvm::cast<llvm::Instruction>(V)->copyIRFlags(I);
-      } else if (auto* II = llvm::dyn_cast<llvm::IntrinsicInst>(I)) {
-        llvm::Function* Decl =
-            llvm::Intrinsic::getDeclaration(F.getParent(), II->getIntrinsicID(), {VecTy});
-        auto* Call = B.CreateCall(Decl, {Operand(I, 0), Operand(I, 1), Operand(I, 2)});
-        Call->copyIRFlags(I);
-        V = Call;
-      } else {
-        V = B.CreateBinOp(llvm::Instruction::BinaryOps(I->getOpcode()), Operand(I, 0),
-                          Operand(I, 1));
-        llvm::cast<llvm::Instruction>(V)->copyIRFlags(I);
-      }
-      Val[I] = V;
-    }
-    // Every slot's next value from this step's values (a phi may take another's).
-    std::vector<llvm::Value*> Next(Slots);
-    for (unsigned J = 0; J < Slots; ++J) {
-      llvm::Value* L = latch(0, J);
-      if (int S = slotOf(L, 0); S >= 0)
-        Next[J] = Cur[unsigned(S)];
-      else if (inRow(L))
-        Next[J] = Val.at(llvm::cast<llvm::Instruction>(L));
-      else
-        Next[J] = B.CreateVectorSplat(Lanes, L);
-    }
-    Cur = std::move(Next);
-  }
-  llvm::Value* IvNext = B.CreateAdd(Iv, B.getInt64(Lanes));
-  B.CreateCondBr(B.CreateICmpULT(IvNext, VecIters), Body, Done);
-  Iv->addIncoming(B.getInt64(0), Check);
-  Iv->addIncoming(IvNext, Body);
-  for (unsigned J = 0; J < Slots; ++J) {
-    Acc[J]->addIncoming(Inits[J], Check);
-    Acc[J]->addIncoming(Cur[J], Body);
+  // The vector loops, all to Done with their lanes' sums.
+  std::vector<std::pair<llvm::BasicBlock*, std::vector<llvm::Value*>>> Ends;
+  Ends.push_back(emitLoop(PlainPre, Columns::Transpose, nullptr));
+  if (Cache) {
+    Ends.push_back(emitLoop(FillPre, Columns::TransposeAndKeep, Cache.get()));
+    Ends.push_back(emitLoop(UsePre, Columns::Kept, Cache.get()));
   }
 
   // Each lane's sums, then the scalar loop from where the vector loop stopped.
   B.SetInsertPoint(Done);
   std::vector<llvm::Value*> Lane(Floats.size());
+  std::vector<llvm::Value*> Sums = Ends[0].second;
+  for (unsigned J = 0; J < Slots && Ends.size() > 1; ++J) {
+    llvm::PHINode* Phi = B.CreatePHI(VecTy, unsigned(Ends.size()), "rowt.out");
+    for (auto& [From, Cur] : Ends)
+      Phi->addIncoming(Cur[J], From);
+    Sums[J] = Phi;
+  }
   for (unsigned J = 0; J < Slots; ++J)
     for (unsigned Q = 0; Q < Lanes; ++Q)
-      Lane[Q * Slots + J] = B.CreateExtractElement(Cur[J], B.getInt32(Q));
+      Lane[Q * Slots + J] = B.CreateExtractElement(Sums[J], B.getInt32(Q));
   B.CreateBr(Rest);
   B.SetInsertPoint(Rest);
   for (size_t P = 0; P < Floats.size(); ++P) {
@@ -435,6 +452,109 @@ void JammedRow::rewrite() {
   B.CreateBr(H);
   for (llvm::PHINode& Phi : H->phis())
     Phi.replaceIncomingBlockWith(Pre, Rest);
+}
+
+std::pair<llvm::BasicBlock*, std::vector<llvm::Value*>>
+JammedRow::emitLoop(llvm::BasicBlock* LoopPre, Columns From, const ColumnCache* Cache) {
+  llvm::Function& F = *H->getParent();
+  llvm::Type* FloatTy = VecTy->getElementType();
+  const llvm::Align ColumnAlign(uint64_t(Lanes) * 4);
+  llvm::IRBuilder<> B(LoopPre);
+  std::vector<llvm::Value*> Kept; // per walk: where the slot keeps its columns
+  if (Cache)
+    for (unsigned W = 0; W < Walks.size(); ++W)
+      Kept.push_back(From == Columns::Kept ? Cache->hitColumns(B, W) : Cache->claimedColumns(B, W));
+  auto* Body = llvm::BasicBlock::Create(F.getContext(), "rowt.body", &F, Done);
+  B.CreateBr(Body);
+
+  // Lanes iterations per trip, one step at a time.
+  B.SetInsertPoint(Body);
+  llvm::PHINode* Iv = B.CreatePHI(B.getInt64Ty(), 2, "rowt.k");
+  std::vector<llvm::PHINode*> Acc;
+  for (unsigned J = 0; J < Slots; ++J)
+    Acc.push_back(B.CreatePHI(VecTy, 2, "rowt.acc"));
+
+  std::map<llvm::Instruction*, std::vector<llvm::Value*>> Cols; // per walk: step kk's vector
+  // The rows every lane shares: one vector per trip, element kk for step kk, broadcast at each
+  // step (a broadcast of a loaded element is a load of it: no shuffle). Arithmetic of them stays
+  // per step: computed once per trip and broadcast from a register, it took shuffles and ran
+  // SYRK and SYR2K 10-20 % slower.
+  std::map<llvm::Instruction*, llvm::Value*> Shared;
+  for (llvm::Instruction* Ld : Template) {
+    auto It = Rows.find(Ld);
+    if (It == Rows.end())
+      continue;
+    const Row& R = It->second;
+    const unsigned W = unsigned(std::find(Walks.begin(), Walks.end(), Ld) - Walks.begin());
+    auto Column = [&](unsigned K) {
+      return B.CreateGEP(FloatTy, Kept[W],
+                         B.CreateMul(B.CreateAdd(Iv, B.getInt64(K)), B.getInt64(Lanes)));
+    };
+    if (!R.Shared && From == Columns::Kept) {
+      for (unsigned K = 0; K < Lanes; ++K)
+        Cols[Ld].push_back(B.CreateAlignedLoad(VecTy, Column(K), ColumnAlign));
+      continue;
+    }
+    std::vector<llvm::Value*> Loaded(R.Shared ? 1 : Lanes);
+    for (unsigned Q = 0; Q < (R.Shared ? 1 : Lanes); ++Q) {
+      auto [Base, First] = Starts[Ld][Q];
+      llvm::Value* Ptr = B.CreateGEP(FloatTy, Base, B.CreateAdd(First, Iv));
+      Loaded[Q] = B.CreateAlignedLoad(VecTy, Ptr, llvm::Align(4));
+    }
+    if (R.Shared) {
+      Shared[Ld] = Loaded[0];
+      continue;
+    }
+    Cols[Ld] = transpose(B, Loaded);
+    if (From == Columns::TransposeAndKeep)
+      for (unsigned K = 0; K < Lanes; ++K)
+        B.CreateAlignedStore(Cols[Ld][K], Column(K), ColumnAlign);
+  }
+  std::vector<llvm::Value*> Cur(Acc.begin(), Acc.end());
+  for (unsigned K = 0; K < Lanes; ++K) {
+    std::map<llvm::Instruction*, llvm::Value*> Val;
+    auto Operand = [&](llvm::Instruction* I, unsigned Op) -> llvm::Value* {
+      llvm::Value* V = I->getOperand(Op);
+      if (int J = slotOf(V, 0); J >= 0)
+        return Cur[unsigned(J)];
+      if (inRow(V))
+        return Val.at(llvm::cast<llvm::Instruction>(V));
+      return Outside.at({I, Op});
+    };
+    for (llvm::Instruction* I : Template) {
+      if (auto It = Shared.find(I); It != Shared.end())
+        Val[I] = B.CreateShuffleVector(It->second, llvm::SmallVector<int, 16>(Lanes, int(K)));
+      else if (llvm::isa<llvm::LoadInst>(I))
+        Val[I] = Cols[I][K];
+      else if (I->getOpcode() == llvm::Instruction::FNeg)
+        Val[I] = apply(B, I, {Operand(I, 0)});
+      else if (llvm::isa<llvm::IntrinsicInst>(I))
+        Val[I] = apply(B, I, {Operand(I, 0), Operand(I, 1), Operand(I, 2)});
+      else
+        Val[I] = apply(B, I, {Operand(I, 0), Operand(I, 1)});
+    }
+    // Every slot's next value from this step's values (a phi may take another's).
+    std::vector<llvm::Value*> Next(Slots);
+    for (unsigned J = 0; J < Slots; ++J) {
+      llvm::Value* Latch = latch(0, J);
+      if (int S = slotOf(Latch, 0); S >= 0)
+        Next[J] = Cur[unsigned(S)];
+      else if (inRow(Latch))
+        Next[J] = Val.at(llvm::cast<llvm::Instruction>(Latch));
+      else
+        Next[J] = B.CreateVectorSplat(Lanes, Latch);
+    }
+    Cur = std::move(Next);
+  }
+  llvm::Value* IvNext = B.CreateAdd(Iv, B.getInt64(Lanes));
+  B.CreateCondBr(B.CreateICmpULT(IvNext, VecIters), Body, Done);
+  Iv->addIncoming(B.getInt64(0), LoopPre);
+  Iv->addIncoming(IvNext, Body);
+  for (unsigned J = 0; J < Slots; ++J) {
+    Acc[J]->addIncoming(Inits[J], LoopPre);
+    Acc[J]->addIncoming(Cur[J], Body);
+  }
+  return {Body, Cur};
 }
 
 } // namespace
@@ -468,11 +588,12 @@ unsigned RowTranspose::fits(const llvm::Loop& Row, const llvm::Loop& Outer,
   return AnyFloatPhi ? Walks : 0;
 }
 
-bool RowTranspose::vectorize(llvm::Loop& L, llvm::ScalarEvolution& SE, unsigned Lanes) {
+bool RowTranspose::vectorize(llvm::Loop& L, const llvm::DominatorTree& DT,
+                             llvm::ScalarEvolution& SE, unsigned Lanes, bool Cache) {
   JammedRow J(L, SE, Lanes);
   if (!J.read())
     return false;
-  J.rewrite();
+  J.rewrite(DT, Cache);
   return true;
 }
 

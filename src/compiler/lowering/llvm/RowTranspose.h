@@ -18,6 +18,7 @@
 #pragma once
 
 namespace llvm {
+class DominatorTree;
 class Loop;
 class ScalarEvolution;
 } // namespace llvm
@@ -39,9 +40,12 @@ public:
   /// it does not fit.
   static unsigned fits(const llvm::Loop& Row, const llvm::Loop& Outer, llvm::ScalarEvolution& SE);
   /// Puts the vector loop before L, the jammed row loop (Lanes copies of a loop that fits, each
-  /// copy's float phis together, copy by copy), which then runs the iterations that remain. False
-  /// (nothing changed) where the copies do not match.
-  static bool vectorize(llvm::Loop& L, llvm::ScalarEvolution& SE, unsigned Lanes);
+  /// copy's float phis together, copy by copy), which then runs the iterations that remain; with
+  /// Cache, and where ColumnCache::rowsLoop allows, two more vector loops that keep the
+  /// transposed blocks for the group's later rows and load them back. False (nothing changed)
+  /// where the copies do not match.
+  static bool vectorize(llvm::Loop& L, const llvm::DominatorTree& DT, llvm::ScalarEvolution& SE,
+                        unsigned Lanes, bool Cache = true);
 };
 
 } // namespace cajeta::lowering

@@ -36,13 +36,16 @@ public:
   /// At most this many instructions in the row loop's body (copied Factor * RowUnroll times).
   static constexpr unsigned MaxRowInstructions = 40;
 
-  /// Transpose: let RowTranspose take the row walks that fit it (false: jam them all by Factor).
-  explicit WorkItemJam(Phase P, bool Transpose = true) : P(P), Transpose(Transpose) {}
+  /// Transpose: let RowTranspose take the row walks that fit it (false: jam them all by Factor);
+  /// CacheColumns: let it keep transposed blocks for a group's later rows (ColumnCache).
+  explicit WorkItemJam(Phase P, bool Transpose = true, bool CacheColumns = true)
+      : P(P), Transpose(Transpose), CacheColumns(CacheColumns) {}
   llvm::PreservedAnalyses run(llvm::Function& F, llvm::FunctionAnalysisManager& AM);
 
 private:
   Phase P;
   bool Transpose;
+  bool CacheColumns;
 };
 
 } // namespace cajeta::lowering
