@@ -37,6 +37,12 @@
 namespace cajeta::lowering {
 namespace {
 
+/// Whether the environment variable Name is "0" (a switch for A/B runs).
+bool switchedOff(const char* Name) {
+  const char* V = std::getenv(Name);
+  return V && std::string(V) == "0";
+}
+
 /// CAJETA_CPU_JAM=0 runs work-items' row walks one work-item at a time (for A/B runs).
 bool jamRowWalks() {
   const char* Jam = std::getenv("CAJETA_CPU_JAM");
@@ -58,12 +64,14 @@ void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
 /// The CPU's passes after the vectorizers: gathers of one address as a load and a broadcast.
 void addOptimizerLastPasses(llvm::FunctionPassManager& FPM) {
   // CAJETA_CPU_ROW_TRANSPOSE=0 jams every row walk by four, scalar; CAJETA_CPU_COLUMN_CACHE=0
-  // transposes every row of a group's rows again (both for A/B runs).
-  const char* Transpose = std::getenv("CAJETA_CPU_ROW_TRANSPOSE");
-  const char* Cache = std::getenv("CAJETA_CPU_COLUMN_CACHE");
+  // transposes every row of a group's rows again; CAJETA_CPU_ROW_PREFETCH=0 leaves the walked
+  // rows to the hardware prefetchers (all for A/B runs).
+  RowTranspose::Options Rows;
+  Rows.KeepColumns = !switchedOff("CAJETA_CPU_COLUMN_CACHE");
+  Rows.Prefetch = !switchedOff("CAJETA_CPU_ROW_PREFETCH");
   if (jamRowWalks())
-    FPM.addPass(WorkItemJam(WorkItemJam::Phase::Jam, !(Transpose && std::string(Transpose) == "0"),
-                            !(Cache && std::string(Cache) == "0")));
+    FPM.addPass(
+        WorkItemJam(WorkItemJam::Phase::Jam, !switchedOff("CAJETA_CPU_ROW_TRANSPOSE"), Rows));
   FPM.addPass(UniformGatherRewrite());
 }
 

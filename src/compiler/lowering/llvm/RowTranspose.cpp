@@ -95,8 +95,8 @@ bool isBookkeeping(const llvm::Instruction& I) {
 /// One jammed row loop, read as Lanes copies of a template (copy 0).
 class JammedRow {
 public:
-  JammedRow(llvm::Loop& L, llvm::ScalarEvolution& SE, unsigned Lanes)
-      : L(L), SE(SE), H(L.getHeader()), Lanes(Lanes) {}
+  JammedRow(llvm::Loop& L, llvm::ScalarEvolution& SE, unsigned Lanes, RowTranspose::Options Opts)
+      : L(L), SE(SE), H(L.getHeader()), Lanes(Lanes), Opts(Opts) {}
 
   bool read() {
     if (L.getNumBlocks() != 1 || L.getLoopLatch() != H || !L.getLoopPreheader() ||
@@ -151,7 +151,7 @@ public:
     return AnyTransposed;
   }
 
-  void rewrite(const llvm::DominatorTree& DT, bool MayCache);
+  void rewrite(const llvm::DominatorTree& DT);
 
 private:
   struct Row {
@@ -277,6 +277,7 @@ private:
   llvm::ScalarEvolution& SE;
   llvm::BasicBlock* H;
   unsigned Lanes;
+  RowTranspose::Options Opts;
   llvm::BasicBlock* Pre = nullptr;
   const llvm::SCEV* BTC = nullptr;
   std::vector<llvm::PHINode*> Floats, Counters;
@@ -320,7 +321,7 @@ std::vector<llvm::Value*> transpose(llvm::IRBuilder<>& B, std::vector<llvm::Valu
   return R;
 }
 
-void JammedRow::rewrite(const llvm::DominatorTree& DT, bool MayCache) {
+void JammedRow::rewrite(const llvm::DominatorTree& DT) {
   llvm::Function& F = *H->getParent();
   llvm::LLVMContext& C = F.getContext();
   const llvm::DataLayout& DL = F.getParent()->getDataLayout();
@@ -344,7 +345,7 @@ void JammedRow::rewrite(const llvm::DominatorTree& DT, bool MayCache) {
       }
     }
   std::unique_ptr<ColumnCache> Cache;
-  if (OneBase && MayCache)
+  if (OneBase && Opts.KeepColumns)
     if (llvm::Loop* RowsOfGroup = ColumnCache::rowsLoop(L, DT, Bases, StartsOf))
       Cache = std::make_unique<ColumnCache>(*RowsOfGroup, SE, unsigned(Walks.size()), Lanes);
 
@@ -500,6 +501,11 @@ JammedRow::emitLoop(llvm::BasicBlock* LoopPre, Columns From, const ColumnCache* 
       auto [Base, First] = Starts[Ld][Q];
       llvm::Value* Ptr = B.CreateGEP(FloatTy, Base, B.CreateAdd(First, Iv));
       Loaded[Q] = B.CreateAlignedLoad(VecTy, Ptr, llvm::Align(4));
+      if (Opts.Prefetch && !R.Shared && Walks.size() > 1) {
+        llvm::Value* Ahead = B.CreateGEP(FloatTy, Ptr, B.getInt64(RowTranspose::PrefetchAhead));
+        B.CreateIntrinsic(llvm::Intrinsic::prefetch, {Ahead->getType()},
+                          {Ahead, B.getInt32(0), B.getInt32(3), B.getInt32(1)});
+      }
     }
     if (R.Shared) {
       Shared[Ld] = Loaded[0];
@@ -589,11 +595,11 @@ unsigned RowTranspose::fits(const llvm::Loop& Row, const llvm::Loop& Outer,
 }
 
 bool RowTranspose::vectorize(llvm::Loop& L, const llvm::DominatorTree& DT,
-                             llvm::ScalarEvolution& SE, unsigned Lanes, bool Cache) {
-  JammedRow J(L, SE, Lanes);
+                             llvm::ScalarEvolution& SE, unsigned Lanes, Options Opts) {
+  JammedRow J(L, SE, Lanes, Opts);
   if (!J.read())
     return false;
-  J.rewrite(DT, Cache);
+  J.rewrite(DT);
   return true;
 }
 

@@ -39,13 +39,27 @@ public:
   /// above: the number of its loads that differ between work-items (the rows it walks), 0 where
   /// it does not fit.
   static unsigned fits(const llvm::Loop& Row, const llvm::Loop& Outer, llvm::ScalarEvolution& SE);
+  /// What the vector loops may add to the plain transpose (each switchable for A/B runs).
+  struct Options {
+    /// Keep the transposed blocks for the group's later rows, where ColumnCache::rowsLoop allows.
+    bool KeepColumns = true;
+    /// Where a work-item walks several rows, prefetch each PrefetchAhead elements ahead.
+    bool Prefetch = true;
+  };
+  /// How far ahead the rows of several walks are prefetched: 512 bytes, eight cache lines. Eight
+  /// work-items walking two rows each are 16 streams of half a cache line a trip; GESUMMV's two
+  /// matrices from memory took 0.73-2.12 ms without it and 0.67-0.88 ms with it (medians 1.39 and
+  /// 0.70 ms over five runs each on a noisy 2-core VM; 64 and 128 elements ahead alike). Rows of
+  /// one walk (ATAX, BICG, MVT: 16 rows of a line a trip) measured no gain, and go without.
+  static constexpr unsigned PrefetchAhead = 128;
+
   /// Puts the vector loop before L, the jammed row loop (Lanes copies of a loop that fits, each
   /// copy's float phis together, copy by copy), which then runs the iterations that remain; with
-  /// Cache, and where ColumnCache::rowsLoop allows, two more vector loops that keep the
+  /// Opts.KeepColumns, where ColumnCache::rowsLoop allows, two more vector loops that keep the
   /// transposed blocks for the group's later rows and load them back. False (nothing changed)
   /// where the copies do not match.
   static bool vectorize(llvm::Loop& L, const llvm::DominatorTree& DT, llvm::ScalarEvolution& SE,
-                        unsigned Lanes, bool Cache = true);
+                        unsigned Lanes, Options Opts);
 };
 
 } // namespace cajeta::lowering

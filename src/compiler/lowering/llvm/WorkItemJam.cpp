@@ -242,7 +242,7 @@ llvm::PreservedAnalyses WorkItemJam::run(llvm::Function& F, llvm::FunctionAnalys
     llvm::ScalarEvolution FreshSE(F, AM.getResult<llvm::TargetLibraryAnalysis>(F), AC, FreshDT,
                                   FreshLI);
     if (llvm::Loop* Row = FreshLI.getLoopFor(Header); Row && Row->getHeader() == Header)
-      RowTranspose::vectorize(*Row, FreshDT, FreshSE, Lanes, CacheColumns);
+      RowTranspose::vectorize(*Row, FreshDT, FreshSE, Lanes, Rows);
   }
   if (!Jammed)
     return Changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();

@@ -24,6 +24,8 @@
 // transposed.
 #pragma once
 
+#include "compiler/lowering/llvm/RowTranspose.h"
+
 #include <llvm/IR/PassManager.h>
 
 namespace cajeta::lowering {
@@ -36,16 +38,16 @@ public:
   /// At most this many instructions in the row loop's body (copied Factor * RowUnroll times).
   static constexpr unsigned MaxRowInstructions = 40;
 
-  /// Transpose: let RowTranspose take the row walks that fit it (false: jam them all by Factor);
-  /// CacheColumns: let it keep transposed blocks for a group's later rows (ColumnCache).
-  explicit WorkItemJam(Phase P, bool Transpose = true, bool CacheColumns = true)
-      : P(P), Transpose(Transpose), CacheColumns(CacheColumns) {}
+  /// Transpose: let RowTranspose take the row walks that fit it (false: jam them all by Factor),
+  /// with Rows' additions.
+  explicit WorkItemJam(Phase P, bool Transpose = true, RowTranspose::Options Rows = {})
+      : P(P), Transpose(Transpose), Rows(Rows) {}
   llvm::PreservedAnalyses run(llvm::Function& F, llvm::FunctionAnalysisManager& AM);
 
 private:
   Phase P;
   bool Transpose;
-  bool CacheColumns;
+  RowTranspose::Options Rows;
 };
 
 } // namespace cajeta::lowering
