@@ -287,8 +287,9 @@ enum class IntrinsicOp : uint8_t {
   //   wave's place in the warpgroup.
   // WgmmaFence: {}: void; registers written before it (the a fragments, the accumulators) are
   //   seen by the Wgmmas after it (wgmma.fence).
-  // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last wait and waits for
-  //   them; the locals listed hold their results after it.
+  // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last wait and waits until
+  //   at most Dim of the groups so committed are pending (Dim 0: all of them done); the locals
+  //   listed (none where Dim > 0) hold their results after it.
   // ProxyFence: {}: void; this thread's shared-memory writes before it are ordered before the
   //   asynchronous reads (wgmma's) of any wave that meets it at a barrier after (placed before
   //   each barrier of a kernel that issues Wgmma: wgmma reads what the last barrier published).

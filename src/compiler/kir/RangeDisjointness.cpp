@@ -2,6 +2,8 @@
 
 #include "compiler/kir/Walk.h"
 
+#include <algorithm>
+
 namespace cajeta::kir {
 
 namespace {
@@ -262,26 +264,91 @@ bool RangeDisjointness::disjoint(const Range& Earlier, const Range& Later, uint6
   for (uint32_t L : Counters)
     if (assignedBetween(L, Earlier.At, Later.At))
       return false;
+  return apart(*A, *B, Earlier.Length, Later.Length, Block);
+}
+
+bool RangeDisjointness::disjointNextTurn(const Range& Earlier, const Range& Later, const Stmt* Loop,
+                                         uint64_t Block, uint32_t MaxGroup) const {
+  if (!Block || !Earlier.Length || !Later.Length || !Pos.count(Earlier.At) ||
+      !Pos.count(Later.At) || !Loop->LoopBody || !contains(Loop->LoopBody, Earlier.At) ||
+      !contains(Loop->LoopBody, Later.At))
+    return false;
+  std::vector<uint32_t> Counters;
+  auto A = form(Earlier.Index, {Earlier.At, MaxGroup, &Counters});
+  auto B = form(Later.Index, {Later.At, MaxGroup, &Counters});
+  if (!A || !B)
+    return false;
+  std::sort(Counters.begin(), Counters.end());
+  Counters.erase(std::unique(Counters.begin(), Counters.end()), Counters.end());
+  for (uint32_t L : Counters) {
+    bool InLoop = false;
+    for (const Stmt* S : Assigners[L])
+      InLoop |= contains(Loop, S);
+    if (!InLoop)
+      continue; // the same value in both turns
+    const std::optional<uint32_t> Step = stepIncrement(Loop, L);
+    if (!Step)
+      return false;
+    if (B->Stage && B->Stage->Counter == L)
+      B->Stage->Offset += *Step;
+  }
+  return apart(*A, *B, Earlier.Length, Later.Length, Block);
+}
+
+std::optional<uint32_t> RangeDisjointness::stepIncrement(const Stmt* Loop, uint32_t L) const {
+  if (!Loop->Step)
+    return std::nullopt;
+  for (const Stmt* S : Assigners[L])
+    if (contains(Loop, S) && !contains(Loop->Step, S))
+      return std::nullopt;
+  std::vector<uint32_t> Copies{L}; // locals holding L's value in the step
+  std::optional<uint32_t> Step;
+  bool Plain = true;
+  forEachExprIn(Loop->Step, [&](const Expr* E) {
+    if (E->K != Expr::Kind::Assign || E->Ops.empty())
+      return;
+    const Expr* V = E->Ops[0];
+    auto IsCopy = [&](const Expr* X) {
+      return X->K == Expr::Kind::Local &&
+             std::find(Copies.begin(), Copies.end(), X->Index) != Copies.end();
+    };
+    if (E->Index != L) {
+      if (IsCopy(V) && Assigners[E->Index].size() == 1)
+        Copies.push_back(E->Index);
+      return;
+    }
+    std::optional<uint64_t> C;
+    if (Step || V->K != Expr::Kind::Binary || V->BOp != BinaryOp::Add || !IsCopy(V->Ops[0]) ||
+        !(C = constant(V->Ops[1])))
+      Plain = false;
+    else
+      Step = uint32_t(*C);
+  });
+  return Plain ? Step : std::nullopt;
+}
+
+bool RangeDisjointness::apart(const Form& A, const Form& B, uint64_t EarlierLength,
+                              uint64_t LaterLength, uint64_t Block) const {
   // The blocks [first, last] that a range's elements fall in, for a rest at its extremes.
   auto Blocks = [&](const Interval& Rest, uint64_t Length) {
     return Interval{Rest.Lo / Block, (Rest.Hi + Length - 1) / Block};
   };
   auto Apart = [&] {
-    const Interval X = Blocks(A->Rest, Earlier.Length), Y = Blocks(B->Rest, Later.Length);
+    const Interval X = Blocks(A.Rest, EarlierLength), Y = Blocks(B.Rest, LaterLength);
     return X.Hi < Y.Lo || Y.Hi < X.Lo;
   };
-  if (!A->Stage && !B->Stage)
+  if (!A.Stage && !B.Stage)
     return Apart();
-  if (!A->Stage || !B->Stage)
+  if (!A.Stage || !B.Stage)
     return false;
-  const StageTerm &S = *A->Stage, &T = *B->Stage;
+  const StageTerm &S = *A.Stage, &T = *B.Stage;
   if (S.Period != T.Period || S.Stages != T.Stages || S.Counter != T.Counter || S.Period % Block)
     return false;
   // No index past 2^32 (the sum of stage and rest is the index itself).
   auto NoWrap = [&](const Interval& Rest, uint64_t Length) {
     return S.Period * (S.Stages - 1) + Rest.Hi + Length - 1 <= U32Max;
   };
-  if (!NoWrap(A->Rest, Earlier.Length) || !NoWrap(B->Rest, Later.Length))
+  if (!NoWrap(A.Rest, EarlierLength) || !NoWrap(B.Rest, LaterLength))
     return false;
   if (S.Offset == T.Offset) // one stage: its two parts apart
     return Apart();
@@ -289,7 +356,7 @@ bool RangeDisjointness::disjoint(const Range& Earlier, const Range& Later, uint6
     return false;
   // Each range within its own stage (the stages' periods whole blocks).
   auto Within = [&](const Interval& Rest, uint64_t Length) { return Rest.Hi + Length <= S.Period; };
-  return Within(A->Rest, Earlier.Length) && Within(B->Rest, Later.Length);
+  return Within(A.Rest, EarlierLength) && Within(B.Rest, LaterLength);
 }
 
 } // namespace cajeta::kir

@@ -33,6 +33,11 @@ public:
   /// the use and what it reads has not changed since; a local assigned more than once may only
   /// be a stage's counter, unchanged between the two statements.
   bool disjoint(const Range& Earlier, const Range& Later, uint64_t Block, uint32_t MaxGroup) const;
+  /// The same question with Later evaluated one turn of Loop after Earlier (both in Loop's body):
+  /// a stage counter either keeps its value throughout the loop or is the loop's counter, which
+  /// only the loop's step changes, by adding a constant.
+  bool disjointNextTurn(const Range& Earlier, const Range& Later, const Stmt* Loop, uint64_t Block,
+                        uint32_t MaxGroup) const;
 
   /// The value local L holds where statement At runs, as the expression of its one assignment:
   /// null where L is assigned more than once, or that assignment does not dominate At, or what it
@@ -65,6 +70,13 @@ private:
   };
 
   std::optional<Form> form(const Expr* E, const Query& Q) const;
+  /// Whether ranges of the two forms share no block (disjoint's question, once the forms are
+  /// known).
+  bool apart(const Form& A, const Form& B, uint64_t EarlierLength, uint64_t LaterLength,
+             uint64_t Block) const;
+  /// What Loop's step adds to local L, its only change in the loop: `L = L + c`, or through a
+  /// copy (`t = L; L = t + c`, a postfix increment).
+  std::optional<uint32_t> stepIncrement(const Stmt* Loop, uint32_t L) const;
   std::optional<Interval> range(const Expr* E, const Query& Q) const;
   /// The counter and offset of a stage's x (a counter plus or minus constants).
   std::optional<std::pair<uint32_t, uint32_t>> counterPlus(const Expr* E, const Query& Q) const;

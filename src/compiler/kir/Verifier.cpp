@@ -1100,6 +1100,8 @@ private:
     if (Op == IntrinsicOp::WgmmaFence || Op == IntrinsicOp::ProxyFence) {
       ops(E, 0);
     } else if (Op == IntrinsicOp::WgmmaWait) {
+      if (E->Dim && !E->Ops.empty())
+        problem(E, Name + " leaving groups pending names no results");
       for (const Expr* O : E->Ops)
         if (O->K != Expr::Kind::Local ||
             (O->Ty != Type::scalar(ScalarType::F32) && O->Ty != Type::scalar(ScalarType::I32)))

@@ -162,7 +162,9 @@ public:
     return false;
   }
   virtual bool emitWgmmaFence(llvm::IRBuilder<>& B) { return false; }
-  virtual bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C) { return false; }
+  virtual bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C, unsigned Pending) {
+    return false;
+  }
   virtual bool emitProxyFence(llvm::IRBuilder<>& B) { return false; }
   /// The CPU tile tier's leaf (IntrinsicOp::TileDot): C (M x N) += A (M x K) . B (K x N), all
   /// row-major at these addresses, of inputs In (bfloat16 into float32, int8 or uint8 into

@@ -140,5 +140,54 @@ TEST(RangeDisjointness, TwoPartsOfOneStage) {
             0u);
 }
 
+/// The largest group for which b's rows and the last copy one turn of the loop later are proved
+/// apart; 0 for none.
+uint32_t largestGroupNextTurn(const Kernel& K) {
+  if (!K.Load || !K.Copy)
+    return 0;
+  const Stmt* Loop = nullptr;
+  forEachStmt(K.F->Body, [&](const Stmt* S) {
+    if (S->K == Stmt::Kind::Loop)
+      Loop = S;
+  });
+  EXPECT_TRUE(Loop);
+  RangeDisjointness R(*K.F);
+  const RangeDisjointness::Range Read{K.Load->E->Ops[1], K.Load, 15 * 64 + 64};
+  const RangeDisjointness::Range Write{K.Copy->E->Ops[1], K.Copy, K.Copy->E->Index};
+  for (uint32_t G = 1024; G >= 128; G /= 2)
+    if (R.disjointNextTurn(Read, Write, Loop, 512, G))
+      return G;
+  return 0;
+}
+
+/// A ring of four stages: products of turn kt from stage kt % 4, copies into stage `Copy` (an
+/// expression of kt), the counter stepped by Step.
+std::string ring4(const std::string& Copy, const std::string& Step = "kt++",
+                  const std::string& Between = "") {
+  return "for (uint32 kt = 0; kt < steps; " + Step +
+         ") {\n"
+         "  uint32 st = kt % 4 * 3072;\n"
+         "  Tile<float16, 16, 16> ta = Tile.load(s, st, 16);\n"
+         "  Tile<float16, 16, 64> b = Tile.load(s, st + 2048, 64);\n"
+         "  Group.mac(acc, ta, b);\n" +
+         Between + "  AsyncCopy.copy(s, " + Copy + " % 4 * 3072 + tid % 128 * 8, a, 0, 8, 8);\n}";
+}
+
+TEST(RangeDisjointness, TheNextTurnsCopiesMissTheStageBeingRead) {
+  // Copies two turns ahead: the next turn's go to kt + 3, not kt.
+  EXPECT_EQ(largestGroupNextTurn(compile(ring4("(kt + 2)"))), 1024u);
+  // This turn's stage is the next turn's, when copies are three ahead (or with a step of two,
+  // two ahead).
+  EXPECT_EQ(largestGroupNextTurn(compile(ring4("(kt + 3)"))), 0u);
+  EXPECT_EQ(largestGroupNextTurn(compile(ring4("(kt + 2)", "kt += 2"))), 0u);
+  EXPECT_EQ(largestGroupNextTurn(compile(ring4("(kt + 1)", "kt += 2"))), 1024u);
+  // The counter changed in the body too: what the next turn writes is not known.
+  EXPECT_EQ(largestGroupNextTurn(compile(ring4("(kt + 2)", "kt++", "  kt = kt + 0;\n"))), 0u);
+  // A counter other than the loop's, changed in the body.
+  EXPECT_EQ(
+      largestGroupNextTurn(compile("uint32 j = 0;\n" + ring4("(j + 2)", "kt++", "  j = j + 2;\n"))),
+      0u);
+}
+
 } // namespace
 } // namespace cajeta::kir

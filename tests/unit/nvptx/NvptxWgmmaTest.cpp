@@ -182,6 +182,43 @@ public final class P {
         AsyncCopy.commit();
         acc.store(c, tid / 32 * 1024, 64);
     }
+    // Four stages, each turn's copies two turns ahead of its products: the next turn's copies
+    // miss the stage this turn's products read, so they stay in flight into the next turn.
+    @Kernel
+    public static void twoAhead(KernelBuffer<float32> c, KernelBuffer<float16> a) {
+        Shared<float16> s = shared float16[16384];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        for (uint32 kt = 2; kt < 10; kt++) {
+            AsyncCopy.wait(1);
+            Barrier.sync();
+            uint32 st = (kt - 2) % 4 * 4096;
+            Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
+            Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
+            Group.mac(acc, ta, tb);
+            AsyncCopy.copy(s, kt % 4 * 4096 + tid % 256 * 8, a, kt * 2048 + tid * 8, 8, 8);
+            AsyncCopy.commit();
+        }
+        acc.store(c, tid / 32 * 1024, 64);
+    }
+    // Three turns ahead: the next turn's copies write the stage this turn's products read.
+    @Kernel
+    public static void threeAhead(KernelBuffer<float32> c, KernelBuffer<float16> a) {
+        Shared<float16> s = shared float16[16384];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        for (uint32 kt = 3; kt < 11; kt++) {
+            AsyncCopy.wait(2);
+            Barrier.sync();
+            uint32 st = (kt - 3) % 4 * 4096;
+            Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
+            Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
+            Group.mac(acc, ta, tb);
+            AsyncCopy.copy(s, kt % 4 * 4096 + tid % 256 * 8, a, kt * 2048 + tid * 8, 8, 8);
+            AsyncCopy.commit();
+        }
+        acc.store(c, tid / 32 * 1024, 64);
+    }
 }
 )";
 
@@ -239,6 +276,36 @@ TEST(NvptxWgmma, CopiesIntoAnotherStageGoBesideTheProductsInFlight) {
   ASSERT_TRUE(std::regex_search(SameStage, Same, After)) << SameStage;
   EXPECT_EQ(Same[1].str(), "wgmma.wait_group") << SameStage;
   EXPECT_EQ(SameStage.find(", 256;"), std::string::npos) << SameStage;
+}
+
+// With CAJETA_GPU_WGMMA_CARRY=1, a turn's products stay in flight across the next turn's barrier
+// and copies where no copy of the next turn writes what they read: the turn ends waiting for the
+// turn before's products (`wgmma.wait_group 1`), and the loop's exit for its own. A ring whose
+// next copies meet the stage being read waits in each turn, as every loop does by default (the
+// form has not run on a device yet).
+TEST(NvptxWgmma, ProductsStayInFlightIntoTheNextTurnWhereItsCopiesMissThem) {
+  setenv("CAJETA_GPU_WGMMA_CARRY", "1", 1);
+  const std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  unsetenv("CAJETA_GPU_WGMMA_CARRY");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string TwoAhead = entryBody(Ptx, "P_twoAhead");
+  EXPECT_EQ(countOf(TwoAhead, "wgmma.wait_group.sync.aligned 1;"), 1u) << TwoAhead;
+  EXPECT_NE(TwoAhead.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos) << TwoAhead;
+  // In the turn: the barrier, the product, the copy, then the wait for the turn before's.
+  EXPECT_TRUE(std::regex_search(
+      TwoAhead, std::regex("bar\\.sync[\\s\\S]*wgmma\\.mma_async[\\s\\S]*cp\\.async\\.cg[\\s\\S]*"
+                           "wgmma\\.wait_group\\.sync\\.aligned 1;")))
+      << TwoAhead;
+  const std::string ThreeAhead = entryBody(Ptx, "P_threeAhead");
+  EXPECT_EQ(ThreeAhead.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos) << ThreeAhead;
+  EXPECT_NE(ThreeAhead.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos) << ThreeAhead;
+  EXPECT_EQ(entryBody(Ptx, "P_nextStage").find("wgmma.wait_group.sync.aligned 1;"),
+            std::string::npos);
+
+  const std::string Default = nativeTilePtx(Pipelines, "sm_90a");
+  const std::string Waiting = entryBody(Default, "P_twoAhead");
+  EXPECT_EQ(Waiting.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos) << Waiting;
+  EXPECT_NE(Waiting.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos) << Waiting;
 }
 
 TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {

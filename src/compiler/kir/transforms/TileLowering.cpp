@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -183,6 +184,10 @@ private:
   Stmt* rewrite(Stmt* S) {
     if (!S)
       return nullptr;
+    if (S->K == Stmt::Kind::Loop && !Wgmma.Tiles.empty() && C.WgmmaAcrossSteps &&
+        InFlight.empty() && !CarryingBody)
+      if (std::optional<Carried> Carry = carriedProducts(S))
+        return rewriteCarrying(S, *Carry);
     if (S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Tile) {
       B.setLoc(S->E->Loc);
       Lowering = S;
@@ -220,7 +225,7 @@ private:
         DeferWait = false;
       }
       if (!InFlight.empty())
-        Out.push_back(waitForProducts());
+        Out.push_back(S == CarryingBody ? waitForLastTurn() : waitForProducts());
       S->Body = Out;
       return S;
     }
@@ -258,8 +263,11 @@ private:
   /// leaves them in flight: a load into another tile, a mac that issues more of them, work that
   /// touches no tile and writes no memory and calls nothing, the copies' commits and waits, and
   /// a copy into shared memory that the products do not read (a pipeline's next stage). No
-  /// barrier: past one, another wave may write what this wave's products still read.
+  /// barrier: past one, another wave may write what this wave's products still read (except the
+  /// one barrier of a loop whose every turn was proved not to: carriedProducts).
   bool keepsProductsInFlight(const Stmt* S) {
+    if (S == CarryingBarrier)
+      return true;
     if (S->K == Stmt::Kind::If) // a condition and arms that keep them, with no tile in them
       return quiet(S->E) && keepsProductsInFlightIn(S->Then) && keepsProductsInFlightIn(S->Else);
     if (S->K != Stmt::Kind::Eval || !S->E)
@@ -271,7 +279,8 @@ private:
         return copyMissesProducts(S);
     }
     if (S->E->K == Expr::Kind::Tile)
-      return (S->E->TOp == TileOp::Load && !InFlight.count(S->E->Index)) ||
+      return (S->E->TOp == TileOp::Load && !InFlight.count(S->E->Index) &&
+              !InFlightA.count(S->E->Index)) ||
              (S->E->TOp == TileOp::Mac && Wgmma.Tiles.count(S->E->Ops[1]->Index));
     return quiet(S->E);
   }
@@ -311,7 +320,7 @@ private:
     const RangeDisjointness::Range Write{S->E->Ops[1], S, S->E->Index};
     uint32_t Bound = GroupBound;
     for (const ProductRead& R : Reading) {
-      if (R.Array != Dst->Index)
+      if (R.Array != Dst->Index || R.LastTurn) // the last turn's: proved by carriedProducts
         continue;
       while (Bound >= 128 && !Ranges->disjoint(R.Read, Write, R.Block, Bound))
         Bound /= 2;
@@ -378,8 +387,19 @@ private:
   Stmt* waitForProducts() {
     Stmt* Wait = productsWait();
     InFlight.clear();
+    InFlightA.clear();
     Reading.clear();
     return Wait;
+  }
+  /// At the end of a turn of a loop that carries products (rewriteCarrying): commits this turn's
+  /// products and waits for the last turn's, leaving this turn's in flight.
+  Stmt* waitForLastTurn() {
+    Expr* Wait = B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), {});
+    Wait->Dim = 1; // groups left pending
+    Reading.erase(std::remove_if(Reading.begin(), Reading.end(),
+                                 [](const ProductRead& R) { return R.LastTurn; }),
+                  Reading.end());
+    return B.eval(Wait);
   }
   /// The wait itself, where only one path waits (the others keep the products in flight).
   Stmt* productsWait() {
@@ -972,6 +992,8 @@ private:
         Slow.push_back(productsWait());
       wgmmaProduct(T, A, SharedA, Load->Ops[0], Args[0], Fast);
       InFlight.insert(T);
+      if (!SharedA)
+        InFlightA.insert(A);
       for (uint32_t Read : {Bt, A})
         if (Read == Bt || SharedA) {
           Reading.push_back(productRead(SharedTiles.at(Read).first, Read));
@@ -1121,10 +1143,14 @@ private:
   struct ProductRead {
     uint32_t Array;
     RangeDisjointness::Range Read;
-    uint64_t Block; // elements the array's layout permutes among (its swizzle's blocks)
-    SourceLoc Mac;  // the Group.mac that issued the product
+    uint64_t Block;        // elements the array's layout permutes among (its swizzle's blocks)
+    SourceLoc Mac;         // the Group.mac that issued the product
+    bool LastTurn = false; // issued in the last turn of the loop being rewritten (Carried)
   };
   ProductRead productRead(const Expr* Load, uint32_t Bt) {
+    return productRead(Load, Bt, SharedTileAt.at(Bt));
+  }
+  ProductRead productRead(const Expr* Load, uint32_t Bt, const Stmt* At) {
     const Type Ty = F.Locals[Bt].Ty; // b or a
     const SharedArray& SA = F.SharedArrays[Load->Ops[0]->Index];
     const Expr* Stride = Load->Ops[2];
@@ -1133,7 +1159,141 @@ private:
     if (Stride->K == Expr::Kind::Const && Stride->IntValue > 0)
       Length = (Lines - 1) * uint64_t(Stride->IntValue) + Line;
     const uint64_t Block = SA.Swizzle128 ? 1024u * SA.RowAtoms / scalarTypeSize(SA.Elem) : 1;
-    return {Load->Ops[0]->Index, {Load->Ops[1], SharedTileAt.at(Bt), Length}, Block, {}};
+    return {Load->Ops[0]->Index, {Load->Ops[1], At, Length}, Block, {}};
+  }
+
+  /// What a turn of a loop leaves in flight for the next one (rewriteCarrying).
+  struct Carried {
+    std::set<uint32_t> Tiles;       // the accumulators
+    std::set<uint32_t> ATiles;      // a tiles in registers the products read
+    std::vector<ProductRead> Reads; // what the products read in shared memory (LastTurn)
+    const Stmt* Barrier = nullptr;  // the body's one barrier
+    uint32_t Bound = MaxGroup;      // the largest group the proof holds for
+    SourceLoc BoundBy;              // the copy that set Bound
+  };
+
+  /// Whether loop L may leave each turn's wgmma products in flight into the next turn, to be
+  /// waited for at that turn's end (`wgmma.wait_group 1`) instead of their own: the products
+  /// cross the barrier that starts the next turn, and the tensor pipe is not drained once a turn.
+  /// L's body must be a block of statements that write nothing, one barrier, then the rest, which
+  /// holds every Group.mac (at the block's level, each b a wgmma candidate, its shared tiles
+  /// loaded in the same turn): no other barrier, loop, jump or call, no tile in the test or the
+  /// step, and no store into an array the products read. While a turn's products are in flight,
+  /// the writes that may run are the rest of their own turn's (another wave's would race with the
+  /// read in the source too; this wave's are checked as the block is rewritten) and the next
+  /// turn's: every copy of the body is proved, one turn later, to miss what they read
+  /// (RangeDisjointness::disjointNextTurn), for groups up to Bound work-items.
+  std::optional<Carried> carriedProducts(const Stmt* L) {
+    const Stmt* Body = L->LoopBody;
+    if (!Body || Body->K != Stmt::Kind::Block || (L->E && !quiet(L->E)))
+      return std::nullopt;
+    bool Ok = true;
+    auto Plain = [&](const Stmt* S, bool TilesToo) { // no barrier, loop, jump or nested tile
+      forEachStmt(S, [&](const Stmt* X) {
+        Ok &= X->K != Stmt::Kind::Barrier && X->K != Stmt::Kind::Loop &&
+              X->K != Stmt::Kind::Break && X->K != Stmt::Kind::Continue &&
+              X->K != Stmt::Kind::Return && X->K != Stmt::Kind::Try;
+        if (X != S || !TilesToo)
+          forEachExpr(X->E, [&](const Expr* E) { Ok &= E->K != Expr::Kind::Tile; });
+      });
+    };
+    Plain(L->Step, false);
+    Carried Carry;
+    std::map<uint32_t, const Stmt*> LoadedAt; // shared tile -> its latest load in the turn
+    for (const Stmt* Child : Body->Body) {
+      if (Child->K == Stmt::Kind::Barrier) {
+        Ok &= !Carry.Barrier;
+        Carry.Barrier = Child;
+        continue;
+      }
+      Plain(Child, true);
+      const Expr* E = Child->K == Stmt::Kind::Eval ? Child->E : nullptr;
+      if (!Carry.Barrier) { // before the barrier: nothing written
+        Ok &= E &&
+              (quiet(E) || (E->K == Expr::Kind::Intrinsic && (E->IOp == IntrinsicOp::AsyncWait ||
+                                                              E->IOp == IntrinsicOp::AsyncCommit)));
+        continue;
+      }
+      if (!E || E->K != Expr::Kind::Tile)
+        continue;
+      if (E->TOp == TileOp::Load) {
+        LoadedAt[E->Index] = Child;
+        continue;
+      }
+      if (E->TOp != TileOp::Mac)
+        continue;
+      const uint32_t A = E->Ops[0]->Index, Bt = E->Ops[1]->Index;
+      if (!Wgmma.Tiles.count(Bt))
+        return std::nullopt;
+      Carry.Tiles.insert(E->Index);
+      if (!Wgmma.ATiles.count(A))
+        Carry.ATiles.insert(A);
+      for (uint32_t Read : {Bt, A}) {
+        if (Read == A && !Wgmma.ATiles.count(A))
+          continue;
+        auto It = LoadedAt.find(Read);
+        if (It == LoadedAt.end())
+          return std::nullopt;
+        Carry.Reads.push_back(productRead(It->second->E, Read, It->second));
+        Carry.Reads.back().Mac = E->Loc;
+        Carry.Reads.back().LastTurn = true;
+      }
+    }
+    if (!Ok || !Carry.Barrier || Carry.Tiles.empty())
+      return std::nullopt;
+    std::set<uint32_t> Arrays;
+    for (const ProductRead& R : Carry.Reads)
+      Arrays.insert(R.Array);
+    forEachStmt(Body, [&](const Stmt* X) {
+      forEachExpr(X->E, [&](const Expr* E) {
+        const bool Copy = E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::AsyncCopy;
+        if (E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
+            E->K == Expr::Kind::RayQuery ||
+            (E->K == Expr::Kind::Intrinsic && !isValueIntrinsic(E->IOp) && !Copy &&
+             E->IOp != IntrinsicOp::AsyncWait && E->IOp != IntrinsicOp::AsyncCommit))
+          Ok = false;
+        const Expr* Dst = E->Ops.empty() ? nullptr : E->Ops[0];
+        const bool IntoRead = Dst && Dst->K == Expr::Kind::SharedRef && Arrays.count(Dst->Index);
+        if ((E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic) && IntoRead)
+          Ok = false;
+        if (!Copy || !IntoRead)
+          return;
+        const RangeDisjointness::Range Write{E->Ops[1], X, E->Index};
+        for (const ProductRead& R : Carry.Reads) {
+          if (R.Array != Dst->Index)
+            continue;
+          const uint32_t Before = Carry.Bound;
+          while (Carry.Bound >= 128 &&
+                 !Ranges->disjointNextTurn(R.Read, Write, L, R.Block, Carry.Bound))
+            Carry.Bound /= 2;
+          if (Carry.Bound < Before)
+            Carry.BoundBy = X->Loc;
+          Ok &= Carry.Bound >= 128;
+        }
+      });
+    });
+    if (!Ok)
+      return std::nullopt;
+    return Carry;
+  }
+
+  /// Loop L's body with each turn's products in flight until the next turn's end
+  /// (carriedProducts), and a wait for the last turn's after the loop.
+  Stmt* rewriteCarrying(Stmt* L, const Carried& Carry) {
+    if (Carry.Bound < GroupBound) {
+      GroupBound = Carry.Bound;
+      BoundBy = Carry.BoundBy;
+    }
+    InFlight = Carry.Tiles; // as a turn starts, the last turn's products may be in flight
+    InFlightA = Carry.ATiles;
+    Reading = Carry.Reads;
+    CarryingBody = L->LoopBody;
+    CarryingBarrier = Carry.Barrier;
+    L->LoopBody = rewrite(L->LoopBody);
+    CarryingBody = CarryingBarrier = nullptr;
+    if (InFlight.empty())
+      return L;
+    return B.block({L, waitForProducts()});
   }
 
   static constexpr uint32_t MaxGroup = 1024; // work-items in a CUDA block
@@ -1148,9 +1308,12 @@ private:
   std::map<uint32_t, std::vector<uint32_t>> Regs;  // tile local -> fragment locals (mma.sync)
   std::map<uint32_t, std::vector<uint32_t>> Frags; // tile local -> matrix locals, row-major grid
   std::map<ScalarType, std::pair<uint32_t, uint32_t>> MatrixScratch; // -> (array, elements)
-  WgmmaOperands Wgmma;         // mma.sync form on sm_90a: b tiles read from shared memory
-  std::set<uint32_t> InFlight; // tiles whose wgmma products are issued and not waited for
-  bool DeferWait = false;      // the statement being lowered is in a block (rewrite)
+  WgmmaOperands Wgmma;                   // mma.sync form on sm_90a: b tiles read from shared memory
+  std::set<uint32_t> InFlight;           // tiles whose wgmma products are issued and not waited for
+  std::set<uint32_t> InFlightA;          // a tiles in registers that those products read
+  const Stmt* CarryingBody = nullptr;    // the body of the loop rewriteCarrying is rewriting
+  const Stmt* CarryingBarrier = nullptr; // and its one barrier
+  bool DeferWait = false;                // the statement being lowered is in a block (rewrite)
   std::map<uint32_t, SharedTile> SharedTiles;   // read from shared memory -> (its load, args)
   std::map<uint32_t, const Stmt*> SharedTileAt; // -> the statement that loaded it
   bool SharedAGroups = false;                // the wgmma version reads a tiles from shared memory

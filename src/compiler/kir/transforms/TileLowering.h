@@ -62,6 +62,10 @@ struct TileLoweringConfig {
   bool Wgmma = false;
   /// The widest b tile the Wgmma form takes, in 128-byte atoms (WgmmaOperands::find).
   unsigned WgmmaMaxAtoms = 1;
+  /// The Wgmma form leaves a loop turn's products in flight into the next turn where the loop's
+  /// writes are proved to miss what they read (the pipelined K-loop), instead of waiting for them
+  /// before the turn ends.
+  bool WgmmaAcrossSteps = false;
   /// Receives "[wgmma] ..." notes where the Wgmma form could not keep products in flight across
   /// a copy, or runs only in groups up to a size: what a kernel's author can change.
   std::vector<std::string>* Notes = nullptr;

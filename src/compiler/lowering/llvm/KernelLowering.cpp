@@ -1190,7 +1190,7 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     std::vector<llvm::Value*> C;
     for (const Expr* O : E->Ops)
       C.push_back(emitExpr(O));
-    if (!Target.emitWgmmaWait(B, C))
+    if (!Target.emitWgmmaWait(B, C, E->Dim))
       return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
     for (size_t I = 0; I < E->Ops.size(); ++I)
       B.CreateStore(C[I], localAddress(E->Ops[I]->Index));

@@ -251,6 +251,11 @@ unsigned NvptxPayloadBuilder::wgmmaAtoms() {
   return V && std::string(V) == "0" ? 1 : 2;
 }
 
+bool NvptxPayloadBuilder::wgmmaAcrossSteps() {
+  const char* V = std::getenv("CAJETA_GPU_WGMMA_CARRY");
+  return V && std::string(V) == "1";
+}
+
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {
   return createMachine(Sm, Why) != nullptr;
 }

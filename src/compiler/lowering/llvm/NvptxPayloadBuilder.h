@@ -61,6 +61,10 @@ public:
   /// The widest b tile the wgmma tier takes, in 128-byte atoms: 2 (n = 128), or 1 (n = 64) with
   /// CAJETA_GPU_WGMMA_WIDE=0 (for comparing the two forms; wider tiles then take mma.sync).
   static unsigned wgmmaAtoms();
+  /// Whether the wgmma tier keeps a K-loop turn's products in flight into the next turn
+  /// (TileLoweringConfig::WgmmaAcrossSteps): with CAJETA_GPU_WGMMA_CARRY=1 only, until the form
+  /// has run on a device (its PTX is checked here; no GPU has executed it yet).
+  static bool wgmmaAcrossSteps();
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
   /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.

@@ -81,6 +81,7 @@ public:
       C.F = kir::TileLoweringConfig::Form::MmaSync;
     C.Wgmma = archSpecific();
     C.WgmmaMaxAtoms = NvptxPayloadBuilder::wgmmaAtoms();
+    C.WgmmaAcrossSteps = NvptxPayloadBuilder::wgmmaAcrossSteps();
     C.Notes = Opts.Notes;
     return C;
   }
@@ -98,7 +99,7 @@ public:
     asmStatement(B, "wgmma.fence.sync.aligned;");
     return true;
   }
-  bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C) override;
+  bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C, unsigned Pending) override;
   bool emitProxyFence(llvm::IRBuilder<>& B) override {
     if (!archSpecific())
       return false;
@@ -735,10 +736,13 @@ bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
   return true;
 }
 
-bool NvptxTarget::emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C) {
+bool NvptxTarget::emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C,
+                                unsigned Pending) {
   if (!archSpecific())
     return false;
-  asmStatement(B, "wgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;");
+  const std::string Wait = "wgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned " +
+                           std::to_string(Pending) + ";";
+  asmStatement(B, Wait.c_str());
   // Each accumulator through an empty volatile asm after the wait, so that nothing reading it
   // moves above the wait (volatile asm keeps its order).
   for (llvm::Value*& V : C) {
