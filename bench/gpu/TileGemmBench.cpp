@@ -26,6 +26,9 @@ constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages 
 constexpr const char* Int8PipelinedKernelName = "TileGemm.gemmInt8p";
 // The same with each wave's a tiles 16 rows after the previous wave's: a read from shared memory.
 constexpr const char* Int8SharedAKernelName = "TileGemm.gemmInt8s";
+// gemmInt8s with its copies two steps ahead (products in flight into the next step where the
+// bundle was built with CAJETA_GPU_WGMMA_CARRY=1)
+constexpr const char* Int8TwoAheadKernelName = "TileGemm.gemmInt8c";
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
 constexpr const char* Int8VulkanRowBKernelName = "TileGemm.gemmInt8vRowB"; // b k x n
@@ -72,6 +75,7 @@ template <> struct Inputs<Half> {
   // The same with A staged so that a warpgroup's a tiles are one block: wgmma reads a from
   // shared memory too on sm_90a.
   static constexpr const char* SharedAKernel = "TileGemm.gemm16s";
+  static constexpr const char* TwoAheadKernel = "TileGemm.gemm16c"; // copies two steps ahead
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -86,6 +90,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* WideKernel = "TileGemm.gemmBf16n";
   static constexpr const char* PipelinedKernel = "TileGemm.gemmBf16p";
   static constexpr const char* SharedAKernel = "TileGemm.gemmBf16s";
+  static constexpr const char* TwoAheadKernel = "TileGemm.gemmBf16c";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -404,7 +409,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     return;
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
-      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S; // keep them loaded
+      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C,
+      GemmInt8C; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -419,6 +425,9 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmS = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedAKernel);
     GemmBf16S = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedAKernel);
     GemmInt8S = C.Cuda.load(BundleName).kernel(Int8SharedAKernelName);
+    GemmC = C.Cuda.load(BundleName).kernel(Inputs<Half>::TwoAheadKernel);
+    GemmBf16C = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::TwoAheadKernel);
+    GemmInt8C = C.Cuda.load(BundleName).kernel(Int8TwoAheadKernelName);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -452,7 +461,11 @@ void runTileGemmBench(GpuBenchContext& C) {
                     196608,
                     WgmmaTarget,
                     false,
-                    " 4-stage, a shared"};
+                    " 4-stage, a shared"},
+        TwoAhead{Inputs<Half>::TwoAheadKernel,        256, 128, 256, 196608, WgmmaTarget, false,
+                 " 4-stage, a shared, copies 2 ahead"},
+        TwoAheadBf16{Inputs<BFloat16>::TwoAheadKernel,    256, 128, 256, 196608, WgmmaTarget, false,
+                     " 4-stage, a shared, copies 2 ahead"};
     runOne<Half>(C, *Gemm, Main, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16, MainBf16, Size, Seed);
     runOne<Half>(C, *GemmW, Wide, Size, Seed);
@@ -463,6 +476,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     runOne<BFloat16>(C, *GemmBf16P, PipelinedBf16, Size, Seed);
     runOne<Half>(C, *GemmS, SharedA, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
+    runOne<Half>(C, *GemmC, TwoAhead, Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16C, TwoAheadBf16, Size, Seed);
     runInt8(C, *GemmInt8,
             Geometry{Int8KernelName, BlockM, BlockN, BlockThreads, Int8DynamicSharedBytes, Target,
                      true},
@@ -474,6 +489,10 @@ void runTileGemmBench(GpuBenchContext& C) {
     runInt8(C, *GemmInt8S,
             Geometry{Int8SharedAKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
                      " 4-stage, a shared"},
+            Size, Seed);
+    runInt8(C, *GemmInt8C,
+            Geometry{Int8TwoAheadKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
+                     " 4-stage, a shared, copies 2 ahead"},
             Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
