@@ -757,36 +757,53 @@ void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopy
   // cp.async (cg for 16 bytes: around L1, as CUTLASS does) with a source size, so the elements
   // at or past Valid are zero-filled. One test for the whole run: if every copy's pair of
   // addresses is aligned to its size, the run is its cp.asyncs in one straight line (which ptxas
-  // schedules among the loop's other work); otherwise every copy takes element copies.
+  // schedules among the loop's other work); otherwise every copy takes element copies. Where
+  // every copy is whole or empty (a tile's copies away from the matrix's edge), the source size
+  // is a choice between the two constants: ptxas then issues each copy as one predicated
+  // LDGSTS, where a size it cannot bound costs it five more instructions a copy to place the
+  // bytes read.
   const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
   llvm::Function* F = B.GetInsertBlock()->getParent();
   llvm::LLVMContext& C = F->getContext();
   llvm::Value* Misaligned = B.getInt64(0);
+  llvm::Value* WholeOrEmpty = B.getTrue();
   for (const AsyncCopyArgs& A : Copies) {
     uint64_t Bytes = DL.getTypeStoreSize(A.Elem) * A.Count;
     Misaligned =
         B.CreateOr(Misaligned, B.CreateAnd(B.CreateOr(B.CreatePtrToInt(A.Dst, B.getInt64Ty()),
                                                       B.CreatePtrToInt(A.Src, B.getInt64Ty())),
                                            B.getInt64(Bytes - 1)));
+    WholeOrEmpty =
+        B.CreateAnd(WholeOrEmpty, B.CreateOr(B.CreateICmpEQ(A.Valid, B.getInt32(0)),
+                                             B.CreateICmpUGE(A.Valid, B.getInt32(A.Count))));
   }
+  auto* Aligned = llvm::BasicBlock::Create(C, "async.aligned", F);
+  auto* Whole = llvm::BasicBlock::Create(C, "async.whole", F);
   auto* Fast = llvm::BasicBlock::Create(C, "async.copy", F);
   auto* Slow = llvm::BasicBlock::Create(C, "async.plain", F);
   auto* Done = llvm::BasicBlock::Create(C, "async.done", F);
-  // Misaligned copies are the rare case: their block goes out of line.
-  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Fast, Slow,
-                 llvm::MDBuilder(C).createBranchWeights(1u << 20, 1));
-  B.SetInsertPoint(Fast);
-  for (const AsyncCopyArgs& A : Copies) {
-    unsigned Size = unsigned(DL.getTypeStoreSize(A.Elem)), Bytes = Size * A.Count;
-    llvm::Value* ValidBytes = B.CreateMul(
-        B.CreateSelect(B.CreateICmpULT(A.Valid, B.getInt32(A.Count)), A.Valid, B.getInt32(A.Count)),
-        B.getInt32(Size));
-    llvm::Intrinsic::ID Id = Bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
-                             : Bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
-                                          : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
-    B.CreateIntrinsic(Id, {}, {A.Dst, A.Src, ValidBytes});
+  // Misaligned copies are the rare case: their block goes out of line; so are partial ones.
+  llvm::MDNode* Likely = llvm::MDBuilder(C).createBranchWeights(1u << 20, 1);
+  B.CreateCondBr(B.CreateICmpEQ(Misaligned, B.getInt64(0)), Aligned, Slow, Likely);
+  B.SetInsertPoint(Aligned);
+  B.CreateCondBr(WholeOrEmpty, Whole, Fast, Likely);
+  for (bool Either : {true, false}) {
+    B.SetInsertPoint(Either ? Whole : Fast);
+    for (const AsyncCopyArgs& A : Copies) {
+      unsigned Size = unsigned(DL.getTypeStoreSize(A.Elem)), Bytes = Size * A.Count;
+      llvm::Value* ValidBytes =
+          Either ? B.CreateSelect(B.CreateICmpEQ(A.Valid, B.getInt32(0)), B.getInt32(0),
+                                  B.getInt32(Bytes))
+                 : B.CreateMul(B.CreateSelect(B.CreateICmpULT(A.Valid, B.getInt32(A.Count)),
+                                              A.Valid, B.getInt32(A.Count)),
+                               B.getInt32(Size));
+      llvm::Intrinsic::ID Id = Bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s
+                               : Bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                                            : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+      B.CreateIntrinsic(Id, {}, {A.Dst, A.Src, ValidBytes});
+    }
+    B.CreateBr(Done);
   }
-  B.CreateBr(Done);
   B.SetInsertPoint(Slow);
   for (const AsyncCopyArgs& A : Copies)
     for (unsigned J = 0; J < A.Count; ++J) {
