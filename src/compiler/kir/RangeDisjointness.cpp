@@ -252,34 +252,42 @@ std::optional<RangeDisjointness::Interval> RangeDisjointness::range(const Expr* 
   }
 }
 
-bool RangeDisjointness::disjoint(const Range& Earlier, const Range& Later, uint64_t Block,
-                                 uint32_t MaxGroup) const {
+std::optional<std::pair<RangeDisjointness::Form, RangeDisjointness::Form>>
+RangeDisjointness::forms(const Range& Earlier, const Range& Later, uint64_t Block,
+                         uint32_t MaxGroup, std::vector<uint32_t>& Counters) const {
   if (!Block || !Earlier.Length || !Later.Length || !Pos.count(Earlier.At) || !Pos.count(Later.At))
-    return false;
-  std::vector<uint32_t> Counters;
+    return std::nullopt;
   auto A = form(Earlier.Index, {Earlier.At, MaxGroup, &Counters});
   auto B = form(Later.Index, {Later.At, MaxGroup, &Counters});
   if (!A || !B)
+    return std::nullopt;
+  std::sort(Counters.begin(), Counters.end());
+  Counters.erase(std::unique(Counters.begin(), Counters.end()), Counters.end());
+  return std::make_pair(*A, *B);
+}
+
+bool RangeDisjointness::disjoint(const Range& Earlier, const Range& Later, uint64_t Block,
+                                 uint32_t MaxGroup) const {
+  std::vector<uint32_t> Counters;
+  auto AB = forms(Earlier, Later, Block, MaxGroup, Counters);
+  if (!AB)
     return false;
   for (uint32_t L : Counters)
     if (assignedBetween(L, Earlier.At, Later.At))
       return false;
-  return apart(*A, *B, Earlier.Length, Later.Length, Block);
+  return apart(AB->first, AB->second, Earlier.Length, Later.Length, Block);
 }
 
 bool RangeDisjointness::disjointNextTurn(const Range& Earlier, const Range& Later, const Stmt* Loop,
                                          uint64_t Block, uint32_t MaxGroup) const {
-  if (!Block || !Earlier.Length || !Later.Length || !Pos.count(Earlier.At) ||
-      !Pos.count(Later.At) || !Loop->LoopBody || !contains(Loop->LoopBody, Earlier.At) ||
-      !contains(Loop->LoopBody, Later.At))
-    return false;
   std::vector<uint32_t> Counters;
-  auto A = form(Earlier.Index, {Earlier.At, MaxGroup, &Counters});
-  auto B = form(Later.Index, {Later.At, MaxGroup, &Counters});
-  if (!A || !B)
+  if (!Loop->LoopBody || !Pos.count(Earlier.At) || !Pos.count(Later.At) ||
+      !contains(Loop->LoopBody, Earlier.At) || !contains(Loop->LoopBody, Later.At))
     return false;
-  std::sort(Counters.begin(), Counters.end());
-  Counters.erase(std::unique(Counters.begin(), Counters.end()), Counters.end());
+  auto AB = forms(Earlier, Later, Block, MaxGroup, Counters);
+  if (!AB)
+    return false;
+  Form& B = AB->second;
   for (uint32_t L : Counters) {
     bool InLoop = false;
     for (const Stmt* S : Assigners[L])
@@ -289,10 +297,10 @@ bool RangeDisjointness::disjointNextTurn(const Range& Earlier, const Range& Late
     const std::optional<uint32_t> Step = stepIncrement(Loop, L);
     if (!Step)
       return false;
-    if (B->Stage && B->Stage->Counter == L)
-      B->Stage->Offset += *Step;
+    if (B.Stage && B.Stage->Counter == L)
+      B.Stage->Offset += *Step;
   }
-  return apart(*A, *B, Earlier.Length, Later.Length, Block);
+  return apart(AB->first, B, Earlier.Length, Later.Length, Block);
 }
 
 std::optional<uint32_t> RangeDisjointness::stepIncrement(const Stmt* Loop, uint32_t L) const {

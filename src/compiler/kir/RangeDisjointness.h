@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace cajeta::kir {
@@ -70,6 +71,11 @@ private:
   };
 
   std::optional<Form> form(const Expr* E, const Query& Q) const;
+  /// The forms of both ends (the counters they read in Counters, each once); none where a range
+  /// is empty or an index has no form.
+  std::optional<std::pair<Form, Form>> forms(const Range& Earlier, const Range& Later,
+                                             uint64_t Block, uint32_t MaxGroup,
+                                             std::vector<uint32_t>& Counters) const;
   /// Whether ranges of the two forms share no block (disjoint's question, once the forms are
   /// known).
   bool apart(const Form& A, const Form& B, uint64_t EarlierLength, uint64_t LaterLength,
