@@ -254,6 +254,49 @@ TEST(TileSharedB, PipelinedCopiesBesideTheProductsInFlight) {
                  << P.device().name();
 }
 
+// Four stages, copies two steps ahead (programs/TilesCarried.cj): on compute capability 9.0, with
+// CAJETA_GPU_WGMMA_CARRY=1, each step's products stay in flight into the next step (across its
+// barrier and copies) in groups of four and eight waves; groups of three take mma.sync. Sizes whose
+// steps leave a partial last step, one step, and many.
+TEST(TileSharedB, ProductsInFlightIntoTheNextStep) {
+  xpu::Program P = compileProgram("TilesCarried");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Width = P.device().waveWidth();
+  ASSERT_GT(Width, 0u);
+  const xpu::Kernel K = P.kernel("TilesCarried.carried");
+  const uint32_t Staging = 4 * 10240 * 2, MaxThreads = K.footprint().maxThreads;
+  const size_t Max = P.device().maxDynamicSharedBytes();
+  struct Case {
+    uint32_t M, N, K;
+  };
+  unsigned Ran = 0;
+  for (uint32_t Waves : {4u, 8u, 3u}) {
+    const uint32_t Group = Waves * Width, Rows = 16 * Waves;
+    // The portable tile's scratch per wave: the 16 x 64 float32 accumulator, a 16 x 32, b.
+    const size_t Scratch = Waves * (16 * 64 * 4 + (16 * 32 + 32 * 64) * 2);
+    // Each work-item copies at most four chunks of A (Rows * 4) and of B (256).
+    if (Group > P.device().maxWorkgroupSize() || Rows * 4 > 4 * Group || 256 > 4 * Group ||
+        Staging + (K.tier("tiles") == "portable" ? Scratch : 0) > Max ||
+        (MaxThreads && MaxThreads < Group))
+      continue;
+    ++Ran;
+    for (Case C : {Case{64, 64, 32}, Case{70, 100, 90}, Case{130, 129, 300}, Case{17, 128, 64}}) {
+      std::vector<xpu::float16> A = halfData(size_t(C.M) * C.K, 600 + C.M),
+                                B = halfData(size_t(C.K) * C.N, 500 + C.N);
+      auto DA = toDevice(A), DB = toDevice(B);
+      auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
+      runKernelShared(K, xpu::grid((C.N + 63) / 64, (C.M + Rows - 1) / Rows), xpu::block(Group),
+                      Staging, Out, DA, DB, C.M, C.N, C.K);
+      const std::string What = "carried " + std::to_string(C.M) + "x" + std::to_string(C.N) + "x" +
+                               std::to_string(C.K) + " waves " + std::to_string(Waves);
+      expectProduct(A, B, fromDevice(Out), C.M, C.N, C.K, 1e-5, What);
+    }
+  }
+  if (!Ran)
+    GTEST_SKIP() << "the stages fit no group shape on " << P.device().name();
+}
+
 // int8 or uint8 b read K-major (bt: n x k row-major, staged in rows of 128 bytes of K), into int32:
 // exact, modulo 2^32, at every staging offset and group shape. On sm_90a, wgmma takes the
 // products whose b starts a block's first row 0, 32 or 64 bytes into it (64 deep: past 64 the
