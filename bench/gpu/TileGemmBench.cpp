@@ -76,6 +76,8 @@ template <> struct Inputs<Half> {
   // shared memory too on sm_90a.
   static constexpr const char* SharedAKernel = "TileGemm.gemm16s";
   static constexpr const char* TwoAheadKernel = "TileGemm.gemm16c"; // copies two steps ahead
+  // The same with its workgroups in groups of eight block rows (L2 reuse).
+  static constexpr const char* GroupedKernel = "TileGemm.gemm16g";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -91,6 +93,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* PipelinedKernel = "TileGemm.gemmBf16p";
   static constexpr const char* SharedAKernel = "TileGemm.gemmBf16s";
   static constexpr const char* TwoAheadKernel = "TileGemm.gemmBf16c";
+  static constexpr const char* GroupedKernel = nullptr;
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -409,7 +412,7 @@ void runTileGemmBench(GpuBenchContext& C) {
     return;
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
-      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C,
+      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG,
       GemmInt8C; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
@@ -426,6 +429,7 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmBf16S = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedAKernel);
     GemmInt8S = C.Cuda.load(BundleName).kernel(Int8SharedAKernelName);
     GemmC = C.Cuda.load(BundleName).kernel(Inputs<Half>::TwoAheadKernel);
+    GemmG = C.Cuda.load(BundleName).kernel(Inputs<Half>::GroupedKernel);
     GemmBf16C = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::TwoAheadKernel);
     GemmInt8C = C.Cuda.load(BundleName).kernel(Int8TwoAheadKernelName);
   } catch (const xpu::Error& E) {
@@ -478,6 +482,10 @@ void runTileGemmBench(GpuBenchContext& C) {
     runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
     runOne<Half>(C, *GemmC, TwoAhead, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16C, TwoAheadBf16, Size, Seed);
+    runOne<Half>(C, *GemmG,
+                 Geometry{Inputs<Half>::GroupedKernel, 256, 128, 256, 196608, WgmmaTarget, false,
+                          " 4-stage, a shared, copies 2 ahead, grouped"},
+                 Size, Seed);
     runInt8(C, *GemmInt8,
             Geometry{Int8KernelName, BlockM, BlockN, BlockThreads, Int8DynamicSharedBytes, Target,
                      true},
