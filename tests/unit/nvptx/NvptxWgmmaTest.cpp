@@ -506,6 +506,57 @@ TEST(NvptxWgmma, OneAtomWhereAskedFor) {
   EXPECT_EQ(countOf(entryBody(Ptx, "W_fromShared"), "m64n64k16"), 4u);
 }
 
+// One wgmma.fence before consecutive Group.macs whose registers were all written before it
+// (ptxas issues their products as one group); a mac whose a fragments are loaded after the first
+// product keeps its own.
+TEST(NvptxWgmma, ConsecutiveProductsShareOneFence) {
+  const char* Source = R"(import cajeta.xpu.*;
+public final class F {
+    @Kernel
+    public static void together(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        uint32 tid = KernelThread.x();
+        s[tid] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 64> acc0;
+        Tile<float32, 16, 64> acc1;
+        Tile<float16, 16, 16> ta0 = Tile.load(s, tid / 32 * 256, 16);
+        Tile<float16, 16, 16> ta1 = Tile.load(s, 1024 + tid / 32 * 256, 16);
+        Tile<float16, 16, 64> tb = Tile.load(s, 4096, 64);
+        Group.mac(acc0, ta0, tb);
+        Group.mac(acc1, ta1, tb);
+        Group.mac(acc0, ta1, tb);
+        acc0.store(c, tid / 32 * 1024, 64);
+        acc1.store(c, 8192 + tid / 32 * 1024, 64);
+    }
+    @Kernel
+    public static void loadedBetween(KernelBuffer<float32> c) {
+        Shared<float16> s = shared float16[8192];
+        uint32 tid = KernelThread.x();
+        s[tid] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 64> acc0;
+        Tile<float32, 16, 64> acc1;
+        Tile<float16, 16, 64> tb = Tile.load(s, 4096, 64);
+        Tile<float16, 16, 16> ta0 = Tile.load(s, tid / 32 * 256, 16);
+        Group.mac(acc0, ta0, tb);
+        Tile<float16, 16, 16> ta1 = Tile.load(s, 1024 + tid / 32 * 256, 16);
+        Group.mac(acc1, ta1, tb);
+        acc0.store(c, tid / 32 * 1024, 64);
+        acc1.store(c, 8192 + tid / 32 * 1024, 64);
+    }
+}
+)";
+  const std::string Ptx = nativeTilePtx(Source, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string Together = entryBody(Ptx, "F_together");
+  EXPECT_EQ(countOf(Together, "wgmma.mma_async"), 3u) << Together;
+  EXPECT_EQ(countOf(Together, "wgmma.fence.sync.aligned"), 1u) << Together;
+  const std::string Between = entryBody(Ptx, "F_loadedBetween");
+  EXPECT_EQ(countOf(Between, "wgmma.mma_async"), 2u) << Between;
+  EXPECT_EQ(countOf(Between, "wgmma.fence.sync.aligned"), 2u) << Between;
+}
+
 TEST(NvptxWgmma, NoOtherArchitectureHasIt) {
   for (const char* Sm : {"sm_90", "sm_80"}) {
     std::string Ptx = nativeTilePtx(Kernels, Sm);

@@ -15,6 +15,7 @@
 
 #include "compiler/lowering/llvm/NvptxTarget.h"
 #include "compiler/lowering/llvm/NvptxVoteFolding.h"
+#include "compiler/lowering/llvm/NvptxWgmmaFenceElision.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
@@ -159,13 +160,17 @@ std::string ptxVersion(const std::string& Ptx) {
   return Ptx.substr(At, End == std::string::npos ? std::string::npos : End - At);
 }
 
-/// The O3 pipeline with NVPTX's own folds among its peephole passes.
+/// The O3 pipeline with NVPTX's own folds among its peephole passes, then the wgmma fences
+/// that order nothing new dropped.
 void optimizeForNvptx(llvm::Module& M, llvm::TargetMachine& TM) {
   LlvmPipeline::optimize(M, TM, /*Vectorize=*/false, /*LibraryCalls=*/false,
                          [](llvm::FunctionPassManager& FPM) {
                            FPM.addPass(NvptxVoteFolding());
                            FPM.addPass(NvptxQuadVectorizer());
                          });
+  // Last, on the blocks as they will be emitted.
+  for (llvm::Function& F : M)
+    NvptxWgmmaFenceElision::run(F);
 }
 
 /// Everything up to PTX text. Notes/Libdevice/Manifests are filled when given.
