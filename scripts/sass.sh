@@ -7,7 +7,7 @@
 #
 #   scripts/sass.sh FILE.cj Class.method [--sm sm_90a] [--keep DIR]
 #
-# Environment variables the compiler reads (CAJETA_GPU_WGMMA_CARRY=1, ...) pass through.
+# Environment variables the compiler reads (CAJETA_GPU_WGMMA_CARRY=0, ...) pass through.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

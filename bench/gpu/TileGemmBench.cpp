@@ -26,8 +26,8 @@ constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages 
 constexpr const char* Int8PipelinedKernelName = "TileGemm.gemmInt8p";
 // The same with each wave's a tiles 16 rows after the previous wave's: a read from shared memory.
 constexpr const char* Int8SharedAKernelName = "TileGemm.gemmInt8s";
-// gemmInt8s with its copies two steps ahead (products in flight into the next step where the
-// bundle was built with CAJETA_GPU_WGMMA_CARRY=1)
+// gemmInt8s with its copies two steps ahead (products in flight into the next step, unless the
+// bundle was built with CAJETA_GPU_WGMMA_CARRY=0)
 constexpr const char* Int8TwoAheadKernelName = "TileGemm.gemmInt8c";
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;

@@ -254,9 +254,10 @@ TEST(TileSharedB, PipelinedCopiesBesideTheProductsInFlight) {
                  << P.device().name();
 }
 
-// Four stages, copies two steps ahead (programs/TilesCarried.cj): on compute capability 9.0, with
-// CAJETA_GPU_WGMMA_CARRY=1, each step's products stay in flight into the next step (across its
-// barrier and copies) in groups of four and eight waves; groups of three take mma.sync. Sizes whose
+// Four stages, copies two steps ahead (programs/TilesCarried.cj): on compute capability 9.0 each
+// step's products stay in flight into the next step (across its barrier and copies) in groups of
+// four and eight waves (every turn waits for its own with CAJETA_GPU_WGMMA_CARRY=0); groups of
+// three take mma.sync. Sizes whose
 // steps leave a partial last step, one step, and many.
 TEST(TileSharedB, ProductsInFlightIntoTheNextStep) {
   xpu::Program P = compileProgram("TilesCarried");

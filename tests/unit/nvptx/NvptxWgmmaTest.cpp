@@ -278,15 +278,12 @@ TEST(NvptxWgmma, CopiesIntoAnotherStageGoBesideTheProductsInFlight) {
   EXPECT_EQ(SameStage.find(", 256;"), std::string::npos) << SameStage;
 }
 
-// With CAJETA_GPU_WGMMA_CARRY=1, a turn's products stay in flight across the next turn's barrier
-// and copies where no copy of the next turn writes what they read: the turn ends waiting for the
-// turn before's products (`wgmma.wait_group 1`), and the loop's exit for its own. A ring whose
-// next copies meet the stage being read waits in each turn, as every loop does by default (the
-// form has not run on a device yet).
+// A turn's products stay in flight across the next turn's barrier and copies where no copy of the
+// next turn writes what they read: the turn ends waiting for the turn before's products
+// (`wgmma.wait_group 1`), and the loop's exit for its own. A ring whose next copies meet the stage
+// being read waits in each turn, as every loop does with CAJETA_GPU_WGMMA_CARRY=0.
 TEST(NvptxWgmma, ProductsStayInFlightIntoTheNextTurnWhereItsCopiesMissThem) {
-  setenv("CAJETA_GPU_WGMMA_CARRY", "1", 1);
   const std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
-  unsetenv("CAJETA_GPU_WGMMA_CARRY");
   ASSERT_FALSE(Ptx.empty());
   const std::string TwoAhead = entryBody(Ptx, "P_twoAhead");
   EXPECT_EQ(countOf(TwoAhead, "wgmma.wait_group.sync.aligned 1;"), 1u) << TwoAhead;

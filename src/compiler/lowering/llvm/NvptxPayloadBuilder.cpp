@@ -258,7 +258,7 @@ unsigned NvptxPayloadBuilder::wgmmaAtoms() {
 
 bool NvptxPayloadBuilder::wgmmaAcrossSteps() {
   const char* V = std::getenv("CAJETA_GPU_WGMMA_CARRY");
-  return V && std::string(V) == "1";
+  return !V || std::string(V) != "0";
 }
 
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {

@@ -62,8 +62,8 @@ public:
   /// CAJETA_GPU_WGMMA_WIDE=0 (for comparing the two forms; wider tiles then take mma.sync).
   static unsigned wgmmaAtoms();
   /// Whether the wgmma tier keeps a K-loop turn's products in flight into the next turn
-  /// (TileLoweringConfig::WgmmaAcrossSteps): with CAJETA_GPU_WGMMA_CARRY=1 only, until the form
-  /// has run on a device (its PTX is checked here; no GPU has executed it yet).
+  /// (TileLoweringConfig::WgmmaAcrossSteps): yes, unless CAJETA_GPU_WGMMA_CARRY=0 (to compare
+  /// the forms: every turn then waits for its products before it ends).
   static bool wgmmaAcrossSteps();
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
