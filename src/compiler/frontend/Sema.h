@@ -118,6 +118,7 @@ private:
   // wave operations (SemaWave.cpp)
   Value buildWave(const Expr* E, const std::string& Method);
   Value buildAsyncCopy(const Expr* E, const std::string& Method);
+  Value buildAsyncCopyBlock(const Expr* E);
   Value buildDeviceQuery(const Expr* E, const std::string& Method); // SemaCapability.cpp
   // Tiles (SemaTile.cpp)
   std::optional<kir::Type> resolveTileType(const TypeRef& T, kir::TileUse* Use = nullptr);

@@ -4,6 +4,7 @@
 #include "compiler/kir/WavePlacement.h"
 
 #include "compiler/frontend/TypeRules.h"
+#include "compiler/kir/BlockCopyCheck.h"
 #include "compiler/kir/UniformityAnalysis.h"
 
 #include <algorithm>
@@ -449,6 +450,8 @@ void Sema::checkUniformity() {
   std::vector<kir::UniformityProblem> Problems = kir::checkBarrierUniformity(*M);
   std::vector<kir::UniformityProblem> Placement = kir::checkWavePlacement(*M);
   Problems.insert(Problems.end(), Placement.begin(), Placement.end());
+  std::vector<kir::UniformityProblem> Blocks = kir::BlockCopyCheck::problems(*M);
+  Problems.insert(Problems.end(), Blocks.begin(), Blocks.end());
   const SourceFile& F = Diags.file();
   for (const kir::UniformityProblem& P : Problems) {
     uint32_t Offset = F.offsetOf(P.Loc.Line, P.Loc.Col);

@@ -44,7 +44,8 @@ void analyzeAccess(Module& M) {
       if (E->K == Expr::Kind::RayQuery && E->RQOp == RayQueryOp::Initialize &&
           bufferParam(E->Ops[0]) >= 0)
         F.ParamAccess[E->Ops[0]->Index] = merge(F.ParamAccess[E->Ops[0]->Index], Access::Read);
-      if (E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::AsyncCopy &&
+      if (E->K == Expr::Kind::Intrinsic &&
+          (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::AsyncCopyBlock) &&
           bufferParam(E->Ops[2]) >= 0)
         F.ParamAccess[E->Ops[2]->Index] = merge(F.ParamAccess[E->Ops[2]->Index], Access::Read);
       if (E->K == Expr::Kind::Atomic && bufferParam(E->Ops[0]) >= 0) {

@@ -109,7 +109,8 @@ GroupUniformity::GroupUniformity(const Function& Fn) : F(Fn) {
         E->Ops[0]->Index < ReadOnlyParam.size())
       ReadOnlyParam[E->Ops[0]->Index] = false;
     bool PassesOn = E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
-                    (E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::AsyncCopy);
+                    (E->K == Expr::Kind::Intrinsic &&
+                     (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::AsyncCopyBlock));
     if (PassesOn)
       for (const Expr* O : E->Ops)
         if (O && O->K == Expr::Kind::Param && O->Index < ReadOnlyParam.size())

@@ -314,6 +314,7 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "async_copy",
                                 "async_commit",
                                 "async_wait",
+                                "async_copy_block",
                                 "supports",
                                 "matrix_fill",
                                 "matrix_load",

@@ -216,9 +216,17 @@ enum class IntrinsicOp : uint8_t {
   //   group, to the others after that and a barrier.
   // AsyncCommit: {}: closes this work-item's group of copies issued since the last commit.
   // AsyncWait: {}, Index = n: waits until at most n of this work-item's groups are in flight.
+  // AsyncCopyBlock (AsyncCopy.copyBlock, the group's copy of a block of a matrix): Ops = {shared
+  //   array, dst index, buffer, row, col, height, width, stride, cols} (uint32; cols a constant);
+  //   Index = rows. Element (r, c) of the block, r < rows, c < cols, is the buffer's element
+  //   (row + r) * stride + col + c of the height x width matrix it holds, 0 outside it, copied to
+  //   dst + r * cols + c. Every work-item of the group reaches it with the same operands; each
+  //   copies its share into its current group of copies. kir::AsyncBlockCopyLowering deals the
+  //   block round the group as AsyncCopy chunks, first of all passes.
   AsyncCopy,
   AsyncCommit,
   AsyncWait,
+  AsyncCopyBlock,
   // Device.supports(Capability.X) in a kernel: {}, Index = the capability (cajeta_xpu_capability),
   // yields bool, uniform. kir::runPipeline folds it to a constant where the target knows the
   // answer (PipelineConfig::Capabilities); SPIR-V asks the device through a specialisation

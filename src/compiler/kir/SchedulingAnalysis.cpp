@@ -1010,6 +1010,13 @@ private:
       if (E->IOp == IntrinsicOp::AsyncCopy && E->Ops.size() > 2)
         if (int P = bufferParam(E->Ops[2]); P >= 0)
           access(S, P, nullptr, double(E->Index) * size(E->Ops[2]->Ty.Elem), true, false, false);
+      // A block copy's bytes are shared out over the group, as a tile's are.
+      if (E->IOp == IntrinsicOp::AsyncCopyBlock && E->Ops.size() > 8)
+        if (int P = bufferParam(E->Ops[2]); P >= 0)
+          access(S, P, nullptr,
+                 double(E->Index) * double(E->Ops[8]->IntValue) * size(E->Ops[2]->Ty.Elem) /
+                     MinWaveWidth,
+                 true, false, false);
       break;
     default:
       break;

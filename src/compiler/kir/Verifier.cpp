@@ -1057,6 +1057,30 @@ private:
       problem(E, "async_copy of " + std::to_string(Bytes) + " bytes (4, 8 or 16)");
   }
 
+  void verifyAsyncCopyBlock(const Expr* E) {
+    if (!E->Ty.isVoid())
+      problem(E, "async_copy_block yields void, not " + E->Ty.str());
+    if (!ops(E, 9))
+      return;
+    verifyExpr(E->Ops[0], Use::Array);
+    verifyExpr(E->Ops[2], Use::Array);
+    for (size_t I : {1, 3, 4, 5, 6, 7, 8}) {
+      verifyExpr(E->Ops[I], Use::Value);
+      if (E->Ops[I]->Ty != U32)
+        problem(E, "async_copy_block operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    if (E->Ops[0]->K != Expr::Kind::SharedRef || !E->Ops[2]->Ty.isBuffer() ||
+        E->Ops[0]->Ty.Elem != E->Ops[2]->Ty.Elem)
+      return problem(E,
+                     "async_copy_block from " + E->Ops[2]->Ty.str() + " to " + E->Ops[0]->Ty.str());
+    const Expr* Cols = E->Ops[8];
+    if (Cols->K != Expr::Kind::Const || Cols->IntValue < 1 || Cols->IntValue > 256 ||
+        E->Index < 1 || E->Index > 256)
+      return problem(E, "async_copy_block of a block that is not 1..256 x 1..256 constants");
+    if (Cols->IntValue * bundle::scalarTypeSize(E->Ops[0]->Ty.Elem) % 4 != 0)
+      problem(E, "async_copy_block rows of a size that is not a multiple of 4 bytes");
+  }
+
   void verifyLdMatrix(const Expr* E) {
     if (!ops(E, 2))
       return;
@@ -1183,6 +1207,8 @@ private:
       return verifyLdMatrix(E);
     if (Op >= IntrinsicOp::AsyncCopy && Op <= IntrinsicOp::AsyncWait)
       return verifyAsyncCopy(E);
+    if (Op == IntrinsicOp::AsyncCopyBlock)
+      return verifyAsyncCopyBlock(E);
     if (Op >= IntrinsicOp::MatrixFill && Op <= IntrinsicOp::WaveBarrier)
       return verifyMatrix(E);
     if (Op == IntrinsicOp::LoadWord || Op == IntrinsicOp::StoreWords)

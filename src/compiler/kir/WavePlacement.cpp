@@ -31,7 +31,8 @@ private:
         bool W = false;
         forEach(M.Functions[I]->Body, [&](const Expr* E) {
           W = W || E->K == Expr::Kind::Store ||
-              (E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::AsyncCopy) ||
+              (E->K == Expr::Kind::Intrinsic &&
+               (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::AsyncCopyBlock)) ||
               (E->K == Expr::Kind::Atomic && E->AOp != AtomicOp::Load) ||
               (E->K == Expr::Kind::Call && Writes[E->Index]);
           if (E->K == Expr::Kind::Dispatch)
@@ -84,7 +85,7 @@ private:
     case Expr::Kind::Atomic:
       return E->AOp != AtomicOp::Load;
     case Expr::Kind::Intrinsic:
-      return E->IOp == IntrinsicOp::AsyncCopy;
+      return E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::AsyncCopyBlock;
     case Expr::Kind::Call:
       return Writes[E->Index];
     case Expr::Kind::Dispatch:

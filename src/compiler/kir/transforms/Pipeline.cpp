@@ -6,6 +6,7 @@
 #include "compiler/kir/GroupShapeIndependence.h"
 #include "compiler/kir/Verifier.h"
 #include "compiler/kir/Walk.h"
+#include "compiler/kir/transforms/AsyncBlockCopyLowering.h"
 #include "compiler/kir/transforms/AsyncCopyLowering.h"
 #include "compiler/kir/transforms/BFloat16Lowering.h"
 #include "compiler/kir/transforms/ImplicitLoopBarriers.h"
@@ -121,6 +122,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                           Module& M, size_t I, std::string& Error, bool&) {
            return RayQueryLowering::run(M, *M.Functions[I], Walk, Error);
          }});
+  // A group's block copies become each work-item's chunk copies, which every later pass (the
+  // tile lowering's proofs that copies miss the products in flight among them) already knows.
+  Passes.push_back({"async-copy-blocks", [](Module& M, size_t I, std::string& Error, bool&) {
+                      return AsyncBlockCopyLowering::run(M, *M.Functions[I], Error);
+                    }});
   // First: tiles become wave ops, barriers and shared memory (or mma leaves), which the later
   // passes then treat as any other.
   Passes.push_back(
