@@ -119,6 +119,10 @@ private:
   Value buildWave(const Expr* E, const std::string& Method);
   Value buildAsyncCopy(const Expr* E, const std::string& Method);
   Value buildAsyncCopyBlock(const Expr* E);
+  /// AsyncCopy.copy / copyBlock's shared array (operand 1) and buffer (operand 3), of one
+  /// element type; false after reporting what is wrong.
+  bool buildAsyncCopyArrays(const Expr* E, const std::string& Method, kir::Expr*& DstE,
+                            kir::Expr*& SrcE);
   Value buildDeviceQuery(const Expr* E, const std::string& Method); // SemaCapability.cpp
   // Tiles (SemaTile.cpp)
   std::optional<kir::Type> resolveTileType(const TypeRef& T, kir::TileUse* Use = nullptr);

@@ -9,6 +9,31 @@ using bundle::ScalarType;
 using kir::IntrinsicOp;
 using kir::Type;
 
+bool Sema::buildAsyncCopyArrays(const Expr* E, const std::string& Method, kir::Expr*& DstE,
+                                kir::Expr*& SrcE) {
+  const std::string Name = "'AsyncCopy." + Method + "'";
+  const Expr* Dst = E->Ops[1];
+  const Expr* Src = E->Ops[3];
+  if (Dst->K != Expr::Kind::Name || !SharedByName.count(Dst->Text) || lookupLocal(Dst->Text)) {
+    Diags.error(Dst->Range, Name + " copies into a shared array (its first argument)");
+    return false;
+  }
+  if (Src->K != Expr::Kind::Name || !BufferParams.count(Src->Text) || lookupLocal(Src->Text)) {
+    Diags.error(Src->Range, Name + " copies from a KernelBuffer parameter (its third argument)");
+    return false;
+  }
+  DstE = buildBufferOperand(Dst);
+  SrcE = buildBufferOperand(Src);
+  if (!DstE || !SrcE)
+    return false;
+  if (DstE->Ty.Elem != SrcE->Ty.Elem) {
+    Diags.error(E->Range, Name + " from " + SrcE->Ty.str() + " into " + DstE->Ty.str() +
+                              ": the element types differ");
+    return false;
+  }
+  return true;
+}
+
 Sema::Value Sema::buildAsyncCopy(const Expr* E, const std::string& Method) {
   size_t Given = E->Ops.size() - 1;
   kir::Expr* R = M->newExpr(kir::Expr::Kind::Intrinsic, Type::voidTy(), loc(E->Range));
@@ -59,26 +84,9 @@ Sema::Value Sema::buildAsyncCopy(const Expr* E, const std::string& Method) {
                               std::to_string(Given) + " arguments given");
     return {};
   }
-  const Expr* Dst = E->Ops[1];
-  const Expr* Src = E->Ops[3];
-  if (Dst->K != Expr::Kind::Name || !SharedByName.count(Dst->Text) || lookupLocal(Dst->Text)) {
-    Diags.error(Dst->Range, "'AsyncCopy.copy' copies into a shared array (its first argument)");
+  kir::Expr *DstE = nullptr, *SrcE = nullptr;
+  if (!buildAsyncCopyArrays(E, "copy", DstE, SrcE))
     return {};
-  }
-  if (Src->K != Expr::Kind::Name || !BufferParams.count(Src->Text) || lookupLocal(Src->Text)) {
-    Diags.error(Src->Range, "'AsyncCopy.copy' copies from a KernelBuffer parameter (its third "
-                            "argument)");
-    return {};
-  }
-  kir::Expr* DstE = buildBufferOperand(Dst);
-  kir::Expr* SrcE = buildBufferOperand(Src);
-  if (!DstE || !SrcE)
-    return {};
-  if (DstE->Ty.Elem != SrcE->Ty.Elem) {
-    Diags.error(E->Range, std::string("'AsyncCopy.copy' from ") + SrcE->Ty.str() + " into " +
-                              DstE->Ty.str() + ": the element types differ");
-    return {};
-  }
   unsigned Size = bundle::scalarTypeSize(DstE->Ty.Elem);
   auto Count = Literal(E->Ops[5], "element count", 1, 16);
   if (!Count)
@@ -116,27 +124,9 @@ Sema::Value Sema::buildAsyncCopyBlock(const Expr* E) {
                               std::to_string(Given) + " arguments given");
     return {};
   }
-  const Expr* Dst = E->Ops[1];
-  const Expr* Src = E->Ops[3];
-  if (Dst->K != Expr::Kind::Name || !SharedByName.count(Dst->Text) || lookupLocal(Dst->Text)) {
-    Diags.error(Dst->Range, "'AsyncCopy.copyBlock' copies into a shared array (its first "
-                            "argument)");
+  kir::Expr *DstE = nullptr, *SrcE = nullptr;
+  if (!buildAsyncCopyArrays(E, "copyBlock", DstE, SrcE))
     return {};
-  }
-  if (Src->K != Expr::Kind::Name || !BufferParams.count(Src->Text) || lookupLocal(Src->Text)) {
-    Diags.error(Src->Range, "'AsyncCopy.copyBlock' copies from a KernelBuffer parameter (its "
-                            "third argument)");
-    return {};
-  }
-  kir::Expr* DstE = buildBufferOperand(Dst);
-  kir::Expr* SrcE = buildBufferOperand(Src);
-  if (!DstE || !SrcE)
-    return {};
-  if (DstE->Ty.Elem != SrcE->Ty.Elem) {
-    Diags.error(E->Range, std::string("'AsyncCopy.copyBlock' from ") + SrcE->Ty.str() + " into " +
-                              DstE->Ty.str() + ": the element types differ");
-    return {};
-  }
   if (DstE->Ty.Elem == ScalarType::Bool) {
     Diags.error(E->Range, "'AsyncCopy.copyBlock' copies numbers, not bool");
     return {};
