@@ -72,6 +72,8 @@ template <> struct Inputs<Half> {
   static constexpr const char* WideKernel = "TileGemm.gemm16n";
   // The same with four stages (196608 bytes).
   static constexpr const char* PipelinedKernel = "TileGemm.gemm16p";
+  // The same with each stage copied by AsyncCopy.copyBlock.
+  static constexpr const char* BlockCopyKernel = "TileGemm.gemm16b";
   // The same with A staged so that a warpgroup's a tiles are one block: wgmma reads a from
   // shared memory too on sm_90a.
   static constexpr const char* SharedAKernel = "TileGemm.gemm16s";
@@ -412,8 +414,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     return;
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
-      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG,
-      GemmInt8C; // keep them loaded
+      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG, GemmInt8C,
+      GemmB; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -424,6 +426,7 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmN = C.Cuda.load(BundleName).kernel(Inputs<Half>::WideKernel);
     GemmBf16N = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WideKernel);
     GemmP = C.Cuda.load(BundleName).kernel(Inputs<Half>::PipelinedKernel);
+    GemmB = C.Cuda.load(BundleName).kernel(Inputs<Half>::BlockCopyKernel);
     GemmBf16P = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::PipelinedKernel);
     GemmS = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedAKernel);
     GemmBf16S = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedAKernel);
@@ -478,6 +481,10 @@ void runTileGemmBench(GpuBenchContext& C) {
     runOne<BFloat16>(C, *GemmBf16N, WiderBf16, Size, Seed);
     runOne<Half>(C, *GemmP, Pipelined, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16P, PipelinedBf16, Size, Seed);
+    runOne<Half>(C, *GemmB,
+                 Geometry{Inputs<Half>::BlockCopyKernel, 256, 128, 256, 196608, WgmmaTarget, false,
+                          " 4-stage, block copies"},
+                 Size, Seed);
     runOne<Half>(C, *GemmS, SharedA, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
     runOne<Half>(C, *GemmC, TwoAhead, Size, Seed);
