@@ -4,7 +4,8 @@
 // index is c modulo the group's size, each chunk's elements past the matrix's width or below
 // its height zero (the chunk's `valid` count). The copies join each work-item's current group,
 // so commit and wait mean what they mean for AsyncCopy.copy, and every target's copy path (the
-// CPU's plain copies, Vulkan's staged ones, cp.async) takes them from there.
+// CPU's plain copies, Vulkan's staged ones, cp.async) takes them from there. Runs before the
+// tile lowering, whose proofs about copies beside the products in flight then see chunk copies.
 #pragma once
 
 #include "compiler/kir/Kir.h"
