@@ -299,8 +299,10 @@ TEST(NvptxWgmma, ProductsStayInFlightIntoTheNextTurnWhereItsCopiesMissThem) {
   EXPECT_EQ(entryBody(Ptx, "P_nextStage").find("wgmma.wait_group.sync.aligned 1;"),
             std::string::npos);
 
-  const std::string Default = nativeTilePtx(Pipelines, "sm_90a");
-  const std::string Waiting = entryBody(Default, "P_twoAhead");
+  setenv("CAJETA_GPU_WGMMA_CARRY", "0", 1);
+  const std::string PerTurn = nativeTilePtx(Pipelines, "sm_90a");
+  unsetenv("CAJETA_GPU_WGMMA_CARRY");
+  const std::string Waiting = entryBody(PerTurn, "P_twoAhead");
   EXPECT_EQ(Waiting.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos) << Waiting;
   EXPECT_NE(Waiting.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos) << Waiting;
 }
