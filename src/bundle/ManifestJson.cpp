@@ -67,6 +67,20 @@ json schedulingToJson(const SchedulingManifest& S) {
               {"yieldPoints", S.YieldPoints}};
 }
 
+/// {"param": index} for a scalar parameter's value, {"value": n} for a constant.
+json extentToJson(const TensorMapExtent& E) {
+  if (E.Param >= 0)
+    return json{{"param", uint32_t(E.Param)}};
+  return json{{"value", E.Value}};
+}
+
+json tensorMapToJson(const TensorMapRecipe& R) {
+  return json{{"bufferParam", R.BufferParam},   {"height", extentToJson(R.Height)},
+              {"width", extentToJson(R.Width)}, {"stride", extentToJson(R.Stride)},
+              {"elemBytes", R.ElemBytes},       {"boxCols", R.BoxCols},
+              {"boxRows", R.BoxRows},           {"swizzle128", R.Swizzle128}};
+}
+
 json targetToJson(const TargetManifest& T) {
   json J{{"symbol", T.Symbol},
          {"codeHash", codeHashHex(T.CodeHash)},
@@ -97,6 +111,13 @@ json targetToJson(const TargetManifest& T) {
   }
   if (T.DynamicSharedGranule)
     J["dynamicSharedGranule"] = T.DynamicSharedGranule;
+  if (!T.TmaSymbol.empty()) {
+    J["tmaSymbol"] = T.TmaSymbol;
+    json Maps = json::array();
+    for (const TensorMapRecipe& R : T.TensorMaps)
+      Maps.push_back(tensorMapToJson(R));
+    J["tensorMaps"] = std::move(Maps);
+  }
   if (T.TileWgmma)
     J["tileWgmma"] = true;
   if (T.Scheduling)
@@ -484,6 +505,114 @@ bool parseScheduling(FieldReader& R, const json& J, const std::string& Path, con
   return true;
 }
 
+/// "is 5 but kernel 'K.f' has 4 parameters" or "is 1, parameter 'x' of kernel 'K.f', which is
+/// not <What>", for a field naming parameter Param that must be Wanted.
+bool checkParamRef(FieldReader& R, const std::string& Path, uint32_t Param, const KernelInfo& K,
+                   bool Wanted, const char* What) {
+  if (Param >= K.Params.size())
+    return R.fail(Path, "is " + std::to_string(Param) + " but kernel '" + K.Name + "' has " +
+                            std::to_string(K.Params.size()) + " parameters");
+  if (!Wanted)
+    return R.fail(Path, "is " + std::to_string(Param) + ", parameter '" + K.Params[Param].Name +
+                            "' of kernel '" + K.Name + "', which is not " + What);
+  return true;
+}
+
+bool isIntegerScalar(const ParamInfo& P) {
+  if (P.Kind != ParamKind::Scalar)
+    return false;
+  switch (P.Type) {
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::I32:
+  case ScalarType::I64:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+  case ScalarType::U64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A tensor map's extent: {"param": i}, an integer scalar parameter of K whose launch value it
+/// is, or {"value": n}, a constant.
+bool parseExtent(FieldReader& R, const json& J, const std::string& ObjPath, const char* Key,
+                 const KernelInfo& K, TensorMapExtent& Out) {
+  std::string Path = FieldReader::join(ObjPath, Key);
+  const json* E = R.object(J, ObjPath, Key);
+  if (!E)
+    return false;
+  if (E->contains("param") == E->contains("value"))
+    return R.fail(Path, "must have one of \"param\" and \"value\"");
+  if (E->contains("value"))
+    return R.u64(*E, Path, "value", Out.Value);
+  uint32_t Param = 0;
+  if (!R.u32(*E, Path, "param", Param))
+    return false;
+  bool Fits = Param < K.Params.size() && isIntegerScalar(K.Params[Param]);
+  if (!checkParamRef(R, FieldReader::join(Path, "param"), Param, K, Fits, "an integer scalar"))
+    return false;
+  Out.Param = int32_t(Param);
+  return true;
+}
+
+/// One tensor map of a TMA entry: a 2D view of a buffer parameter whose elements it copies
+/// (elemBytes, 1, 2 or 4, is the buffer's element size) in boxes of at most 256 a side.
+bool parseTensorMap(FieldReader& R, const json& J, const std::string& Path, const KernelInfo& K,
+                    TensorMapRecipe& Out) {
+  if (!R.requireObject(J, Path) || !R.u32(J, Path, "bufferParam", Out.BufferParam))
+    return false;
+  uint32_t Buffer = Out.BufferParam;
+  bool IsBuffer = Buffer < K.Params.size() && K.Params[Buffer].Kind == ParamKind::Buffer;
+  if (!checkParamRef(R, FieldReader::join(Path, "bufferParam"), Buffer, K, IsBuffer, "a buffer"))
+    return false;
+  if (!parseExtent(R, J, Path, "height", K, Out.Height) ||
+      !parseExtent(R, J, Path, "width", K, Out.Width) ||
+      !parseExtent(R, J, Path, "stride", K, Out.Stride) ||
+      !R.u32(J, Path, "elemBytes", Out.ElemBytes) || !R.u32(J, Path, "boxCols", Out.BoxCols) ||
+      !R.u32(J, Path, "boxRows", Out.BoxRows) || !R.boolean(J, Path, "swizzle128", Out.Swizzle128))
+    return false;
+  std::string ElemPath = FieldReader::join(Path, "elemBytes");
+  if (Out.ElemBytes != 1 && Out.ElemBytes != 2 && Out.ElemBytes != 4)
+    return R.fail(ElemPath, "is " + std::to_string(Out.ElemBytes) + ", not 1, 2 or 4");
+  const ParamInfo& B = K.Params[Buffer];
+  if (Out.ElemBytes != scalarTypeSize(B.Type))
+    return R.fail(ElemPath, "is " + std::to_string(Out.ElemBytes) + " but parameter '" + B.Name +
+                                "' is a buffer of " + scalarTypeName(B.Type));
+  for (auto [Key, Side] : {std::pair{"boxCols", Out.BoxCols}, std::pair{"boxRows", Out.BoxRows}})
+    if (Side == 0 || Side > 256)
+      return R.fail(FieldReader::join(Path, Key),
+                    "is " + std::to_string(Side) + ", not between 1 and 256");
+  return true;
+}
+
+/// A TMA entry (tmaSymbol) and the tensor maps it takes, at least one; neither in older bundles.
+bool parseTmaEntry(FieldReader& R, const json& J, const std::string& Path, const KernelInfo& K,
+                   TargetManifest& Out) {
+  if (!J.contains("tmaSymbol")) {
+    if (J.contains("tensorMaps"))
+      return R.fail(FieldReader::join(Path, "tensorMaps"), "is present without \"tmaSymbol\"");
+    return true;
+  }
+  if (!R.nonEmptyString(J, Path, "tmaSymbol", Out.TmaSymbol))
+    return false;
+  std::string MapsPath = FieldReader::join(Path, "tensorMaps");
+  const json* Maps = R.array(J, Path, "tensorMaps");
+  if (!Maps)
+    return false;
+  if (Maps->empty())
+    return R.fail(MapsPath, "must not be empty");
+  for (size_t I = 0; I < Maps->size(); ++I) {
+    TensorMapRecipe M;
+    if (!parseTensorMap(R, (*Maps)[I], FieldReader::index(MapsPath, I), K, M))
+      return false;
+    Out.TensorMaps.push_back(M);
+  }
+  return true;
+}
+
 bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const KernelInfo& K,
                  TargetManifest& Out) {
   if (!R.requireObject(J, Path))
@@ -530,6 +659,8 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     return false;
   if (J.contains("groupShapeFree") && // optional: compilers since 0.16.2
       !R.boolean(J, Path, "groupShapeFree", Out.GroupShapeFree))
+    return false;
+  if (!parseTmaEntry(R, J, Path, K, Out)) // optional: sm_90a block copies through the TMA
     return false;
   if (J.contains("scheduling")) { // optional: absent in bundles of older compilers
     SchedulingManifest S;

@@ -57,27 +57,38 @@ std::vector<PtxParam> expectedPtxParams(const KernelInfo& K, std::vector<size_t>
   return Out;
 }
 
-/// Entry Symbol's PTX parameters against what K's manifest marshals.
-std::string checkPtxEntry(const KernelInfo& K, const std::string& Symbol, const PtxInterface& Ptx) {
+/// Entry Symbol's PTX parameters against what K's manifest marshals, followed by TensorMaps
+/// tensor maps (a TMA entry's: TargetManifest::TensorMaps).
+std::string checkPtxEntry(const KernelInfo& K, const std::string& Symbol, const PtxInterface& Ptx,
+                          size_t TensorMaps = 0) {
   auto It = Ptx.Entries.find(Symbol);
   if (It == Ptx.Entries.end())
     return kernelPrefix(K) + "the PTX has no entry '" + Symbol + "'";
   std::vector<size_t> Owner;
   std::vector<PtxParam> Want = expectedPtxParams(K, Owner);
+  size_t StatusParam = Want.size() - 1;
+  for (size_t I = 0; I < TensorMaps; ++I) {
+    Want.push_back({128, 64}); // a CUtensorMap by value
+    Owner.push_back(K.Params.size());
+  }
   const std::vector<PtxParam>& Have = It->second;
   if (Have.size() != Want.size())
     return kernelPrefix(K) + "the manifest lists " + std::to_string(K.Params.size()) +
-           " parameters, which take " + std::to_string(Want.size()) +
+           " parameters" +
+           (TensorMaps ? " and " + std::to_string(TensorMaps) + " tensor maps" : std::string()) +
+           ", which take " + std::to_string(Want.size()) +
            " PTX parameters with the status pointer; entry '" + Symbol + "' has " +
            std::to_string(Have.size());
   for (size_t I = 0; I < Want.size(); ++I) {
     bool AlignDiffers = Want[I].Align && Have[I].Align != Want[I].Align;
     if (Have[I].Size == Want[I].Size && !AlignDiffers)
       continue;
-    std::string Which = Owner[I] < K.Params.size() ? "parameter " + std::to_string(Owner[I]) +
-                                                         " '" + K.Params[Owner[I]].Name + "' (" +
-                                                         describe(K.Params[Owner[I]]) + ")"
-                                                   : std::string("the status pointer");
+    std::string Which = "the status pointer";
+    if (Owner[I] < K.Params.size())
+      Which = "parameter " + std::to_string(Owner[I]) + " '" + K.Params[Owner[I]].Name + "' (" +
+              describe(K.Params[Owner[I]]) + ")";
+    else if (I > StatusParam)
+      Which = "tensor map " + std::to_string(I - StatusParam - 1);
     return kernelPrefix(K) + Which + " takes " + std::to_string(Want[I].Size) + " bytes" +
            (Want[I].Align ? " aligned to " + std::to_string(Want[I].Align) : "") +
            ", but PTX parameter " + std::to_string(I) + " of entry '" + Symbol + "' has " +
@@ -93,6 +104,18 @@ std::string checkPtx(const KernelInfo& K, const TargetManifest& M, const PtxInte
     if (Symbol == &M.Symbol || !Symbol->empty())
       if (std::string Problem = checkPtxEntry(K, *Symbol, Ptx); !Problem.empty())
         return Problem;
+  // The TMA entry takes them too, then its tensor maps; where it has a parameter record of its
+  // own, that must describe the kernel's parameters as well.
+  if (!M.TmaSymbol.empty()) {
+    if (std::string Problem = checkPtxEntry(K, M.TmaSymbol, Ptx, M.TensorMaps.size());
+        !Problem.empty())
+      return Problem;
+    auto Record = Ptx.Records.find(kernelAbiRecordSymbol(M.TmaSymbol));
+    if (Record != Ptx.Records.end())
+      if (std::string Problem = checkKernelAbiRecord(K, "PTX", &Record->second, M.TmaSymbol);
+          !Problem.empty())
+        return Problem;
+  }
   auto Record = Ptx.Records.find(kernelAbiRecordSymbol(M.Symbol));
   return checkKernelAbiRecord(K, "PTX", Record == Ptx.Records.end() ? nullptr : &Record->second,
                               M.Symbol);

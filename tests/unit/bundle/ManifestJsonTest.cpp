@@ -423,6 +423,195 @@ TEST(ManifestJson, QuadEntriesRoundTripAndAreOptional) {
   EXPECT_NE(Error.find("quadCountParam"), std::string::npos) << Error;
 }
 
+namespace {
+
+/// The sample program with a TMA entry on K.saxpy's nvptx-sm_90 manifest: a map of x whose
+/// height and stride are the scalar n, and one of y of constant extents.
+Program tmaProgram() {
+  Program P = test::sampleProgram();
+  TargetManifest& Ptx = P.Kernels[0].Targets.at("nvptx-sm_90");
+  Ptx.TmaSymbol = "K_saxpy_tma";
+  TensorMapRecipe X;
+  X.BufferParam = 1;
+  X.Height.Param = 3;
+  X.Width.Value = 64;
+  X.Stride.Param = 3;
+  X.ElemBytes = 4;
+  X.BoxCols = 32;
+  X.BoxRows = 64;
+  X.Swizzle128 = true;
+  TensorMapRecipe Y;
+  Y.BufferParam = 0;
+  Y.Height.Value = 5000000000ull; // a constant past 32 bits is the launch's to refuse
+  Y.Width.Value = 16;
+  Y.Stride.Value = 16;
+  Y.ElemBytes = 4;
+  Y.BoxCols = 4;
+  Y.BoxRows = 256;
+  Ptx.TensorMaps = {X, Y};
+  return P;
+}
+
+json tmaJson() {
+  return json::parse(manifestToJson(tmaProgram()).dump());
+}
+
+const char* const TmaPath = "kernels[0].targets.nvptx-sm_90";
+
+} // namespace
+
+TEST(ManifestJson, TmaEntriesRoundTripAndAreOptional) {
+  json J = tmaJson();
+  const json& T = J["kernels"][0]["targets"]["nvptx-sm_90"];
+  EXPECT_EQ(T["tmaSymbol"], "K_saxpy_tma");
+  ASSERT_EQ(T["tensorMaps"].size(), 2u);
+  EXPECT_EQ(T["tensorMaps"][0],
+            json::parse(R"({"bufferParam": 1, "height": {"param": 3}, "width": {"value": 64},
+                            "stride": {"param": 3}, "elemBytes": 4, "boxCols": 32,
+                            "boxRows": 64, "swizzle128": true})"));
+  EXPECT_EQ(T["tensorMaps"][1]["height"], json::parse(R"({"value": 5000000000})"));
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  const TargetManifest& M = Out.Kernels[0].Targets.at("nvptx-sm_90");
+  EXPECT_EQ(M.TmaSymbol, "K_saxpy_tma");
+  ASSERT_EQ(M.TensorMaps.size(), 2u);
+  const TensorMapRecipe& X = M.TensorMaps[0];
+  EXPECT_EQ(X.BufferParam, 1u);
+  EXPECT_EQ(X.Height.Param, 3);
+  EXPECT_EQ(X.Width.Param, -1);
+  EXPECT_EQ(X.Width.Value, 64u);
+  EXPECT_EQ(X.Stride.Param, 3);
+  EXPECT_EQ(X.ElemBytes, 4u);
+  EXPECT_EQ(X.BoxCols, 32u);
+  EXPECT_EQ(X.BoxRows, 64u);
+  EXPECT_TRUE(X.Swizzle128);
+  const TensorMapRecipe& Y = M.TensorMaps[1];
+  EXPECT_EQ(Y.BufferParam, 0u);
+  EXPECT_EQ(Y.Height.Param, -1);
+  EXPECT_EQ(Y.Height.Value, 5000000000ull);
+  EXPECT_EQ(Y.BoxRows, 256u);
+  EXPECT_FALSE(Y.Swizzle128);
+  // Written again, the same.
+  EXPECT_EQ(manifestToJson(Out)["kernels"], manifestToJson(tmaProgram())["kernels"]);
+  // Other targets and bundles of older compilers have none: the plain entry runs.
+  EXPECT_FALSE(sampleJson()["kernels"][0]["targets"]["nvptx-sm_90"].contains("tmaSymbol"));
+  EXPECT_FALSE(sampleJson()["kernels"][0]["targets"]["nvptx-sm_90"].contains("tensorMaps"));
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(sampleJson(), Old, Error)) << Error;
+  EXPECT_TRUE(Old.Kernels[0].Targets.at("nvptx-sm_90").TmaSymbol.empty());
+  EXPECT_TRUE(Old.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps.empty());
+}
+
+TEST(ManifestJson, TmaFieldErrors) {
+  std::string Path = TmaPath;
+  auto Target = [](json& J) -> json& { return J["kernels"][0]["targets"]["nvptx-sm_90"]; };
+  auto Map = [&](json& J) -> json& { return Target(J)["tensorMaps"][0]; };
+
+  // The entry and its maps come together; a TMA entry takes at least one.
+  json J = tmaJson();
+  Target(J).erase("tmaSymbol");
+  expectError(J, "manifest field '" + Path + ".tensorMaps' is present without \"tmaSymbol\"");
+  J = tmaJson();
+  Target(J).erase("tensorMaps");
+  expectError(J, "manifest field '" + Path + ".tensorMaps' is missing");
+  J = tmaJson();
+  Target(J)["tensorMaps"] = json::array();
+  expectError(J, "manifest field '" + Path + ".tensorMaps' must not be empty");
+  J = tmaJson();
+  Target(J)["tensorMaps"] = json::object();
+  expectError(J, "manifest field '" + Path + ".tensorMaps' must be an array, got object");
+  J = tmaJson();
+  Target(J)["tmaSymbol"] = "";
+  expectError(J, "manifest field '" + Path + ".tmaSymbol' must not be empty");
+  J = tmaJson();
+  Target(J)["tmaSymbol"] = 7;
+  expectError(J, "manifest field '" + Path + ".tmaSymbol' must be a string, got number");
+  J = tmaJson();
+  Target(J)["tensorMaps"][1] = 3;
+  expectError(J, "manifest field '" + Path + ".tensorMaps[1]' must be an object, got number");
+
+  // The buffer: a parameter in range that is a buffer.
+  J = tmaJson();
+  Map(J)["bufferParam"] = 4u;
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].bufferParam' is 4 but kernel 'K.saxpy' has 4 parameters");
+  J = tmaJson();
+  Map(J)["bufferParam"] = 2u;
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].bufferParam' is 2, parameter 'a' of kernel 'K.saxpy', "
+                     "which is not a buffer");
+  J = tmaJson();
+  Map(J)["bufferParam"] = -1;
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].bufferParam' must be an unsigned integer, got a negative "
+                     "integer");
+
+  // Extents: one of a parameter, an integer scalar, and a constant.
+  J = tmaJson();
+  Map(J)["height"] = json::object();
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].height' must have one of \"param\" and \"value\"");
+  J = tmaJson();
+  Map(J)["width"] = json{{"param", 3u}, {"value", 64u}};
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].width' must have one of \"param\" and \"value\"");
+  J = tmaJson();
+  Map(J)["stride"] = 64u;
+  expectError(J,
+              "manifest field '" + Path + ".tensorMaps[0].stride' must be an object, got number");
+  J = tmaJson();
+  Map(J).erase("stride");
+  expectError(J, "manifest field '" + Path + ".tensorMaps[0].stride' is missing");
+  J = tmaJson();
+  Map(J)["height"] = json{{"param", 2u}};
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].height.param' is 2, parameter 'a' of kernel 'K.saxpy', "
+                     "which is not an integer scalar");
+  J = tmaJson();
+  Map(J)["height"] = json{{"param", 0u}};
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].height.param' is 0, parameter 'y' of kernel 'K.saxpy', "
+                     "which is not an integer scalar");
+  J = tmaJson();
+  Map(J)["stride"] = json{{"param", 9u}};
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].stride.param' is 9 but kernel 'K.saxpy' has 4 parameters");
+  J = tmaJson();
+  Map(J)["width"] = json{{"value", -64}};
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].width.value' must be an unsigned integer, got a negative "
+                     "integer");
+  J = tmaJson();
+  Map(J)["width"] = json{{"value", 6.5}};
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].width.value' must be an unsigned integer, got a "
+                     "floating-point number");
+
+  // Elements of 1, 2 or 4 bytes, the buffer's; boxes of 1 to 256 a side; the swizzle a flag.
+  J = tmaJson();
+  Map(J)["elemBytes"] = 2u;
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].elemBytes' is 2 but parameter 'x' is a buffer of float32");
+  J = tmaJson();
+  Map(J)["elemBytes"] = 8u;
+  expectError(J, "manifest field '" + Path + ".tensorMaps[0].elemBytes' is 8, not 1, 2 or 4");
+  J = tmaJson();
+  Map(J)["boxCols"] = 0u;
+  expectError(J, "manifest field '" + Path + ".tensorMaps[0].boxCols' is 0, not between 1 and 256");
+  J = tmaJson();
+  Map(J)["boxRows"] = 257u;
+  expectError(J,
+              "manifest field '" + Path + ".tensorMaps[0].boxRows' is 257, not between 1 and 256");
+  J = tmaJson();
+  Map(J).erase("boxRows");
+  expectError(J, "manifest field '" + Path + ".tensorMaps[0].boxRows' is missing");
+  J = tmaJson();
+  Map(J)["swizzle128"] = "yes";
+  expectError(J, "manifest field '" + Path +
+                     ".tensorMaps[0].swizzle128' must be a boolean, got string");
+}
+
 TEST(ManifestJson, WaveFieldErrors) {
   json J = sampleJson();
   J["kernels"][0]["usesWave"] = "yes";
