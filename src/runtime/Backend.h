@@ -96,6 +96,14 @@ public:
   virtual ~BackendModule() = default;
   /// The kernel entry for Symbol, or nullptr when the payload lacks it.
   virtual const void* findKernel(const std::string& Symbol) const = 0;
+  /// NVIDIA sm_90a: an entry that runs TmaKernel (the entry findKernel returned for
+  /// TargetManifest::TmaSymbol) with, after Plain's arguments, one tensor map per recipe of Maps
+  /// encoded from each launch's arguments, and runs Plain instead where they do not encode.
+  /// nullptr where the backend has no tensor maps (the kernel then has no TMA entry).
+  virtual const void* tensorMapEntry(const void* /*TmaKernel*/, const void* /*Plain*/,
+                                     const std::vector<bundle::TensorMapRecipe>& /*Maps*/) const {
+    return nullptr;
+  }
   /// The footprint of an entry findKernel returned; false where the backend cannot read one
   /// (the runtime then takes the manifest's figures).
   virtual bool footprint(const void* /*Kernel*/, KernelFootprint& /*Out*/) const { return false; }

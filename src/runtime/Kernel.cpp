@@ -454,9 +454,23 @@ bool quadsWanted() {
   return Wanted;
 }
 
+/// `CAJETA_GPU_TMA=0` turns the TMA entries off (for A/B measurements).
+bool tmaWanted() {
+  static const bool Wanted = [] {
+    const char* V = std::getenv("CAJETA_GPU_TMA");
+    return !(V && std::string(V) == "0");
+  }();
+  return Wanted;
+}
+
 } // namespace
 
 const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const {
+  const void* Chosen = codeEntryFor(Args, G);
+  return Chosen == Entry && TmaEntry && tmaWanted() ? TmaEntry : Chosen;
+}
+
+const void* Kernel::codeEntryFor(const MarshalledArg* Args, LaunchGeometry& G) const {
   G.GroupShapeFree = Manifest && Manifest->GroupShapeFree;
   uint64_t GroupItems = uint64_t(G.Block[0]) * G.Block[1] * G.Block[2];
   if (QuadEntry && quadsWanted() && (!QuadMaxThreads || GroupItems <= QuadMaxThreads)) {

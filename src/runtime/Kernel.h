@@ -40,7 +40,9 @@ public:
   /// the grid is narrowed in x to ceil(count / 4) work-items and the quad entry returned
   /// (`CAJETA_GPU_QUADS=0` keeps the plain entry); a quad entry exact on any grid is also taken
   /// on the launch's own grid when the count is larger. Never for a group larger than the quad
-  /// entry's code takes.
+  /// entry's code takes. Where the kernel has a TMA entry (TargetManifest::TmaSymbol), it is
+  /// returned in place of entry() (`CAJETA_GPU_TMA=0` keeps the plain entry); the backend runs
+  /// the plain code when the launch's tensor maps do not encode.
   const void* entryFor(const MarshalledArg* Args, LaunchGeometry& Geometry) const;
   /// Sets the step-at-a-time entry and the index of the scalar parameter that is its loop count.
   void setStepEntry(const void* E, uint32_t CountParam) {
@@ -64,6 +66,8 @@ public:
     QuadAnyGrid = AnyGrid;
     QuadMaxThreads = MaxThreads;
   }
+  /// Sets the TMA entry (BackendModule::tensorMapEntry), which stands in for entry().
+  void setTmaEntry(const void* E) { TmaEntry = E; }
   const KernelFootprint& footprint() const { return Footprint; }
 
   /// The manifest of the program's target (null for a kernel without code there).
@@ -109,6 +113,8 @@ private:
   /// and returns its buffer.
   const std::shared_ptr<Buffer>& bufferArg(size_t I, const cajeta_xpu_arg& Got) const;
   [[noreturn]] void launchError(const std::string& Message) const;
+  /// entryFor without the TMA entry.
+  const void* codeEntryFor(const MarshalledArg* Args, LaunchGeometry& Geometry) const;
 
   const LoadedProgram& Program;
   const bundle::KernelInfo& Info;
@@ -122,6 +128,7 @@ private:
   bool QuadSigned = false;
   bool QuadAnyGrid = false;
   uint32_t QuadMaxThreads = 0;
+  const void* TmaEntry = nullptr;
   uint32_t StepCountParam = 0;
   KernelFootprint Footprint;
   std::vector<Slot> Slots;

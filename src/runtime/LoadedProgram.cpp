@@ -144,6 +144,12 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
                          K.Params[Count].Type == bundle::ScalarType::I32, It->second.QuadAnyGrid,
                          QuadMaxThreads);
     }
+    if (const std::string& Tma = It->second.TmaSymbol; !Tma.empty()) {
+      // Where the backend has tensor maps (cuda); each launch holds the recipes to its arguments.
+      const void* TmaKernel = FindEntry(Tma);
+      if (const void* TmaEntry = P->Module->tensorMapEntry(TmaKernel, Entry, It->second.TensorMaps))
+        Made->setTmaEntry(TmaEntry);
+    }
     P->Kernels.push_back(std::move(Made));
   }
   if (!Unclassified.empty())

@@ -58,6 +58,28 @@ TEST(Program, AQuadEntryTheManifestNamesMustBeThereWithA32BitIntegerCount) {
   EXPECT_TRUE(Loaded.kernel("K.saxpy").name() == "K.saxpy");
 }
 
+TEST(Program, ATmaEntryTheManifestNamesMustBeThereAndBackendsWithoutTensorMapsIgnoreIt) {
+  // K.saxpy(y, x, a, n) with a TMA entry reading x as n rows of 4: its symbol must be in the
+  // payload; the CPU has no tensor maps, so the plain entry runs.
+  bundle::Program P = makeTestProgram();
+  bundle::TargetManifest& Cpu = P.Kernels[0].Targets["cpu-x86_64"];
+  Cpu.TmaSymbol = "cj_K_saxpy_tma";
+  bundle::TensorMapRecipe X;
+  X.BufferParam = 1;
+  X.Height.Param = 3;
+  X.Width.Value = 4;
+  X.Stride.Value = 4;
+  X.ElemBytes = 4;
+  X.BoxCols = 4;
+  X.BoxRows = 1;
+  Cpu.TensorMaps = {X};
+  EXPECT_TRUE(contains(loadError(P), "symbol 'cj_K_saxpy_tma' is missing")) << loadError(P);
+  Cpu.TmaSymbol = Cpu.Symbol;
+  std::vector<uint8_t> Bytes = bundle::BundleWriter::write(P);
+  Program Loaded = Program::loadMemory(Bytes.data(), Bytes.size());
+  EXPECT_TRUE(Loaded.kernel("K.saxpy").name() == "K.saxpy");
+}
+
 TEST(Program, KernelWithoutATargetManifestIsABundleError) {
   bundle::Program P = makeTestProgram();
   P.Kernels[0].Targets.clear();

@@ -5,6 +5,7 @@
 
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
+#include "runtime/backends/cuda/CudaEntry.h"
 #include "runtime/backends/cuda/CudaQueue.h"
 #include "runtime/backends/cuda/CudaReservation.h"
 
@@ -20,24 +21,51 @@ using namespace cuda;
 
 namespace {
 
-/// A loaded PTX module; kernel entries are its CUfunctions.
+/// A loaded PTX module; kernel entries are CudaEntry records of its CUfunctions, one per symbol
+/// and one per TMA entry, owned here.
 class CudaModule : public BackendModule {
 public:
-  CudaModule(const CudaDriverApi& Api, CUmodule Module) : Api(Api), Module(Module) {}
+  /// SharedLimit: the device's most static plus dynamic shared bytes per group.
+  CudaModule(const CudaDriverApi& Api, CUmodule Module, uint32_t SharedLimit)
+      : Api(Api), Module(Module), SharedLimit(SharedLimit) {}
   ~CudaModule() override {
     if (!workAbandoned()) // unloading waits for the module's kernels, one of which never ends
       Api.cuModuleUnload(Module);
   }
 
   const void* findKernel(const std::string& Symbol) const override {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (auto It = Entries.find(Symbol); It != Entries.end())
+      return It->second.get();
     CUfunction F = nullptr;
     if (Api.cuModuleGetFunction(&F, Module, Symbol.c_str()) != CUDA_SUCCESS)
       return nullptr;
-    return F;
+    auto E = std::make_unique<CudaEntry>();
+    E->Fn = F;
+    return Entries.emplace(Symbol, std::move(E)).first->second.get();
+  }
+
+  const void* tensorMapEntry(const void* TmaKernel, const void* Plain,
+                             const std::vector<bundle::TensorMapRecipe>& Maps) const override {
+    auto E = std::make_unique<CudaEntry>();
+    E->Fn = CudaEntry::of(TmaKernel).Fn;
+    E->Plain = &CudaEntry::of(Plain);
+    E->Maps = Maps;
+    // Its code's own limits: a launch it cannot take runs the plain entry.
+    int MaxThreads = 0, Shared = 0;
+    if (Api.cuFuncGetAttribute(&MaxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, E->Fn) ==
+        CUDA_SUCCESS)
+      E->MaxThreads = uint32_t(MaxThreads);
+    if (Api.cuFuncGetAttribute(&Shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, E->Fn) == CUDA_SUCCESS)
+      E->StaticSharedBytes = uint32_t(Shared);
+    E->SharedLimit = SharedLimit;
+    std::lock_guard<std::mutex> Lock(Mutex);
+    TmaEntries.push_back(std::move(E));
+    return TmaEntries.back().get();
   }
 
   bool footprint(const void* Kernel, KernelFootprint& Out) const override {
-    auto* Fn = static_cast<CUfunction>(const_cast<void*>(Kernel));
+    CUfunction Fn = CudaEntry::of(Kernel).Fn;
     int Regs = 0, Local = 0, Shared = 0, MaxThreads = 0;
     if (Api.cuFuncGetAttribute(&Regs, CU_FUNC_ATTRIBUTE_NUM_REGS, Fn) != CUDA_SUCCESS ||
         Api.cuFuncGetAttribute(&Local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, Fn) != CUDA_SUCCESS ||
@@ -55,6 +83,10 @@ public:
 private:
   const CudaDriverApi& Api;
   CUmodule Module;
+  uint32_t SharedLimit;
+  mutable std::mutex Mutex;
+  mutable std::map<std::string, std::unique_ptr<CudaEntry>> Entries;
+  mutable std::vector<std::unique_ptr<CudaEntry>> TmaEntries;
 };
 
 class CudaDevice : public BackendDevice {
@@ -167,7 +199,7 @@ public:
       fail(CAJETA_XPU_BUNDLE_ERROR,
            fmt::format("cuda device '{}' cannot load the {} payload: cuModuleLoadDataEx: {}{}{}",
                        Name, Payload.Target, Api.describe(R), ErrorLog[0] ? "\n" : "", ErrorLog));
-    return std::make_unique<CudaModule>(Api, Module);
+    return std::make_unique<CudaModule>(Api, Module, uint32_t(SharedOptIn));
   }
 
 private:

@@ -81,6 +81,8 @@ bool CudaDriverApi::load(std::string& Error) {
       ::dlsym(Lib, "cuCtxGetStreamPriorityRange"));
   cuDriverGetVersion =
       reinterpret_cast<decltype(cuDriverGetVersion)>(::dlsym(Lib, "cuDriverGetVersion"));
+  cuTensorMapEncodeTiled =
+      reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(::dlsym(Lib, "cuTensorMapEncodeTiled"));
   std::string Missing;
   // Green contexts are optional: without every one of them nothing is reserved.
   if (!(resolve(Lib, "cuDeviceGetDevResource", cuDeviceGetDevResource, Missing) &&

@@ -84,6 +84,24 @@ struct CudaLaunchConfig {
 static_assert(sizeof(CudaLaunchAttribute) == 72 && sizeof(CudaLaunchConfig) == 56,
               "the driver API's launch-attribute layout");
 
+/// CUtensorMap: the 128 opaque bytes cuTensorMapEncodeTiled fills, 64-byte aligned; a TMA entry
+/// takes each by value (bundle::TargetManifest::TensorMaps).
+struct alignas(64) CUtensorMap {
+  uint64_t Opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "the driver API's tensor map");
+
+// CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion and
+// CUtensorMapFloatOOBfill values.
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0; // zeros
+
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -187,6 +205,10 @@ struct CudaDriverApi {
   CUresult (*cuCtxPopCurrent)(CUcontext*) = nullptr;
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t) = nullptr;
   bool hasGreenContexts() const { return cuOccupancyMaxActiveBlocksPerMultiprocessor != nullptr; }
+  // Optional (CUDA 12): tensor maps for TMA entries; without it they run their plain entry.
+  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap*, int, uint32_t, void*, const uint64_t*,
+                                     const uint64_t*, const uint32_t*, const uint32_t*, int, int,
+                                     int, int) = nullptr;
 
   /// Loads the driver library and every entry point; false with Error set when it cannot.
   bool load(std::string& Error);

@@ -23,11 +23,13 @@ void CudaGraphChain::check(CUresult R, const char* What) const {
                    Api.describe(R)));
 }
 
-CudaKernelNodeParams CudaGraphChain::paramsFor(const ChainLaunch& L, CUdeviceptr* StatusRecord,
-                                               void** Params) const {
-  packKernelParams(*L.Info, L.Args.data(), StatusRecord, Params);
+CudaKernelNodeParams CudaGraphChain::paramsFor(const ChainLaunch& L, const CudaLaunchChoice& Choice,
+                                               CUdeviceptr* StatusRecord, void** Params) const {
+  // The driver copies the parameters, tensor maps included, into the node.
+  packKernelParams(*L.Info, L.Args.data(), StatusRecord, Params, Choice.Maps.data(),
+                   Choice.Maps.size());
   CudaKernelNodeParams P{};
-  P.func = static_cast<CUfunction>(const_cast<void*>(L.Kernel));
+  P.func = Choice.Fn;
   P.gridDimX = L.Geometry.Grid[0];
   P.gridDimY = L.Geometry.Grid[1];
   P.gridDimZ = L.Geometry.Grid[2];
@@ -40,7 +42,8 @@ CudaKernelNodeParams CudaGraphChain::paramsFor(const ChainLaunch& L, CUdeviceptr
 }
 
 CudaGraphChain::CudaGraphChain(const CudaDriverApi& Api, const std::string& DeviceName,
-                               CUstream Stream, std::vector<ChainLaunch>& Launches)
+                               CUstream Stream, std::vector<ChainLaunch>& Launches,
+                               const std::vector<CudaLaunchChoice>& Choices)
     : Api(Api), DeviceName(DeviceName) {
   try {
     size_t Bytes = Launches.size() * sizeof(CajetaGpuStatus);
@@ -54,22 +57,24 @@ CudaGraphChain::CudaGraphChain(const CudaDriverApi& Api, const std::string& Devi
         fail(CAJETA_XPU_LAUNCH_ERROR,
              fmt::format("{}: {} parameters; the cuda backend passes at most {}", L.Info->Name,
                          L.Info->Params.size(), MaxKernelParams));
-      auto* Fn = static_cast<CUfunction>(const_cast<void*>(L.Kernel));
+      const CudaLaunchChoice& Choice = Choices[I];
+      CUfunction Fn = Choice.Fn;
       if (L.Geometry.DynamicSharedBytes &&
-          L.Geometry.DynamicSharedBytes + L.Geometry.StaticSharedBytes > DefaultSharedLimit)
+          L.Geometry.DynamicSharedBytes + Choice.StaticSharedBytes > DefaultSharedLimit)
         check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      int(L.Geometry.DynamicSharedBytes)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
       CUdeviceptr Record = Status + I * sizeof(CajetaGpuStatus);
-      void* Params[2 * MaxKernelParams + 1];
-      CudaKernelNodeParams P = paramsFor(L, &Record, Params);
+      void* Params[MaxParamSlots];
+      CudaKernelNodeParams P = paramsFor(L, Choice, &Record, Params);
       Node N;
       const CUgraphNode* Deps = Nodes.empty() ? nullptr : &Nodes.back().Handle;
       check(Api.cuGraphAddKernelNode(&N.Handle, Graph, Deps, Nodes.empty() ? 0 : 1, &P),
             "cuGraphAddKernelNode");
       N.Kernel = L.Kernel;
+      N.Fn = Fn;
       N.Geometry = L.Geometry;
-      argumentBytes(*L.Info, L.Args.data(), N.Arguments);
+      argumentBytes(*L.Info, L.Args.data(), N.Arguments, Choice.Maps.data(), Choice.Maps.size());
       Nodes.push_back(std::move(N));
       Tags.push_back(L.Tag);
     }
@@ -96,14 +101,16 @@ void CudaGraphChain::release() {
   Status = 0;
 }
 
-bool CudaGraphChain::matches(const std::vector<ChainLaunch>& Launches) const {
+bool CudaGraphChain::matches(const std::vector<ChainLaunch>& Launches,
+                             const std::vector<CudaLaunchChoice>& Choices) const {
   if (Launches.size() != Nodes.size())
     return false;
   for (size_t I = 0; I != Nodes.size(); ++I) {
     const LaunchGeometry& A = Nodes[I].Geometry;
     const LaunchGeometry& B = Launches[I].Geometry;
-    if (Nodes[I].Kernel != Launches[I].Kernel || Tags[I] != Launches[I].Tag ||
-        std::memcmp(A.Grid, B.Grid, sizeof(A.Grid)) ||
+    // A node's function cannot be swapped on the instantiated graph.
+    if (Nodes[I].Kernel != Launches[I].Kernel || Nodes[I].Fn != Choices[I].Fn ||
+        Tags[I] != Launches[I].Tag || std::memcmp(A.Grid, B.Grid, sizeof(A.Grid)) ||
         std::memcmp(A.Block, B.Block, sizeof(A.Block)) ||
         A.DynamicSharedBytes != B.DynamicSharedBytes)
       return false;
@@ -111,15 +118,17 @@ bool CudaGraphChain::matches(const std::vector<ChainLaunch>& Launches) const {
   return true;
 }
 
-void CudaGraphChain::update(std::vector<ChainLaunch>& Launches) {
+void CudaGraphChain::update(std::vector<ChainLaunch>& Launches,
+                            const std::vector<CudaLaunchChoice>& Choices) {
   for (size_t I = 0; I != Nodes.size(); ++I) {
     const ChainLaunch& L = Launches[I];
-    argumentBytes(*L.Info, L.Args.data(), Scratch);
+    const CudaLaunchChoice& Choice = Choices[I];
+    argumentBytes(*L.Info, L.Args.data(), Scratch, Choice.Maps.data(), Choice.Maps.size());
     if (Scratch == Nodes[I].Arguments)
       continue;
     CUdeviceptr Record = Status + I * sizeof(CajetaGpuStatus);
-    void* Params[2 * MaxKernelParams + 1];
-    CudaKernelNodeParams P = paramsFor(L, &Record, Params);
+    void* Params[MaxParamSlots];
+    CudaKernelNodeParams P = paramsFor(L, Choice, &Record, Params);
     check(Api.cuGraphExecKernelNodeSetParams(Exec, Nodes[I].Handle, &P),
           "cuGraphExecKernelNodeSetParams");
     Nodes[I].Arguments.swap(Scratch);

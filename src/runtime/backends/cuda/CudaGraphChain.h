@@ -1,12 +1,14 @@
 // A chain recorded as a CUDA graph: one kernel node per launch, each depending on the one before,
-// instantiated once and replayed with cuGraphLaunch. A replay whose arguments differ from the
-// recording's updates only those nodes (cuGraphExecKernelNodeSetParams); a chain of other
-// kernels or geometry is recorded anew. Each node has its own status record in a region the
-// chain owns, read back when the queue is synchronised.
+// instantiated once and replayed with cuGraphLaunch. A replay whose arguments (tensor maps
+// included) differ from the recording's updates only those nodes (cuGraphExecKernelNodeSetParams);
+// a chain of other kernels, other code chosen for them (a TMA entry or its plain one) or other
+// geometry is recorded anew. Each node has its own status record in a region the chain owns,
+// read back when the queue is synchronised.
 #pragma once
 
 #include "runtime/Backend.h"
 #include "runtime/backends/cuda/CudaDriverApi.h"
+#include "runtime/backends/cuda/CudaTensorMaps.h"
 
 #include <vector>
 
@@ -14,17 +16,20 @@ namespace cajeta::xpu::rt::cuda {
 
 class CudaGraphChain {
 public:
-  /// Records Launches and instantiates the graph; throws RuntimeError naming the driver call.
+  /// Records Launches, each running the code of its Choices entry (CudaTensorMaps::choose), and
+  /// instantiates the graph; throws RuntimeError naming the driver call.
   CudaGraphChain(const CudaDriverApi& Api, const std::string& DeviceName, CUstream Stream,
-                 std::vector<ChainLaunch>& Launches);
+                 std::vector<ChainLaunch>& Launches, const std::vector<CudaLaunchChoice>& Choices);
   ~CudaGraphChain();
   CudaGraphChain(const CudaGraphChain&) = delete;
   CudaGraphChain& operator=(const CudaGraphChain&) = delete;
 
-  /// Whether Launches are this recording's kernels with its geometry, in order.
-  bool matches(const std::vector<ChainLaunch>& Launches) const;
+  /// Whether Launches are this recording's kernels running the same code with its geometry, in
+  /// order.
+  bool matches(const std::vector<ChainLaunch>& Launches,
+               const std::vector<CudaLaunchChoice>& Choices) const;
   /// Sets the arguments of the nodes whose arguments differ (Launches must match).
-  void update(std::vector<ChainLaunch>& Launches);
+  void update(std::vector<ChainLaunch>& Launches, const std::vector<CudaLaunchChoice>& Choices);
   void launch(CUstream Stream);
 
   /// The status records, one per node, and the tags of their launches.
@@ -35,12 +40,13 @@ private:
   struct Node {
     CUgraphNode Handle = nullptr;
     const void* Kernel = nullptr;
+    CUfunction Fn = nullptr; // the code chosen for it
     LaunchGeometry Geometry{};
-    std::vector<uint8_t> Arguments; // argumentBytes of what the node was last given
+    std::vector<uint8_t> Arguments; // argumentBytes (with the maps) of what it was last given
   };
   void check(CUresult R, const char* What) const;
-  CudaKernelNodeParams paramsFor(const ChainLaunch& L, CUdeviceptr* StatusRecord,
-                                 void** Params) const;
+  CudaKernelNodeParams paramsFor(const ChainLaunch& L, const CudaLaunchChoice& Choice,
+                                 CUdeviceptr* StatusRecord, void** Params) const;
   void release();
 
   const CudaDriverApi& Api;

@@ -5,12 +5,15 @@
 
 #include "bundle/GpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
+#include "runtime/backends/cuda/CudaEntry.h"
 #include "runtime/backends/cuda/CudaKernelParams.h"
+#include "runtime/backends/cuda/CudaTensorMaps.h"
 #include "runtime/scheduler/Submission.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -64,6 +67,7 @@ CudaQueue::CudaQueue(const CudaDriverApi& Api, CUcontext Ctx, const std::string&
                      CudaReservation& Reservation)
     : Api(Api), Ctx(Ctx), DeviceName(DeviceName), Reservation(Reservation),
       SlotTags(SlotCount, nullptr) {
+  Debug = std::getenv("CAJETA_XPU_DEBUG") != nullptr;
   bindContext(Api, Ctx);
   check(Api.cuStreamCreate(&Stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   Lanes[WholeLane].Stream = Stream;
@@ -214,7 +218,10 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
     fail(CAJETA_XPU_LAUNCH_ERROR,
          fmt::format("{}: {} parameters; the cuda backend passes at most {}", Info.Name,
                      Info.Params.size(), MaxParams));
-  auto* Fn = static_cast<CUfunction>(const_cast<void*>(Kernel));
+  CudaLaunchChoice Choice =
+      CudaTensorMaps::choose(Api, CudaEntry::of(Kernel), Info, Args, Geometry);
+  noteChoice(Kernel, Info, Choice);
+  CUfunction Fn = Choice.Fn;
   unsigned L = laneFor(Fn, Info, Geometry);
   if (Used == SlotCount)
     harvestAsync();
@@ -224,11 +231,11 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
   if (Lanes[L].Partition)
     In.emplace(*Lanes[L].Partition);
   CUdeviceptr Status = Slots + CUdeviceptr(Used) * sizeof(CajetaGpuStatus);
-  void* Params[2 * MaxParams + 1];
-  packKernelParams(Info, Args, &Status, Params);
+  void* Params[MaxParamSlots];
+  packKernelParams(Info, Args, &Status, Params, Choice.Maps.data(), Choice.Maps.size());
   // Dynamic shared memory past 48 KiB less the static bytes needs the kernel's opt-in.
   if (Geometry.DynamicSharedBytes &&
-      Geometry.DynamicSharedBytes + Geometry.StaticSharedBytes > DefaultSharedLimit)
+      Geometry.DynamicSharedBytes + Choice.StaticSharedBytes > DefaultSharedLimit)
     check(Api.cuFuncSetAttribute(Fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  int(Geometry.DynamicSharedBytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
@@ -270,6 +277,19 @@ void CudaQueue::launch(const void* Kernel, const bundle::KernelInfo& Info,
   SlotTags[Used++] = Tag;
   if (Before)
     Timed.push_back({Tag, 1, Before, timingEvent(On)});
+}
+
+void CudaQueue::noteChoice(const void* Kernel, const bundle::KernelInfo& Info,
+                           const CudaLaunchChoice& Choice) {
+  constexpr size_t MostNotes = 64; // reasons name addresses: a long run could say many
+  if (!Debug || !CudaEntry::of(Kernel).Plain || Noted.size() == MostNotes ||
+      !Noted.emplace(Kernel, Choice.Fallback).second)
+    return;
+  if (Choice.tma())
+    fmt::print(stderr, "cajeta-xpu: cuda: {} runs its TMA entry\n", Info.Name);
+  else
+    fmt::print(stderr, "cajeta-xpu: cuda: {} runs its plain entry, not the TMA one: {}\n",
+               Info.Name, Choice.Fallback);
 }
 
 CUevent CudaQueue::timingEvent(CUstream On) {
@@ -318,11 +338,20 @@ void CudaQueue::resolveTimes() {
 
 void CudaQueue::launchChain(uint64_t Id, std::vector<ChainLaunch>& Launches) {
   usePrimaryLane();
+  // Which code each launch runs decides the nodes: a TMA entry whose maps stop encoding records
+  // the chain anew with its plain entry.
+  std::vector<CudaLaunchChoice>& Choices = ChainChoices;
+  Choices.clear();
+  for (const ChainLaunch& L : Launches) {
+    Choices.push_back(
+        CudaTensorMaps::choose(Api, CudaEntry::of(L.Kernel), *L.Info, L.Args.data(), L.Geometry));
+    noteChoice(L.Kernel, *L.Info, Choices.back());
+  }
   std::unique_ptr<CudaGraphChain>& Chain = Chains[Id];
-  if (Chain && Chain->matches(Launches)) {
-    Chain->update(Launches);
+  if (Chain && Chain->matches(Launches, Choices)) {
+    Chain->update(Launches, Choices);
   } else {
-    auto Recorded = std::make_unique<CudaGraphChain>(Api, DeviceName, Stream, Launches);
+    auto Recorded = std::make_unique<CudaGraphChain>(Api, DeviceName, Stream, Launches, Choices);
     if (Chain) // it may still run: freed once the queue is synchronised
       RetiredChains.push_back(std::move(Chain));
     Chain = std::move(Recorded);

@@ -9,10 +9,12 @@
 #include "runtime/backends/cuda/CudaDriverApi.h"
 #include "runtime/backends/cuda/CudaGraphChain.h"
 #include "runtime/backends/cuda/CudaReservation.h"
+#include "runtime/backends/cuda/CudaTensorMaps.h"
 
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,10 @@ private:
   CUevent timingEvent(CUstream On);
   /// Turns Timed into Spans (the stream has drained).
   void resolveTimes();
+  /// With CAJETA_XPU_DEBUG set, says once per TMA entry and outcome which code a launch ran
+  /// and, for the plain one, why.
+  void noteChoice(const void* Kernel, const bundle::KernelInfo& Info,
+                  const CudaLaunchChoice& Choice);
   /// Copies back the status records of the chains launched since the last synchronize.
   void harvestChains();
   void collect(const void* Records, const std::vector<const void*>& Tags, uint32_t Count,
@@ -110,6 +116,8 @@ private:
   /// no per-launch priority (cuLaunchKernelEx) or a single level.
   int UrgentPriority = 0;
   bool Abandoned = false;
+  bool Debug = false;                                  // CAJETA_XPU_DEBUG
+  std::set<std::pair<const void*, std::string>> Noted; // (TMA entry, fallback) said so far
   CUdeviceptr Slots = 0;
   std::vector<const void*> SlotTags;
   uint32_t Used = 0;
@@ -119,6 +127,7 @@ private:
   std::map<uint64_t, std::unique_ptr<CudaGraphChain>> Chains;
   std::vector<CudaGraphChain*> LaunchedChains;
   std::vector<std::unique_ptr<CudaGraphChain>> RetiredChains;
+  std::vector<CudaLaunchChoice> ChainChoices; // the code each launch of a chain runs
   // The trace's device times: timing events around each launch or chain, turned into spans at
   // synchronize against an event the host waits for.
   struct TimedLaunch {
