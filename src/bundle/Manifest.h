@@ -96,6 +96,33 @@ struct SchedulingManifest {
   uint32_t YieldPoints = 0;
 };
 
+/// A matrix extent of a tensor map (TensorMapRecipe): the launch's value of scalar parameter
+/// Param (an index into KernelInfo::Params) where Param >= 0, else the constant Value.
+struct TensorMapExtent {
+  int32_t Param = -1;
+  uint64_t Value = 0;
+};
+
+/// NVIDIA sm_90a: one tensor map that a kernel's TMA entry (TargetManifest::TmaSymbol) takes,
+/// for the tensor memory accelerator's copies of AsyncCopy.copyBlock. The runtime encodes it at
+/// launch (cuTensorMapEncodeTiled): a 2D view of buffer parameter BufferParam, Width elements a
+/// row (dimension 0), Height rows (dimension 1), rows Stride elements apart, of ElemBytes-byte
+/// elements; boxes of BoxCols x BoxRows; Swizzle128: the 128-byte swizzle
+/// (kir::SharedArray::Swizzle128), else none. Elements outside Height x Width read as zero.
+/// RowStep 2: the map's rows are every other row of that matrix from row RowOffset (0 or 1) on,
+/// (Height - RowOffset + 1) / 2 of them, 2 Stride apart (a block of one-atom rows copied into
+/// an array whose rows are two atoms).
+struct TensorMapRecipe {
+  uint32_t BufferParam = 0;
+  TensorMapExtent Height, Width, Stride;
+  uint32_t ElemBytes = 2;
+  uint32_t BoxCols = 0;
+  uint32_t BoxRows = 0;
+  bool Swizzle128 = false;
+  uint32_t RowOffset = 0;
+  uint32_t RowStep = 1;
+};
+
 /// The per-(kernel, target) manifest: what the runtime needs to launch one kernel's code.
 struct TargetManifest {
   std::string Symbol;     // entry symbol in the target's payload
@@ -148,6 +175,13 @@ struct TargetManifest {
   /// The launch's dynamic shared bytes are rounded up to a multiple of this (a swizzled dynamic
   /// array takes whole 128-byte rows: kir::SharedArray::Swizzle128); 0 where nothing is rounded.
   uint32_t DynamicSharedGranule = 0;
+  /// NVIDIA sm_90a: a second entry whose block copies go through the tensor memory accelerator,
+  /// taking after the plain entry's parameters one 128-byte tensor map per TensorMaps entry (in
+  /// that order, each 64-byte aligned). The runtime takes it when every map encodes for the
+  /// launch's arguments (16-byte aligned base and row stride, each matrix inside its buffer);
+  /// empty where there is none.
+  std::string TmaSymbol;
+  std::vector<TensorMapRecipe> TensorMaps;
   /// The work-items each work-item of a quad entry runs (4t .. 4t + 3).
   static constexpr uint32_t QuadWidth = 4;
   /// Absent in bundles of older compilers: the kernel then runs as an unclassified submission.

@@ -75,10 +75,15 @@ json extentToJson(const TensorMapExtent& E) {
 }
 
 json tensorMapToJson(const TensorMapRecipe& R) {
-  return json{{"bufferParam", R.BufferParam},   {"height", extentToJson(R.Height)},
-              {"width", extentToJson(R.Width)}, {"stride", extentToJson(R.Stride)},
-              {"elemBytes", R.ElemBytes},       {"boxCols", R.BoxCols},
-              {"boxRows", R.BoxRows},           {"swizzle128", R.Swizzle128}};
+  json J{{"bufferParam", R.BufferParam},   {"height", extentToJson(R.Height)},
+         {"width", extentToJson(R.Width)}, {"stride", extentToJson(R.Stride)},
+         {"elemBytes", R.ElemBytes},       {"boxCols", R.BoxCols},
+         {"boxRows", R.BoxRows},           {"swizzle128", R.Swizzle128}};
+  if (R.RowStep != 1) { // every other row (absent: every row)
+    J["rowStep"] = R.RowStep;
+    J["rowOffset"] = R.RowOffset;
+  }
+  return J;
 }
 
 json targetToJson(const TargetManifest& T) {
@@ -585,6 +590,13 @@ bool parseTensorMap(FieldReader& R, const json& J, const std::string& Path, cons
     if (Side == 0 || Side > 256)
       return R.fail(FieldReader::join(Path, Key),
                     "is " + std::to_string(Side) + ", not between 1 and 256");
+  if (J.contains("rowStep") &&
+      (!R.u32(J, Path, "rowStep", Out.RowStep) || !R.u32(J, Path, "rowOffset", Out.RowOffset)))
+    return false;
+  if ((Out.RowStep != 1 && Out.RowStep != 2) || Out.RowOffset >= Out.RowStep)
+    return R.fail(FieldReader::join(Path, "rowStep"),
+                  "is " + std::to_string(Out.RowStep) + " from row " +
+                      std::to_string(Out.RowOffset) + ", not every row or every other one");
   return true;
 }
 

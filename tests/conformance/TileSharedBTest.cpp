@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 namespace conformance {
 namespace {
@@ -292,6 +293,53 @@ TEST(TileSharedB, ProductsInFlightIntoTheNextStep) {
       const std::string What = "carried " + std::to_string(C.M) + "x" + std::to_string(C.N) + "x" +
                                std::to_string(C.K) + " waves " + std::to_string(Waves);
       expectProduct(A, B, fromDevice(Out), C.M, C.N, C.K, 1e-5, What);
+    }
+  }
+  if (!Ran)
+    GTEST_SKIP() << "the stages fit no group shape on " << P.device().name();
+}
+
+// Four stages filled by AsyncCopy.copyBlock two steps ahead (programs/TilesBlockCopied.cj), b
+// two atoms wide (a's rows pairing up in the array's rows) and one: on compute capability 9.0
+// the blocks go through the tensor memory accelerator where every row stride is a multiple of 16
+// bytes (the first two sizes; the others take the plain entry's chunk copies), in groups of four
+// and eight waves (wgmma) and three (mma.sync).
+TEST(TileSharedB, StagesFilledByBlockCopies) {
+  xpu::Program P = compileProgram("TilesBlockCopied");
+  CONFORMANCE_REQUIRE(P, Float16);
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Width = P.device().waveWidth();
+  ASSERT_GT(Width, 0u);
+  struct Case {
+    uint32_t M, N, K;
+  };
+  unsigned Ran = 0;
+  for (auto [Name, Cols, Stage] : {std::tuple{"wide", 128u, 16384u}, {"narrow", 64u, 12288u}}) {
+    const xpu::Kernel K = P.kernel(std::string("TilesBlockCopied.") + Name);
+    const uint32_t Staging = 4 * Stage * 2, MaxThreads = K.footprint().maxThreads;
+    for (uint32_t Waves : {4u, 8u, 3u}) {
+      const uint32_t Group = Waves * Width, Rows = 16 * Waves;
+      // The portable tile's scratch per wave: the 16 x Cols float32 accumulator, a and b.
+      const size_t Scratch = Waves * (16 * Cols * 4 + (16 * 32 + 32 * Cols) * 2);
+      if (Group > P.device().maxWorkgroupSize() ||
+          Staging + (K.tier("tiles") == "portable" ? Scratch : 0) >
+              P.device().maxDynamicSharedBytes() ||
+          (MaxThreads && MaxThreads < Group))
+        continue;
+      ++Ran;
+      for (Case C :
+           {Case{128, 128, 128}, Case{70, 136, 200}, Case{17, 128, 300}, Case{130, 129, 64}}) {
+        std::vector<xpu::float16> A = halfData(size_t(C.M) * C.K, 800 + C.M),
+                                  B = halfData(size_t(C.K) * C.N, 900 + C.N);
+        auto DA = toDevice(A), DB = toDevice(B);
+        auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
+        runKernelShared(K, xpu::grid((C.N + Cols - 1) / Cols, (C.M + Rows - 1) / Rows),
+                        xpu::block(Group), Staging, Out, DA, DB, C.M, C.N, C.K);
+        const std::string What = std::string(Name) + " " + std::to_string(C.M) + "x" +
+                                 std::to_string(C.N) + "x" + std::to_string(C.K) + " waves " +
+                                 std::to_string(Waves);
+        expectProduct(A, B, fromDevice(Out), C.M, C.N, C.K, 1e-5, What);
+      }
     }
   }
   if (!Ran)

@@ -2,6 +2,7 @@
 #include "compiler/driver/NvptxTargetCompiler.h"
 
 #include "compiler/kir/transforms/TileLowering.h"
+#include "compiler/kir/transforms/TmaBlockCopies.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
 
 namespace cajeta::driver {
@@ -36,10 +37,11 @@ std::string NvptxTargetCompiler::nativeTiles(const TargetOptions&) const {
 
 bool NvptxTargetCompiler::buildsFor(const kir::Module& M, kir::ImplTier TileTier) const {
   // sm_90a code runs on compute capability 9.0 alone, beside the sm_90 payload: only for
-  // programs whose native tiles it changes.
+  // programs whose native tiles it changes, or whose block copies it gives a TMA entry.
   return !lowering::NvptxPayloadBuilder::hasWgmma(Sm) ||
          (TileTier == kir::ImplTier::Native &&
-          kir::TileLowering::usesWgmma(M, lowering::NvptxPayloadBuilder::wgmmaAtoms()));
+          kir::TileLowering::usesWgmma(M, lowering::NvptxPayloadBuilder::wgmmaAtoms())) ||
+         kir::TmaBlockCopies::appliesTo(M);
 }
 
 bool NvptxTargetCompiler::knowsArch(const std::string& Sm, std::string& Why) {

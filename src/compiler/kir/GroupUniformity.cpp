@@ -238,6 +238,8 @@ void GroupUniformity::demoteAssignmentsIn(const Expr* E) {
 }
 
 void GroupUniformity::checkEval(const Stmt* S, bool UniformControl) {
+  if (UniformControl)
+    UniformControlEvals.insert(S);
   // A prefetch of a range the group shares: once per group is enough (it changes nothing).
   if (S->E && S->E->K == Expr::Kind::Intrinsic && S->E->IOp == IntrinsicOp::Prefetch) {
     if (UniformControl && isUniform(S->E->Ops[1]) && isUniform(S->E->Ops[2]))
@@ -327,6 +329,7 @@ bool GroupUniformity::refine() {
   Changed = false;
   UniformStmts.clear();
   UniformLoops.clear();
+  UniformControlEvals.clear();
   BodyUniform.clear();
   BreakScopes.clear();
   walk(F.Body, true);

@@ -33,6 +33,9 @@ public:
   /// each time (the condition uniform, reached under uniform control, no `continue` taken by
   /// some work-items only). Work-items may still leave it by `break` or `return`.
   bool isUniformLoop(const Stmt* S) const { return UniformLoops.count(S) != 0; }
+  /// An Eval statement that every running work-item reaching it reaches together: its
+  /// branches' conditions and its loops' are uniform.
+  bool isUnderUniformControl(const Stmt* S) const { return UniformControlEvals.count(S) != 0; }
   /// The expression a local is recomputed from instead of being stored per work-item: the
   /// local is assigned once, at the kernel's top level, from constants, parameters, work-item
   /// and group coordinates and other such locals. Null otherwise.
@@ -62,7 +65,7 @@ private:
   const Function& F;
   std::vector<bool> Uniform;
   std::vector<bool> ReadOnlyParam; // buffer parameters the kernel never writes or passes on
-  std::set<const Stmt*> UniformStmts, UniformLoops;
+  std::set<const Stmt*> UniformStmts, UniformLoops, UniformControlEvals;
   std::map<uint32_t, const Expr*> Remat;
   std::set<const Stmt*> RematStmts;
   /// Per local: the loops enclosing every read of it (outermost first), whether it is read,

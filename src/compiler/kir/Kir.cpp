@@ -332,6 +332,10 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "wgmma_fence",
                                 "wgmma_wait",
                                 "proxy_fence",
+                                "mbarrier_init",
+                                "tma_load",
+                                "mbarrier_arrive",
+                                "mbarrier_wait",
                                 "prefetch"};
   return Names[static_cast<unsigned>(Op)];
 }

@@ -222,7 +222,9 @@ enum class IntrinsicOp : uint8_t {
   //   (row + r) * stride + col + c of the height x width matrix it holds, 0 outside it, copied to
   //   dst + r * cols + c. Every work-item of the group reaches it with the same operands; each
   //   copies its share into its current group of copies. kir::AsyncBlockCopyLowering deals the
-  //   block round the group as AsyncCopy chunks, first of all passes.
+  //   block round the group as AsyncCopy chunks, first of all passes. Dim 1: the copy is left
+  //   for the tensor memory accelerator (a TMA entry's, kir::TmaBlockCopies), which makes it
+  //   TmaLoad after kir::TileLowering.
   AsyncCopy,
   AsyncCommit,
   AsyncWait,
@@ -306,6 +308,26 @@ enum class IntrinsicOp : uint8_t {
   WgmmaFence,
   WgmmaWait,
   ProxyFence,
+  // The tensor memory accelerator's leaves (kir::TmaBlockCopies, in an NVIDIA sm_90a kernel's
+  // TMA entry; only the NVPTX target lowers them). Barriers are 8-byte elements of a uint64
+  // shared array; a leaf run by one work-item says so.
+  // MbarrierInit: {barriers, slot, count}: void; one work-item makes barrier `slot` expect
+  //   `count` arrivals a phase (and orders that before the other work-items' and the
+  //   accelerator's use of it, after a barrier).
+  // TmaLoad: {shared array, dst index, col, row, barriers, slot, issue}: void; by the work-items
+  //   whose bool `issue` is true (one), without a branch. The box of tensor map Dim
+  //   (Function::TensorMaps) whose first element is (col, row) of its matrix goes to the array
+  //   from element dst on (128 or, swizzled, 1024 bytes aligned), Index bytes in all, which
+  //   barrier `slot` then expects before its phase completes.
+  // MbarrierArrive: {barriers, slot, arrive}: void; the work-items whose bool `arrive` is true
+  //   arrive at barrier `slot`, without a branch.
+  // MbarrierWait: {barriers, slot, parity}: void; waits until the phase of barrier `slot` with
+  //   that parity (0 or 1, uint32) has completed; the accelerator's writes counted in it are
+  //   then visible to this work-item.
+  MbarrierInit,
+  TmaLoad,
+  MbarrierArrive,
+  MbarrierWait,
   // Prefetch: {buffer, first, count}: void; a hint that the buffer's elements [first, first +
   //   count) are read (Dim 0) or written (Dim 1) soon. Made by kir::GridStrideInterchange for
   //   the CPU's step form (the next step's elements, once per group); it changes no value, and
@@ -584,6 +606,9 @@ struct SharedArray {
   /// swizzle. 1: plain rows. A bijection on each block of 1024 RowAtoms bytes; the array takes
   /// whole blocks.
   uint8_t RowAtoms = 1;
+  /// Written by the tensor memory accelerator (IntrinsicOp::TmaLoad): starts at a multiple of
+  /// 128 bytes.
+  bool BulkCopied = false;
 };
 
 /// A per-work-item array of a function (passes make them; the source has none): Count elements,
@@ -637,6 +662,10 @@ struct Function {
   SourceLoc Loc;
   /// Filled by analyzeAccess: one entry per parameter (None for scalars).
   std::vector<bundle::Access> ParamAccess;
+  /// A kernel's TMA entry (kir::TmaBlockCopies): the kernel it is the second entry of, and the
+  /// tensor maps it takes after that kernel's parameters (TmaLoad's Dim). Empty otherwise.
+  std::string TmaEntryOf;
+  std::vector<bundle::TensorMapRecipe> TensorMaps;
 };
 
 /// A kernel as host code launches it (HostOp::Launch): its qualified name and parameter types.

@@ -1081,6 +1081,35 @@ private:
       problem(E, "async_copy_block rows of a size that is not a multiple of 4 bytes");
   }
 
+  /// The tensor memory accelerator's leaves (Kir.h, MbarrierInit .. MbarrierWait).
+  void verifyTma(const Expr* E) {
+    const IntrinsicOp Op = E->IOp;
+    const std::string Name = intrinsicName(Op);
+    const bool Load = Op == IntrinsicOp::TmaLoad;
+    const size_t Bars = Load ? 4 : 0;
+    // The last operand of TmaLoad and MbarrierArrive: which work-items take part (bool).
+    const bool Predicated = Load || Op == IntrinsicOp::MbarrierArrive;
+    if (!ops(E, Load ? 7 : 3))
+      return;
+    for (size_t I = 0; I < E->Ops.size(); ++I) {
+      const bool Array = I == Bars || (Load && I == 0);
+      const bool Predicate = Predicated && I + 1 == E->Ops.size();
+      verifyExpr(E->Ops[I], Array ? Use::Array : Use::Value);
+      if (Array       ? E->Ops[I]->K != Expr::Kind::SharedRef
+          : Predicate ? !E->Ops[I]->Ty.isBool()
+                      : E->Ops[I]->Ty != U32)
+        problem(E, Name + " operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
+    }
+    if (E->Ops[Bars]->K == Expr::Kind::SharedRef && E->Ops[Bars]->Ty.Elem != ScalarType::U64)
+      problem(E, Name + " of barriers in " + E->Ops[Bars]->Ty.str() + ", not uint64");
+    if (Load && (E->Dim >= Fn->TensorMaps.size() || E->Index == 0))
+      problem(E, Name + " of tensor map " + std::to_string(E->Dim) + " (the function has " +
+                     std::to_string(Fn->TensorMaps.size()) + ") and " + std::to_string(E->Index) +
+                     " bytes");
+    if (!E->Ty.isVoid())
+      problem(E, Name + " yields void, not " + E->Ty.str());
+  }
+
   void verifyLdMatrix(const Expr* E) {
     if (!ops(E, 2))
       return;
@@ -1217,6 +1246,8 @@ private:
       return verifyTileDot(E);
     if (Op == IntrinsicOp::Prefetch)
       return verifyPrefetch(E);
+    if (Op >= IntrinsicOp::MbarrierInit && Op <= IntrinsicOp::MbarrierWait)
+      return verifyTma(E);
     if (Op == IntrinsicOp::Supports) {
       ops(E, 0);
       if (!E->Ty.isBool() || E->Index >= CAJETA_XPU_CAP_COUNT)

@@ -65,6 +65,8 @@ struct KernelFrame {
   /// Set by the walk (targets that defer bounds failures): the target calls it where its loop
   /// over a workgroup's work-items ends, where the failures seen in that loop are reported.
   std::function<void(llvm::IRBuilder<>&)> AfterWorkItems;
+  /// A TMA entry's tensor maps (kir::Function::TensorMaps): each one's generic address (i64).
+  std::vector<llvm::Value*> TensorMaps;
 };
 
 /// Emits a kernel body with the builder positioned inside the target's wrapper. On return the
@@ -166,6 +168,26 @@ public:
     return false;
   }
   virtual bool emitProxyFence(llvm::IRBuilder<>& B) { return false; }
+  /// The tensor memory accelerator (kir::TmaBlockCopies): kernels with block copies get a TMA
+  /// entry, whose leaves (IntrinsicOp::MbarrierInit .. MbarrierWait) these emit; a target
+  /// without it returns false. Bar is a barrier's shared-memory address, Dst a box's, Map the
+  /// tensor map's generic address (KernelFrame::TensorMaps); Col, Row, Count and Parity i32;
+  /// Issue and Arrive i1, which threads take part (predicated, not branched around).
+  virtual bool hasTensorMemoryAccelerator() const { return false; }
+  virtual bool emitMbarrierInit(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Count) {
+    return false;
+  }
+  virtual bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map,
+                           llvm::Value* Col, llvm::Value* Row, llvm::Value* Bar, uint32_t Bytes,
+                           llvm::Value* Issue) {
+    return false;
+  }
+  virtual bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive) {
+    return false;
+  }
+  virtual bool emitMbarrierWait(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Parity) {
+    return false;
+  }
   /// The CPU tile tier's leaf (IntrinsicOp::TileDot): C (M x N) += A (M x K) . B (K x N), all
   /// row-major at these addresses, of inputs In (bfloat16 into float32, int8 or uint8 into
   /// int32). False where the target has none.

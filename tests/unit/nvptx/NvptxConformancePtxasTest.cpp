@@ -48,13 +48,15 @@ TEST_P(ConformancePtx, AssemblesForSm70AndSm90) {
   ASSERT_TRUE(R.Ok) << R.Diagnostics;
   driver::FrontendResult F = driver::Compiler::runFrontend(Path, SS.str());
   ASSERT_TRUE(F.Ok);
-  // sm_90a only for programs with b tiles its wgmma form takes (TilesSharedB, TilesCarried).
+  // sm_90a only for programs with b tiles its wgmma form takes (TilesSharedB, TilesCarried,
+  // TilesBlockCopied) or block copies it gives a TMA entry (AsyncBlocks, TilesBlockCopied).
+  const bool Sm90a = C.Program == "TilesSharedB" || C.Program == "TilesCarried" ||
+                     C.Program == "TilesBlockCopied" || C.Program == "AsyncBlocks";
   for (const char* Sm : {"sm_70", "sm_90", "sm_90a"}) {
     std::string Target = std::string("nvptx-") + Sm;
     const bundle::Payload* Pay = R.Program.findPayload(Target);
     if (std::string(Sm) == "sm_90a") {
-      EXPECT_EQ(Pay != nullptr, C.Program == "TilesSharedB" || C.Program == "TilesCarried")
-          << Target << " of " << C.Program;
+      EXPECT_EQ(Pay != nullptr, Sm90a) << Target << " of " << C.Program;
       if (!Pay)
         continue;
     }
@@ -72,6 +74,20 @@ TEST_P(ConformancePtx, AssemblesForSm70AndSm90) {
       ASSERT_NE(It, K->Targets.end()) << KF->Name << " has no " << Target << " manifest";
       EXPECT_NE(Ptx.find(".entry " + It->second.Symbol + "("), std::string::npos)
           << KF->Name << ": no .entry " << It->second.Symbol;
+      // A TMA entry takes one 128-byte tensor map per recipe after the plain parameters.
+      const bundle::TargetManifest& TM = It->second;
+      EXPECT_EQ(TM.TmaSymbol.empty(), TM.TensorMaps.empty()) << KF->Name;
+      if (TM.TmaSymbol.empty())
+        continue;
+      EXPECT_EQ(std::string(Sm), "sm_90a") << KF->Name << ": a TMA entry for " << Sm;
+      size_t At = Ptx.find(".entry " + TM.TmaSymbol + "(");
+      ASSERT_NE(At, std::string::npos) << KF->Name << ": no .entry " << TM.TmaSymbol;
+      std::string Params = Ptx.substr(At, Ptx.find(')', At) - At);
+      size_t Maps = 0;
+      for (size_t P = Params.find(".align 64 .b8"); P != std::string::npos;
+           P = Params.find(".align 64 .b8", P + 1))
+        ++Maps;
+      EXPECT_EQ(Maps, TM.TensorMaps.size()) << KF->Name;
     }
     if (testPtxas().empty())
       continue;

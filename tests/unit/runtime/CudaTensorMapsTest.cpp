@@ -130,6 +130,29 @@ TEST_F(CudaTensorMapPlan, ParameterExtentsGiveTheEncodeArguments) {
   EXPECT_EQ(Out.GlobalStrides[0], 2000u);
 }
 
+// Every other row (a block of one-atom rows in an array of two-atom rows): the even rows from
+// the base, the odd ones a row later, each twice the stride apart and half the rows, rounded
+// so that no row past the matrix is in the view.
+TEST_F(CudaTensorMapPlan, EveryOtherRowFromEitherParity) {
+  bundle::TensorMapRecipe R = recipeOfA();
+  R.RowStep = 2;
+  Args[2].Bits = 7; // rows 0 2 4 6 and 1 3 5
+  ASSERT_EQ(plan(R), "");
+  EXPECT_EQ(Out.GlobalAddress, 0x7f0000001000u);
+  EXPECT_EQ(Out.GlobalDim[1], 4u);
+  EXPECT_EQ(Out.GlobalStrides[0], 512u);
+  R.RowOffset = 1;
+  ASSERT_EQ(plan(R), "");
+  EXPECT_EQ(Out.GlobalAddress, 0x7f0000001000u + 256u);
+  EXPECT_EQ(Out.GlobalDim[1], 3u);
+  EXPECT_EQ(Out.GlobalStrides[0], 512u);
+  Args[2].Bits = 1; // no odd row at all
+  EXPECT_NE(plan(R), "");
+  R.RowStep = 3;
+  R.RowOffset = 0;
+  EXPECT_NE(plan(R), "");
+}
+
 TEST_F(CudaTensorMapPlan, ConstantExtentsAndTheBoxAndSwizzlePassThrough) {
   ASSERT_EQ(plan(recipeOfB()), "");
   EXPECT_EQ(Out.DataType, CU_TENSOR_MAP_DATA_TYPE_UINT32);

@@ -14,11 +14,17 @@
 
 namespace cajeta::kir {
 
+class Builder;
+
 class AsyncBlockCopyLowering {
 public:
   /// Rewrites F's block copies in place (its nodes in M). False with Error where
   /// kir::BlockCopyCheck rejects one (Sema has reported it at its line before).
+  /// Block copies left for the tensor memory accelerator (AsyncCopyBlock with Dim 1, a TMA
+  /// entry's: kir::TmaBlockCopies) stay.
   static bool run(Module& M, Function& F, std::string& Error);
+  /// The chunk copies of block copy E (an AsyncCopyBlock of B's function), as one statement.
+  static Stmt* lowerBlock(Builder& B, const Expr* E);
 };
 
 } // namespace cajeta::kir

@@ -14,6 +14,7 @@
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
 #include "compiler/kir/transforms/RayQueryLowering.h"
+#include "compiler/kir/transforms/TmaBlockCopies.h"
 #include "compiler/kir/transforms/WaveExpand.h"
 #include "compiler/kir/transforms/WaveSteps.h"
 
@@ -122,6 +123,12 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                           Module& M, size_t I, std::string& Error, bool&) {
            return RayQueryLowering::run(M, *M.Functions[I], Walk, Error);
          }});
+  // The TMA entries, copies of their kernels whose block copies stay for tma-lowering.
+  if (C.TmaBlockCopies)
+    Passes.push_back({"tma-entries", [](Module& M, size_t I, std::string&, bool&) {
+                        TmaBlockCopies::addEntry(M, I);
+                        return true;
+                      }});
   // A group's block copies become each work-item's chunk copies, which every later pass (the
   // tile lowering's proofs that copies miss the products in flight among them) already knows.
   Passes.push_back({"async-copy-blocks", [](Module& M, size_t I, std::string& Error, bool&) {
@@ -133,6 +140,13 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
       {"tile-lowering", [T = C.Tiles](Module& M, size_t I, std::string& Error, bool& Drop) {
          return TileLowering::run(M, *M.Functions[I], T, Error, Drop);
        }});
+  // Once the tile lowering has laid out the shared arrays (and proved its products miss the
+  // copies): the TMA entries' block copies as the accelerator's boxes.
+  if (C.TmaBlockCopies)
+    Passes.push_back({"tma-lowering", [](Module& M, size_t I, std::string&, bool&) {
+                        TmaBlockCopies::lower(M, *M.Functions[I]);
+                        return true;
+                      }});
   // The wave composites in KIR over the tier's primitives: the target's in the native tier; in
   // the portable tier its own, which portable-wave then builds from shared memory.
   bool Portable = C.WaveTier == ImplTier::Portable;
@@ -207,10 +221,11 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 
 const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {
-      "portable-wave", "wave-steps",  "inline-barrier-helpers",
-      "polyfill",      "wave-expand", "tile-lowering",
-      "async-copy",    "ray-query",   "implicit-loop-barriers",
-      "bfloat16"};
+      "portable-wave",    "wave-steps",  "inline-barrier-helpers",
+      "polyfill",         "wave-expand", "tile-lowering",
+      "async-copy",       "ray-query",   "implicit-loop-barriers",
+      "bfloat16",         "tma-entries", "tma-lowering",
+      "async-copy-blocks"};
   return Names;
 }
 

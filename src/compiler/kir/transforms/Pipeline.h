@@ -42,6 +42,9 @@ struct PipelineConfig {
   /// The target copies global -> shared asynchronously (AsyncCopy stays for its emitter);
   /// otherwise kir::AsyncCopyLowering makes the copies plain.
   bool NativeAsyncCopy = false;
+  /// NVIDIA sm_90a: kernels with block copies get a second entry whose copies go through the
+  /// tensor memory accelerator (kir::TmaBlockCopies).
+  bool TmaBlockCopies = false;
   /// Without native copies: stage the whole, aligned ones in registers as wide loads
   /// (kir::AsyncCopyLowering's Staged form; the emitter lowers LoadWord and StoreWords).
   bool StagedAsyncCopies = false;

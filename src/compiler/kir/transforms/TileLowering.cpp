@@ -273,9 +273,11 @@ private:
     if (S->K != Stmt::Kind::Eval || !S->E)
       return false;
     if (S->E->K == Expr::Kind::Intrinsic) {
+      // A TMA entry's commits and waits become loops on barriers (kir::TmaBlockCopies), which
+      // products in flight would have ptxas serialize (C7520): the products end before them.
       if (S->E->IOp == IntrinsicOp::AsyncCommit || S->E->IOp == IntrinsicOp::AsyncWait)
-        return true;
-      if (S->E->IOp == IntrinsicOp::AsyncCopy)
+        return F.TmaEntryOf.empty();
+      if (S->E->IOp == IntrinsicOp::AsyncCopy || S->E->IOp == IntrinsicOp::AsyncCopyBlock)
         return copyMissesProducts(S);
     }
     if (S->E->K == Expr::Kind::Tile)
@@ -309,6 +311,14 @@ private:
     return Quiet;
   }
 
+  /// What copy E (an AsyncCopy, or a TMA entry's AsyncCopyBlock: the same block in every
+  /// work-item) at statement At writes of its shared array.
+  static RangeDisjointness::Range copyWrite(const Expr* E, const Stmt* At) {
+    if (E->IOp == IntrinsicOp::AsyncCopyBlock)
+      return {E->Ops[1], At, uint64_t(E->Index) * uint64_t(E->Ops[8]->IntValue)};
+    return {E->Ops[1], At, E->Index};
+  }
+
   /// Whether copy S (an AsyncCopy into shared memory) writes none of what the products in flight
   /// read, for every work-item of a group of at most 1024, or of at most a smaller power of two
   /// (then the wgmma version of the body runs only in groups that small: GroupBound).
@@ -317,7 +327,7 @@ private:
     const Expr* Dst = S->E->Ops[0];
     if (Dst->K != Expr::Kind::SharedRef)
       return false;
-    const RangeDisjointness::Range Write{S->E->Ops[1], S, S->E->Index};
+    const RangeDisjointness::Range Write = copyWrite(S->E, S);
     uint32_t Bound = GroupBound;
     for (const ProductRead& R : Reading) {
       if (R.Array != Dst->Index || R.LastTurn) // the last turn's: proved by carriedProducts
@@ -341,7 +351,7 @@ private:
     bool Copy = false;
     forEachStmt(S, [&](const Stmt* X) {
       if (X->K == Stmt::Kind::Eval && X->E && X->E->K == Expr::Kind::Intrinsic &&
-          X->E->IOp == IntrinsicOp::AsyncCopy)
+          (X->E->IOp == IntrinsicOp::AsyncCopy || X->E->IOp == IntrinsicOp::AsyncCopyBlock))
         Copy = true;
     });
     if (!Copy || !C.Notes || !Unproved.Line)
@@ -1246,19 +1256,24 @@ private:
       Arrays.insert(R.Array);
     forEachStmt(Body, [&](const Stmt* X) {
       forEachExpr(X->E, [&](const Expr* E) {
-        const bool Copy = E->K == Expr::Kind::Intrinsic && E->IOp == IntrinsicOp::AsyncCopy;
+        const bool Copy = E->K == Expr::Kind::Intrinsic && (E->IOp == IntrinsicOp::AsyncCopy ||
+                                                            E->IOp == IntrinsicOp::AsyncCopyBlock);
         if (E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
             E->K == Expr::Kind::RayQuery ||
             (E->K == Expr::Kind::Intrinsic && !isValueIntrinsic(E->IOp) && !Copy &&
              E->IOp != IntrinsicOp::AsyncWait && E->IOp != IntrinsicOp::AsyncCommit))
           Ok = false;
+        if (E->K == Expr::Kind::Intrinsic && !F.TmaEntryOf.empty() &&
+            (E->IOp == IntrinsicOp::AsyncWait || E->IOp == IntrinsicOp::AsyncCommit))
+          Ok = false; // as in keepsProductsInFlight
+
         const Expr* Dst = E->Ops.empty() ? nullptr : E->Ops[0];
         const bool IntoRead = Dst && Dst->K == Expr::Kind::SharedRef && Arrays.count(Dst->Index);
         if ((E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic) && IntoRead)
           Ok = false;
         if (!Copy || !IntoRead)
           return;
-        const RangeDisjointness::Range Write{E->Ops[1], X, E->Index};
+        const RangeDisjointness::Range Write = copyWrite(E, X);
         for (const ProductRead& R : Carry.Reads) {
           if (R.Array != Dst->Index)
             continue;

@@ -264,10 +264,12 @@ private:
       return true; // a barrier, a branch, a loop: not a straight line
     bool Changes = false;
     forEachExpr(S->E, [&](const Expr* E) {
-      const bool Writes = E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic ||
-                          (E->K == Expr::Kind::Tile && E->TOp == TileOp::Store) ||
-                          (E->K == Expr::Kind::Intrinsic &&
-                           (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::StoreWords));
+      const bool Writes =
+          E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic ||
+          (E->K == Expr::Kind::Tile && E->TOp == TileOp::Store) ||
+          (E->K == Expr::Kind::Intrinsic &&
+           (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::AsyncCopyBlock ||
+            E->IOp == IntrinsicOp::StoreWords));
       Changes |= E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
                  (Writes && !E->Ops.empty() && E->Ops[0]->K == Expr::Kind::SharedRef &&
                   E->Ops[0]->Index == A);

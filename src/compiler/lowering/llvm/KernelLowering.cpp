@@ -64,6 +64,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.WaveSteps = !T.hasNativeBarrier() && C.WaveTier == ImplTier::Native && C.Wave.Available;
   C.Tiles = T.tileLowering(O.TileTier);
   C.NativeAsyncCopy = T.hasAsyncCopy();
+  C.TmaBlockCopies = T.hasTensorMemoryAccelerator();
   C.RayChildrenAtParent = T.rayChildrenAtParent();
   C.Capabilities = T.capabilities(O.TileTier);
   C.MaxStaticSharedBytes = T.maxStaticSharedBytes();
@@ -178,6 +179,8 @@ void KernelLowering::emitHelperBody(size_t I) {
 void KernelLowering::emitKernelEntries(size_t I) {
   const kir::Function& KF = *KM.Functions[I];
   assert(KF.ReturnType.isVoid() && "verified KIR: kernels return void");
+  if (!KF.TmaEntryOf.empty())
+    return emitTmaEntry(KF);
   // The pipeline (kir/transforms/Pipeline.h) has already inlined barrier helpers and, in the
   // portable tier, rewritten the wave ops: KM is the target's prepared module.
   const kir::Function* Lowered = &KF;
@@ -236,6 +239,17 @@ void KernelLowering::emitKernelEntries(size_t I) {
   Inlined.push_back(std::move(Once));
 }
 
+void KernelLowering::emitTmaEntry(const kir::Function& KF) {
+  // The kernel it belongs to comes first in the module (the pipeline appends TMA entries).
+  auto It = KernelManifests.find(KF.TmaEntryOf);
+  if (It == KernelManifests.end())
+    return;
+  if (emitEntry(KF, KF)) {
+    It->second.TmaSymbol = KF.Symbol;
+    It->second.TensorMaps = KF.TensorMaps;
+  }
+}
+
 void KernelLowering::emitQuadEntry(const kir::Function& KF, const kir::Function& Lowered,
                                    bundle::TargetManifest& TMan) {
   int Count = kir::WorkItemQuads::countParam(Lowered);
@@ -275,6 +289,7 @@ llvm::Function* KernelLowering::emitEntry(const kir::Function& KF, const kir::Fu
     FS.ReturnBlock = Frame.ReturnBlock;
     FS.FailBlock = Frame.FailBlock;
     FS.GroupSize = Frame.GroupSize;
+    FS.TensorMaps = Frame.TensorMaps;
     FS.Group = Frame.WorkItem;
     B.SetInsertPoint(TB.GetInsertBlock(), TB.GetInsertPoint());
     Cur = &FS;
@@ -1057,6 +1072,38 @@ llvm::Value* KernelLowering::emitDispatch(const Expr* E) {
   return Phi;
 }
 
+bool KernelLowering::emitTma(const Expr* E) {
+  // Barriers and boxes lie in their arrays by construction (kir::TmaBlockCopies): plain
+  // addresses, a box's the first element's before any swizzle (the accelerator applies it).
+  auto At = [&](size_t Array, size_t Index) {
+    llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[Array]->Ty.Elem));
+    llvm::Value* I = B.CreateZExt(emitExpr(E->Ops[Index]), B.getInt64Ty());
+    return B.CreateInBoundsGEP(Elem, bufferOf(E->Ops[Array])->Ptr, I);
+  };
+  switch (E->IOp) {
+  case IntrinsicOp::MbarrierInit:
+    return Target.emitMbarrierInit(B, At(0, 1), emitExpr(E->Ops[2]));
+  case IntrinsicOp::TmaLoad: {
+    if (E->Dim >= Cur->TensorMaps.size())
+      return false;
+    llvm::Value* Dst = At(0, 1);
+    llvm::Value* Col = emitExpr(E->Ops[2]);
+    llvm::Value* Row = emitExpr(E->Ops[3]);
+    llvm::Value* Bar = At(4, 5);
+    return Target.emitTmaLoad(B, Dst, Cur->TensorMaps[E->Dim], Col, Row, Bar, E->Index,
+                              emitExpr(E->Ops[6]));
+  }
+  case IntrinsicOp::MbarrierArrive: {
+    llvm::Value* Bar = At(0, 1);
+    return Target.emitMbarrierArrive(B, Bar, emitExpr(E->Ops[2]));
+  }
+  case IntrinsicOp::MbarrierWait:
+    return Target.emitMbarrierWait(B, At(0, 1), emitExpr(E->Ops[2]));
+  default:
+    return false;
+  }
+}
+
 llvm::Value* KernelLowering::emitRawPrimitive(const Expr* E) {
   // The verifier checks the raw primitives' operand types (Kir.h).
   IntrinsicOp Op = E->IOp;
@@ -1204,6 +1251,13 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     if (!Target.emitProxyFence(B))
       return unsupported(E, "the target has no asynchronous proxy (kir::TileLowering's sm_90a "
                             "form)");
+    return nullptr;
+  case IntrinsicOp::MbarrierInit:
+  case IntrinsicOp::TmaLoad:
+  case IntrinsicOp::MbarrierArrive:
+  case IntrinsicOp::MbarrierWait:
+    if (!emitTma(E))
+      return unsupported(E, "the target has no tensor memory accelerator (kir::TmaBlockCopies)");
     return nullptr;
   case IntrinsicOp::Supports: // LoweringTarget::capabilities answers every one on LLVM targets
     return unsupported(E, "Device.supports was not folded for this target");

@@ -101,10 +101,11 @@ private:
     llvm::BasicBlock* FailBlock = nullptr;   // --check-bounds failure exit
     // Work-item loop fission (see KernelFission.cpp).
     bool Fission = false;
-    WorkItemContext Group;            // the group-level context (of work-item 0)
-    llvm::Value* GroupSize = nullptr; // i64, defined in the entry block
-    llvm::Value* Item = nullptr;      // i64 index of the current work-item
-    llvm::Value* Lane = nullptr;      // i32: its lane where the loop runs waves of lanes, else null
+    WorkItemContext Group;                // the group-level context (of work-item 0)
+    llvm::Value* GroupSize = nullptr;     // i64, defined in the entry block
+    std::vector<llvm::Value*> TensorMaps; // a TMA entry's: KernelFrame::TensorMaps
+    llvm::Value* Item = nullptr;          // i64 index of the current work-item
+    llvm::Value* Lane = nullptr; // i32: its lane where the loop runs waves of lanes, else null
     llvm::BasicBlock* NextItem = nullptr; // inside a region: on to the next work-item
     /// Per-work-item i32 state when the kernel can park work-items: 0 runs, 1 returned, 2d left
     /// the barrier loop at depth d (break), 2d+1 waits for its step (continue). Null otherwise.
@@ -156,6 +157,8 @@ private:
   /// Symbol names the entry); null with Error set on failure.
   llvm::Function* emitEntry(const kir::Function& KF, const kir::Function& Lowered);
   /// GPUs: the element-wise kernel's quad entry (kir::WorkItemQuads), recorded in TMan.
+  /// A TMA entry (kir::TmaBlockCopies), recorded in the manifest of the kernel it belongs to.
+  void emitTmaEntry(const kir::Function& KF);
   void emitQuadEntry(const kir::Function& KF, const kir::Function& Lowered,
                      bundle::TargetManifest& TMan);
   void emitBody(FunctionState& FS);
@@ -167,6 +170,9 @@ private:
   void emitReturn(const kir::Stmt* S);
   /// Whether S is an AsyncCopy statement; a run of them is emitted together (emitAsyncCopies).
   bool isAsyncCopy(const kir::Stmt* S) const;
+  /// The tensor memory accelerator's leaves (IntrinsicOp::MbarrierInit .. MbarrierWait): false
+  /// where the target has none.
+  bool emitTma(const kir::Expr* E);
   LoweringTarget::AsyncCopyArgs asyncCopyArgs(const kir::Expr* E);
   void emitAsyncCopies(llvm::ArrayRef<const kir::Stmt*> Run);
 

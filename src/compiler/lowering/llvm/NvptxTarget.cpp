@@ -106,6 +106,51 @@ public:
     asmStatement(B, "fence.proxy.async.shared::cta;");
     return true;
   }
+  bool hasTensorMemoryAccelerator() const override { return archSpecific(); }
+  bool emitMbarrierInit(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Count) override {
+    // The init, then its release to the other threads (after the barrier that follows) and to
+    // the accelerator.
+    asmCall(B, "mbarrier.init.shared::cta.b64 [$0], $1;\n\tfence.mbarrier_init.release.cluster;",
+            "r,r,~{memory}", {sharedAddress(B, Bar), Count});
+    return true;
+  }
+  // The issuing thread's instructions predicated, not branched to: a branch taken by one
+  // thread while wgmma products are in flight makes ptxas serialize them (C7520).
+  bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map, llvm::Value* Col,
+                   llvm::Value* Row, llvm::Value* Bar, uint32_t Bytes,
+                   llvm::Value* Issue) override {
+    asmCall(B,
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $6, 0;\n\t"
+            "@p mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$4], $5;\n\t"
+            "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+            "[$0], [$1, {$2, $3}], [$4];\n\t}",
+            "r,l,r,r,r,r,r,~{memory}",
+            {sharedAddress(B, Dst), Map, Col, Row, sharedAddress(B, Bar), B.getInt32(Bytes),
+             B.CreateZExt(Issue, B.getInt32Ty())});
+    return true;
+  }
+  bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive) override {
+    if (auto* C = llvm::dyn_cast<llvm::ConstantInt>(Arrive); C && C->isOne()) {
+      asmCall(B, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}",
+              {sharedAddress(B, Bar)});
+      return true;
+    }
+    asmCall(B,
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $1, 0;\n\t"
+            "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}",
+            "r,r,~{memory}", {sharedAddress(B, Bar), B.CreateZExt(Arrive, B.getInt32Ty())});
+    return true;
+  }
+  bool emitMbarrierWait(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Parity) override {
+    // try_wait suspends the thread for a while in hardware; the loop retries until the phase
+    // has completed (acquire: the accelerator's writes counted in it are then visible).
+    asmCall(B,
+            "{\n\t.reg .pred p;\n\tcj_mbar_wait_${:uid}:\n\t"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n\t"
+            "@!p bra cj_mbar_wait_${:uid};\n\t}",
+            "r,r,~{memory}", {sharedAddress(B, Bar), Parity});
+    return true;
+  }
   bool rayChildrenAtParent() const override { return true; } // 11 % on the H200's primary rays
   bool hasAsyncCopy() const override { return smVersion() >= 80; }
   uint64_t maxStaticSharedBytes() const override { return 48 * 1024; } // PTX `.shared` limit
@@ -167,6 +212,19 @@ public:
 private:
   static llvm::Value* fullMask(llvm::IRBuilder<>& B) { return B.getInt32(0xffffffffu); }
   /// An instruction LLVM has no intrinsic for, ordered with every memory access and volatile.
+  /// A side-effecting inline asm statement over Args.
+  static void asmCall(llvm::IRBuilder<>& B, const char* Text, const char* Constraints,
+                      llvm::ArrayRef<llvm::Value*> Args) {
+    std::vector<llvm::Type*> Types;
+    for (llvm::Value* A : Args)
+      Types.push_back(A->getType());
+    auto* Ty = llvm::FunctionType::get(B.getVoidTy(), Types, false);
+    B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, Constraints, /*hasSideEffects=*/true), Args);
+  }
+  /// A shared-memory pointer as the 32-bit address PTX's .shared::cta operands take.
+  static llvm::Value* sharedAddress(llvm::IRBuilder<>& B, llvm::Value* Ptr) {
+    return B.CreateTrunc(B.CreatePtrToInt(Ptr, B.getInt64Ty()), B.getInt32Ty());
+  }
   static void asmStatement(llvm::IRBuilder<>& B, const char* Text) {
     auto* Ty = llvm::FunctionType::get(B.getVoidTy(), false);
     B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, "~{memory}", /*hasSideEffects=*/true));
@@ -237,6 +295,9 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
     }
   }
   Types.push_back(GlobalPtr); // the CajetaGpuStatus record
+  const unsigned FirstMap = unsigned(Types.size());
+  for (size_t I = 0; I < KF.TensorMaps.size(); ++I) // a TMA entry's maps, by value
+    Types.push_back(llvm::PointerType::get(C, 0));
   auto* FT = llvm::FunctionType::get(llvm::Type::getVoidTy(C), Types, false);
   auto* F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, KF.Symbol, LM);
   F->addFnAttr(llvm::Attribute::NoUnwind);
@@ -252,7 +313,22 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
   for (unsigned Index : AccelPtrs)
     F->addParamAttr(Index, llvm::Attribute::getWithAlignment(C, llvm::Align(32)));
   markKernel(LM, F);
-  llvm::Value* Status = F->getArg(Types.size() - 1);
+  if (!KF.TensorMaps.empty()) {
+    // `.param .align 64 .b8 p[128]` (a CUtensorMap), grid constants: read where they are
+    // through their generic address (cvta.param), as cp.async.bulk.tensor asks.
+    llvm::Type* Map = llvm::ArrayType::get(llvm::Type::getInt8Ty(C), 128);
+    std::vector<llvm::Metadata*> Indices;
+    for (unsigned I = FirstMap; I < Types.size(); ++I) {
+      F->addParamAttr(I, llvm::Attribute::getWithByValType(C, Map));
+      F->addParamAttr(I, llvm::Attribute::getWithAlignment(C, llvm::Align(64)));
+      Indices.push_back(llvm::ConstantAsMetadata::get(
+          llvm::ConstantInt::get(llvm::Type::getInt32Ty(C), I + 1))); // 1-based
+    }
+    llvm::Metadata* Ops[] = {llvm::ValueAsMetadata::get(F), llvm::MDString::get(C, "grid_constant"),
+                             llvm::MDNode::get(C, Indices)};
+    LM.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(C, Ops));
+  }
+  llvm::Value* Status = F->getArg(FirstMap - 1);
   Status->setName("status");
 
   llvm::BasicBlock* Entry = llvm::BasicBlock::Create(C, "entry", F);
@@ -288,6 +364,8 @@ llvm::Function* NvptxTarget::emitKernel(llvm::Module& LM, const kir::Function& K
     Frame.Args.push_back(A);
   }
   Frame.WorkItem.Values = {Status};
+  for (unsigned I = FirstMap; I < Types.size(); ++I)
+    Frame.TensorMaps.push_back(B.CreatePtrToInt(F->getArg(I), B.getInt64Ty()));
   Frame.ReturnBlock = Exit; // `return` ends this thread
   Frame.FailBlock = Exit;
   EmitBody(B, Frame);
@@ -389,7 +467,7 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
       G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::InternalLinkage,
                                    llvm::UndefValue::get(T), Name, nullptr,
                                    llvm::GlobalValue::NotThreadLocal, SharedAS);
-      G->setAlignment(llvm::Align(SA.Swizzle128 ? 1024 : 16));
+      G->setAlignment(llvm::Align(SA.Swizzle128 ? 1024 : SA.BulkCopied ? 128 : 16));
     }
     R.Ptr = G;
     R.Length = B.getInt64(SA.Count);
@@ -406,6 +484,8 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
   }
   if (SA.Swizzle128) // every kernel's dynamic array starts here: the alignment is the largest
     G->setAlignment(llvm::Align(1024));
+  else if (SA.BulkCopied && G->getAlign().valueOrOne().value() < 128)
+    G->setAlignment(llvm::Align(128));
   // LLVM 19 has no intrinsic for %dynamic_smem_size; a pure inline asm read (CSE-able).
   auto* AsmTy = llvm::FunctionType::get(B.getInt32Ty(), false);
   auto* Asm = llvm::InlineAsm::get(AsmTy, "mov.u32 $0, %dynamic_smem_size;", "=r", false);

@@ -130,10 +130,18 @@ std::string CudaTensorMaps::plan(const bundle::KernelInfo& Info, const bundle::T
   if (R.Swizzle128 && BoxRowBytes > SwizzleSpan)
     return fmt::format("'{}': box rows of {} bytes, more than the 128-byte swizzle spans", B.Name,
                        BoxRowBytes);
-  Out.GlobalAddress = Base;
+  // Every RowStep-th row from RowOffset on: a view inside the matrix checked above.
+  if ((R.RowStep != 1 && R.RowStep != 2) || R.RowOffset >= R.RowStep)
+    return fmt::format("'{}': every {}th row from row {}", B.Name, R.RowStep, R.RowOffset);
+  if (Height <= R.RowOffset)
+    return fmt::format("'{}': {} rows, none from row {} on", B.Name, Height, R.RowOffset);
+  if (RowBytes * R.RowStep >= MaxRowBytes)
+    return fmt::format("'{}': rows {} elements apart, 2^40 bytes or more", B.Name,
+                       Stride * R.RowStep);
+  Out.GlobalAddress = Base + uint64_t(R.RowOffset) * RowBytes;
   Out.GlobalDim[0] = Width;
-  Out.GlobalDim[1] = Height;
-  Out.GlobalStrides[0] = RowBytes;
+  Out.GlobalDim[1] = (Height - R.RowOffset + R.RowStep - 1) / R.RowStep;
+  Out.GlobalStrides[0] = RowBytes * R.RowStep;
   Out.BoxDim[0] = R.BoxCols;
   Out.BoxDim[1] = R.BoxRows;
   Out.ElementStrides[0] = Out.ElementStrides[1] = 1;
