@@ -133,6 +133,15 @@ run() {
   CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WGMMA_CARRY=0 "$Carry/bin/conformance_tests" \
     --gtest_filter='Tile*' > "$Out/conformance-cuda-tile-per-step.log" 2>&1 || Rc=1
   echo "conformance_tests Tile* (cuda, CAJETA_GPU_WGMMA_CARRY=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tile-per-step.log" | tr '\n' ' ')" >> "$Summary"
+  # The block copies' TMA entries (compute capability 9.0): which launches took them and why the
+  # others did not (CAJETA_XPU_DEBUG), and the same tests on the plain entries alone.
+  local Tma='AsyncBlockCopy.*:TileSharedB.StagesFilledByBlockCopies'
+  CAJETA_XPU_BACKEND=cuda CAJETA_XPU_DEBUG=1 "$Carry/bin/conformance_tests" \
+    --gtest_filter="$Tma" > "$Out/conformance-cuda-tma.log" 2>&1 || Rc=1
+  echo "conformance_tests $Tma (cuda, CAJETA_XPU_DEBUG=1): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tma.log" | tr '\n' ' ') $(grep -c 'runs its TMA entry' "$Out/conformance-cuda-tma.log") kernels ran their TMA entry, $(grep -c 'not the TMA one' "$Out/conformance-cuda-tma.log") their plain one" >> "$Summary"
+  CAJETA_XPU_BACKEND=cuda CAJETA_GPU_TMA=0 "$Carry/bin/conformance_tests" \
+    --gtest_filter="$Tma" > "$Out/conformance-cuda-no-tma.log" 2>&1 || Rc=1
+  echo "conformance_tests $Tma (cuda, CAJETA_GPU_TMA=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-no-tma.log" | tr '\n' ' ')" >> "$Summary"
   CAJETA_XPU_BACKEND=cpu "$Carry/bin/runtime_tests" --gtest_filter='-CudaBackend.*' \
     --gtest_output="xml:$Out/runtime-cpu.xml" > "$Out/runtime-cpu.log" 2>&1 || Rc=1
   echo "runtime_tests (CAJETA_XPU_BACKEND=cpu): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/runtime-cpu.log" | tr '\n' ' ')" >> "$Summary"

@@ -109,9 +109,13 @@ struct TensorMapExtent {
 /// row (dimension 0), Height rows (dimension 1), rows Stride elements apart, of ElemBytes-byte
 /// elements; boxes of BoxCols x BoxRows; Swizzle128: the 128-byte swizzle
 /// (kir::SharedArray::Swizzle128), else none. Elements outside Height x Width read as zero.
-/// RowStep 2: the map's rows are every other row of that matrix from row RowOffset (0 or 1) on,
-/// (Height - RowOffset + 1) / 2 of them, 2 Stride apart (a block of one-atom rows copied into
-/// an array whose rows are two atoms).
+/// Blocks: how one box fills whole blocks of a 128-byte swizzled array whose rows are two atoms
+/// (kir::SharedArray::RowAtoms 2: blocks of 8 array rows, stored atom by atom). 0: not at all,
+/// the 2D view. TwoAtomRows: a block of rows of two atoms, as the 4D view {BoxCols (one atom)
+/// columns, 8 rows, Width / BoxCols atoms, Height / 8 blocks}, boxes {BoxCols, 8, 2, BoxRows / 8};
+/// Width a multiple of BoxCols and Height of 8. PairedRows: a block of rows of one atom, two to
+/// an array row, as {Width, 8 row pairs, 2 rows of a pair, Height / 16 blocks}, boxes {BoxCols, 8,
+/// 2, BoxRows / 16}; Height a multiple of 16. Launches whose extents are not run the plain entry.
 struct TensorMapRecipe {
   uint32_t BufferParam = 0;
   TensorMapExtent Height, Width, Stride;
@@ -119,8 +123,8 @@ struct TensorMapRecipe {
   uint32_t BoxCols = 0;
   uint32_t BoxRows = 0;
   bool Swizzle128 = false;
-  uint32_t RowOffset = 0;
-  uint32_t RowStep = 1;
+  enum BlockForm : uint32_t { NoBlocks = 0, TwoAtomRows = 1, PairedRows = 2 };
+  uint32_t Blocks = NoBlocks;
 };
 
 /// The per-(kernel, target) manifest: what the runtime needs to launch one kernel's code.

@@ -79,10 +79,8 @@ json tensorMapToJson(const TensorMapRecipe& R) {
          {"width", extentToJson(R.Width)}, {"stride", extentToJson(R.Stride)},
          {"elemBytes", R.ElemBytes},       {"boxCols", R.BoxCols},
          {"boxRows", R.BoxRows},           {"swizzle128", R.Swizzle128}};
-  if (R.RowStep != 1) { // every other row (absent: every row)
-    J["rowStep"] = R.RowStep;
-    J["rowOffset"] = R.RowOffset;
-  }
+  if (R.Blocks != TensorMapRecipe::NoBlocks) // absent: the 2D view
+    J["blocks"] = R.Blocks;
   return J;
 }
 
@@ -590,13 +588,18 @@ bool parseTensorMap(FieldReader& R, const json& J, const std::string& Path, cons
     if (Side == 0 || Side > 256)
       return R.fail(FieldReader::join(Path, Key),
                     "is " + std::to_string(Side) + ", not between 1 and 256");
-  if (J.contains("rowStep") &&
-      (!R.u32(J, Path, "rowStep", Out.RowStep) || !R.u32(J, Path, "rowOffset", Out.RowOffset)))
+  if (J.contains("blocks") && !R.u32(J, Path, "blocks", Out.Blocks))
     return false;
-  if ((Out.RowStep != 1 && Out.RowStep != 2) || Out.RowOffset >= Out.RowStep)
-    return R.fail(FieldReader::join(Path, "rowStep"),
-                  "is " + std::to_string(Out.RowStep) + " from row " +
-                      std::to_string(Out.RowOffset) + ", not every row or every other one");
+  if (Out.Blocks > TensorMapRecipe::PairedRows)
+    return R.fail(FieldReader::join(Path, "blocks"),
+                  "is " + std::to_string(Out.Blocks) + ", not 0, 1 or 2");
+  if (Out.Blocks != TensorMapRecipe::NoBlocks &&
+      (!Out.Swizzle128 || Out.BoxCols * Out.ElemBytes != 128 ||
+       Out.BoxRows % (Out.Blocks == TensorMapRecipe::PairedRows ? 16 : 8)))
+    return R.fail(FieldReader::join(Path, "blocks"),
+                  "names blocks of swizzled two-atom rows for a box of " +
+                      std::to_string(Out.BoxRows) + " x " + std::to_string(Out.BoxCols) +
+                      (Out.Swizzle128 ? "" : ", not swizzled"));
   return true;
 }
 

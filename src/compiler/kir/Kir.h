@@ -314,11 +314,12 @@ enum class IntrinsicOp : uint8_t {
   // MbarrierInit: {barriers, slot, count}: void; one work-item makes barrier `slot` expect
   //   `count` arrivals a phase (and orders that before the other work-items' and the
   //   accelerator's use of it, after a barrier).
-  // TmaLoad: {shared array, dst index, col, row, barriers, slot, issue}: void; by the work-items
-  //   whose bool `issue` is true (one), without a branch. The box of tensor map Dim
-  //   (Function::TensorMaps) whose first element is (col, row) of its matrix goes to the array
-  //   from element dst on (128 or, swizzled, 1024 bytes aligned), Index bytes in all, which
-  //   barrier `slot` then expects before its phase completes.
+  // TmaLoad: {shared array, dst index, barriers, slot, issue, c0, c1[, c2, c3]}: void; by the
+  //   work-items whose bool `issue` is true (one), without a branch. The box of tensor map Dim
+  //   (Function::TensorMaps) at coordinates c0.. (2D: column, row of its matrix; 4D: its
+  //   bundle::TensorMapRecipe::Blocks view) goes to the array from element dst on (128 or,
+  //   swizzled, 1024 bytes aligned), Index bytes in all, which barrier `slot` then expects
+  //   before its phase completes.
   // MbarrierArrive: {barriers, slot, arrive}: void; the work-items whose bool `arrive` is true
   //   arrive at barrier `slot`, without a branch.
   // MbarrierWait: {barriers, slot, parity}: void; waits until the phase of barrier `slot` with

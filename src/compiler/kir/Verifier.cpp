@@ -1086,18 +1086,19 @@ private:
     const IntrinsicOp Op = E->IOp;
     const std::string Name = intrinsicName(Op);
     const bool Load = Op == IntrinsicOp::TmaLoad;
-    const size_t Bars = Load ? 4 : 0;
-    // The last operand of TmaLoad and MbarrierArrive: which work-items take part (bool).
-    const bool Predicated = Load || Op == IntrinsicOp::MbarrierArrive;
-    if (!ops(E, Load ? 7 : 3))
-      return;
+    // TmaLoad: {array, dst, barriers, slot, issue, coordinates (2 or 4)}; MbarrierArrive:
+    // {barriers, slot, arrive}; MbarrierInit: {barriers, slot, count}; MbarrierWait: {barriers,
+    // slot, parity}.
+    if (Load ? E->Ops.size() != 7 && E->Ops.size() != 9 : !ops(E, 3))
+      return problem(E, Name + " of " + std::to_string(E->Ops.size()) + " operands");
+    const size_t Bars = Load ? 2 : 0;
+    const size_t Predicate = Load ? 4 : Op == IntrinsicOp::MbarrierArrive ? 2 : E->Ops.size();
     for (size_t I = 0; I < E->Ops.size(); ++I) {
       const bool Array = I == Bars || (Load && I == 0);
-      const bool Predicate = Predicated && I + 1 == E->Ops.size();
       verifyExpr(E->Ops[I], Array ? Use::Array : Use::Value);
-      if (Array       ? E->Ops[I]->K != Expr::Kind::SharedRef
-          : Predicate ? !E->Ops[I]->Ty.isBool()
-                      : E->Ops[I]->Ty != U32)
+      if (Array            ? E->Ops[I]->K != Expr::Kind::SharedRef
+          : I == Predicate ? !E->Ops[I]->Ty.isBool()
+                           : E->Ops[I]->Ty != U32)
         problem(E, Name + " operand " + std::to_string(I) + " is " + E->Ops[I]->Ty.str());
     }
     if (E->Ops[Bars]->K == Expr::Kind::SharedRef && E->Ops[Bars]->Ty.Elem != ScalarType::U64)

@@ -43,6 +43,21 @@ template <typename Fn> Expr* rewriteExpr(Expr* E, Fn&& F) {
   return F(E);
 }
 
+/// Rewrites the statement tree at S top-down: where F(S) returns a statement, it replaces S (and
+/// is not walked); where F returns null, S stays and its nested statements (bodies, branches,
+/// loop bodies, steps) are rewritten in turn. Returns what takes S's place.
+template <typename Fn> Stmt* rewriteStmts(Stmt* S, Fn&& F) {
+  if (!S)
+    return nullptr;
+  if (Stmt* R = F(S))
+    return R;
+  for (Stmt*& C : S->Body)
+    C = rewriteStmts(C, F);
+  for (Stmt** C : {&S->Then, &S->Else, &S->LoopBody, &S->Step})
+    *C = rewriteStmts(*C, F);
+  return S;
+}
+
 /// rewriteExpr over every statement's expression under S.
 template <typename Fn> void rewriteExprs(Stmt* S, Fn&& F) {
   if (!S)

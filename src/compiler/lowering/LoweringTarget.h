@@ -171,14 +171,15 @@ public:
   /// The tensor memory accelerator (kir::TmaBlockCopies): kernels with block copies get a TMA
   /// entry, whose leaves (IntrinsicOp::MbarrierInit .. MbarrierWait) these emit; a target
   /// without it returns false. Bar is a barrier's shared-memory address, Dst a box's, Map the
-  /// tensor map's generic address (KernelFrame::TensorMaps); Col, Row, Count and Parity i32;
+  /// tensor map's generic address (KernelFrame::TensorMaps); Coords (2 or 4), Count and Parity
+  /// i32;
   /// Issue and Arrive i1, which threads take part (predicated, not branched around).
   virtual bool hasTensorMemoryAccelerator() const { return false; }
   virtual bool emitMbarrierInit(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Count) {
     return false;
   }
   virtual bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map,
-                           llvm::Value* Col, llvm::Value* Row, llvm::Value* Bar, uint32_t Bytes,
+                           llvm::ArrayRef<llvm::Value*> Coords, llvm::Value* Bar, uint32_t Bytes,
                            llvm::Value* Issue) {
     return false;
   }

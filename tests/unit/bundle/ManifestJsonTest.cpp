@@ -503,30 +503,29 @@ TEST(ManifestJson, TmaEntriesRoundTripAndAreOptional) {
   EXPECT_TRUE(Old.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps.empty());
 }
 
-// A map of every other row (a block of one-atom rows in an array of two-atom rows) keeps its
-// step and first row; a map of every row writes neither.
-TEST(ManifestJson, TmaMapsOfEveryOtherRow) {
+// A map whose boxes fill blocks of two-atom rows keeps its form; a 2D map writes none.
+TEST(ManifestJson, TmaMapsOfBlocksOfTwoAtomRows) {
   Program P = tmaProgram();
   TensorMapRecipe& R = P.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[0];
-  R.RowStep = 2;
-  R.RowOffset = 1;
+  R.Blocks = TensorMapRecipe::TwoAtomRows;
+  R.BoxRows = 64;
   json J = manifestToJson(P);
   const json& Map = J["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0];
-  EXPECT_EQ(Map["rowStep"], 2);
-  EXPECT_EQ(Map["rowOffset"], 1);
-  EXPECT_FALSE(J["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][1].contains("rowStep"));
+  EXPECT_EQ(Map["blocks"], 1);
+  EXPECT_FALSE(J["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][1].contains("blocks"));
   Program Out;
   std::string Error;
   ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
-  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[0].RowStep, 2u);
-  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[0].RowOffset, 1u);
-  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[1].RowStep, 1u);
-  // Every third row, or a first row past the step: refused.
+  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[0].Blocks,
+            uint32_t(TensorMapRecipe::TwoAtomRows));
+  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[1].Blocks,
+            uint32_t(TensorMapRecipe::NoBlocks));
+  // An unknown form, or blocks of a box that is not one swizzled atom wide: refused.
   json Bad = J;
-  Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["rowStep"] = 3;
+  Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["blocks"] = 3;
   EXPECT_FALSE(manifestFromJson(Bad, Out, Error));
   Bad = J;
-  Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["rowOffset"] = 2;
+  Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["swizzle128"] = false;
   EXPECT_FALSE(manifestFromJson(Bad, Out, Error));
 }
 

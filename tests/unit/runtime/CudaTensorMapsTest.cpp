@@ -130,26 +130,51 @@ TEST_F(CudaTensorMapPlan, ParameterExtentsGiveTheEncodeArguments) {
   EXPECT_EQ(Out.GlobalStrides[0], 2000u);
 }
 
-// Every other row (a block of one-atom rows in an array of two-atom rows): the even rows from
-// the base, the odd ones a row later, each twice the stride apart and half the rows, rounded
-// so that no row past the matrix is in the view.
-TEST_F(CudaTensorMapPlan, EveryOtherRowFromEitherParity) {
-  bundle::TensorMapRecipe R = recipeOfA();
-  R.RowStep = 2;
-  Args[2].Bits = 7; // rows 0 2 4 6 and 1 3 5
+// Boxes that fill whole blocks of a swizzled array of two-atom rows: 4D views whose dimensions
+// are the block's layout (an atom's columns, 8 rows, 2 atoms, blocks; or columns, 8 row pairs,
+// the pair's 2 rows, blocks of 16), only for matrices of whole atoms and blocks.
+TEST_F(CudaTensorMapPlan, BlocksOfTwoAtomRowsAsFourDimensionalViews) {
+  bundle::TensorMapRecipe R = recipeOfA(); // a: 128 rows of 96 float16, 128 apart (256 bytes)
+  R.Blocks = bundle::TensorMapRecipe::TwoAtomRows;
+  R.BoxCols = 64;
+  R.BoxRows = 64;
+  Args[3].Bits = 128; // two whole atoms a row
   ASSERT_EQ(plan(R), "");
+  EXPECT_EQ(Out.Rank, 4u);
   EXPECT_EQ(Out.GlobalAddress, 0x7f0000001000u);
-  EXPECT_EQ(Out.GlobalDim[1], 4u);
-  EXPECT_EQ(Out.GlobalStrides[0], 512u);
-  R.RowOffset = 1;
-  ASSERT_EQ(plan(R), "");
-  EXPECT_EQ(Out.GlobalAddress, 0x7f0000001000u + 256u);
-  EXPECT_EQ(Out.GlobalDim[1], 3u);
-  EXPECT_EQ(Out.GlobalStrides[0], 512u);
-  Args[2].Bits = 1; // no odd row at all
+  const uint64_t Dims[] = {64, 8, 2, 16}, Strides[] = {256, 128, 2048};
+  const uint32_t Box[] = {64, 8, 2, 8};
+  for (int I = 0; I < 4; ++I) {
+    EXPECT_EQ(Out.GlobalDim[I], Dims[I]) << I;
+    EXPECT_EQ(Out.BoxDim[I], Box[I]) << I;
+    EXPECT_EQ(Out.ElementStrides[I], 1u) << I;
+  }
+  for (int I = 0; I < 3; ++I)
+    EXPECT_EQ(Out.GlobalStrides[I], Strides[I]) << I;
+  Args[3].Bits = 96; // half an atom past the last whole one
   EXPECT_NE(plan(R), "");
-  R.RowStep = 3;
-  R.RowOffset = 0;
+  Args[3].Bits = 128;
+  Args[2].Bits = 100; // not whole blocks of 8 rows
+  EXPECT_NE(plan(R), "");
+
+  R.Blocks = bundle::TensorMapRecipe::PairedRows;
+  Args[2].Bits = 128;
+  Args[3].Bits = 96; // any width: the columns are dimension 0
+  ASSERT_EQ(plan(R), "");
+  EXPECT_EQ(Out.Rank, 4u);
+  const uint64_t PDims[] = {96, 8, 2, 8}, PStrides[] = {512, 256, 4096};
+  const uint32_t PBox[] = {64, 8, 2, 4};
+  for (int I = 0; I < 4; ++I) {
+    EXPECT_EQ(Out.GlobalDim[I], PDims[I]) << I;
+    EXPECT_EQ(Out.BoxDim[I], PBox[I]) << I;
+  }
+  for (int I = 0; I < 3; ++I)
+    EXPECT_EQ(Out.GlobalStrides[I], PStrides[I]) << I;
+  Args[2].Bits = 120; // not whole blocks of 16 rows
+  EXPECT_NE(plan(R), "");
+  // Only for boxes one swizzled atom wide.
+  Args[2].Bits = 128;
+  R.Swizzle128 = false;
   EXPECT_NE(plan(R), "");
 }
 

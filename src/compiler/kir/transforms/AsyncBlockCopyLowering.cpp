@@ -75,17 +75,8 @@ public:
   Rewriter(Module& M, Function& F) : B(M, F) {}
 
   Stmt* rewrite(Stmt* S) {
-    if (!S)
-      return nullptr;
-    if (isBlockCopy(S))
-      return lowerBlockWith(B, S->E);
-    for (Stmt*& C : S->Body)
-      C = rewrite(C);
-    S->Then = rewrite(S->Then);
-    S->Else = rewrite(S->Else);
-    S->LoopBody = rewrite(S->LoopBody);
-    S->Step = rewrite(S->Step);
-    return S;
+    return rewriteStmts(
+        S, [&](Stmt* X) { return isBlockCopy(X) ? lowerBlockWith(B, X->E) : nullptr; });
   }
 
 private:

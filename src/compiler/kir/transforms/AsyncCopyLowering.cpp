@@ -56,26 +56,19 @@ public:
   }
 
   Stmt* rewrite(Stmt* S) {
-    if (!S)
-      return nullptr;
-    if (S->K == Stmt::Kind::Eval && isAsync(S->E)) {
-      B.setLoc(S->E->Loc);
-      switch (S->E->IOp) {
+    return rewriteStmts(S, [&](Stmt* X) -> Stmt* {
+      if (X->K != Stmt::Kind::Eval || !isAsync(X->E))
+        return nullptr;
+      B.setLoc(X->E->Loc);
+      switch (X->E->IOp) {
       case IntrinsicOp::AsyncCopy:
-        return copy(S->E);
+        return copy(X->E);
       case IntrinsicOp::AsyncCommit:
         return B.eval(B.assign(Groups, B.bin(BinaryOp::Add, B.l(Groups), B.u32(1))));
       default:
-        return wait(S->E->Index);
+        return wait(X->E->Index);
       }
-    }
-    for (Stmt*& C : S->Body)
-      C = rewrite(C);
-    S->Then = rewrite(S->Then);
-    S->Else = rewrite(S->Else);
-    S->LoopBody = rewrite(S->LoopBody);
-    S->Step = rewrite(S->Step);
-    return S;
+    });
   }
 
 private:
@@ -161,19 +154,12 @@ private:
 };
 
 Stmt* rewrite(Builder& B, Function& F, Stmt* S) {
-  if (!S)
-    return nullptr;
-  if (S->K == Stmt::Kind::Eval && isAsync(S->E)) {
-    B.setLoc(S->E->Loc);
-    return S->E->IOp == IntrinsicOp::AsyncCopy ? plainCopy(B, F, S->E) : B.block({});
-  }
-  for (Stmt*& C : S->Body)
-    C = rewrite(B, F, C);
-  S->Then = rewrite(B, F, S->Then);
-  S->Else = rewrite(B, F, S->Else);
-  S->LoopBody = rewrite(B, F, S->LoopBody);
-  S->Step = rewrite(B, F, S->Step);
-  return S;
+  return rewriteStmts(S, [&](Stmt* X) -> Stmt* {
+    if (X->K != Stmt::Kind::Eval || !isAsync(X->E))
+      return nullptr;
+    B.setLoc(X->E->Loc);
+    return X->E->IOp == IntrinsicOp::AsyncCopy ? plainCopy(B, F, X->E) : B.block({});
+  });
 }
 
 /// Whether the staged form applies to F: a kernel whose copies all split into words (elements

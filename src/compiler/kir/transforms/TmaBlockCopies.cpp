@@ -107,28 +107,22 @@ bool qualifies(const Module& M, const Function& F) {
   return Ok;
 }
 
-/// One box of a block copy: its first element's offsets from the block's in the array (elements)
-/// and in the matrix (in its map's rows), and its map among the plan's.
-struct Box {
-  uint32_t Dst, Col, Row, Map;
-};
-
-/// How a block copy goes as boxes of tensor maps, given its array's layout.
+/// How a block copy goes as one box of a tensor map, given its array's layout.
 struct BoxPlan {
-  std::vector<bundle::TensorMapRecipe> Maps;
-  std::vector<Box> Boxes;
-  uint32_t Align = 0;    // bytes the destination must be a multiple of
-  bool HalfRows = false; // maps of every other row: the block's first row must be even
+  bundle::TensorMapRecipe Map;
+  uint32_t Align = 0;     // bytes the destination must be a multiple of
+  uint32_t AtomCols = 0;  // TwoAtomRows: the block's first column must be a multiple of this
+  uint32_t BlockRows = 1; // and its first row one of this (8, or 16 for PairedRows)
 };
 
-bool planBoxes(const Function& F, const Expr* E, BoxPlan& P) {
+bool planBox(const Function& F, const Expr* E, BoxPlan& P) {
   const SharedArray& A = F.SharedArrays[E->Ops[0]->Index];
   const uint32_t Size = bundle::scalarTypeSize(A.Elem), Rows = E->Index;
   const uint32_t Cols = uint32_t(E->Ops[8]->IntValue), RowBytes = Cols * Size;
   for (size_t I : {5, 6, 7})
     if (E->Ops[I]->K != Expr::Kind::Param && E->Ops[I]->K != Expr::Kind::Const)
       return false;
-  bundle::TensorMapRecipe Map;
+  bundle::TensorMapRecipe& Map = P.Map;
   Map.BufferParam = E->Ops[2]->Index;
   Map.Height = extentOf(E->Ops[5]);
   Map.Width = extentOf(E->Ops[6]);
@@ -137,44 +131,27 @@ bool planBoxes(const Function& F, const Expr* E, BoxPlan& P) {
   Map.Swizzle128 = A.Swizzle128;
   Map.BoxCols = Cols;
   Map.BoxRows = Rows;
-  P.Maps = {Map};
   if (!A.Swizzle128) {
-    // Rows one after another: one box, its rows the 16-byte multiple the accelerator writes.
-    if (RowBytes % 16 != 0)
-      return false;
-    P.Boxes = {{0, 0, 0, 0}};
+    // Rows one after another, the 16-byte multiples the accelerator writes.
     P.Align = 128;
+    return RowBytes % 16 == 0;
+  }
+  P.Align = 1024u * A.RowAtoms;
+  if (A.RowAtoms == 1)
+    return RowBytes == 128;
+  // Blocks of 8 two-atom array rows stored atom by atom, filled by one box of a 4D view: a
+  // block of two-atom rows, or of one-atom rows two to an array row (an a block beside b's).
+  if (A.RowAtoms != 2)
+    return false;
+  if (RowBytes == 256 && Rows % 8 == 0) {
+    Map.Blocks = bundle::TensorMapRecipe::TwoAtomRows;
+    Map.BoxCols = P.AtomCols = 128 / Size;
+    P.BlockRows = 8;
     return true;
   }
-  if (A.RowAtoms == 1 && RowBytes == 128) {
-    P.Boxes = {{0, 0, 0, 0}};
-    P.Align = 1024;
-    return true;
-  }
-  const uint32_t AtomCols = 128 / Size;
-  if (A.RowAtoms == 2 && RowBytes == 256 && Rows % 8 == 0) {
-    // Blocks of 8 rows, each stored atom by atom: a box of 8 rows of one atom per atom.
-    P.Maps[0].BoxCols = AtomCols;
-    P.Maps[0].BoxRows = 8;
-    for (uint32_t Blk = 0; Blk < Rows / 8; ++Blk)
-      for (uint32_t Atom = 0; Atom < 2; ++Atom)
-        P.Boxes.push_back({(Blk * 2 + Atom) * 1024 / Size, Atom * AtomCols, Blk * 8, 0});
-    P.Align = 2048;
-    return true;
-  }
-  if (A.RowAtoms == 2 && RowBytes == 128 && Rows % 16 == 0) {
-    // Rows of one atom in an array of two-atom rows (an a block beside b's in one array): each
-    // array row holds two block rows, so a block of 8 array rows stores the even rows of 16
-    // block rows, then the odd ones: a box of 8 rows of the map of even rows, then of odd.
-    P.Maps[0].BoxRows = 8;
-    P.Maps[0].RowStep = 2;
-    P.Maps.push_back(P.Maps[0]);
-    P.Maps[1].RowOffset = 1;
-    for (uint32_t Blk = 0; Blk < Rows / 16; ++Blk)
-      for (uint32_t Odd = 0; Odd < 2; ++Odd)
-        P.Boxes.push_back({(Blk * 2 + Odd) * 1024 / Size, 0, Blk * 8, Odd});
-    P.Align = 2048;
-    P.HalfRows = true;
+  if (RowBytes == 128 && Rows % 16 == 0) {
+    Map.Blocks = bundle::TensorMapRecipe::PairedRows;
+    P.BlockRows = 16;
     return true;
   }
   return false;
@@ -186,8 +163,7 @@ bool sameMap(const bundle::TensorMapRecipe& A, const bundle::TensorMapRecipe& B)
   };
   return A.BufferParam == B.BufferParam && Same(A.Height, B.Height) && Same(A.Width, B.Width) &&
          Same(A.Stride, B.Stride) && A.ElemBytes == B.ElemBytes && A.BoxCols == B.BoxCols &&
-         A.BoxRows == B.BoxRows && A.Swizzle128 == B.Swizzle128 && A.RowStep == B.RowStep &&
-         A.RowOffset == B.RowOffset;
+         A.BoxRows == B.BoxRows && A.Swizzle128 == B.Swizzle128 && A.Blocks == B.Blocks;
 }
 
 class Lowering {
@@ -199,7 +175,7 @@ public:
     bool Any = false;
     forEachStmt(F.Body, [&](const Stmt* S) {
       BoxPlan P;
-      Any |= isIntrinsic(S, IntrinsicOp::AsyncCopyBlock) && S->E->Dim == 1 && planBoxes(F, S->E, P);
+      Any |= isIntrinsic(S, IntrinsicOp::AsyncCopyBlock) && S->E->Dim == 1 && planBox(F, S->E, P);
     });
     if (!Any) {
       F.Backends = {"none"};
@@ -235,31 +211,25 @@ public:
 
 private:
   Stmt* rewrite(Stmt* S) {
-    if (!S)
+    return rewriteStmts(S, [&](Stmt* X) -> Stmt* {
+      if (isIntrinsic(X, IntrinsicOp::AsyncCopyBlock) && X->E->Dim == 1)
+        return copy(X->E);
+      if (isIntrinsic(X, IntrinsicOp::AsyncCommit)) {
+        B.setLoc(X->Loc);
+        std::vector<Stmt*> Out = {X};
+        for (Stmt* C : closeGroup(/*ReuseSlot=*/true))
+          Out.push_back(C);
+        return B.block(Out);
+      }
+      if (isIntrinsic(X, IntrinsicOp::AsyncWait)) {
+        // Every group but the youngest n: the chunks' (cp.async) and the accelerator's.
+        B.setLoc(X->Loc);
+        Expr* Behind =
+            B.bin(BinaryOp::Lt, B.bin(BinaryOp::Add, B.l(Waited), B.u32(X->E->Index)), B.l(Issued));
+        return B.block({X, drain(Behind)});
+      }
       return nullptr;
-    if (isIntrinsic(S, IntrinsicOp::AsyncCopyBlock) && S->E->Dim == 1)
-      return copy(S->E);
-    if (isIntrinsic(S, IntrinsicOp::AsyncCommit)) {
-      B.setLoc(S->Loc);
-      std::vector<Stmt*> Out = {S};
-      for (Stmt* C : closeGroup(/*ReuseSlot=*/true))
-        Out.push_back(C);
-      return B.block(Out);
-    }
-    if (isIntrinsic(S, IntrinsicOp::AsyncWait)) {
-      // Every group but the youngest n: the chunks' (cp.async) and the accelerator's.
-      B.setLoc(S->Loc);
-      Expr* Behind =
-          B.bin(BinaryOp::Lt, B.bin(BinaryOp::Add, B.l(Waited), B.u32(S->E->Index)), B.l(Issued));
-      return B.block({S, drain(Behind)});
-    }
-    for (Stmt*& C : S->Body)
-      C = rewrite(C);
-    S->Then = rewrite(S->Then);
-    S->Else = rewrite(S->Else);
-    S->LoopBody = rewrite(S->LoopBody);
-    S->Step = rewrite(S->Step);
-    return S;
+    });
   }
 
   Expr* firstItem() { return B.bin(BinaryOp::Eq, B.linearLocalId(), B.u32(0)); }
@@ -310,38 +280,39 @@ private:
     B.setLoc(E->Loc);
     const Type U32 = Type::scalar(ScalarType::U32);
     BoxPlan P;
-    if (!planBoxes(F, E, P)) {
+    if (!planBox(F, E, P)) {
       E->Dim = 0;
       return AsyncBlockCopyLowering::lowerBlock(B, E);
     }
-    std::vector<uint32_t> Maps;
-    for (const bundle::TensorMapRecipe& R : P.Maps) {
-      uint32_t Map = 0;
-      while (Map < F.TensorMaps.size() && !sameMap(F.TensorMaps[Map], R))
-        ++Map;
-      if (Map == F.TensorMaps.size())
-        F.TensorMaps.push_back(R);
-      Maps.push_back(Map);
-    }
+    uint32_t Map = 0;
+    while (Map < F.TensorMaps.size() && !sameMap(F.TensorMaps[Map], P.Map))
+      ++Map;
+    if (Map == F.TensorMaps.size())
+      F.TensorMaps.push_back(P.Map);
     // The operands once (each is read by both forms).
     const uint32_t Dst = B.local("tma.dst", U32), Row = B.local("tma.row", U32),
                    Col = B.local("tma.col", U32);
     std::vector<Stmt*> Out = {B.eval(B.assign(Dst, E->Ops[1])), B.eval(B.assign(Row, E->Ops[3])),
                               B.eval(B.assign(Col, E->Ops[4]))};
     const uint32_t Size = bundle::scalarTypeSize(E->Ops[0]->Ty.Elem);
-    std::vector<Stmt*> Boxes;
-    for (const Box& X : P.Boxes) {
-      const bundle::TensorMapRecipe& R = P.Maps[X.Map];
-      Expr* MapRow = P.HalfRows ? B.bin(BinaryOp::Div, B.l(Row), B.u32(2)) : B.l(Row);
-      Expr* Load = B.intrinsic(
-          IntrinsicOp::TmaLoad, Type::voidTy(),
-          {B.shallowCopy(E->Ops[0]), B.bin(BinaryOp::Add, B.l(Dst), B.u32(X.Dst)),
-           B.bin(BinaryOp::Add, B.l(Col), B.u32(X.Col)), B.bin(BinaryOp::Add, MapRow, B.u32(X.Row)),
-           B.sharedRef(Bars), slot(Issued), firstItem()},
-          uint8_t(Maps[X.Map]));
-      Load->Index = R.BoxCols * R.BoxRows * Size;
-      Boxes.push_back(B.eval(Load));
+    auto Div = [&](uint32_t L, uint32_t By) { return B.bin(BinaryOp::Div, B.l(L), B.u32(By)); };
+    std::vector<Expr*> Coords; // the box's first element in the map's view
+    switch (P.Map.Blocks) {
+    case bundle::TensorMapRecipe::TwoAtomRows: // {column in the atom, row, atom, block}
+      Coords = {B.u32(0), B.u32(0), Div(Col, P.AtomCols), Div(Row, 8)};
+      break;
+    case bundle::TensorMapRecipe::PairedRows: // {column, pair, row of the pair, block}
+      Coords = {B.l(Col), B.u32(0), B.u32(0), Div(Row, 16)};
+      break;
+    default:
+      Coords = {B.l(Col), B.l(Row)};
     }
+    std::vector<Expr*> Ops = {B.shallowCopy(E->Ops[0]), B.l(Dst), B.sharedRef(Bars), slot(Issued),
+                              firstItem()};
+    Ops.insert(Ops.end(), Coords.begin(), Coords.end());
+    Expr* Load = B.intrinsic(IntrinsicOp::TmaLoad, Type::voidTy(), Ops, uint8_t(Map));
+    Load->Index = P.Map.BoxCols * P.Map.BoxRows * Size *
+                  (P.Map.Blocks == bundle::TensorMapRecipe::TwoAtomRows ? 2 : 1);
     F.SharedArrays[E->Ops[0]->Index].BulkCopied = true;
     Expr* Chunks =
         B.intrinsic(IntrinsicOp::AsyncCopyBlock, Type::voidTy(),
@@ -349,14 +320,17 @@ private:
                      B.l(Col), B.shallowCopy(E->Ops[5]), B.shallowCopy(E->Ops[6]),
                      B.shallowCopy(E->Ops[7]), B.shallowCopy(E->Ops[8])});
     Chunks->Index = E->Index;
-    Expr* Aligned =
-        B.bin(BinaryOp::Eq,
-              B.bin(BinaryOp::Rem, B.bin(BinaryOp::Mul, B.l(Dst), B.u32(Size)), B.u32(P.Align)),
-              B.u32(0));
-    if (P.HalfRows)
-      Aligned = B.bin(BinaryOp::LogicalAnd, Aligned,
-                      B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, B.l(Row), B.u32(2)), B.u32(0)));
-    Out.push_back(B.ifThen(Aligned, B.block(Boxes), AsyncBlockCopyLowering::lowerBlock(B, Chunks)));
+    // Where the box lands: its destination aligned, and a 4D view's block at whole atoms and
+    // blocks of the matrix.
+    auto Multiple = [&](Expr* V, uint32_t Of) {
+      return B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, V, B.u32(Of)), B.u32(0));
+    };
+    Expr* Aligned = Multiple(B.bin(BinaryOp::Mul, B.l(Dst), B.u32(Size)), P.Align);
+    if (P.BlockRows > 1)
+      Aligned = B.bin(BinaryOp::LogicalAnd, Aligned, Multiple(B.l(Row), P.BlockRows));
+    if (P.AtomCols)
+      Aligned = B.bin(BinaryOp::LogicalAnd, Aligned, Multiple(B.l(Col), P.AtomCols));
+    Out.push_back(B.ifThen(Aligned, B.eval(Load), AsyncBlockCopyLowering::lowerBlock(B, Chunks)));
     return B.block(Out);
   }
 

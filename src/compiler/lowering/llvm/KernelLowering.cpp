@@ -1087,11 +1087,12 @@ bool KernelLowering::emitTma(const Expr* E) {
     if (E->Dim >= Cur->TensorMaps.size())
       return false;
     llvm::Value* Dst = At(0, 1);
-    llvm::Value* Col = emitExpr(E->Ops[2]);
-    llvm::Value* Row = emitExpr(E->Ops[3]);
-    llvm::Value* Bar = At(4, 5);
-    return Target.emitTmaLoad(B, Dst, Cur->TensorMaps[E->Dim], Col, Row, Bar, E->Index,
-                              emitExpr(E->Ops[6]));
+    llvm::Value* Bar = At(2, 3);
+    llvm::Value* Issue = emitExpr(E->Ops[4]);
+    std::vector<llvm::Value*> Coords;
+    for (size_t I = 5; I < E->Ops.size(); ++I)
+      Coords.push_back(emitExpr(E->Ops[I]));
+    return Target.emitTmaLoad(B, Dst, Cur->TensorMaps[E->Dim], Coords, Bar, E->Index, Issue);
   }
   case IntrinsicOp::MbarrierArrive: {
     llvm::Value* Bar = At(0, 1);

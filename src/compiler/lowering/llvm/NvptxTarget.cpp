@@ -116,17 +116,27 @@ public:
   }
   // The issuing thread's instructions predicated, not branched to: a branch taken by one
   // thread while wgmma products are in flight makes ptxas serialize them (C7520).
-  bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map, llvm::Value* Col,
-                   llvm::Value* Row, llvm::Value* Bar, uint32_t Bytes,
+  bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map,
+                   llvm::ArrayRef<llvm::Value*> Coords, llvm::Value* Bar, uint32_t Bytes,
                    llvm::Value* Issue) override {
-    asmCall(B,
-            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $6, 0;\n\t"
-            "@p mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$4], $5;\n\t"
-            "@p cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-            "[$0], [$1, {$2, $3}], [$4];\n\t}",
-            "r,l,r,r,r,r,r,~{memory}",
-            {sharedAddress(B, Dst), Map, Col, Row, sharedAddress(B, Bar), B.getInt32(Bytes),
-             B.CreateZExt(Issue, B.getInt32Ty())});
+    // Operands: $0 dst, $1 map, $2 barrier, $3 bytes, $4 issue, then the coordinates.
+    std::string Dims = std::to_string(Coords.size()), List;
+    for (size_t I = 0; I < Coords.size(); ++I)
+      List += (I ? ", $" : "$") + std::to_string(5 + I);
+    std::string Text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $4, 0;\n\t"
+                       "@p mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$2], $3;\n\t"
+                       "@p cp.async.bulk.tensor." +
+                       Dims +
+                       "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {" +
+                       List + "}], [$2];\n\t}";
+    std::string Constraints = "r,l,r,r,r";
+    std::vector<llvm::Value*> Args = {sharedAddress(B, Dst), Map, sharedAddress(B, Bar),
+                                      B.getInt32(Bytes), B.CreateZExt(Issue, B.getInt32Ty())};
+    for (llvm::Value* C : Coords) {
+      Constraints += ",r";
+      Args.push_back(C);
+    }
+    asmCall(B, Text.c_str(), (Constraints + ",~{memory}").c_str(), Args);
     return true;
   }
   bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive) override {

@@ -130,21 +130,50 @@ std::string CudaTensorMaps::plan(const bundle::KernelInfo& Info, const bundle::T
   if (R.Swizzle128 && BoxRowBytes > SwizzleSpan)
     return fmt::format("'{}': box rows of {} bytes, more than the 128-byte swizzle spans", B.Name,
                        BoxRowBytes);
-  // Every RowStep-th row from RowOffset on: a view inside the matrix checked above.
-  if ((R.RowStep != 1 && R.RowStep != 2) || R.RowOffset >= R.RowStep)
-    return fmt::format("'{}': every {}th row from row {}", B.Name, R.RowStep, R.RowOffset);
-  if (Height <= R.RowOffset)
-    return fmt::format("'{}': {} rows, none from row {} on", B.Name, Height, R.RowOffset);
-  if (RowBytes * R.RowStep >= MaxRowBytes)
-    return fmt::format("'{}': rows {} elements apart, 2^40 bytes or more", B.Name,
-                       Stride * R.RowStep);
-  Out.GlobalAddress = Base + uint64_t(R.RowOffset) * RowBytes;
+  Out.Rank = 2;
+  Out.GlobalAddress = Base;
   Out.GlobalDim[0] = Width;
-  Out.GlobalDim[1] = (Height - R.RowOffset + R.RowStep - 1) / R.RowStep;
-  Out.GlobalStrides[0] = RowBytes * R.RowStep;
+  Out.GlobalDim[1] = Height;
+  Out.GlobalStrides[0] = RowBytes;
   Out.BoxDim[0] = R.BoxCols;
   Out.BoxDim[1] = R.BoxRows;
-  Out.ElementStrides[0] = Out.ElementStrides[1] = 1;
+  if (R.Blocks != bundle::TensorMapRecipe::NoBlocks) {
+    // One box fills whole blocks of 8 two-atom array rows, stored atom by atom: a 4D view
+    // whose dimensions, fastest first, are the block's layout in shared memory.
+    if (!R.Swizzle128 || BoxRowBytes != SwizzleSpan)
+      return fmt::format("'{}': blocks of two-atom rows need boxes one swizzled atom wide", B.Name);
+    const bool Paired = R.Blocks == bundle::TensorMapRecipe::PairedRows;
+    const uint32_t BlockRows = Paired ? 16 : 8;
+    if (R.Blocks > bundle::TensorMapRecipe::PairedRows || R.BoxRows % BlockRows)
+      return fmt::format("'{}': blocks of kind {} for boxes of {} rows", B.Name, R.Blocks,
+                         R.BoxRows);
+    if (Height % BlockRows)
+      return fmt::format("'{}': {} rows, not whole blocks of {}", B.Name, Height, BlockRows);
+    if (!Paired && Width % R.BoxCols)
+      return fmt::format("'{}': rows of {} elements, not whole atoms of {}", B.Name, Width,
+                         R.BoxCols);
+    Out.Rank = 4;
+    if (Paired) { // {columns, row pairs, the two rows of a pair, blocks of 16 rows}
+      Out.GlobalDim[0] = Width;
+      Out.GlobalDim[1] = 8;
+      Out.GlobalDim[2] = 2;
+      Out.GlobalStrides[0] = 2 * RowBytes;
+      Out.GlobalStrides[1] = RowBytes;
+    } else { // {an atom's columns, rows, atoms, blocks of 8 rows}
+      Out.GlobalDim[0] = R.BoxCols;
+      Out.GlobalDim[1] = 8;
+      Out.GlobalDim[2] = Width / R.BoxCols;
+      Out.GlobalStrides[0] = RowBytes;
+      Out.GlobalStrides[1] = BoxRowBytes;
+    }
+    Out.GlobalDim[3] = Height / BlockRows;
+    Out.GlobalStrides[2] = BlockRows * RowBytes;
+    Out.BoxDim[1] = 8;
+    Out.BoxDim[2] = 2;
+    Out.BoxDim[3] = R.BoxRows / BlockRows;
+  }
+  for (uint32_t I = 0; I < 4; ++I)
+    Out.ElementStrides[I] = 1;
   Out.Interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
   Out.Swizzle = R.Swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE;
   Out.L2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
@@ -156,7 +185,7 @@ std::string CudaTensorMaps::encode(const CudaDriverApi& Api, const TensorMapEnco
                                    CUtensorMap& Out) {
   if (!Api.cuTensorMapEncodeTiled)
     return "the driver has no cuTensorMapEncodeTiled";
-  CUresult R = Api.cuTensorMapEncodeTiled(&Out, E.DataType, 2,
+  CUresult R = Api.cuTensorMapEncodeTiled(&Out, E.DataType, E.Rank,
                                           reinterpret_cast<void*>(uintptr_t(E.GlobalAddress)),
                                           E.GlobalDim, E.GlobalStrides, E.BoxDim, E.ElementStrides,
                                           E.Interleave, E.Swizzle, E.L2Promotion, E.OobFill);
