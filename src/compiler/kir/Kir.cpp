@@ -330,6 +330,7 @@ const char* intrinsicName(IntrinsicOp Op) {
                                 "wgmma_ready",
                                 "wgmma",
                                 "wgmma_fence",
+                                "wgmma_commit",
                                 "wgmma_wait",
                                 "proxy_fence",
                                 "mbarrier_init",

@@ -297,15 +297,20 @@ enum class IntrinsicOp : uint8_t {
   //   wave's place in the warpgroup.
   // WgmmaFence: {}: void; registers written before it (the a fragments, the accumulators) are
   //   seen by the Wgmmas after it (wgmma.fence).
-  // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last wait and waits until
-  //   at most Dim of the groups so committed are pending (Dim 0: all of them done); the locals
-  //   listed (none where Dim > 0) hold their results after it.
+  // WgmmaCommit: {}: void; commits the Wgmmas issued since the last commit as one group. Placed
+  //   before control flow that products stay in flight across: ptxas serializes every wgmma of
+  //   a kernel where a group is still open across a branch it cannot prove uniform (C7520).
+  // WgmmaWait: {c locals}: void; commits the Wgmmas issued since the last commit (none where
+  //   Index is 1: they were committed) and waits until at most Dim of the groups are pending
+  //   (Dim 0: all of them done); the locals listed (none where Dim > 0) hold their results
+  //   after it.
   // ProxyFence: {}: void; this thread's shared-memory writes before it are ordered before the
   //   asynchronous reads (wgmma's) of any wave that meets it at a barrier after (placed before
   //   each barrier of a kernel that issues Wgmma: wgmma reads what the last barrier published).
   WgmmaReady,
   Wgmma,
   WgmmaFence,
+  WgmmaCommit,
   WgmmaWait,
   ProxyFence,
   // The tensor memory accelerator's leaves (kir::TmaBlockCopies, in an NVIDIA sm_90a kernel's
@@ -314,14 +319,16 @@ enum class IntrinsicOp : uint8_t {
   // MbarrierInit: {barriers, slot, count}: void; one work-item makes barrier `slot` expect
   //   `count` arrivals a phase (and orders that before the other work-items' and the
   //   accelerator's use of it, after a barrier).
-  // TmaLoad: {shared array, dst index, barriers, slot, issue, c0, c1[, c2, c3]}: void; by the
-  //   work-items whose bool `issue` is true (one), without a branch. The box of tensor map Dim
+  // TmaLoad: {shared array, dst index, barriers, slot, issue, c0, c1[, c2, c3]}: void; issued
+  //   once, without a branch, for the one work-item whose bool `issue` is true (by it or by
+  //   another work-item of its wave, which the target may elect). The box of tensor map Dim
   //   (Function::TensorMaps) at coordinates c0.. (2D: column, row of its matrix; 4D: its
   //   bundle::TensorMapRecipe::Blocks view) goes to the array from element dst on (128 or,
   //   swizzled, 1024 bytes aligned), Index bytes in all, which barrier `slot` then expects
   //   before its phase completes.
-  // MbarrierArrive: {barriers, slot, arrive}: void; the work-items whose bool `arrive` is true
-  //   arrive at barrier `slot`, without a branch.
+  // MbarrierArrive: {barriers, slot, arrive}: void; arrives at barrier `slot` without a branch:
+  //   every work-item where `arrive` is the constant true, else once for the one work-item
+  //   whose `arrive` is true (as TmaLoad's issue).
   // MbarrierWait: {barriers, slot, parity}: void; waits until the phase of barrier `slot` with
   //   that parity (0 or 1, uint32) has completed; the accelerator's writes counted in it are
   //   then visible to this work-item.

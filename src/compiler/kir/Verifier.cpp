@@ -1151,11 +1151,14 @@ private:
   void verifyWgmma(const Expr* E) {
     const IntrinsicOp Op = E->IOp;
     const std::string Name = intrinsicName(Op);
-    if (Op == IntrinsicOp::WgmmaFence || Op == IntrinsicOp::ProxyFence) {
+    if (Op == IntrinsicOp::WgmmaFence || Op == IntrinsicOp::WgmmaCommit ||
+        Op == IntrinsicOp::ProxyFence) {
       ops(E, 0);
     } else if (Op == IntrinsicOp::WgmmaWait) {
       if (E->Dim && !E->Ops.empty())
         problem(E, Name + " leaving groups pending names no results");
+      if (E->Index > 1)
+        problem(E, Name + " of commit flag " + std::to_string(E->Index));
       for (const Expr* O : E->Ops)
         if (O->K != Expr::Kind::Local ||
             (O->Ty != Type::scalar(ScalarType::F32) && O->Ty != Type::scalar(ScalarType::I32)))

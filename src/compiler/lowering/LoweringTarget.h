@@ -153,8 +153,8 @@ public:
   /// 8-bit In, m64nNk32 into int32, b K-major (its columns rows of one atom). With ABlock, A is
   /// one address instead: the warpgroup's 64 x K a, K-major and swizzled, its 8-row groups
   /// ABlock bytes apart.
-  /// Wait: commits and waits for the products; C (every accumulator they wrote) comes back as
-  /// values ordered after the wait.
+  /// Wait: commits (where Commit) and waits for the products; C (every accumulator they wrote)
+  /// comes back as values ordered after the wait.
   virtual llvm::Value* emitWgmmaReady(llvm::IRBuilder<>& B, llvm::Value* Array, llvm::Value* Elem,
                                       uint32_t Block, uint32_t KMajorDepth) {
     return nullptr;
@@ -164,7 +164,9 @@ public:
     return false;
   }
   virtual bool emitWgmmaFence(llvm::IRBuilder<>& B) { return false; }
-  virtual bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C, unsigned Pending) {
+  virtual bool emitWgmmaCommit(llvm::IRBuilder<>& B) { return false; }
+  virtual bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C, unsigned Pending,
+                             bool Commit) {
     return false;
   }
   virtual bool emitProxyFence(llvm::IRBuilder<>& B) { return false; }

@@ -219,6 +219,28 @@ public final class P {
         }
         acc.store(c, tid / 32 * 1024, 64);
     }
+    // twoAhead with block copies: its TMA entry's commits and waits are loops on barriers.
+    @Kernel
+    public static void twoAheadBlocks(KernelBuffer<float32> c, KernelBuffer<float16> a, uint32 rows) {
+        Shared<float16> s = shared float16[16384];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        for (uint32 kt = 0; kt < 2; kt++) {
+            AsyncCopy.copyBlock(s, kt % 4 * 4096 + 2048, a, kt * 16, 0, rows, 64, 64, 16, 64);
+            AsyncCopy.commit();
+        }
+        for (uint32 kt = 2; kt < 10; kt++) {
+            AsyncCopy.wait(1);
+            Barrier.sync();
+            uint32 st = (kt - 2) % 4 * 4096;
+            Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
+            Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
+            Group.mac(acc, ta, tb);
+            AsyncCopy.copyBlock(s, kt % 4 * 4096 + 2048, a, kt * 16, 0, rows, 64, 64, 16, 64);
+            AsyncCopy.commit();
+        }
+        acc.store(c, tid / 32 * 1024, 64);
+    }
 }
 )";
 
@@ -305,6 +327,26 @@ TEST(NvptxWgmma, ProductsStayInFlightIntoTheNextTurnWhereItsCopiesMissThem) {
   const std::string Waiting = entryBody(PerTurn, "P_twoAhead");
   EXPECT_EQ(Waiting.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos) << Waiting;
   EXPECT_NE(Waiting.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos) << Waiting;
+}
+
+// A TMA entry's commits and waits are loops on mbarriers that products stay in flight across
+// (into the next turn here): their group is committed right after them, before any such loop,
+// or ptxas serializes every wgmma of the kernel (note C7520, which assembleError reports).
+TEST(NvptxWgmma, TmaEntryCommitsItsProductsBeforeTheBarrierLoops) {
+  const std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string Tma = entryBody(Ptx, "P_twoAheadBlocks_tma");
+  ASSERT_NE(Tma.find("cp.async.bulk.tensor"), std::string::npos) << Tma;
+  EXPECT_EQ(countOf(Tma, "wgmma.wait_group.sync.aligned 1;"), 1u) << Tma;
+  const std::regex After("wgmma\\.mma_async[^\\n]*\\n(?:(?!wgmma\\.commit_group|wgmma\\.wait_group|"
+                         "mbarrier\\.try_wait)[\\s\\S])*(wgmma\\.commit_group|wgmma\\.wait_group|"
+                         "mbarrier\\.try_wait)");
+  size_t Products = 0;
+  for (std::sregex_iterator I(Tma.begin(), Tma.end(), After), End; I != End; ++I, ++Products)
+    EXPECT_EQ((*I)[1].str(), "wgmma.commit_group") << Tma;
+  EXPECT_GT(Products, 0u) << Tma;
+  if (!testPtxas().empty())
+    EXPECT_EQ(assembleError(Ptx, "sm_90a"), "");
 }
 
 TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {

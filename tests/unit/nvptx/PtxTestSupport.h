@@ -17,7 +17,8 @@ const std::string& testPtxas();
 
 /// Assembles Ptx for architecture Sm with ptxas (the oldest architecture the ptxas knows at or
 /// above Sm: CUDA 13 dropped sm_70 but assembles `.target sm_70` PTX for sm_75). Returns an
-/// empty string on success, else what went wrong with ptxas's messages.
+/// empty string on success, else what went wrong with ptxas's messages (also where ptxas
+/// serialized wgmma: note C7520).
 std::string assembleError(const std::string& Ptx, const std::string& Sm);
 
 /// Frontend + NvptxPayloadBuilder on Source. Fails the test (and returns an empty result) when

@@ -215,9 +215,15 @@ private:
           if (!keepsProductsInFlight(Child)) {
             noteCopyWaits(Child);
             Out.push_back(waitForProducts());
-          } else if (Child->K == Stmt::Kind::If) { // no tile in it: nothing to lower
-            Out.push_back(Child);
-            continue;
+          } else {
+            if (Uncommitted && branchesAround(Child)) {
+              Out.push_back(B.eval(B.intrinsic(IntrinsicOp::WgmmaCommit, Type::voidTy(), {})));
+              Uncommitted = false;
+            }
+            if (Child->K == Stmt::Kind::If) { // no tile in it: nothing to lower
+              Out.push_back(Child);
+              continue;
+            }
           }
         }
         DeferWait = true;
@@ -273,10 +279,8 @@ private:
     if (S->K != Stmt::Kind::Eval || !S->E)
       return false;
     if (S->E->K == Expr::Kind::Intrinsic) {
-      // A TMA entry's commits and waits become loops on barriers (kir::TmaBlockCopies), which
-      // products in flight would have ptxas serialize (C7520): the products end before them.
       if (S->E->IOp == IntrinsicOp::AsyncCommit || S->E->IOp == IntrinsicOp::AsyncWait)
-        return F.TmaEntryOf.empty();
+        return true;
       if (S->E->IOp == IntrinsicOp::AsyncCopy || S->E->IOp == IntrinsicOp::AsyncCopyBlock)
         return copyMissesProducts(S);
     }
@@ -285,6 +289,16 @@ private:
               !InFlightA.count(S->E->Index)) ||
              (S->E->TOp == TileOp::Mac && Wgmma.Tiles.count(S->E->Ops[1]->Index));
     return quiet(S->E);
+  }
+  /// Whether S, kept with products in flight, may branch (an If; a block copy, a loop of chunks
+  /// or a TMA entry's choice of box or chunks; the copies' commit and wait, loops on barriers in
+  /// a TMA entry): their group is committed before it.
+  static bool branchesAround(const Stmt* S) {
+    if (S->K != Stmt::Kind::Eval)
+      return true;
+    return S->E && S->E->K == Expr::Kind::Intrinsic &&
+           (S->E->IOp == IntrinsicOp::AsyncCommit || S->E->IOp == IntrinsicOp::AsyncWait ||
+            S->E->IOp == IntrinsicOp::AsyncCopyBlock);
   }
   /// The same for an If's arm (null, a block or one statement), its tile statements excluded.
   bool keepsProductsInFlightIn(const Stmt* S) {
@@ -406,6 +420,8 @@ private:
   Stmt* waitForLastTurn() {
     Expr* Wait = B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), {});
     Wait->Dim = 1; // groups left pending
+    Wait->Index = Uncommitted ? 0 : 1;
+    Uncommitted = false;
     Reading.erase(std::remove_if(Reading.begin(), Reading.end(),
                                  [](const ProductRead& R) { return R.LastTurn; }),
                   Reading.end());
@@ -417,7 +433,10 @@ private:
     for (uint32_t T : InFlight)
       for (uint32_t L : Regs[T])
         All.push_back(B.l(L));
-    return B.eval(B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), All));
+    Expr* Wait = B.intrinsic(IntrinsicOp::WgmmaWait, Type::voidTy(), All);
+    Wait->Index = Uncommitted ? 0 : 1;
+    Uncommitted = false;
+    return B.eval(Wait);
   }
 
   // ---- portable: shared-memory tiles ----
@@ -1001,6 +1020,7 @@ private:
       if (!InFlight.empty())
         Slow.push_back(productsWait());
       wgmmaProduct(T, A, SharedA, Load->Ops[0], Args[0], Fast);
+      Uncommitted = true;
       InFlight.insert(T);
       if (!SharedA)
         InFlightA.insert(A);
@@ -1263,9 +1283,6 @@ private:
             (E->K == Expr::Kind::Intrinsic && !isValueIntrinsic(E->IOp) && !Copy &&
              E->IOp != IntrinsicOp::AsyncWait && E->IOp != IntrinsicOp::AsyncCommit))
           Ok = false;
-        if (E->K == Expr::Kind::Intrinsic && !F.TmaEntryOf.empty() &&
-            (E->IOp == IntrinsicOp::AsyncWait || E->IOp == IntrinsicOp::AsyncCommit))
-          Ok = false; // as in keepsProductsInFlight
 
         const Expr* Dst = E->Ops.empty() ? nullptr : E->Ops[0];
         const bool IntoRead = Dst && Dst->K == Expr::Kind::SharedRef && Arrays.count(Dst->Index);
@@ -1300,6 +1317,7 @@ private:
       BoundBy = Carry.BoundBy;
     }
     InFlight = Carry.Tiles; // as a turn starts, the last turn's products may be in flight
+    Uncommitted = false;    // and committed
     InFlightA = Carry.ATiles;
     Reading = Carry.Reads;
     CarryingBody = L->LoopBody;
@@ -1329,6 +1347,7 @@ private:
   const Stmt* CarryingBody = nullptr;    // the body of the loop rewriteCarrying is rewriting
   const Stmt* CarryingBarrier = nullptr; // and its one barrier
   bool DeferWait = false;                // the statement being lowered is in a block (rewrite)
+  bool Uncommitted = false; // products issued since the last commit (on some path to here)
   std::map<uint32_t, SharedTile> SharedTiles;   // read from shared memory -> (its load, args)
   std::map<uint32_t, const Stmt*> SharedTileAt; // -> the statement that loaded it
   bool SharedAGroups = false;                // the wgmma version reads a tiles from shared memory

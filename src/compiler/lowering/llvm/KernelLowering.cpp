@@ -1238,12 +1238,16 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     std::vector<llvm::Value*> C;
     for (const Expr* O : E->Ops)
       C.push_back(emitExpr(O));
-    if (!Target.emitWgmmaWait(B, C, E->Dim))
+    if (!Target.emitWgmmaWait(B, C, E->Dim, /*Commit=*/E->Index == 0))
       return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
     for (size_t I = 0; I < E->Ops.size(); ++I)
       B.CreateStore(C[I], localAddress(E->Ops[I]->Index));
     return nullptr;
   }
+  case IntrinsicOp::WgmmaCommit:
+    if (!Target.emitWgmmaCommit(B))
+      return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");
+    return nullptr;
   case IntrinsicOp::WgmmaFence:
     if (!Target.emitWgmmaFence(B))
       return unsupported(E, "the target has no wgmma (kir::TileLowering's sm_90a form)");

@@ -99,7 +99,14 @@ public:
     asmStatement(B, "wgmma.fence.sync.aligned;");
     return true;
   }
-  bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C, unsigned Pending) override;
+  bool emitWgmmaCommit(llvm::IRBuilder<>& B) override {
+    if (!archSpecific())
+      return false;
+    asmStatement(B, "wgmma.commit_group.sync.aligned;");
+    return true;
+  }
+  bool emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C, unsigned Pending,
+                     bool Commit) override;
   bool emitProxyFence(llvm::IRBuilder<>& B) override {
     if (!archSpecific())
       return false;
@@ -114,6 +121,15 @@ public:
             "r,r,~{memory}", {sharedAddress(B, Bar), Count});
     return true;
   }
+  /// PTX declaring predicate p: true in one thread, an elected lane of the warp whose thread
+  /// `$Operand` is non-zero in (the operand true in one thread). A per-lane predicate on a
+  /// uniform-datapath instruction (the TMA's, the barrier's arrival) makes ptxas issue it in a
+  /// loop over the lanes that hold it; a warp-uniform vote and elect.sync do not.
+  static std::string electedIssuer(int Operand) {
+    return ".reg .pred p, q;\n\t.reg .b32 m;\n\tsetp.ne.b32 p, $" + std::to_string(Operand) +
+           ", 0;\n\tactivemask.b32 m;\n\tvote.sync.any.pred p, p, m;\n\telect.sync _|q, m;\n\t"
+           "and.pred p, p, q;\n\t";
+  }
   // The issuing thread's instructions predicated, not branched to: a branch taken by one
   // thread while wgmma products are in flight makes ptxas serialize them (C7520).
   bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map,
@@ -123,7 +139,7 @@ public:
     std::string Dims = std::to_string(Coords.size()), List;
     for (size_t I = 0; I < Coords.size(); ++I)
       List += (I ? ", $" : "$") + std::to_string(5 + I);
-    std::string Text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $4, 0;\n\t"
+    std::string Text = "{\n\t" + electedIssuer(4) +
                        "@p mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$2], $3;\n\t"
                        "@p cp.async.bulk.tensor." +
                        Dims +
@@ -145,10 +161,10 @@ public:
               {sharedAddress(B, Bar)});
       return true;
     }
-    asmCall(B,
-            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $1, 0;\n\t"
-            "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}",
-            "r,r,~{memory}", {sharedAddress(B, Bar), B.CreateZExt(Arrive, B.getInt32Ty())});
+    const std::string Text =
+        "{\n\t" + electedIssuer(1) + "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}";
+    asmCall(B, Text.c_str(), "r,r,~{memory}",
+            {sharedAddress(B, Bar), B.CreateZExt(Arrive, B.getInt32Ty())});
     return true;
   }
   bool emitMbarrierWait(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Parity) override {
@@ -229,7 +245,10 @@ private:
     for (llvm::Value* A : Args)
       Types.push_back(A->getType());
     auto* Ty = llvm::FunctionType::get(B.getVoidTy(), Types, false);
-    B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, Constraints, /*hasSideEffects=*/true), Args);
+    // Convergent: some (vote.sync, elect.sync) need their warp together, so no pass may move
+    // them into a branch.
+    B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, Constraints, /*hasSideEffects=*/true), Args)
+        ->addFnAttr(llvm::Attribute::Convergent);
   }
   /// A shared-memory pointer as the 32-bit address PTX's .shared::cta operands take.
   static llvm::Value* sharedAddress(llvm::IRBuilder<>& B, llvm::Value* Ptr) {
@@ -827,11 +846,11 @@ bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
 }
 
 bool NvptxTarget::emitWgmmaWait(llvm::IRBuilder<>& B, std::vector<llvm::Value*>& C,
-                                unsigned Pending) {
+                                unsigned Pending, bool Commit) {
   if (!archSpecific())
     return false;
-  const std::string Wait = "wgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned " +
-                           std::to_string(Pending) + ";";
+  const std::string Wait = std::string(Commit ? "wgmma.commit_group.sync.aligned;\n\t" : "") +
+                           "wgmma.wait_group.sync.aligned " + std::to_string(Pending) + ";";
   asmStatement(B, Wait.c_str());
   // Each accumulator through an empty volatile asm after the wait, so that nothing reading it
   // moves above the wait (volatile asm keeps its order).
