@@ -63,6 +63,26 @@ TEST(AsyncBlockCopy, BlocksOfAMatrixWithZerosOutsideIt) {
   }
 }
 
+// The block at a shared-memory offset known at run time: aligned for the accelerator's box
+// (0, 32 elements) and not (4: 16 bytes off, copied in chunks inside the TMA entry).
+TEST(AsyncBlockCopy, BlocksAtAnOffsetKnownAtRunTime) {
+  xpu::Program P = compileProgram("AsyncBlocks");
+  const uint32_t H = 50, W = 90, Stride = 96, Rows = 24, Cols = 40;
+  const uint32_t Across = (W + Cols - 1) / Cols, Down = (H + Rows - 1) / Rows;
+  std::vector<float> M = uniformData<float>(size_t(H) * Stride, 1200, 1, 2);
+  auto DM = toDevice(M);
+  const std::vector<float> Want = reversedBlocks(M, H, W, Stride, Rows, Cols, Across, Down);
+  for (uint32_t At : {0u, 4u, 32u})
+    for (uint32_t Group : {64u, 128u}) {
+      auto Out = filledBuffer<float>(Want.size(), 7.0f);
+      runKernel(P.kernel("AsyncBlocks.shifted"), xpu::grid(Across, Down), xpu::block(Group), Out,
+                DM, H, W, Stride, At);
+      expectSame(fromDevice(Out), Want,
+                 "AsyncBlocks.shifted at " + std::to_string(At) + ", group " +
+                     std::to_string(Group));
+    }
+}
+
 TEST(AsyncBlockCopy, ATwoStageRingOfBlocksDownAMatrix) {
   xpu::Program P = compileProgram("AsyncBlocks");
   struct Case {
