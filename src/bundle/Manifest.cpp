@@ -82,6 +82,22 @@ std::optional<ScalarType> parseScalarType(const std::string& Name) {
   return std::nullopt;
 }
 
+bool isIntegerType(ScalarType T) {
+  switch (T) {
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::I32:
+  case ScalarType::I64:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+  case ScalarType::U64:
+    return true;
+  default:
+    return false;
+  }
+}
+
 unsigned scalarTypeSize(ScalarType T) {
   const ScalarTypeEntry* E = findScalarType(T);
   return E ? E->Size : 0;

@@ -25,6 +25,7 @@ enum class Access : uint8_t { None, Read, Write, ReadWrite };
 const char* scalarTypeName(ScalarType T); // "float32", "uint32", ...
 std::optional<ScalarType> parseScalarType(const std::string& Name);
 unsigned scalarTypeSize(ScalarType T);  // bytes in memory (bool = 1)
+bool isIntegerType(ScalarType T);       // int8 .. int64, uint8 .. uint64 (not bool)
 const char* paramKindName(ParamKind K); // "buffer", "scalar"
 std::optional<ParamKind> parseParamKind(const std::string& Name);
 const char* accessName(Access A); // "none", "read", "write", "read-write"

@@ -522,21 +522,7 @@ bool checkParamRef(FieldReader& R, const std::string& Path, uint32_t Param, cons
 }
 
 bool isIntegerScalar(const ParamInfo& P) {
-  if (P.Kind != ParamKind::Scalar)
-    return false;
-  switch (P.Type) {
-  case ScalarType::I8:
-  case ScalarType::I16:
-  case ScalarType::I32:
-  case ScalarType::I64:
-  case ScalarType::U8:
-  case ScalarType::U16:
-  case ScalarType::U32:
-  case ScalarType::U64:
-    return true;
-  default:
-    return false;
-  }
+  return P.Kind == ParamKind::Scalar && isIntegerType(P.Type);
 }
 
 /// A tensor map's extent: {"param": i}, an integer scalar parameter of K whose launch value it

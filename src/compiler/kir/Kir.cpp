@@ -6,21 +6,7 @@
 namespace cajeta::kir {
 
 bool Type::isInteger() const {
-  if (K != Scalar)
-    return false;
-  switch (Elem) {
-  case ScalarType::I8:
-  case ScalarType::I16:
-  case ScalarType::I32:
-  case ScalarType::I64:
-  case ScalarType::U8:
-  case ScalarType::U16:
-  case ScalarType::U32:
-  case ScalarType::U64:
-    return true;
-  default:
-    return false;
-  }
+  return K == Scalar && bundle::isIntegerType(Elem);
 }
 
 bool Type::isSigned() const {
