@@ -36,6 +36,26 @@ static void printEntries(const bundle::KernelInfo& K, const bundle::TargetManife
     std::cout << "      once entry " << TM.OnceSymbol << ": one step per work-item where "
               << Param(TM.StepCountParam) << " is at most the launch's size in x"
               << (TM.OnceAnyGrid ? " (or on a grid widened to it)" : "") << "\n";
+  if (TM.TmaSymbol.empty())
+    return;
+  std::cout << "      TMA entry " << TM.TmaSymbol
+            << ": block copies through the tensor memory accelerator where every tensor map "
+               "serves the launch\n";
+  auto Extent = [&](const bundle::TensorMapExtent& E) {
+    return E.Param >= 0 ? Param(E.Param) : std::to_string(E.Value);
+  };
+  for (size_t I = 0; I < TM.TensorMaps.size(); ++I) {
+    const bundle::TensorMapRecipe& R = TM.TensorMaps[I];
+    std::cout << "        map " << I << ": " << Param(int32_t(R.BufferParam)) << " as "
+              << Extent(R.Height) << " x " << Extent(R.Width) << " elements of " << R.ElemBytes
+              << " B, rows " << Extent(R.Stride) << " apart; boxes of " << R.BoxRows << " x "
+              << R.BoxCols << (R.Swizzle128 ? ", 128-byte swizzle" : "")
+              << (R.Blocks == bundle::TensorMapRecipe::TwoAtomRows ? ", 4D: blocks of two-atom rows"
+                  : R.Blocks == bundle::TensorMapRecipe::PairedRows
+                      ? ", 4D: one-atom rows paired into two-atom rows"
+                      : "")
+              << "\n";
+  }
 }
 
 /// A target's scheduling section: a summary line, then a line per buffer parameter.
