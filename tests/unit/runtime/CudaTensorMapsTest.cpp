@@ -371,6 +371,32 @@ TEST_F(CudaTmaChoice, EveryMapEncodedRunsTheTmaEntry) {
   EXPECT_EQ(Got.OobFill, Want.OobFill);
 }
 
+// The driver encodes a map once for launches with the same matrix; another matrix (here a at
+// another address) is encoded anew, the other map taken as it was.
+TEST_F(CudaTmaChoice, LaunchesWithTheSameMatricesReuseTheirEncodedMaps) {
+  CudaLaunchChoice First = choose(Tma);
+  ASSERT_TRUE(First.tma());
+  EXPECT_EQ(Encoder::Calls, 2);
+  CudaLaunchChoice Again = choose(Tma);
+  ASSERT_TRUE(Again.tma());
+  EXPECT_EQ(Encoder::Calls, 2);
+  EXPECT_EQ(std::memcmp(&Again.Maps[0], &First.Maps[0], sizeof(CUtensorMap)), 0);
+  EXPECT_EQ(std::memcmp(&Again.Maps[1], &First.Maps[1], sizeof(CUtensorMap)), 0);
+  Args[0].Ptr = reinterpret_cast<void*>(uintptr_t(0x7f0000002000));
+  CudaLaunchChoice Moved = choose(Tma);
+  ASSERT_TRUE(Moved.tma());
+  EXPECT_EQ(Encoder::Calls, 3);
+  EXPECT_EQ(Moved.Maps[0].Opaque[0], 0x7f0000002000u);
+  EXPECT_EQ(Moved.Maps[1].Opaque[0], 0x7f0000100000u);
+  // A failed encode is not remembered: the next launch asks the driver again.
+  Encoder::Result = 1;
+  Args[0].Ptr = reinterpret_cast<void*>(uintptr_t(0x7f0000003000));
+  EXPECT_FALSE(choose(Tma).tma());
+  Encoder::Result = CUDA_SUCCESS;
+  EXPECT_TRUE(choose(Tma).tma());
+  EXPECT_EQ(Encoder::Calls, 5);
+}
+
 TEST_F(CudaTmaChoice, APlainEntryRunsItself) {
   CudaLaunchChoice C = choose(Plain);
   EXPECT_EQ(C.Fn, Plain.Fn);

@@ -43,6 +43,27 @@ std::string extent(const bundle::KernelInfo& Info, const bundle::TensorMapExtent
 }
 
 /// Every map of TMA entry Entry encoded into Maps for this launch, or why not.
+/// Map I of Entry for encode arguments E: the entry's last encode of it where E is the same,
+/// else the driver's (remembered where it succeeds).
+std::string encodeOnce(const CudaDriverApi& Api, const CudaEntry& Entry, size_t I,
+                       const TensorMapEncoding& E, CUtensorMap& Out) {
+  std::lock_guard<std::mutex> Lock(Entry.EncodedLock);
+  if (Entry.Encoded.size() != Entry.Maps.size())
+    Entry.Encoded.assign(Entry.Maps.size(), {});
+  CudaEntry::EncodedMap& Last = Entry.Encoded[I];
+  if (Last.Valid && Last.From == E) {
+    Out = Last.Map;
+    return "";
+  }
+  std::string Why = CudaTensorMaps::encode(Api, E, Out);
+  Last.Valid = Why.empty();
+  if (Last.Valid) {
+    Last.From = E;
+    Last.Map = Out;
+  }
+  return Why;
+}
+
 std::string encodeAll(const CudaDriverApi& Api, const CudaEntry& Entry,
                       const bundle::KernelInfo& Info, const MarshalledArg* Args,
                       const LaunchGeometry& Geometry, std::vector<CUtensorMap>& Maps) {
@@ -63,7 +84,7 @@ std::string encodeAll(const CudaDriverApi& Api, const CudaEntry& Entry,
     TensorMapEncoding E;
     std::string Why = CudaTensorMaps::plan(Info, Entry.Maps[I], Args, E);
     if (Why.empty())
-      Why = CudaTensorMaps::encode(Api, E, Maps[I]);
+      Why = encodeOnce(Api, Entry, I, E, Maps[I]);
     if (!Why.empty())
       return fmt::format("tensor map {}: {}", I, Why);
   }

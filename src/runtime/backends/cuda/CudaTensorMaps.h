@@ -7,26 +7,12 @@
 
 #include "runtime/Backend.h"
 #include "runtime/backends/cuda/CudaEntry.h"
+#include "runtime/backends/cuda/CudaTensorMapEncoding.h"
 
 #include <string>
 #include <vector>
 
 namespace cajeta::xpu::rt::cuda {
-
-/// The arguments of one cuTensorMapEncodeTiled call: rank 2, or 4 for a recipe's Blocks forms.
-struct TensorMapEncoding {
-  int DataType = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  uint32_t Rank = 2;
-  uint64_t GlobalAddress = 0;
-  uint64_t GlobalDim[4] = {};     // rank 2: {width, height} in elements
-  uint64_t GlobalStrides[3] = {}; // bytes between steps of dimensions 1 .. rank - 1
-  uint32_t BoxDim[4] = {};        // rank 2: {columns, rows}
-  uint32_t ElementStrides[4] = {1, 1, 1, 1};
-  int Interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
-  int Swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
-  int L2Promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-  int OobFill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
-};
 
 /// What one launch of an entry runs.
 struct CudaLaunchChoice {
@@ -51,7 +37,8 @@ public:
   static std::string encode(const CudaDriverApi& Api, const TensorMapEncoding& E, CUtensorMap& Out);
   /// What a launch of Entry with these arguments and geometry runs: a plain entry's function;
   /// for a TMA entry, its own function with every map encoded where each plans and encodes and
-  /// its code takes the geometry, else the plain entry's function with the reason.
+  /// its code takes the geometry, else the plain entry's function with the reason. A map whose
+  /// plan is the entry's last one is not encoded again (CudaEntry::Encoded).
   static CudaLaunchChoice choose(const CudaDriverApi& Api, const CudaEntry& Entry,
                                  const bundle::KernelInfo& Info, const MarshalledArg* Args,
                                  const LaunchGeometry& Geometry);
