@@ -345,8 +345,9 @@ TEST(NvptxWgmma, TmaEntryCommitsItsProductsBeforeTheBarrierLoops) {
   for (std::sregex_iterator I(Tma.begin(), Tma.end(), After), End; I != End; ++I, ++Products)
     EXPECT_EQ((*I)[1].str(), "wgmma.commit_group") << Tma;
   EXPECT_GT(Products, 0u) << Tma;
-  if (!testPtxas().empty())
+  if (!testPtxas().empty()) {
     EXPECT_EQ(assembleError(Ptx, "sm_90a"), "");
+  }
 }
 
 TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
