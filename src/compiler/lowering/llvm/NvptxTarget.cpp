@@ -130,8 +130,9 @@ public:
            ", 0;\n\tactivemask.b32 m;\n\tvote.sync.any.pred p, p, m;\n\telect.sync _|q, m;\n\t"
            "and.pred p, p, q;\n\t";
   }
-  // The issuing thread's instructions predicated, not branched to: a branch taken by one
-  // thread while wgmma products are in flight makes ptxas serialize them (C7520).
+  // The issuing thread's instructions predicated, not branched to: no branch for one thread
+  // among wgmma products (kir::TileLowering commits their group before the copies, so ptxas
+  // need not serialize them: C7520).
   bool emitTmaLoad(llvm::IRBuilder<>& B, llvm::Value* Dst, llvm::Value* Map,
                    llvm::ArrayRef<llvm::Value*> Coords, llvm::Value* Bar, uint32_t Bytes,
                    llvm::Value* Issue) override {

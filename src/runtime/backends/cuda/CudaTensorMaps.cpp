@@ -42,7 +42,6 @@ std::string extent(const bundle::KernelInfo& Info, const bundle::TensorMapExtent
   return "";
 }
 
-/// Every map of TMA entry Entry encoded into Maps for this launch, or why not.
 /// Map I of Entry for encode arguments E: the entry's last encode of it where E is the same,
 /// else the driver's (remembered where it succeeds).
 std::string encodeOnce(const CudaDriverApi& Api, const CudaEntry& Entry, size_t I,
@@ -64,6 +63,7 @@ std::string encodeOnce(const CudaDriverApi& Api, const CudaEntry& Entry, size_t 
   return Why;
 }
 
+/// Every map of TMA entry Entry encoded into Maps for this launch, or why not.
 std::string encodeAll(const CudaDriverApi& Api, const CudaEntry& Entry,
                       const bundle::KernelInfo& Info, const MarshalledArg* Args,
                       const LaunchGeometry& Geometry, std::vector<CUtensorMap>& Maps) {
