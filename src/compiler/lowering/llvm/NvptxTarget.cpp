@@ -2,6 +2,7 @@
 // shared (3) address spaces, bar.sync barriers, status-record bounds reports, libdevice math.
 #include "compiler/lowering/llvm/NvptxTarget.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
+#include "compiler/lowering/llvm/NvptxWgmmaDescriptor.h"
 
 #include "bundle/GpuKernelAbi.h"
 #include "cajeta/xpu/cajeta_xpu.h"
@@ -790,13 +791,7 @@ bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
   // a from shared memory is K-major as an 8-bit b: its 8-row groups ABlock bytes apart.
   const uint64_t Atoms = Bytes ? 1 : C.size() / 32, BlockBytes = 1024 * Atoms;
   const uint64_t Leading = Bytes ? 16 : 1024;
-  auto Descriptor = [&](llvm::Value* Tile, uint64_t Lead, uint64_t Stride) {
-    llvm::Value* Addr = B.CreatePtrToInt(Tile, B.getInt64Ty());
-    llvm::Value* D = B.CreateLShr(B.CreateAnd(Addr, B.getInt64(0x3FFFF)), 4);
-    return B.CreateOr(D, B.getInt64((uint64_t(Lead >> 4) << 16) | (uint64_t(Stride >> 4) << 32) |
-                                    (uint64_t(1) << 62)));
-  };
-  llvm::Value* Desc = Descriptor(BTile, Leading, BlockBytes);
+  llvm::Value* Desc = NvptxWgmmaDescriptor::emit(B, BTile, Leading, BlockBytes);
   // 16-bit: wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, a, b-desc, scale-d, scale-a,
   // scale-b, [transpose-a,] transpose-b: d = a.b + d (scale-d 1), b transposed (stored
   // N-contiguous: row-major k x n), a (from shared memory) not (K-major). 8-bit:
@@ -835,7 +830,7 @@ bool NvptxTarget::emitWgmma(llvm::IRBuilder<>& B, llvm::Value* BTile,
   auto* Ty = llvm::FunctionType::get(llvm::StructType::get(B.getContext(), Out), Ins, false);
   std::vector<llvm::Value*> Args;
   if (ABlock)
-    Args.push_back(Descriptor(A[0], 16, ABlock));
+    Args.push_back(NvptxWgmmaDescriptor::emit(B, A[0], 16, ABlock));
   else
     Args.assign(A.begin(), A.end());
   Args.push_back(Desc);
