@@ -303,7 +303,9 @@ TEST(TileSharedB, ProductsInFlightIntoTheNextStep) {
 // two atoms wide (a's rows pairing up in the array's rows) and one: on compute capability 9.0
 // the blocks go through the tensor memory accelerator where every row stride is a multiple of 16
 // bytes (the first two sizes; the others take the plain entry's chunk copies), in groups of four
-// and eight waves (wgmma) and three (mma.sync).
+// and eight waves (wgmma) and three (mma.sync). alternateRows gives each wave two accumulators of
+// alternate rows, whose a tiles wgmma reads from shared memory, and stores them at a stride of
+// two rows.
 TEST(TileSharedB, StagesFilledByBlockCopies) {
   xpu::Program P = compileProgram("TilesBlockCopied");
   CONFORMANCE_REQUIRE(P, Float16);
@@ -314,13 +316,17 @@ TEST(TileSharedB, StagesFilledByBlockCopies) {
     uint32_t M, N, K;
   };
   unsigned Ran = 0;
-  for (auto [Name, Cols, Stage] : {std::tuple{"wide", 128u, 16384u}, {"narrow", 64u, 12288u}}) {
+  // Kernel, its block's columns, a stage's elements, rows a wave, accumulators a wave.
+  for (auto [Name, Cols, Stage, WaveRows, Accumulators] :
+       {std::tuple{"wide", 128u, 16384u, 16u, 1u},
+        {"narrow", 64u, 12288u, 16u, 1u},
+        {"alternateRows", 128u, 24576u, 32u, 2u}}) {
     const xpu::Kernel K = P.kernel(std::string("TilesBlockCopied.") + Name);
     const uint32_t Staging = 4 * Stage * 2, MaxThreads = K.footprint().maxThreads;
     for (uint32_t Waves : {4u, 8u, 3u}) {
-      const uint32_t Group = Waves * Width, Rows = 16 * Waves;
-      // The portable tile's scratch per wave: the 16 x Cols float32 accumulator, a and b.
-      const size_t Scratch = Waves * (16 * Cols * 4 + (16 * 32 + 32 * Cols) * 2);
+      const uint32_t Group = Waves * Width, Rows = WaveRows * Waves;
+      // The portable tile's scratch per wave: the 16 x Cols float32 accumulators, a and b.
+      const size_t Scratch = Waves * (Accumulators * 16 * Cols * 4 + (16 * 32 + 32 * Cols) * 2);
       if (Group > P.device().maxWorkgroupSize() ||
           Staging + (K.tier("tiles") == "portable" ? Scratch : 0) >
               P.device().maxDynamicSharedBytes() ||

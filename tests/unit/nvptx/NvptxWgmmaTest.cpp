@@ -241,6 +241,42 @@ public final class P {
         }
         acc.store(c, tid / 32 * 1024, 64);
     }
+    // A's 256 x 64 block copied densely beside b's two-atom rows, two of its rows to an array
+    // row: a wave's even rows are one a tile at a stride of 128, its odd rows another 64
+    // elements on, and wgmma reads both from shared memory.
+    @Kernel
+    public static void pairedRows(KernelBuffer<float32> c, KernelBuffer<float16> a, KernelBuffer<float16> b, uint32 rows) {
+        Shared<float16> s = shared float16[];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 128> even;
+        Tile<float32, 16, 128> odd;
+        for (uint32 kt = 0; kt < 2; kt++) {
+            AsyncCopy.copyBlock(s, kt % 4 * 24576, a, 0, kt * 64, rows, 512, 512, 256, 64);
+            AsyncCopy.copyBlock(s, kt % 4 * 24576 + 16384, b, kt * 64, 0, 512, 128, 128, 64, 128);
+            AsyncCopy.commit();
+        }
+        for (uint32 kt = 2; kt < 10; kt++) {
+            AsyncCopy.wait(1);
+            Barrier.sync();
+            uint32 st = (kt - 2) % 4 * 24576;
+            uint32 sa = st + tid / 32 * 2048;
+            Tile<float16, 16, 32> te0 = Tile.load(s, sa, 128);
+            Tile<float16, 16, 32> to0 = Tile.load(s, sa + 64, 128);
+            Tile<float16, 32, 128> tb0 = Tile.load(s, st + 16384, 128);
+            Group.mac(even, te0, tb0);
+            Group.mac(odd, to0, tb0);
+            Tile<float16, 16, 32> te1 = Tile.load(s, sa + 32, 128);
+            Tile<float16, 16, 32> to1 = Tile.load(s, sa + 96, 128);
+            Tile<float16, 32, 128> tb1 = Tile.load(s, st + 20480, 128);
+            Group.mac(even, te1, tb1);
+            Group.mac(odd, to1, tb1);
+            AsyncCopy.copyBlock(s, kt % 4 * 24576, a, 0, kt * 64, rows, 512, 512, 256, 64);
+            AsyncCopy.copyBlock(s, kt % 4 * 24576 + 16384, b, kt * 64, 0, 512, 128, 128, 64, 128);
+            AsyncCopy.commit();
+        }
+        even.store(c, tid / 32 * 4096, 256);
+        odd.store(c, tid / 32 * 4096 + 128, 256);
+    }
 }
 )";
 
@@ -350,6 +386,28 @@ TEST(NvptxWgmma, TmaEntryCommitsItsProductsBeforeTheBarrierLoops) {
   }
 }
 
+// A block copied densely, two of its rows to an array row (TensorMapRecipe::PairedRows): the
+// TMA entry fills it with one box of a 4D view, and each wave's alternate rows are a tiles that
+// wgmma reads from shared memory through a descriptor, as b (mma.sync's version, for groups that
+// are not whole warpgroups, loads them into registers).
+TEST(NvptxWgmma, AlternateRowsOfAPairedBlockAreReadFromSharedMemory) {
+  const std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  for (const char* Entry : {"P_pairedRows", "P_pairedRows_tma"}) {
+    const std::string Body = entryBody(Ptx, Entry);
+    const std::regex Shared("wgmma\\.mma_async\\.sync\\.aligned\\.m64n128k16\\.f32\\.f16\\.f16 "
+                            "\\{[^}]*\\}, %rd[0-9]+, %rd[0-9]+,");
+    EXPECT_EQ(std::distance(std::sregex_iterator(Body.begin(), Body.end(), Shared),
+                            std::sregex_iterator()),
+              8)
+        << Entry << Body;
+  }
+  EXPECT_NE(entryBody(Ptx, "P_pairedRows_tma").find("cp.async.bulk.tensor.4d"), std::string::npos);
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90a"), "");
+  }
+}
+
 TEST(NvptxWgmma, BTilesReadFromSharedMemoryAcrossTheGroupAreWgmmaOnSm90a) {
   std::string Ptx = nativeTilePtx(Kernels, "sm_90a");
   ASSERT_FALSE(Ptx.empty());
@@ -431,8 +489,10 @@ TEST(NvptxWgmma, EightBitBTilesAreReadKMajor) {
   const std::string Desc =
       std::to_string((uint64_t(1) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62));
   EXPECT_NE(KMajor.find(Desc), std::string::npos) << KMajor;
-  // The second 32-deep step's b 32 bytes along the rows, and mma.sync beside for the rest.
-  EXPECT_TRUE(std::regex_search(KMajor, std::regex("add\\.s32\\s+%r\\d+, %r\\d+, 8224;")))
+  // The second 32-deep step's b 32 bytes along the rows (its descriptor's start 2 units past the
+  // first's: NvptxWgmmaDescriptor), and mma.sync beside for the rest.
+  EXPECT_TRUE(std::regex_search(
+      KMajor, std::regex("add\\.s32\\s+(%r\\d+), %r\\d+, 2;\\s*and\\.b32\\s+%r\\d+, \\1, 16383;")))
       << KMajor;
   EXPECT_NE(KMajor.find("mma.sync.aligned.m16n8k32"), std::string::npos) << KMajor;
   EXPECT_EQ(countOf(entryBody(Ptx, "Q_unsignedKMajor"),
