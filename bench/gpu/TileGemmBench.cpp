@@ -78,6 +78,10 @@ template <> struct Inputs<Half> {
   // shared memory too on sm_90a.
   static constexpr const char* SharedAKernel = "TileGemm.gemm16s";
   static constexpr const char* TwoAheadKernel = "TileGemm.gemm16c"; // copies two steps ahead
+  // Block copies with a read from shared memory too (A's rows two to an array row, each wave's
+  // accumulators alternate rows), and the same with grouped workgroups.
+  static constexpr const char* SharedABlockKernel = "TileGemm.gemm16t";
+  static constexpr const char* SharedABlockGroupedKernel = "TileGemm.gemm16tg";
   // The same with its workgroups in groups of eight block rows (L2 reuse).
   static constexpr const char* GroupedKernel = "TileGemm.gemm16g";
   static constexpr const char* VulkanKernel = VulkanKernelName;
@@ -95,6 +99,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* PipelinedKernel = "TileGemm.gemmBf16p";
   static constexpr const char* SharedAKernel = "TileGemm.gemmBf16s";
   static constexpr const char* TwoAheadKernel = "TileGemm.gemmBf16c";
+  static constexpr const char* SharedABlockKernel = "TileGemm.gemmBf16t";
   static constexpr const char* GroupedKernel = nullptr;
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
@@ -415,7 +420,7 @@ void runTileGemmBench(GpuBenchContext& C) {
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
       GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG, GemmInt8C,
-      GemmB; // keep them loaded
+      GemmB, GemmT, GemmTg, GemmBf16T; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -435,6 +440,9 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmG = C.Cuda.load(BundleName).kernel(Inputs<Half>::GroupedKernel);
     GemmBf16C = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::TwoAheadKernel);
     GemmInt8C = C.Cuda.load(BundleName).kernel(Int8TwoAheadKernelName);
+    GemmT = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockKernel);
+    GemmTg = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockGroupedKernel);
+    GemmBf16T = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedABlockKernel);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -485,6 +493,19 @@ void runTileGemmBench(GpuBenchContext& C) {
                  Geometry{Inputs<Half>::BlockCopyKernel, 256, 128, 256, 196608, WgmmaTarget, false,
                           " 4-stage, block copies"},
                  Size, Seed);
+    const char* SharedABlockLabel = " 4-stage, block copies, a shared";
+    runOne<Half>(C, *GemmT,
+                 Geometry{Inputs<Half>::SharedABlockKernel, 256, 128, 256, 196608, WgmmaTarget,
+                          false, SharedABlockLabel},
+                 Size, Seed);
+    runOne<Half>(C, *GemmTg,
+                 Geometry{Inputs<Half>::SharedABlockGroupedKernel, 256, 128, 256, 196608,
+                          WgmmaTarget, false, " 4-stage, block copies, a shared, grouped"},
+                 Size, Seed);
+    runOne<BFloat16>(C, *GemmBf16T,
+                     Geometry{Inputs<BFloat16>::SharedABlockKernel, 256, 128, 256, 196608,
+                              WgmmaTarget, false, SharedABlockLabel},
+                     Size, Seed);
     runOne<Half>(C, *GemmS, SharedA, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
     runOne<Half>(C, *GemmC, TwoAhead, Size, Seed);
