@@ -180,6 +180,10 @@ struct TargetManifest {
   /// The launch's dynamic shared bytes are rounded up to a multiple of this (a swizzled dynamic
   /// array takes whole 128-byte rows: kir::SharedArray::Swizzle128); 0 where nothing is rounded.
   uint32_t DynamicSharedGranule = 0;
+  /// Bytes of the kernel's static shared arrays that its code keeps at the start of the dynamic
+  /// shared memory (NVIDIA: arrays past PTX's 48 KiB of `.shared`); the runtime adds them to the
+  /// launch's dynamic bytes, the dynamic array following them. 0 on most kernels and targets.
+  uint32_t DynamicSharedPrefix = 0;
   /// NVIDIA sm_90a: a second entry whose block copies go through the tensor memory accelerator,
   /// taking after the plain entry's parameters one 128-byte tensor map per TensorMaps entry (in
   /// that order, each 64-byte aligned). The runtime takes it when every map encodes for the

@@ -114,6 +114,8 @@ json targetToJson(const TargetManifest& T) {
   }
   if (T.DynamicSharedGranule)
     J["dynamicSharedGranule"] = T.DynamicSharedGranule;
+  if (T.DynamicSharedPrefix)
+    J["dynamicSharedPrefix"] = T.DynamicSharedPrefix;
   if (!T.TmaSymbol.empty()) {
     J["tmaSymbol"] = T.TmaSymbol;
     json Maps = json::array();
@@ -657,6 +659,9 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     return false;
   if (J.contains("dynamicSharedGranule") && // optional: compilers since 0.16
       !R.u32(J, Path, "dynamicSharedGranule", Out.DynamicSharedGranule))
+    return false;
+  if (J.contains("dynamicSharedPrefix") && // optional: compilers since 0.27
+      !R.u32(J, Path, "dynamicSharedPrefix", Out.DynamicSharedPrefix))
     return false;
   if (J.contains("groupShapeFree") && // optional: compilers since 0.16.2
       !R.boolean(J, Path, "groupShapeFree", Out.GroupShapeFree))

@@ -421,6 +421,15 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
   // device's limit is a multiple of them.
   if (uint32_t Granule = Manifest ? Manifest->DynamicSharedGranule : 0; Granule > 1)
     DynamicSharedBytes = (DynamicSharedBytes + Granule - 1) / Granule * Granule;
+  // Static arrays the code keeps at the start of the dynamic shared memory come first.
+  if (uint32_t Prefix = Manifest ? Manifest->DynamicSharedPrefix : 0) {
+    if (uint64_t(Prefix) + DynamicSharedBytes > Device.maxDynamicSharedBytes())
+      launchError(fmt::format("its {} bytes of static shared arrays and the launch's {} dynamic "
+                              "ones pass the {} bytes a workgroup has on the {} device '{}'",
+                              Prefix, DynamicSharedBytes, Device.maxDynamicSharedBytes(),
+                              Device.backendName(), Device.name()));
+    DynamicSharedBytes += Prefix;
+  }
   if (Count != Slots.size())
     launchError(fmt::format("expects {} argument{}, got {}", Slots.size(),
                             Slots.size() == 1 ? "" : "s", Count));

@@ -112,6 +112,31 @@ TEST(Shared, DynamicBesideALargeStaticArray) {
   expectSame(fromDevice(Out), Want, "SharedDynamic.withLargeStatic");
 }
 
+// 112 KiB of static arrays (on NVIDIA past PTX's 48 KiB of `.shared`, so kept at the start of
+// the dynamic shared memory, which the launch grows by as much) beside 8 KiB of dynamic.
+TEST(Shared, StaticArraysPastTheStaticLimitBesideTheDynamicOne) {
+  xpu::Program P = compileProgram("SharedDynamic");
+  CONFORMANCE_REQUIRE(P, DynamicSharedMemory);
+  const uint32_t Dynamic = 8192, Static = 98304 + 16384;
+  if (P.device().maxDynamicSharedBytes() < Static + Dynamic)
+    GTEST_SKIP() << P.device().name() << " has " << P.device().maxDynamicSharedBytes()
+                 << " bytes of workgroup memory";
+  const uint32_t N = 300, Block = 128, Len = Dynamic / 4;
+  std::vector<float> In = floatData<float>(N, 1140, -50, 50);
+  auto DIn = toDevice(In);
+  auto Out = filledBuffer<float>(N, 3.0f);
+  runKernelShared(P.kernel("SharedDynamic.pastTheStaticLimit"), xpu::grid(groupsFor(N, Block)),
+                  xpu::block(Block), Dynamic, Out, DIn, N);
+  std::vector<float> Want(N);
+  for (uint32_t I = 0; I < N; ++I) {
+    const uint32_t T = I % Block, K = Len - 1 - T; // d[K]: written by work-item K % Block
+    const uint32_t Writer = I / Block * Block + K % Block;
+    const float D = Writer < N ? In[Writer] + float(K) : 0.0f;
+    Want[I] = (float(24575 - T) + 0.25f) + float(3 * (4095 - T)) + D;
+  }
+  expectSame(fromDevice(Out), Want, "SharedDynamic.pastTheStaticLimit");
+}
+
 TEST(Shared, DynamicTreeReductionSeveralSizes) {
   xpu::Program P = compileProgram("ReduceDynamic");
   CONFORMANCE_REQUIRE(P, DynamicSharedMemory);

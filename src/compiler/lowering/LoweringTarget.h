@@ -132,6 +132,9 @@ public:
   virtual std::vector<int8_t> capabilities(ImplTier TileTier) const { return {}; }
   /// The most static shared memory a kernel may declare on this target (0: no limit).
   virtual uint64_t maxStaticSharedBytes() const { return 0; }
+  /// The bytes of KF's static arrays that this target keeps at the start of the launch's
+  /// dynamic shared memory (bundle::TargetManifest::DynamicSharedPrefix); 0 on most.
+  virtual uint32_t dynamicSharedPrefix(const kir::Function& KF) const { return 0; }
   /// How kir::TileLowering lowers tiles here, given the tier the driver chose: the portable
   /// form with this target's shared-memory budget, unless the target has native fragments.
   virtual kir::TileLoweringConfig tileLowering(ImplTier Chosen) const;

@@ -866,3 +866,23 @@ TEST(ManifestJson, AnAccelParameterNamesTheLayoutItReads) {
   J["kernels"][0]["params"][1]["accelLayout"] = 1u;
   expectError(J, Want);
 }
+
+TEST(ManifestJson, DynamicSharedPrefixRoundTripsAndIsOptional) {
+  Program In = test::sampleProgram();
+  TargetManifest& Cpu = In.Kernels[0].Targets.at("cpu-x86_64");
+  Cpu.DynamicSharedPrefix = 114688;
+  json J = json::parse(manifestToJson(In).dump());
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["dynamicSharedPrefix"], 114688);
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_EQ(Out.Kernels[0].Targets.at("cpu-x86_64").DynamicSharedPrefix, 114688u);
+  // Bundles of older compilers have none: nothing is placed.
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("dynamicSharedPrefix");
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
+  EXPECT_EQ(Old.Kernels[0].Targets.at("cpu-x86_64").DynamicSharedPrefix, 0u);
+  J["kernels"][0]["targets"]["cpu-x86_64"]["dynamicSharedPrefix"] = "a lot";
+  EXPECT_FALSE(manifestFromJson(J, Old, Error));
+  EXPECT_NE(Error.find("dynamicSharedPrefix"), std::string::npos) << Error;
+}

@@ -191,6 +191,7 @@ void KernelLowering::emitKernelEntries(size_t I) {
       TMan.DynamicSharedGranule = SA.RowAtoms > 1 ? 1024u * SA.RowAtoms : 128u;
     TMan.TileWgmma |= SA.Swizzle128; // swizzled for wgmma's b tiles alone
   }
+  TMan.DynamicSharedPrefix = Target.dynamicSharedPrefix(*Lowered);
   if (KF.UsesWave)
     TMan.WaveTier = portableWaves() ? "portable" : "native";
   if (KF.UsesTiles) {
@@ -242,7 +243,10 @@ void KernelLowering::emitKernelEntries(size_t I) {
 void KernelLowering::emitTmaEntry(const kir::Function& KF) {
   // The kernel it belongs to comes first in the module (the pipeline appends TMA entries).
   auto It = KernelManifests.find(KF.TmaEntryOf);
-  if (It == KernelManifests.end())
+  // The launch passes one prefix of placed arrays for both entries: the TMA entry only where
+  // its own is the same (its barriers are small enough to stay `.shared`).
+  if (It == KernelManifests.end() ||
+      Target.dynamicSharedPrefix(KF) != It->second.DynamicSharedPrefix)
     return;
   if (emitEntry(KF, KF)) {
     It->second.TmaSymbol = KF.Symbol;

@@ -2,6 +2,7 @@
 // shared (3) address spaces, bar.sync barriers, status-record bounds reports, libdevice math.
 #include "compiler/lowering/llvm/NvptxTarget.h"
 #include "compiler/lowering/llvm/NvptxPayloadBuilder.h"
+#include "compiler/lowering/llvm/NvptxSharedLayout.h"
 #include "compiler/lowering/llvm/NvptxWgmmaDescriptor.h"
 
 #include "bundle/GpuKernelAbi.h"
@@ -181,7 +182,10 @@ public:
   }
   bool rayChildrenAtParent() const override { return true; } // 11 % on the H200's primary rays
   bool hasAsyncCopy() const override { return smVersion() >= 80; }
-  uint64_t maxStaticSharedBytes() const override { return 48 * 1024; } // PTX `.shared` limit
+  // PTX takes 48 KiB of `.shared` arrays; larger ones go to the dynamic window
+  // (NvptxSharedLayout), up to the most a workgroup has on sm_90 (227 KiB).
+  uint64_t maxStaticSharedBytes() const override { return 227 * 1024; }
+  uint32_t dynamicSharedPrefix(const kir::Function& KF) const override;
   void emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) override;
   void emitAsyncCommit(llvm::IRBuilder<>& B) override {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
@@ -472,6 +476,25 @@ llvm::Value* NvptxTarget::emitHasFailed(llvm::IRBuilder<>& B, const WorkItemCont
   return B.CreateICmpNE(loadFailed(B, W.Values[0]), B.getInt32(0));
 }
 
+/// The one `.extern .shared` array every kernel's dynamic window starts at.
+llvm::GlobalVariable* dynamicWindow(llvm::Module& M) {
+  if (llvm::GlobalVariable* G = M.getNamedGlobal(DynamicSharedName))
+    return G;
+  auto* T = llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), 0);
+  auto* G = new llvm::GlobalVariable(M, T, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                     DynamicSharedName, nullptr, llvm::GlobalValue::NotThreadLocal,
+                                     SharedAS);
+  G->setAlignment(llvm::Align(16));
+  return G;
+}
+
+/// Raises window G's alignment to Align (every kernel's dynamic array starts there: the
+/// alignment is the largest any asks).
+void alignWindow(llvm::GlobalVariable* G, uint64_t Align) {
+  if (G->getAlign().valueOrOne().value() < Align)
+    G->setAlignment(llvm::Align(Align));
+}
+
 BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext& W,
                                      const kir::Function& KF, unsigned Index) {
   BufferValue R;
@@ -482,6 +505,22 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
   llvm::LLVMContext& C = M->getContext();
   llvm::Type* Elem = KernelLowering::memoryType(C, kir::Type::scalar(SA.Elem));
   R.ParamIndex = B.getInt32(CAJETA_GPU_SHARED_PARAM_BIT | Index);
+  const NvptxSharedLayout Layout(KF);
+  if (SA.Count > 0 && Layout.placed(Index)) {
+    // A static array in the dynamic window (NvptxSharedLayout). A launch with fewer dynamic
+    // bytes than the placed arrays take (a runtime that does not read the manifest's prefix)
+    // traps instead of running over other memory.
+    llvm::GlobalVariable* G = dynamicWindow(*M);
+    alignWindow(G, 1024);
+    auto* TrapTy = llvm::FunctionType::get(B.getVoidTy(), false);
+    const std::string Check = "{\n\t.reg .pred p;\n\t.reg .b32 s;\n\tmov.u32 s, "
+                              "%dynamic_smem_size;\n\tsetp.lt.u32 p, s, " +
+                              std::to_string(Layout.prefix()) + ";\n\t@p trap;\n\t}";
+    B.CreateCall(TrapTy, llvm::InlineAsm::get(TrapTy, Check, "", /*hasSideEffects=*/true));
+    R.Ptr = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), G, Layout.offsetOf(Index));
+    R.Length = B.getInt64(SA.Count);
+    return R;
+  }
   if (SA.Count > 0) {
     // A static array: one `.shared` array per kernel and declaration.
     std::string Name = KF.Symbol + ".shared." + std::to_string(Index);
@@ -491,41 +530,37 @@ BufferValue NvptxTarget::sharedArray(llvm::IRBuilder<>& B, const WorkItemContext
       // 128-byte rows (a swizzled element stays in its row), or whole blocks of 8 rows where
       // its rows are several atoms wide (an element stays in its block).
       const uint64_t Size = bundle::scalarTypeSize(SA.Elem);
-      const uint64_t Whole = SA.RowAtoms > 1 ? 1024u * SA.RowAtoms : 128u; // see RowAtoms
-      const uint64_t Count =
-          SA.Swizzle128 ? (SA.Count * Size + Whole - 1) / Whole * Whole / Size : SA.Count;
-      auto* T = llvm::ArrayType::get(Elem, Count);
+      auto* T = llvm::ArrayType::get(Elem, NvptxSharedLayout::bytesOf(SA) / Size);
       G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::InternalLinkage,
                                    llvm::UndefValue::get(T), Name, nullptr,
                                    llvm::GlobalValue::NotThreadLocal, SharedAS);
-      G->setAlignment(llvm::Align(SA.Swizzle128 ? 1024 : SA.BulkCopied ? 128 : 16));
+      G->setAlignment(llvm::Align(NvptxSharedLayout::alignmentOf(SA)));
     }
     R.Ptr = G;
     R.Length = B.getInt64(SA.Count);
     return R;
   }
-  // The dynamic array: the launch's sharedMemBytes, at the one `.extern .shared` array.
-  llvm::GlobalVariable* G = M->getNamedGlobal(DynamicSharedName);
-  if (!G) {
-    auto* T = llvm::ArrayType::get(llvm::Type::getInt8Ty(C), 0);
-    G = new llvm::GlobalVariable(*M, T, false, llvm::GlobalValue::ExternalLinkage, nullptr,
-                                 DynamicSharedName, nullptr, llvm::GlobalValue::NotThreadLocal,
-                                 SharedAS);
-    G->setAlignment(llvm::Align(16));
-  }
-  if (SA.Swizzle128) // every kernel's dynamic array starts here: the alignment is the largest
-    G->setAlignment(llvm::Align(1024));
-  else if (SA.BulkCopied && G->getAlign().valueOrOne().value() < 128)
-    G->setAlignment(llvm::Align(128));
+  // The dynamic array: the launch's sharedMemBytes past the placed arrays.
+  llvm::GlobalVariable* G = dynamicWindow(*M);
+  if (SA.Swizzle128)
+    alignWindow(G, 1024);
+  else if (SA.BulkCopied)
+    alignWindow(G, 128);
   // LLVM 19 has no intrinsic for %dynamic_smem_size; a pure inline asm read (CSE-able).
   auto* AsmTy = llvm::FunctionType::get(B.getInt32Ty(), false);
   auto* Asm = llvm::InlineAsm::get(AsmTy, "mov.u32 $0, %dynamic_smem_size;", "=r", false);
   llvm::CallInst* Bytes = B.CreateCall(AsmTy, Asm, {});
   Bytes->setDoesNotAccessMemory();
   unsigned Size = bundle::scalarTypeSize(SA.Elem);
-  R.Ptr = G;
-  R.Length = B.CreateUDiv(B.CreateZExt(Bytes, B.getInt64Ty()), B.getInt64(Size));
+  const uint32_t Prefix = Layout.prefix();
+  R.Ptr = Prefix ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), G, Prefix) : G;
+  R.Length = B.CreateUDiv(B.CreateZExt(B.CreateSub(Bytes, B.getInt32(Prefix)), B.getInt64Ty()),
+                          B.getInt64(Size));
   return R;
+}
+
+uint32_t NvptxTarget::dynamicSharedPrefix(const kir::Function& KF) const {
+  return NvptxSharedLayout(KF).prefix();
 }
 
 // ---------------------------------------------------------------------------------------------
