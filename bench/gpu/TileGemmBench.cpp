@@ -29,6 +29,8 @@ constexpr const char* Int8SharedAKernelName = "TileGemm.gemmInt8s";
 // gemmInt8s with its copies two steps ahead (products in flight into the next step, unless the
 // bundle was built with CAJETA_GPU_WGMMA_CARRY=0)
 constexpr const char* Int8TwoAheadKernelName = "TileGemm.gemmInt8c";
+// The same with each stage copied by AsyncCopy.copyBlock (the TMA entry on sm_90a).
+constexpr const char* Int8BlockCopyKernelName = "TileGemm.gemmInt8t";
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
 constexpr const char* Int8VulkanRowBKernelName = "TileGemm.gemmInt8vRowB"; // b k x n
@@ -82,6 +84,8 @@ template <> struct Inputs<Half> {
   // accumulators alternate rows), and the same with grouped workgroups.
   static constexpr const char* SharedABlockKernel = "TileGemm.gemm16t";
   static constexpr const char* SharedABlockGroupedKernel = "TileGemm.gemm16tg";
+  // gemm16t with A's and B's stages in static arrays of their own (192 KiB: no dynamic array).
+  static constexpr const char* SeparateArraysKernel = "TileGemm.gemm16u";
   // The same with its workgroups in groups of eight block rows (L2 reuse).
   static constexpr const char* GroupedKernel = "TileGemm.gemm16g";
   static constexpr const char* VulkanKernel = VulkanKernelName;
@@ -420,7 +424,7 @@ void runTileGemmBench(GpuBenchContext& C) {
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
       GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG, GemmInt8C,
-      GemmB, GemmT, GemmTg, GemmBf16T; // keep them loaded
+      GemmB, GemmT, GemmTg, GemmBf16T, GemmU, GemmInt8T; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -443,6 +447,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmT = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockKernel);
     GemmTg = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockGroupedKernel);
     GemmBf16T = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedABlockKernel);
+    GemmU = C.Cuda.load(BundleName).kernel(Inputs<Half>::SeparateArraysKernel);
+    GemmInt8T = C.Cuda.load(BundleName).kernel(Int8BlockCopyKernelName);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
            " and " + Int8KernelName + " from " + Path + ": " + E.what());
@@ -506,6 +512,10 @@ void runTileGemmBench(GpuBenchContext& C) {
                      Geometry{Inputs<BFloat16>::SharedABlockKernel, 256, 128, 256, 196608,
                               WgmmaTarget, false, SharedABlockLabel},
                      Size, Seed);
+    runOne<Half>(C, *GemmU,
+                 Geometry{Inputs<Half>::SeparateArraysKernel, 256, 128, 256, 0, WgmmaTarget, false,
+                          " 4-stage, block copies, a shared, arrays of their own"},
+                 Size, Seed);
     runOne<Half>(C, *GemmS, SharedA, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
     runOne<Half>(C, *GemmC, TwoAhead, Size, Seed);
@@ -529,6 +539,10 @@ void runTileGemmBench(GpuBenchContext& C) {
     runInt8(C, *GemmInt8C,
             Geometry{Int8TwoAheadKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
                      " 4-stage, a shared, copies 2 ahead"},
+            Size, Seed);
+    runInt8(C, *GemmInt8T,
+            Geometry{Int8BlockCopyKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
+                     " 4-stage, block copies, a shared"},
             Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
