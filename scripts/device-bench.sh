@@ -9,7 +9,8 @@
 #       build-gbench), and gathers BUILD/gpu-bench-carry: bin/cajeta_gpu_bench, lib/
 #       (libcajeta_xpu.so and its non-system deps, and the toolkit's libcupti for our kernels'
 #       GPU time; not cuBLAS, ~600 MB: `run` takes the GPU machine's own, CUDA 13 in
-#       /usr/local/cuda), bundles/*.cjx. It also checks .gl/ (the Vulkan loader for the GPU
+#       /usr/local/cuda), bundles/*.cjx, packed as BUILD/gpu-bench-carry.tar.xz (what travels;
+#       `run` unpacks it). It also checks .gl/ (the Vulkan loader for the GPU
 #       machine, which has none: the Debian debs libvulkan1 libglvnd0 libegl1 libgl1 libglx0
 #       libopengl0 libgles2), fetched once per checkout as scripts/device-test.sh's header says:
 #         echo /.gl/ >>.git/info/exclude; mkdir -p .gl /tmp/amd64/partial
@@ -32,11 +33,13 @@
 #
 # On the device machine (the `run` tool) from the repository root:
 #   command: scripts/device-bench.sh run build-gbench/gpu-bench-carry
-#   carry:   ["build-gbench/gpu-bench-carry", ".gl"]
+#   carry:   ["build-gbench/gpu-bench-carry.tar.xz", ".gl"]
 # (a quick check first, ~1 min: the same with `--smoke` after the carry folder.)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/carry-archive.sh
+source "$ROOT/scripts/carry-archive.sh"
 MODE=${1:-}
 
 # Libraries every Linux with the NVIDIA driver has, and cuBLAS (libcublas, libcublasLt: ~600 MB,
@@ -107,8 +110,9 @@ prepare() {
   done
   [[ -z $Missing ]] ||
     echo "note: .gl/ lacks$Missing: the Vulkan side will not run there (fetch them as the header says)"
+  packCarry "$Carry" || return 1
   echo "on the device: scripts/device-bench.sh run ${Carry#$ROOT/}" \
-    "(carry [\"${Carry#$ROOT/}\", \".gl\"])"
+    "(carry [\"${Carry#$ROOT/}.tar.xz\", \".gl\"])"
 }
 
 # The Vulkan loader and the NVIDIA ICD on the GPU machine (it has neither loader nor libglvnd).
@@ -134,6 +138,7 @@ run() {
   local Carry=${1:-build-gbench/gpu-bench-carry}
   [[ $# -gt 0 ]] && shift
   [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
+  unpackCarry "$Carry" || return 1
   local Out=${OUT:-$ROOT/gpu-bench-results}
   mkdir -p "$Out"
   local Table="$Out/gpu-bench.txt"
@@ -175,6 +180,7 @@ profile() {
   local Carry=$1 Kernel=$2
   shift 2
   [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
+  unpackCarry "$Carry" || return 1
   local Out=${OUT:-$ROOT/gpu-bench-results}
   mkdir -p "$Out"
   local Ncu

@@ -13,10 +13,14 @@
 #
 # On the device machine (the `run` tool) from the repository root:
 #   command: scripts/device-test.sh run build-runtime2/device-carry
-#   carry:   ["build-runtime2/device-carry"]
+#   carry:   ["build-runtime2/device-carry.tar.xz"] (prepare packs the folder; run unpacks it)
+#   CAJETA_DEVICE_TEST_ONLY=<gtest filter> runs that part of the conformance suite and the TMA
+#   runs alone.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/carry-archive.sh
+source "$ROOT/scripts/carry-archive.sh"
 MODE=${1:-}
 
 prepare() {
@@ -66,7 +70,9 @@ prepare() {
     echo "FAKE=$Fake"
   } > "$Carry/paths.env"
   du -sh "$Carry"
-  echo "carry $Carry; on the device: scripts/device-test.sh run ${Carry#$ROOT/}"
+  packCarry "$Carry" || return 1
+  echo "on the device: scripts/device-test.sh run ${Carry#$ROOT/}" \
+    "(carry [\"${Carry#$ROOT/}.tar.xz\"])"
 }
 
 # Appends what each failed test said (googletest's "Failure" blocks, at most 60 lines a log) to
@@ -85,6 +91,7 @@ failureDetails() {
 run() {
   local Carry=${1:-build-runtime2/device-carry}
   [[ $Carry = /* ]] || Carry="$ROOT/$Carry"
+  unpackCarry "$Carry" || return 1
   local Out=${OUT:-$ROOT/device-results}
   mkdir -p "$Out"
   local Summary="$Out/results.txt"
@@ -111,28 +118,33 @@ run() {
     echo "libcajeta_xpu.so needs: $(ldd "$Carry/lib/libcajeta_xpu.so" | awk '{print $1}' | tr '\n' ' ')"
   } > "$Summary"
   local Rc=0
-  CAJETA_XPU_BACKEND=cuda "$Carry/bin/conformance_tests" \
+  # CAJETA_DEVICE_TEST_ONLY=<gtest filter>: that part of the suite and the TMA runs alone (a
+  # short call when device time is scarce).
+  local Only=${CAJETA_DEVICE_TEST_ONLY:-}
+  CAJETA_XPU_BACKEND=cuda "$Carry/bin/conformance_tests" --gtest_filter="${Only:-*}" \
     --gtest_output="xml:$Out/conformance-cuda.xml" > "$Out/conformance-cuda.log" 2>&1 || Rc=1
-  echo "conformance_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda.log" | tr '\n' ' ')" >> "$Summary"
-  # A kernel that never ends: the watchdog gives its stream up, and the process must still exit
-  # (timeout's 124 says it hung).
-  local WatchdogRc=0
-  CAJETA_XPU_BACKEND=cuda CAJETA_XPU_WATCHDOG_MS=300 timeout 120 "$Carry/bin/conformance_tests" \
-    --gtest_filter='Watchdog.*' > "$Out/conformance-cuda-watchdog.log" 2>&1 || WatchdogRc=$?
-  [[ $WatchdogRc = 0 ]] || Rc=1
-  echo "conformance_tests Watchdog.* (cuda, CAJETA_XPU_WATCHDOG_MS=300): exit $WatchdogRc, $(grep -E '^\[  (PASSED|FAILED|SKIPPED)  \]|tests ran' "$Out/conformance-cuda-watchdog.log" | tr '\n' ' ')" >> "$Summary"
-  CAJETA_XPU_BACKEND=cuda CAJETA_XPU_TRACE="$Out/trace-cuda.json" "$Carry/bin/conformance_tests" \
-    --gtest_filter='TraceDevice.*:Chain.*' > "$Out/conformance-cuda-trace.log" 2>&1 || Rc=1
-  echo "conformance_tests TraceDevice.*:Chain.* (cuda, CAJETA_XPU_TRACE): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-trace.log" | tr '\n' ' ')" >> "$Summary"
-  CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
-    --gtest_filter='Wave*' > "$Out/conformance-cuda-wave-software.log" 2>&1 || Rc=1
-  echo "conformance_tests Wave* (cuda, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-wave-software.log" | tr '\n' ' ')" >> "$Summary"
-  CAJETA_XPU_BACKEND=cuda CAJETA_GPU_COOPMATRIX_IMPL=software "$Carry/bin/conformance_tests" \
-    --gtest_filter='Tile*' > "$Out/conformance-cuda-tile-software.log" 2>&1 || Rc=1
-  echo "conformance_tests Tile* (cuda, CAJETA_GPU_COOPMATRIX_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tile-software.log" | tr '\n' ' ')" >> "$Summary"
-  CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WGMMA_CARRY=0 "$Carry/bin/conformance_tests" \
-    --gtest_filter='Tile*' > "$Out/conformance-cuda-tile-per-step.log" 2>&1 || Rc=1
-  echo "conformance_tests Tile* (cuda, CAJETA_GPU_WGMMA_CARRY=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tile-per-step.log" | tr '\n' ' ')" >> "$Summary"
+  echo "conformance_tests ${Only:+$Only }(CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda.log" | tr '\n' ' ')" >> "$Summary"
+  if [[ -z $Only ]]; then
+    # A kernel that never ends: the watchdog gives its stream up, and the process must still exit
+    # (timeout's 124 says it hung).
+    local WatchdogRc=0
+    CAJETA_XPU_BACKEND=cuda CAJETA_XPU_WATCHDOG_MS=300 timeout 120 "$Carry/bin/conformance_tests" \
+      --gtest_filter='Watchdog.*' > "$Out/conformance-cuda-watchdog.log" 2>&1 || WatchdogRc=$?
+    [[ $WatchdogRc = 0 ]] || Rc=1
+    echo "conformance_tests Watchdog.* (cuda, CAJETA_XPU_WATCHDOG_MS=300): exit $WatchdogRc, $(grep -E '^\[  (PASSED|FAILED|SKIPPED)  \]|tests ran' "$Out/conformance-cuda-watchdog.log" | tr '\n' ' ')" >> "$Summary"
+    CAJETA_XPU_BACKEND=cuda CAJETA_XPU_TRACE="$Out/trace-cuda.json" "$Carry/bin/conformance_tests" \
+      --gtest_filter='TraceDevice.*:Chain.*' > "$Out/conformance-cuda-trace.log" 2>&1 || Rc=1
+    echo "conformance_tests TraceDevice.*:Chain.* (cuda, CAJETA_XPU_TRACE): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-trace.log" | tr '\n' ' ')" >> "$Summary"
+    CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WAVE_IMPL=software "$Carry/bin/conformance_tests" \
+      --gtest_filter='Wave*' > "$Out/conformance-cuda-wave-software.log" 2>&1 || Rc=1
+    echo "conformance_tests Wave* (cuda, CAJETA_GPU_WAVE_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-wave-software.log" | tr '\n' ' ')" >> "$Summary"
+    CAJETA_XPU_BACKEND=cuda CAJETA_GPU_COOPMATRIX_IMPL=software "$Carry/bin/conformance_tests" \
+      --gtest_filter='Tile*' > "$Out/conformance-cuda-tile-software.log" 2>&1 || Rc=1
+    echo "conformance_tests Tile* (cuda, CAJETA_GPU_COOPMATRIX_IMPL=software): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tile-software.log" | tr '\n' ' ')" >> "$Summary"
+    CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WGMMA_CARRY=0 "$Carry/bin/conformance_tests" \
+      --gtest_filter='Tile*' > "$Out/conformance-cuda-tile-per-step.log" 2>&1 || Rc=1
+    echo "conformance_tests Tile* (cuda, CAJETA_GPU_WGMMA_CARRY=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tile-per-step.log" | tr '\n' ' ')" >> "$Summary"
+  fi
   # The block copies' TMA entries (compute capability 9.0): which launches took them and why the
   # others did not (CAJETA_XPU_DEBUG), and the same tests on the plain entries alone.
   local Tma='AsyncBlockCopy.*:TileSharedB.StagesFilledByBlockCopies'
@@ -142,14 +154,16 @@ run() {
   CAJETA_XPU_BACKEND=cuda CAJETA_GPU_TMA=0 "$Carry/bin/conformance_tests" \
     --gtest_filter="$Tma" > "$Out/conformance-cuda-no-tma.log" 2>&1 || Rc=1
   echo "conformance_tests $Tma (cuda, CAJETA_GPU_TMA=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-no-tma.log" | tr '\n' ' ')" >> "$Summary"
-  CAJETA_XPU_BACKEND=cpu "$Carry/bin/runtime_tests" --gtest_filter='-CudaBackend.*' \
-    --gtest_output="xml:$Out/runtime-cpu.xml" > "$Out/runtime-cpu.log" 2>&1 || Rc=1
-  echo "runtime_tests (CAJETA_XPU_BACKEND=cpu): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/runtime-cpu.log" | tr '\n' ' ')" >> "$Summary"
-  CAJETA_XPU_BACKEND=cuda "$Carry/bin/cuda_runtime_device_tests" \
-    --gtest_output="xml:$Out/runtime-cuda-device.xml" > "$Out/runtime-cuda-device.log" 2>&1 || Rc=1
-  echo "cuda_runtime_device_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED  |FAILED  |SKIPPED )\]' "$Out/runtime-cuda-device.log" | tr '\n' ' ')" >> "$Summary"
-  "$Carry/bin/runtime_tests" --gtest_filter='CudaBackend.*' > "$Out/runtime-cuda-absent.log" 2>&1 || Rc=1
-  echo "runtime_tests CudaBackend.* (driver hidden in a child): $(grep -E '^\[  (PASSED|FAILED)  \]' "$Out/runtime-cuda-absent.log" | tr '\n' ' ')" >> "$Summary"
+  if [[ -z $Only ]]; then
+    CAJETA_XPU_BACKEND=cpu "$Carry/bin/runtime_tests" --gtest_filter='-CudaBackend.*' \
+      --gtest_output="xml:$Out/runtime-cpu.xml" > "$Out/runtime-cpu.log" 2>&1 || Rc=1
+    echo "runtime_tests (CAJETA_XPU_BACKEND=cpu): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/runtime-cpu.log" | tr '\n' ' ')" >> "$Summary"
+    CAJETA_XPU_BACKEND=cuda "$Carry/bin/cuda_runtime_device_tests" \
+      --gtest_output="xml:$Out/runtime-cuda-device.xml" > "$Out/runtime-cuda-device.log" 2>&1 || Rc=1
+    echo "cuda_runtime_device_tests (CAJETA_XPU_BACKEND=cuda): $(grep -E '^\[  (PASSED  |FAILED  |SKIPPED )\]' "$Out/runtime-cuda-device.log" | tr '\n' ' ')" >> "$Summary"
+    "$Carry/bin/runtime_tests" --gtest_filter='CudaBackend.*' > "$Out/runtime-cuda-absent.log" 2>&1 || Rc=1
+    echo "runtime_tests CudaBackend.* (driver hidden in a child): $(grep -E '^\[  (PASSED|FAILED)  \]' "$Out/runtime-cuda-absent.log" | tr '\n' ' ')" >> "$Summary"
+  fi
   grep -E '^\[  FAILED  \]' "$Out"/*.log >> "$Summary"
   failureDetails "$Summary" "$Out"/*.log
   cat "$Summary"
