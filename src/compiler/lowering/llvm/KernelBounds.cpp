@@ -7,6 +7,8 @@
 // copy without the checks that a test before the loop has proved cannot fail.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include "compiler/lowering/llvm/IndexAddend.h"
+
 #include "compiler/kir/Walk.h"
 
 #include <cassert>
@@ -110,22 +112,7 @@ llvm::Value* KernelLowering::elementPointer(const BufferValue& Buf, llvm::Type* 
   // the index in whole blocks are added after them: the copies and loads of one array at
   // constant distances share one swizzled base.
   const uint64_t Size = Cur->F->getParent()->getDataLayout().getTypeStoreSize(Elem);
-  // (Only through a 32-bit index or a 64-bit one: an addend of a narrower index may wrap there.)
-  llvm::Value* Var = Index;
-  if (auto* Ext = llvm::dyn_cast<llvm::CastInst>(Var);
-      Ext && Ext->getSrcTy()->isIntegerTy(32) &&
-      (Ext->getOpcode() == llvm::Instruction::ZExt || Ext->getOpcode() == llvm::Instruction::SExt))
-    Var = Ext->getOperand(0);
-  uint64_t Addend = 0;
-  while (auto* Add = llvm::dyn_cast<llvm::BinaryOperator>(Var)) {
-    auto* C = Add->getOpcode() == llvm::Instruction::Add
-                  ? llvm::dyn_cast<llvm::ConstantInt>(Add->getOperand(1))
-                  : nullptr;
-    if (!C)
-      break;
-    Addend += C->getZExtValue();
-    Var = Add->getOperand(0);
-  }
+  auto [Var, Addend] = IndexAddend::split(Index);
   const uint32_t AddendBytes = uint32_t(Addend * Size); // modulo 2^32, as the index
   const uint32_t Atoms = Buf.RowAtoms, BlockBytes = 1024u * Atoms;
   const uint32_t Periods = AddendBytes & ~(BlockBytes - 1);

@@ -1,5 +1,7 @@
 #include "compiler/lowering/llvm/NvptxWgmmaDescriptor.h"
 
+#include "compiler/lowering/llvm/IndexAddend.h"
+
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 
@@ -18,21 +20,7 @@ std::pair<llvm::Value*, uint32_t> splitConstantBytes(llvm::IRBuilder<>& B, llvm:
     return {Address(Tile), 0};
   const llvm::DataLayout& DL = Gep->getModule()->getDataLayout();
   const uint64_t Size = DL.getTypeAllocSize(Gep->getSourceElementType());
-  llvm::Value* Var = Gep->getOperand(1);
-  if (auto* Ext = llvm::dyn_cast<llvm::CastInst>(Var);
-      Ext &&
-      (Ext->getOpcode() == llvm::Instruction::ZExt || Ext->getOpcode() == llvm::Instruction::SExt))
-    Var = Ext->getOperand(0);
-  uint64_t Addend = 0;
-  while (auto* Add = llvm::dyn_cast<llvm::BinaryOperator>(Var)) {
-    auto* C = Add->getOpcode() == llvm::Instruction::Add
-                  ? llvm::dyn_cast<llvm::ConstantInt>(Add->getOperand(1))
-                  : nullptr;
-    if (!C)
-      break;
-    Addend += C->getZExtValue();
-    Var = Add->getOperand(0);
-  }
+  auto [Var, Addend] = IndexAddend::split(Gep->getOperand(1));
   // The index in 32 bits, so that the address's arithmetic stays there (built from the 64-bit
   // pointer, it took a 64-bit add and shift a descriptor).
   const uint32_t AddendBytes = uint32_t(Addend * Size), Units = AddendBytes & ~15u;
