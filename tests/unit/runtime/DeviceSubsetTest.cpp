@@ -176,6 +176,31 @@ TEST(DeviceSubset, DynamicSharedLimits) {
                "dynamic shared array");
 }
 
+// A manifest's dynamicSharedPrefix (static arrays its code keeps at the start of the dynamic
+// shared memory: NVIDIA's past 48 KiB) is added to the launch's dynamic bytes, and a launch whose
+// sum the device cannot hold is refused with both numbers. Here on the CPU, whose kernels have
+// none, through a manifest that says so: K.dynamic reports the bytes it was given.
+TEST(DeviceSubset, TheManifestsSharedPrefixIsAddedToTheLaunch) {
+  cajeta::bundle::Program Prog = makeTestProgram();
+  for (cajeta::bundle::KernelInfo& K : Prog.Kernels)
+    if (K.Name == "K.dynamic")
+      K.Targets.at("cpu-x86_64").DynamicSharedPrefix = (1u << 20) - 100;
+  std::vector<uint8_t> Bytes = cajeta::bundle::BundleWriter::write(Prog);
+  Program P = Program::loadMemory(Bytes.data(), Bytes.size());
+  KernelBuffer<uint32_t> Out(2);
+  KernelStream S;
+  P.kernel("K.dynamic").launch(S, grid(1), block(1), 60)(Out);
+  S.sync();
+  std::vector<uint32_t> R;
+  Out.download(R);
+  EXPECT_EQ(R[0], (1u << 20) - 40);
+  std::string M =
+      messageOf<LaunchError>([&] { P.kernel("K.dynamic").launch(S, grid(1), block(1), 200)(Out); });
+  EXPECT_TRUE(contains(M, "K.dynamic: its 1048476 bytes of static shared arrays and the launch's "
+                          "200 dynamic ones pass the 1048576 bytes a workgroup has on the cpu "
+                          "device '"));
+}
+
 TEST(DeviceSubset, KernelsRunOnLargeStacks) {
   // 32 MiB of stack per running thread: more than a default 8 MiB thread has.
   Program P = loadTestProgram();
