@@ -61,6 +61,29 @@ TEST(NvptxSharedLayout, ArraysPastTheStaticLimitLiveInTheDynamicWindow) {
   }
 }
 
+// 40 KiB in one array and nine of under 1 KiB: the large one goes to the window, so that the
+// `.shared` arrays stay within 48 KiB.
+TEST(NvptxSharedLayout, SmallArraysDoNotTakeTheStaticArraysPastTheLimit) {
+  std::string Src = "import cajeta.xpu.*;\npublic final class M {\n    @Kernel\n"
+                    "    public static void many(KernelBuffer<float32> out) {\n"
+                    "        Shared<float32> big = shared float32[10240];\n";
+  for (int I = 0; I < 9; ++I)
+    Src += "        Shared<float32> s" + std::to_string(I) + " = shared float32[255];\n";
+  Src += "        uint32 t = KernelThread.x();\n        big[t] = 1.0f;\n";
+  for (int I = 0; I < 9; ++I)
+    Src += "        s" + std::to_string(I) + "[t] = 2.0f;\n";
+  Src += "        Barrier.sync();\n        out[t] = big[10239 - t]";
+  for (int I = 0; I < 9; ++I)
+    Src += " + s" + std::to_string(I) + "[254 - t]";
+  Src += ";\n    }\n}\n";
+  lowering::NvptxBuildResult R = buildSource(Src, {});
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_EQ(R.Manifests["M.many"].DynamicSharedPrefix, 40960u);
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(ptxText(R), "sm_90"), "");
+  }
+}
+
 TEST(NvptxSharedLayout, MoreThanAWorkgroupHasIsLeftOut) {
   const std::string Src = R"(import cajeta.xpu.*;
 public final class H {

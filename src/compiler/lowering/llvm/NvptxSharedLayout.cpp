@@ -18,11 +18,14 @@ uint64_t NvptxSharedLayout::alignmentOf(const kir::SharedArray& SA) {
 
 NvptxSharedLayout::NvptxSharedLayout(const kir::Function& KF) {
   Offsets.assign(KF.SharedArrays.size(), -1);
-  uint64_t Large = 0;
+  uint64_t Large = 0, All = 0;
   for (const kir::SharedArray& SA : KF.SharedArrays)
-    if (SA.Count > 0 && bytesOf(SA) >= PlacedMinimum)
-      Large += bytesOf(SA);
-  if (Large <= PlacedThreshold)
+    if (SA.Count > 0) {
+      All += bytesOf(SA);
+      if (bytesOf(SA) >= PlacedMinimum)
+        Large += bytesOf(SA);
+    }
+  if (Large <= PlacedThreshold && All <= StaticLimit)
     return;
   uint64_t At = 0;
   for (size_t I = 0; I < KF.SharedArrays.size(); ++I) {

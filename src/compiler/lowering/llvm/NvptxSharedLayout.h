@@ -2,7 +2,8 @@
 // kernel, yet a multi-stage GEMM wants its a and b stages in arrays of their own, four stages of
 // which take 192 KiB. A kernel whose arrays of at least 1 KiB together pass 44 KiB gets them at
 // the start of the dynamic window instead (the one `.extern .shared` array), in declaration
-// order, each at its alignment; its dynamic array follows them, at a multiple of 1024 bytes.
+// order, each at its alignment (so do they where the small ones would take the whole past 48
+// KiB); its dynamic array follows them, at a multiple of 1024 bytes.
 // The launch adds their bytes (bundle::TargetManifest::DynamicSharedPrefix) to its own dynamic
 // ones. Smaller arrays stay `.shared` (a TMA entry's barriers, 128 bytes: so that its layout is
 // its plain entry's).
