@@ -153,7 +153,7 @@ TEST(ImplicitLoopBarriers, ATriangularLoopTakesItsCounterForm) {
   ASSERT_TRUE(M);
   Function& F = kernel(*M, "tri");
   ImplicitLoopBarriers::run(*M, F);
-  // The sum over i, once per group: unrolled by four (UniformLoopUnroll) and its remainder.
+  // The sum over i, once per group: unrolled by eight (UniformLoopUnroll) and its remainder.
   EXPECT_EQ(barriers(F), 2u);
   GroupUniformity U(F);
   EXPECT_TRUE(U.isUniformLocal(local(F, "i")));
@@ -178,7 +178,7 @@ TEST(ImplicitLoopBarriers, APlainCountedLoopIsUnrolledAndAContinueKeepsItWhole) 
   ASSERT_TRUE(M);
   Function& F = kernel(*M, "sums");
   ImplicitLoopBarriers::run(*M, F);
-  // The first loop: its four-wide copy and the remainder; the second, whole (a continue).
+  // The first loop: its eight-wide copy and the remainder; the second, whole (a continue).
   EXPECT_EQ(barriers(F), 3u);
   unsigned Unrolled = 0;
   forEachStmt(F.Body, [&](const Stmt* S) {

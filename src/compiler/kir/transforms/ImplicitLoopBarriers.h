@@ -22,7 +22,7 @@ public:
   /// Rewrites kernel F of M (in place; new nodes in M). A kernel with private arrays (which
   /// fission cannot keep per work-item) is left as it is. IgnoreCost: every uniform loop, not
   /// only those the cost model picks (a test mode for the fission's correctness). A plain counted
-  /// loop is unrolled by four before it gets its barrier (UniformLoopUnroll).
+  /// loop is unrolled by eight before it gets its barrier (UniformLoopUnroll).
   static void run(Module& M, Function& F, bool IgnoreCost = false);
 };
 

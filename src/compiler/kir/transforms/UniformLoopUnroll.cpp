@@ -1,4 +1,4 @@
-// Unrolling a uniform loop by four (UniformLoopUnroll.h).
+// Unrolling a uniform loop by UniformLoopUnroll::Factor (UniformLoopUnroll.h).
 #include "compiler/kir/transforms/UniformLoopUnroll.h"
 
 #include "compiler/kir/Clone.h"
