@@ -5,10 +5,12 @@
 #include "runtime/backends/cpu/CpuModule.h"
 #include "runtime/backends/cpu/CpuQueue.h"
 #include "runtime/backends/cpu/CpuReservation.h"
+#include "runtime/backends/cpu/CpuThreadCount.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -21,6 +23,15 @@ namespace {
 constexpr size_t BufferAlignment = 64;
 constexpr unsigned MaxWorkgroupSize = 1024;
 constexpr uint64_t MaxDynamicSharedBytes = uint64_t(1) << 20; // allocated on a worker's stack
+
+/// cpuThreadCount, its warning (a CAJETA_CPU_THREADS that is not a count) on stderr.
+unsigned threadCount() {
+  std::string Warning;
+  const unsigned N = cpuThreadCount(Warning);
+  if (!Warning.empty())
+    std::fprintf(stderr, "cajeta: warning: %s\n", Warning.c_str());
+  return N;
+}
 
 std::string hostCpuName() {
   std::ifstream In("/proc/cpuinfo");
@@ -37,9 +48,7 @@ std::string hostCpuName() {
 
 class CpuDevice : public BackendDevice {
 public:
-  CpuDevice()
-      : Name(hostCpuName()), Units(std::max(1u, std::thread::hardware_concurrency())), Pool(Units),
-        Reservation(Units, Name) {}
+  CpuDevice() : Name(hostCpuName()), Units(threadCount()), Pool(Units), Reservation(Units, Name) {}
 
   const std::string& name() const override { return Name; }
   const char* backendName() const override { return "cpu"; }
