@@ -86,6 +86,9 @@ template <> struct Inputs<Half> {
   static constexpr const char* SharedABlockGroupedKernel = "TileGemm.gemm16tg";
   // gemm16t with A's and B's stages in static arrays of their own (192 KiB: no dynamic array).
   static constexpr const char* SeparateArraysKernel = "TileGemm.gemm16u";
+  // wgmma's n = 256: 128 x 256 blocks, B's stages in rows of four atoms; and grouped.
+  static constexpr const char* N256Kernel = "TileGemm.gemm16x";
+  static constexpr const char* N256GroupedKernel = "TileGemm.gemm16xg";
   // The same with its workgroups in groups of eight block rows (L2 reuse).
   static constexpr const char* GroupedKernel = "TileGemm.gemm16g";
   static constexpr const char* VulkanKernel = VulkanKernelName;
@@ -424,7 +427,7 @@ void runTileGemmBench(GpuBenchContext& C) {
   }
   std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
       GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG, GemmInt8C,
-      GemmB, GemmT, GemmTg, GemmBf16T, GemmU, GemmInt8T; // keep them loaded
+      GemmB, GemmT, GemmTg, GemmBf16T, GemmU, GemmInt8T, GemmW256, GemmW256g; // keep them loaded
   try {
     Gemm = C.Cuda.load(BundleName).kernel(KernelName);
     GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
@@ -448,6 +451,8 @@ void runTileGemmBench(GpuBenchContext& C) {
     GemmTg = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockGroupedKernel);
     GemmBf16T = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedABlockKernel);
     GemmU = C.Cuda.load(BundleName).kernel(Inputs<Half>::SeparateArraysKernel);
+    GemmW256 = C.Cuda.load(BundleName).kernel(Inputs<Half>::N256Kernel);
+    GemmW256g = C.Cuda.load(BundleName).kernel(Inputs<Half>::N256GroupedKernel);
     GemmInt8T = C.Cuda.load(BundleName).kernel(Int8BlockCopyKernelName);
   } catch (const xpu::Error& E) {
     C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
@@ -515,6 +520,14 @@ void runTileGemmBench(GpuBenchContext& C) {
     runOne<Half>(C, *GemmU,
                  Geometry{Inputs<Half>::SeparateArraysKernel, 256, 128, 256, 0, WgmmaTarget, false,
                           " 4-stage, block copies, a shared, arrays of their own"},
+                 Size, Seed);
+    runOne<Half>(C, *GemmW256,
+                 Geometry{Inputs<Half>::N256Kernel, 128, 256, 256, 0, WgmmaTarget, false,
+                          " 4-stage, block copies, a shared, n = 256"},
+                 Size, Seed);
+    runOne<Half>(C, *GemmW256g,
+                 Geometry{Inputs<Half>::N256GroupedKernel, 128, 256, 256, 0, WgmmaTarget, false,
+                          " 4-stage, block copies, a shared, n = 256, grouped"},
                  Size, Seed);
     runOne<Half>(C, *GemmS, SharedA, Size, Seed);
     runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);

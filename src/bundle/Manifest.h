@@ -110,11 +110,13 @@ struct TensorMapExtent {
 /// row (dimension 0), Height rows (dimension 1), rows Stride elements apart, of ElemBytes-byte
 /// elements; boxes of BoxCols x BoxRows; Swizzle128: the 128-byte swizzle
 /// (kir::SharedArray::Swizzle128), else none. Elements outside Height x Width read as zero.
-/// Blocks: how one box fills whole blocks of a 128-byte swizzled array whose rows are two atoms
-/// (kir::SharedArray::RowAtoms 2: blocks of 8 array rows, stored atom by atom). 0: not at all,
+/// Blocks: how one box fills whole blocks of a 128-byte swizzled array whose rows are two or four
+/// atoms (kir::SharedArray::RowAtoms: blocks of 8 array rows, stored atom by atom). 0: not at all,
 /// the 2D view. TwoAtomRows: a block of rows of two atoms, as the 4D view {BoxCols (one atom)
 /// columns, 8 rows, Width / BoxCols atoms, Height / 8 blocks}, boxes {BoxCols, 8, 2, BoxRows / 8};
-/// Width a multiple of BoxCols and Height of 8. PairedRows: a block of rows of one atom, two to
+/// Width a multiple of BoxCols and Height of 8. FourAtomRows: the same with rows of four atoms,
+/// boxes {BoxCols, 8, 4, BoxRows / 8} (a runtime that predates it rejects the bundle rather than
+/// copy two atoms of four). PairedRows: a block of rows of one atom, two to
 /// an array row, as {Width, 8 row pairs, 2 rows of a pair, Height / 16 blocks}, boxes {BoxCols, 8,
 /// 2, BoxRows / 16}; Height a multiple of 16. Launches whose extents are not run the plain entry.
 struct TensorMapRecipe {
@@ -124,8 +126,10 @@ struct TensorMapRecipe {
   uint32_t BoxCols = 0;
   uint32_t BoxRows = 0;
   bool Swizzle128 = false;
-  enum BlockForm : uint32_t { NoBlocks = 0, TwoAtomRows = 1, PairedRows = 2 };
+  enum BlockForm : uint32_t { NoBlocks = 0, TwoAtomRows = 1, PairedRows = 2, FourAtomRows = 3 };
   uint32_t Blocks = NoBlocks;
+  /// The atoms (dimension 2) of a box of the 4D views: 4 for FourAtomRows, else 2.
+  static uint32_t boxAtoms(uint32_t Blocks) { return Blocks == FourAtomRows ? 4 : 2; }
 };
 
 /// The per-(kernel, target) manifest: what the runtime needs to launch one kernel's code.

@@ -578,14 +578,14 @@ bool parseTensorMap(FieldReader& R, const json& J, const std::string& Path, cons
                     "is " + std::to_string(Side) + ", not between 1 and 256");
   if (J.contains("blocks") && !R.u32(J, Path, "blocks", Out.Blocks))
     return false;
-  if (Out.Blocks > TensorMapRecipe::PairedRows)
+  if (Out.Blocks > TensorMapRecipe::FourAtomRows)
     return R.fail(FieldReader::join(Path, "blocks"),
-                  "is " + std::to_string(Out.Blocks) + ", not 0, 1 or 2");
+                  "is " + std::to_string(Out.Blocks) + ", not 0, 1, 2 or 3");
   if (Out.Blocks != TensorMapRecipe::NoBlocks &&
       (!Out.Swizzle128 || Out.BoxCols * Out.ElemBytes != 128 ||
        Out.BoxRows % (Out.Blocks == TensorMapRecipe::PairedRows ? 16 : 8)))
     return R.fail(FieldReader::join(Path, "blocks"),
-                  "names blocks of swizzled two-atom rows for a box of " +
+                  "names blocks of swizzled rows of several atoms for a box of " +
                       std::to_string(Out.BoxRows) + " x " + std::to_string(Out.BoxCols) +
                       (Out.Swizzle128 ? "" : ", not swizzled"));
   return true;

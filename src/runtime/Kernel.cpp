@@ -406,6 +406,11 @@ void Kernel::launch(Stream& S, const uint32_t Grid[3], const uint32_t Block[3],
                     const Submission& Sub, cajeta_xpu_resource_descriptor* Described,
                     std::vector<cajeta_xpu_buffer_access>* Accesses) const {
   BackendDevice& Device = Program.device();
+  if (!Entry && !MissingTarget.empty())
+    fail(CAJETA_XPU_LAUNCH_ERROR,
+         fmt::format("{} has no code in its bundle for target '{}' ({} device '{}'): a kernel "
+                     "that exceeds a target's limits gets none, and `cajeta build` warns which",
+                     Info.Name, MissingTarget, Device.backendName(), Device.name()));
   if (!Entry)
     fail(CAJETA_XPU_LAUNCH_ERROR,
          fmt::format("{} is restricted to @Backend({}) and has no code for {}", Info.Name,

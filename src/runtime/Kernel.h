@@ -19,7 +19,8 @@ struct Submission;
 class Kernel {
 public:
   /// Entry is null for a kernel that has no code for the program's backend (its @Backend
-  /// restriction excludes it): launching it fails with a message naming the restriction.
+  /// restriction excludes it, or the compiler could not build it for the payload's target:
+  /// setMissingTarget): launching it fails with a message naming why.
   /// Footprint: what the loaded code needs (KernelFootprint::MaxThreads 0 when the kernel has
   /// no limit of its own).
   Kernel(const LoadedProgram& Program, const bundle::KernelInfo& Info, const void* Entry,
@@ -73,6 +74,9 @@ public:
   /// The manifest of the program's target (null for a kernel without code there).
   const bundle::TargetManifest* manifest() const { return Manifest; }
   void setManifest(const bundle::TargetManifest* M) { Manifest = M; }
+  /// The payload target this kernel has no code for although its backend is not excluded (the
+  /// compiler warned "no <target> code for kernel ..." when it built the bundle).
+  void setMissingTarget(std::string Target) { MissingTarget = std::move(Target); }
 
   /// Checks arity, kinds, exact types, devices and geometry, then enqueues the launch on S as
   /// Sub (a missed deadline is thrown, nothing enqueued) and borrows its buffers until S is
@@ -120,6 +124,7 @@ private:
   const bundle::KernelInfo& Info;
   const void* Entry;
   const bundle::TargetManifest* Manifest = nullptr;
+  std::string MissingTarget;
   const void* StepEntry = nullptr;
   const void* OnceEntry = nullptr;
   bool OnceAnyGrid = false;

@@ -70,10 +70,14 @@ std::shared_ptr<LoadedProgram> LoadedProgram::fromProgram(bundle::Program Desc,
       P->Kernels.push_back(std::make_unique<Kernel>(*P, K, nullptr));
       continue;
     }
-    if (It == K.Targets.end())
-      fail(CAJETA_XPU_BUNDLE_ERROR,
-           fmt::format("bundle {}: kernel '{}' has no manifest for target '{}'", Origin, K.Name,
-                       Target));
+    if (It == K.Targets.end()) {
+      // The compiler left it without code for this target (its tiles do not fit there, say),
+      // and warned: the program's other kernels run, launching this one names the target.
+      auto Missing = std::make_unique<Kernel>(*P, K, nullptr);
+      Missing->setMissingTarget(Target);
+      P->Kernels.push_back(std::move(Missing));
+      continue;
+    }
     // An entry the manifest names, which the payload must have.
     auto FindEntry = [&](const std::string& Symbol) {
       const void* Found = P->Module->findKernel(Symbol);

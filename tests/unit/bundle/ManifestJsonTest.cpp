@@ -520,9 +520,15 @@ TEST(ManifestJson, TmaMapsOfBlocksOfTwoAtomRows) {
             uint32_t(TensorMapRecipe::TwoAtomRows));
   EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[1].Blocks,
             uint32_t(TensorMapRecipe::NoBlocks));
+  // Rows of four atoms (3) round-trip too.
+  json Four = J;
+  Four["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["blocks"] = 3u;
+  ASSERT_TRUE(manifestFromJson(Four, Out, Error)) << Error;
+  EXPECT_EQ(Out.Kernels[0].Targets.at("nvptx-sm_90").TensorMaps[0].Blocks,
+            uint32_t(TensorMapRecipe::FourAtomRows));
   // An unknown form, or blocks of a box that is not one swizzled atom wide: refused.
   json Bad = J;
-  Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["blocks"] = 3;
+  Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["blocks"] = 4u;
   EXPECT_FALSE(manifestFromJson(Bad, Out, Error));
   Bad = J;
   Bad["kernels"][0]["targets"]["nvptx-sm_90"]["tensorMaps"][0]["swizzle128"] = false;

@@ -71,6 +71,12 @@ TEST_P(ConformancePtx, AssemblesForSm70AndSm90) {
       const bundle::KernelInfo* K = R.Program.findKernel(KF->Name);
       ASSERT_NE(K, nullptr);
       auto It = K->Targets.find(Target);
+      // A target whose shared memory cannot hold the kernel's tiles has no code for it, and the
+      // build says so (TilesBlockCopied.wider's 16 x 256 tiles in sm_70's portable tier).
+      if (It == K->Targets.end() &&
+          R.Diagnostics.find("no " + std::string(Sm) + " code for kernel '" + KF->Name + "'") !=
+              std::string::npos)
+        continue;
       ASSERT_NE(It, K->Targets.end()) << KF->Name << " has no " << Target << " manifest";
       EXPECT_NE(Ptx.find(".entry " + It->second.Symbol + "("), std::string::npos)
           << KF->Name << ": no .entry " << It->second.Symbol;

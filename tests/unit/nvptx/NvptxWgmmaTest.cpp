@@ -608,6 +608,83 @@ TEST(NvptxWgmma, OneAtomWhereAskedFor) {
   EXPECT_EQ(countOf(entryBody(Ptx, "W_fromShared"), "m64n64k16"), 4u);
 }
 
+// b tiles four atoms wide are wgmma's n = 256 (CAJETA_GPU_WGMMA_WIDE=2 keeps them on mma.sync):
+// the array's rows
+// are four atoms (blocks of 8 rows 4096 bytes, the descriptor's stride offset), its block copies
+// one box of a 4D view {an atom's columns, 8 rows, 4 atoms, blocks} (FourAtomRows), and a,
+// staged in an array of one-atom rows, is read through its own descriptor. ptxas takes it.
+TEST(NvptxWgmma, BTilesFourAtomsWideAreN256) {
+  const char* Source = R"(import cajeta.xpu.*;
+public final class N {
+    @Kernel
+    public static void wider(KernelBuffer<float32> c, KernelBuffer<float16> a, KernelBuffer<float16> b, uint32 m, uint32 n, uint32 k) {
+        Shared<float16> sa = shared float16[32768];
+        Shared<float16> sb = shared float16[65536];
+        uint32 wave = KernelThread.x() / Wave.width();
+        uint32 row0 = Workgroup.y() * 128;
+        uint32 col0 = Workgroup.x() * 256;
+        uint32 steps = (k + 63) / 64;
+        Tile<float32, 16, 256> acc;
+        for (uint32 kt = 0; kt < 2; kt++) {
+            AsyncCopy.copyBlock(sa, kt % 4 * 8192, a, row0, kt * 64, m, k, k, 128, 64);
+            AsyncCopy.copyBlock(sb, kt % 4 * 16384, b, kt * 64, col0, k, n, n, 64, 256);
+            AsyncCopy.commit();
+        }
+        for (uint32 kt = 2; kt < steps + 2; kt++) {
+            AsyncCopy.wait(1);
+            Barrier.sync();
+            uint32 pa = (kt - 2) % 4 * 8192 + wave * 1024;
+            uint32 pb = (kt - 2) % 4 * 16384;
+            Tile<float16, 16, 16> ta0 = Tile.load(sa, pa, 64);
+            Tile<float16, 16, 256> tb0 = Tile.load(sb, pb, 256);
+            Group.mac(acc, ta0, tb0);
+            Tile<float16, 16, 16> ta1 = Tile.load(sa, pa + 16, 64);
+            Tile<float16, 16, 256> tb1 = Tile.load(sb, pb + 4096, 256);
+            Group.mac(acc, ta1, tb1);
+            Tile<float16, 16, 16> ta2 = Tile.load(sa, pa + 32, 64);
+            Tile<float16, 16, 256> tb2 = Tile.load(sb, pb + 8192, 256);
+            Group.mac(acc, ta2, tb2);
+            Tile<float16, 16, 16> ta3 = Tile.load(sa, pa + 48, 64);
+            Tile<float16, 16, 256> tb3 = Tile.load(sb, pb + 12288, 256);
+            Group.mac(acc, ta3, tb3);
+            AsyncCopy.copyBlock(sa, kt % 4 * 8192, a, row0, kt * 64, m, k, k, 128, 64);
+            AsyncCopy.copyBlock(sb, kt % 4 * 16384, b, kt * 64, col0, k, n, n, 64, 256);
+            AsyncCopy.commit();
+        }
+        uint32 r0 = row0 + wave * 16;
+        acc.store(c, r0 * n + col0, n, r0 < m ? Math.min(16, m - r0) : 0, col0 < n ? Math.min(256, n - col0) : 0);
+    }
+})";
+  setenv("CAJETA_GPU_WGMMA_WIDE", "2", 1);
+  const std::string Narrower = nativeTilePtx(Source, "sm_90a");
+  unsetenv("CAJETA_GPU_WGMMA_WIDE");
+  ASSERT_FALSE(Narrower.empty());
+  EXPECT_EQ(entryBody(Narrower, "N_wider").find("wgmma"), std::string::npos);
+  const std::string Ptx = nativeTilePtx(Source, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  for (const char* Entry : {"N_wider", "N_wider_tma"}) {
+    const std::string Body = entryBody(Ptx, Entry);
+    // Each mac one k16 product, a and b both through descriptors.
+    const std::regex Product("wgmma\\.mma_async\\.sync\\.aligned\\.m64n256k16\\.f32\\.f16\\.f16 "
+                             "\\{[^}]*\\}, %rd[0-9]+, %rd[0-9]+,");
+    EXPECT_EQ(std::distance(std::sregex_iterator(Body.begin(), Body.end(), Product),
+                            std::sregex_iterator()),
+              4)
+        << Entry;
+  }
+  // Four atoms a row: the stride offset between 8-row groups is 4096 bytes (>> 4: 256 in bits
+  // 32-45), the leading offset 1024 (64 in bits 16-29), the 128-byte swizzle (bit 62).
+  const std::string FourAtoms =
+      std::to_string((uint64_t(64) << 16) | (uint64_t(256) << 32) | (uint64_t(1) << 62));
+  EXPECT_NE(Ptx.find(FourAtoms), std::string::npos);
+  const std::string Tma = entryBody(Ptx, "N_wider_tma");
+  EXPECT_NE(Tma.find("cp.async.bulk.tensor.4d"), std::string::npos) << Tma;
+  EXPECT_NE(Tma.find("cp.async.bulk.tensor.2d"), std::string::npos) << Tma;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90a"), "");
+  }
+}
+
 // One wgmma.fence before consecutive Group.macs whose registers were all written before it
 // (ptxas issues their products as one group); a mac whose a fragments are loaded after the first
 // product keeps its own.

@@ -178,6 +178,32 @@ TEST_F(CudaTensorMapPlan, BlocksOfTwoAtomRowsAsFourDimensionalViews) {
   EXPECT_NE(plan(R), "");
 }
 
+// Rows of four atoms (wgmma's n = 256): the same view with four atoms in a box.
+TEST_F(CudaTensorMapPlan, BlocksOfFourAtomRowsTakeFourAtomsABox) {
+  bundle::TensorMapRecipe R = recipeOfA(); // a: 128 rows of 96 float16, 128 apart (256 bytes)
+  R.Blocks = bundle::TensorMapRecipe::FourAtomRows;
+  R.BoxCols = 64;
+  R.BoxRows = 64;
+  Args[2].Bits = 64;  // 64 rows (the buffer holds 16384 elements)
+  Args[3].Bits = 256; // four whole atoms a row
+  Args[4].Bits = 256;
+  ASSERT_EQ(plan(R), "");
+  EXPECT_EQ(Out.Rank, 4u);
+  const uint64_t Dims[] = {64, 8, 4, 8}, Strides[] = {512, 128, 4096};
+  const uint32_t Box[] = {64, 8, 4, 8};
+  for (int I = 0; I < 4; ++I) {
+    EXPECT_EQ(Out.GlobalDim[I], Dims[I]) << I;
+    EXPECT_EQ(Out.BoxDim[I], Box[I]) << I;
+  }
+  for (int I = 0; I < 3; ++I)
+    EXPECT_EQ(Out.GlobalStrides[I], Strides[I]) << I;
+  Args[3].Bits = 224; // half an atom past the last whole one
+  EXPECT_NE(plan(R), "");
+  Args[3].Bits = 256;
+  R.Blocks = 4; // a kind no runtime knows
+  EXPECT_NE(plan(R), "");
+}
+
 TEST_F(CudaTensorMapPlan, ConstantExtentsAndTheBoxAndSwizzlePassThrough) {
   ASSERT_EQ(plan(recipeOfB()), "");
   EXPECT_EQ(Out.DataType, CU_TENSOR_MAP_DATA_TYPE_UINT32);

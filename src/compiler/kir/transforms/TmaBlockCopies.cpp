@@ -111,7 +111,7 @@ bool qualifies(const Module& M, const Function& F) {
 struct BoxPlan {
   bundle::TensorMapRecipe Map;
   uint32_t Align = 0;     // bytes the destination must be a multiple of
-  uint32_t AtomCols = 0;  // TwoAtomRows: the block's first column must be a multiple of this
+  uint32_t AtomCols = 0;  // Two/FourAtomRows: the block's first column must be a multiple of this
   uint32_t BlockRows = 1; // and its first row one of this (8, or 16 for PairedRows)
 };
 
@@ -139,17 +139,19 @@ bool planBox(const Function& F, const Expr* E, BoxPlan& P) {
   P.Align = 1024u * A.RowAtoms;
   if (A.RowAtoms == 1)
     return RowBytes == 128;
-  // Blocks of 8 two-atom array rows stored atom by atom, filled by one box of a 4D view: a
-  // block of two-atom rows, or of one-atom rows two to an array row (an a block beside b's).
-  if (A.RowAtoms != 2)
+  // Blocks of 8 array rows of two or four atoms stored atom by atom, filled by one box of a 4D
+  // view: a block of rows as wide as the array's, or of one-atom rows two to an array row of two
+  // atoms (an a block beside b's).
+  if (A.RowAtoms != 2 && A.RowAtoms != 4)
     return false;
-  if (RowBytes == 256 && Rows % 8 == 0) {
-    Map.Blocks = bundle::TensorMapRecipe::TwoAtomRows;
+  if (RowBytes == 128u * A.RowAtoms && Rows % 8 == 0) {
+    Map.Blocks = A.RowAtoms == 2 ? bundle::TensorMapRecipe::TwoAtomRows
+                                 : bundle::TensorMapRecipe::FourAtomRows;
     Map.BoxCols = P.AtomCols = 128 / Size;
     P.BlockRows = 8;
     return true;
   }
-  if (RowBytes == 128 && Rows % 16 == 0) {
+  if (A.RowAtoms == 2 && RowBytes == 128 && Rows % 16 == 0) {
     Map.Blocks = bundle::TensorMapRecipe::PairedRows;
     P.BlockRows = 16;
     return true;
@@ -299,6 +301,7 @@ private:
     std::vector<Expr*> Coords; // the box's first element in the map's view
     switch (P.Map.Blocks) {
     case bundle::TensorMapRecipe::TwoAtomRows: // {column in the atom, row, atom, block}
+    case bundle::TensorMapRecipe::FourAtomRows:
       Coords = {B.u32(0), B.u32(0), Div(Col, P.AtomCols), Div(Row, 8)};
       break;
     case bundle::TensorMapRecipe::PairedRows: // {column, pair, row of the pair, block}
@@ -311,8 +314,10 @@ private:
                               firstItem()};
     Ops.insert(Ops.end(), Coords.begin(), Coords.end());
     Expr* Load = B.intrinsic(IntrinsicOp::TmaLoad, Type::voidTy(), Ops, uint8_t(Map));
+    const bool AtomRows = P.Map.Blocks == bundle::TensorMapRecipe::TwoAtomRows ||
+                          P.Map.Blocks == bundle::TensorMapRecipe::FourAtomRows;
     Load->Index = P.Map.BoxCols * P.Map.BoxRows * Size *
-                  (P.Map.Blocks == bundle::TensorMapRecipe::TwoAtomRows ? 2 : 1);
+                  (AtomRows ? bundle::TensorMapRecipe::boxAtoms(P.Map.Blocks) : 1);
     F.SharedArrays[E->Ops[0]->Index].BulkCopied = true;
     Expr* Chunks =
         B.intrinsic(IntrinsicOp::AsyncCopyBlock, Type::voidTy(),

@@ -38,7 +38,7 @@ const Expr* tileOpOf(const Stmt* S) {
 class Finder {
 public:
   Finder(const Function& F, const std::map<uint32_t, Role>& Roles, unsigned MaxAtoms)
-      : F(F), Roles(Roles), MaxAtoms(std::min(MaxAtoms, 2u)), Uniform(F), Defs(F) {}
+      : F(F), Roles(Roles), MaxAtoms(std::min(MaxAtoms, 4u)), Uniform(F), Defs(F) {}
 
   WgmmaOperands run() {
     WgmmaOperands Out;
@@ -98,14 +98,16 @@ public:
   }
 
 private:
-  /// 16-bit: rows of 64 or 128 columns, 16 deep steps. 8-bit (K-major): 32 deep steps within
+  /// 16-bit: rows of 64, 128 or 256 columns (1, 2 or 4 atoms: a swizzle block's rows are a power
+  /// of two atoms), 16 deep steps. 8-bit (K-major): 32 deep steps within
   /// one atom's 128 bytes of K, n a multiple of 16 up to 256 (wgmma's m64nNk32).
   bool shapeFits(Type T) const {
     if (eightBit(T.Elem))
       return T.Rows % 32 == 0 && T.Rows > 0 && T.Rows <= KMajorRow && T.Cols % 16 == 0 &&
              T.Cols > 0 && T.Cols <= 256;
+    const uint64_t Atoms = T.Cols / RowElements;
     return (T.Elem == ScalarType::F16 || T.Elem == ScalarType::BF16) && T.Cols % RowElements == 0 &&
-           T.Cols / RowElements >= 1 && T.Cols / RowElements <= MaxAtoms && T.Rows % 16 == 0 &&
+           (Atoms == 1 || Atoms == 2 || Atoms == 4) && Atoms <= MaxAtoms && T.Rows % 16 == 0 &&
            T.Rows > 0;
   }
   /// The 128-byte atoms of each row of candidate L's array.
@@ -177,7 +179,9 @@ private:
                                   ? uint64_t(Stride->IntValue) * bundle::scalarTypeSize(Ty.Elem)
                                   : 0;
     const bool Width =
-        eightBit(Ty.Elem) ? RowBytes == 128 : RowBytes == 128 || (RowBytes == 256 && MaxAtoms == 2);
+        eightBit(Ty.Elem)
+            ? RowBytes == 128
+            : (RowBytes == 128 || RowBytes == 256 || RowBytes == 512) && RowBytes / 128 <= MaxAtoms;
     uint32_t& Array = ACandidates[T];
     if (E->TOp != TileOp::Load || E->Dim != 0 || E->Ops[0]->K != Expr::Kind::SharedRef || !Width ||
         !isConst(E->Ops[3], Ty.Rows) || !isConst(E->Ops[4], Ty.Cols) ||

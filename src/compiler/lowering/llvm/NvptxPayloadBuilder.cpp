@@ -253,7 +253,8 @@ bool NvptxPayloadBuilder::hasWgmma(const std::string& Sm) {
 
 unsigned NvptxPayloadBuilder::wgmmaAtoms() {
   const char* V = std::getenv("CAJETA_GPU_WGMMA_WIDE");
-  return V && std::string(V) == "0" ? 1 : 2;
+  const std::string S(V ? V : "");
+  return S == "0" ? 1 : S == "2" ? 2 : 4;
 }
 
 bool NvptxPayloadBuilder::wgmmaAcrossSteps() {

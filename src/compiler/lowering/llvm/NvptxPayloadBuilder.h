@@ -58,8 +58,9 @@ public:
   static bool hasMmaSync(const std::string& Sm);
   /// Whether Sm is an architecture-specific target with wgmma (sm_90a).
   static bool hasWgmma(const std::string& Sm);
-  /// The widest b tile the wgmma tier takes, in 128-byte atoms: 2 (n = 128), or 1 (n = 64) with
-  /// CAJETA_GPU_WGMMA_WIDE=0 (for comparing the two forms; wider tiles then take mma.sync).
+  /// The widest b tile the wgmma tier takes, in 128-byte atoms: 4 (n = 256); 2 (n = 128) with
+  /// CAJETA_GPU_WGMMA_WIDE=2, 1 (n = 64) with CAJETA_GPU_WGMMA_WIDE=0 (for comparing the forms;
+  /// wider tiles then take mma.sync).
   static unsigned wgmmaAtoms();
   /// Whether the wgmma tier keeps a K-loop turn's products in flight into the next turn
   /// (TileLoweringConfig::WgmmaAcrossSteps): yes, unless CAJETA_GPU_WGMMA_CARRY=0 (to compare

@@ -159,13 +159,14 @@ std::string CudaTensorMaps::plan(const bundle::KernelInfo& Info, const bundle::T
   Out.BoxDim[0] = R.BoxCols;
   Out.BoxDim[1] = R.BoxRows;
   if (R.Blocks != bundle::TensorMapRecipe::NoBlocks) {
-    // One box fills whole blocks of 8 two-atom array rows, stored atom by atom: a 4D view
-    // whose dimensions, fastest first, are the block's layout in shared memory.
+    // One box fills whole blocks of 8 array rows of two or four atoms, stored atom by atom: a
+    // 4D view whose dimensions, fastest first, are the block's layout in shared memory.
     if (!R.Swizzle128 || BoxRowBytes != SwizzleSpan)
-      return fmt::format("'{}': blocks of two-atom rows need boxes one swizzled atom wide", B.Name);
+      return fmt::format("'{}': blocks of rows of several atoms need boxes one swizzled atom wide",
+                         B.Name);
     const bool Paired = R.Blocks == bundle::TensorMapRecipe::PairedRows;
     const uint32_t BlockRows = Paired ? 16 : 8;
-    if (R.Blocks > bundle::TensorMapRecipe::PairedRows || R.BoxRows % BlockRows)
+    if (R.Blocks > bundle::TensorMapRecipe::FourAtomRows || R.BoxRows % BlockRows)
       return fmt::format("'{}': blocks of kind {} for boxes of {} rows", B.Name, R.Blocks,
                          R.BoxRows);
     if (Height % BlockRows)
@@ -190,7 +191,7 @@ std::string CudaTensorMaps::plan(const bundle::KernelInfo& Info, const bundle::T
     Out.GlobalDim[3] = Height / BlockRows;
     Out.GlobalStrides[2] = BlockRows * RowBytes;
     Out.BoxDim[1] = 8;
-    Out.BoxDim[2] = 2;
+    Out.BoxDim[2] = bundle::TensorMapRecipe::boxAtoms(R.Blocks);
     Out.BoxDim[3] = R.BoxRows / BlockRows;
   }
   for (uint32_t I = 0; I < 4; ++I)
