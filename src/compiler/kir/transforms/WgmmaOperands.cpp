@@ -99,8 +99,8 @@ public:
 
 private:
   /// 16-bit: rows of 64, 128 or 256 columns (1, 2 or 4 atoms: a swizzle block's rows are a power
-  /// of two atoms), 16 deep steps. 8-bit (K-major): 32 deep steps within
-  /// one atom's 128 bytes of K, n a multiple of 16 up to 256 (wgmma's m64nNk32).
+  /// of two atoms), 16 deep steps. 8-bit (K-major): 32 deep steps within one atom's 128 bytes of
+  /// K, n a multiple of 16 up to 256 (wgmma's m64nNk32).
   bool shapeFits(Type T) const {
     if (eightBit(T.Elem))
       return T.Rows % 32 == 0 && T.Rows > 0 && T.Rows <= KMajorRow && T.Cols % 16 == 0 &&

@@ -6,9 +6,10 @@
 // - it is only ever loaded whole (no valid rows or columns given) from one shared array at an
 //   offset uniform across the workgroup: float16 or bfloat16 row-major, 64, 128 or 256 columns
 //   wide with a stride of as many elements (rows of one, two or four 128-byte swizzle atoms;
-//   every such tile of an array as wide), and a multiple of 16 deep; or int8 or uint8 column-major with a stride
-//   of 128 (K-major: each column of b a row of one atom, which wgmma requires of 8-bit inputs),
-//   a multiple of 32 deep up to 128 and a multiple of 16 wide up to 256;
+//   every such tile of an array as wide), and a multiple of 16 deep; or int8 or uint8
+//   column-major with a stride of 128 (K-major: each column of b a row of one atom, which wgmma
+//   requires of 8-bit inputs), a multiple of 32 deep up to 128 and a multiple of 16 wide up to
+//   256;
 // - each mac that multiplies by it follows one of its loads in the same block, with nothing
 //   between that could change that array (no store, copy, atomic, call or barrier, nothing but
 //   straight-line statements);
@@ -18,14 +19,15 @@
 // An a tile qualifies where the four waves of a warpgroup together hold one 64-row block of
 // shared memory, which wgmma then reads through one descriptor: it is 16 rows of float16,
 // bfloat16, int8 or uint8, loaded whole and row-major (K-major) with a stride of its array's row
-// width (one, two or four atoms), at most one atom of K, at an offset `u + (x / width) * 16 * stride`
-// with u uniform across the group and x the work-item's x index (so each wave's rows follow the
-// previous wave's, in groups whose x size is a multiple of 128); every mac reading it reads a b
-// tile that qualifies, and the same rules of place and control as b's hold for its load.
+// width (one, two or four atoms), at most one atom of K, at an offset
+// `u + (x / width) * 16 * stride` with u uniform across the group and x the work-item's x index
+// (so each wave's rows follow the previous wave's, in groups whose x size is a multiple of 128);
+// every mac reading it reads a b tile that qualifies, and the same rules of place and control as
+// b's hold for its load.
 //
 // Each array such a tile is loaded from is then swizzled (SharedArray::Swizzle128, and
-// SharedArray::RowAtoms for rows of several atoms), unless the array is passed to a function (whose
-// accesses would not be).
+// SharedArray::RowAtoms for rows of several atoms), unless the array is passed to a function
+// (whose accesses would not be).
 #pragma once
 
 #include "compiler/kir/Kir.h"
