@@ -103,6 +103,11 @@ TEST(KirPipelineVerify, EveryConformanceProgramVerifiesAfterEveryPass) {
       Trace.VerifyEach = true;
       std::string PipelineError;
       std::unique_ptr<Module> Out = runPipeline(*M, C, PipelineError, &Trace);
+      // Tiles past this configuration's shared memory in the portable tier: the driver leaves
+      // that kernel without code for such a target, with a warning (TilesBlockCopied.wider's
+      // 16 x 256 tiles beside the configurations' 48 KiB).
+      if (!Out && PipelineError.find("use smaller tiles") != std::string::npos)
+        continue;
       EXPECT_TRUE(Out) << Path.filename() << " (" << C.Backend << "): " << PipelineError;
       if (!Out)
         continue;
