@@ -6,7 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <optional>
+#include <map>
 
 namespace cajeta::gpubench {
 
@@ -22,14 +22,8 @@ constexpr const char* KernelName = "TileGemm.gemm16";
 constexpr const char* BFloat16KernelName = "TileGemm.gemmBf16"; // the same with bfloat16 inputs
 constexpr const char* Int8KernelName = "TileGemm.gemmInt8";     // int8, B transposed
 constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages of A and bt
-// 256 x 128 blocks of eight waves, four stages (196608 bytes): wgmma's 8-bit products on sm_90a.
-constexpr const char* Int8PipelinedKernelName = "TileGemm.gemmInt8p";
-// The same with each wave's a tiles 16 rows after the previous wave's: a read from shared memory.
-constexpr const char* Int8SharedAKernelName = "TileGemm.gemmInt8s";
-// gemmInt8s with its copies two steps ahead (products in flight into the next step, unless the
-// bundle was built with CAJETA_GPU_WGMMA_CARRY=0)
-constexpr const char* Int8TwoAheadKernelName = "TileGemm.gemmInt8c";
-// The same with each stage copied by AsyncCopy.copyBlock (the TMA entry on sm_90a).
+// 256 x 128 blocks of two warpgroups, four stages copied by AsyncCopy.copyBlock, a read from
+// shared memory: wgmma's 8-bit products and the TMA on sm_90a.
 constexpr const char* Int8BlockCopyKernelName = "TileGemm.gemmInt8t";
 constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
@@ -67,30 +61,14 @@ using BFloat16 = xpu::bfloat16;
 template <class T> struct Inputs;
 template <> struct Inputs<Half> {
   static constexpr const char* Name = "f16";
-  // 256 x 64 blocks whose four waves share b: the wgmma tier on sm_90a (81920 bytes of stages).
-  static constexpr const char* WgmmaKernel = "TileGemm.gemm16w";
   // 256 x 128 blocks of eight waves, b two atoms wide (98304 bytes of stages): mma.sync, or
   // wgmma's n = 128 on sm_90a (mma.sync where built with CAJETA_GPU_WGMMA_WIDE=0).
   static constexpr const char* WideKernel = "TileGemm.gemm16n";
-  // The same with four stages (196608 bytes).
-  static constexpr const char* PipelinedKernel = "TileGemm.gemm16p";
-  // The same with each stage copied by AsyncCopy.copyBlock.
-  static constexpr const char* BlockCopyKernel = "TileGemm.gemm16b";
-  // The same with A staged so that a warpgroup's a tiles are one block: wgmma reads a from
-  // shared memory too on sm_90a.
-  static constexpr const char* SharedAKernel = "TileGemm.gemm16s";
-  static constexpr const char* TwoAheadKernel = "TileGemm.gemm16c"; // copies two steps ahead
-  // Block copies with a read from shared memory too (A's rows two to an array row, each wave's
-  // accumulators alternate rows), and the same with grouped workgroups.
-  static constexpr const char* SharedABlockKernel = "TileGemm.gemm16t";
-  static constexpr const char* SharedABlockGroupedKernel = "TileGemm.gemm16tg";
-  // gemm16t with A's and B's stages in static arrays of their own (192 KiB: no dynamic array).
-  static constexpr const char* SeparateArraysKernel = "TileGemm.gemm16u";
-  // wgmma's n = 256: 128 x 256 blocks, B's stages in rows of four atoms; and grouped.
-  static constexpr const char* N256Kernel = "TileGemm.gemm16x";
-  static constexpr const char* N256GroupedKernel = "TileGemm.gemm16xg";
-  // The same with its workgroups in groups of eight block rows (L2 reuse).
-  static constexpr const char* GroupedKernel = "TileGemm.gemm16g";
+  // 256 x 128 blocks, four stages copied by AsyncCopy.copyBlock (the TMA on sm_90a), a and b
+  // read from shared memory (wgmma's n = 128), the workgroups grouped by eight block rows.
+  static constexpr const char* SharedABlockKernel = "TileGemm.gemm16tg";
+  // wgmma's n = 256: 128 x 256 blocks, B's stages in rows of four atoms, grouped.
+  static constexpr const char* N256Kernel = "TileGemm.gemm16xg";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -101,13 +79,9 @@ template <> struct Inputs<Half> {
 };
 template <> struct Inputs<BFloat16> {
   static constexpr const char* Name = "bf16";
-  static constexpr const char* WgmmaKernel = "TileGemm.gemmBf16w";
   static constexpr const char* WideKernel = "TileGemm.gemmBf16n";
-  static constexpr const char* PipelinedKernel = "TileGemm.gemmBf16p";
-  static constexpr const char* SharedAKernel = "TileGemm.gemmBf16s";
-  static constexpr const char* TwoAheadKernel = "TileGemm.gemmBf16c";
-  static constexpr const char* SharedABlockKernel = "TileGemm.gemmBf16t";
-  static constexpr const char* GroupedKernel = nullptr;
+  static constexpr const char* SharedABlockKernel = "TileGemm.gemmBf16t"; // not grouped
+  static constexpr const char* N256Kernel = "TileGemm.gemmBf16xg";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -425,138 +399,45 @@ void runTileGemmBench(GpuBenchContext& C) {
     std::fflush(stdout);
     return;
   }
-  std::optional<xpu::Kernel> Gemm, GemmBf16, GemmInt8, GemmInt8P, GemmW, GemmBf16W, GemmN,
-      GemmBf16N, GemmP, GemmBf16P, GemmS, GemmBf16S, GemmInt8S, GemmC, GemmBf16C, GemmG, GemmInt8C,
-      GemmB, GemmT, GemmTg, GemmBf16T, GemmU, GemmInt8T, GemmW256, GemmW256g; // keep them loaded
+  // Each kernel's rows: the mma.sync tier's 128 x 128 kernel (also on Vulkan), then the wider
+  // sm_90a forms, float16 and bfloat16 alike.
+  auto forms = [](auto Type, const char* MmaSyncKernel) {
+    using T = decltype(Type);
+    return std::vector<Geometry>{
+        {MmaSyncKernel, BlockM, BlockN, BlockThreads, DynamicSharedBytes, Target, true},
+        {Inputs<T>::WideKernel, 256, 128, 256, 98304, Target, false},
+        {Inputs<T>::SharedABlockKernel, 256, 128, 256, 196608, WgmmaTarget, false,
+         " 4-stage, block copies, a shared"},
+        {Inputs<T>::N256Kernel, 128, 256, 256, 0, WgmmaTarget, false,
+         " 4-stage, block copies, a shared, n = 256, grouped"}};
+  };
+  const std::vector<Geometry> HalfForms = forms(Half(), KernelName),
+                              BFloat16Forms = forms(BFloat16(), BFloat16KernelName),
+                              Int8Forms = {{Int8KernelName, BlockM, BlockN, BlockThreads,
+                                            Int8DynamicSharedBytes, Target, true},
+                                           {Int8BlockCopyKernelName, 256, 128, 256, 196608,
+                                            WgmmaTarget, false,
+                                            " 4-stage, block copies, a shared"}};
+  std::map<std::string, xpu::Kernel> Kernels; // every kernel loaded before the first runs
+  const char* Loading = KernelName;
   try {
-    Gemm = C.Cuda.load(BundleName).kernel(KernelName);
-    GemmBf16 = C.Cuda.load(BundleName).kernel(BFloat16KernelName);
-    GemmInt8 = C.Cuda.load(BundleName).kernel(Int8KernelName);
-    GemmInt8P = C.Cuda.load(BundleName).kernel(Int8PipelinedKernelName);
-    GemmW = C.Cuda.load(BundleName).kernel(Inputs<Half>::WgmmaKernel);
-    GemmBf16W = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WgmmaKernel);
-    GemmN = C.Cuda.load(BundleName).kernel(Inputs<Half>::WideKernel);
-    GemmBf16N = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::WideKernel);
-    GemmP = C.Cuda.load(BundleName).kernel(Inputs<Half>::PipelinedKernel);
-    GemmB = C.Cuda.load(BundleName).kernel(Inputs<Half>::BlockCopyKernel);
-    GemmBf16P = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::PipelinedKernel);
-    GemmS = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedAKernel);
-    GemmBf16S = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedAKernel);
-    GemmInt8S = C.Cuda.load(BundleName).kernel(Int8SharedAKernelName);
-    GemmC = C.Cuda.load(BundleName).kernel(Inputs<Half>::TwoAheadKernel);
-    GemmG = C.Cuda.load(BundleName).kernel(Inputs<Half>::GroupedKernel);
-    GemmBf16C = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::TwoAheadKernel);
-    GemmInt8C = C.Cuda.load(BundleName).kernel(Int8TwoAheadKernelName);
-    GemmT = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockKernel);
-    GemmTg = C.Cuda.load(BundleName).kernel(Inputs<Half>::SharedABlockGroupedKernel);
-    GemmBf16T = C.Cuda.load(BundleName).kernel(Inputs<BFloat16>::SharedABlockKernel);
-    GemmU = C.Cuda.load(BundleName).kernel(Inputs<Half>::SeparateArraysKernel);
-    GemmW256 = C.Cuda.load(BundleName).kernel(Inputs<Half>::N256Kernel);
-    GemmW256g = C.Cuda.load(BundleName).kernel(Inputs<Half>::N256GroupedKernel);
-    GemmInt8T = C.Cuda.load(BundleName).kernel(Int8BlockCopyKernelName);
+    for (const std::vector<Geometry>* Forms : {&HalfForms, &BFloat16Forms, &Int8Forms})
+      for (const Geometry& G : *Forms) {
+        Loading = G.Kernel;
+        Kernels.emplace(G.Kernel, C.Cuda.load(BundleName).kernel(G.Kernel));
+      }
   } catch (const xpu::Error& E) {
-    C.fail(std::string("tilegemm: cannot load ") + KernelName + ", " + BFloat16KernelName +
-           " and " + Int8KernelName + " from " + Path + ": " + E.what());
+    C.fail(std::string("tilegemm: cannot load ") + Loading + " from " + Path + ": " + E.what());
     return;
   }
   uint32_t Seed = 11;
   for (uint32_t Size : C.Options.TileGemmSizes) {
-    const Geometry Main{KernelName, BlockM, BlockN, BlockThreads, DynamicSharedBytes, Target, true},
-        MainBf16{BFloat16KernelName, BlockM, BlockN, BlockThreads,
-                 DynamicSharedBytes, Target, true},
-        Wide{Inputs<Half>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
-        WideBf16{Inputs<BFloat16>::WgmmaKernel, 256, 64, 128, 81920, WgmmaTarget, false},
-        Wider{Inputs<Half>::WideKernel, 256, 128, 256, 98304, Target, false},
-        WiderBf16{Inputs<BFloat16>::WideKernel, 256, 128, 256, 98304, Target, false},
-        Pipelined{
-            Inputs<Half>::PipelinedKernel, 256, 128, 256, 196608, WgmmaTarget, false, " 4-stage"},
-        PipelinedBf16{Inputs<BFloat16>::PipelinedKernel,
-                      256,
-                      128,
-                      256,
-                      196608,
-                      WgmmaTarget,
-                      false,
-                      " 4-stage"},
-        SharedA{Inputs<Half>::SharedAKernel, 256, 128, 256, 196608, WgmmaTarget, false,
-                " 4-stage, a shared"},
-        SharedABf16{Inputs<BFloat16>::SharedAKernel,
-                    256,
-                    128,
-                    256,
-                    196608,
-                    WgmmaTarget,
-                    false,
-                    " 4-stage, a shared"},
-        TwoAhead{Inputs<Half>::TwoAheadKernel,        256, 128, 256, 196608, WgmmaTarget, false,
-                 " 4-stage, a shared, copies 2 ahead"},
-        TwoAheadBf16{Inputs<BFloat16>::TwoAheadKernel,    256, 128, 256, 196608, WgmmaTarget, false,
-                     " 4-stage, a shared, copies 2 ahead"};
-    runOne<Half>(C, *Gemm, Main, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16, MainBf16, Size, Seed);
-    runOne<Half>(C, *GemmW, Wide, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16W, WideBf16, Size, Seed);
-    runOne<Half>(C, *GemmN, Wider, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16N, WiderBf16, Size, Seed);
-    runOne<Half>(C, *GemmP, Pipelined, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16P, PipelinedBf16, Size, Seed);
-    runOne<Half>(C, *GemmB,
-                 Geometry{Inputs<Half>::BlockCopyKernel, 256, 128, 256, 196608, WgmmaTarget, false,
-                          " 4-stage, block copies"},
-                 Size, Seed);
-    const char* SharedABlockLabel = " 4-stage, block copies, a shared";
-    runOne<Half>(C, *GemmT,
-                 Geometry{Inputs<Half>::SharedABlockKernel, 256, 128, 256, 196608, WgmmaTarget,
-                          false, SharedABlockLabel},
-                 Size, Seed);
-    runOne<Half>(C, *GemmTg,
-                 Geometry{Inputs<Half>::SharedABlockGroupedKernel, 256, 128, 256, 196608,
-                          WgmmaTarget, false, " 4-stage, block copies, a shared, grouped"},
-                 Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16T,
-                     Geometry{Inputs<BFloat16>::SharedABlockKernel, 256, 128, 256, 196608,
-                              WgmmaTarget, false, SharedABlockLabel},
-                     Size, Seed);
-    runOne<Half>(C, *GemmU,
-                 Geometry{Inputs<Half>::SeparateArraysKernel, 256, 128, 256, 0, WgmmaTarget, false,
-                          " 4-stage, block copies, a shared, arrays of their own"},
-                 Size, Seed);
-    runOne<Half>(C, *GemmW256,
-                 Geometry{Inputs<Half>::N256Kernel, 128, 256, 256, 0, WgmmaTarget, false,
-                          " 4-stage, block copies, a shared, n = 256"},
-                 Size, Seed);
-    runOne<Half>(C, *GemmW256g,
-                 Geometry{Inputs<Half>::N256GroupedKernel, 128, 256, 256, 0, WgmmaTarget, false,
-                          " 4-stage, block copies, a shared, n = 256, grouped"},
-                 Size, Seed);
-    runOne<Half>(C, *GemmS, SharedA, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16S, SharedABf16, Size, Seed);
-    runOne<Half>(C, *GemmC, TwoAhead, Size, Seed);
-    runOne<BFloat16>(C, *GemmBf16C, TwoAheadBf16, Size, Seed);
-    runOne<Half>(C, *GemmG,
-                 Geometry{Inputs<Half>::GroupedKernel, 256, 128, 256, 196608, WgmmaTarget, false,
-                          " 4-stage, a shared, copies 2 ahead, grouped"},
-                 Size, Seed);
-    runInt8(C, *GemmInt8,
-            Geometry{Int8KernelName, BlockM, BlockN, BlockThreads, Int8DynamicSharedBytes, Target,
-                     true},
-            Size, Seed);
-    runInt8(
-        C, *GemmInt8P,
-        Geometry{Int8PipelinedKernelName, 256, 128, 256, 196608, WgmmaTarget, false, " 4-stage"},
-        Size, Seed);
-    runInt8(C, *GemmInt8S,
-            Geometry{Int8SharedAKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
-                     " 4-stage, a shared"},
-            Size, Seed);
-    runInt8(C, *GemmInt8C,
-            Geometry{Int8TwoAheadKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
-                     " 4-stage, a shared, copies 2 ahead"},
-            Size, Seed);
-    runInt8(C, *GemmInt8T,
-            Geometry{Int8BlockCopyKernelName, 256, 128, 256, 196608, WgmmaTarget, false,
-                     " 4-stage, block copies, a shared"},
-            Size, Seed);
+    for (size_t I = 0; I < HalfForms.size(); ++I) {
+      runOne<Half>(C, Kernels.at(HalfForms[I].Kernel), HalfForms[I], Size, Seed);
+      runOne<BFloat16>(C, Kernels.at(BFloat16Forms[I].Kernel), BFloat16Forms[I], Size, Seed);
+    }
+    for (const Geometry& G : Int8Forms)
+      runInt8(C, Kernels.at(G.Kernel), G, Size, Seed);
     Seed += 2; // fresh matrices for every size
   }
 }
