@@ -11,7 +11,7 @@ bool BlockCopyCheck::isBlockCopy(const Stmt* S) {
          S->E->IOp == IntrinsicOp::AsyncCopyBlock;
 }
 
-std::vector<UniformityProblem> BlockCopyCheck::problems(const Function& F) {
+std::vector<UniformityProblem> BlockCopyCheck::problems(const Module& M, const Function& F) {
   std::vector<UniformityProblem> Out;
   bool Any = false;
   forEachStmt(F.Body, [&](const Stmt* S) { Any |= isBlockCopy(S); });
@@ -28,7 +28,7 @@ std::vector<UniformityProblem> BlockCopyCheck::problems(const Function& F) {
   }
   // Every work-item deals the same block: operands that may differ between them would deal
   // different blocks' chunks, a copy of neither.
-  GroupUniformity U(F);
+  GroupUniformity U(F, &M);
   forEachStmt(F.Body, [&](const Stmt* S) {
     if (!isBlockCopy(S))
       return;
@@ -49,7 +49,7 @@ std::vector<UniformityProblem> BlockCopyCheck::problems(const Function& F) {
 std::vector<UniformityProblem> BlockCopyCheck::problems(const Module& M) {
   std::vector<UniformityProblem> Out;
   for (const auto& F : M.Functions) {
-    std::vector<UniformityProblem> P = problems(*F);
+    std::vector<UniformityProblem> P = problems(M, *F);
     Out.insert(Out.end(), P.begin(), P.end());
   }
   return Out;

@@ -16,8 +16,9 @@ class BlockCopyCheck {
 public:
   /// Whether S is a block copy statement.
   static bool isBlockCopy(const Stmt* S);
-  /// The block copies of F, or of every function of M, that break the rules above.
-  static std::vector<UniformityProblem> problems(const Function& F);
+  /// The block copies of F (of module M, whose helpers' calls it sees through), or of every
+  /// function of M, that break the rules above.
+  static std::vector<UniformityProblem> problems(const Module& M, const Function& F);
   static std::vector<UniformityProblem> problems(const Module& M);
 };
 

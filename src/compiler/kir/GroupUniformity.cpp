@@ -94,7 +94,44 @@ bool isCheapPrimitive(IntrinsicOp Op) {
 
 } // namespace
 
-GroupUniformity::GroupUniformity(const Function& Fn) : F(Fn) {
+bool GroupUniformity::argumentsOnly(const Module& M, const Function& F) {
+  if (F.IsKernel || F.HasBarrier || F.UsesWave || !F.PrivateArrays.empty())
+    return false;
+  for (const Param& P : F.Params)
+    if (!P.Ty.isScalar())
+      return false;
+  bool Pure = true;
+  forEachStmt(F.Body, [&](const Stmt* S) { Pure &= S->K != Stmt::Kind::Barrier; });
+  forEachExprIn(F.Body, [&](const Expr* E) {
+    switch (E->K) {
+    case Expr::Kind::Const:
+    case Expr::Kind::Param:
+    case Expr::Kind::Local:
+    case Expr::Kind::Assign:
+    case Expr::Kind::Unary:
+    case Expr::Kind::Binary:
+    case Expr::Kind::Cast:
+    case Expr::Kind::Select:
+    case Expr::Kind::Seq:
+      return;
+    case Expr::Kind::Intrinsic:
+      Pure &= isGroupGeometry(E->IOp) || isPureMath(E->IOp) || E->IOp == IntrinsicOp::Supports;
+      return;
+    case Expr::Kind::Wave:
+      Pure &= E->WOp == WaveOp::Width;
+      return;
+    case Expr::Kind::Call: // recursion is rejected before KIR
+      Pure &= E->Index < M.Functions.size() && M.Functions[E->Index].get() != &F &&
+              argumentsOnly(M, *M.Functions[E->Index]);
+      return;
+    default:
+      Pure = false;
+    }
+  });
+  return Pure;
+}
+
+GroupUniformity::GroupUniformity(const Function& Fn, const Module* Mod) : F(Fn), M(Mod) {
   Uniform.assign(F.Locals.size(), false);
   for (size_t L = 0; L < F.Locals.size(); ++L)
     Uniform[L] = F.Locals[L].Ty.isScalar();
@@ -210,6 +247,10 @@ bool GroupUniformity::isUniform(const Expr* E) const {
     break;
   case Expr::Kind::Wave:
     return E->WOp == WaveOp::Width;
+  case Expr::Kind::Call: // of a helper whose value its arguments alone decide
+    if (!M || E->Index >= M->Functions.size() || !argumentsOnly(*M, *M->Functions[E->Index]))
+      return false;
+    break;
   case Expr::Kind::Load: // of a buffer nothing writes while the kernel runs
     return E->Ops.size() == 2 && E->Ops[0] && E->Ops[0]->K == Expr::Kind::Param &&
            E->Ops[0]->Index < ReadOnlyParam.size() && ReadOnlyParam[E->Ops[0]->Index] &&

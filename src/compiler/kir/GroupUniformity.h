@@ -18,8 +18,15 @@ namespace cajeta::kir {
 class GroupUniformity {
 public:
   /// Analyses kernel F (uniform among the work-items that have not left by `return` or by a
-  /// `break` of a loop they are parked in: see the .cpp).
-  explicit GroupUniformity(const Function& F);
+  /// `break` of a loop they are parked in: see the .cpp). Given F's module, a call of a helper
+  /// whose result is a function of its arguments alone (argumentsOnly) is uniform where its
+  /// arguments are.
+  explicit GroupUniformity(const Function& F, const Module* M = nullptr);
+
+  /// Whether helper F's result is a function of its scalar arguments alone: it reads no
+  /// coordinate, lane, buffer or array, has no barrier, atomic or wave op, and calls only such
+  /// helpers.
+  static bool argumentsOnly(const Module& M, const Function& F);
 
   /// E has the same value in every running work-item that evaluates it, at the point it is
   /// evaluated: constants, scalar parameters, group geometry, uniform locals and pure
@@ -63,6 +70,7 @@ private:
   bool isStableIn(uint32_t Local, const Stmt* Loop) const;
 
   const Function& F;
+  const Module* M;
   std::vector<bool> Uniform;
   std::vector<bool> ReadOnlyParam; // buffer parameters the kernel never writes or passes on
   std::set<const Stmt*> UniformStmts, UniformLoops, UniformControlEvals;

@@ -328,7 +328,9 @@ enum class IntrinsicOp : uint8_t {
   //   before its phase completes.
   // MbarrierArrive: {barriers, slot, arrive}: void; arrives at barrier `slot` without a branch:
   //   every work-item where `arrive` is the constant true, else once for the one work-item
-  //   whose `arrive` is true (as TmaLoad's issue).
+  //   whose `arrive` is true (as TmaLoad's issue). Dim 1 (`arrive` the constant true): once
+  //   per wave, by one lane the target elects among the wave's work-items, which reach it
+  //   together.
   // MbarrierWait: {barriers, slot, parity}: void; waits until the phase of barrier `slot` with
   //   that parity (0 or 1, uint32) has completed; the accelerator's writes counted in it are
   //   then visible to this work-item.

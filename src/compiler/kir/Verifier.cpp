@@ -1103,6 +1103,10 @@ private:
     }
     if (E->Ops[Bars]->K == Expr::Kind::SharedRef && E->Ops[Bars]->Ty.Elem != ScalarType::U64)
       problem(E, Name + " of barriers in " + E->Ops[Bars]->Ty.str() + ", not uint64");
+    if (Op == IntrinsicOp::MbarrierArrive && E->Dim > 0 &&
+        (E->Dim > 1 || E->Ops[2]->K != Expr::Kind::Const || E->Ops[2]->IntValue != 1))
+      problem(E, Name + " once per wave (Dim " + std::to_string(E->Dim) +
+                     ") where not every work-item arrives");
     if (Load && (E->Dim >= Fn->TensorMaps.size() || E->Index == 0))
       problem(E, Name + " of tensor map " + std::to_string(E->Dim) + " (the function has " +
                      std::to_string(Fn->TensorMaps.size()) + ") and " + std::to_string(E->Index) +

@@ -178,7 +178,8 @@ public:
   /// without it returns false. Bar is a barrier's shared-memory address, Dst a box's, Map the
   /// tensor map's generic address (KernelFrame::TensorMaps); Coords (2 or 4), Count and Parity
   /// i32;
-  /// Issue and Arrive i1, which threads take part (predicated, not branched around).
+  /// Issue and Arrive i1, which threads take part (predicated, not branched around); PerWave,
+  /// one elected lane of each wave arrives (Arrive true in all).
   virtual bool hasTensorMemoryAccelerator() const { return false; }
   virtual bool emitMbarrierInit(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Count) {
     return false;
@@ -188,7 +189,8 @@ public:
                            llvm::Value* Issue) {
     return false;
   }
-  virtual bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive) {
+  virtual bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive,
+                                  bool PerWave) {
     return false;
   }
   virtual bool emitMbarrierWait(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Parity) {

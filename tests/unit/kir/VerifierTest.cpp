@@ -275,6 +275,29 @@ TEST(KirVerifier, IntrinsicRules) {
   expectProblem(T4.M, {"Intrinsic: ", "yields uint64, not uint32"});
 }
 
+// An arrival once per wave is every work-item's (its `arrive` the constant true), and Dim says
+// no more than that.
+TEST(KirVerifier, MbarrierArrivalOncePerWave) {
+  auto Arrive = [](Fixture& T, Expr* Flag, uint8_t Dim) {
+    uint32_t Bars = T.K.shared("bars", ScalarType::U64, 2);
+    Expr* E = T.K.intrinsic(IntrinsicOp::MbarrierArrive, Type::voidTy(),
+                            {T.K.sharedRef(Bars), T.K.u32(1), Flag});
+    E->Dim = Dim;
+    T.K.body({T.K.eval(E)});
+  };
+  Fixture T;
+  Arrive(T, T.K.constBool(true), 1);
+  EXPECT_TRUE(verifyProblems(T.M).empty()) << testing::PrintToString(verifyProblems(T.M));
+
+  Fixture T2;
+  Arrive(T2, T2.K.bin(BinaryOp::Eq, T2.K.geom(IntrinsicOp::LocalId, 0), T2.K.u32(0)), 1);
+  expectProblem(T2.M, {"once per wave (Dim 1) where not every work-item arrives"});
+
+  Fixture T3;
+  Arrive(T3, T3.K.constBool(true), 2);
+  expectProblem(T3.M, {"once per wave (Dim 2)"});
+}
+
 // ---------------------------------------------------------------------------------------------
 // Memory: loads, stores, atomics, where arrays may appear
 

@@ -241,6 +241,34 @@ public final class P {
         }
         acc.store(c, tid / 32 * 1024, 64);
     }
+    // twoAheadBlocks with each copy's row from a helper whose value is its arguments' (as a
+    // persistent kernel's next block): the products still stay in flight, and the row's form (a
+    // multiple of 16) leaves the TMA entry without the chunks' fallback.
+    @Device
+    static uint32 blockOf(uint32 kt, uint32 blocks) {
+        return kt % blocks;
+    }
+    @Kernel
+    public static void twoAheadHelper(KernelBuffer<float32> c, KernelBuffer<float16> a, uint32 rows) {
+        Shared<float16> s = shared float16[16384];
+        uint32 tid = KernelThread.x();
+        Tile<float32, 16, 64> acc;
+        for (uint32 kt = 0; kt < 2; kt++) {
+            AsyncCopy.copyBlock(s, kt % 4 * 4096 + 2048, a, blockOf(kt, 4) * 16, 0, rows, 64, 64, 16, 64);
+            AsyncCopy.commit();
+        }
+        for (uint32 kt = 2; kt < 10; kt++) {
+            AsyncCopy.wait(1);
+            Barrier.sync();
+            uint32 st = (kt - 2) % 4 * 4096;
+            Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
+            Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
+            Group.mac(acc, ta, tb);
+            AsyncCopy.copyBlock(s, kt % 4 * 4096 + 2048, a, blockOf(kt, 4) * 16, 0, rows, 64, 64, 16, 64);
+            AsyncCopy.commit();
+        }
+        acc.store(c, tid / 32 * 1024, 64);
+    }
     // A's 256 x 64 block copied densely beside b's two-atom rows, two of its rows to an array
     // row: a wave's even rows are one a tile at a stride of 128, its odd rows another 64
     // elements on, and wgmma reads both from shared memory.
@@ -381,6 +409,43 @@ TEST(NvptxWgmma, TmaEntryCommitsItsProductsBeforeTheBarrierLoops) {
   for (std::sregex_iterator I(Tma.begin(), Tma.end(), After), End; I != End; ++I, ++Products)
     EXPECT_EQ((*I)[1].str(), "wgmma.commit_group") << Tma;
   EXPECT_GT(Products, 0u) << Tma;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90a"), "");
+  }
+}
+
+// A call in the K-loop of a helper whose value is its arguments' keeps the products in flight,
+// and copies whose destination, row and column are multiples of what the box needs by their form
+// alone go to the accelerator with no run-time test and no chunks beside them.
+TEST(NvptxWgmma, HelperCallsKeepProductsInFlightAndProvedBoxesNeedNoChunks) {
+  const std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string Tma = entryBody(Ptx, "P_twoAheadHelper_tma");
+  ASSERT_NE(Tma.find("cp.async.bulk.tensor"), std::string::npos) << Tma;
+  EXPECT_EQ(countOf(Tma, "wgmma.wait_group.sync.aligned 1;"), 1u) << Tma;
+  EXPECT_EQ(Tma.find("cp.async.cg"), std::string::npos) << Tma;
+  EXPECT_EQ(entryBody(Ptx, "P_twoAheadBlocks_tma").find("cp.async.cg"), std::string::npos);
+  // The plain entry deals the same blocks as chunks.
+  EXPECT_NE(entryBody(Ptx, "P_twoAheadHelper").find("cp.async.cg"), std::string::npos);
+}
+
+// The ring's empty barriers count the group's waves, and a wave arrives once, by the lane
+// elect.sync picks among the warp's existing lanes: a group-wide arrival was 32 shared-memory
+// atomics a warp in a row, in every turn.
+TEST(NvptxWgmma, TmaEntryArrivesAtEmptyBarriersOncePerWave) {
+  const std::string Ptx = nativeTilePtx(Pipelines, "sm_90a");
+  ASSERT_FALSE(Ptx.empty());
+  const std::string Tma = entryBody(Ptx, "P_twoAheadBlocks_tma");
+  ASSERT_NE(Tma.find("cp.async.bulk.tensor"), std::string::npos) << Tma;
+  const std::regex PerWave(
+      "elect\\.sync _\\|q, %r\\d+;\\s*@q mbarrier\\.arrive\\.shared::cta\\.b64 _,");
+  EXPECT_TRUE(std::regex_search(Tma, PerWave)) << Tma;
+  // Every arrival is the full barrier's by one issuer or an empty barrier's once per wave.
+  EXPECT_EQ(countOf(Tma, "mbarrier.arrive"),
+            countOf(Tma, "@p mbarrier.arrive") + countOf(Tma, "@q mbarrier.arrive"))
+      << Tma;
+  // The count: (group + 31) / 32 waves, where it was the group's size.
+  EXPECT_TRUE(std::regex_search(Tma, std::regex("shr\\.u32\\s+%r\\d+, %r\\d+, 5;"))) << Tma;
   if (!testPtxas().empty()) {
     EXPECT_EQ(assembleError(Ptx, "sm_90a"), "");
   }

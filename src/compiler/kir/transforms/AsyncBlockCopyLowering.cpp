@@ -94,7 +94,7 @@ bool AsyncBlockCopyLowering::run(Module& M, Function& F, std::string& Error) {
   forEachStmt(F.Body, [&](const Stmt* S) { Any |= isBlockCopy(S); });
   if (!Any)
     return true;
-  if (std::vector<UniformityProblem> P = BlockCopyCheck::problems(F); !P.empty()) {
+  if (std::vector<UniformityProblem> P = BlockCopyCheck::problems(M, F); !P.empty()) {
     Error = "line " + std::to_string(P[0].Loc.Line) + ": " + P[0].Message;
     return false;
   }

@@ -5,6 +5,7 @@
 
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Clone.h"
+#include "compiler/kir/GroupUniformity.h"
 #include "compiler/kir/RangeDisjointness.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/TileFragments.h"
@@ -313,16 +314,23 @@ private:
     return !(S->K == Stmt::Kind::Eval && S->E && S->E->K == Expr::Kind::Tile) &&
            keepsProductsInFlight(S);
   }
-  /// Whether evaluating E touches no tile, writes no memory and calls nothing.
-  static bool quiet(const Expr* Root) {
+  /// Whether evaluating E touches no tile, writes no memory and calls nothing but helpers whose
+  /// value is their arguments' (GroupUniformity::argumentsOnly).
+  bool quiet(const Expr* Root) const {
     bool Quiet = true;
     forEachExpr(Root, [&](const Expr* E) {
       Quiet &= E->K != Expr::Kind::Store && E->K != Expr::Kind::Atomic &&
-               E->K != Expr::Kind::Call && E->K != Expr::Kind::Dispatch &&
+               (E->K != Expr::Kind::Call || pureCall(E)) && E->K != Expr::Kind::Dispatch &&
                (E->K != Expr::Kind::Intrinsic || isValueIntrinsic(E->IOp)) &&
                E->K != Expr::Kind::Wave && E->K != Expr::Kind::Tile && E->K != Expr::Kind::RayQuery;
     });
     return Quiet;
+  }
+
+  /// A call of a helper whose value is its arguments' alone: no memory, barrier or wave op.
+  bool pureCall(const Expr* E) const {
+    return E->K == Expr::Kind::Call && E->Index < M.Functions.size() &&
+           GroupUniformity::argumentsOnly(M, *M.Functions[E->Index]);
   }
 
   /// What copy E (an AsyncCopy, or a TMA entry's AsyncCopyBlock: the same block in every
@@ -1207,11 +1215,12 @@ private:
   /// cross the barrier that starts the next turn, and the tensor pipe is not drained once a turn.
   /// L's body must be a block of statements that write nothing, one barrier, then the rest, which
   /// holds every Group.mac (at the block's level, each b a wgmma candidate, its shared tiles
-  /// loaded in the same turn): no other barrier, loop, jump or call, no tile in the test or the
-  /// step, and no store into an array the products read. While a turn's products are in flight,
-  /// the writes that may run are the rest of their own turn's (another wave's would race with the
-  /// read in the source too; this wave's are checked as the block is rewritten) and the next
-  /// turn's: every copy of the body is proved, one turn later, to miss what they read
+  /// loaded in the same turn): no other barrier, loop or jump, no tile in the test or the
+  /// step, no call but of helpers whose value is their arguments' (GroupUniformity::
+  /// argumentsOnly), and no store into an array the products read. While a turn's products are in
+  /// flight, the writes that may run are the rest of their own turn's (another wave's would race
+  /// with the read in the source too; this wave's are checked as the block is rewritten) and the
+  /// next turn's: every copy of the body is proved, one turn later, to miss what they read
   /// (RangeDisjointness::disjointNextTurn), for groups up to Bound work-items.
   std::optional<Carried> carriedProducts(const Stmt* L) {
     const Stmt* Body = L->LoopBody;
@@ -1278,7 +1287,7 @@ private:
       forEachExpr(X->E, [&](const Expr* E) {
         const bool Copy = E->K == Expr::Kind::Intrinsic && (E->IOp == IntrinsicOp::AsyncCopy ||
                                                             E->IOp == IntrinsicOp::AsyncCopyBlock);
-        if (E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
+        if ((E->K == Expr::Kind::Call && !pureCall(E)) || E->K == Expr::Kind::Dispatch ||
             E->K == Expr::Kind::RayQuery ||
             (E->K == Expr::Kind::Intrinsic && !isValueIntrinsic(E->IOp) && !Copy &&
              E->IOp != IntrinsicOp::AsyncWait && E->IOp != IntrinsicOp::AsyncCommit))

@@ -7,6 +7,7 @@
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/AsyncBlockCopyLowering.h"
 
+#include <algorithm>
 #include <set>
 
 namespace cajeta::kir {
@@ -93,7 +94,7 @@ bool qualifies(const Module& M, const Function& F) {
       });
     Ok &= !(Steps && Jumps);
   });
-  GroupUniformity U(F);
+  GroupUniformity U(F, &M);
   forEachStmt(F.Body, [&](const Stmt* S) { Ok &= !isCopyStep(S) || U.isUnderUniformControl(S); });
   // Commits and waits in helpers would close groups the kernel's ring never sees.
   forEachExprIn(F.Body, [&](const Expr* E) {
@@ -105,6 +106,32 @@ bool qualifies(const Module& M, const Function& F) {
         Ok &= T >= M.Functions.size() || !commitsOrWaits(M, *M.Functions[T], Seen);
   });
   return Ok;
+}
+
+/// A power of two that unsigned E is a multiple of in every evaluation, read from its form
+/// alone (constants, products, sums, shifts): 1 where nothing is known.
+uint64_t knownMultiple(const Expr* E) {
+  constexpr uint64_t Any = uint64_t(1) << 32; // zero is a multiple of everything (mod 2^32)
+  if (!E || !E->Ty.isScalar())
+    return 1;
+  if (E->K == Expr::Kind::Const)
+    return E->IntValue & 0xffffffffu ? std::min<uint64_t>(E->IntValue & -E->IntValue, Any) : Any;
+  if (E->K != Expr::Kind::Binary || E->Ops.size() != 2)
+    return 1;
+  const uint64_t L = knownMultiple(E->Ops[0]), R = knownMultiple(E->Ops[1]);
+  switch (E->BOp) {
+  case BinaryOp::Mul:
+    return std::min(L * R, Any);
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+    return std::min(L, R);
+  case BinaryOp::Shl:
+    return E->Ops[1]->K == Expr::Kind::Const && E->Ops[1]->IntValue < 32
+               ? std::min(L << E->Ops[1]->IntValue, Any)
+               : 1;
+  default:
+    return 1;
+  }
 }
 
 /// How a block copy goes as one box of a tensor map, given its array's layout.
@@ -172,6 +199,13 @@ class Lowering {
 public:
   Lowering(Module& M, Function& F) : F(F), B(M, F) {}
 
+  /// Empty barriers arrived at once a wave, unless CAJETA_GPU_TMA_WAVE_ARRIVALS=0 (once a
+  /// work-item, to compare).
+  const bool WaveArrivals = [] {
+    const char* V = std::getenv("CAJETA_GPU_TMA_WAVE_ARRIVALS");
+    return !V || std::string(V) != "0";
+  }();
+
   void run() {
     // Only copies with a box form make the entry worth having.
     bool Any = false;
@@ -198,10 +232,17 @@ public:
           BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 0),
           B.bin(BinaryOp::Mul, B.geom(IntrinsicOp::GroupDim, 1), B.geom(IntrinsicOp::GroupDim, 2)));
     };
+    // An empty barrier counts the group's waves (32 work-items on sm_90a, the last one
+    // partial): drain() arrives once a wave.
+    auto Waves = [&] {
+      return WaveArrivals
+                 ? B.bin(BinaryOp::Div, B.bin(BinaryOp::Add, Group(), B.u32(31)), B.u32(32))
+                 : Group();
+    };
     for (uint32_t S = 0; S < 2 * TmaBlockCopies::Slots; ++S)
       Init.push_back(B.eval(B.intrinsic(
           IntrinsicOp::MbarrierInit, Type::voidTy(),
-          {B.sharedRef(Bars), B.u32(S), S < TmaBlockCopies::Slots ? B.u32(1) : Group()})));
+          {B.sharedRef(Bars), B.u32(S), S < TmaBlockCopies::Slots ? B.u32(1) : Waves()})));
     std::vector<Stmt*> Body = {B.eval(B.assign(Issued, B.u32(0))),
                                B.eval(B.assign(Waited, B.u32(0))),
                                B.ifThen(firstItem(), B.block(Init)), B.barrier(), F.Body};
@@ -268,10 +309,13 @@ private:
     Expr* Round = B.bin(BinaryOp::Div, B.l(Waited), B.u32(TmaBlockCopies::Slots));
     Stmt* Wait = B.eval(B.intrinsic(IntrinsicOp::MbarrierWait, Type::voidTy(),
                                     {B.sharedRef(Bars), slot(Waited), parity(Round)}));
-    Stmt* Seen = B.eval(B.intrinsic(
-        IntrinsicOp::MbarrierArrive, Type::voidTy(),
-        {B.sharedRef(Bars), B.bin(BinaryOp::Add, slot(Waited), B.u32(TmaBlockCopies::Slots)),
-         B.constBool(true)}));
+    // Once a wave: a group-wide arrival was 32 shared-memory atomics a warp in a row.
+    Expr* Arrive = B.intrinsic(IntrinsicOp::MbarrierArrive, Type::voidTy(),
+                               {B.sharedRef(Bars),
+                                B.bin(BinaryOp::Add, slot(Waited), B.u32(TmaBlockCopies::Slots)),
+                                B.constBool(true)});
+    Arrive->Dim = WaveArrivals ? 1 : 0;
+    Stmt* Seen = B.eval(Arrive);
     Stmt* Next = B.eval(B.assign(Waited, B.bin(BinaryOp::Add, B.l(Waited), B.u32(1))));
     return B.loop(Cond, B.block({Wait, Seen, Next}));
   }
@@ -330,12 +374,23 @@ private:
     auto Multiple = [&](Expr* V, uint32_t Of) {
       return B.bin(BinaryOp::Eq, B.bin(BinaryOp::Rem, V, B.u32(Of)), B.u32(0));
     };
-    Expr* Aligned = Multiple(B.bin(BinaryOp::Mul, B.l(Dst), B.u32(Size)), P.Align);
-    if (P.BlockRows > 1)
-      Aligned = B.bin(BinaryOp::LogicalAnd, Aligned, Multiple(B.l(Row), P.BlockRows));
-    if (P.AtomCols)
-      Aligned = B.bin(BinaryOp::LogicalAnd, Aligned, Multiple(B.l(Col), P.AtomCols));
-    Out.push_back(B.ifThen(Aligned, B.eval(Load), AsyncBlockCopyLowering::lowerBlock(B, Chunks)));
+    // What the operands' form proves is not tested; where it proves all, no chunks are made
+    // (the later compiler may not see through a loop's locals, and the fallback costs
+    // registers in the loop).
+    Expr* Aligned = nullptr;
+    auto Require = [&](const Expr* Operand, uint32_t Local, uint32_t Scale, uint32_t Of) {
+      if (Of <= 1 || knownMultiple(Operand) * Scale % Of == 0)
+        return;
+      Expr* Test =
+          Multiple(Scale == 1 ? B.l(Local) : B.bin(BinaryOp::Mul, B.l(Local), B.u32(Scale)), Of);
+      Aligned = Aligned ? B.bin(BinaryOp::LogicalAnd, Aligned, Test) : Test;
+    };
+    Require(E->Ops[1], Dst, Size, P.Align);
+    Require(E->Ops[3], Row, 1, P.BlockRows);
+    Require(E->Ops[4], Col, 1, P.AtomCols);
+    Out.push_back(
+        Aligned ? B.ifThen(Aligned, B.eval(Load), AsyncBlockCopyLowering::lowerBlock(B, Chunks))
+                : B.eval(Load));
     return B.block(Out);
   }
 

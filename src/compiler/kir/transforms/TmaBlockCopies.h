@@ -9,10 +9,10 @@
 // Each group of copies (what one AsyncCopy.commit closes) completes on a ring of S shared-memory
 // barriers ("full": one arrival, by work-item 0 at the commit, plus the boxes' bytes) that every
 // work-item waits on where AsyncCopy.wait leaves that group behind, then arrives at the group's
-// "empty" barrier (one arrival per work-item): work-item 0 reuses a slot only after every
-// work-item has seen its last phase, so no work-item can miss a phase however far it lags. A
-// commit that would leave S groups unwaited first waits for the oldest; the kernel waits for all
-// of them before it ends (the accelerator must not write a finished group's memory).
+// "empty" barrier (one arrival per wave, whose lanes reach it together): work-item 0 reuses a
+// slot only after every work-item has seen its last phase, so no work-item can miss a phase however
+// far it lags. A commit that would leave S groups unwaited first waits for the oldest; the kernel
+// waits for all of them before it ends (the accelerator must not write a finished group's memory).
 //
 // A kernel gets the entry where every block copy, commit and wait is reached by the whole group
 // together (uniform control, no `return`, no `break` or `continue` in a loop around one, no

@@ -1100,7 +1100,7 @@ bool KernelLowering::emitTma(const Expr* E) {
   }
   case IntrinsicOp::MbarrierArrive: {
     llvm::Value* Bar = At(0, 1);
-    return Target.emitMbarrierArrive(B, Bar, emitExpr(E->Ops[2]));
+    return Target.emitMbarrierArrive(B, Bar, emitExpr(E->Ops[2]), /*PerWave=*/E->Dim == 1);
   }
   case IntrinsicOp::MbarrierWait:
     return Target.emitMbarrierWait(B, At(0, 1), emitExpr(E->Ops[2]));

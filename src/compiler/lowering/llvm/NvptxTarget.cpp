@@ -158,7 +158,17 @@ public:
     asmCall(B, Text.c_str(), (Constraints + ",~{memory}").c_str(), Args);
     return true;
   }
-  bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive) override {
+  bool emitMbarrierArrive(llvm::IRBuilder<>& B, llvm::Value* Bar, llvm::Value* Arrive,
+                          bool PerWave) override {
+    if (PerWave) {
+      // elect.sync over the warp's lanes (fewer than 32 in a group's last, partial warp) waits
+      // for them all and picks one: one shared-memory arrival a warp, not 32 in a row.
+      asmCall(B,
+              "{\n\t.reg .pred q;\n\telect.sync _|q, $1;\n\t"
+              "@q mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}",
+              "r,r,~{memory}", {sharedAddress(B, Bar), warpLanes(B)});
+      return true;
+    }
     if (auto* C = llvm::dyn_cast<llvm::ConstantInt>(Arrive); C && C->isOne()) {
       asmCall(B, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}",
               {sharedAddress(B, Bar)});
@@ -259,6 +269,22 @@ private:
   /// A shared-memory pointer as the 32-bit address PTX's .shared::cta operands take.
   static llvm::Value* sharedAddress(llvm::IRBuilder<>& B, llvm::Value* Ptr) {
     return B.CreateTrunc(B.CreatePtrToInt(Ptr, B.getInt64Ty()), B.getInt32Ty());
+  }
+  /// The mask of the thread's warp's lanes: warps are runs of 32 linear thread ids (x first),
+  /// the group's last one shorter where the group is not a multiple of 32.
+  static llvm::Value* warpLanes(llvm::IRBuilder<>& B) {
+    using namespace llvm::Intrinsic;
+    auto Read = [&](ID Id) { return B.CreateIntrinsic(Id, {}, {}); };
+    llvm::Value* NX = Read(nvvm_read_ptx_sreg_ntid_x);
+    llvm::Value* NY = Read(nvvm_read_ptx_sreg_ntid_y);
+    llvm::Value* Linear =
+        B.CreateAdd(Read(nvvm_read_ptx_sreg_tid_x),
+                    B.CreateMul(NX, B.CreateAdd(Read(nvvm_read_ptx_sreg_tid_y),
+                                                B.CreateMul(NY, Read(nvvm_read_ptx_sreg_tid_z)))));
+    llvm::Value* Group = B.CreateMul(B.CreateMul(NX, NY), Read(nvvm_read_ptx_sreg_ntid_z));
+    llvm::Value* Lanes = B.CreateBinaryIntrinsic(
+        umin, B.CreateSub(Group, B.CreateAnd(Linear, B.getInt32(~31u))), B.getInt32(32));
+    return B.CreateLShr(B.getInt32(~0u), B.CreateSub(B.getInt32(32), Lanes));
   }
   static void asmStatement(llvm::IRBuilder<>& B, const char* Text) {
     auto* Ty = llvm::FunctionType::get(B.getVoidTy(), false);
