@@ -3,6 +3,7 @@
 // C (int32) = A * B (int8, B given transposed) beside cublasGemmEx's int8 form, exact.
 #include "GpuWorkloads.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -50,8 +51,9 @@ struct Geometry {
   const char* Kernel;
   uint32_t BlockM, BlockN, Threads, SharedBytes;
   double Target;
-  bool Vulkan;            // also run on the Vulkan backend beside our CUDA time
-  const char* Label = ""; // what the row's name adds to the block's shape (" 4-stage")
+  bool Vulkan;             // also run on the Vulkan backend beside our CUDA time
+  const char* Label = "";  // what the row's name adds to the block's shape (" 4-stage")
+  bool Persistent = false; // one workgroup a multiprocessor, each taking the blocks in turn
 };
 
 using Half = xpu::float16;
@@ -69,6 +71,9 @@ template <> struct Inputs<Half> {
   static constexpr const char* SharedABlockKernel = "TileGemm.gemm16tg";
   // wgmma's n = 256: 128 x 256 blocks, B's stages in rows of four atoms, grouped.
   static constexpr const char* N256Kernel = "TileGemm.gemm16xg";
+  // gemm16xg on one workgroup a multiprocessor, each computing blocks in turn, its copies
+  // running ahead across them.
+  static constexpr const char* PersistentKernel = "TileGemm.gemm16xp";
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
@@ -82,6 +87,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* WideKernel = "TileGemm.gemmBf16n";
   static constexpr const char* SharedABlockKernel = "TileGemm.gemmBf16t"; // not grouped
   static constexpr const char* N256Kernel = "TileGemm.gemmBf16xg";
+  static constexpr const char* PersistentKernel = "TileGemm.gemmBf16xp";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -125,7 +131,10 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
   PeerBuffer PeerC(ElemsC);
   PeerA.upload(A.data());
   PeerB.upload(B.data());
-  const xpu::Dim3 Grid = xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
+  const uint32_t Blocks = (N + BlockN - 1) / BlockN * ((M + BlockM - 1) / BlockM);
+  const xpu::Dim3 Grid = G.Persistent
+                             ? xpu::grid(std::min(Blocks, std::max(1u, Dev.computeUnits())))
+                             : xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
                   Block = xpu::block(BlockThreads);
   auto ours = [&] {
     Gemm.launch(S, Grid, Block,
@@ -409,7 +418,9 @@ void runTileGemmBench(GpuBenchContext& C) {
         {Inputs<T>::SharedABlockKernel, 256, 128, 256, 196608, WgmmaTarget, false,
          " 4-stage, block copies, a shared"},
         {Inputs<T>::N256Kernel, 128, 256, 256, 0, WgmmaTarget, false,
-         " 4-stage, block copies, a shared, n = 256, grouped"}};
+         " 4-stage, block copies, a shared, n = 256, grouped"},
+        {Inputs<T>::PersistentKernel, 128, 256, 256, 0, WgmmaTarget, false,
+         " 4-stage, block copies, a shared, n = 256, grouped, persistent", true}};
   };
   const std::vector<Geometry> HalfForms = forms(Half(), KernelName),
                               BFloat16Forms = forms(BFloat16(), BFloat16KernelName),

@@ -305,7 +305,8 @@ TEST(TileSharedB, ProductsInFlightIntoTheNextStep) {
 // stride is a multiple of 16 bytes (the first two sizes; the others take the plain entry's chunk
 // copies), in groups of four and eight waves (wgmma) and three (mma.sync). alternateRows gives each
 // wave two accumulators of alternate rows, whose a tiles wgmma reads from shared memory, and stores
-// them at a stride of two rows.
+// them at a stride of two rows. widePersistent is wide on three workgroups that take C's blocks
+// in turn, its copies running ahead across them (their coordinates from helpers).
 TEST(TileSharedB, StagesFilledByBlockCopies) {
   xpu::Program P = compileProgram("TilesBlockCopied");
   CONFORMANCE_REQUIRE(P, Float16);
@@ -316,12 +317,14 @@ TEST(TileSharedB, StagesFilledByBlockCopies) {
     uint32_t M, N, K;
   };
   unsigned Ran = 0;
-  // Kernel, its block's columns, a stage's elements, rows a wave, accumulators a wave.
-  for (auto [Name, Cols, Stage, WaveRows, Accumulators] :
-       {std::tuple{"wide", 128u, 16384u, 16u, 1u},
-        {"narrow", 64u, 12288u, 16u, 1u},
-        {"alternateRows", 128u, 24576u, 32u, 2u},
-        {"wider", 256u, 24576u, 16u, 1u}}) {
+  // Kernel, its block's columns, a stage's elements, rows a wave, accumulators a wave, and
+  // whether it is persistent (three workgroups taking the blocks in turn).
+  for (auto [Name, Cols, Stage, WaveRows, Accumulators, Persistent] :
+       {std::tuple{"wide", 128u, 16384u, 16u, 1u, false},
+        {"narrow", 64u, 12288u, 16u, 1u, false},
+        {"alternateRows", 128u, 24576u, 32u, 2u, false},
+        {"wider", 256u, 24576u, 16u, 1u, false},
+        {"widePersistent", 128u, 16384u, 16u, 1u, true}}) {
     const xpu::Kernel K = P.kernel(std::string("TilesBlockCopied.") + Name);
     // No tile tier: no code for this target (wider's 16 x 256 tiles do not fit the portable tier
     // of an NVIDIA target; the build warns, and a launch would say so).
@@ -344,7 +347,9 @@ TEST(TileSharedB, StagesFilledByBlockCopies) {
                                   B = halfData(size_t(C.K) * C.N, 900 + C.N);
         auto DA = toDevice(A), DB = toDevice(B);
         auto Out = filledBuffer<float>(size_t(C.M) * C.N + 5, -5.0f);
-        runKernelShared(K, xpu::grid((C.N + Cols - 1) / Cols, (C.M + Rows - 1) / Rows),
+        runKernelShared(K,
+                        Persistent ? xpu::grid(3)
+                                   : xpu::grid((C.N + Cols - 1) / Cols, (C.M + Rows - 1) / Rows),
                         xpu::block(Group), Staging, Out, DA, DB, C.M, C.N, C.K);
         const std::string What = std::string(Name) + " " + std::to_string(C.M) + "x" +
                                  std::to_string(C.N) + "x" + std::to_string(C.K) + " waves " +
