@@ -26,7 +26,8 @@ constexpr uint32_t Int8DynamicSharedBytes = 110592;             // its 3 stages 
 // 256 x 128 blocks of two warpgroups, four stages copied by AsyncCopy.copyBlock, a read from
 // shared memory: wgmma's 8-bit products and the TMA on sm_90a.
 constexpr const char* Int8BlockCopyKernelName = "TileGemm.gemmInt8t";
-constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v"; // 2 stages, for Vulkan
+constexpr const char* Int8PersistentKernelName = "TileGemm.gemmInt8tp"; // gemmInt8t, persistent
+constexpr const char* Int8VulkanKernelName = "TileGemm.gemmInt8v";      // 2 stages, for Vulkan
 constexpr uint32_t Int8VulkanSharedBytes = 40960;
 constexpr const char* Int8VulkanRowBKernelName = "TileGemm.gemmInt8vRowB"; // b k x n
 constexpr uint32_t Int8VulkanRowBSharedBytes = 38912;
@@ -58,6 +59,14 @@ struct Geometry {
 
 using Half = xpu::float16;
 using BFloat16 = xpu::bfloat16;
+
+/// A block of C a workgroup, or, for a persistent kernel, a workgroup a multiprocessor (at
+/// most one a block).
+xpu::Dim3 launchGrid(const Geometry& G, uint32_t M, uint32_t N, xpu::Device& Dev) {
+  const uint32_t Across = (N + G.BlockN - 1) / G.BlockN, Down = (M + G.BlockM - 1) / G.BlockM;
+  return G.Persistent ? xpu::grid(std::min(Across * Down, std::max(1u, Dev.computeUnits())))
+                      : xpu::grid(Across, Down);
+}
 
 /// What differs between the float16 and the bfloat16 GEMM.
 template <class T> struct Inputs;
@@ -131,11 +140,7 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
   PeerBuffer PeerC(ElemsC);
   PeerA.upload(A.data());
   PeerB.upload(B.data());
-  const uint32_t Blocks = (N + BlockN - 1) / BlockN * ((M + BlockM - 1) / BlockM);
-  const xpu::Dim3 Grid = G.Persistent
-                             ? xpu::grid(std::min(Blocks, std::max(1u, Dev.computeUnits())))
-                             : xpu::grid((N + BlockN - 1) / BlockN, (M + BlockM - 1) / BlockM),
-                  Block = xpu::block(BlockThreads);
+  const xpu::Dim3 Grid = launchGrid(G, M, N, Dev), Block = xpu::block(BlockThreads);
   auto ours = [&] {
     Gemm.launch(S, Grid, Block,
                 C.Options.TileGemmSharedBytes && G.Vulkan
@@ -302,8 +307,7 @@ void runInt8(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t 
   PeerBytes PeerA(ElemsA), PeerBt(ElemsB), PeerC(ElemsC * 4);
   PeerA.upload(A.data());
   PeerBt.upload(Bt.data());
-  const xpu::Dim3 Grid = xpu::grid((N + G.BlockN - 1) / G.BlockN, (M + G.BlockM - 1) / G.BlockM),
-                  Block = xpu::block(G.Threads);
+  const xpu::Dim3 Grid = launchGrid(G, M, N, Dev), Block = xpu::block(G.Threads);
   auto ours = [&] { Gemm.launch(S, Grid, Block, G.SharedBytes)(OursC, OursA, OursBt, M, N, K); };
   // C starts as a value no product here reaches (|sum| <= K 2^14), so an unwritten element fails.
   const int32_t Unwritten = std::numeric_limits<int32_t>::min();
@@ -427,8 +431,10 @@ void runTileGemmBench(GpuBenchContext& C) {
                               Int8Forms = {{Int8KernelName, BlockM, BlockN, BlockThreads,
                                             Int8DynamicSharedBytes, Target, true},
                                            {Int8BlockCopyKernelName, 256, 128, 256, 196608,
+                                            WgmmaTarget, false, " 4-stage, block copies, a shared"},
+                                           {Int8PersistentKernelName, 256, 128, 256, 196608,
                                             WgmmaTarget, false,
-                                            " 4-stage, block copies, a shared"}};
+                                            " 4-stage, block copies, a shared, persistent", true}};
   std::map<std::string, xpu::Kernel> Kernels; // every kernel loaded before the first runs
   const char* Loading = KernelName;
   try {
