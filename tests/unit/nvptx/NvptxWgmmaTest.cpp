@@ -242,10 +242,14 @@ public final class P {
         acc.store(c, tid / 32 * 1024, 64);
     }
     // twoAheadBlocks with each copy's row from a helper whose value is its arguments' (as a
-    // persistent kernel's next block): the products still stay in flight, and the row's form (a
-    // multiple of 16) leaves the TMA entry without the chunks' fallback.
+    // persistent kernel's next block), a branch in its body: the products still stay in flight
+    // (their group committed before the call), and the row's form (a multiple of 16) leaves the
+    // TMA entry without the chunks' fallback.
     @Device
     static uint32 blockOf(uint32 kt, uint32 blocks) {
+        if (kt >= 64 * blocks) {
+            return 0;
+        }
         return kt % blocks;
     }
     @Kernel
@@ -264,7 +268,8 @@ public final class P {
             Tile<float16, 16, 16> ta = Tile.load(s, st + tid / 32 * 256, 16);
             Tile<float16, 16, 64> tb = Tile.load(s, st + 2048, 64);
             Group.mac(acc, ta, tb);
-            AsyncCopy.copyBlock(s, kt % 4 * 4096 + 2048, a, blockOf(kt, 4) * 16, 0, rows, 64, 64, 16, 64);
+            uint32 row = blockOf(kt, 4) * 16;
+            AsyncCopy.copyBlock(s, kt % 4 * 4096 + 2048, a, row, 0, rows, 64, 64, 16, 64);
             AsyncCopy.commit();
         }
         acc.store(c, tid / 32 * 1024, 64);

@@ -293,13 +293,17 @@ private:
   }
   /// Whether S, kept with products in flight, may branch (an If; a block copy, a loop of chunks
   /// or a TMA entry's choice of box or chunks; the copies' commit and wait, loops on barriers in
-  /// a TMA entry): their group is committed before it.
+  /// a TMA entry; a helper's call, whose body may branch once inlined): their group is committed
+  /// before it.
   static bool branchesAround(const Stmt* S) {
     if (S->K != Stmt::Kind::Eval)
       return true;
-    return S->E && S->E->K == Expr::Kind::Intrinsic &&
-           (S->E->IOp == IntrinsicOp::AsyncCommit || S->E->IOp == IntrinsicOp::AsyncWait ||
-            S->E->IOp == IntrinsicOp::AsyncCopyBlock);
+    bool Calls = false;
+    forEachExpr(S->E, [&](const Expr* E) { Calls |= E->K == Expr::Kind::Call; });
+    return Calls ||
+           (S->E && S->E->K == Expr::Kind::Intrinsic &&
+            (S->E->IOp == IntrinsicOp::AsyncCommit || S->E->IOp == IntrinsicOp::AsyncWait ||
+             S->E->IOp == IntrinsicOp::AsyncCopyBlock));
   }
   /// The same for an If's arm (null, a block or one statement), its tile statements excluded.
   bool keepsProductsInFlightIn(const Stmt* S) {
