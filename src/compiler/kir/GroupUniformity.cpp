@@ -94,44 +94,57 @@ bool isCheapPrimitive(IntrinsicOp Op) {
 
 } // namespace
 
-bool GroupUniformity::argumentsOnly(const Module& M, const Function& F) {
-  if (F.IsKernel || F.HasBarrier || F.UsesWave || !F.PrivateArrays.empty())
-    return false;
-  for (const Param& P : F.Params)
-    if (!P.Ty.isScalar())
+std::vector<bool> GroupUniformity::argumentsOnly(const Module& M) {
+  const size_t N = M.Functions.size();
+  std::vector<bool> Pure(N, false);
+  std::vector<uint8_t> State(N, 0); // 0 unseen, 1 in progress, 2 done
+  std::function<bool(size_t)> Decide = [&](size_t I) -> bool {
+    if (State[I] == 2)
+      return Pure[I];
+    if (State[I] == 1) // recursion, rejected before KIR: not pure
       return false;
-  bool Pure = true;
-  forEachStmt(F.Body, [&](const Stmt* S) { Pure &= S->K != Stmt::Kind::Barrier; });
-  forEachExprIn(F.Body, [&](const Expr* E) {
-    switch (E->K) {
-    case Expr::Kind::Const:
-    case Expr::Kind::Param:
-    case Expr::Kind::Local:
-    case Expr::Kind::Assign:
-    case Expr::Kind::Unary:
-    case Expr::Kind::Binary:
-    case Expr::Kind::Cast:
-    case Expr::Kind::Select:
-    case Expr::Kind::Seq:
-      return;
-    case Expr::Kind::Intrinsic:
-      Pure &= isGroupGeometry(E->IOp) || isPureMath(E->IOp) || E->IOp == IntrinsicOp::Supports;
-      return;
-    case Expr::Kind::Wave:
-      Pure &= E->WOp == WaveOp::Width;
-      return;
-    case Expr::Kind::Call: // recursion is rejected before KIR
-      Pure &= E->Index < M.Functions.size() && M.Functions[E->Index].get() != &F &&
-              argumentsOnly(M, *M.Functions[E->Index]);
-      return;
-    default:
-      Pure = false;
-    }
-  });
+    State[I] = 1;
+    const Function& F = *M.Functions[I];
+    bool P = !F.IsKernel && !F.HasBarrier && !F.UsesWave && F.PrivateArrays.empty();
+    for (const Param& Q : F.Params)
+      P &= Q.Ty.isScalar();
+    forEachStmt(F.Body, [&](const Stmt* S) { P &= S->K != Stmt::Kind::Barrier; });
+    forEachExprIn(F.Body, [&](const Expr* E) {
+      switch (E->K) {
+      case Expr::Kind::Const:
+      case Expr::Kind::Param:
+      case Expr::Kind::Local:
+      case Expr::Kind::Assign:
+      case Expr::Kind::Unary:
+      case Expr::Kind::Binary:
+      case Expr::Kind::Cast:
+      case Expr::Kind::Select:
+      case Expr::Kind::Seq:
+        return;
+      case Expr::Kind::Intrinsic:
+        P &= isGroupGeometry(E->IOp) || isPureMath(E->IOp) || E->IOp == IntrinsicOp::Supports;
+        return;
+      case Expr::Kind::Wave:
+        P &= E->WOp == WaveOp::Width;
+        return;
+      case Expr::Kind::Call:
+        P &= E->Index < N && Decide(E->Index);
+        return;
+      default:
+        P = false;
+      }
+    });
+    State[I] = 2;
+    Pure[I] = P;
+    return P;
+  };
+  for (size_t I = 0; I < N; ++I)
+    Decide(I);
   return Pure;
 }
 
-GroupUniformity::GroupUniformity(const Function& Fn, const Module* Mod) : F(Fn), M(Mod) {
+GroupUniformity::GroupUniformity(const Function& Fn, const Module* M)
+    : F(Fn), PureCallees(M ? argumentsOnly(*M) : std::vector<bool>()) {
   Uniform.assign(F.Locals.size(), false);
   for (size_t L = 0; L < F.Locals.size(); ++L)
     Uniform[L] = F.Locals[L].Ty.isScalar();
@@ -248,7 +261,7 @@ bool GroupUniformity::isUniform(const Expr* E) const {
   case Expr::Kind::Wave:
     return E->WOp == WaveOp::Width;
   case Expr::Kind::Call: // of a helper whose value its arguments alone decide
-    if (!M || E->Index >= M->Functions.size() || !argumentsOnly(*M, *M->Functions[E->Index]))
+    if (E->Index >= PureCallees.size() || !PureCallees[E->Index])
       return false;
     break;
   case Expr::Kind::Load: // of a buffer nothing writes while the kernel runs

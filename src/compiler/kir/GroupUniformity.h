@@ -23,10 +23,10 @@ public:
   /// arguments are.
   explicit GroupUniformity(const Function& F, const Module* M = nullptr);
 
-  /// Whether helper F's result is a function of its scalar arguments alone: it reads no
-  /// coordinate, lane, buffer or array, has no barrier, atomic or wave op, and calls only such
-  /// helpers.
-  static bool argumentsOnly(const Module& M, const Function& F);
+  /// Per function of M: whether it is a helper whose result is a function of its scalar
+  /// arguments alone (it reads no coordinate, lane, buffer or array, has no barrier, atomic or
+  /// wave op, and calls only such helpers).
+  static std::vector<bool> argumentsOnly(const Module& M);
 
   /// E has the same value in every running work-item that evaluates it, at the point it is
   /// evaluated: constants, scalar parameters, group geometry, uniform locals and pure
@@ -70,7 +70,7 @@ private:
   bool isStableIn(uint32_t Local, const Stmt* Loop) const;
 
   const Function& F;
-  const Module* M;
+  std::vector<bool> PureCallees; // argumentsOnly of F's module, empty without it
   std::vector<bool> Uniform;
   std::vector<bool> ReadOnlyParam; // buffer parameters the kernel never writes or passes on
   std::set<const Stmt*> UniformStmts, UniformLoops, UniformControlEvals;

@@ -333,8 +333,7 @@ private:
 
   /// A call of a helper whose value is its arguments' alone: no memory, barrier or wave op.
   bool pureCall(const Expr* E) const {
-    return E->K == Expr::Kind::Call && E->Index < M.Functions.size() &&
-           GroupUniformity::argumentsOnly(M, *M.Functions[E->Index]);
+    return E->K == Expr::Kind::Call && E->Index < PureCallees.size() && PureCallees[E->Index];
   }
 
   /// What copy E (an AsyncCopy, or a TMA entry's AsyncCopyBlock: the same block in every
@@ -1348,6 +1347,7 @@ private:
   Function& F;
   const TileLoweringConfig& C;
   Builder B;
+  const std::vector<bool> PureCallees = GroupUniformity::argumentsOnly(M);
   std::string Problem;
   std::map<uint32_t, Role> Roles;
   std::map<uint32_t, uint32_t> Scratch;            // tile local -> shared array (portable)
