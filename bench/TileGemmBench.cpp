@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <omp.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,7 +97,7 @@ void runInt8(const BenchConfig& Config, ResultTable& Table, const std::string& S
   Ours();
   Peer();
   DC.download(Got.data(), Elems);
-  size_t OffPeer = 0, OffHost = 0;
+  size_t OffPeer = 0, OffHost = 0, PeerOffHost = 0;
   for (size_t I = 0; I < Elems; ++I)
     OffPeer += Got[I] != C[I];
   for (uint32_t Sample = 0; Sample < 64; ++Sample) {
@@ -105,6 +106,7 @@ void runInt8(const BenchConfig& Config, ResultTable& Table, const std::string& S
     for (uint32_t K = 0; K < N; ++K)
       Sum += int64_t(A[Row * N + K]) * int64_t(B[size_t(K) * N + Col]);
     OffHost += Got[Row * N + Col] != Sum;
+    PeerOffHost += C[Row * N + Col] != Sum;
   }
   ResultRow Row;
   Row.Workload = "tile gemm int8 " + Size + " vs oneDNN";
@@ -113,7 +115,12 @@ void runInt8(const BenchConfig& Config, ResultTable& Table, const std::string& S
   Row.Check = std::to_string(OffPeer) + " of " + std::to_string(Elems) +
               " elements differ from oneDNN's, " + std::to_string(OffHost) +
               " of 64 samples from an int64 sum";
-  Row.Verified = OffPeer == 0 && OffHost == 0;
+  // Without AVX512-VNNI oneDNN's s8s8s32 GEMM sums byte pairs in saturating int16 and is off the
+  // exact sum itself: ours must still equal the int64 sum, and may then differ from it.
+  if (PeerOffHost)
+    Row.Check += " (oneDNN's own result off it in " + std::to_string(PeerOffHost) +
+                 " of 64: its int16 pair sums saturate on this CPU)";
+  Row.Verified = OffHost == 0 && (OffPeer == 0 || PeerOffHost > 0);
   Row.Flops = 2.0 * double(N) * double(N) * double(N);
   setTimes(Row, comparePair(Config.Warmup, Config.Reps, Config.Rounds, Ours, Peer));
   Table.add(std::move(Row));
@@ -195,8 +202,20 @@ void runTileGemm(const BenchConfig& Config, ResultTable& Table) {
     const memory::dims Dims = {int64_t(N), int64_t(N)};
     memory::desc InDesc(Dims, memory::data_type::bf16, memory::format_tag::ab);
     memory::desc OutDesc(Dims, memory::data_type::f32, memory::format_tag::ab);
-    dnnl::matmul::primitive_desc Pd(dnnl::matmul::desc(InDesc, InDesc, OutDesc), Engine);
-    dnnl::matmul Matmul(Pd);
+    // oneDNN 2.6 has no bfloat16 matmul for CPUs without AVX-512: the row is then skipped.
+    std::optional<dnnl::matmul::primitive_desc> Pd;
+    try {
+      Pd.emplace(dnnl::matmul::desc(InDesc, InDesc, OutDesc), Engine);
+    } catch (const dnnl::error& E) {
+      std::printf("tilegemm: the bfloat16 row is skipped: oneDNN makes no bfloat16 matmul on "
+                  "this CPU (%s)\n",
+                  E.what());
+    }
+    if (!Pd) {
+      runInt8(Config, Table, Shape, Size);
+      return;
+    }
+    dnnl::matmul Matmul(*Pd);
     memory MA(InDesc, Engine, HA.data()), MB(InDesc, Engine, HB.data()),
         MC(OutDesc, Engine, C.data());
     auto Peer = [&] {
