@@ -363,12 +363,6 @@ private:
     Load->Index = P.Map.BoxCols * P.Map.BoxRows * Size *
                   (AtomRows ? bundle::TensorMapRecipe::boxAtoms(P.Map.Blocks) : 1);
     F.SharedArrays[E->Ops[0]->Index].BulkCopied = true;
-    Expr* Chunks =
-        B.intrinsic(IntrinsicOp::AsyncCopyBlock, Type::voidTy(),
-                    {B.shallowCopy(E->Ops[0]), B.l(Dst), B.shallowCopy(E->Ops[2]), B.l(Row),
-                     B.l(Col), B.shallowCopy(E->Ops[5]), B.shallowCopy(E->Ops[6]),
-                     B.shallowCopy(E->Ops[7]), B.shallowCopy(E->Ops[8])});
-    Chunks->Index = E->Index;
     // Where the box lands: its destination aligned, and a 4D view's block at whole atoms and
     // blocks of the matrix.
     auto Multiple = [&](Expr* V, uint32_t Of) {
@@ -388,9 +382,17 @@ private:
     Require(E->Ops[1], Dst, Size, P.Align);
     Require(E->Ops[3], Row, 1, P.BlockRows);
     Require(E->Ops[4], Col, 1, P.AtomCols);
-    Out.push_back(
-        Aligned ? B.ifThen(Aligned, B.eval(Load), AsyncBlockCopyLowering::lowerBlock(B, Chunks))
-                : B.eval(Load));
+    if (!Aligned) {
+      Out.push_back(B.eval(Load));
+      return B.block(Out);
+    }
+    Expr* Chunks =
+        B.intrinsic(IntrinsicOp::AsyncCopyBlock, Type::voidTy(),
+                    {B.shallowCopy(E->Ops[0]), B.l(Dst), B.shallowCopy(E->Ops[2]), B.l(Row),
+                     B.l(Col), B.shallowCopy(E->Ops[5]), B.shallowCopy(E->Ops[6]),
+                     B.shallowCopy(E->Ops[7]), B.shallowCopy(E->Ops[8])});
+    Chunks->Index = E->Index;
+    Out.push_back(B.ifThen(Aligned, B.eval(Load), AsyncBlockCopyLowering::lowerBlock(B, Chunks)));
     return B.block(Out);
   }
 
