@@ -106,6 +106,8 @@ json targetToJson(const TargetManifest& T) {
   }
   if (T.GroupShapeFree)
     J["groupShapeFree"] = true;
+  if (T.GroupLoops)
+    J["groupLoops"] = true;
   if (!T.QuadSymbol.empty()) {
     J["quadSymbol"] = T.QuadSymbol;
     J["quadCountParam"] = T.QuadCountParam;
@@ -665,6 +667,9 @@ bool parseTarget(FieldReader& R, const json& J, const std::string& Path, const K
     return false;
   if (J.contains("groupShapeFree") && // optional: compilers since 0.16.2
       !R.boolean(J, Path, "groupShapeFree", Out.GroupShapeFree))
+    return false;
+  if (J.contains("groupLoops") && // optional: compilers since 0.28.3
+      !R.boolean(J, Path, "groupLoops", Out.GroupLoops))
     return false;
   if (!parseTmaEntry(R, J, Path, K, Out)) // optional: sm_90a block copies through the TMA
     return false;

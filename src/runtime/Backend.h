@@ -56,6 +56,10 @@ struct LaunchGeometry {
   /// (TargetManifest::GroupShapeFree): the CPU narrows the workgroups in x where there are too
   /// few to spread over its threads. Set by Kernel::entryFor.
   bool GroupShapeFree = false;
+  /// The kernel runs loops once per workgroup around its work-items
+  /// (TargetManifest::GroupLoops): with GroupShapeFree, the CPU also narrows its workgroups to
+  /// a few vectors wide. Set by Kernel::entryFor.
+  bool GroupLoops = false;
 };
 
 /// When a launch may start, in monotonicNowNs nanoseconds (Submission): not before EarliestNs,

@@ -486,6 +486,7 @@ const void* Kernel::entryFor(const MarshalledArg* Args, LaunchGeometry& G) const
 
 const void* Kernel::codeEntryFor(const MarshalledArg* Args, LaunchGeometry& G) const {
   G.GroupShapeFree = Manifest && Manifest->GroupShapeFree;
+  G.GroupLoops = Manifest && Manifest->GroupLoops;
   uint64_t GroupItems = uint64_t(G.Block[0]) * G.Block[1] * G.Block[2];
   if (QuadEntry && quadsWanted() && (!QuadMaxThreads || GroupItems <= QuadMaxThreads)) {
     // Four work-items per work-item where none past the launch's x had anything to do (the

@@ -377,6 +377,24 @@ TEST(ManifestJson, GridStrideEntriesRoundTripAndAreOptional) {
   EXPECT_NE(Error.find("onceAnyGrid"), std::string::npos) << Error;
 }
 
+TEST(ManifestJson, GroupLoopsRoundTripsAndIsOptional) {
+  Program In = test::sampleProgram();
+  In.Kernels[0].Targets.at("cpu-x86_64").GroupLoops = true;
+  json J = json::parse(manifestToJson(In).dump());
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["groupLoops"], true);
+  Program Out;
+  std::string Error;
+  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
+  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").GroupLoops);
+  // Older bundles have none: their launches are narrowed only to spread over the threads.
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase("groupLoops");
+  Program Old;
+  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
+  EXPECT_FALSE(Old.Kernels[0].Targets.at("cpu-x86_64").GroupLoops);
+  J["kernels"][0]["targets"]["cpu-x86_64"]["groupLoops"] = "yes";
+  EXPECT_FALSE(manifestFromJson(J, Old, Error));
+}
+
 TEST(ManifestJson, GroupShapeFreeRoundTripsAndIsOptional) {
   Program In = test::sampleProgram();
   In.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree = true;

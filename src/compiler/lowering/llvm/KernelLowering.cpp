@@ -201,6 +201,9 @@ void KernelLowering::emitKernelEntries(size_t I) {
   }
   Entries[I] = emitEntry(KF, *Lowered);
   TMan.GroupShapeFree = !Target.hasNativeBarrier() && KF.GroupShapeFree;
+  // A group-shape-free kernel has no barrier of its own: any it has now are the implicit loop
+  // barriers, around which the fission runs its loops once per group.
+  TMan.GroupLoops = TMan.GroupShapeFree && Lowered->HasBarrier;
   if (Opts.QuadWorkItems && Target.hasNativeBarrier())
     emitQuadEntry(KF, *Lowered, TMan);
   // CPU: a second entry with the grid-stride loop run a step at a time for the whole group; the

@@ -4,6 +4,7 @@
 #include "bundle/CpuKernelAbi.h"
 #include "runtime/RuntimeError.h"
 #include "runtime/backends/cpu/CpuReservation.h"
+#include "runtime/backends/cpu/GroupNarrowing.h"
 #include "runtime/backends/cpu/SpinWait.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/scheduler/Submission.h"
@@ -50,22 +51,6 @@ void runGroups(void* Ctx, uint64_t Begin, uint64_t End) {
   C->Fn(C->Args, C->Launch, Begin, End);
 }
 
-/// A launch of fewer workgroups than the pool's threads can share, of a kernel that computes the
-/// same on any grouping (LaunchGeometry::GroupShapeFree): its workgroups halved in x, while x
-/// stays even and a vector of work-items wide, until there are as many as ThreadPool::parallelFor
-/// makes chunks. A single workgroup of 256 (a column sum over a 256-wide matrix) ran on one thread.
-void narrowGroups(CajetaCpuLaunch& Launch, unsigned Participants) {
-  constexpr uint32_t MinWidth = 16; // float32 lanes of an AVX-512 vector
-  uint64_t Groups = uint64_t(Launch.GridDim[0]) * Launch.GridDim[1] * Launch.GridDim[2];
-  uint64_t Wanted = uint64_t(Participants) * 4;
-  while (Participants > 1 && Groups < Wanted && Launch.BlockDim[0] % 2 == 0 &&
-         Launch.BlockDim[0] / 2 >= MinWidth && Launch.GridDim[0] <= UINT32_MAX / 2) {
-    Launch.BlockDim[0] /= 2;
-    Launch.GridDim[0] *= 2;
-    Groups *= 2;
-  }
-}
-
 /// `CAJETA_CPU_NARROW_GROUPS=0` runs every launch in its own workgroups (for A/B runs).
 bool narrowingWanted() {
   static const bool Wanted = [] {
@@ -85,7 +70,9 @@ KernelFailure runKernel(ThreadPool& Pool, const void* Kernel, const MarshalledAr
     Launch.BlockDim[D] = Geometry.Block[D];
   }
   if (Geometry.GroupShapeFree && narrowingWanted())
-    narrowGroups(Launch, Pool.participants());
+    narrowGroupsInX(Launch.BlockDim[0], Launch.GridDim[0],
+                    uint64_t(Launch.GridDim[1]) * Launch.GridDim[2], Pool.participants(),
+                    Geometry.GroupLoops);
   LaunchContext Ctx{reinterpret_cast<CajetaCpuKernelFn>(const_cast<void*>(Kernel)),
                     reinterpret_cast<const CajetaCpuArg*>(Args), &Launch};
   uint64_t Groups = uint64_t(Launch.GridDim[0]) * Launch.GridDim[1] * Launch.GridDim[2];
