@@ -377,41 +377,38 @@ TEST(ManifestJson, GridStrideEntriesRoundTripAndAreOptional) {
   EXPECT_NE(Error.find("onceAnyGrid"), std::string::npos) << Error;
 }
 
-TEST(ManifestJson, GroupLoopsRoundTripsAndIsOptional) {
+namespace {
+
+/// A CPU target's optional boolean Key (member Flag): written where set, read back, false where
+/// absent (older bundles), and a value that is not a boolean rejected by name.
+void expectOptionalCpuFlagRoundTrips(const char* Key, bool TargetManifest::*Flag) {
   Program In = test::sampleProgram();
-  In.Kernels[0].Targets.at("cpu-x86_64").GroupLoops = true;
+  In.Kernels[0].Targets.at("cpu-x86_64").*Flag = true;
   json J = json::parse(manifestToJson(In).dump());
-  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["groupLoops"], true);
+  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"][Key], true) << Key;
   Program Out;
   std::string Error;
   ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
-  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").GroupLoops);
-  // Older bundles have none: their launches are narrowed only to spread over the threads.
-  J["kernels"][0]["targets"]["cpu-x86_64"].erase("groupLoops");
+  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").*Flag) << Key;
+  J["kernels"][0]["targets"]["cpu-x86_64"].erase(Key);
   Program Old;
   ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
-  EXPECT_FALSE(Old.Kernels[0].Targets.at("cpu-x86_64").GroupLoops);
-  J["kernels"][0]["targets"]["cpu-x86_64"]["groupLoops"] = "yes";
-  EXPECT_FALSE(manifestFromJson(J, Old, Error));
+  EXPECT_FALSE(Old.Kernels[0].Targets.at("cpu-x86_64").*Flag) << Key;
+  J["kernels"][0]["targets"]["cpu-x86_64"][Key] = 1;
+  EXPECT_FALSE(manifestFromJson(J, Old, Error)) << Key;
+  EXPECT_NE(Error.find(Key), std::string::npos) << Error;
 }
 
+} // namespace
+
+// Older bundles have none: their launches are narrowed only to spread over the threads.
+TEST(ManifestJson, GroupLoopsRoundTripsAndIsOptional) {
+  expectOptionalCpuFlagRoundTrips("groupLoops", &TargetManifest::GroupLoops);
+}
+
+// Older bundles have none: their launches run in the workgroups they name.
 TEST(ManifestJson, GroupShapeFreeRoundTripsAndIsOptional) {
-  Program In = test::sampleProgram();
-  In.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree = true;
-  json J = json::parse(manifestToJson(In).dump());
-  EXPECT_EQ(J["kernels"][0]["targets"]["cpu-x86_64"]["groupShapeFree"], true);
-  Program Out;
-  std::string Error;
-  ASSERT_TRUE(manifestFromJson(J, Out, Error)) << Error;
-  EXPECT_TRUE(Out.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree);
-  // Older bundles have none: their launches run in the workgroups they name.
-  J["kernels"][0]["targets"]["cpu-x86_64"].erase("groupShapeFree");
-  Program Old;
-  ASSERT_TRUE(manifestFromJson(J, Old, Error)) << Error;
-  EXPECT_FALSE(Old.Kernels[0].Targets.at("cpu-x86_64").GroupShapeFree);
-  J["kernels"][0]["targets"]["cpu-x86_64"]["groupShapeFree"] = 1;
-  EXPECT_FALSE(manifestFromJson(J, Old, Error));
-  EXPECT_NE(Error.find("groupShapeFree"), std::string::npos) << Error;
+  expectOptionalCpuFlagRoundTrips("groupShapeFree", &TargetManifest::GroupShapeFree);
 }
 
 TEST(ManifestJson, QuadEntriesRoundTripAndAreOptional) {
