@@ -485,14 +485,21 @@ void GroupUniformity::computeRematerialization() {
         StableFor[L] = Stable;
         Available[L] = true;
         Made.push_back(L);
+      } else if (L < Count.size() && Count[L] == 1 && isUniformLocal(L) &&
+                 F.Locals[L].Ty.isScalar()) {
+        // A uniform local set once (a counter-form loop's `q = $start + $t`): from here to the
+        // end of the blocks around it it holds the value this pass of them gave it, so a value
+        // computed from it here (`j2 = j1 + 4 * q`) can be recomputed there.
+        Stable.insert(L);
       }
       return Made;
     }
     // Inside an if or a loop: what becomes available there is not after it.
+    const std::set<uint32_t> Outer = Stable;
     for (const Stmt* C : S->Body)
       for (uint32_t L : Walk(C))
         Available[L] = false;
-    std::set<uint32_t> Outer = Stable;
+    Stable = Outer;
     if (S->K == Stmt::Kind::Loop)
       for (uint32_t X = 0; X < F.Locals.size(); ++X)
         if (isStableIn(X, S))
@@ -500,9 +507,11 @@ void GroupUniformity::computeRematerialization() {
     for (uint32_t L : Walk(S->LoopBody))
       Available[L] = false;
     Stable = Outer;
-    for (const Stmt* C : {S->Then, S->Else, S->Step})
+    for (const Stmt* C : {S->Then, S->Else, S->Step}) {
       for (uint32_t L : Walk(C))
         Available[L] = false;
+      Stable = Outer;
+    }
     return Made;
   };
   Walk(F.Body);

@@ -162,6 +162,33 @@ TEST(ImplicitLoopBarriers, ATriangularLoopTakesItsCounterForm) {
   EXPECT_TRUE(verify(*M, Problems)) << Problems;
 }
 
+// A loop counted from zero in counter form has a uniform counter q; a value computed from it and
+// the coordinates early in the body (LoopJam's `j2 = start + 4 q`) is recomputed where it is read
+// later in the body, so its loads stay contiguous across work-items.
+TEST(GroupUniformity, ValuesOfAUniformLocalSetOnceInTheBodyAreRecomputed) {
+  auto M = frontend(R"(
+  @Kernel public static void quads(KernelBuffer<float32> out, KernelBuffer<float32> d, uint32 n) {
+    uint32 j1 = KernelThread.globalIdX();
+    if (j1 < n) {
+      uint32 count = (n - j1) / 4;
+      for (uint32 q = 0; q < count; q++) {
+        uint32 j2 = j1 + 4 * q;
+        float32 s = 0.0f;
+        for (uint32 i = 0; i < n; i++) { s += d[i * n + j2]; }
+        out[j2] = s;
+      }
+    }
+  })");
+  ASSERT_TRUE(M);
+  Function& F = kernel(*M, "quads");
+  ImplicitLoopBarriers::run(*M, F);
+  GroupUniformity U(F);
+  EXPECT_TRUE(U.isUniformLocal(local(F, "q")));
+  EXPECT_NE(U.rematerialization(local(F, "j2")), nullptr); // j1 + 4 * q
+  std::string Problems;
+  EXPECT_TRUE(verify(*M, Problems)) << Problems;
+}
+
 TEST(ImplicitLoopBarriers, APlainCountedLoopIsUnrolledAndAContinueKeepsItWhole) {
   auto M = frontend(R"(
   @Kernel public static void sums(KernelBuffer<float32> out, KernelBuffer<float32> d, uint32 n) {
