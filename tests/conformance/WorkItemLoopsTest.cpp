@@ -195,5 +195,33 @@ TEST(WorkItemLoops, ASignedCounterFromBelowZero) {
   }
 }
 
+// Jammed by four on the CPU (kir::LoopJam, `LoopJam.*` checks it takes this shape): every start
+// below, at and past the first column, trip counts that are and are not multiples of four, and
+// an inner loop that runs no time; each element the same bits as the loops one at a time.
+TEST(WorkItemLoops, AJammedNestComputesEachIterationAsItsOwn) {
+  xpu::Program P = compileProgram("WorkItemLoops");
+  const int32_t M = 37;
+  std::vector<float> Data = uniformData<float>(size_t(6) * M, 23, -1, 1);
+  auto DD = toDevice(Data);
+  for (uint32_t N : {0u, 5u})
+    for (int32_t From : {-6, -1, 0, 1, 3, 40}) {
+      auto DO = filledBuffer<float>(size_t(M) * M, -3.0f);
+      run1D(P.kernel("WorkItemLoops.jammedNest"), uint32_t(M) + 5, 32, DO, DD, N, M, From);
+      std::vector<float> Want(size_t(M) * M, -3.0f);
+      for (int32_t J1 = 0; J1 < M; ++J1)
+        for (int32_t J2 = J1 + From; J2 < M; ++J2) {
+          float W = J2 < 0 ? 0.5f : Data[uint32_t(J2)];
+          float Sum = W;
+          for (uint32_t I = 0; I < N; ++I)
+            Sum += Data[I * uint32_t(M) + uint32_t(J1)] * W;
+          if (J2 >= 0)
+            Want[size_t(J1) * M + size_t(J2)] = Sum;
+        }
+      expectSame(fromDevice(DO), Want,
+                 "WorkItemLoops.jammedNest, n " + std::to_string(N) + ", from " +
+                     std::to_string(From));
+    }
+}
+
 } // namespace
 } // namespace conformance

@@ -11,6 +11,7 @@
 #include "compiler/kir/transforms/BFloat16Lowering.h"
 #include "compiler/kir/transforms/ImplicitLoopBarriers.h"
 #include "compiler/kir/transforms/KirInliner.h"
+#include "compiler/kir/transforms/LoopJam.h"
 #include "compiler/kir/transforms/Polyfill.h"
 #include "compiler/kir/transforms/PortableWave.h"
 #include "compiler/kir/transforms/RayQueryLowering.h"
@@ -178,6 +179,11 @@ std::vector<Pass> passesFor(const PipelineConfig& C) {
                       F.GroupShapeFree = F.IsKernel && GroupShapeIndependence::holds(F);
                       return true;
                     }});
+  if (C.LoopJam)
+    Passes.push_back({"loop-jam", [](Module& M, size_t I, std::string&, bool&) {
+                        LoopJam::run(M, *M.Functions[I]);
+                        return true;
+                      }});
   // After inlining, so that a loop's uniformity is judged in the kernel as it will run.
   if (C.ImplicitLoopBarriers != LoopBarriers::None)
     Passes.push_back({"implicit-loop-barriers", [All = C.ImplicitLoopBarriers == LoopBarriers::All](
@@ -221,11 +227,11 @@ bool verifyAfterPass(const Module& M, const std::string& Pass, const std::string
 
 const std::set<std::string>& pipelinePassNames() {
   static const std::set<std::string> Names = {
-      "portable-wave",    "wave-steps",  "inline-barrier-helpers",
-      "polyfill",         "wave-expand", "tile-lowering",
-      "async-copy",       "ray-query",   "implicit-loop-barriers",
-      "bfloat16",         "tma-entries", "tma-lowering",
-      "async-copy-blocks"};
+      "portable-wave",     "wave-steps",  "inline-barrier-helpers",
+      "polyfill",          "wave-expand", "tile-lowering",
+      "async-copy",        "ray-query",   "implicit-loop-barriers",
+      "bfloat16",          "tma-entries", "tma-lowering",
+      "async-copy-blocks", "loop-jam"};
   return Names;
 }
 

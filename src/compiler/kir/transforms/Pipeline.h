@@ -62,6 +62,9 @@ struct PipelineConfig {
   /// them once per group around a vectorizable loop over the work-items (the CPU): where the
   /// cost model expects it to pay, everywhere (a test mode), or nowhere.
   LoopBarriers ImplicitLoopBarriers = LoopBarriers::None;
+  /// Before them: unroll-and-jam a work-item's counted loop around an inner loop by four
+  /// (kir::LoopJam), so that each pass of the inner loop over the work-items serves four.
+  bool LoopJam = false;
   /// The native tier's waves are vectors of the work-item loop (the CPU): kir::WaveSteps makes
   /// each primitive a statement of its own for the fission, Wave.width() Wave.ConstantWidth.
   bool WaveSteps = false;

@@ -108,6 +108,8 @@ emitToLlvm(const kir::Module& KM, const CpuBuildOptions& O, const CpuMachine& Ma
     LO.ImplicitLoopBarriers = kir::LoopBarriers::None;
   else if (LoopMode == "all")
     LO.ImplicitLoopBarriers = kir::LoopBarriers::All;
+  // CAJETA_CPU_LOOP_JAM=0 leaves work-items' loop nests unjammed (for A/B runs).
+  LO.LoopJam = !switchedOff("CAJETA_CPU_LOOP_JAM");
   kir::PipelineConfig PC = KernelLowering::pipelineConfig(*Target, LO);
   // CAJETA_KIR_LEGALIZE=vulkan gives the CPU the SPIR-V target's legalizations (a test mode: the
   // conformance suite then checks, on every run, the KIR rules the SPIR-V emitter relies on).

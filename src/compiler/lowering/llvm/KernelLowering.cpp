@@ -58,6 +58,7 @@ kir::PipelineConfig KernelLowering::pipelineConfig(const LoweringTarget& T,
   C.Backend = O.Backend;
   C.InlineBarrierHelpers = !T.hasNativeBarrier();
   C.ImplicitLoopBarriers = T.hasNativeBarrier() ? kir::LoopBarriers::None : O.ImplicitLoopBarriers;
+  C.LoopJam = C.ImplicitLoopBarriers != kir::LoopBarriers::None && O.LoopJam;
   C.WaveTier = portableWaves(T, O) ? ImplTier::Portable : ImplTier::Native;
   C.Polyfill = kir::PolyfillConfig::llvm();
   C.Wave = T.wavePrimitives();

@@ -40,6 +40,8 @@ struct LoweringOptions {
   /// Targets without a native barrier: run uniform loops once per group around the loop over
   /// work-items (kir::ImplicitLoopBarriers), so that the work-item loop vectorizes.
   kir::LoopBarriers ImplicitLoopBarriers = kir::LoopBarriers::Profitable;
+  /// With them: a work-item's counted loop around an inner loop jammed by four (kir::LoopJam).
+  bool LoopJam = true;
 };
 
 class KernelLowering {
