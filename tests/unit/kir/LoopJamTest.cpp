@@ -132,6 +132,19 @@ TEST(LoopJam, ALocalCarriedAcrossIterationsIsLeftAlone) {
            "    out[j2] = sum;\n"
            "  }\n"
            "}"));
+  // Nor an inner counter read after the nest.
+  EXPECT_FALSE(
+      jams("@Kernel public static void k(KernelBuffer<float32> out, KernelBuffer<float32> data,\n"
+           "    uint32 n, uint32 m) {\n"
+           "  uint32 j1 = KernelThread.globalIdX();\n"
+           "  uint32 i = 0;\n"
+           "  for (uint32 j2 = j1; j2 < m; j2++) {\n"
+           "    float32 sum = 0.0f;\n"
+           "    for (i = 0; i < n; i++) { sum += data[i * m + j2]; }\n"
+           "    out[j2] = sum;\n"
+           "  }\n"
+           "  out[j1] = (float32) i;\n"
+           "}"));
   // Nor a local set in the loop and read after it.
   EXPECT_FALSE(
       jams("@Kernel public static void k(KernelBuffer<float32> out, KernelBuffer<float32> data,\n"

@@ -251,6 +251,10 @@ private:
     for (uint32_t X : Shared) {
       if (!stmtAccesses(L->LoopBody, X))
         continue;
+      // The jammed loop counts with a copy of its own: after the nest only the rest's counter
+      // holds the value the loops would have left.
+      if (readOutside(X, L))
+        return false;
       for (const Stmt* S : N.Before)
         if (stmtAccesses(S, X))
           return false;
