@@ -15,11 +15,7 @@ namespace cajeta::kir {
 namespace {
 
 std::unique_ptr<Module> frontend(const std::string& Body) {
-  std::string Diags;
-  std::unique_ptr<Module> M =
-      kirFromSource("t.cj", "import cajeta.xpu.*;\nclass K {\n" + Body + "\n}\n", Diags);
-  EXPECT_TRUE(M) << Diags;
-  return M;
+  return kirOfClassK(Body);
 }
 
 Function& kernel(Module& M, const std::string& Name) {

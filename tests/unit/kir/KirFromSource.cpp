@@ -5,6 +5,8 @@
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Sema.h"
 
+#include <gtest/gtest.h>
+
 namespace cajeta::kir {
 
 std::unique_ptr<Module> kirFromSource(const std::string& FileName, const std::string& Source,
@@ -19,6 +21,14 @@ std::unique_ptr<Module> kirFromSource(const std::string& FileName, const std::st
   std::unique_ptr<Module> M = S.run();
   Diags = D.render();
   return D.hasErrors() ? nullptr : std::move(M);
+}
+
+std::unique_ptr<Module> kirOfClassK(const std::string& Body) {
+  std::string Diags;
+  std::unique_ptr<Module> M =
+      kirFromSource("t.cj", "import cajeta.xpu.*;\nclass K {\n" + Body + "\n}\n", Diags);
+  EXPECT_TRUE(M) << Diags;
+  return M;
 }
 
 } // namespace cajeta::kir

@@ -13,4 +13,8 @@ namespace cajeta::kir {
 std::unique_ptr<Module> kirFromSource(const std::string& FileName, const std::string& Source,
                                       std::string& Diags);
 
+/// Sema's module for `class K { Body }` (importing cajeta.xpu), or null with a test failure
+/// that shows the diagnostics.
+std::unique_ptr<Module> kirOfClassK(const std::string& Body);
+
 } // namespace cajeta::kir

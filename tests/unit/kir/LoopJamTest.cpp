@@ -13,11 +13,7 @@ namespace cajeta::kir {
 namespace {
 
 std::unique_ptr<Module> frontend(const std::string& Body) {
-  std::string Diags;
-  std::unique_ptr<Module> M =
-      kirFromSource("t.cj", "import cajeta.xpu.*;\nclass K {\n" + Body + "\n}\n", Diags);
-  EXPECT_TRUE(M) << Diags;
-  return M;
+  return kirOfClassK(Body);
 }
 
 /// Whether LoopJam takes the only kernel of a program whose class body is Kernel; the result
