@@ -171,9 +171,9 @@ struct TargetManifest {
   /// bundles.
   bool GroupShapeFree = false;
   /// CPU: the kernel runs loops once per workgroup around a loop over its work-items (the
-  /// fission of kir::ImplicitLoopBarriers), so each pass's working set and the work-items it
-  /// carries grow with the workgroup's width: with GroupShapeFree, the runtime runs it in
-  /// workgroups at most CpuQueue's group-loop width wide. False in older bundles.
+  /// fission of kir::ImplicitLoopBarriers), so each pass's working set grows with the
+  /// workgroup's width: with GroupShapeFree, the runtime narrows a launch of few workgroups
+  /// even on one thread (runtime/backends/cpu/GroupNarrowing.h). False in older bundles.
   bool GroupLoops = false;
   /// GPUs: a second entry each of whose work-items runs four neighbouring work-items of an
   /// element-wise kernel (kir::WorkItemQuads), taken when the uint32 parameter QuadCountParam

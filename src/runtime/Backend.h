@@ -57,8 +57,8 @@ struct LaunchGeometry {
   /// few to spread over its threads. Set by Kernel::entryFor.
   bool GroupShapeFree = false;
   /// The kernel runs loops once per workgroup around its work-items
-  /// (TargetManifest::GroupLoops): with GroupShapeFree, the CPU also narrows its workgroups to
-  /// a few vectors wide. Set by Kernel::entryFor.
+  /// (TargetManifest::GroupLoops): with GroupShapeFree, the CPU narrows a launch of few
+  /// workgroups even on one thread (narrowGroupsInX). Set by Kernel::entryFor.
   bool GroupLoops = false;
 };
 
