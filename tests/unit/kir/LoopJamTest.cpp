@@ -30,12 +30,10 @@ bool jams(const std::string& Kernel) {
 }
 
 /// The triangle of CORR with Before, Inner (the inner loop's body) and After spliced in.
-std::string triangle(const std::string& Before, const std::string& Inner, const std::string& After,
-                     const std::string& Params = "") {
+std::string triangle(const std::string& Before, const std::string& Inner,
+                     const std::string& After) {
   return "@Kernel public static void corr(KernelBuffer<float32> sym, KernelBuffer<float32> "
-         "data, uint32 n, uint32 m" +
-         Params +
-         ") {\n"
+         "data, uint32 n, uint32 m) {\n"
          "  uint32 j1 = KernelThread.globalIdX();\n"
          "  if (j1 < m) {\n"
          "    for (uint32 j2 = j1 + 1; j2 < m; j2++) {\n" +
