@@ -36,7 +36,7 @@ constexpr const char* CompilerVariables[] = {
     "CAJETA_CPU_GUARD_SPLIT",   "CAJETA_CPU_JAM",
     "CAJETA_CPU_ROW_TRANSPOSE", "CAJETA_CPU_COLUMN_CACHE",
     "CAJETA_CPU_ROW_PREFETCH",  "CAJETA_GPU_TMA_WAVE_ARRIVALS",
-    "CAJETA_CPU_LOOP_JAM"};
+    "CAJETA_CPU_LOOP_JAM",      "CAJETA_CPU_RERUN_LAST_VECTOR"};
 
 static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {

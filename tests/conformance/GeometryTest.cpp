@@ -379,6 +379,39 @@ TEST(Geometry, GuardsOnTheGlobalXHoldAsEvaluatedPerWorkItem) {
   expectSame(fromDevice(Grid), Want, "GuardRanges.early");
 }
 
+// A guarded row of every width from 1 to 40 and around multiples of the vector widths, in
+// workgroups of 64 and 24: where the CPU runs the interior's last vector twice (the stencil's
+// input is only read), every work-item's value is still its own, and where it may not (out is
+// read and written) each work-item adds once.
+TEST(Geometry, GuardedRowsComputeEachWorkItemOnceAtEveryWidth) {
+  xpu::Program P = compileProgram("GuardRanges");
+  std::vector<uint32_t> Widths;
+  for (uint32_t N = 1; N <= 40; ++N)
+    Widths.push_back(N);
+  for (uint32_t N : {63u, 64u, 65u, 127u, 128u, 129u, 130u, 1000u, 1031u})
+    Widths.push_back(N);
+  for (uint32_t Block : {64u, 24u})
+    for (uint32_t N : Widths) {
+      std::vector<uint32_t> In(N);
+      for (uint32_t X = 0; X < N; ++X)
+        In[X] = X * 7 + 1;
+      auto DIn = toDevice(In);
+      auto Out = filledBuffer<uint32_t>(N, 5);
+      run1D(P.kernel("GuardRanges.stencil"), N, Block, Out, DIn, N);
+      std::vector<uint32_t> Want(N, 5);
+      for (uint32_t X = 1; X + 1 < N; ++X)
+        Want[X] = In[X - 1] + 2 * In[X] + 3 * In[X + 1];
+      const std::string Shape = " n=" + std::to_string(N) + " block " + std::to_string(Block);
+      expectSame(fromDevice(Out), Want, "GuardRanges.stencil" + Shape);
+      auto Sum = filledBuffer<uint32_t>(N, 5);
+      run1D(P.kernel("GuardRanges.accumulate"), N, Block, Sum, DIn, N);
+      std::vector<uint32_t> WantSum(N, 5);
+      for (uint32_t X = 1; X + 1 < N; ++X)
+        WantSum[X] = 5 + In[X];
+      expectSame(fromDevice(Sum), WantSum, "GuardRanges.accumulate" + Shape);
+    }
+}
+
 } // namespace
 // One workgroup of 256 (or a few): a Gram triangle, float column sums in row order and the
 // global size are those of the launch as written, and a kernel that reads its workgroup's shape

@@ -53,10 +53,10 @@ bool jamRowWalks() {
 /// checks, so the rows that cannot fail vectorize without them.
 void addVectorizerStartPasses(llvm::FunctionPassManager& FPM) {
   FPM.addPass(BoundsCheckVersioning());
-  // CAJETA_CPU_GUARD_SPLIT=0 leaves the guards in every iteration (for A/B runs).
-  const char* Split = std::getenv("CAJETA_CPU_GUARD_SPLIT");
-  if (!(Split && std::string(Split) == "0"))
-    FPM.addPass(GuardRangeSplit());
+  // CAJETA_CPU_GUARD_SPLIT=0 leaves the guards in every iteration; CAJETA_CPU_RERUN_LAST_VECTOR=0
+  // leaves the split loops' remainders scalar (both for A/B runs).
+  if (!switchedOff("CAJETA_CPU_GUARD_SPLIT"))
+    FPM.addPass(GuardRangeSplit(!switchedOff("CAJETA_CPU_RERUN_LAST_VECTOR")));
   if (jamRowWalks())
     FPM.addPass(WorkItemJam(WorkItemJam::Phase::KeepRowsWhole));
 }

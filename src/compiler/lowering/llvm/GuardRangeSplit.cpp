@@ -4,6 +4,7 @@
 #include "compiler/lowering/llvm/LoopIds.h"
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -212,9 +213,35 @@ std::optional<Guard> guardOf(llvm::ICmpInst* Cmp, llvm::Loop& L, llvm::PHINode* 
   return G;
 }
 
+/// Whether running an iteration of L (counted by IV) a second time, after later ones, leaves
+/// memory as running it once does: the loop carries nothing but IV, every load reads a buffer the
+/// kernel never writes (!invariant.load), and nothing else touches memory but plain stores, whose
+/// values are then the same both times. A loop without loads (the fission's flag stores) has no
+/// work worth a vector run twice.
+bool rerunIsHarmless(const llvm::Loop& L, const llvm::PHINode* IV) {
+  for (const llvm::PHINode& Phi : L.getHeader()->phis())
+    if (&Phi != IV)
+      return false;
+  bool Loads = false;
+  for (llvm::BasicBlock* BB : L.blocks())
+    for (llvm::Instruction& I : *BB) {
+      if (auto* Ld = llvm::dyn_cast<llvm::LoadInst>(&I)) {
+        if (!Ld->isSimple() || !Ld->hasMetadata(llvm::LLVMContext::MD_invariant_load))
+          return false;
+        Loads = true;
+      } else if (auto* St = llvm::dyn_cast<llvm::StoreInst>(&I)) {
+        if (!St->isSimple())
+          return false;
+      } else if (I.mayReadOrWriteMemory() || I.mayHaveSideEffects()) {
+        return false;
+      }
+    }
+  return Loads;
+}
+
 /// Splits L (counted as C) around the range where every guard holds its value.
-bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, llvm::DominatorTree& DT,
-           llvm::LoopInfo& LI) {
+bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, unsigned Lanes,
+           llvm::DominatorTree& DT, llvm::LoopInfo& LI) {
   llvm::LLVMContext& Ctx = F.getContext();
   llvm::BasicBlock* Header = L.getHeader();
   llvm::BasicBlock* Exit = L.getExitBlock();
@@ -245,19 +272,41 @@ bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, llvm::DominatorTr
   llvm::Value* Bnd = B.CreateBinaryIntrinsic(
       llvm::Intrinsic::smax, A, B.CreateBinaryIntrinsic(llvm::Intrinsic::smin, Hi, EndRun), nullptr,
       "guard.to");
+  // Where an innermost loop's iterations can run twice (rerunIsHarmless) and the middle part
+  // holds a whole vector or more, it runs whole vectors [A, Full), then the last vector's worth
+  // again, [Bnd - Lanes, Bnd), instead of a scalar remainder of up to Lanes - 1 iterations (as
+  // costly as the row's vectors: 3DCONV's 126-wide rows are 15 vectors and 6 scalar iterations).
+  bool Overlap = Lanes > 1 && L.isInnermost() && rerunIsHarmless(L, C.IV);
+  llvm::Value* MidEnd = Bnd;
+  llvm::Value* OverlapRuns = nullptr;
+  if (Overlap) {
+    llvm::Value* Span = B.CreateSub(Bnd, A);
+    llvm::Value* Full =
+        B.CreateAdd(A, B.CreateAnd(Span, B.getInt64(-int64_t(Lanes))), "guard.full");
+    llvm::Value* Whole = B.CreateICmpSGE(Span, B.getInt64(Lanes));
+    MidEnd = B.CreateSelect(Whole, Full, Bnd, "guard.midend");
+    OverlapRuns = B.CreateAnd(Whole, B.CreateICmpSLT(Full, Bnd), "guard.overlap");
+  }
   llvm::Value* HeadRuns = B.CreateICmpSLT(C.Start, A, "guard.head");
-  llvm::Value* MidRuns = B.CreateICmpSLT(A, Bnd, "guard.mid");
+  llvm::Value* MidRuns = B.CreateICmpSLT(A, MidEnd, "guard.mid");
   llvm::Value* TailRuns = B.CreateICmpSLT(Bnd, EndRun, "guard.tail");
 
   // An empty preheader of the loop's own, so that the copies copy nothing else.
   llvm::BasicBlock* Pre = llvm::SplitEdge(Outer, Header, &DT, &LI);
-  llvm::ValueToValueMapTy MidMap, TailMap;
-  llvm::SmallVector<llvm::BasicBlock*, 16> MidBlocks, TailBlocks;
+  llvm::ValueToValueMapTy MidMap, OverlapMap, TailMap;
+  llvm::SmallVector<llvm::BasicBlock*, 16> MidBlocks, OverlapBlocks, TailBlocks;
   llvm::cloneLoopWithPreheader(Exit, Pre, &L, MidMap, ".guard.mid", &LI, &DT, MidBlocks);
   llvm::remapInstructionsInBlocks(MidBlocks, MidMap);
+  if (Overlap) {
+    llvm::cloneLoopWithPreheader(Exit, Pre, &L, OverlapMap, ".guard.overlap", &LI, &DT,
+                                 OverlapBlocks);
+    llvm::remapInstructionsInBlocks(OverlapBlocks, OverlapMap);
+  }
   llvm::cloneLoopWithPreheader(Exit, Pre, &L, TailMap, ".guard.tail", &LI, &DT, TailBlocks);
   llvm::remapInstructionsInBlocks(TailBlocks, TailMap);
   llvm::BasicBlock* MidCheck = llvm::BasicBlock::Create(Ctx, "guard.mid.check", &F, Exit);
+  llvm::BasicBlock* OverlapCheck =
+      Overlap ? llvm::BasicBlock::Create(Ctx, "guard.overlap.check", &F, Exit) : nullptr;
   llvm::BasicBlock* TailCheck = llvm::BasicBlock::Create(Ctx, "guard.tail.check", &F, Exit);
 
   // Before [Start, A): the loop itself, entered only when that is not empty.
@@ -279,15 +328,26 @@ bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, llvm::DominatorTr
     if (llvm::MDNode* Id = Back->getMetadata(llvm::LLVMContext::MD_loop))
       Back->setMetadata(llvm::LLVMContext::MD_loop, copyLoopId(Id));
   };
-  // [A, Bnd): the copy whose guards are constants.
-  Retarget(MidMap, A, Bnd, TailCheck);
-  for (const Guard& G : Guards) {
-    auto* Copy = llvm::cast<llvm::Instruction>(MidMap[G.Cmp]);
-    Copy->replaceAllUsesWith(llvm::ConstantInt::getBool(Ctx, G.Value));
-    Copy->eraseFromParent();
-  }
+  // The copies whose guards are constants: [A, MidEnd), then [Bnd - Lanes, Bnd) again.
+  auto FixGuards = [&](llvm::ValueToValueMapTy& Map) {
+    for (const Guard& G : Guards) {
+      auto* Copy = llvm::cast<llvm::Instruction>(Map[G.Cmp]);
+      Copy->replaceAllUsesWith(llvm::ConstantInt::getBool(Ctx, G.Value));
+      Copy->eraseFromParent();
+    }
+  };
+  llvm::BasicBlock* AfterMid = Overlap ? OverlapCheck : TailCheck;
+  Retarget(MidMap, A, MidEnd, AfterMid);
+  FixGuards(MidMap);
   llvm::IRBuilder<>(MidCheck).CreateCondBr(MidRuns, llvm::cast<llvm::BasicBlock>(MidMap[Pre]),
-                                           TailCheck);
+                                           AfterMid);
+  if (Overlap) {
+    llvm::IRBuilder<> OB(OverlapCheck);
+    llvm::Value* From = OB.CreateSub(Bnd, OB.getInt64(Lanes));
+    Retarget(OverlapMap, From, Bnd, TailCheck);
+    FixGuards(OverlapMap);
+    OB.CreateCondBr(OverlapRuns, llvm::cast<llvm::BasicBlock>(OverlapMap[Pre]), TailCheck);
+  }
   // [Bnd, End): the other copy.
   Retarget(TailMap, Bnd, C.End, Exit);
   llvm::IRBuilder<>(TailCheck).CreateCondBr(TailRuns, llvm::cast<llvm::BasicBlock>(TailMap[Pre]),
@@ -297,7 +357,16 @@ bool split(llvm::Function& F, llvm::Loop& L, const Counted& C, llvm::DominatorTr
 
 } // namespace
 
-llvm::PreservedAnalyses GuardRangeSplit::run(llvm::Function& F, llvm::FunctionAnalysisManager&) {
+llvm::PreservedAnalyses GuardRangeSplit::run(llvm::Function& F, llvm::FunctionAnalysisManager& AM) {
+  // The rerun covers a vector of float32 as wide as the target's registers (a multiple of any
+  // narrower vector the vectorizer picks).
+  const llvm::TargetTransformInfo& TTI = AM.getResult<llvm::TargetIRAnalysis>(F);
+  const unsigned Lanes =
+      RerunLastVector
+          ? unsigned(TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+                         .getFixedValue() /
+                     32)
+          : 0;
   // Each split changes the function's loops: find the next candidate on fresh analyses, and
   // leave the copies (whose headers carry the suffixes) alone.
   bool Changed = false;
@@ -316,7 +385,7 @@ llvm::PreservedAnalyses GuardRangeSplit::run(llvm::Function& F, llvm::FunctionAn
       if (!L->getLoopPreheader())
         Changed |= llvm::InsertPreheaderForLoop(L, &DT, &LI, nullptr, false) != nullptr;
       std::optional<Counted> C = countedLoop(*L);
-      if (!C || !split(F, *L, *C, DT, LI))
+      if (!C || !split(F, *L, *C, Lanes, DT, LI))
         continue;
       Changed = Done = true;
       break;

@@ -14,6 +14,11 @@
 // `i < n`, i = start + t * stride). Each compare names the range of x where its value is constant
 // (within the x for which the constant addition does not wrap); the middle part is where all of
 // them are.
+//
+// Where running an iteration twice changes nothing (it loads only buffers the kernel never
+// writes, stores plainly and carries no value), the middle part of an innermost loop runs whole
+// vectors and then the last vector's width of iterations again, ending where the part ends,
+// instead of leaving up to a vector's width less one to the scalar remainder.
 #pragma once
 
 #include <llvm/IR/PassManager.h>
@@ -22,7 +27,12 @@ namespace cajeta::lowering {
 
 class GuardRangeSplit : public llvm::PassInfoMixin<GuardRangeSplit> {
 public:
+  /// RerunLastVector: end the middle parts that allow it with their last vector run again.
+  explicit GuardRangeSplit(bool RerunLastVector = true) : RerunLastVector(RerunLastVector) {}
   llvm::PreservedAnalyses run(llvm::Function& F, llvm::FunctionAnalysisManager& AM);
+
+private:
+  bool RerunLastVector;
 };
 
 } // namespace cajeta::lowering
