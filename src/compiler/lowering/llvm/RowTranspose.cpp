@@ -294,7 +294,6 @@ private:
   llvm::Value* VecIters = nullptr;
   std::vector<llvm::Instruction*> Walks; // the loads that differ between lanes, block order
   std::map<llvm::Instruction*, std::vector<std::pair<llvm::Value*, llvm::Value*>>> Starts;
-  std::vector<llvm::Value*> Inits; // the sums' vectors as the loop starts
 };
 
 /// The columns of the N x N block whose rows are R (lane q's N elements): column c holds element
@@ -385,12 +384,6 @@ void JammedRow::rewrite(const llvm::DominatorTree& DT) {
       for (unsigned K = 0; K < I->getNumOperands(); ++K)
         if (!inRow(I->getOperand(K)) && !llvm::isa<llvm::Function>(I->getOperand(K)))
           laneVector(B, I, K);
-  for (unsigned J = 0; J < Slots; ++J) {
-    llvm::Value* V = llvm::PoisonValue::get(VecTy);
-    for (unsigned Q = 0; Q < Lanes; ++Q)
-      V = B.CreateInsertElement(V, floatPhi(Q, J)->getIncomingValueForBlock(Pre), B.getInt32(Q));
-    Inits.push_back(V);
-  }
   B.CreateCondBr(B.CreateAnd(B.CreateICmpNE(VecIters, B.getInt64(0)), NoWrap),
                  Cache ? Lookup : PlainPre, Rest);
   CheckEnd->eraseFromParent();
@@ -465,6 +458,16 @@ JammedRow::emitLoop(llvm::BasicBlock* LoopPre, Columns From, const ColumnCache* 
   if (Cache)
     for (unsigned W = 0; W < Walks.size(); ++W)
       Kept.push_back(From == Columns::Kept ? Cache->hitColumns(B, W) : Cache->claimedColumns(B, W));
+  // The sums' vectors as the loop starts, built here and not once for the three loops: a vector
+  // made before the cache lookup lived through it, and the register allocator then kept the
+  // kept-column loop's sum on the stack (a reload and a spill a trip, on its chain of adds).
+  std::vector<llvm::Value*> Inits;
+  for (unsigned J = 0; J < Slots; ++J) {
+    llvm::Value* V = llvm::PoisonValue::get(VecTy);
+    for (unsigned Q = 0; Q < Lanes; ++Q)
+      V = B.CreateInsertElement(V, floatPhi(Q, J)->getIncomingValueForBlock(Pre), B.getInt32(Q));
+    Inits.push_back(V);
+  }
   auto* Body = llvm::BasicBlock::Create(F.getContext(), "rowt.body", &F, Done);
   B.CreateBr(Body);
 
