@@ -48,6 +48,12 @@ void analyzeAccess(Module& M) {
           (E->IOp == IntrinsicOp::AsyncCopy || E->IOp == IntrinsicOp::AsyncCopyBlock) &&
           bufferParam(E->Ops[2]) >= 0)
         F.ParamAccess[E->Ops[2]->Index] = merge(F.ParamAccess[E->Ops[2]->Index], Access::Read);
+      if (E->K == Expr::Kind::Intrinsic &&
+          (E->IOp == IntrinsicOp::LoadWord || E->IOp == IntrinsicOp::StoreWords) &&
+          bufferParam(E->Ops[0]) >= 0)
+        F.ParamAccess[E->Ops[0]->Index] =
+            merge(F.ParamAccess[E->Ops[0]->Index],
+                  E->IOp == IntrinsicOp::LoadWord ? Access::Read : Access::Write);
       if (E->K == Expr::Kind::Atomic && bufferParam(E->Ops[0]) >= 0) {
         Access A = E->AOp == AtomicOp::Load    ? Access::Read
                    : E->AOp == AtomicOp::Store ? Access::Write

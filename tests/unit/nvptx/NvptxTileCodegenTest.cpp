@@ -1,11 +1,13 @@
 // The shape of the PTX around tiles and asynchronous copies, which decides how well ptxas can
 // schedule a pipelined K-loop: a tile load whose offsets the optimizer proves aligned is
 // ldmatrix with no per-wave vote or element path (NvptxVoteFolding), and a run of adjacent
-// copies is one alignment test and its cp.asyncs in one straight line.
+// copies is one alignment test and its cp.asyncs in one straight line; an accumulator is stored
+// a pair of columns at a time.
 #include "PtxTestSupport.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <regex>
 
 namespace cajeta::test {
@@ -105,6 +107,60 @@ TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsync) {
   if (!testPtxas().empty()) {
     EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
   }
+}
+
+const char* Stores = R"(import cajeta.xpu.*;
+public final class S {
+    // Where C's block goes is the host's: the stride may be odd, the block cut anywhere.
+    @Kernel
+    public static void store(KernelBuffer<float32> c, KernelBuffer<int32> d, uint32 at, uint32 stride, uint32 rows, uint32 cols) {
+        Shared<float16> s = shared float16[2048];
+        s[KernelThread.x()] = (float16) 1.0f;
+        Barrier.sync();
+        Tile<float32, 16, 32> acc;
+        Tile<float16, 16, 16> a = Tile.load(s, 0, 24);
+        Tile<float16, 16, 32> b = Tile.load(s, 512, 40);
+        Group.mac(acc, a, b);
+        acc.store(c, at, stride, rows, cols);
+        Tile<int32, 16, 32> n;
+        n.fill(7);
+        n.store(d, at, stride, rows, cols);
+    }
+}
+)";
+
+TEST(NvptxTileCodegen, AccumulatorStoresArePairsOfColumns) {
+  std::string Ptx = buildTilePtx(Stores);
+  ASSERT_FALSE(Ptx.empty());
+  std::string Store = entryBody(Ptx, "S_store");
+  // 16 x 32 elements a tile: 16 a lane, 8 pairs; each tile also has its element path (an odd
+  // stride or offset, a pair cut by the block's edge).
+  EXPECT_EQ(countOf(Store, "st.global.v2.f32"), 8u) << Store;
+  EXPECT_EQ(countOf(Store, "st.global.v2.u32") + countOf(Store, "st.global.v2.b32"), 8u) << Store;
+  EXPECT_EQ(countOf(Store, "st.global.f32"), 16u) << Store;
+  // A row's pairs share its address: the columns are constant offsets from it.
+  EXPECT_TRUE(std::regex_search(Store, std::regex("st\\.global\\.v2\\.f32\\s+\\[%rd\\d+\\+32\\]")))
+      << Store;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
+  }
+  // --check-bounds tests each pair as a whole.
+  lowering::NvptxBuildOptions O;
+  O.TileTier = kir::ImplTier::Native;
+  O.CheckBounds = true;
+  lowering::NvptxBuildResult Checked = buildSource(Stores, O);
+  ASSERT_TRUE(Checked.Ok) << Checked.Error;
+  std::string CheckedStore = entryBody(ptxText(Checked), "S_store");
+  EXPECT_EQ(countOf(CheckedStore, "st.global.v2.f32"), 8u) << CheckedStore;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(ptxText(Checked), "sm_90"), "");
+  }
+  // CAJETA_GPU_TILE_PAIR_STORES=0 keeps an element a store.
+  setenv("CAJETA_GPU_TILE_PAIR_STORES", "0", 1);
+  std::string Elements = entryBody(buildTilePtx(Stores), "S_store");
+  unsetenv("CAJETA_GPU_TILE_PAIR_STORES");
+  EXPECT_EQ(countOf(Elements, "st.global.v2"), 0u) << Elements;
+  EXPECT_EQ(countOf(Elements, "st.global.f32"), 16u) << Elements;
 }
 
 } // namespace

@@ -198,7 +198,8 @@ TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
       {"CAJETA_CPU_LOOP_JAM", "0"},
       {"CAJETA_CPU_RERUN_LAST_VECTOR", "0"},
       {"CAJETA_GPU_WGMMA_CARRY", "0"},
-      {"CAJETA_GPU_TMA_WAVE_ARRIVALS", "0"}};
+      {"CAJETA_GPU_TMA_WAVE_ARRIVALS", "0"},
+      {"CAJETA_GPU_TILE_PAIR_STORES", "0"}};
   std::vector<std::unique_ptr<EnvGuard>> Unset;
   for (const auto& [Variable, Value] : Overrides)
     Unset.push_back(std::make_unique<EnvGuard>(Variable, nullptr));

@@ -165,7 +165,7 @@ private:
     } else {
       LaneLocal = Def("tile.lane", Lane);
       GroupLocal = Def("tile.g", B.bin(BinaryOp::Div, B.l(LaneLocal), B.u32(4)));
-      uint32_t TLocal = Def("tile.t", B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(4)));
+      TLocal = Def("tile.t", B.bin(BinaryOp::Rem, B.l(LaneLocal), B.u32(4)));
       TwiceTLocal = Def("tile.2t", B.bin(BinaryOp::Mul, B.l(TLocal), B.u32(2)));
       FourTLocal = Def("tile.4t", B.bin(BinaryOp::Mul, B.l(TLocal), B.u32(4)));
       for (uint32_t L = 0; L < F.Locals.size(); ++L) {
@@ -986,6 +986,10 @@ private:
         loadFragments(E, T, Args, Out);
         break;
       }
+      if (storesPairs(E, T)) {
+        storePairs(E, T, Args, Out);
+        break;
+      }
       std::vector<FragmentElement> Layout =
           fragmentLayout(Roles[T], Ty.Rows, Ty.Cols, inputsPerRegister(Ty.Elem));
       for (size_t J = 0; J < Count; ++J) {
@@ -1062,6 +1066,78 @@ private:
     }
     }
     return B.block(Out);
+  }
+
+  /// Whether the store E of tile T goes a pair of columns at a time (storePairs): an accumulator
+  /// of 4-byte elements stored row-major to a buffer.
+  bool storesPairs(const Expr* E, uint32_t T) const {
+    return C.PairStores && Roles.at(T) == Role::Acc && E->Dim == 0 &&
+           E->Ops[0]->K == Expr::Kind::Param && bundle::scalarTypeSize(F.Locals[T].Ty.Elem) == 4;
+  }
+
+  /// Accumulator tile T stored as E says, its memory arguments in Args: each lane holds columns
+  /// 2t + c and 2t + c + 1 of its rows (c a multiple of 8), which go as one 8-byte store
+  /// (StoreWords of the buffer's two-element chunk) where the offset and stride are even (the
+  /// pair then starts at an even element of an allocation) and both lie inside the valid
+  /// block; element by element elsewhere. A wave's store then fills whole 32-byte sectors (four
+  /// lanes' pairs in each of eight rows) with half the instructions. Everything a row's stores
+  /// need apart from c is computed once a row (its first chunk, whether it is inside) or once a
+  /// store (the columns left from 2t), so each store is a compare and an address with constants:
+  /// nothing a column for the optimizer to keep in registers across the kernel's loops. A chunk
+  /// is its row's first plus a constant; an index past 2^32 (an offset, row and stride whose
+  /// element index wraps) is then not wrapped as the element form wraps it.
+  void storePairs(Expr* E, uint32_t T, const std::vector<uint32_t>& Args, std::vector<Stmt*>& Out) {
+    const Type Ty = F.Locals[T].Ty;
+    const Type U32 = Type::scalar(ScalarType::U32);
+    std::vector<FragmentElement> Layout = fragmentLayout(Role::Acc, Ty.Rows, Ty.Cols, 1);
+    uint32_t Even =
+        temp(B.bin(BinaryOp::Eq,
+                   B.bin(BinaryOp::And, B.bin(BinaryOp::Or, B.l(Args[0]), B.l(Args[1])), B.u32(1)),
+                   B.u32(0)),
+             Out);
+    uint32_t ColsLeft =
+        temp(B.select(B.bin(BinaryOp::Gt, B.l(Args[3]), B.l(TwiceTLocal)),
+                      B.bin(BinaryOp::Sub, B.l(Args[3]), B.l(TwiceTLocal)), B.u32(0)),
+             Out);
+    struct RowPlace {
+      uint32_t Inside, Pairs, First, Chunk; // row < rows; and even; offset + row * stride + 2t
+    };
+    std::map<uint32_t, RowPlace> Rows; // by the fragment row's RowConst
+    auto Bits = [&](size_t J) {
+      Expr* V = element(T, J);
+      return V->Ty == U32 ? V : B.intrinsic(IntrinsicOp::Bitcast, U32, {V});
+    };
+    for (size_t J = 0; J + 1 < Layout.size(); J += 2) {
+      const FragmentElement& FE = Layout[J]; // Layout[J + 1]: the same row, the next column
+      auto [It, New] = Rows.try_emplace(FE.RowConst);
+      RowPlace& R = It->second;
+      if (New) {
+        uint32_t Row = temp(B.bin(BinaryOp::Add, B.u32(FE.RowConst), B.l(GroupLocal)), Out);
+        R.Inside = temp(B.bin(BinaryOp::Lt, B.l(Row), B.l(Args[2])), Out);
+        R.Pairs = temp(B.bin(BinaryOp::LogicalAnd, B.l(Even), B.l(R.Inside)), Out);
+        Expr* Start =
+            B.bin(BinaryOp::Add, B.l(Args[0]), B.bin(BinaryOp::Mul, B.l(Row), B.l(Args[1])));
+        R.First = temp(B.bin(BinaryOp::Add, B.shallowCopy(Start), B.l(TwiceTLocal)), Out);
+        R.Chunk =
+            temp(B.bin(BinaryOp::Add, B.bin(BinaryOp::Div, Start, B.u32(2)), B.l(TLocal)), Out);
+      }
+      const uint32_t Col = FE.ColConst;
+      Expr* Chunk = B.bin(BinaryOp::Add, B.l(R.Chunk), B.u32(Col / 2));
+      Chunk->NoWrap = true; // at most 2^31 + 2^31 - 1
+      Expr* Pair = B.intrinsic(IntrinsicOp::StoreWords, Type::voidTy(),
+                               {B.shallowCopy(E->Ops[0]), Chunk, Bits(J), Bits(J + 1)});
+      Pair->Index = 2;
+      auto ColInside = [&](uint32_t C) { return B.bin(BinaryOp::Lt, B.u32(C), B.l(ColsLeft)); };
+      std::vector<Stmt*> Single;
+      for (uint32_t I = 0; I < 2; ++I) {
+        Expr* Addr = B.bin(BinaryOp::Add, B.l(R.First), B.u32(Col + I));
+        Single.push_back(
+            B.ifThen(B.bin(BinaryOp::LogicalAnd, B.l(R.Inside), ColInside(Col + I)),
+                     B.eval(B.storeAt(B.shallowCopy(E->Ops[0]), Addr, element(T, J + I)))));
+      }
+      Out.push_back(B.ifThen(B.bin(BinaryOp::LogicalAnd, B.l(R.Pairs), ColInside(Col + 1)),
+                             B.eval(Pair), B.block(Single)));
+    }
   }
 
   /// Tile T's fragments loaded as E (a Tile.load) says, its memory arguments in Args.
@@ -1372,8 +1448,8 @@ private:
   SourceLoc Unproved;      // the mac whose products the last copy refused was not proved to miss
   bool DoesNotFit = false; // the portable scratch does not fit the target
   uint32_t Waves = 0;      // portable: the scratch's waves per group
-  uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TwiceTLocal = 0,
-           FourTLocal = 0;
+  uint32_t LaneLocal = 0, WidthLocal = 0, WaveLocal = 0, GroupLocal = 0, TLocal = 0,
+           TwiceTLocal = 0, FourTLocal = 0;
 };
 
 } // namespace

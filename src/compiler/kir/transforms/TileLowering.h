@@ -66,6 +66,10 @@ struct TileLoweringConfig {
   /// writes are proved to miss what they read (the pipelined K-loop), instead of waiting for them
   /// before the turn ends.
   bool WgmmaAcrossSteps = false;
+  /// MmaSync form: an accumulator tile of 4-byte elements stored row-major to a buffer goes as
+  /// one 8-byte store (IntrinsicOp::StoreWords) per pair of adjacent columns a lane holds, where
+  /// its offset and stride are even and the pair lies inside the valid block.
+  bool PairStores = false;
   /// Receives "[wgmma] ..." notes where the Wgmma form could not keep products in flight across
   /// a copy, or runs only in groups up to a size: what a kernel's author can change.
   std::vector<std::string>* Notes = nullptr;

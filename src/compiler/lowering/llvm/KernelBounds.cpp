@@ -102,6 +102,23 @@ llvm::Value* KernelLowering::elementAddress(const BufferValue& Buf, const Expr* 
   return elementPointer(Buf, memoryType(Ctx, ElemTy), Index);
 }
 
+llvm::Value* KernelLowering::runPointer(const BufferValue& Buf, llvm::Type* Elem,
+                                        llvm::Value* First, unsigned Count) {
+  assert(!Buf.HostArray && !Buf.Swizzle128 && "a run of a buffer's elements");
+  if (Opts.CheckBounds && !Buf.Private) {
+    llvm::Value* End = B.CreateAdd(First, B.getInt64(Count));
+    llvm::BasicBlock* Ok = newBlock("bounds.ok");
+    llvm::BasicBlock* Bad = newBlock("bounds.bad");
+    B.CreateCondBr(B.CreateICmpULE(End, Buf.Length), Ok, Bad);
+    B.SetInsertPoint(Bad);
+    llvm::Value* Past = B.CreateBinaryIntrinsic(llvm::Intrinsic::umax, First, Buf.Length);
+    Target.emitBoundsFailure(B, Cur->WorkItem, Buf.ParamIndex, Past, Buf.Length);
+    B.CreateBr(Cur->FailBlock);
+    B.SetInsertPoint(Ok);
+  }
+  return elementPointer(Buf, Elem, First);
+}
+
 llvm::Value* KernelLowering::elementPointer(const BufferValue& Buf, llvm::Type* Elem,
                                             llvm::Value* Index) {
   if (!Buf.Swizzle128)

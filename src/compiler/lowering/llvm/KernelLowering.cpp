@@ -1291,6 +1291,33 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
                         B.CreateMul(B.CreateSub(End, First), B.getInt64(Size)), E->Dim == 1);
     return nullptr;
   }
+  case IntrinsicOp::StoreWords: {
+    // {buffer, chunk, words}: the buffer's elements chunk * Count .. as one aligned vector store
+    // (allocations are aligned far beyond 16 bytes). The shared form is the SPIR-V emitter's.
+    if (E->Ops[0]->K != Expr::Kind::Param)
+      return unsupported(E, "words stored to a shared array (the SPIR-V emitter's staged copies)");
+    const BufferValue& Buf = *bufferOf(E->Ops[0]);
+    const unsigned Count = E->Index;
+    // A chunk `c + k` whose add cannot wrap (kir::TileLowering's pairs) keeps k out of the
+    // zero extension, so that the stores at constant distances share one address register.
+    llvm::Value* Chunk = emitExpr(E->Ops[1]);
+    uint64_t Addend = 0;
+    if (auto* Add = llvm::dyn_cast<llvm::BinaryOperator>(Chunk);
+        Add && Add->getOpcode() == llvm::Instruction::Add && Add->hasNoUnsignedWrap())
+      if (auto* K = llvm::dyn_cast<llvm::ConstantInt>(Add->getOperand(1))) {
+        Addend = K->getZExtValue();
+        Chunk = Add->getOperand(0);
+      }
+    llvm::Value* First =
+        B.CreateAdd(B.CreateMul(B.CreateZExt(Chunk, B.getInt64Ty()), B.getInt64(Count)),
+                    B.getInt64(Addend * Count));
+    llvm::Value* Words = llvm::PoisonValue::get(llvm::FixedVectorType::get(B.getInt32Ty(), Count));
+    for (unsigned W = 0; W < Count; ++W)
+      Words = B.CreateInsertElement(Words, emitExpr(E->Ops[2 + W]), uint64_t(W));
+    llvm::Type* Elem = memoryType(Ctx, Type::scalar(E->Ops[0]->Ty.Elem));
+    B.CreateAlignedStore(Words, runPointer(Buf, Elem, First, Count), llvm::Align(4 * Count));
+    return nullptr;
+  }
   case IntrinsicOp::AsyncCommit:
     Target.emitAsyncCommit(B);
     return nullptr;

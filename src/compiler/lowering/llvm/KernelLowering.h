@@ -287,6 +287,11 @@ private:
   llvm::Value* elementPointer(const BufferValue& Buf, llvm::Type* Elem, llvm::Value* Index);
   llvm::Value* elementAddress(const BufferValue& Buf, const kir::Expr* IndexExpr, kir::Type ElemTy,
                               llvm::Value** InRange = nullptr, bool ForLoad = false);
+  /// The address of Count consecutive elements of Buf from element First (int64), with the
+  /// --check-bounds test of the whole run (never deferred): out of range, the first element
+  /// past the buffer is the one reported.
+  llvm::Value* runPointer(const BufferValue& Buf, llvm::Type* Elem, llvm::Value* First,
+                          unsigned Count);
   /// Reports the deferred bounds failures of the loop over work-items just closed (and leaves
   /// the kernel if there was one); forgets them.
   void emitDeferredChecks();

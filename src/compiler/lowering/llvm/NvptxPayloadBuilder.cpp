@@ -262,6 +262,11 @@ bool NvptxPayloadBuilder::wgmmaAcrossSteps() {
   return !V || std::string(V) != "0";
 }
 
+bool NvptxPayloadBuilder::tilePairStores() {
+  const char* V = std::getenv("CAJETA_GPU_TILE_PAIR_STORES");
+  return !V || std::string(V) != "0";
+}
+
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {
   return createMachine(Sm, Why) != nullptr;
 }

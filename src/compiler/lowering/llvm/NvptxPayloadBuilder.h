@@ -66,6 +66,10 @@ public:
   /// (TileLoweringConfig::WgmmaAcrossSteps): yes, unless CAJETA_GPU_WGMMA_CARRY=0 (to compare
   /// the forms: every turn then waits for its products before it ends).
   static bool wgmmaAcrossSteps();
+  /// Whether accumulator tiles are stored a pair of columns at a time
+  /// (TileLoweringConfig::PairStores): yes, unless CAJETA_GPU_TILE_PAIR_STORES=0 (to compare:
+  /// an element at a time).
+  static bool tilePairStores();
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
   /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.

@@ -84,6 +84,7 @@ public:
     C.Wgmma = archSpecific();
     C.WgmmaMaxAtoms = NvptxPayloadBuilder::wgmmaAtoms();
     C.WgmmaAcrossSteps = NvptxPayloadBuilder::wgmmaAcrossSteps();
+    C.PairStores = NvptxPayloadBuilder::tilePairStores();
     C.Notes = Opts.Notes;
     return C;
   }
