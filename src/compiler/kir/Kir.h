@@ -251,7 +251,9 @@ enum class IntrinsicOp : uint8_t {
                  //   are visible to the whole wave after it
   // kir::AsyncCopyLowering's staged copies, for targets that load wide vectors but have no copy
   // engine (Vulkan), and kir::RayQueryLowering's node and slot reads there (LoadWord): only those
-  // passes make them and only the SPIR-V emitter lowers them.
+  // passes make them and only the SPIR-V emitter lowers them; except the buffer form of
+  // StoreWords, which kir::TileLowering also makes (an accumulator's pair of columns, 2 words)
+  // and the LLVM targets lower too (one aligned vector store).
   LoadWord,   // {buffer, chunk}: uint32 word Dim of the Index-word chunk `chunk` of the buffer
               //   (its elements Index * 4 / size * chunk ..; the words of one chunk are loaded
               //   once); Index 1, 2 or 4
