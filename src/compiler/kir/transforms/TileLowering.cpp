@@ -1115,11 +1115,12 @@ private:
         uint32_t Row = temp(B.bin(BinaryOp::Add, B.u32(FE.RowConst), B.l(GroupLocal)), Out);
         R.Inside = temp(B.bin(BinaryOp::Lt, B.l(Row), B.l(Args[2])), Out);
         R.Pairs = temp(B.bin(BinaryOp::LogicalAnd, B.l(Even), B.l(R.Inside)), Out);
-        Expr* Start =
-            B.bin(BinaryOp::Add, B.l(Args[0]), B.bin(BinaryOp::Mul, B.l(Row), B.l(Args[1])));
-        R.First = temp(B.bin(BinaryOp::Add, B.shallowCopy(Start), B.l(TwiceTLocal)), Out);
+        auto Start = [&] { // offset + row * stride, a tree of its own each time
+          return B.bin(BinaryOp::Add, B.l(Args[0]), B.bin(BinaryOp::Mul, B.l(Row), B.l(Args[1])));
+        };
+        R.First = temp(B.bin(BinaryOp::Add, Start(), B.l(TwiceTLocal)), Out);
         R.Chunk =
-            temp(B.bin(BinaryOp::Add, B.bin(BinaryOp::Div, Start, B.u32(2)), B.l(TLocal)), Out);
+            temp(B.bin(BinaryOp::Add, B.bin(BinaryOp::Div, Start(), B.u32(2)), B.l(TLocal)), Out);
       }
       const uint32_t Col = FE.ColConst;
       Expr* Chunk = B.bin(BinaryOp::Add, B.l(R.Chunk), B.u32(Col / 2));
