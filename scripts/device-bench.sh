@@ -53,6 +53,8 @@ prepare() {
   local Build=${1:-build-gbench}
   [[ $Build = /* ]] || Build="$ROOT/$Build"
   local Carry="$Build/gpu-bench-carry"
+  # CUTLASS's headers for the mma.sync tier's CUTLASS peer (the bench skips it without them).
+  "$ROOT/scripts/fetch-cutlass.sh" || echo "no CUTLASS headers: the tilegemm rows beside CUTLASS are skipped"
   if [[ ! -f $Build/build.ninja ]]; then
     cmake -S "$ROOT" -B "$Build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCAJETA_BUILD_TESTS=OFF || return 1

@@ -110,6 +110,12 @@ PY
   echo "setup.sh: SPIRV-Tools $SPIRV_TOOLS_VERSION in $SPIRV_TOOLS_DIR"
 fi
 
+# Where nvcc is (the GPU bench is built): CUTLASS's headers, for the bench's CUTLASS peer.
+if [[ -x /usr/local/cuda/bin/nvcc ]] || command -v nvcc >/dev/null 2>&1; then
+  "$ROOT/scripts/fetch-cutlass.sh" ||
+    echo "setup.sh: could not fetch CUTLASS's headers; the GPU bench skips its CUTLASS rows"
+fi
+
 if [[ "$MODE" == deps ]]; then
   exit 0
 fi

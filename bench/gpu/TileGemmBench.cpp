@@ -1,13 +1,16 @@
 // Tile GEMM: C (float32) = A * B (float16 or bfloat16, row-major), our tile kernel beside cuBLAS's
 // cublasGemmEx on the same data, checked against cuBLAS and against float64 on the host; and
 // C (int32) = A * B (int8, B given transposed) beside cublasGemmEx's int8 form, exact.
+#include "CutlassPeers.h"
 #include "GpuWorkloads.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
+#include <type_traits>
 
 namespace cajeta::gpubench {
 
@@ -121,6 +124,56 @@ std::string sci(double V) {
   char Buf[32];
   std::snprintf(Buf, sizeof(Buf), "%.1e", V);
   return Buf;
+}
+
+/// Our mma.sync kernel (Ours enqueues one GEMM) beside the fastest of CUTLASS's sm80 GEMMs on
+/// the same inputs: the hand-written form of the same tier. CUTLASS's result must lie within
+/// Band(row, column) of cuBLAS's (Cublas); the row says which kernel won and the others' times.
+template <class T>
+void besideCutlass(GpuBenchContext& C, const std::function<void()>& Ours, const PeerBytes& A,
+                   const PeerBytes& B, PeerBuffer& Out, const std::vector<float>& Cublas,
+                   uint32_t M, uint32_t N, uint32_t K, const std::function<double(size_t)>& Band,
+                   const std::string& Name, int Batch) {
+  const std::vector<std::string>& Kernels = cutlassSm80Kernels();
+  if (Kernels.empty())
+    return;
+  const bool IsBFloat16 = std::is_same_v<T, BFloat16>;
+  auto enqueue = [&](size_t Kn) {
+    return [&, Kn](void* Stream) {
+      cutlassSm80Gemm(Kn, IsBFloat16, Out.data(), A.data(), B.data(), M, N, K, Stream);
+    };
+  };
+  size_t Best = 0;
+  double BestMs = 0;
+  std::string Times;
+  try {
+    for (size_t Kn = 0; Kn < Kernels.size(); ++Kn) {
+      C.Peers.timed(Batch, enqueue(Kn)); // warm-up
+      double Ms = C.Peers.timed(Batch, enqueue(Kn)).GpuMs;
+      Times += (Times.empty() ? "" : ", ") + Kernels[Kn] + " " + std::to_string(Ms) + " ms";
+      if (Kn == 0 || Ms < BestMs)
+        Best = Kn, BestMs = Ms;
+    }
+    C.Peers.timed(1, enqueue(Best));
+  } catch (const std::exception& E) {
+    C.fail(Name + " beside CUTLASS: " + E.what());
+    return;
+  }
+  std::vector<float> Got(size_t(M) * N);
+  Out.download(Got.data());
+  size_t Off = 0;
+  for (size_t X = 0; X < Got.size(); ++X)
+    Off += !(std::fabs(double(Got[X]) - Cublas[X]) <= Band(X));
+  std::string Check = "CUTLASS " +
+                      std::string(Off ? std::to_string(Off) + " elements off" : "within") +
+                      " cuBLAS's band; fastest of " + Times;
+  if (Off)
+    C.fail(Name + ": CUTLASS's product is off cuBLAS's on " + std::to_string(Off) + " elements");
+  Medians Md = measure(C, Batch, Ours, [&](int Bt) { return C.Peers.timed(Bt, enqueue(Best)); });
+  const double Flops = 2.0 * M * double(N) * K;
+  addRow(C, Md,
+         ResultRow{Name + " vs CUTLASS", cutlassVersion() + " sm80 " + Kernels[Best], Md.Ours,
+                   Md.PeerWall, Md.PeerGpu, Flops, Flops, "TFLOP/s", 0, Check});
 }
 
 template <class T>
@@ -237,6 +290,11 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
   addRow(C, Md,
          ResultRow{Name, C.Peers.cublasVersion() + " GemmEx " + Inputs<T>::Name, Md.Ours,
                    Md.PeerWall, Md.PeerGpu, Flops, Flops, "TFLOP/s", G.Target, Check});
+  if (G.Vulkan) // the mma.sync tier's kernel: also beside CUTLASS's mma.sync GEMMs
+    besideCutlass<T>(
+        C, ours, PeerA, PeerB, PeerC, Peer, M, N, K,
+        [&](size_t X) { return Tolerance * double(K) * RowMaxA[X / N] * ColMaxB[X % N]; }, Name,
+        Batch);
   if (!G.Vulkan)
     return;
 
