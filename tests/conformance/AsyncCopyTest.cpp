@@ -82,5 +82,30 @@ TEST(AsyncCopy, ARunOfCopiesWithOneNotAligned) {
   }
 }
 
+// The branch-free K-loop: aligned and whole chunks, a partial last one, and sources shifted off
+// the copies' alignment (element copies, made later in the block where a target defers them).
+TEST(AsyncCopy, ABranchFreeRingWithCopiesPartialOrNotAligned) {
+  xpu::Program P = compileProgram("AsyncCopies");
+  const uint32_t Steps = 6;
+  for (uint32_t Shift : {0u, 4u, 1u, 6u})
+    for (uint32_t N : {2048u, 1400u}) {
+      // Non-zero data past n: a copy that reads past its valid elements changes the sums.
+      std::vector<float> X = uniformData<float>(2048 + 300, 900 + N + Shift, 1, 4);
+      auto DX = toDevice(X);
+      std::vector<float> Want(64, 0.0f);
+      for (uint32_t T = 0; T < 64; ++T)
+        for (uint32_t K = 0; K < Steps; ++K) {
+          uint32_t I = Shift + K * 256 + (T * 4 + 5) % 256;
+          Want[T] += I < N ? X[I] : 0.0f;
+        }
+      auto Out = filledBuffer<float>(64, -1.0f);
+      runKernel(P.kernel("AsyncCopies.ringInLine"), xpu::grid(1), xpu::block(64), Out, DX, Steps, N,
+                Shift);
+      expectSame(fromDevice(Out), Want,
+                 "AsyncCopies.ringInLine shift=" + std::to_string(Shift) +
+                     " n=" + std::to_string(N));
+    }
+}
+
 } // namespace
 } // namespace conformance

@@ -229,6 +229,24 @@ public:
   /// A run of copies that follow one another in the kernel, in order (their operands are
   /// evaluated already), so a target can decide a fast path once for the whole run.
   virtual void emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) {}
+  /// The same run where it stands in a block: a target may issue the copies it can in line,
+  /// with no branch (so the code around them stays one straight line), and return the rest as
+  /// plain, synchronous copies to be emitted later in the block. The lowering calls that before
+  /// anything the copies could matter to (a wait, a barrier, another copy, a call, a jump out of
+  /// the block, a change to a local their operands read) and at the block's end: a program may
+  /// not read a copy's destination before the wait that covers it, so a copy finished later but
+  /// before that wait is the same copy. Again evaluates the run's operands anew where it is
+  /// called (to the same values), so that none of them is kept live until then.
+  /// Default: emitAsyncCopies, nothing left.
+  virtual std::function<void()>
+  emitAsyncCopiesInLine(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies,
+                        std::function<std::vector<AsyncCopyArgs>()> Again) {
+    emitAsyncCopies(B, Copies);
+    return {};
+  }
+  /// V through a copy the optimizer cannot see through (so a value computed from it is not
+  /// merged with the same computation from V). Default: V.
+  virtual llvm::Value* opaqueCopy(llvm::IRBuilder<>& B, llvm::Value* V) { return V; }
   virtual void emitAsyncCommit(llvm::IRBuilder<>& B) {}
   virtual void emitAsyncWait(llvm::IRBuilder<>& B, unsigned Pending) {}
   /// The ldmatrix leaf (IntrinsicOp::LdMatrix): the i32 register Dim (two float16) of Count (2 or

@@ -79,10 +79,32 @@ public final class C {
 }
 )";
 
-// One test for the run, then its copies in a straight line: where every copy is whole or empty,
-// each source size a choice between 0 and 16 (ptxas issues each as one predicated LDGSTS); where
-// one is partial (`k - 3` valid elements), the sizes as computed. Copies whose size is the
-// same on both (no `valid`) LLVM may hoist above the choice.
+// With CAJETA_GPU_ASYNC_COPY_INLINE=1: each copy of a run is its cp.async under a predicate
+// (aligned, and whole or empty), the run and its commit one straight line with no branch; the
+// copies that cannot go in line (the partial one, `k - 3` valid elements, or any whose source is
+// not aligned) are element copies out of line, made before the wait.
+TEST(NvptxTileCodegen, ARunOfCopiesIsPredicatedCpAsyncInOneLineWhenAsked) {
+  setenv("CAJETA_GPU_ASYNC_COPY_INLINE", "1", 1);
+  std::string Ptx = buildTilePtx(Copies);
+  unsetenv("CAJETA_GPU_ASYNC_COPY_INLINE");
+  ASSERT_FALSE(Ptx.empty());
+  std::string Run = entryBody(Ptx, "C_run");
+  EXPECT_EQ(countOf(Run, "cp.async.cg.shared.global"), 4u) << Run;
+  EXPECT_TRUE(std::regex_search(
+      Run,
+      std::regex("(@%p\\d+ cp\\.async\\.cg\\.shared\\.global \\[%rd\\d+\\], \\[%rd\\d+\\], 16, "
+                 "%r\\d+;(?:(?!bra|ld\\.global)[\\s\\S])*){4}cp\\.async\\.commit_group;")))
+      << Run;
+  EXPECT_NE(Run.find("ld.global.b16"), std::string::npos) << Run;
+  if (!testPtxas().empty()) {
+    EXPECT_EQ(assembleError(Ptx, "sm_90"), "");
+  }
+}
+
+// By default: one test for the run, then its copies in a straight line: where every copy is
+// whole or empty, each source size a choice between 0 and 16 (ptxas issues each as one
+// predicated LDGSTS); where one is partial, the sizes as computed. Copies whose size is the same
+// on both (no `valid`) LLVM may hoist above the choice.
 TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsync) {
   std::string Ptx = buildTilePtx(Copies);
   ASSERT_FALSE(Ptx.empty());
@@ -90,6 +112,7 @@ TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsync) {
   const size_t Copies = countOf(Run, "cp.async.cg.shared.global");
   EXPECT_GE(Copies, 5u) << Run;
   EXPECT_LE(Copies, 8u) << Run;
+  EXPECT_FALSE(std::regex_search(Run, std::regex("@%p\\d+ cp\\.async"))) << Run;
   // The whole-or-empty run: the valid count's copy takes 0 or 16 bytes, the rest follow
   // unbroken.
   EXPECT_TRUE(std::regex_search(

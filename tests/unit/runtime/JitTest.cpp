@@ -199,7 +199,8 @@ TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
       {"CAJETA_CPU_RERUN_LAST_VECTOR", "0"},
       {"CAJETA_GPU_WGMMA_CARRY", "0"},
       {"CAJETA_GPU_TMA_WAVE_ARRIVALS", "0"},
-      {"CAJETA_GPU_TILE_PAIR_STORES", "0"}};
+      {"CAJETA_GPU_TILE_PAIR_STORES", "0"},
+      {"CAJETA_GPU_ASYNC_COPY_INLINE", "1"}};
   std::vector<std::unique_ptr<EnvGuard>> Unset;
   for (const auto& [Variable, Value] : Overrides)
     Unset.push_back(std::make_unique<EnvGuard>(Variable, nullptr));

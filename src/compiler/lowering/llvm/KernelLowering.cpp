@@ -2,6 +2,7 @@
 #include "compiler/lowering/llvm/KernelLowering.h"
 
 #include "compiler/kir/Clone.h"
+#include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/GridStrideInterchange.h"
 #include "compiler/kir/transforms/KirInliner.h"
 #include "compiler/kir/transforms/PortableWave.h"
@@ -456,33 +457,124 @@ LoweringTarget::AsyncCopyArgs KernelLowering::asyncCopyArgs(const Expr* E) {
   return A;
 }
 
-void KernelLowering::emitAsyncCopies(llvm::ArrayRef<const Stmt*> Run) {
+/// Whether E can be evaluated again later to the same value while the locals it reads keep
+/// theirs: no memory read, no call, no effect.
+static bool reevaluable(const Expr* E) {
+  bool Pure = true;
+  kir::forEachExpr(E, [&](const Expr* X) {
+    switch (X->K) {
+    case Expr::Kind::Const:
+    case Expr::Kind::Local:
+    case Expr::Kind::Param:
+    case Expr::Kind::Unary:
+    case Expr::Kind::Binary:
+    case Expr::Kind::Cast:
+    case Expr::Kind::Select:
+    case Expr::Kind::Field:
+    case Expr::Kind::SharedRef:
+      return;
+    case Expr::Kind::Intrinsic:
+      if ((X->IOp >= IntrinsicOp::LocalId && X->IOp <= IntrinsicOp::GlobalSize) ||
+          X->IOp == IntrinsicOp::Abs || X->IOp == IntrinsicOp::Min || X->IOp == IntrinsicOp::Max ||
+          X->IOp == IntrinsicOp::BufferLength ||
+          (X->IOp >= IntrinsicOp::DivTrunc && X->IOp <= IntrinsicOp::ShiftRight) ||
+          X->IOp == IntrinsicOp::AsyncCopy)
+        return;
+      Pure = false;
+      return;
+    default:
+      Pure = false;
+    }
+  });
+  return Pure;
+}
+
+std::function<void()> KernelLowering::emitAsyncCopies(llvm::ArrayRef<const Stmt*> Run,
+                                                      std::set<uint32_t>& Reads) {
   std::vector<LoweringTarget::AsyncCopyArgs> Copies;
+  bool Again = true;
   for (const Stmt* S : Run) {
     Copies.push_back(asyncCopyArgs(S->E));
     if (!Error.empty())
-      return;
+      return {};
+    Again = Again && reevaluable(S->E);
   }
-  Target.emitAsyncCopies(B, Copies);
+  if (!Again) { // operands that could change: the whole run here, nothing left
+    Target.emitAsyncCopies(B, Copies);
+    return {};
+  }
+  for (const Stmt* S : Run)
+    kir::forEachExpr(S->E, [&](const Expr* X) {
+      if (X->K == Expr::Kind::Local)
+        Reads.insert(X->Index);
+    });
+  return Target.emitAsyncCopiesInLine(B, Copies, [this, Run] {
+    // The locals' values through opaque copies: the optimizer must not reuse the run's own
+    // operands here, which would keep them live from the run to this point.
+    std::vector<LoweringTarget::AsyncCopyArgs> Args;
+    LaunderLocals = true;
+    for (const Stmt* S : Run)
+      Args.push_back(asyncCopyArgs(S->E));
+    LaunderLocals = false;
+    return Args;
+  });
+}
+
+void KernelLowering::finishCopies(PendingCopies& Left) {
+  if (Left.Emit && Error.empty() && B.GetInsertBlock() && !B.GetInsertBlock()->getTerminator())
+    Left.Emit();
+  Left = PendingCopies();
+}
+
+void KernelLowering::emitBlockBody(const Stmt* S, PendingCopies& Left) {
+  for (size_t I = 0; I < S->Body.size();) {
+    size_t End = I;
+    while (End < S->Body.size() && isAsyncCopy(S->Body[End]))
+      ++End;
+    if (End > I) { // a run of copies: the target decides its fast path once for all of them
+      finishCopies(Left);
+      Left.Emit =
+          emitAsyncCopies(llvm::ArrayRef<const Stmt*>(S->Body).slice(I, End - I), Left.Reads);
+      I = End;
+      continue;
+    }
+    const Stmt* X = S->Body[I++];
+    if (X && X->K == Stmt::Kind::Block) { // a block inside (an inlined helper's): one line
+      emitBlockBody(X, Left);
+      continue;
+    }
+    if (Left.Emit && mayObserveCopies(X, Left.Reads))
+      finishCopies(Left);
+    emitStmt(X);
+  }
+}
+
+bool KernelLowering::mayObserveCopies(const Stmt* S, const std::set<uint32_t>& Reads) {
+  bool Observes = false;
+  kir::forEachStmt(S, [&](const Stmt* X) {
+    Observes = Observes || X->K == Stmt::Kind::Barrier || X->K == Stmt::Kind::Return ||
+               X->K == Stmt::Kind::Break || X->K == Stmt::Kind::Continue;
+  });
+  kir::forEachExprIn(S, [&](const Expr* E) {
+    Observes = Observes || E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
+               (E->K == Expr::Kind::Assign && Reads.count(E->Index)) ||
+               (E->K == Expr::Kind::Intrinsic && E->IOp != IntrinsicOp::AsyncCommit &&
+                ((E->IOp >= IntrinsicOp::AsyncCopy && E->IOp <= IntrinsicOp::AsyncCopyBlock) ||
+                 (E->IOp >= IntrinsicOp::MbarrierInit && E->IOp <= IntrinsicOp::MbarrierWait)));
+  });
+  return Observes;
 }
 
 void KernelLowering::emitStmt(const Stmt* S) {
   if (!S || !Error.empty())
     return;
   switch (S->K) {
-  case Stmt::Kind::Block:
-    for (size_t I = 0; I < S->Body.size();) {
-      size_t End = I;
-      while (End < S->Body.size() && isAsyncCopy(S->Body[End]))
-        ++End;
-      if (End > I) { // a run of copies: the target decides its fast path once for all of them
-        emitAsyncCopies(llvm::ArrayRef<const Stmt*>(S->Body).slice(I, End - I));
-        I = End;
-        continue;
-      }
-      emitStmt(S->Body[I++]);
-    }
+  case Stmt::Kind::Block: {
+    PendingCopies Left;
+    emitBlockBody(S, Left);
+    finishCopies(Left);
     return;
+  }
   case Stmt::Kind::Eval:
     if (Cur->Uniformity && Cur->Uniformity->isRematerializedAssignment(S))
       return; // recomputed where it is read
@@ -616,7 +708,8 @@ llvm::Value* KernelLowering::emitExpr(const Expr* E) {
     if (Cur->Uniformity)
       if (const Expr* R = Cur->Uniformity->rematerialization(E->Index))
         return emitExpr(R);
-    return loadLocal(E->Index);
+    llvm::Value* V = loadLocal(E->Index);
+    return LaunderLocals ? Target.opaqueCopy(B, V) : V;
   }
   case Expr::Kind::Param:
     assert(E->Index < Cur->Args.size() && Cur->Args[E->Index].Scalar &&

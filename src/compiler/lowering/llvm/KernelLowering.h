@@ -12,6 +12,7 @@
 #include <llvm/IR/Module.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -176,7 +177,27 @@ private:
   /// where the target has none.
   bool emitTma(const kir::Expr* E);
   LoweringTarget::AsyncCopyArgs asyncCopyArgs(const kir::Expr* E);
-  void emitAsyncCopies(llvm::ArrayRef<const kir::Stmt*> Run);
+  /// What a run of copies left to later in its block (LoweringTarget::emitAsyncCopiesInLine):
+  /// the code to emit, and the locals the run's operands read (evaluated anew there).
+  struct PendingCopies {
+    std::function<void()> Emit;
+    std::set<uint32_t> Reads;
+  };
+  /// Emits a run of copies; returns what the target left to emit later in the block (or null)
+  /// and adds the locals its operands read to Reads.
+  std::function<void()> emitAsyncCopies(llvm::ArrayRef<const kir::Stmt*> Run,
+                                        std::set<uint32_t>& Reads);
+  /// Whether S could see a copy's destination, leave the block or change an operand of the copies
+  /// left: a barrier, a jump, a call, a wait, another copy, an assignment to a local in Reads.
+  static bool mayObserveCopies(const kir::Stmt* S, const std::set<uint32_t>& Reads);
+  /// A block's statements, inner blocks as part of it; Left holds what a run of copies left to
+  /// later, emitted before the first statement that could see it (finishCopies) or by the
+  /// caller at the end.
+  void emitBlockBody(const kir::Stmt* S, PendingCopies& Left);
+  void finishCopies(PendingCopies& Left);
+  /// Set while a run's operands are evaluated anew: local reads go through
+  /// LoweringTarget::opaqueCopy.
+  bool LaunderLocals = false;
 
   // Work-item loop fission (KernelFission.cpp).
   void emitFissionBody(FunctionState& FS);

@@ -267,6 +267,11 @@ bool NvptxPayloadBuilder::tilePairStores() {
   return !V || std::string(V) != "0";
 }
 
+bool NvptxPayloadBuilder::asyncCopiesInLine() {
+  const char* V = std::getenv("CAJETA_GPU_ASYNC_COPY_INLINE");
+  return V && std::string(V) == "1";
+}
+
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {
   return createMachine(Sm, Why) != nullptr;
 }

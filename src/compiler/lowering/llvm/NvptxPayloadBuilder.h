@@ -70,6 +70,11 @@ public:
   /// (TileLoweringConfig::PairStores): yes, unless CAJETA_GPU_TILE_PAIR_STORES=0 (to compare:
   /// an element at a time).
   static bool tilePairStores();
+  /// Whether runs of AsyncCopy are issued in line under predicates, their other copies left to
+  /// later in the block (LoweringTarget::emitAsyncCopiesInLine): only with
+  /// CAJETA_GPU_ASYNC_COPY_INLINE=1, until it is measured faster (its first form ran 2-5 %
+  /// slower than one branch for the run on the H200's GEMM; docs/benchmarks.md).
+  static bool asyncCopiesInLine();
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
   /// The module's PTX (`cajeta emit --target=ptx`). Returns false with Error on failure.

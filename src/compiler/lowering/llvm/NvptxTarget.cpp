@@ -13,6 +13,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Operator.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <cstddef>
@@ -198,6 +199,24 @@ public:
   uint64_t maxStaticSharedBytes() const override { return 227 * 1024; }
   uint32_t dynamicSharedPrefix(const kir::Function& KF) const override;
   void emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies) override;
+  std::function<void()>
+  emitAsyncCopiesInLine(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies,
+                        std::function<std::vector<AsyncCopyArgs>()> Again) override;
+  /// Whether a copy of Copies' run takes the in-line path: aligned, and whole or empty.
+  static llvm::Value* takesInLine(llvm::IRBuilder<>& B, const AsyncCopyArgs& A);
+  /// Copy A element by element: the valid elements read, the rest zero.
+  static void emitPlainCopy(llvm::IRBuilder<>& B, const AsyncCopyArgs& A);
+  static bool asyncCopiesInLine() { return NvptxPayloadBuilder::asyncCopiesInLine(); }
+  llvm::Value* opaqueCopy(llvm::IRBuilder<>& B, llvm::Value* V) override {
+    const unsigned Bits = V->getType()->isIntegerTy() ? V->getType()->getIntegerBitWidth() : 0;
+    if (Bits != 32 && Bits != 64)
+      return V;
+    auto* Ty = llvm::FunctionType::get(V->getType(), {V->getType()}, false);
+    const char* Text = Bits == 32 ? "mov.b32 $0, $1;" : "mov.b64 $0, $1;";
+    const char* Constraints = Bits == 32 ? "=r,r" : "=l,l";
+    return B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, Constraints, /*hasSideEffects=*/true),
+                        {V});
+  }
   void emitAsyncCommit(llvm::IRBuilder<>& B) override {
     B.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
   }
@@ -973,21 +992,111 @@ void NvptxTarget::emitAsyncCopies(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopy
   }
   B.SetInsertPoint(Slow);
   for (const AsyncCopyArgs& A : Copies)
-    for (unsigned J = 0; J < A.Count; ++J) {
-      // Only the valid elements are read (the rest may lie past the buffer's end).
-      auto* Read = llvm::BasicBlock::Create(C, "async.read", F);
-      auto* Next = llvm::BasicBlock::Create(C, "async.next", F);
-      llvm::Value* To =
-          A.DstElems.empty() ? B.CreateConstInBoundsGEP1_32(A.Elem, A.Dst, J) : A.DstElems[J];
-      B.CreateStore(llvm::Constant::getNullValue(A.Elem), To);
-      B.CreateCondBr(B.CreateICmpULT(B.getInt32(J), A.Valid), Read, Next);
-      B.SetInsertPoint(Read);
-      B.CreateStore(B.CreateLoad(A.Elem, B.CreateConstInBoundsGEP1_32(A.Elem, A.Src, J)), To);
+    emitPlainCopy(B, A);
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+void NvptxTarget::emitPlainCopy(llvm::IRBuilder<>& B, const AsyncCopyArgs& A) {
+  llvm::Function* F = B.GetInsertBlock()->getParent();
+  llvm::LLVMContext& C = F->getContext();
+  for (unsigned J = 0; J < A.Count; ++J) {
+    // Only the valid elements are read (the rest may lie past the buffer's end).
+    auto* Read = llvm::BasicBlock::Create(C, "async.read", F);
+    auto* Next = llvm::BasicBlock::Create(C, "async.next", F);
+    llvm::Value* To =
+        A.DstElems.empty() ? B.CreateConstInBoundsGEP1_32(A.Elem, A.Dst, J) : A.DstElems[J];
+    B.CreateStore(llvm::Constant::getNullValue(A.Elem), To);
+    B.CreateCondBr(B.CreateICmpULT(B.getInt32(J), A.Valid), Read, Next);
+    B.SetInsertPoint(Read);
+    B.CreateStore(B.CreateLoad(A.Elem, B.CreateConstInBoundsGEP1_32(A.Elem, A.Src, J)), To);
+    B.CreateBr(Next);
+    B.SetInsertPoint(Next);
+  }
+}
+
+/// Whether P is aligned to Bytes (a power of two, a multiple of Elem's size). Where P is one
+/// element index from a base (a plain element address), the base and the index (in its own 32
+/// bits where it was widened) are tested apart: the base's test leaves the loop, and an index's
+/// addends in multiples of Bytes (a K-loop's step, a row stride times 16) fold away.
+static llvm::Value* isAligned(llvm::IRBuilder<>& B, llvm::Value* P, llvm::Type* Elem,
+                              uint64_t Bytes) {
+  const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
+  const uint64_t Size = DL.getTypeStoreSize(Elem);
+  auto* Gep = llvm::dyn_cast<llvm::GEPOperator>(P);
+  if (Gep && Gep->getNumIndices() == 1 && Gep->getSourceElementType() == Elem &&
+      Bytes % Size == 0) {
+    llvm::Value* Index = Gep->getOperand(1);
+    if (auto* Wide = llvm::dyn_cast<llvm::ZExtInst>(Index))
+      Index = Wide->getOperand(0);
+    llvm::Value* Base = B.CreatePtrToInt(Gep->getPointerOperand(), B.getInt64Ty());
+    llvm::Type* IndexTy = Index->getType();
+    return B.CreateAnd(
+        B.CreateICmpEQ(B.CreateAnd(Base, B.getInt64(Bytes - 1)), B.getInt64(0)),
+        B.CreateICmpEQ(B.CreateAnd(Index, llvm::ConstantInt::get(IndexTy, Bytes / Size - 1)),
+                       llvm::ConstantInt::get(IndexTy, 0)));
+  }
+  return B.CreateICmpEQ(B.CreateAnd(B.CreatePtrToInt(P, B.getInt64Ty()), B.getInt64(Bytes - 1)),
+                        B.getInt64(0));
+}
+
+llvm::Value* NvptxTarget::takesInLine(llvm::IRBuilder<>& B, const AsyncCopyArgs& A) {
+  const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
+  const uint64_t Bytes = DL.getTypeStoreSize(A.Elem) * A.Count;
+  llvm::Value* Aligned =
+      B.CreateAnd(isAligned(B, A.Dst, A.Elem, Bytes), isAligned(B, A.Src, A.Elem, Bytes));
+  llvm::Value* WholeOrEmpty = B.CreateOr(B.CreateICmpUGE(A.Valid, B.getInt32(A.Count)),
+                                         B.CreateICmpEQ(A.Valid, B.getInt32(0)));
+  return B.CreateAnd(Aligned, WholeOrEmpty);
+}
+
+std::function<void()>
+NvptxTarget::emitAsyncCopiesInLine(llvm::IRBuilder<>& B, llvm::ArrayRef<AsyncCopyArgs> Copies,
+                                   std::function<std::vector<AsyncCopyArgs>()> Again) {
+  if (!asyncCopiesInLine()) {
+    emitAsyncCopies(B, Copies);
+    return {};
+  }
+  // Each copy that is aligned and whole or empty (a tile's copies away from the matrix's edge)
+  // is its cp.async under a predicate, in line; the others are plain copies left to later in
+  // the block, out of line behind one test (whether every copy went in line: one predicate kept
+  // live; the rest is evaluated anew there). So the K-loop's copies, its matrix loads and its
+  // products are one straight line that ptxas schedules together.
+  const llvm::DataLayout& DL = B.GetInsertBlock()->getModule()->getDataLayout();
+  llvm::Value* All = B.getTrue();
+  for (const AsyncCopyArgs& A : Copies) {
+    const uint64_t Bytes = DL.getTypeStoreSize(A.Elem) * A.Count;
+    llvm::Value* Take = takesInLine(B, A);
+    All = B.CreateAnd(All, Take);
+    const std::string Text = std::string("@$3 cp.async.") + (Bytes == 16 ? "cg" : "ca") +
+                             ".shared.global [$0], [$1], " + std::to_string(Bytes) + ", $2;";
+    auto* Ty = llvm::FunctionType::get(
+        B.getVoidTy(), {B.getInt64Ty(), B.getInt64Ty(), B.getInt32Ty(), B.getInt1Ty()}, false);
+    llvm::Value* Size = B.CreateSelect(B.CreateICmpEQ(A.Valid, B.getInt32(0)), B.getInt32(0),
+                                       B.getInt32(uint32_t(Bytes)));
+    B.CreateCall(Ty, llvm::InlineAsm::get(Ty, Text, "l,l,r,b,~{memory}", /*hasSideEffects=*/true),
+                 {B.CreatePtrToInt(A.Dst, B.getInt64Ty()), B.CreatePtrToInt(A.Src, B.getInt64Ty()),
+                  Size, Take});
+  }
+  return [&B, All, Again = std::move(Again)] {
+    llvm::Function* F = B.GetInsertBlock()->getParent();
+    llvm::LLVMContext& C = F->getContext();
+    auto* Plain = llvm::BasicBlock::Create(C, "async.left", F);
+    auto* Done = llvm::BasicBlock::Create(C, "async.left.done", F);
+    B.CreateCondBr(All, Done, Plain, llvm::MDBuilder(C).createBranchWeights(1u << 20, 1));
+    B.SetInsertPoint(Plain);
+    for (const AsyncCopyArgs& A : Again()) {
+      auto* Copy = llvm::BasicBlock::Create(C, "async.plain", F);
+      auto* Next = llvm::BasicBlock::Create(C, "async.plain.next", F);
+      B.CreateCondBr(takesInLine(B, A), Next, Copy);
+      B.SetInsertPoint(Copy);
+      emitPlainCopy(B, A);
       B.CreateBr(Next);
       B.SetInsertPoint(Next);
     }
-  B.CreateBr(Done);
-  B.SetInsertPoint(Done);
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
+  };
 }
 
 llvm::Value* NvptxTarget::emitLdMatrix(llvm::IRBuilder<>& B, llvm::Value* Ptr, unsigned Count,
