@@ -556,11 +556,15 @@ bool KernelLowering::mayObserveCopies(const Stmt* S, const std::set<uint32_t>& R
                X->K == Stmt::Kind::Break || X->K == Stmt::Kind::Continue;
   });
   kir::forEachExprIn(S, [&](const Expr* E) {
+    // Writes too: to a copy's source or destination before its wait, they would race with a
+    // real asynchronous copy; the late copy keeps the program's order instead.
     Observes = Observes || E->K == Expr::Kind::Call || E->K == Expr::Kind::Dispatch ||
+               E->K == Expr::Kind::Store || E->K == Expr::Kind::Atomic ||
                (E->K == Expr::Kind::Assign && Reads.count(E->Index)) ||
                (E->K == Expr::Kind::Intrinsic && E->IOp != IntrinsicOp::AsyncCommit &&
                 ((E->IOp >= IntrinsicOp::AsyncCopy && E->IOp <= IntrinsicOp::AsyncCopyBlock) ||
-                 (E->IOp >= IntrinsicOp::MbarrierInit && E->IOp <= IntrinsicOp::MbarrierWait)));
+                 (E->IOp >= IntrinsicOp::MbarrierInit && E->IOp <= IntrinsicOp::MbarrierWait) ||
+                 E->IOp == IntrinsicOp::StoreWords));
   });
   return Observes;
 }

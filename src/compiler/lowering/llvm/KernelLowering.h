@@ -188,7 +188,8 @@ private:
   std::function<void()> emitAsyncCopies(llvm::ArrayRef<const kir::Stmt*> Run,
                                         std::set<uint32_t>& Reads);
   /// Whether S could see a copy's destination, leave the block or change an operand of the copies
-  /// left: a barrier, a jump, a call, a wait, another copy, an assignment to a local in Reads.
+  /// left: a barrier, a jump, a call, a wait, another copy, a store, an assignment to a local in
+  /// Reads.
   static bool mayObserveCopies(const kir::Stmt* S, const std::set<uint32_t>& Reads);
   /// A block's statements, inner blocks as part of it; Left holds what a run of copies left to
   /// later, emitted before the first statement that could see it (finishCopies) or by the
