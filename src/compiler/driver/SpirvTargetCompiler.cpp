@@ -4,6 +4,9 @@
 #include "compiler/kir/transforms/TileLowering.h"
 #include "compiler/lowering/spirv/SpirvPayloadBuilder.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace cajeta::driver {
 
 namespace {
@@ -14,6 +17,12 @@ lowering::spirv::SpirvEmitOptions spirvOptions(const TargetOptions& O) {
   S.PortableWaveOps = O.WaveTier == kir::ImplTier::Portable;
   S.NativeRayQuery = O.NativeRayQuery;
   S.CoopMatrixTiles = O.TileTier == kir::ImplTier::Native;
+  // CAJETA_GPU_VULKAN_SHARED_POOL: 0 never, all in every variant, else (default) in the
+  // cooperative-matrix variant.
+  const char* Pool = std::getenv("CAJETA_GPU_VULKAN_SHARED_POOL");
+  const std::string PoolValue = Pool ? Pool : "";
+  S.SharedPool = PoolValue != "0";
+  S.SharedPoolEverywhere = PoolValue == "all";
   S.Trace = O.Trace;
   return S;
 }

@@ -194,8 +194,8 @@ std::vector<uint8_t> skeletonBundle(const std::string& Capabilities) {
   Pl.Target = "spirv:T.k";
   Pl.Format = "spirv";
   const uint32_t Words[] = {
-      0x07230203,       0x00010300, 0,          2,          0,         (5u << 16) | 15, 5, 1,
-      0x6e69616d,       0, // OpEntryPoint GLCompute "main"
+      0x07230203,       0x00010300, 0,          2,          0,
+      (5u << 16) | 15,  5,          1,          0x6e69616d, 0, // OpEntryPoint GLCompute "main"
       (5u << 16) | 330, 0x656a6163, 0x612d6174, 0x62206962, 0x00000034}; // OpModuleProcessed
                                                                          // "cajeta-abi b4"
   Pl.Bytes.resize(sizeof Words);
@@ -229,6 +229,20 @@ TEST_F(VulkanBackend, UnknownCapabilityFailsAtLoadNamingIt) {
   // The requirement check comes before the module is validated or reaches the driver.
   std::string M = loadError(skeletonBundle("Shader,Kernel"));
   EXPECT_NE(M.find("kernel 'T.k' needs the SPIR-V capability Kernel"), std::string::npos) << M;
+}
+
+TEST_F(VulkanBackend, AModuleNeedingExplicitWorkgroupLayoutsNamesTheFeature) {
+  // The shared pool's capability (the cooperative-matrix variant of a kernel with staged copies):
+  // a device without VK_KHR_workgroup_memory_explicit_layout names it; one with it goes on to
+  // validate the (skeleton, invalid) module.
+  std::string M = loadError(skeletonBundle("Shader,WorkgroupMemoryExplicitLayoutKHR"));
+  if (M.find("needs") != std::string::npos)
+    EXPECT_NE(M.find("kernel 'T.k' needs the SPIR-V capability WorkgroupMemoryExplicitLayoutKHR "
+                     "(workgroupMemoryExplicitLayout (VK_KHR_workgroup_memory_explicit_layout))"),
+              std::string::npos)
+        << M;
+  else
+    EXPECT_NE(M.find("is not valid SPIR-V"), std::string::npos) << M;
 }
 
 TEST_F(VulkanBackend, InvalidSpirvIsRefusedBeforeTheDriverSeesIt) {

@@ -115,9 +115,13 @@ private:
     // This site's earlier copy first: the program sees copies in order.
     std::vector<Stmt*> Out = {flush(S), B.eval(B.assign(Di, E->Ops[1])),
                               B.eval(B.assign(Si, E->Ops[3])), B.eval(B.assign(Valid, E->Ops[4]))};
-    Expr* Whole =
-        B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Valid), B.u32(E->Index)),
-              B.bin(BinaryOp::Eq, B.bin(BinaryOp::And, B.l(Si), B.u32(E->Index - 1)), B.u32(0)));
+    // Whole, with source and destination at a multiple of the chunk (the destination's for
+    // targets that store the words as one vector: SpirvEmitOptions::SharedPool).
+    auto Aligned = [&](uint32_t Local) {
+      return B.bin(BinaryOp::Eq, B.bin(BinaryOp::And, B.l(Local), B.u32(E->Index - 1)), B.u32(0));
+    };
+    Expr* Whole = B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Eq, B.l(Valid), B.u32(E->Index)),
+                        B.bin(BinaryOp::LogicalAnd, Aligned(Si), Aligned(Di)));
     std::vector<Stmt*> Stage;
     uint32_t Chunk = B.local("async.chunk", u32());
     Stage.push_back(B.eval(B.assign(Chunk, B.bin(BinaryOp::Div, B.l(Si), B.u32(E->Index)))));

@@ -26,6 +26,12 @@ const char* capabilityName(spv::Capability C) {
   if (uint32_t(C) == 5118)
     return "BFloat16CooperativeMatrixKHR";
   switch (C) {
+  case spv::Capability::WorkgroupMemoryExplicitLayoutKHR:
+    return "WorkgroupMemoryExplicitLayoutKHR";
+  case spv::Capability::WorkgroupMemoryExplicitLayout8BitAccessKHR:
+    return "WorkgroupMemoryExplicitLayout8BitAccessKHR";
+  case spv::Capability::WorkgroupMemoryExplicitLayout16BitAccessKHR:
+    return "WorkgroupMemoryExplicitLayout16BitAccessKHR";
   case spv::Capability::VulkanMemoryModel:
     return "VulkanMemoryModel";
   case spv::Capability::VulkanMemoryModelDeviceScope:
@@ -201,12 +207,25 @@ bool SpirvEmitter::run(SpirvKernel& Out) {
     ScanStmt(S->Step);
   };
   ScanStmt(Kernel.Body);
+  SharedPool = sharedPoolWanted();
+  if (SharedPool) {
+    Mb.addExtension("SPV_KHR_workgroup_memory_explicit_layout");
+    Mb.addCapability(spv::Capability::WorkgroupMemoryExplicitLayoutKHR);
+    for (const kir::SharedArray& S : Kernel.SharedArrays) {
+      unsigned Size = bundle::scalarTypeSize(S.Elem);
+      if (Size == 1)
+        Mb.addCapability(spv::Capability::WorkgroupMemoryExplicitLayout8BitAccessKHR);
+      else if (Size == 2)
+        Mb.addCapability(spv::Capability::WorkgroupMemoryExplicitLayout16BitAccessKHR);
+    }
+    Out.Version = 0x00010400;
+  }
 
   emitKernelFunction();
   if (!Error.empty())
     return false;
 
-  Out.Module = Mb.finish(0x00010300);
+  Out.Module = Mb.finish(Out.Version);
   Out.EntryPoint = Kernel.Symbol.empty() ? "main" : Kernel.Symbol;
   for (spv::Capability C : Mb.capabilities())
     Out.Capabilities.push_back(capabilityName(C));
@@ -278,9 +297,13 @@ void SpirvEmitter::emitKernelFunction() {
   emitFunctionBody(FS);
   finishFunction(FS);
   Cur = nullptr;
+  // SPIR-V 1.4 (the shared pool's) lists every module-scope variable; 1.3 the inputs only.
   Words Interface;
-  for (const auto& [B, Var] : Builtins)
-    Interface.push_back(Var);
+  if (SharedPool)
+    Interface = Mb.globalVariables();
+  else
+    for (const auto& [B, Var] : Builtins)
+      Interface.push_back(Var);
   Mb.addEntryPoint(spv::ExecutionModel::GLCompute, FS.FnId,
                    Kernel.Symbol.empty() ? "main" : Kernel.Symbol, Interface);
   Mb.addExecutionMode(FS.FnId, spv::ExecutionMode::LocalSize, {1, 1, 1});

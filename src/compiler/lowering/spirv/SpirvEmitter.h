@@ -41,6 +41,17 @@ struct SpirvEmitOptions {
   /// SpirvPayloadBuilder::build makes this variant of the tile kernels beside the portable one,
   /// `cajeta emit` shows it.
   bool CoopMatrixTiles = false;
+  /// A kernel that stores whole words into a shared array (IntrinsicOp::StoreWords: the staged
+  /// AsyncCopy) keeps its shared arrays in one explicitly laid-out pool
+  /// (SPV_KHR_workgroup_memory_explicit_layout, SPIR-V 1.4), read and written through a view of
+  /// each element type, so that a staged chunk is one 4, 8 or 16-byte store instead of an element
+  /// store a 1 or 2-byte element (which NVIDIA's driver leaves as element stores, each taking
+  /// four times the shared-memory wavefronts of one vector store a chunk).
+  bool SharedPool = false;
+  /// SpirvPayloadBuilder: SharedPool for the cooperative-matrix variant (whose devices have the
+  /// extension: the runtime checks) and, with SharedPoolEverywhere, for the portable one too
+  /// (CAJETA_GPU_VULKAN_SHARED_POOL=0 / 1 / all; "all" fails on a device without the extension).
+  bool SharedPoolEverywhere = false;
   /// `cajeta emit --print-after...`: passed to kir::runPipeline by SpirvPayloadBuilder (not
   /// owned; may be null).
   const kir::PipelineTrace* Trace = nullptr;
@@ -67,6 +78,8 @@ struct SpirvKernel {
   uint32_t PerWaveSharedBytes = 0;        // SharedArray::PerWave arrays, for each wave of the group
   uint32_t DynamicSharedElementBytes = 0; // 0: no dynamic shared array
   bool UsesNativeFloatAtomicAdd = false;
+  /// The module's SPIR-V version: 1.3, or 1.4 with the shared pool (SpirvEmitOptions::SharedPool).
+  uint32_t Version = 0x00010300;
   /// The cooperative-matrix products the module multiplies, as the device must list them
   /// (VkCooperativeMatrixPropertiesKHR): "MxNxK:a:b:c:result", component types f16, f32, s8, u8,
   /// s32, u32. Empty without cooperative matrices.
@@ -130,7 +143,9 @@ private:
   struct ArrayRef {
     bool Shared = false;
     bool Private = false;   // a Function-storage array: value-typed, never bounds-checked
-    uint32_t Var = 0;       // the variable (buffer: the Block struct; shared: the array)
+    uint32_t Var = 0;       // the variable (buffer: the Block struct; shared: the array, or
+                            // the pool's view of the element type)
+    uint32_t Base = 0;      // shared, in the pool: the array's first element in the view
     uint32_t ElemType = 0;  // element type in memory
     kir::Type Elem;         // KIR element type
     bool Bits = false;      // a float array held as integer bits (shared arrays with atomics)
@@ -203,6 +218,13 @@ private:
   uint32_t storageBlock(uint32_t Elem, uint32_t Stride, uint32_t KernelParam,
                         const std::string& Suffix);
   uint32_t sharedVar(uint32_t Index);
+  /// SpirvEmitOptions::SharedPool: whether this kernel's shared arrays live in the pool.
+  bool sharedPoolWanted() const;
+  /// The pool's byte offsets of the shared arrays and its size (spec-constant expressions: an
+  /// array's length may be one), made on first use.
+  void layOutSharedPool();
+  /// The pool viewed as an array of Elem (ElemBytes each): an Aliased Workgroup Block variable.
+  uint32_t sharedView(uint32_t Elem, uint32_t ElemBytes);
   uint32_t elementPointer(const ArrayRef& A, const kir::Expr* IndexExpr, bool IntView);
   void boundsCheck(const ArrayRef& A, uint32_t Index, kir::Type IndexTy, uint32_t& Index32);
   void reportFailure(uint32_t ParamCode, uint32_t IndexLo, uint32_t IndexHi, uint32_t Length);
@@ -266,6 +288,10 @@ private:
   std::vector<uint32_t> SharedVars;
   std::vector<uint32_t> SharedLengths;
   std::vector<bool> SharedBits;
+  bool SharedPool = false;                  // this kernel's shared arrays are in the pool
+  std::vector<uint32_t> SharedOffsets;      // the pool: each array's byte offset (an id)
+  uint32_t SharedPoolBytes = 0;             // the pool's size in bytes (an id)
+  std::map<uint32_t, uint32_t> SharedViews; // element type -> the pool's view
   std::map<spv::BuiltIn, uint32_t> Builtins;
   uint32_t WorkgroupSize = 0;
   uint32_t GroupSizeIds[3] = {0, 0, 0};        // the spec constants of WorkgroupSize

@@ -2,6 +2,8 @@
 // (push constants or a uniform buffer), POD fields, builtins, --check-bounds and atomics.
 #include "compiler/lowering/spirv/SpirvEmitter.h"
 
+#include "compiler/kir/Walk.h"
+
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include <cassert>
@@ -129,7 +131,9 @@ uint32_t SpirvEmitter::emitStoreWords(const Expr* E) {
     opVoid(spv::Op::OpStore, Store);
     return 0;
   }
-  // {shared, dst, words...}: each word as its 4 / size elements of the shared array's type.
+  // {shared, dst, words...}: in the pool, the words as one store through its view of words
+  // (dst is a multiple of the chunk's elements: kir::AsyncCopyLowering stages only such copies);
+  // otherwise each word as its 4 / size elements of the shared array's type.
   ArrayRef Dst = arrayOf(E->Ops[0]);
   const unsigned Size = bundle::scalarTypeSize(Dst.Elem.Elem), PerWord = 4 / Size;
   uint32_t Di = emitExpr(E->Ops[1]);
@@ -138,6 +142,22 @@ uint32_t SpirvEmitter::emitStoreWords(const Expr* E) {
     Values.push_back(emitExpr(E->Ops[I]));
   if (!Error.empty())
     return 0;
+  if (Dst.Base) {
+    const unsigned WordCount = unsigned(Values.size()), ChunkBytes = 4 * WordCount;
+    uint32_t Vec = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
+    uint32_t Value = WordCount == 1 ? Values[0] : op(spv::Op::OpCompositeConstruct, Vec, Values);
+    uint32_t First = Mb.specConstOp(u32(), spv::Op::OpUDiv,
+                                    {SharedOffsets[E->Ops[0]->Index], Mb.constU32(ChunkBytes)});
+    uint32_t Chunk = op(spv::Op::OpIAdd, u32(),
+                        {First, op(spv::Op::OpUDiv, u32(), {Di, Mb.constU32(ChunkBytes / Size)})});
+    Words Store = {op(spv::Op::OpAccessChain, Mb.typePointer(spv::StorageClass::Workgroup, Vec),
+                      {sharedView(Vec, ChunkBytes), Mb.constU32(0), Chunk}),
+                   Value};
+    for (uint32_t W : memoryAccess())
+      Store.push_back(W);
+    opVoid(spv::Op::OpStore, Store);
+    return 0;
+  }
   uint32_t ElemTy = Dst.ElemType;
   uint32_t Pieces = PerWord == 1 ? ElemTy : Mb.typeVector(ElemTy, PerWord);
   uint32_t Ptr = Mb.typePointer(spv::StorageClass::Workgroup, ElemTy);
@@ -155,12 +175,66 @@ uint32_t SpirvEmitter::emitStoreWords(const Expr* E) {
   return 0;
 }
 
+bool SpirvEmitter::sharedPoolWanted() const {
+  if (!Opts.SharedPool || Kernel.SharedArrays.empty())
+    return false;
+  for (const kir::SharedArray& S : Kernel.SharedArrays)
+    if (S.Elem == kir::ScalarType::Bool) // a bool has no layout
+      return false;
+  bool StoresWords = false;
+  kir::forEachExprIn(Kernel.Body, [&](const Expr* E) {
+    StoresWords =
+        StoresWords || (E->K == Expr::Kind::Intrinsic && E->IOp == kir::IntrinsicOp::StoreWords &&
+                        !E->Ops.empty() && E->Ops[0]->K == Expr::Kind::SharedRef);
+  });
+  return StoresWords;
+}
+
+void SpirvEmitter::layOutSharedPool() {
+  if (!SharedOffsets.empty())
+    return;
+  // Each array at a 16-byte boundary (a view of 4-word vectors reaches any array's start).
+  uint32_t End = Mb.constU32(0);
+  for (uint32_t I = 0; I < Kernel.SharedArrays.size(); ++I) {
+    sharedVar(I); // its length
+    SharedOffsets.push_back(End);
+    uint32_t Bytes = Mb.specConstOp(
+        u32(), spv::Op::OpIMul,
+        {SharedLengths[I], Mb.constU32(bundle::scalarTypeSize(Kernel.SharedArrays[I].Elem))});
+    uint32_t Up =
+        Mb.specConstOp(u32(), spv::Op::OpIAdd,
+                       {Mb.specConstOp(u32(), spv::Op::OpIAdd, {End, Bytes}), Mb.constU32(15)});
+    End = Mb.specConstOp(
+        u32(), spv::Op::OpIMul,
+        {Mb.specConstOp(u32(), spv::Op::OpUDiv, {Up, Mb.constU32(16)}), Mb.constU32(16)});
+  }
+  SharedPoolBytes = End;
+}
+
+uint32_t SpirvEmitter::sharedView(uint32_t Elem, uint32_t ElemBytes) {
+  if (auto It = SharedViews.find(Elem); It != SharedViews.end())
+    return It->second;
+  layOutSharedPool();
+  uint32_t Len = Mb.specConstOp(u32(), spv::Op::OpUDiv, {SharedPoolBytes, Mb.constU32(ElemBytes)});
+  uint32_t Arr = Mb.typeArrayUnique(Elem, Len);
+  Mb.decorate(Arr, spv::Decoration::ArrayStride, {ElemBytes});
+  uint32_t St = Mb.typeStruct({Arr});
+  Mb.decorate(St, spv::Decoration::Block);
+  Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
+  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::Workgroup, St),
+                                   spv::StorageClass::Workgroup);
+  Mb.decorate(Var, spv::Decoration::Aliased);
+  Mb.addName(Var, "cj_shared_pool_" + std::to_string(SharedViews.size()));
+  SharedViews[Elem] = Var;
+  return Var;
+}
+
 uint32_t SpirvEmitter::sharedVar(uint32_t Index) {
   if (SharedVars.empty()) {
     SharedVars.assign(Kernel.SharedArrays.size(), 0);
     SharedLengths.assign(Kernel.SharedArrays.size(), 0);
   }
-  if (SharedVars[Index])
+  if (SharedVars[Index] || SharedLengths[Index])
     return SharedVars[Index];
   const kir::SharedArray& S = Kernel.SharedArrays[Index];
   Type ET = Type::scalar(S.Elem);
@@ -188,12 +262,14 @@ uint32_t SpirvEmitter::sharedVar(uint32_t Index) {
     Len = Mb.specConstU32(1, 3);
     Mb.addName(Len, "cj_dynamic_shared_elements");
   }
+  SharedLengths[Index] = Len;
+  if (SharedPool) // no variable of its own: the pool's views
+    return 0;
   uint32_t Arr = Mb.typeArray(Elem, Len);
   uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::Workgroup, Arr),
                                    spv::StorageClass::Workgroup);
   Mb.addName(Var, S.Name);
   SharedVars[Index] = Var;
-  SharedLengths[Index] = Len;
   return Var;
 }
 
@@ -233,6 +309,12 @@ SpirvEmitter::ArrayRef SpirvEmitter::arrayOf(const Expr* E) {
     A.Bits = SharedBits[E->Index];
     A.ElemType = A.Bits ? Mb.typeInt(A.Elem.bits()) : valueType(A.Elem);
     A.Length32 = SharedLengths[E->Index];
+    if (SharedPool) {
+      const uint32_t Size = bundle::scalarTypeSize(A.Elem.Elem);
+      A.Var = sharedView(A.ElemType, Size);
+      layOutSharedPool();
+      A.Base = Mb.specConstOp(u32(), spv::Op::OpUDiv, {SharedOffsets[E->Index], Mb.constU32(Size)});
+    }
     A.ParamCode = 0x80000000u | E->Index;
     return A;
   }
@@ -271,6 +353,12 @@ uint32_t SpirvEmitter::elementPointer(const ArrayRef& A, const Expr* IndexExpr, 
     Var = bufferVar(A.KernelParam, true);
   }
   uint32_t Ptr = Mb.typePointer(SC, Elem);
+  if (A.Base) { // in the shared pool: the array's start in its element type's view
+    uint32_t Base = IT.bits() > 32 ? op(spv::Op::OpUConvert, Mb.typeInt(64), {A.Base}) : A.Base;
+    return op(spv::Op::OpAccessChain, Ptr,
+              {Var, Mb.constU32(0),
+               op(spv::Op::OpIAdd, IT.bits() > 32 ? Mb.typeInt(64) : u32(), {Base, Index})});
+  }
   if (A.Shared || A.Private)
     return op(spv::Op::OpAccessChain, Ptr, {Var, Index});
   return op(spv::Op::OpAccessChain, Ptr, {Var, Mb.constU32(0), Index});

@@ -252,6 +252,7 @@ uint32_t SpirvModuleBuilder::globalVariable(uint32_t PointerType, spv::StorageCl
   if (Initializer)
     Ops.push_back(Initializer);
   inst(Globals, spv::Op::OpVariable, Ops);
+  GlobalVariables.push_back(Id);
   return Id;
 }
 

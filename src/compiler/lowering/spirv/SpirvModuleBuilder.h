@@ -82,6 +82,8 @@ public:
 
   /// A module-scope OpVariable (Initializer 0 = none).
   uint32_t globalVariable(uint32_t PointerType, spv::StorageClass SC, uint32_t Initializer = 0);
+  /// Every module-scope variable so far (SPIR-V 1.4 lists them all in an entry point's interface).
+  const std::vector<uint32_t>& globalVariables() const { return GlobalVariables; }
 
   /// Appends a whole function (OpFunction ... OpFunctionEnd) to the function section.
   void addFunctionWords(const Words& W) { Functions.insert(Functions.end(), W.begin(), W.end()); }
@@ -107,6 +109,7 @@ private:
   std::set<spv::Capability> Capabilities;
   std::set<std::string> Extensions;
   std::map<Words, uint32_t> Unique; // {opcode, operands...} -> result id
+  std::vector<uint32_t> GlobalVariables;
   Words ExtImports, EntryPoints, ExecutionModes, Names, Processed, Annotations, Globals, Functions;
 };
 

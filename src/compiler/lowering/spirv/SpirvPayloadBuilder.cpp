@@ -38,7 +38,7 @@ bundle::Payload payloadOf(const kir::Function& F, const SpirvKernel& K, const st
       {"kernel", F.Name},
       {"entry", K.EntryPoint},
       {"vulkan_abi", std::to_string(CAJETA_VULKAN_KERNEL_ABI_VERSION)},
-      {"spirv_version", "1.3"},
+      {"spirv_version", K.Version == 0x00010400 ? "1.4" : "1.3"},
       {"capabilities", join(K.Capabilities)},
       {"extensions", join(K.Extensions)},
       {"float_atomic_add", K.UsesNativeFloatAtomicAdd ? "native" : "cas"},
@@ -117,6 +117,7 @@ SpirvBuildResult SpirvPayloadBuilder::build(const kir::Module& Source,
   SpirvBuildResult R;
   SpirvEmitOptions Portable = Options;
   Portable.CoopMatrixTiles = false;
+  Portable.SharedPool = Options.SharedPoolEverywhere;
   std::vector<std::string> Imprecise; // kernels using Math.fma or transcendentals
   bool Fma = false, Transcendental = false;
   if (!buildVariant(Source, Portable, R, &Imprecise, Fma, Transcendental))
@@ -226,6 +227,8 @@ bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOpt
     return false;
   SpirvEmitOptions PortableOptions = Options;
   PortableOptions.CoopMatrixTiles = false;
+  PortableOptions.SharedPool = Options.SharedPoolEverywhere;
+  const SpirvEmitOptions& NativeOptions = Options.CoopMatrixTiles ? Options : PortableOptions;
   std::unique_ptr<kir::Module> Portable;
   if (!Dropped.empty() &&
       !(Portable = kir::runPipeline(Source, pipelineConfig(PortableOptions), Error, Options.Trace)))
@@ -237,7 +240,7 @@ bool SpirvPayloadBuilder::emitText(const kir::Module& Source, const SpirvEmitOpt
     const kir::Function* F = M.Functions[I].get();
     if (!F->IsKernel || !kir::availableOn(*F, "vulkan"))
       continue;
-    SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Native ? Options : PortableOptions);
+    SpirvKernel K = SpirvEmitter::emitKernel(M, *F, Native ? NativeOptions : PortableOptions);
     if (!K.Ok) {
       Error = "kernel '" + F->Name + "': " + K.Error;
       return false;

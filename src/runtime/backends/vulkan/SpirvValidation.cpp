@@ -19,7 +19,9 @@ std::string SpirvValidation::validate(const uint32_t* Words, size_t Count) {
     if (Valid.count(Key))
       return "";
   }
-  spv_context Ctx = spvContextCreate(SPV_ENV_VULKAN_1_1);
+  // SPIR-V 1.4 modules (the shared pool's) for Vulkan 1.1 with VK_KHR_spirv_1_4 or later.
+  const bool Spirv14 = Count > 1 && Words[1] >= 0x00010400;
+  spv_context Ctx = spvContextCreate(Spirv14 ? SPV_ENV_VULKAN_1_1_SPIRV_1_4 : SPV_ENV_VULKAN_1_1);
   spv_const_binary_t Binary{Words, Count};
   spv_diagnostic Diag = nullptr;
   spv_result_t R = spvValidate(Ctx, &Binary, &Diag);

@@ -74,12 +74,16 @@ namespace cajeta::xpu::rt::vulkan {
 
 // Timeline semaphore functions (Vulkan 1.2, or VK_KHR_timeline_semaphore): null where the loader
 // has neither name; the device then signals its queues' progress with fences.
-// VK_EXT_calibrated_timestamps (the trace's device times): null where the loader lacks it.
+// VK_EXT_calibrated_timestamps (the trace's device times) and VK_KHR_pipeline_executable_properties
+// (the driver's statistics of each pipeline under CAJETA_XPU_DEBUG): null where the loader lacks
+// them.
 #define CAJETA_VK_OPTIONAL_FUNCTIONS(X)                                                            \
   X(vkWaitSemaphores)                                                                              \
   X(vkGetSemaphoreCounterValue)                                                                    \
   X(vkGetPhysicalDeviceCalibrateableTimeDomainsEXT)                                                \
-  X(vkGetCalibratedTimestampsEXT)
+  X(vkGetCalibratedTimestampsEXT)                                                                  \
+  X(vkGetPipelineExecutablePropertiesKHR)                                                          \
+  X(vkGetPipelineExecutableStatisticsKHR)
 
 /// The loader and the instance; every pointer is valid once load() returned true.
 class VulkanApi {

@@ -4,6 +4,7 @@
 
 #include "runtime/backends/vulkan/VulkanApi.h"
 #include "runtime/backends/vulkan/VulkanDevice.h"
+#include "runtime/backends/vulkan/VulkanModule.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -77,7 +78,8 @@ public:
       const bundle::Payload* Matrices = Found == MatrixModules.end() ? nullptr : Found->second;
       std::string Why;
       if (Matrices && (!Info->Targets.count("spirv-coopmat") ||
-                       !Vulkan.runsCooperativeMatrices(shapesOf(*Matrices), Why))) {
+                       !Vulkan.runsCooperativeMatrices(shapesOf(*Matrices), Why) ||
+                       !(Why = unmetRequirement(Vulkan, *Matrices)).empty())) {
         if (!Why.empty())
           note("'" + Kernel + "' keeps the software tile on '" + Vulkan.name() + "': " + Why);
         Matrices = nullptr;
@@ -159,6 +161,16 @@ public:
   }
 
 private:
+  /// What the device lacks for module P ("" if nothing): the cooperative-matrix variant may need
+  /// more than the portable one (SPIR-V 1.4 and explicit workgroup layouts: the shared pool).
+  static std::string unmetRequirement(const VulkanDevice& D, const bundle::Payload& P) {
+    std::string Missing = VulkanModule::missingRequirement(D, [&](const char* Key) {
+      auto It = P.Attributes.find(Key);
+      return It == P.Attributes.end() ? std::string() : It->second;
+    });
+    return Missing.empty() ? Missing : "it lacks " + Missing;
+  }
+
   static std::string shapesOf(const bundle::Payload& P) {
     auto It = P.Attributes.find("cooperative_matrix");
     return It == P.Attributes.end() ? std::string() : It->second;

@@ -22,12 +22,20 @@ namespace {
 
 /// Device extensions enabled when present (the ones SPIR-V kernels may require).
 const char* const WantedExtensions[] = {
-    "VK_KHR_8bit_storage",          "VK_KHR_16bit_storage",
-    "VK_KHR_shader_float16_int8",   "VK_KHR_shader_atomic_int64",
-    "VK_EXT_shader_atomic_float",   "VK_KHR_storage_buffer_storage_class",
-    "VK_KHR_timeline_semaphore",    "VK_EXT_subgroup_size_control",
-    "VK_EXT_calibrated_timestamps", "VK_KHR_vulkan_memory_model",
-    CooperativeMatrixExtension,     ShaderBFloat16Extension,
+    "VK_KHR_8bit_storage",
+    "VK_KHR_16bit_storage",
+    "VK_KHR_shader_float16_int8",
+    "VK_KHR_shader_atomic_int64",
+    "VK_EXT_shader_atomic_float",
+    "VK_KHR_storage_buffer_storage_class",
+    "VK_KHR_timeline_semaphore",
+    "VK_EXT_subgroup_size_control",
+    "VK_EXT_calibrated_timestamps",
+    "VK_KHR_vulkan_memory_model",
+    CooperativeMatrixExtension,
+    ShaderBFloat16Extension,
+    "VK_KHR_spirv_1_4",
+    "VK_KHR_workgroup_memory_explicit_layout",
 };
 
 /// A test switch: set, and neither empty nor "0".
@@ -147,6 +155,16 @@ bool VulkanDevice::init(std::string& Error) {
   VMM.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
   CooperativeMatrixFeaturesKHR CM{};
   ShaderBFloat16FeaturesKHR BF{};
+  VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR WL{};
+  WL.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR PE{};
+  PE.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  // The driver's statistics of each pipeline, for CAJETA_XPU_DEBUG only (capturing them may
+  // cost pipeline creation time).
+  const char* const StatisticsExtension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  const bool WantStatistics = std::getenv("CAJETA_XPU_DEBUG") && Offers(StatisticsExtension) &&
+                              Api.vkGetPipelineExecutablePropertiesKHR &&
+                              Api.vkGetPipelineExecutableStatisticsKHR;
   void** Next = &F2.pNext;
   auto Chain = [&](auto& S, bool Known) {
     if (!Known)
@@ -164,11 +182,22 @@ bool VulkanDevice::init(std::string& Error) {
   Chain(VMM, Core12 || Has("VK_KHR_vulkan_memory_model"));
   Chain(CM, Has(CooperativeMatrixExtension));
   Chain(BF, Has(ShaderBFloat16Extension));
+  Chain(WL, Has("VK_KHR_workgroup_memory_explicit_layout"));
+  Chain(PE, WantStatistics);
   Api.vkGetPhysicalDeviceFeatures2(Phys, &F2);
+  if (WantStatistics && PE.pipelineExecutableInfo) {
+    Enabled.push_back(StatisticsExtension);
+    Features.Extensions.insert(StatisticsExtension);
+    Features.PipelineStatistics = true;
+  }
   BF.shaderBFloat16DotProduct = VK_FALSE; // not used
   Features.BFloat16Type = BF.shaderBFloat16Type;
   Features.BFloat16CooperativeMatrix = BF.shaderBFloat16CooperativeMatrix;
   Features.VulkanMemoryModel = VMM.vulkanMemoryModel;
+  Features.WorkgroupExplicitLayout = WL.workgroupMemoryExplicitLayout;
+  Features.WorkgroupExplicitLayout8Bit = WL.workgroupMemoryExplicitLayout8BitAccess;
+  Features.WorkgroupExplicitLayout16Bit = WL.workgroupMemoryExplicitLayout16BitAccess;
+  Features.Spirv14 = Props.apiVersion >= VK_API_VERSION_1_2 || Has("VK_KHR_spirv_1_4");
   Features.VulkanMemoryModelDeviceScope = VMM.vulkanMemoryModelDeviceScope;
   // Robust access for cooperative matrices costs speed, as robustBufferAccess does: off.
   CM.cooperativeMatrixRobustBufferAccess = VK_FALSE;

@@ -50,11 +50,18 @@ struct VulkanFeatures {
   // VK_KHR_shader_bfloat16: bfloat16 cooperative matrices (SPV_KHR_bfloat16's type).
   bool BFloat16Type = false, BFloat16CooperativeMatrix = false;
   bool VulkanMemoryModel = false, VulkanMemoryModelDeviceScope = false;
+  // VK_KHR_workgroup_memory_explicit_layout: the shared pool's views (SPIR-V 1.4 modules).
+  bool WorkgroupExplicitLayout = false, WorkgroupExplicitLayout8Bit = false;
+  bool WorkgroupExplicitLayout16Bit = false;
+  bool Spirv14 = false; // SPIR-V 1.4 modules (Vulkan 1.2 or VK_KHR_spirv_1_4)
   // The trace's device times: timestamps on the compute queue, and the device's clock read
   // together with CLOCK_MONOTONIC (VK_EXT_calibrated_timestamps). 0 / false where missing.
   uint32_t TimestampBits = 0;
   float TimestampPeriodNs = 0;
   bool CalibratedMonotonic = false;
+  // VK_KHR_pipeline_executable_properties, enabled only under CAJETA_XPU_DEBUG: each pipeline's
+  // statistics from the driver (registers, spills, ...) go to stderr when it is created.
+  bool PipelineStatistics = false;
   std::set<std::string> Extensions; // the device extensions enabled
 };
 

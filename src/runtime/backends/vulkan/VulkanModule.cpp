@@ -9,8 +9,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 namespace cajeta::xpu::rt::vulkan {
 
@@ -68,6 +70,12 @@ std::string missingCapability(const VulkanFeatures& F, const std::string& Cap) {
        "shaderBFloat16Type (VK_KHR_shader_bfloat16)"},
       {"BFloat16CooperativeMatrixKHR", &VulkanFeatures::BFloat16CooperativeMatrix,
        "shaderBFloat16CooperativeMatrix (VK_KHR_shader_bfloat16)"},
+      {"WorkgroupMemoryExplicitLayoutKHR", &VulkanFeatures::WorkgroupExplicitLayout,
+       "workgroupMemoryExplicitLayout (VK_KHR_workgroup_memory_explicit_layout)"},
+      {"WorkgroupMemoryExplicitLayout8BitAccessKHR", &VulkanFeatures::WorkgroupExplicitLayout8Bit,
+       "workgroupMemoryExplicitLayout8BitAccess (VK_KHR_workgroup_memory_explicit_layout)"},
+      {"WorkgroupMemoryExplicitLayout16BitAccessKHR", &VulkanFeatures::WorkgroupExplicitLayout16Bit,
+       "workgroupMemoryExplicitLayout16BitAccess (VK_KHR_workgroup_memory_explicit_layout)"},
   };
   if (Cap == "Shader")
     return "";
@@ -145,6 +153,54 @@ void addDenormPreserve(std::vector<uint32_t>& Words, const VulkanFeatures& F) {
   Words.insert(Words.begin() + 5, {(2u << 16) | OpCapability, CapDenormPreserve});
 }
 
+/// One statistic's value as text.
+std::string statisticText(const VkPipelineExecutableStatisticKHR& S) {
+  switch (S.format) {
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+    return S.value.b32 ? "true" : "false";
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+    return std::to_string(S.value.i64);
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+    return std::to_string(S.value.u64);
+  default:
+    return fmt::format("{:g}", S.value.f64);
+  }
+}
+
+/// The driver's statistics of P's executables on stderr, one line each (CAJETA_XPU_DEBUG on a
+/// device with VK_KHR_pipeline_executable_properties): what a kernel's registers and spills are
+/// on a driver whose machine code cannot be seen.
+void printStatistics(VulkanDevice& Device, VkPipeline P, const std::string& What) {
+  const VulkanApi& Api = Device.api();
+  VkPipelineInfoKHR Info{};
+  Info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+  Info.pipeline = P;
+  uint32_t N = 0;
+  if (Api.vkGetPipelineExecutablePropertiesKHR(Device.handle(), &Info, &N, nullptr) != VK_SUCCESS)
+    return;
+  std::vector<VkPipelineExecutablePropertiesKHR> Props(N);
+  for (auto& E : Props)
+    E.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR;
+  Api.vkGetPipelineExecutablePropertiesKHR(Device.handle(), &Info, &N, Props.data());
+  for (uint32_t I = 0; I != N; ++I) {
+    VkPipelineExecutableInfoKHR Exe{};
+    Exe.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+    Exe.pipeline = P;
+    Exe.executableIndex = I;
+    uint32_t NS = 0;
+    if (Api.vkGetPipelineExecutableStatisticsKHR(Device.handle(), &Exe, &NS, nullptr) != VK_SUCCESS)
+      continue;
+    std::vector<VkPipelineExecutableStatisticKHR> Stats(NS);
+    for (auto& S : Stats)
+      S.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    Api.vkGetPipelineExecutableStatisticsKHR(Device.handle(), &Exe, &NS, Stats.data());
+    std::string Line;
+    for (uint32_t S = 0; S != NS; ++S)
+      Line += fmt::format("{}{} = {}", S ? ", " : "", Stats[S].name, statisticText(Stats[S]));
+    fmt::print(stderr, "cajeta-xpu: vulkan pipeline {} ({}): {}\n", What, Props[I].name, Line);
+  }
+}
+
 } // namespace
 
 VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
@@ -182,13 +238,17 @@ VkPipeline VulkanKernel::pipeline(VulkanDevice& Device, const uint32_t Block[3],
     Info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   if (DispatchesInPieces)
     Info.flags |= VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
+  if (F.PipelineStatistics)
+    Info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   Info.layout = Layout;
   VkPipeline P = VK_NULL_HANDLE;
+  const std::string What = fmt::format("{} with block ({}, {}, {}) and {} dynamic shared elements",
+                                       Name, Block[0], Block[1], Block[2], DynamicElements);
   Device.check(Device.api().vkCreateComputePipelines(Device.handle(), Device.pipelineCache(), 1,
                                                      &Info, nullptr, &P),
-               fmt::format("vkCreateComputePipelines for {} with block ({}, {}, {}) and {} "
-                           "dynamic shared elements",
-                           Name, Block[0], Block[1], Block[2], DynamicElements));
+               "vkCreateComputePipelines for " + What);
+  if (F.PipelineStatistics)
+    printStatistics(Device, P, What);
   Pipelines.emplace(Key, P);
   return P;
 }
@@ -222,6 +282,19 @@ std::unique_ptr<VulkanModule> VulkanModule::load(VulkanDevice& Device,
 VulkanModule::~VulkanModule() {
   for (std::unique_ptr<VulkanKernel>& K : Kernels)
     K->destroy(Device);
+}
+
+std::string VulkanModule::missingRequirement(const VulkanDevice& Device,
+                                             const std::function<std::string(const char*)>& Attr) {
+  if (Attr("spirv_version") == "1.4" && !Device.features().Spirv14)
+    return "SPIR-V 1.4 (Vulkan 1.2 or VK_KHR_spirv_1_4)";
+  for (const std::string& Cap : bundle::splitAttributeList(Attr("capabilities")))
+    if (std::string Missing = missingCapability(Device.features(), Cap); !Missing.empty())
+      return fmt::format("the SPIR-V capability {} ({})", Cap, Missing);
+  for (const std::string& Ext : bundle::splitAttributeList(Attr("extensions")))
+    if (std::string Missing = missingExtension(Device, Ext); !Missing.empty())
+      return fmt::format("the SPIR-V extension {} ({})", Ext, Missing);
+  return "";
 }
 
 const void* VulkanModule::findKernel(const std::string& Symbol) const {
@@ -300,18 +373,10 @@ void VulkanModule::addKernel(const bundle::Payload& Payload, const std::string& 
   // Requirements, before anything is created: a missing feature names itself.
   for (const std::string& Cap : bundle::splitAttributeList(Attr("capabilities")))
     K->UsesSubgroups = K->UsesSubgroups || Cap.rfind("GroupNonUniform", 0) == 0;
-  for (const std::string& Cap : bundle::splitAttributeList(Attr("capabilities")))
-    if (std::string Missing = missingCapability(Device.features(), Cap); !Missing.empty())
-      fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
-           fmt::format("kernel '{}' needs the SPIR-V capability {} ({}), which vulkan device "
-                       "'{}' does not offer",
-                       Name, Cap, Missing, Device.name()));
-  for (const std::string& Ext : bundle::splitAttributeList(Attr("extensions")))
-    if (std::string Missing = missingExtension(Device, Ext); !Missing.empty())
-      fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
-           fmt::format("kernel '{}' needs the SPIR-V extension {} ({}), which vulkan device '{}' "
-                       "does not offer",
-                       Name, Ext, Missing, Device.name()));
+  if (std::string Missing = missingRequirement(Device, Attr); !Missing.empty())
+    fail(CAJETA_XPU_BACKEND_UNAVAILABLE,
+         fmt::format("kernel '{}' needs {}, which vulkan device '{}' does not offer", Name, Missing,
+                     Device.name()));
 
   const VulkanApi& Api = Device.api();
   VkDevice D = Device.handle();

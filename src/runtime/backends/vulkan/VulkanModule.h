@@ -6,6 +6,7 @@
 #include "runtime/backends/vulkan/VulkanApi.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,10 @@ public:
   /// Builds every kernel of a combined "spirv" payload (VulkanBackend::choosePayload); checks
   /// each kernel's capabilities and extensions against the device. Throws RuntimeError.
   static std::unique_ptr<VulkanModule> load(VulkanDevice& Device, const bundle::Payload& Payload);
+  /// What Device lacks of a kernel module's requirements (its SPIR-V version, capabilities and
+  /// extensions, as the attributes Attr reads name them), or "" when it has them all.
+  static std::string missingRequirement(const VulkanDevice& Device,
+                                        const std::function<std::string(const char*)>& Attr);
   ~VulkanModule() override;
 
   const void* findKernel(const std::string& Symbol) const override;
