@@ -89,6 +89,8 @@ template <> struct Inputs<Half> {
   static constexpr const char* VulkanKernel = VulkanKernelName;
   // The same geometry with its tiles loaded straight from the buffers (no workgroup memory).
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
+  // gemm16v with eight waves of 32 x 64 (half the registers a work-item).
+  static constexpr const char* VulkanEightWaveKernel = "TileGemm.gemm16v8";
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmF16(Out, A, B, M, N, K, Batch);
@@ -102,6 +104,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* PersistentKernel = "TileGemm.gemmBf16xp";
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
+  static constexpr const char* VulkanEightWaveKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmBf16(Out, A, B, M, N, K, Batch);
@@ -305,17 +308,23 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
     const char* Kernel;
     uint32_t SharedBytes;
     const char* Label;
+    uint32_t Threads; // the workgroup's size
   };
-  std::vector<VulkanForm> Forms = {{Inputs<T>::VulkanKernel, VulkanDynamicSharedBytes, ""}};
+  std::vector<VulkanForm> Forms = {
+      {Inputs<T>::VulkanKernel, VulkanDynamicSharedBytes, "", BlockThreads}};
+  if (Inputs<T>::VulkanEightWaveKernel)
+    Forms.push_back(
+        {Inputs<T>::VulkanEightWaveKernel, VulkanDynamicSharedBytes, ", eight waves", 256});
   if (Inputs<T>::VulkanBufferKernel)
-    Forms.push_back({Inputs<T>::VulkanBufferKernel, 0, ", tiles from the buffers"});
+    Forms.push_back({Inputs<T>::VulkanBufferKernel, 0, ", tiles from the buffers", BlockThreads});
   for (const VulkanForm& Form : Forms) {
     auto Run = [&](OursDevice& V, BackendRow& R) {
       xpu::Kernel VGemm = V.load(BundleName).kernel(Form.Kernel);
       xpu::KernelBuffer<T> VA = V.buffer(A), VB = V.buffer(B);
       xpu::KernelBuffer<float> VC = V.buffer(Ours);
       auto vulkan = [&] {
-        VGemm.launch(V.stream(), Grid, Block, Form.SharedBytes)(VC, VA, VB, M, N, K);
+        VGemm.launch(V.stream(), Grid, xpu::block(Form.Threads), Form.SharedBytes)(VC, VA, VB, M, N,
+                                                                                   K);
       };
       vulkan();
       V.stream().sync();
