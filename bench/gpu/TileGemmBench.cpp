@@ -42,6 +42,7 @@ constexpr uint32_t DynamicSharedBytes = 107520; // the kernel's 3 stages of A an
 // tiles are cooperative matrices where the device lists float16 into float32.
 constexpr const char* VulkanKernelName = "TileGemm.gemm16v";
 constexpr uint32_t VulkanDynamicSharedBytes = 37888;
+constexpr uint32_t VulkanEightWaveSharedBytes = 33792; // A's rows not padded
 constexpr double VulkanTarget = 1.5; // Vulkan time at most this times our CUDA time
 // An element is right when |got - float64| <= Tolerance * sum_k |a_ik| |b_kj|.
 constexpr double Tolerance = 1e-3;
@@ -91,6 +92,8 @@ template <> struct Inputs<Half> {
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
   // gemm16v with eight waves of 32 x 64 (half the registers a work-item).
   static constexpr const char* VulkanEightWaveKernel = "TileGemm.gemm16v8";
+  // gemm16v with each k-half's fragments loaded just before its product.
+  static constexpr const char* VulkanHalfStepKernel = "TileGemm.gemm16vr";
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmF16(Out, A, B, M, N, K, Batch);
@@ -105,6 +108,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* VulkanKernel = "TileGemm.gemmBf16v";
   static constexpr const char* VulkanBufferKernel = nullptr;
   static constexpr const char* VulkanEightWaveKernel = nullptr;
+  static constexpr const char* VulkanHalfStepKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmBf16(Out, A, B, M, N, K, Batch);
@@ -312,9 +316,12 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
   };
   std::vector<VulkanForm> Forms = {
       {Inputs<T>::VulkanKernel, VulkanDynamicSharedBytes, "", BlockThreads}};
-  if (Inputs<T>::VulkanEightWaveKernel)
+  if (Inputs<T>::VulkanEightWaveKernel) {
+    Forms.push_back({Inputs<T>::VulkanHalfStepKernel, VulkanDynamicSharedBytes,
+                     ", a k-half's fragments at a time", BlockThreads});
     Forms.push_back(
-        {Inputs<T>::VulkanEightWaveKernel, VulkanDynamicSharedBytes, ", eight waves", 256});
+        {Inputs<T>::VulkanEightWaveKernel, VulkanEightWaveSharedBytes, ", eight waves", 256});
+  }
   if (Inputs<T>::VulkanBufferKernel)
     Forms.push_back({Inputs<T>::VulkanBufferKernel, 0, ", tiles from the buffers", BlockThreads});
   for (const VulkanForm& Form : Forms) {
