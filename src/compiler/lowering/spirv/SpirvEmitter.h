@@ -214,6 +214,9 @@ private:
   ArrayRef arrayOf(const kir::Expr* E);
   uint32_t bufferVar(uint32_t KernelParam, bool IntView);
   /// A StorageBuffer block variable on kernel parameter KernelParam's binding: a runtime array of
+  /// A variable of storage class SC whose type is a Block struct of one member at offset 0,
+  /// Array (decorated with Stride).
+  uint32_t blockVariable(uint32_t Array, uint32_t Stride, spv::StorageClass SC);
   /// Elem with Stride (a view of the buffer; several may share the binding).
   uint32_t storageBlock(uint32_t Elem, uint32_t Stride, uint32_t KernelParam,
                         const std::string& Suffix);

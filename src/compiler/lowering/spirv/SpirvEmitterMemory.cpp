@@ -65,15 +65,17 @@ uint32_t SpirvEmitter::bufferVar(uint32_t KernelParam, bool IntView) {
   return Var;
 }
 
-uint32_t SpirvEmitter::storageBlock(uint32_t Elem, uint32_t Stride, uint32_t KernelParam,
-                                    const std::string& Suffix) {
-  uint32_t Rta = Mb.typeRuntimeArray(Elem);
-  Mb.decorate(Rta, spv::Decoration::ArrayStride, {Stride});
-  uint32_t St = Mb.typeStruct({Rta});
+uint32_t SpirvEmitter::blockVariable(uint32_t Array, uint32_t Stride, spv::StorageClass SC) {
+  Mb.decorate(Array, spv::Decoration::ArrayStride, {Stride});
+  uint32_t St = Mb.typeStruct({Array});
   Mb.decorate(St, spv::Decoration::Block);
   Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
-  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::StorageBuffer, St),
-                                   spv::StorageClass::StorageBuffer);
+  return Mb.globalVariable(Mb.typePointer(SC, St), SC);
+}
+
+uint32_t SpirvEmitter::storageBlock(uint32_t Elem, uint32_t Stride, uint32_t KernelParam,
+                                    const std::string& Suffix) {
+  uint32_t Var = blockVariable(Mb.typeRuntimeArray(Elem), Stride, spv::StorageClass::StorageBuffer);
   Mb.decorate(Var, spv::Decoration::DescriptorSet, {0});
   Mb.decorate(Var, spv::Decoration::Binding, {KernelParam});
   Mb.addName(Var, Kernel.Params[KernelParam].Name + Suffix);
@@ -216,13 +218,8 @@ uint32_t SpirvEmitter::sharedView(uint32_t Elem, uint32_t ElemBytes) {
     return It->second;
   layOutSharedPool();
   uint32_t Len = Mb.specConstOp(u32(), spv::Op::OpUDiv, {SharedPoolBytes, Mb.constU32(ElemBytes)});
-  uint32_t Arr = Mb.typeArrayUnique(Elem, Len);
-  Mb.decorate(Arr, spv::Decoration::ArrayStride, {ElemBytes});
-  uint32_t St = Mb.typeStruct({Arr});
-  Mb.decorate(St, spv::Decoration::Block);
-  Mb.decorateMember(St, 0, spv::Decoration::Offset, {0});
-  uint32_t Var = Mb.globalVariable(Mb.typePointer(spv::StorageClass::Workgroup, St),
-                                   spv::StorageClass::Workgroup);
+  uint32_t Var =
+      blockVariable(Mb.typeArrayUnique(Elem, Len), ElemBytes, spv::StorageClass::Workgroup);
   Mb.decorate(Var, spv::Decoration::Aliased);
   Mb.addName(Var, "cj_shared_pool_" + std::to_string(SharedViews.size()));
   SharedViews[Elem] = Var;
