@@ -13,7 +13,10 @@
 //   "kernel"          the kernel's qualified name
 //   "entry"           the entry point name (== TargetManifest::Symbol)
 //   "vulkan_abi"      CAJETA_VULKAN_KERNEL_ABI_VERSION
-//   "spirv_version"   "1.3" (valid for Vulkan 1.1 and later)
+//   "spirv_version"   "1.3" (valid for Vulkan 1.1 and later), or "1.4" for a module whose shared
+//                     arrays are one explicitly laid-out pool (the cooperative-matrix variant of
+//                     a kernel with staged copies: Vulkan 1.2 or VK_KHR_spirv_1_4, and
+//                     WorkgroupMemoryExplicitLayout*KHR -> workgroupMemoryExplicitLayout*)
 //   "capabilities"    comma-separated OpCapability names the module declares; the runtime checks
 //                     the device before creating the pipeline:
 //                       Shader (always)
