@@ -226,6 +226,9 @@ private:
   /// The pool's byte offsets of the shared arrays and its size (spec-constant expressions: an
   /// array's length may be one), made on first use.
   void layOutSharedPool();
+  /// Shared array Index's first element in a view of UnitBytes elements (a spec constant, made
+  /// once).
+  uint32_t sharedStart(uint32_t Index, uint32_t UnitBytes);
   /// The pool viewed as an array of Elem (ElemBytes each): an Aliased Workgroup Block variable.
   uint32_t sharedView(uint32_t Elem, uint32_t ElemBytes);
   uint32_t elementPointer(const ArrayRef& A, const kir::Expr* IndexExpr, bool IntView);
@@ -295,6 +298,7 @@ private:
   std::vector<uint32_t> SharedOffsets;      // the pool: each array's byte offset (an id)
   uint32_t SharedPoolBytes = 0;             // the pool's size in bytes (an id)
   std::map<uint32_t, uint32_t> SharedViews; // element type -> the pool's view
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> SharedStarts; // (array, unit) -> start
   std::map<spv::BuiltIn, uint32_t> Builtins;
   uint32_t WorkgroupSize = 0;
   uint32_t GroupSizeIds[3] = {0, 0, 0};        // the spec constants of WorkgroupSize

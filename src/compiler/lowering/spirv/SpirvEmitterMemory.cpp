@@ -148,8 +148,7 @@ uint32_t SpirvEmitter::emitStoreWords(const Expr* E) {
     const unsigned WordCount = unsigned(Values.size()), ChunkBytes = 4 * WordCount;
     uint32_t Vec = WordCount == 1 ? u32() : Mb.typeVector(u32(), WordCount);
     uint32_t Value = WordCount == 1 ? Values[0] : op(spv::Op::OpCompositeConstruct, Vec, Values);
-    uint32_t First = Mb.specConstOp(u32(), spv::Op::OpUDiv,
-                                    {SharedOffsets[E->Ops[0]->Index], Mb.constU32(ChunkBytes)});
+    uint32_t First = sharedStart(E->Ops[0]->Index, ChunkBytes);
     uint32_t Chunk = op(spv::Op::OpIAdd, u32(),
                         {First, op(spv::Op::OpUDiv, u32(), {Di, Mb.constU32(ChunkBytes / Size)})});
     Words Store = {op(spv::Op::OpAccessChain, Mb.typePointer(spv::StorageClass::Workgroup, Vec),
@@ -211,6 +210,17 @@ void SpirvEmitter::layOutSharedPool() {
         {Mb.specConstOp(u32(), spv::Op::OpUDiv, {Up, Mb.constU32(16)}), Mb.constU32(16)});
   }
   SharedPoolBytes = End;
+}
+
+uint32_t SpirvEmitter::sharedStart(uint32_t Index, uint32_t UnitBytes) {
+  auto Key = std::make_pair(Index, UnitBytes);
+  if (auto It = SharedStarts.find(Key); It != SharedStarts.end())
+    return It->second;
+  layOutSharedPool();
+  uint32_t Start =
+      Mb.specConstOp(u32(), spv::Op::OpUDiv, {SharedOffsets[Index], Mb.constU32(UnitBytes)});
+  SharedStarts[Key] = Start;
+  return Start;
 }
 
 uint32_t SpirvEmitter::sharedView(uint32_t Elem, uint32_t ElemBytes) {
@@ -309,8 +319,7 @@ SpirvEmitter::ArrayRef SpirvEmitter::arrayOf(const Expr* E) {
     if (SharedPool) {
       const uint32_t Size = bundle::scalarTypeSize(A.Elem.Elem);
       A.Var = sharedView(A.ElemType, Size);
-      layOutSharedPool();
-      A.Base = Mb.specConstOp(u32(), spv::Op::OpUDiv, {SharedOffsets[E->Index], Mb.constU32(Size)});
+      A.Base = sharedStart(E->Index, Size);
     }
     A.ParamCode = 0x80000000u | E->Index;
     return A;
