@@ -6,6 +6,7 @@
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/GroupUniformity.h"
+#include "compiler/kir/KnownMultiple.h"
 #include "compiler/kir/RangeDisjointness.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/TileFragments.h"
@@ -34,7 +35,8 @@ Type u32Ty() {
 
 class Lowerer {
 public:
-  Lowerer(Module& M, Function& F, const TileLoweringConfig& C) : M(M), F(F), C(C), B(M, F) {}
+  Lowerer(Module& M, Function& F, const TileLoweringConfig& C)
+      : M(M), F(F), C(C), B(M, F), Known(F) {}
 
   bool doesNotFit() const { return DoesNotFit; }
 
@@ -518,6 +520,17 @@ private:
                              B.u32(Align - 1)),
                        B.u32(0)));
   }
+  /// Whether tile load or store E (of a tile of type Ty) is of the whole tile at 16-byte aligned
+  /// offsets and strides in every evaluation, by its operands' form: what wholeAlignedTile would
+  /// test at run time.
+  bool provedWholeAligned(const Expr* E, Type Ty) const {
+    const uint64_t Align = 16 / bundle::scalarTypeSize(Ty.Elem);
+    auto Is = [](const Expr* V, uint32_t N) {
+      return V->K == Expr::Kind::Const && V->IntValue == N;
+    };
+    return Is(E->Ops[3], Ty.Rows) && Is(E->Ops[4], Ty.Cols) && Known.of(E->Ops[1]) >= Align &&
+           Known.of(E->Ops[2]) >= Align;
+  }
   Expr* inside(const std::vector<uint32_t>& Args, Expr* R, Expr* Col) {
     return B.bin(BinaryOp::LogicalAnd, B.bin(BinaryOp::Lt, R, B.l(Args[2])),
                  B.bin(BinaryOp::Lt, Col, B.l(Args[3])));
@@ -683,7 +696,8 @@ private:
     }
     std::map<ScalarType, uint32_t> Elements; // element type -> the largest fragment moved
     forEachExprIn(F.Body, [&](const Expr* E) {
-      if (E->K == Expr::Kind::Tile && (E->TOp == TileOp::Load || E->TOp == TileOp::Store)) {
+      if (E->K == Expr::Kind::Tile && (E->TOp == TileOp::Load || E->TOp == TileOp::Store) &&
+          !provedWholeAligned(E, F.Locals[E->Index].Ty)) {
         const Type Frag = fragmentOf(E->Index);
         uint32_t& N = Elements[Frag.Elem];
         N = std::max<uint32_t>(N, Frag.Rows * Frag.Cols);
@@ -758,9 +772,9 @@ private:
       const bool Load = E->TOp == TileOp::Load, ColMajor = E->Dim == 1;
       const uint32_t Cols = gridCols(T);
       // Whole tiles at 16-byte aligned offsets and strides: one instruction per fragment,
-      // decided once per wave (every lane takes part in each).
-      Expr* Whole = wholeAlignedTile(Args, Ty);
-      uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
+      // decided once per wave (every lane takes part in each), or not at all where the
+      // operands' form proves it.
+      const bool Proved = provedWholeAligned(E, Ty);
       std::vector<Stmt*> Fast, Slow;
       for (size_t J = 0; J < M.size(); ++J) {
         const uint32_t Row0 = uint32_t(J / Cols) * Frag.Rows, Col0 = uint32_t(J % Cols) * Frag.Cols;
@@ -773,8 +787,15 @@ private:
           Fast.push_back(B.eval(
               B.intrinsic(IntrinsicOp::MatrixStore, Type::voidTy(),
                           {B.shallowCopy(E->Ops[0]), Start, B.l(Args[1]), B.l(M[J])}, ColMajor)));
-        partialFragment(E, Args, M[J], Frag, Row0, Col0, Slow);
+        if (!Proved)
+          partialFragment(E, Args, M[J], Frag, Row0, Col0, Slow);
       }
+      if (Proved) {
+        Out.insert(Out.end(), Fast.begin(), Fast.end());
+        break;
+      }
+      Expr* Whole = wholeAlignedTile(Args, Ty);
+      uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
       Out.push_back(B.ifThen(B.l(WholeL), B.block(Fast), B.block(Slow)));
       break;
     }
@@ -1169,7 +1190,12 @@ private:
     }
     // A whole tile from 16-byte aligned shared rows (offset and stride in whole 16 bytes):
     // ldmatrix, decided once per wave (every lane must take part); edges and unaligned rows
-    // take the element loads.
+    // take the element loads. Where the operands' form proves it, only ldmatrix.
+    if (provedWholeAligned(E, Ty)) {
+      std::vector<Stmt*> Lines = matrixLoad(E, T, Args);
+      Out.insert(Out.end(), Lines.begin(), Lines.end());
+      return;
+    }
     Expr* Whole = wholeAlignedTile(Args, Ty);
     uint32_t WholeL = temp(B.wave(WaveOp::All, Type::scalar(ScalarType::Bool), {Whole}), Out);
     Out.push_back(B.ifThen(B.l(WholeL), B.block(matrixLoad(E, T, Args)), B.block(Scalar)));
@@ -1424,6 +1450,7 @@ private:
   Function& F;
   const TileLoweringConfig& C;
   Builder B;
+  const KnownMultiple Known; // of F as it came (the tile operations' operands)
   const std::vector<bool> PureCallees = GroupUniformity::argumentsOnly(M);
   std::string Problem;
   std::map<uint32_t, Role> Roles;

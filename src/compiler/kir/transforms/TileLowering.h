@@ -20,7 +20,8 @@
 //   of 16 x 16 (float16) or 16 x 32 / 32 x 16 (int8 a and b) fragments, in the device's own
 //   layout; load, store and mac are the extension's instructions per fragment. A load or store
 //   of a partial or unaligned tile goes through a per-wave shared scratch of one fragment,
-//   element by element. It needs float16 into float32 or float16, or int8 / uint8 into int32,
+//   element by element; one whose operands' form proves it whole and 16-byte aligned
+//   (kir::KnownMultiple) has neither that path nor its run-time test. It needs float16 into float32 or float16, or int8 / uint8 into int32,
 //   shapes in whole fragments, and one role per tile (fitsCoopMatrix); the device must list
 //   the fragment shapes (the runtime checks the payload's list before choosing it).
 #pragma once

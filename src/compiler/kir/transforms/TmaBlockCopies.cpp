@@ -4,6 +4,7 @@
 #include "compiler/kir/Builder.h"
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/GroupUniformity.h"
+#include "compiler/kir/KnownMultiple.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/AsyncBlockCopyLowering.h"
 
@@ -108,32 +109,6 @@ bool qualifies(const Module& M, const Function& F) {
   return Ok;
 }
 
-/// A power of two that unsigned E is a multiple of in every evaluation, read from its form
-/// alone (constants, products, sums, shifts): 1 where nothing is known.
-uint64_t knownMultiple(const Expr* E) {
-  constexpr uint64_t Any = uint64_t(1) << 32; // zero is a multiple of everything (mod 2^32)
-  if (!E || !E->Ty.isScalar())
-    return 1;
-  if (E->K == Expr::Kind::Const)
-    return E->IntValue & 0xffffffffu ? std::min<uint64_t>(E->IntValue & -E->IntValue, Any) : Any;
-  if (E->K != Expr::Kind::Binary || E->Ops.size() != 2)
-    return 1;
-  const uint64_t L = knownMultiple(E->Ops[0]), R = knownMultiple(E->Ops[1]);
-  switch (E->BOp) {
-  case BinaryOp::Mul:
-    return std::min(L * R, Any);
-  case BinaryOp::Add:
-  case BinaryOp::Sub:
-    return std::min(L, R);
-  case BinaryOp::Shl:
-    return E->Ops[1]->K == Expr::Kind::Const && E->Ops[1]->IntValue < 32
-               ? std::min(L << E->Ops[1]->IntValue, Any)
-               : 1;
-  default:
-    return 1;
-  }
-}
-
 /// How a block copy goes as one box of a tensor map, given its array's layout.
 struct BoxPlan {
   bundle::TensorMapRecipe Map;
@@ -197,7 +172,7 @@ bool sameMap(const bundle::TensorMapRecipe& A, const bundle::TensorMapRecipe& B)
 
 class Lowering {
 public:
-  Lowering(Module& M, Function& F) : F(F), B(M, F) {}
+  Lowering(Module& M, Function& F) : F(F), B(M, F), Known(F) {}
 
   /// Empty barriers arrived at once a wave, unless CAJETA_GPU_TMA_WAVE_ARRIVALS=0 (once a
   /// work-item, to compare).
@@ -373,7 +348,7 @@ private:
     // registers in the loop).
     Expr* Aligned = nullptr;
     auto Require = [&](const Expr* Operand, uint32_t Local, uint32_t Scale, uint32_t Of) {
-      if (Of <= 1 || knownMultiple(Operand) * Scale % Of == 0)
+      if (Of <= 1 || Known.of(Operand) * Scale % Of == 0)
         return;
       Expr* Test =
           Multiple(Scale == 1 ? B.l(Local) : B.bin(BinaryOp::Mul, B.l(Local), B.u32(Scale)), Of);
@@ -398,6 +373,7 @@ private:
 
   Function& F;
   Builder B;
+  const KnownMultiple Known; // of F as it came (its copies' operands)
   uint32_t Bars = 0, Issued = 0, Waited = 0;
 };
 
