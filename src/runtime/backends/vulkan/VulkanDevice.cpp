@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace cajeta::xpu::rt::vulkan {
@@ -111,6 +112,12 @@ bool VulkanDevice::init(std::string& Error) {
   Api.vkEnumerateDeviceExtensionProperties(Phys, nullptr, &NE, nullptr);
   std::vector<VkExtensionProperties> Available(NE);
   Api.vkEnumerateDeviceExtensionProperties(Phys, nullptr, &NE, Available.data());
+  if (std::getenv("CAJETA_XPU_DEBUG")) {
+    std::string Names;
+    for (const VkExtensionProperties& E : Available)
+      Names += fmt::format(" {}", E.extensionName);
+    fmt::print(stderr, "cajeta-xpu: vulkan device {} offers:{}\n", Name, Names);
+  }
   std::vector<const char*> Enabled;
   for (const char* Want : WantedExtensions)
     for (const VkExtensionProperties& E : Available)
