@@ -42,7 +42,8 @@ constexpr uint32_t DynamicSharedBytes = 107520; // the kernel's 3 stages of A an
 // tiles are cooperative matrices where the device lists float16 into float32.
 constexpr const char* VulkanKernelName = "TileGemm.gemm16v";
 constexpr uint32_t VulkanDynamicSharedBytes = 37888;
-constexpr uint32_t VulkanEightWaveSharedBytes = 33792; // A's rows not padded
+constexpr uint32_t VulkanEightWaveSharedBytes = 33792;       // A's rows not padded
+constexpr uint32_t VulkanEightWavePaddedSharedBytes = 37888; // as gemm16v's
 constexpr double VulkanTarget = 1.5; // Vulkan time at most this times our CUDA time
 // An element is right when |got - float64| <= Tolerance * sum_k |a_ik| |b_kj|.
 constexpr double Tolerance = 1e-3;
@@ -92,6 +93,8 @@ template <> struct Inputs<Half> {
   static constexpr const char* VulkanBufferKernel = "TileGemm.gemm16vg";
   // gemm16v with eight waves of 32 x 64 (half the registers a work-item).
   static constexpr const char* VulkanEightWaveKernel = "TileGemm.gemm16v8";
+  // gemm16v8 with A's rows padded as gemm16v's.
+  static constexpr const char* VulkanEightWavePaddedKernel = "TileGemm.gemm16v8p";
   // gemm16v with each k-half's fragments loaded just before its product.
   static constexpr const char* VulkanHalfStepKernel = "TileGemm.gemm16vr";
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
@@ -109,6 +112,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* VulkanBufferKernel = nullptr;
   static constexpr const char* VulkanEightWaveKernel = nullptr;
   static constexpr const char* VulkanHalfStepKernel = nullptr;
+  static constexpr const char* VulkanEightWavePaddedKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmBf16(Out, A, B, M, N, K, Batch);
@@ -321,6 +325,8 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
                      ", a k-half's fragments at a time", BlockThreads});
     Forms.push_back(
         {Inputs<T>::VulkanEightWaveKernel, VulkanEightWaveSharedBytes, ", eight waves", 256});
+    Forms.push_back({Inputs<T>::VulkanEightWavePaddedKernel, VulkanEightWavePaddedSharedBytes,
+                     ", eight waves, A padded", 256});
   }
   if (Inputs<T>::VulkanBufferKernel)
     Forms.push_back({Inputs<T>::VulkanBufferKernel, 0, ", tiles from the buffers", BlockThreads});
