@@ -97,6 +97,8 @@ template <> struct Inputs<Half> {
   static constexpr const char* VulkanEightWavePaddedKernel = "TileGemm.gemm16v8p";
   // gemm16v with each k-half's fragments loaded just before its product.
   static constexpr const char* VulkanHalfStepKernel = "TileGemm.gemm16vr";
+  // gemm16vr with each step's copies waited for (stored, on Vulkan) between its k-halves.
+  static constexpr const char* VulkanMidWaitKernel = "TileGemm.gemm16vs";
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmF16(Out, A, B, M, N, K, Batch);
@@ -113,6 +115,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* VulkanEightWaveKernel = nullptr;
   static constexpr const char* VulkanHalfStepKernel = nullptr;
   static constexpr const char* VulkanEightWavePaddedKernel = nullptr;
+  static constexpr const char* VulkanMidWaitKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmBf16(Out, A, B, M, N, K, Batch);
@@ -323,6 +326,8 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
   if (Inputs<T>::VulkanEightWaveKernel) {
     Forms.push_back({Inputs<T>::VulkanHalfStepKernel, VulkanDynamicSharedBytes,
                      ", a k-half's fragments at a time", BlockThreads});
+    Forms.push_back({Inputs<T>::VulkanMidWaitKernel, VulkanDynamicSharedBytes,
+                     ", copies stored between the k-halves", BlockThreads});
     Forms.push_back(
         {Inputs<T>::VulkanEightWaveKernel, VulkanEightWaveSharedBytes, ", eight waves", 256});
     Forms.push_back({Inputs<T>::VulkanEightWavePaddedKernel, VulkanEightWavePaddedSharedBytes,
