@@ -22,8 +22,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/carry-archive.sh
 source "$ROOT/scripts/carry-archive.sh"
 MODE=${1:-}
-# The tests run again with CAJETA_GPU_ASYNC_COPY_INLINE=0 (one test and branch for a run of copies).
-BranchedCopyTests='AsyncCopy*:AsyncBlockCopy*:Tile*'
+# The tests run again with CAJETA_GPU_ASYNC_COPY_INLINE=1.
+InLineCopyTests='AsyncCopy*:AsyncBlockCopy*:Tile*'
 
 prepare() {
   local Build=${1:-build-runtime2}
@@ -53,11 +53,11 @@ prepare() {
   XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu CAJETA_GPU_WGMMA_CARRY=0 \
     "$Build/bin/conformance_tests" --gtest_filter='Tile*' --gtest_brief=1 \
     > "$Carry/cpu-fill-tile-per-step.log" 2>&1
-  # The copies and tiles with each run of AsyncCopy behind one test and branch instead of in line
-  # under predicates (the form before compiler 0.31.0; a different JIT cache key).
-  XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu CAJETA_GPU_ASYNC_COPY_INLINE=0 \
-    "$Build/bin/conformance_tests" --gtest_filter="$BranchedCopyTests" --gtest_brief=1 \
-    > "$Carry/cpu-fill-copy-branched.log" 2>&1
+  # The copies and tiles with each run of AsyncCopy issued in line under predicates (the opt-in
+  # form; a different JIT cache key).
+  XDG_CACHE_HOME="$Carry/cache" CAJETA_XPU_BACKEND=cpu CAJETA_GPU_ASYNC_COPY_INLINE=1 \
+    "$Build/bin/conformance_tests" --gtest_filter="$InLineCopyTests" --gtest_brief=1 \
+    > "$Carry/cpu-fill-copy-inline.log" 2>&1
   strip -o "$Carry/bin/conformance_tests" "$Build/bin/conformance_tests"
   strip -o "$Carry/bin/runtime_tests" "$Build/bin/runtime_tests"
   strip -o "$Carry/bin/cuda_runtime_device_tests" "$Build/bin/cuda_runtime_device_tests"
@@ -151,9 +151,9 @@ run() {
     CAJETA_XPU_BACKEND=cuda CAJETA_GPU_WGMMA_CARRY=0 "$Carry/bin/conformance_tests" \
       --gtest_filter='Tile*' > "$Out/conformance-cuda-tile-per-step.log" 2>&1 || Rc=1
     echo "conformance_tests Tile* (cuda, CAJETA_GPU_WGMMA_CARRY=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-tile-per-step.log" | tr '\n' ' ')" >> "$Summary"
-    CAJETA_XPU_BACKEND=cuda CAJETA_GPU_ASYNC_COPY_INLINE=0 "$Carry/bin/conformance_tests" \
-      --gtest_filter="$BranchedCopyTests" > "$Out/conformance-cuda-copy-branched.log" 2>&1 || Rc=1
-    echo "conformance_tests $BranchedCopyTests (cuda, CAJETA_GPU_ASYNC_COPY_INLINE=0): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-copy-branched.log" | tr '\n' ' ')" >> "$Summary"
+    CAJETA_XPU_BACKEND=cuda CAJETA_GPU_ASYNC_COPY_INLINE=1 "$Carry/bin/conformance_tests" \
+      --gtest_filter="$InLineCopyTests" > "$Out/conformance-cuda-copy-inline.log" 2>&1 || Rc=1
+    echo "conformance_tests $InLineCopyTests (cuda, CAJETA_GPU_ASYNC_COPY_INLINE=1): $(grep -E '^\[  (PASSED|FAILED)  \]|tests ran' "$Out/conformance-cuda-copy-inline.log" | tr '\n' ' ')" >> "$Summary"
   fi
   # The block copies' TMA entries (compute capability 9.0): which launches took them and why the
   # others did not (CAJETA_XPU_DEBUG), and the same tests on the plain entries alone.

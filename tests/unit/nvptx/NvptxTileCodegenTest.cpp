@@ -79,12 +79,14 @@ public final class C {
 }
 )";
 
-// By default: each copy of a run is its cp.async under a predicate
+// With CAJETA_GPU_ASYNC_COPY_INLINE=1: each copy of a run is its cp.async under a predicate
 // (aligned, and whole or empty), the run and its commit one straight line with no branch; the
 // copies that cannot go in line (the partial one, `k - 3` valid elements, or any whose source is
 // not aligned) are element copies out of line, made before the wait.
-TEST(NvptxTileCodegen, ARunOfCopiesIsPredicatedCpAsyncInOneLine) {
+TEST(NvptxTileCodegen, ARunOfCopiesIsPredicatedCpAsyncInOneLineWhenAsked) {
+  setenv("CAJETA_GPU_ASYNC_COPY_INLINE", "1", 1);
   std::string Ptx = buildTilePtx(Copies);
+  unsetenv("CAJETA_GPU_ASYNC_COPY_INLINE");
   ASSERT_FALSE(Ptx.empty());
   std::string Run = entryBody(Ptx, "C_run");
   EXPECT_EQ(countOf(Run, "cp.async.cg.shared.global"), 4u) << Run;
@@ -99,14 +101,12 @@ TEST(NvptxTileCodegen, ARunOfCopiesIsPredicatedCpAsyncInOneLine) {
   }
 }
 
-// With CAJETA_GPU_ASYNC_COPY_INLINE=0: one test for the run, then its copies in a straight line:
-// where every copy is whole or empty, each source size a choice between 0 and 16 (ptxas issues each
-// as one predicated LDGSTS); where one is partial, the sizes as computed. Copies whose size is the
-// same on both (no `valid`) LLVM may hoist above the choice.
-TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsyncWhenAsked) {
-  setenv("CAJETA_GPU_ASYNC_COPY_INLINE", "0", 1);
+// By default: one test for the run, then its copies in a straight line: where every copy is
+// whole or empty, each source size a choice between 0 and 16 (ptxas issues each as one
+// predicated LDGSTS); where one is partial, the sizes as computed. Copies whose size is the same
+// on both (no `valid`) LLVM may hoist above the choice.
+TEST(NvptxTileCodegen, ARunOfCopiesIsOneTestAndStraightLineCpAsync) {
   std::string Ptx = buildTilePtx(Copies);
-  unsetenv("CAJETA_GPU_ASYNC_COPY_INLINE");
   ASSERT_FALSE(Ptx.empty());
   std::string Run = entryBody(Ptx, "C_run");
   const size_t Copies = countOf(Run, "cp.async.cg.shared.global");

@@ -200,7 +200,7 @@ TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
       {"CAJETA_GPU_WGMMA_CARRY", "0"},
       {"CAJETA_GPU_TMA_WAVE_ARRIVALS", "0"},
       {"CAJETA_GPU_TILE_PAIR_STORES", "0"},
-      {"CAJETA_GPU_ASYNC_COPY_INLINE", "0"},
+      {"CAJETA_GPU_ASYNC_COPY_INLINE", "1"},
       {"CAJETA_GPU_VULKAN_SHARED_POOL", "all"}};
   std::vector<std::unique_ptr<EnvGuard>> Unset;
   for (const auto& [Variable, Value] : Overrides)

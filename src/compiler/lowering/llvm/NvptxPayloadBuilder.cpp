@@ -269,7 +269,7 @@ bool NvptxPayloadBuilder::tilePairStores() {
 
 bool NvptxPayloadBuilder::asyncCopiesInLine() {
   const char* V = std::getenv("CAJETA_GPU_ASYNC_COPY_INLINE");
-  return !V || std::string(V) != "0";
+  return V && std::string(V) == "1";
 }
 
 bool NvptxPayloadBuilder::knowsArch(const std::string& Sm, std::string& Why) {

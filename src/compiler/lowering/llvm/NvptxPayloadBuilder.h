@@ -71,9 +71,9 @@ public:
   /// an element at a time).
   static bool tilePairStores();
   /// Whether runs of AsyncCopy are issued in line under predicates, their other copies left to
-  /// later in the block (LoweringTarget::emitAsyncCopiesInLine): yes, unless
-  /// CAJETA_GPU_ASYNC_COPY_INLINE=0 (one test for the run and a branch around it, to compare:
-  /// the in-line form ran the mma.sync GEMMs 2-5 % faster on an H100; docs/benchmarks.md).
+  /// later in the block (LoweringTarget::emitAsyncCopiesInLine): only with
+  /// CAJETA_GPU_ASYNC_COPY_INLINE=1, until the CUDA conformance suite has run with it (it ran
+  /// the H100's mma.sync GEMMs 2-5 % faster than one branch for the run; docs/benchmarks.md).
   static bool asyncCopiesInLine();
   static bool knowsArch(const std::string& Sm, std::string& Why);
 
