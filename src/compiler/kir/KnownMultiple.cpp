@@ -1,5 +1,6 @@
 #include "compiler/kir/KnownMultiple.h"
 
+#include "bundle/Manifest.h"
 #include "compiler/kir/Walk.h"
 
 #include <algorithm>
@@ -73,9 +74,10 @@ uint64_t KnownMultiple::compute(const Expr* E) const {
     return std::min(L, R);
   case BinaryOp::And: // no bit the lower operand lacks
     return std::max(L, R);
-  case BinaryOp::Shl: {
+  case BinaryOp::Shl: { // the count is masked to the width: only a count below it is known
     const Expr* Count = E->Ops[1];
-    return Count->K == Expr::Kind::Const && Count->IntValue < 32
+    const uint64_t Bits = 8 * uint64_t(bundle::scalarTypeSize(E->Ty.Elem));
+    return Count->K == Expr::Kind::Const && Count->IntValue < std::min<uint64_t>(Bits, 32)
                ? std::min(L << Count->IntValue, Any)
                : 1;
   }
