@@ -95,6 +95,8 @@ template <> struct Inputs<Half> {
   static constexpr const char* VulkanEightWaveKernel = "TileGemm.gemm16v8";
   // gemm16v8 with A's rows padded as gemm16v's.
   static constexpr const char* VulkanEightWavePaddedKernel = "TileGemm.gemm16v8p";
+  // gemm16v8p with each step's copies waited for between its k-halves.
+  static constexpr const char* VulkanEightWaveMidWaitKernel = "TileGemm.gemm16v8s";
   // gemm16v with each k-half's fragments loaded just before its product.
   static constexpr const char* VulkanHalfStepKernel = "TileGemm.gemm16vr";
   // gemm16vr with each step's copies waited for (stored, on Vulkan) between its k-halves.
@@ -116,6 +118,7 @@ template <> struct Inputs<BFloat16> {
   static constexpr const char* VulkanHalfStepKernel = nullptr;
   static constexpr const char* VulkanEightWavePaddedKernel = nullptr;
   static constexpr const char* VulkanMidWaitKernel = nullptr;
+  static constexpr const char* VulkanEightWaveMidWaitKernel = nullptr;
   static PeerTime peer(GpuBenchContext& C, PeerBuffer& Out, const PeerBytes& A, const PeerBytes& B,
                        uint32_t M, uint32_t N, uint32_t K, int Batch) {
     return C.Peers.gemmBf16(Out, A, B, M, N, K, Batch);
@@ -332,6 +335,8 @@ void runOne(GpuBenchContext& C, xpu::Kernel& Gemm, const Geometry& G, uint32_t S
         {Inputs<T>::VulkanEightWaveKernel, VulkanEightWaveSharedBytes, ", eight waves", 256});
     Forms.push_back({Inputs<T>::VulkanEightWavePaddedKernel, VulkanEightWavePaddedSharedBytes,
                      ", eight waves, A padded", 256});
+    Forms.push_back({Inputs<T>::VulkanEightWaveMidWaitKernel, VulkanEightWavePaddedSharedBytes,
+                     ", eight waves, A padded, copies stored between the k-halves", 256});
   }
   if (Inputs<T>::VulkanBufferKernel)
     Forms.push_back({Inputs<T>::VulkanBufferKernel, 0, ", tiles from the buffers", BlockThreads});
