@@ -22,7 +22,7 @@ KnownMultiple::KnownMultiple(const Function& F) {
     forEachExprIn(F.Body, [&](const Expr* E) {
       if (E->K != Expr::Kind::Assign || E->Index >= Locals.size() || E->Ops.empty())
         return;
-      const uint64_t V = std::min(Locals[E->Index], compute(E->Ops[0]));
+      const uint64_t V = std::min(Locals[E->Index], of(E->Ops[0]));
       if (V < Locals[E->Index]) {
         Locals[E->Index] = V;
         Changed = true;
@@ -32,14 +32,6 @@ KnownMultiple::KnownMultiple(const Function& F) {
 }
 
 uint64_t KnownMultiple::of(const Expr* E) const {
-  return compute(E);
-}
-
-uint64_t KnownMultiple::ofForm(const Expr* E) {
-  return KnownMultiple().compute(E);
-}
-
-uint64_t KnownMultiple::compute(const Expr* E) const {
   if (!E || !E->Ty.isInteger())
     return 1;
   switch (E->K) {
@@ -50,13 +42,13 @@ uint64_t KnownMultiple::compute(const Expr* E) const {
   case Expr::Kind::Local:
     return E->Index < Locals.size() ? Locals[E->Index] : 1;
   case Expr::Kind::Assign:
-    return E->Ops.empty() ? 1 : compute(E->Ops[0]);
+    return E->Ops.empty() ? 1 : of(E->Ops[0]);
   case Expr::Kind::Seq:
-    return E->Ops.empty() ? 1 : compute(E->Ops.back());
+    return E->Ops.empty() ? 1 : of(E->Ops.back());
   case Expr::Kind::Select:
-    return E->Ops.size() == 3 ? std::min(compute(E->Ops[1]), compute(E->Ops[2])) : 1;
+    return E->Ops.size() == 3 ? std::min(of(E->Ops[1]), of(E->Ops[2])) : 1;
   case Expr::Kind::Cast:
-    return !E->Ops.empty() && E->Ops[0]->Ty.isInteger() ? compute(E->Ops[0]) : 1;
+    return !E->Ops.empty() && E->Ops[0]->Ty.isInteger() ? of(E->Ops[0]) : 1;
   case Expr::Kind::Binary:
     break;
   default:
@@ -64,7 +56,7 @@ uint64_t KnownMultiple::compute(const Expr* E) const {
   }
   if (E->Ops.size() != 2)
     return 1;
-  const uint64_t L = compute(E->Ops[0]), R = compute(E->Ops[1]);
+  const uint64_t L = of(E->Ops[0]), R = of(E->Ops[1]);
   switch (E->BOp) {
   case BinaryOp::Mul: // each factor's powers add (L * R might pass 2^64)
     return L >= Any || R >= Any ? Any : std::min(L * R, Any);

@@ -23,14 +23,8 @@ public:
   /// locals' assignments: 1 where nothing is known, Any for zero.
   uint64_t of(const Expr* E) const;
 
-  /// The same from E's form alone, every local and parameter unknown.
-  static uint64_t ofForm(const Expr* E);
-
 private:
-  KnownMultiple() = default;
-  uint64_t compute(const Expr* E) const;
-
-  std::vector<uint64_t> Locals; // empty: locals unknown
+  std::vector<uint64_t> Locals; // by local index
 };
 
 } // namespace cajeta::kir
