@@ -11,11 +11,15 @@ KnownMultiple::KnownMultiple(const Function& F) {
   // From "every local a multiple of everything" down: each pass lowers a local to what the
   // values assigned to it are known to be; values only fall, through 33 powers of two at most.
   Locals.assign(F.Locals.size(), Any);
+  // Locals written other than by Assign are unknown: an intrinsic's operands written in place
+  // (the wgmma accumulators) and the local a ray query operates on.
   forEachExprIn(F.Body, [&](const Expr* E) {
     if (E->K == Expr::Kind::Intrinsic)
       for (const Expr* O : E->Ops)
         if (O && O->K == Expr::Kind::Local && O->Index < Locals.size())
-          Locals[O->Index] = 1; // an operand written in place (the wgmma accumulators)
+          Locals[O->Index] = 1;
+    if (E->K == Expr::Kind::RayQuery && E->Index < Locals.size())
+      Locals[E->Index] = 1;
   });
   for (bool Changed = true; Changed;) {
     Changed = false;
