@@ -29,16 +29,16 @@ namespace cajeta::xpu::rt {
 /// The environment variables the compiler reads that change the code it makes (overrides and
 /// A/B switches): each value is its own cache entry.
 constexpr const char* CompilerVariables[] = {
-    "CAJETA_GPU_WAVE_IMPL",         "CAJETA_GPU_COOPMATRIX_IMPL",
-    "CAJETA_GPU_WGMMA_WIDE",        "CAJETA_GPU_WGMMA_CARRY",
-    "CAJETA_KIR_LEGALIZE",          "CAJETA_CPU_GRID_STRIDE",
-    "CAJETA_CPU_LOOP_BARRIERS",     "CAJETA_CPU_SPANS",
-    "CAJETA_CPU_GUARD_SPLIT",       "CAJETA_CPU_JAM",
-    "CAJETA_CPU_ROW_TRANSPOSE",     "CAJETA_CPU_COLUMN_CACHE",
-    "CAJETA_CPU_ROW_PREFETCH",      "CAJETA_GPU_TMA_WAVE_ARRIVALS",
-    "CAJETA_CPU_LOOP_JAM",          "CAJETA_CPU_RERUN_LAST_VECTOR",
-    "CAJETA_GPU_TILE_PAIR_STORES",  "CAJETA_GPU_ASYNC_COPY_INLINE",
-    "CAJETA_GPU_VULKAN_SHARED_POOL"};
+    "CAJETA_GPU_WAVE_IMPL",          "CAJETA_GPU_COOPMATRIX_IMPL",
+    "CAJETA_GPU_WGMMA_WIDE",         "CAJETA_GPU_WGMMA_CARRY",
+    "CAJETA_KIR_LEGALIZE",           "CAJETA_CPU_GRID_STRIDE",
+    "CAJETA_CPU_LOOP_BARRIERS",      "CAJETA_CPU_SPANS",
+    "CAJETA_CPU_GUARD_SPLIT",        "CAJETA_CPU_JAM",
+    "CAJETA_CPU_ROW_TRANSPOSE",      "CAJETA_CPU_COLUMN_CACHE",
+    "CAJETA_CPU_ROW_PREFETCH",       "CAJETA_GPU_TMA_WAVE_ARRIVALS",
+    "CAJETA_CPU_LOOP_JAM",           "CAJETA_CPU_RERUN_LAST_VECTOR",
+    "CAJETA_GPU_TILE_PAIR_STORES",   "CAJETA_GPU_ASYNC_COPY_INLINE",
+    "CAJETA_GPU_VULKAN_SHARED_POOL", "CAJETA_CPU_AMX"};
 
 static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {

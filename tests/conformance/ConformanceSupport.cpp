@@ -20,6 +20,14 @@ xpu::Program compileProgram(const std::string& Name) {
   return compileProgram(Name, xpu::CompileOptions{});
 }
 
+bool cpuListsTileProduct(const std::string& Shape) {
+  xpu::Device D = xpu::defaultDevice();
+  if (D.backend() != "cpu")
+    return false;
+  const std::vector<std::string> Shapes = D.matrixShapes();
+  return std::find(Shapes.begin(), Shapes.end(), Shape) != Shapes.end();
+}
+
 xpu::Program compileProgram(const std::string& Name, const xpu::CompileOptions& Options) {
   try {
     return xpu::Program::compileFile(programPath(Name), Options);

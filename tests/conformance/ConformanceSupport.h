@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -47,6 +48,34 @@ xpu::Program compileProgram(const std::string& Name, const xpu::CompileOptions& 
       GTEST_SKIP() << D_.name() << " (" << D_.backend() << ") lacks "                              \
                    << ::cajeta::xpu::capabilityName(::cajeta::xpu::Capability::Cap);               \
   } while (false)
+
+/// Sets an environment variable for a scope (a compiler override such as CAJETA_CPU_AMX, which
+/// is part of the JIT cache's key) and restores it after.
+class ScopedEnv {
+public:
+  ScopedEnv(const char* Name, const char* Value) : Name(Name) {
+    if (const char* Old = std::getenv(Name))
+      Saved = Old, Had = true;
+    setenv(Name, Value, 1);
+  }
+  ~ScopedEnv() {
+    if (Had)
+      setenv(Name, Saved.c_str(), 1);
+    else
+      unsetenv(Name);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  const char* Name;
+  std::string Saved;
+  bool Had = false;
+};
+
+/// Whether the default device is the CPU backend and lists Shape among its native tile products
+/// (an AMX tile there: "16x16x32:bf16:bf16:f32:f32").
+bool cpuListsTileProduct(const std::string& Shape);
 
 /// Grid size (workgroups) covering N work-items with blocks of Block; the last one is partial
 /// whenever N is not a multiple of Block.

@@ -62,6 +62,17 @@ TEST(TileInt8, GemmOfUint8AnySizeExact) {
   checkGemm<uint8_t>("TilesInt8.gemmUnsigned", tilesOf);
 }
 
+// Where the CPU has AMX, its tiles take these products; the AVX512-VNNI dot products, which take
+// the shapes AMX's tiles do not, run the same GEMMs with CAJETA_CPU_AMX=0.
+TEST(TileInt8, GemmOnTheAvx512LeafWhereTheCpuHasAmxToo) {
+  if (!cpuListsTileProduct("16x16x64:s8:s8:s32:s32") ||
+      !cpuListsTileProduct("4x16x4:s8:s8:s32:s32"))
+    GTEST_SKIP() << "not a CPU device with both AMX-INT8 and AVX512-VNNI";
+  ScopedEnv Avx512("CAJETA_CPU_AMX", "0");
+  checkGemm<int8_t>("TilesInt8.gemm", [](GemmCase C) { return std::min(3u, tilesOf(C)); });
+  checkGemm<uint8_t>("TilesInt8.gemmUnsigned", tilesOf);
+}
+
 // Through shared memory (ldmatrix for a, and for b staged by columns, on CUDA where lines are
 // 16-byte aligned: pads 32 and 48; 33 takes the element loads) and into float32: each element is
 // alpha times the int32 sum, each rounded to float32 once, as the reference does.

@@ -302,7 +302,7 @@ TEST(Tile, Float16IntoFloat16) {
 
 // bfloat16 into float32: any size, edges masked. The products are exact in float32, as for
 // float16, so the same bound holds; against a float64 reference of the bfloat16 inputs.
-TEST(Tile, GemmBFloat16IntoFloat32AnySize) {
+void checkBFloat16Gemm() {
   xpu::Program P = compileProgram("TilesBFloat16");
   struct Case {
     uint32_t M, N, K, Groups, Block;
@@ -336,6 +336,20 @@ TEST(Tile, GemmBFloat16IntoFloat32AnySize) {
     for (size_t I = size_t(C.M) * C.N; I < Got.size(); ++I)
       EXPECT_EQ(Got[I], -7.0f) << What << ": written past C at " << I;
   }
+}
+
+TEST(Tile, GemmBFloat16IntoFloat32AnySize) {
+  checkBFloat16Gemm();
+}
+
+// Where the CPU has AMX, its tiles take the bfloat16 products; the AVX512-BF16 dot products, which
+// take the shapes AMX's tiles do not, run the same GEMMs with CAJETA_CPU_AMX=0.
+TEST(Tile, BFloat16GemmOnTheAvx512LeafWhereTheCpuHasAmxToo) {
+  if (!cpuListsTileProduct("16x16x32:bf16:bf16:f32:f32") ||
+      !cpuListsTileProduct("4x16x2:bf16:bf16:f32:f32"))
+    GTEST_SKIP() << "not a CPU device with both AMX-BF16 and AVX512-BF16";
+  ScopedEnv Avx512("CAJETA_CPU_AMX", "0");
+  checkBFloat16Gemm();
 }
 
 // Through shared memory (ldmatrix on CUDA where the rows are 16-byte aligned) and back to

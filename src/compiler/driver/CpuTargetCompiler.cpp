@@ -2,6 +2,7 @@
 #include "compiler/driver/CpuTargetCompiler.h"
 
 #include "compiler/kir/transforms/TileLowering.h"
+#include "compiler/lowering/llvm/CpuAmxDot.h"
 #include "compiler/lowering/llvm/CpuMachine.h"
 
 #include "compiler/lowering/llvm/CpuPayloadBuilder.h"
@@ -24,6 +25,7 @@ lowering::CpuBuildOptions cpuOptions(const TargetOptions& O) {
 /// The dot products the CPU of O has for the native tile tier.
 struct CpuDots {
   bool Bf16 = false, Int8 = false;
+  bool AmxBf16 = false, AmxInt8 = false; // AMX's tiles take the shapes they fit
 };
 CpuDots cpuDots(const TargetOptions& O) {
   lowering::CpuMachine Mach;
@@ -33,6 +35,10 @@ CpuDots cpuDots(const TargetOptions& O) {
     return D;
   D.Bf16 = Mach.EnabledFeatures.find("+avx512bf16") != std::string::npos;
   D.Int8 = Mach.EnabledFeatures.find("+avx512vnni") != std::string::npos;
+  auto Has = [&](const char* F) { return Mach.EnabledFeatures.find(F) != std::string::npos; };
+  const bool Amx = lowering::cpuAmxAllowed() && Has("+amx-tile");
+  D.AmxBf16 = Amx && D.Bf16 && Has("+amx-bf16");
+  D.AmxInt8 = Amx && D.Int8 && Has("+amx-int8");
   return D;
 }
 
@@ -40,6 +46,20 @@ CpuDots cpuDots(const TargetOptions& O) {
 
 std::string CpuTargetCompiler::nativeTiles(const TargetOptions& O) const {
   CpuDots D = cpuDots(O);
+  // AMX's tiles where they fit (16-row tiles, 64 bytes of depth a step), the AVX-512 dot
+  // products elsewhere.
+  const std::string Avx = D.Bf16 && D.Int8 ? "AVX512-BF16 and AVX512-VNNI"
+                          : D.Bf16         ? "AVX512-BF16"
+                                           : "AVX512-VNNI";
+  if (D.AmxBf16 && D.AmxInt8)
+    return "AMX tiles and " + Avx +
+           " dot products, bfloat16 into float32 and int8 or uint8 into int32";
+  if (D.AmxBf16 || D.AmxInt8)
+    return std::string("AMX tiles for ") +
+           (D.AmxBf16 ? "bfloat16 into float32" : "int8 or uint8 into int32") + ", " + Avx +
+           (D.Bf16 && D.Int8 ? " dot products, bfloat16 into float32 and int8 or uint8 into int32"
+            : D.Bf16         ? " dot products, bfloat16 into float32"
+                             : " dot products, int8 or uint8 into int32");
   if (D.Bf16 && D.Int8)
     return "AVX512-BF16 and AVX512-VNNI dot products, bfloat16 into float32 and int8 or uint8 "
            "into int32";

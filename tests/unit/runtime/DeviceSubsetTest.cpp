@@ -3,6 +3,7 @@
 #include "TestProgram.h"
 
 #include "bundle/BundleWriter.h"
+#include "hostcpu/HostAmx.h"
 
 #include <gtest/gtest.h>
 
@@ -271,11 +272,17 @@ TEST(DeviceSubset, CpuCapabilities) {
   EXPECT_EQ(cajeta_xpu_device_wave_width(nullptr), 0u);
   EXPECT_TRUE(D.runsOnHostCpu());
   EXPECT_EQ(cajeta_xpu_device_runs_on_host_cpu(nullptr), 0);
-  // The native tile tier: AVX512-BF16 and AVX512-VNNI dot products, where the host CPU has them.
+  // The native tile tier: AMX's tiles (where the OS grants their state) and AVX512-BF16 and
+  // AVX512-VNNI dot products, where the host CPU has them.
   const bool Bf16 = __builtin_cpu_supports("avx512bf16") != 0;
   const bool Vnni = __builtin_cpu_supports("avx512vnni") != 0;
+  const cajeta::hostcpu::HostAmx Amx = cajeta::hostcpu::hostAmx();
   EXPECT_EQ(D.supports(Capability::CooperativeMatrix), Bf16 || Vnni);
   std::vector<std::string> Shapes;
+  if (Amx.Bf16)
+    Shapes.push_back("16x16x32:bf16:bf16:f32:f32");
+  if (Amx.Int8)
+    Shapes.insert(Shapes.end(), {"16x16x64:s8:s8:s32:s32", "16x16x64:u8:u8:s32:s32"});
   if (Bf16)
     Shapes.push_back("4x16x2:bf16:bf16:f32:f32");
   if (Vnni)

@@ -1,6 +1,8 @@
 // The x86-64 machine for a `--cpu` name (CpuMachine.h).
 #include "compiler/lowering/llvm/CpuMachine.h"
 
+#include "hostcpu/HostAmx.h"
+
 #include <llvm/ADT/StringMap.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -50,9 +52,13 @@ bool createCpuMachine(const std::string& Cpu, CpuMachine& Mach, std::string& Err
   if (Mach.Cpu.empty() || Mach.Cpu == "native") {
     Mach.Cpu = llvm::sys::getHostCPUName().str();
     std::vector<std::string> All;
+    // AMX's tile data is usable only once the OS grants it to the process (hostcpu::HostAmx):
+    // without the grant the host's code takes none of its instructions.
+    const bool AmxGranted = hostcpu::hostAmx().Tile;
     for (const auto& KV : llvm::sys::getHostCPUFeatures()) {
-      All.push_back((KV.second ? "+" : "-") + KV.first().str());
-      if (KV.second)
+      const bool On = KV.second && (AmxGranted || !KV.first().starts_with("amx-"));
+      All.push_back((On ? "+" : "-") + KV.first().str());
+      if (On)
         Enabled.push_back("+" + KV.first().str());
     }
     std::sort(All.begin(), All.end());

@@ -4,6 +4,7 @@
 #include "compiler/lowering/llvm/CpuTarget.h"
 #include "compiler/lowering/llvm/LoopIds.h"
 
+#include "compiler/lowering/llvm/CpuAmxDot.h"
 #include "compiler/lowering/llvm/CpuBf16Dot.h"
 #include "compiler/lowering/llvm/CpuInt8Dot.h"
 
@@ -113,7 +114,9 @@ public:
   }
   bool emitTileDot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
                    unsigned M, unsigned N, unsigned K, kir::MmaInput In) override {
-    if (In == kir::MmaInput::BF16 && has("+avx512bf16"))
+    if (useAmx(In) && cpuAmxDotFits(M, N, K, In))
+      emitCpuAmxDot(B, C, A, Bm, M, N, K, In);
+    else if (In == kir::MmaInput::BF16 && has("+avx512bf16"))
       emitCpuBf16Dot(B, C, A, Bm, M, N, K);
     else if ((In == kir::MmaInput::S8 || In == kir::MmaInput::U8) && has("+avx512vnni"))
       emitCpuInt8Dot(B, C, A, Bm, M, N, K, In);
@@ -124,6 +127,13 @@ public:
   /// One prefetch per 64-byte line of [Addr, Addr + Bytes), into every cache level.
   void emitPrefetch(llvm::IRBuilder<>& B, llvm::Value* Addr, llvm::Value* Bytes,
                     bool Write) override;
+  /// Whether the product takes AMX's tiles: the target has them for In's inputs, and
+  /// CAJETA_CPU_AMX allows them.
+  bool useAmx(kir::MmaInput In) const {
+    if (!cpuAmxAllowed() || !has("+amx-tile"))
+      return false;
+    return has(In == kir::MmaInput::BF16 ? "+amx-bf16" : "+amx-int8");
+  }
   /// Whether the target machine has Feature ("+avx512bf16"): its subtarget's bits, which a
   /// named CPU implies (the feature string lists only the host's, for --cpu=native).
   bool has(const char* Feature) const { return TM.getMCSubtargetInfo()->checkFeatures(Feature); }

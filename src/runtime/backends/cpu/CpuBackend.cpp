@@ -2,6 +2,7 @@
 // spread workgroups over the device's thread pool.
 #include "runtime/backends/cpu/CpuBackend.h"
 
+#include "hostcpu/HostAmx.h"
 #include "runtime/backends/cpu/CpuModule.h"
 #include "runtime/backends/cpu/CpuQueue.h"
 #include "runtime/backends/cpu/CpuReservation.h"
@@ -9,12 +10,14 @@
 #include "runtime/backends/cpu/ThreadPool.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 namespace cajeta::xpu::rt {
 
@@ -112,15 +115,21 @@ public:
     }
   }
   const std::string& matrixShapes() const override {
-    // The native tier's blocks: 4 rows x 16 columns x 2 (bfloat16) or 4 (bytes) deep per
-    // instruction.
+    // The native tier's blocks: AMX's tiles of 16 rows x 16 columns x 64 bytes deep where the
+    // host has them, and AVX-512's 4 rows x 16 columns x 2 (bfloat16) or 4 (bytes) deep per
+    // instruction, which take the shapes the tiles do not.
     static const std::string Shapes = [] {
-      std::string S;
+      std::vector<std::string> S;
+      const hostcpu::HostAmx Amx = hostcpu::hostAmx();
+      if (Amx.Bf16)
+        S.push_back("16x16x32:bf16:bf16:f32:f32");
+      if (Amx.Int8)
+        S.insert(S.end(), {"16x16x64:s8:s8:s32:s32", "16x16x64:u8:u8:s32:s32"});
       if (hasBf16Dot())
-        S = "4x16x2:bf16:bf16:f32:f32";
+        S.push_back("4x16x2:bf16:bf16:f32:f32");
       if (hasInt8Dot())
-        S += std::string(S.empty() ? "" : ",") + "4x16x4:s8:s8:s32:s32,4x16x4:u8:u8:s32:s32";
-      return S;
+        S.insert(S.end(), {"4x16x4:s8:s8:s32:s32", "4x16x4:u8:u8:s32:s32"});
+      return fmt::format("{}", fmt::join(S, ","));
     }();
     return Shapes;
   }

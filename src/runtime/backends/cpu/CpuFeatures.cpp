@@ -1,6 +1,7 @@
 // Host CPU feature detection through __builtin_cpu_supports, keyed by LLVM feature names.
 #include "runtime/backends/cpu/CpuFeatures.h"
 
+#include "hostcpu/HostAmx.h"
 #include "runtime/RuntimeError.h"
 
 #include <cstring>
@@ -62,6 +63,10 @@ static const FeatureProbe* probes(size_t& Count) {
       CAJETA_PROBE("avx512fp16", "avx512fp16"),
       CAJETA_PROBE("avx512bitalg", "avx512bitalg"),
       CAJETA_PROBE("avx512vpopcntdq", "avx512vpopcntdq"),
+      // AMX counts only with the OS's permission for its tile data (asked for here, once).
+      {"amx-tile", hostcpu::hostAmx().Tile},
+      {"amx-bf16", hostcpu::hostAmx().Bf16},
+      {"amx-int8", hostcpu::hostAmx().Int8},
   };
   Count = sizeof(Table) / sizeof(Table[0]);
   return Table;
