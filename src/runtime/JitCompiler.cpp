@@ -38,7 +38,8 @@ constexpr const char* CompilerVariables[] = {
     "CAJETA_CPU_ROW_PREFETCH",       "CAJETA_GPU_TMA_WAVE_ARRIVALS",
     "CAJETA_CPU_LOOP_JAM",           "CAJETA_CPU_RERUN_LAST_VECTOR",
     "CAJETA_GPU_TILE_PAIR_STORES",   "CAJETA_GPU_ASYNC_COPY_INLINE",
-    "CAJETA_GPU_VULKAN_SHARED_POOL", "CAJETA_CPU_AMX"};
+    "CAJETA_GPU_VULKAN_SHARED_POOL", "CAJETA_CPU_AMX",
+    "CAJETA_CPU_TILE_F32_DOT"};
 
 static std::string cacheKey(const std::string& Version, const std::string& Source,
                             const std::string& FileName, const JitOptions& Options) {

@@ -280,6 +280,43 @@ TEST(Tile, Float32ShapesThatAreNotFragments) {
       }
 }
 
+// Float32 tiles in 4 x 16 blocks: each element adds its products in k order after the fill, as
+// c = c + a * b in float32 (no fma: the kernel is not @FastMath), so the float64 reference is
+// close and, on the CPU, the register-blocked product gives the row loops' bits
+// (CAJETA_CPU_TILE_F32_DOT=0).
+std::vector<float> runFloat32Blocks(const std::vector<float>& A, const std::vector<float>& B,
+                                    uint32_t Groups) {
+  xpu::Program P = compileProgram("TilesOtherTypes");
+  auto DA = toDevice(A), DB = toDevice(B);
+  auto Out = filledBuffer<float>(Groups * 512, 0);
+  runKernel(P.kernel("TilesOtherTypes.float32Blocks"), xpu::grid(Groups), xpu::block(32), Out, DA,
+            DB);
+  return fromDevice(Out);
+}
+
+TEST(Tile, Float32BlocksInKOrder) {
+  const uint32_t Groups = 2;
+  std::vector<float> A = uniformData<float>(Groups * 768, 91, -2, 2),
+                     B = uniformData<float>(Groups * 1536, 92, -2, 2);
+  std::vector<float> Got = runFloat32Blocks(A, B, Groups);
+  for (uint32_t G = 0; G < Groups; ++G)
+    for (uint32_t I = 0; I < 16; ++I)
+      for (uint32_t J = 0; J < 32; ++J) {
+        DotRef R = dot(
+            48, [&](uint32_t L) { return A[G * 768 + I * 48 + L]; },
+            [&](uint32_t L) { return B[G * 1536 + L * 32 + J]; });
+        EXPECT_NEAR(Got[G * 512 + I * 32 + J], 0.5 + R.Sum, 1e-6 * (0.5 + R.Scale))
+            << "TilesOtherTypes.float32Blocks group " << G << " (" << I << ", " << J << ")";
+      }
+  if (xpu::defaultDevice().backend() != "cpu")
+    return;
+  ScopedEnv Rows("CAJETA_CPU_TILE_F32_DOT", "0");
+  std::vector<float> RowLoops = runFloat32Blocks(A, B, Groups);
+  for (size_t I = 0; I < Got.size(); ++I)
+    ASSERT_EQ(std::bit_cast<uint32_t>(Got[I]), std::bit_cast<uint32_t>(RowLoops[I]))
+        << "element " << I << ": " << Got[I] << " against the row loops' " << RowLoops[I];
+}
+
 TEST(Tile, Float16IntoFloat16) {
   xpu::Program P = compileProgram("TilesOtherTypes");
   CONFORMANCE_REQUIRE(P, Float16);

@@ -505,13 +505,16 @@ MmaInput mmaInputOf(ScalarType Elem) {
     return MmaInput::S8;
   case ScalarType::U8:
     return MmaInput::U8;
+  case ScalarType::F32:
+    return MmaInput::F32;
   default:
     return MmaInput::F16;
   }
 }
 
 const char* mmaShapeName(MmaInput In) {
-  static const char* Names[] = {"m16n8k16.f16", "m16n8k16.bf16", "m16n8k32.s8", "m16n8k32.u8"};
+  static const char* Names[] = {"m16n8k16.f16", "m16n8k16.bf16", "m16n8k32.s8", "m16n8k32.u8",
+                                "f32"};
   return Names[unsigned(In)];
 }
 

@@ -149,8 +149,10 @@ enum class BinaryOp : uint8_t {
 };
 
 /// The inputs of an IntrinsicOp::MmaSync (its Index), which fix its shape and accumulator type.
-enum class MmaInput : uint8_t { F16, BF16, S8, U8 };
-/// The MmaInput of a and b tiles of Elem (float16, bfloat16, int8 or uint8).
+/// F32 only in IntrinsicOp::TileDot (the CPU's register-blocked float32 product): no matrix
+/// instruction takes float32 inputs.
+enum class MmaInput : uint8_t { F16, BF16, S8, U8, F32 };
+/// The MmaInput of a and b tiles of Elem (float16, bfloat16, int8, uint8 or float32).
 MmaInput mmaInputOf(ScalarType Elem);
 /// "m16n8k16.f16", "m16n8k16.bf16", "m16n8k32.s8" or "m16n8k32.u8" (the printer's name).
 const char* mmaShapeName(MmaInput In);

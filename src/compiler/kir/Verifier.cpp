@@ -965,16 +965,18 @@ private:
     if (!ops(E, 9))
       return;
     if (E->Index != unsigned(MmaInput::BF16) && E->Index != unsigned(MmaInput::S8) &&
-        E->Index != unsigned(MmaInput::U8)) {
+        E->Index != unsigned(MmaInput::U8) && E->Index != unsigned(MmaInput::F32)) {
       problem(E, "tile_dot of input type " + std::to_string(E->Index) +
-                     " (1 bfloat16, 2 int8, 3 uint8)");
+                     " (1 bfloat16, 2 int8, 3 uint8, 4 float32)");
       return;
     }
     const MmaInput In = MmaInput(E->Index);
-    const ScalarType AccWant = In == MmaInput::BF16 ? ScalarType::F32 : ScalarType::I32;
-    const ScalarType InWant = In == MmaInput::BF16 ? ScalarType::BF16
-                              : In == MmaInput::S8 ? ScalarType::I8
-                                                   : ScalarType::U8;
+    const bool FloatAcc = In == MmaInput::BF16 || In == MmaInput::F32;
+    const ScalarType AccWant = FloatAcc ? ScalarType::F32 : ScalarType::I32;
+    const ScalarType InWant = In == MmaInput::BF16  ? ScalarType::BF16
+                              : In == MmaInput::F32 ? ScalarType::F32
+                              : In == MmaInput::S8  ? ScalarType::I8
+                                                    : ScalarType::U8;
     for (size_t I : {0, 2, 4}) {
       verifyExpr(E->Ops[I], Use::Array);
       ScalarType Want = I == 0 ? AccWant : InWant;

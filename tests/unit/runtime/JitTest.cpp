@@ -202,7 +202,8 @@ TEST(Jit, CompilerEnvironmentOverridesAreKeys) {
       {"CAJETA_GPU_TILE_PAIR_STORES", "0"},
       {"CAJETA_GPU_ASYNC_COPY_INLINE", "1"},
       {"CAJETA_GPU_VULKAN_SHARED_POOL", "all"},
-      {"CAJETA_CPU_AMX", "0"}};
+      {"CAJETA_CPU_AMX", "0"},
+      {"CAJETA_CPU_TILE_F32_DOT", "0"}};
   std::vector<std::unique_ptr<EnvGuard>> Unset;
   for (const auto& [Variable, Value] : Overrides)
     Unset.push_back(std::make_unique<EnvGuard>(Variable, nullptr));

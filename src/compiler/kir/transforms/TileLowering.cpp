@@ -603,8 +603,10 @@ private:
       const ScalarType In = F.Locals[A].Ty.Elem;
       const bool Int8 =
           (In == ScalarType::I8 || In == ScalarType::U8) && Ty.Elem == ScalarType::I32;
+      const bool F32Blocks = C.CpuDotF32 && In == ScalarType::F32 && Ty.Elem == ScalarType::F32 &&
+                             Ty.Rows % 4 == 0 && N % 16 == 0;
       if ((C.CpuDotBf16 && In == ScalarType::BF16 && Ty.Elem == ScalarType::F32) ||
-          (C.CpuDotInt8 && Int8)) {
+          (C.CpuDotInt8 && Int8) || F32Blocks) {
         // The CPU's native tier (functionFitsCpuDot checked the shapes): one leaf, run by the
         // wave's first lane like the row loops below.
         auto Base = [&](uint32_t L) {

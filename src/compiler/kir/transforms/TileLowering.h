@@ -21,9 +21,10 @@
 //   layout; load, store and mac are the extension's instructions per fragment. A load or store
 //   of a partial or unaligned tile goes through a per-wave shared scratch of one fragment,
 //   element by element; one whose operands' form proves it whole and 16-byte aligned
-//   (kir::KnownMultiple) has neither that path nor its run-time test. It needs float16 into float32 or float16, or int8 / uint8 into int32,
-//   shapes in whole fragments, and one role per tile (fitsCoopMatrix); the device must list
-//   the fragment shapes (the runtime checks the payload's list before choosing it).
+//   (kir::KnownMultiple) has neither that path nor its run-time test. It needs float16 into float32
+//   or float16, or int8 / uint8 into int32, shapes in whole fragments, and one role per tile
+//   (fitsCoopMatrix); the device must list the fragment shapes (the runtime checks the payload's
+//   list before choosing it).
 #pragma once
 
 #include "compiler/kir/Kir.h"
@@ -55,6 +56,11 @@ struct TileLoweringConfig {
   /// tier), every tile's shape in whole blocks (fitsCpuDot).
   bool CpuDotBf16 = false;
   bool CpuDotInt8 = false;
+  /// With OnFirstLane: Group.mac of float32 into float32 whose a and accumulator rows are a
+  /// multiple of 4 and columns of 16 as IntrinsicOp::TileDot too (the target's register-blocked
+  /// loop instead of the row loops; the same products in the same order, so the same bits). Not
+  /// a tier: float32 tiles are the software tile's on every tier.
+  bool CpuDotF32 = false;
   /// MmaSync form on sm_90a: a b tile that WgmmaOperands finds readable at its macs stays in
   /// shared memory (its array swizzled), and each such mac is wgmma products over the wave's
   /// 16-row blocks (m64nNk16 for 16-bit inputs, m64nNk32 for 8-bit ones with b K-major) where

@@ -6,6 +6,7 @@
 
 #include "compiler/lowering/llvm/CpuAmxDot.h"
 #include "compiler/lowering/llvm/CpuBf16Dot.h"
+#include "compiler/lowering/llvm/CpuF32Dot.h"
 #include "compiler/lowering/llvm/CpuInt8Dot.h"
 
 #include "compiler/lowering/llvm/BoundsCheckVersioning.h"
@@ -110,11 +111,15 @@ public:
     // The driver chose the native tier where the program's products are among these.
     C.CpuDotBf16 = Chosen == ImplTier::Native && has("+avx512bf16");
     C.CpuDotInt8 = Chosen == ImplTier::Native && has("+avx512vnni");
+    // Float32 products in registers where 512-bit vectors hold RegisterBlockedDot's blocks.
+    C.CpuDotF32 = has("+avx512f") && cpuF32DotAllowed();
     return C;
   }
   bool emitTileDot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::Value* Bm,
                    unsigned M, unsigned N, unsigned K, kir::MmaInput In) override {
-    if (useAmx(In) && cpuAmxDotFits(M, N, K, In))
+    if (In == kir::MmaInput::F32)
+      emitCpuF32Dot(B, C, A, Bm, M, N, K);
+    else if (useAmx(In) && cpuAmxDotFits(M, N, K, In))
       emitCpuAmxDot(B, C, A, Bm, M, N, K, In);
     else if (In == kir::MmaInput::BF16 && has("+avx512bf16"))
       emitCpuBf16Dot(B, C, A, Bm, M, N, K);

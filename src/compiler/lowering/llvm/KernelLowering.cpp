@@ -1290,9 +1290,12 @@ llvm::Value* KernelLowering::emitIntrinsic(const Expr* E) {
     };
     const kir::MmaInput In = kir::MmaInput(E->Index);
     const bool Bytes = In == kir::MmaInput::S8 || In == kir::MmaInput::U8;
+    llvm::Type* InElem = Bytes                      ? B.getInt8Ty()
+                         : In == kir::MmaInput::F32 ? B.getFloatTy()
+                                                    : B.getInt16Ty();
     llvm::Value* C = At(0, Bytes ? B.getInt32Ty() : B.getFloatTy());
-    llvm::Value* A = At(2, Bytes ? B.getInt8Ty() : B.getInt16Ty());
-    llvm::Value* Bm = At(4, Bytes ? B.getInt8Ty() : B.getInt16Ty());
+    llvm::Value* A = At(2, InElem);
+    llvm::Value* Bm = At(4, InElem);
     if (Target.emitTileDot(B, C, A, Bm, unsigned(E->Ops[6]->IntValue),
                            unsigned(E->Ops[7]->IntValue), unsigned(E->Ops[8]->IntValue), In))
       return nullptr;

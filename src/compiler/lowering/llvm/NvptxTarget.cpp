@@ -821,6 +821,7 @@ llvm::Value* NvptxTarget::emitMmaSync(llvm::IRBuilder<>& B, llvm::ArrayRef<llvm:
   case kir::MmaInput::U8:
     return Result(llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_u8, Ops.take_front(10));
   case kir::MmaInput::F16:
+  case kir::MmaInput::F32: // never an mma.sync (only the CPU's TileDot takes float32)
     break;
   }
   // m16n8k16.row.col.f32.f16.f16.f32: A as four <2 x half> pairs, B as two, C as four floats;
