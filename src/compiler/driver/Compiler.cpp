@@ -25,7 +25,7 @@
 namespace cajeta::driver {
 
 const char* Compiler::version() {
-  return "cajeta-compiler 0.33.0 (kir 15, wave 4, tile 7, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
+  return "cajeta-compiler 0.34.0 (kir 15, wave 4, tile 7, cpu-abi 3, gpu-abi 1, vulkan-abi 2, "
          "spirv-emitter 13, sched 1, host-payload 1, llvm 19)";
 }
 

@@ -572,7 +572,12 @@ struct Stmt {
   Stmt* Step = nullptr;
   bool TestAtEnd = false;
   bool GridStride = false; // Loop: made by `for (i, T v : buf.range(n))` (i from the global id)
-  uint32_t LoopId = 0;     // Loop: its own id (unique in the function); Break/Continue: the target
+  /// Loop: a pass's row loop of a constant trip count that the CPU's LLVM pipeline must not
+  /// unroll (the first lane's tile rows): unrolled whole before the vectorizer runs, its
+  /// elements' addresses reach the SLP vectorizer split among hoisted bases, and a 32-element
+  /// row of bfloat16 became a mix of 2-, 4- and 16-byte moves; kept rolled, it is whole vectors.
+  bool KeepRolled = false;
+  uint32_t LoopId = 0; // Loop: its own id (unique in the function); Break/Continue: the target
   std::vector<std::string> Catches; // Try: the classes each handler in Body catches
 };
 

@@ -49,5 +49,5 @@ TEST(SchedulingManifest, EveryTargetOfEveryKernelCarriesTheSameSection) {
 TEST(SchedulingManifest, TheCompilerVersionNamesTheSection) {
   // The version is the JIT cache key: bundles from before the section must not be reused.
   EXPECT_NE(std::string(Compiler::version()).find("sched 1"), std::string::npos);
-  EXPECT_NE(std::string(Compiler::version()).find("cajeta-compiler 0.33.0"), std::string::npos);
+  EXPECT_NE(std::string(Compiler::version()).find("cajeta-compiler 0.34.0"), std::string::npos);
 }

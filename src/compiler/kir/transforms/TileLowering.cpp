@@ -477,7 +477,7 @@ private:
           B.assign(E, B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(R), B.u32(Cols)), B.l(Col))))};
       for (Stmt* S : Body(E, R, Col))
         In.push_back(S);
-      Stmt* Row = countTo(Col, Cols, B.block(In));
+      Stmt* Row = countTo(Col, Cols, B.block(In), /*Row=*/true);
       return B.ifThen(B.bin(BinaryOp::Eq, B.l(LaneLocal), B.u32(0)), countTo(R, Rows, Row));
     }
     std::vector<Stmt*> In = {B.eval(B.assign(R, B.bin(BinaryOp::Div, B.l(E), B.u32(Cols)))),
@@ -652,11 +652,13 @@ private:
 
   Expr* castIfNeeded(Type To, Expr* V) { return V->Ty == To ? V : B.cast(To, V); }
 
-  /// for (L = 0; L < Below; L++) Body
-  Stmt* countTo(uint32_t L, uint32_t Below, Stmt* Body) {
+  /// for (L = 0; L < Below; L++) Body; a Row loop (the columns of a tile's row on the first
+  /// lane) is kept rolled for the CPU's vectorizer (Stmt::KeepRolled).
+  Stmt* countTo(uint32_t L, uint32_t Below, Stmt* Body, bool Row = false) {
     Stmt* Step = B.eval(B.assign(L, B.bin(BinaryOp::Add, B.l(L), B.u32(1))));
-    return B.block({B.eval(B.assign(L, B.u32(0))),
-                    B.loop(B.bin(BinaryOp::Lt, B.l(L), B.u32(Below)), Body, Step)});
+    Stmt* Loop = B.loop(B.bin(BinaryOp::Lt, B.l(L), B.u32(Below)), Body, Step);
+    Loop->KeepRolled = Row;
+    return B.block({B.eval(B.assign(L, B.u32(0))), Loop});
   }
 
   /// for (i < Rows) for (k < K) { a = A[i][k]; for (j < N) C[i][j] += a * B[k][j]; }, run by
@@ -665,7 +667,9 @@ private:
                        Type Elem) {
     uint32_t I = B.local("tile.i", u32Ty()), Kk = B.local("tile.k", u32Ty()),
              J = B.local("tile.j", u32Ty()), Av = B.local("tile.a", Elem);
-    auto Count = [&](uint32_t L, uint32_t Below, Stmt* Body) { return countTo(L, Below, Body); };
+    auto Count = [&](uint32_t L, uint32_t Below, Stmt* Body, bool Row = false) {
+      return countTo(L, Below, Body, Row);
+    };
     auto At = [&](uint32_t Row, uint32_t Cols, uint32_t Col) {
       return B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.l(Row), B.u32(Cols)), B.l(Col));
     };
@@ -673,7 +677,8 @@ private:
     Expr* Bkj = castIfNeeded(Elem, read(Bl, At(Kk, N, J)));
     Stmt* Row = Count(J, N,
                       B.eval(write(Cl, At(I, N, J),
-                                   B.bin(BinaryOp::Add, Cij, B.bin(BinaryOp::Mul, B.l(Av), Bkj)))));
+                                   B.bin(BinaryOp::Add, Cij, B.bin(BinaryOp::Mul, B.l(Av), Bkj)))),
+                      /*Row=*/true);
     Stmt* KLoop = Count(
         Kk, K, B.block({B.eval(B.assign(Av, castIfNeeded(Elem, read(Al, At(I, K, Kk))))), Row}));
     return B.ifThen(B.bin(BinaryOp::Eq, B.l(LaneLocal), B.u32(0)), Count(I, Rows, KLoop));

@@ -1,6 +1,8 @@
 // The shared KIR -> LLVM body walk (see KernelLowering.h); semantics follow Kir.h's comments.
 #include "compiler/lowering/llvm/KernelLowering.h"
 
+#include "compiler/lowering/llvm/LoopIds.h"
+
 #include "compiler/kir/Clone.h"
 #include "compiler/kir/Walk.h"
 #include "compiler/kir/transforms/GridStrideInterchange.h"
@@ -682,11 +684,17 @@ void KernelLowering::emitLoop(const Stmt* S) {
   B.SetInsertPoint(Step);
   emitStmt(S->Step);
   branchTo(Test);
+  llvm::Instruction* StepEnd = Step->getTerminator();
   B.SetInsertPoint(Test);
-  if (S->E)
-    B.CreateCondBr(emitExpr(S->E), Body, Exit);
-  else
-    B.CreateBr(Body);
+  llvm::Instruction* TestEnd = S->E ? B.CreateCondBr(emitExpr(S->E), Body, Exit) : B.CreateBr(Body);
+  if (S->KeepRolled) {
+    // The latch is Step's branch (a while loop) or Test's (do-while, or once rotated).
+    llvm::Metadata* NoUnroll[] = {llvm::MDString::get(Ctx, "llvm.loop.unroll.disable")};
+    llvm::MDNode* Id = newLoopId(Ctx, {llvm::MDNode::get(Ctx, NoUnroll)});
+    for (llvm::Instruction* Br : {StepEnd, TestEnd})
+      if (Br)
+        Br->setMetadata(llvm::LLVMContext::MD_loop, Id);
+  }
   --Cur->LoopDepth;
   B.SetInsertPoint(Exit);
   Cur->Loops.erase(S->LoopId);
