@@ -2,6 +2,7 @@
 #include "compiler/lowering/llvm/CpuAmxDot.h"
 
 #include "compiler/lowering/llvm/CountedLoop.h"
+#include "compiler/lowering/llvm/DepthInterleave.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
@@ -87,18 +88,6 @@ llvm::Value* packB(llvm::IRBuilder<>& B, llvm::Value* Bm, unsigned N, unsigned K
   llvm::AllocaInst* Packed =
       Entry.CreateAlloca(I32, Entry.getInt64(uint64_t(K / S.Depth) * N), "amx.b");
   Packed->setAlignment(llvm::Align(64));
-  // Interleaves of two vectors of Lanes elements (a0 b0 a1 b1 ...), then, for quads, of two such
-  // pairs taken two elements at a time.
-  std::vector<int> Pairs, Quads;
-  for (unsigned T = 0; T < Lanes; ++T) {
-    Pairs.push_back(int(T));
-    Pairs.push_back(int(T + Lanes));
-  }
-  for (unsigned T = 0; T < Lanes; ++T)
-    for (unsigned H = 0; H < 2; ++H) {
-      Quads.push_back(int(2 * T + 2 * Lanes * H));
-      Quads.push_back(int(2 * T + 2 * Lanes * H + 1));
-    }
   CountedLoop Kw(B, "amx.pack", K / S.Depth);
   CountedLoop Col(B, "amx.pack.col", N, Lanes);
   std::vector<llvm::Value*> Rows;
@@ -108,10 +97,7 @@ llvm::Value* packB(llvm::IRBuilder<>& B, llvm::Value* Bm, unsigned N, unsigned K
     Rows.push_back(
         B.CreateAlignedLoad(Row, B.CreateInBoundsGEP(Elem, Bm, At), llvm::Align(S.ElemBytes)));
   }
-  llvm::Value* Word =
-      S.Depth == 2 ? B.CreateShuffleVector(Rows[0], Rows[1], Pairs)
-                   : B.CreateShuffleVector(B.CreateShuffleVector(Rows[0], Rows[1], Pairs),
-                                           B.CreateShuffleVector(Rows[2], Rows[3], Pairs), Quads);
+  llvm::Value* Word = interleaveRows(B, Rows);
   llvm::Value* At = B.CreateAdd(B.CreateMul(Kw.iv(), B.getInt64(N)), Col.iv());
   B.CreateAlignedStore(B.CreateBitCast(Word, Words), B.CreateInBoundsGEP(I32, Packed, At),
                        llvm::Align(64));

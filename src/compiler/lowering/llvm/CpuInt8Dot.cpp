@@ -2,6 +2,7 @@
 #include "compiler/lowering/llvm/CpuInt8Dot.h"
 
 #include "compiler/lowering/llvm/CountedLoop.h"
+#include "compiler/lowering/llvm/DepthInterleave.h"
 #include "compiler/lowering/llvm/RegisterBlockedDot.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
@@ -43,16 +44,6 @@ void emitCpuInt8Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::
   Packed->setAlignment(VectorAlign);
   llvm::AllocaInst* ColFix = Entry.CreateAlloca(I32, Entry.getInt64(N), "s8.colfix");
   ColFix->setAlignment(VectorAlign);
-  std::vector<int> Pairs, Quads; // (r0, r1) -> r0[0] r1[0] r0[1] ...; then pairs of pairs
-  for (unsigned T = 0; T < Lanes; ++T) {
-    Pairs.push_back(int(T));
-    Pairs.push_back(int(T + Lanes));
-  }
-  for (unsigned T = 0; T < Lanes; ++T)
-    for (unsigned H = 0; H < 2; ++H) {
-      Quads.push_back(int(2 * T + 2 * Lanes * H));
-      Quads.push_back(int(2 * T + 2 * Lanes * H + 1));
-    }
   {
     CountedLoop Col(B, "s8.pack.col", N, Lanes);
     llvm::BasicBlock* Before = B.GetInsertBlock();
@@ -65,10 +56,7 @@ void emitCpuInt8Dot(llvm::IRBuilder<>& B, llvm::Value* C, llvm::Value* A, llvm::
       llvm::Value* At = B.CreateAdd(B.CreateMul(Row, B.getInt64(N)), Col.iv());
       Rows.push_back(B.CreateAlignedLoad(Bytes, B.CreateInBoundsGEP(I8, Bm, At), Unaligned));
     }
-    llvm::Value* Quad =
-        B.CreateShuffleVector(B.CreateShuffleVector(Rows[0], Rows[1], Pairs),
-                              B.CreateShuffleVector(Rows[2], Rows[3], Pairs), Quads);
-    llvm::Value* Word = B.CreateBitCast(Quad, Words);
+    llvm::Value* Word = B.CreateBitCast(interleaveRows(B, Rows), Words);
     if (!Signed)
       Word = B.CreateXor(Word, Flip);
     llvm::Value* At = B.CreateAdd(B.CreateMul(Kq.iv(), B.getInt64(N)), Col.iv());
