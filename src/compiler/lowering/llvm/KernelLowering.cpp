@@ -683,8 +683,9 @@ void KernelLowering::emitLoop(const Stmt* S) {
   branchTo(Step);
   B.SetInsertPoint(Step);
   emitStmt(S->Step);
+  llvm::BasicBlock* StepLast = B.GetInsertBlock(); // the step may have blocks of its own
   branchTo(Test);
-  llvm::Instruction* StepEnd = Step->getTerminator();
+  llvm::Instruction* StepEnd = StepLast->getTerminator();
   B.SetInsertPoint(Test);
   llvm::Instruction* TestEnd = S->E ? B.CreateCondBr(emitExpr(S->E), Body, Exit) : B.CreateBr(Body);
   if (S->KeepRolled) {
