@@ -185,6 +185,12 @@ bool Sema::checkFnValue(const Value& V, int WantSig, SourceRange R) {
 }
 
 Sema::Value Sema::buildFnCall(const Expr* E, uint32_t Local, int Sig) {
+  // A function value's table names device functions; host methods have a table of their own.
+  if (InHost) {
+    Diags.error(E->Range, "a function value is called only in kernel and @Device code; host "
+                          "code calls the method by its name");
+    return {};
+  }
   const FnSignature& S = Signatures[Sig];
   size_t Given = E->Ops.size() - 1;
   if (Given != S.Params.size()) {
